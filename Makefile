@@ -1,0 +1,119 @@
+# mmprof: build, run and test.
+#
+#   make run        install what is missing (Debian), build, and profile a 2048 product
+#   make test       everything that needs no GPU (CI runs this)
+#   make test-gpu   the GPU tests, on a machine with a CUDA device
+#   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
+#
+# C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
+# build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
+# build/lib, which the binaries find through their rpath ($ORIGIN/lib).
+
+CUDA      ?= /usr/local/cuda
+NVCC      ?= $(CUDA)/bin/nvcc
+CC        ?= gcc
+BUILD     ?= build
+SIZE      ?= 2048
+SAN       ?=
+
+# sm_90 machine code for the H100/H200, plus compute_90 PTX that newer GPUs compile at load.
+GENCODE   := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+
+CPPFLAGS  := -D_GNU_SOURCE -Isrc -Icuda -Ireport -I$(CUDA)/include -MMD -MP
+CFLAGS    := -std=c11 -O2 -g -Wall -Wextra $(SAN)
+NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn-spills
+LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
+             -Wl,-rpath,$(CUDA)/lib64 $(SAN)
+GPU_LIBS  := -lcublas -lcupti -lcudart
+LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
+
+# The core: no CUDA runtime, so tests link it on any machine.
+CORE_SRC  := src/model.c src/model_json.c src/analysis.c src/occupancy.c src/verify.c \
+             src/output_file.c report/text.c report/json_report.c
+# The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
+RUN_SRC   := src/main.c src/cli.c src/workloads.c src/runner.c src/collector.c src/ranges.c \
+             src/hostinfo.c src/cpu_workload.c src/inputs.c
+CUDA_SRC  := $(wildcard cuda/*.cu)
+
+CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
+RUN_OBJ   := $(RUN_SRC:%.c=$(BUILD)/%.o)
+CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
+BIN       := $(BUILD)/mmprof
+LIBDIR    := $(BUILD)/lib
+CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
+
+UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli
+UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
+
+.PHONY: all run deps test gpu-build test-gpu bench clean
+
+all: $(BIN) $(CARRIED)
+
+$(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) | $(CARRIED)
+	$(CC) $(LDFLAGS) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/cuda/%.o: cuda/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -D_GNU_SOURCE -Isrc -Icuda -MMD -MP -c -o $@ $<
+
+# Shared libraries the H200 machine does not have, carried beside the binaries.
+$(LIBDIR)/%:
+	@mkdir -p $(LIBDIR)
+	cp -L /usr/lib/x86_64-linux-gnu/$* $@
+
+# Debian packages the build and the tests need; installs only what is missing.
+DEB_PKGS := gcc make pkg-config libopenblas-dev libcjson-dev libcmocka-dev
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@test -x $(NVCC) || { echo "nvcc not found at $(NVCC): install the CUDA toolkit or set CUDA=" >&2; exit 1; }
+
+run: deps
+	$(MAKE) all
+	$(BIN) --size $(SIZE) --json $(BUILD)/run.json
+
+# ---------- tests ----------
+
+TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
+GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/bench
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c -o $@ $<
+
+$(BUILD)/tests/test_cpu_blas: $(BUILD)/tests/test_cpu_blas.o $(TEST_CORE) $(BUILD)/src/cpu_workload.o \
+                              $(BUILD)/src/inputs.o $(BUILD)/src/collector.o $(BUILD)/src/ranges.o | $(CARRIED)
+	$(CC) $(LDFLAGS) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
+gpu-build: all $(GPU_BINS)
+
+test: deps
+	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu
+
+# On the GPU machine: the binaries built here travel with the tree (carry build/), so these
+# targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
+test-gpu:
+	@test -x $(BUILD)/tests/test_gpu || { echo "run 'make gpu-build' first" >&2; exit 1; }
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu
+
+bench:
+	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
+	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

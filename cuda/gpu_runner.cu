@@ -1,0 +1,489 @@
+// The GPU side of a run: device facts, one context and stream, and the phases of each GPU
+// workload. Every CUDA call's status is checked; a failure marks the workload as an error with
+// the call that failed, and the phases already opened are closed so NVTX ranges stay balanced.
+//
+// Each workload records cudaEvents around every copy and every launch whatever collects the run:
+// under CUPTI they are the cross-check for CUPTI's kernel durations; when another profiler holds
+// CUPTI they are the timing, turned into copy and kernel events on the host clock.
+#include <cuda_profiler_api.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector.h"
+#include "cuda_check.h"
+#include "gpu_runner.h"
+#include "ranges.h"
+#include "verify.h"
+
+static struct {
+    bool open;
+    int device;
+    cudaStream_t stream;
+    float *pinA, *pinB, *pinC; // pinned copies of the inputs and a pinned result buffer
+    float *pageC;              // pageable result buffer
+    size_t bytes;
+    cudaEvent_t *events;       // grown as needed; reused by every workload
+    int nevents;
+} g;
+
+#define MAX_REPEAT 1000
+#define WARMUP_LAUNCHES 2
+
+static void sysfs_read(const char *dir, const char *file, char *buf, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    fclose(f);
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+// The PCIe link from sysfs: the device's maximum speed and width (an idle GPU trains its link
+// down, so the current speed under-reads the ceiling).
+static void pcie_link(device_info *d)
+{
+    char dir[96], lower[32], speed[64], width[16];
+    size_t i;
+    for (i = 0; d->pci_bus_id[i] && i + 1 < sizeof lower; i++)
+        lower[i] = (char)tolower((unsigned char)d->pci_bus_id[i]);
+    lower[i] = '\0';
+    snprintf(dir, sizeof dir, "/sys/bus/pci/devices/%s", lower);
+    sysfs_read(dir, "max_link_speed", speed, sizeof speed);
+    sysfs_read(dir, "max_link_width", width, sizeof width);
+    double gts = atof(speed);
+    static const double rates[] = {2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    for (int k = 0; k < 6; k++)
+        if (fabs(gts - rates[k]) < 0.01)
+            d->pcie_gen = k + 1;
+    d->pcie_width = atoi(width);
+    if (d->pcie_gen == 0 || d->pcie_width <= 0) {
+        d->pcie_gen = d->pcie_width = 0;
+        snprintf(d->pcie_why, sizeof d->pcie_why, "PCIe link speed and width not readable in sysfs for %.16s",
+                 lower);
+    }
+}
+
+static int device_facts(int dev, device_info *d, char *err, size_t errlen)
+{
+    cudaDeviceProp p;
+    CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+    memset(d, 0, sizeof *d);
+    d->index = dev;
+    copy_str(d->name, sizeof d->name, p.name);
+    d->cc_major = p.major, d->cc_minor = p.minor;
+    d->sm_count = p.multiProcessorCount;
+    // CUDA 13 dropped the clock fields from cudaDeviceProp; the attributes still answer.
+    CUDA_TRY(cudaDeviceGetAttribute(&d->clock_khz, cudaDevAttrClockRate, dev));
+    CUDA_TRY(cudaDeviceGetAttribute(&d->mem_clock_khz, cudaDevAttrMemoryClockRate, dev));
+    d->bus_width_bits = p.memoryBusWidth;
+    d->l2_bytes = p.l2CacheSize;
+    d->total_mem = p.totalGlobalMem;
+    d->max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+    d->max_threads_per_block = p.maxThreadsPerBlock;
+    d->max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+    d->regs_per_sm = p.regsPerMultiprocessor;
+    d->regs_per_block = p.regsPerBlock;
+    d->warp_size = p.warpSize;
+    d->smem_per_sm = p.sharedMemPerMultiprocessor;
+    d->smem_per_block = p.sharedMemPerBlock;
+    d->smem_per_block_optin = p.sharedMemPerBlockOptin;
+    d->reserved_smem_per_block = p.reservedSharedMemPerBlock;
+    CUDA_TRY(cudaDeviceGetPCIBusId(d->pci_bus_id, (int)sizeof d->pci_bus_id, dev));
+    CUDA_TRY(cudaDriverGetVersion(&d->driver_version));
+    CUDA_TRY(cudaRuntimeGetVersion(&d->runtime_version));
+    pcie_link(d);
+    return 0;
+}
+
+extern "C" bool gpu_probe(run_model *m, char *why, size_t len)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e == cudaErrorInsufficientDriver) {
+        snprintf(why, len, "no NVIDIA driver found for the CUDA %d.%d runtime (cudaGetDeviceCount: %s)",
+                 CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10, cudaGetErrorString(e));
+        return false;
+    }
+    if (e != cudaSuccess) {
+        snprintf(why, len, "no usable CUDA device (cudaGetDeviceCount: %s)", cudaGetErrorString(e));
+        return false;
+    }
+    if (count == 0) {
+        snprintf(why, len, "no CUDA device found");
+        return false;
+    }
+    m->devices = (device_info *)calloc((size_t)count, sizeof *m->devices);
+    if (!m->devices) {
+        snprintf(why, len, "out of memory");
+        return false;
+    }
+    for (int i = 0; i < count; i++) {
+        if (device_facts(i, &m->devices[i], why, len) != 0)
+            return false;
+        m->ndevices++;
+    }
+    return true;
+}
+
+static int ensure_events(int count, char *err, size_t errlen)
+{
+    if (count <= g.nevents)
+        return 0;
+    cudaEvent_t *grown = (cudaEvent_t *)realloc(g.events, (size_t)count * sizeof *grown);
+    if (!grown) {
+        snprintf(err, errlen, "out of memory for events");
+        return -1;
+    }
+    g.events = grown;
+    while (g.nevents < count)
+        CUDA_TRY(cudaEventCreate(&g.events[g.nevents++]));
+    return 0;
+}
+
+static int open_device(run_model *m, int device, const gpu_inputs *in, char *err, size_t errlen)
+{
+    g.device = device;
+    CUDA_TRY(cudaSetDevice(device));
+    CUDA_TRY(cudaFree(0)); // creates the context here, so its cost is not charged to a workload
+    CUDA_TRY(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
+    g.open = true;
+    size_t free_b = 0, total_b = 0;
+    CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    m->devices[device].free_mem = free_b;
+    g.bytes = (size_t)in->n * (size_t)in->n * sizeof(float);
+    if (in->pinned) {
+        CUDA_TRY(cudaMallocHost((void **)&g.pinA, g.bytes));
+        CUDA_TRY(cudaMallocHost((void **)&g.pinB, g.bytes));
+        CUDA_TRY(cudaMallocHost((void **)&g.pinC, g.bytes));
+        memcpy(g.pinA, in->A, g.bytes);
+        memcpy(g.pinB, in->B, g.bytes);
+    }
+    g.pageC = (float *)malloc(g.bytes);
+    if (!g.pageC) {
+        snprintf(err, errlen, "out of host memory for the result buffer");
+        return -1;
+    }
+    return ensure_events(2 * WARMUP_LAUNCHES + 16, err, errlen);
+}
+
+extern "C" bool gpu_open(run_model *m, int device, const gpu_inputs *in, char *why, size_t len)
+{
+    return open_device(m, device, in, why, len) == 0;
+}
+
+extern "C" bool gpu_open_cublas(char *why, size_t len)
+{
+    return cublas_open(g.stream, why, len) == 0;
+}
+
+extern "C" uint64_t gpu_free_memory(void)
+{
+    size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
+        return 0;
+    return free_b;
+}
+
+// ---------- one workload ----------
+
+// Event slots: reference, A in, B in, warm-up launches, C out, then the compute launches.
+enum { EV_REF, EV_A0, EV_A1, EV_B1, EV_C0, EV_C1, EV_W0, EV_COMPUTE = EV_W0 + WARMUP_LAUNCHES + 1 };
+
+typedef struct {
+    const gpu_compute *c;
+    const gpu_inputs *in;
+    workload_run *w;
+    float *dA, *dB, *dC;
+    const float *hA, *hB;
+    float *hC;
+    int64_t host_ref; // collector_now() when EV_REF completed
+    kernel_shape shape;
+    bool has_shape;
+    char err[256];
+} job;
+
+static int ms_between(cudaEvent_t a, cudaEvent_t b, double *ms, char *err, size_t errlen)
+{
+    float f = 0;
+    CUDA_TRY(cudaEventElapsedTime(&f, a, b));
+    *ms = f;
+    return 0;
+}
+
+static int allocate(job *j, char *err, size_t errlen)
+{
+    size_t bytes = g.bytes;
+    CUDA_TRY(cudaMalloc((void **)&j->dA, bytes));
+    CUDA_TRY(cudaMalloc((void **)&j->dB, bytes));
+    CUDA_TRY(cudaMalloc((void **)&j->dC, bytes));
+    // Poison C with NaN (all bits set): an element the kernel never writes fails verification.
+    CUDA_TRY(cudaMemsetAsync(j->dC, 0xFF, bytes, g.stream));
+    CUDA_TRY(cudaStreamSynchronize(g.stream));
+    if (j->c->setup && j->c->setup(err, errlen) != 0)
+        return -1;
+    return 0;
+}
+
+static int copy_in(job *j, char *err, size_t errlen)
+{
+    // The reference event ties event times to the host clock for cudaEvent timing.
+    CUDA_TRY(cudaEventRecord(g.events[EV_REF], g.stream));
+    CUDA_TRY(cudaEventSynchronize(g.events[EV_REF]));
+    j->host_ref = collector_now();
+    CUDA_TRY(cudaEventRecord(g.events[EV_A0], g.stream));
+    CUDA_TRY(cudaMemcpyAsync(j->dA, j->hA, g.bytes, cudaMemcpyHostToDevice, g.stream));
+    CUDA_TRY(cudaEventRecord(g.events[EV_A1], g.stream));
+    CUDA_TRY(cudaMemcpyAsync(j->dB, j->hB, g.bytes, cudaMemcpyHostToDevice, g.stream));
+    CUDA_TRY(cudaEventRecord(g.events[EV_B1], g.stream));
+    CUDA_TRY(cudaStreamSynchronize(g.stream));
+    return 0;
+}
+
+// Launches count products, recording an event before the first and after each.
+static int launches(job *j, int first_event, int count, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaEventRecord(g.events[first_event], g.stream));
+    for (int i = 0; i < count; i++) {
+        if (j->c->launch(j->dA, j->dB, j->dC, j->in->n, g.stream, err, errlen) != 0)
+            return -1;
+        CUDA_TRY(cudaEventRecord(g.events[first_event + i + 1], g.stream));
+    }
+    CUDA_TRY(cudaStreamSynchronize(g.stream));
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
+static int choose_repeat(job *j, char *err, size_t errlen)
+{
+    if (j->in->repeat > 0)
+        return j->in->repeat;
+    double last = 0;
+    if (ms_between(g.events[EV_W0 + WARMUP_LAUNCHES - 1], g.events[EV_W0 + WARMUP_LAUNCHES], &last, err, errlen))
+        return -1;
+    int r = last > 0 ? (int)ceil(j->in->target_ms / last) : MAX_REPEAT;
+    return r < 5 ? 5 : (r > 200 ? 200 : r);
+}
+
+static int copy_out(job *j, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaEventRecord(g.events[EV_C0], g.stream));
+    CUDA_TRY(cudaMemcpyAsync(j->hC, j->dC, g.bytes, cudaMemcpyDeviceToHost, g.stream));
+    CUDA_TRY(cudaEventRecord(g.events[EV_C1], g.stream));
+    CUDA_TRY(cudaStreamSynchronize(g.stream));
+    return 0;
+}
+
+// Event time on the host clock: the reference event's host time plus the elapsed time.
+static int64_t event_time(job *j, int ev)
+{
+    double ms = 0;
+    if (ms_between(g.events[EV_REF], g.events[ev], &ms, NULL, 0) != 0)
+        return j->host_ref;
+    return j->host_ref + (int64_t)llround(ms * 1e6);
+}
+
+static void add_event_copy(job *j, copy_dir dir, int from, int to)
+{
+    bool pinned = j->w->host_memory == MEM_PINNED;
+    mem_kind host = pinned ? MEM_PINNED : MEM_PAGEABLE;
+    copy_event c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    c.src = dir == COPY_H2D ? host : MEM_DEVICE;
+    c.dst = dir == COPY_H2D ? MEM_DEVICE : host;
+    c.bytes = g.bytes;
+    c.start_ns = event_time(j, from);
+    c.end_ns = event_time(j, to);
+    c.device = (uint32_t)g.device;
+    workload_add_copy(j->w, &c);
+}
+
+static void add_event_kernel(job *j, int from, int to, const cudaFuncAttributes *attr)
+{
+    kernel_event k;
+    memset(&k, 0, sizeof k);
+    k.name = j->has_shape ? j->shape.name : (char *)"cuBLAS (kernel names need CUPTI)";
+    k.start_ns = event_time(j, from);
+    k.end_ns = event_time(j, to);
+    k.device = (uint32_t)g.device;
+    if (j->has_shape) {
+        memcpy(k.grid, j->shape.grid, sizeof k.grid);
+        memcpy(k.block, j->shape.block, sizeof k.block);
+        k.has_resources = attr != NULL;
+        if (attr) {
+            k.registers = attr->numRegs;
+            k.static_smem = (int)attr->sharedSizeBytes;
+            k.dynamic_smem = j->shape.dynamic_smem;
+            k.local_mem = (int)attr->localSizeBytes;
+        }
+    }
+    workload_add_kernel(j->w, &k);
+}
+
+// Under cudaEvent timing the events become the workload's copy and kernel records.
+static void events_as_records(job *j, int repeat, const cudaFuncAttributes *attr)
+{
+    add_event_copy(j, COPY_H2D, EV_A0, EV_A1);
+    add_event_copy(j, COPY_H2D, EV_A1, EV_B1);
+    for (int i = 0; i < WARMUP_LAUNCHES; i++)
+        add_event_kernel(j, EV_W0 + i, EV_W0 + i + 1, attr);
+    for (int i = 0; i < repeat; i++)
+        add_event_kernel(j, EV_COMPUTE + i, EV_COMPUTE + i + 1, attr);
+    add_event_copy(j, COPY_D2H, EV_C0, EV_C1);
+}
+
+// The CUDA runtime's occupancy for our own kernels, for the calculator to be checked against.
+static int occupancy_check_of(job *j, cudaFuncAttributes *attr, char *err, size_t errlen)
+{
+    CUDA_TRY(cudaFuncGetAttributes(attr, j->shape.func));
+    int threads = j->shape.block[0] * j->shape.block[1] * j->shape.block[2];
+    int blocks = 0;
+    CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, j->shape.func, threads,
+                                                           (size_t)j->shape.dynamic_smem));
+    occupancy_check o;
+    memset(&o, 0, sizeof o);
+    snprintf(o.kernel, sizeof o.kernel, "%s", j->shape.name);
+    o.block_size = threads;
+    o.dynamic_smem = j->shape.dynamic_smem;
+    o.registers = attr->numRegs;
+    o.static_smem = (int)attr->sharedSizeBytes;
+    o.runtime_blocks_per_sm = blocks;
+    workload_add_occ(j->w, &o);
+    return 0;
+}
+
+static void mark_error(workload_run *w, const char *err)
+{
+    w->status = WL_ERROR;
+    snprintf(w->status_reason, sizeof w->status_reason, "%s", err[0] ? err : "unknown error");
+}
+
+typedef int (*step_fn)(job *, char *, size_t);
+
+// Runs one step inside its phase; on failure records the error. True when the step succeeded.
+static bool step(job *j, const char *phase_name, step_fn fn)
+{
+    phase *p = phase_begin(j->w, phase_name, j->in->n);
+    int rc = fn(j, j->err, sizeof j->err);
+    phase_end(p);
+    if (rc != 0)
+        mark_error(j->w, j->err);
+    return rc == 0;
+}
+
+static int warm_up(job *j, char *err, size_t errlen)
+{
+    return launches(j, EV_W0, WARMUP_LAUNCHES, err, errlen);
+}
+
+static int compute(job *j, char *err, size_t errlen)
+{
+    return launches(j, EV_COMPUTE, j->w->repeat, err, errlen);
+}
+
+extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kind, workload_run *w)
+{
+    job j;
+    memset(&j, 0, sizeof j);
+    j.c = c, j.in = in, j.w = w;
+    bool pinned = kind == MEM_PINNED;
+    j.hA = pinned ? g.pinA : in->A;
+    j.hB = pinned ? g.pinB : in->B;
+    j.hC = pinned ? g.pinC : g.pageC;
+    w->needs_gpu = true;
+    w->host_memory = kind;
+    w->prec = c->prec;
+    w->device = g.device;
+    w->timing = collector_cupti_active() ? TIMING_CUPTI : TIMING_CUDA_EVENT;
+    w->error_bound = error_bound(c->prec);
+    j.has_shape = c->shape && c->shape(in->n, &j.shape);
+    cudaFuncAttributes attr;
+    bool have_attr = false;
+    int repeat = 0;
+
+    range_push_workload(w, in->n);
+    bool ok = step(&j, "allocate", allocate) && step(&j, "copy-in", copy_in) && step(&j, "warm-up", warm_up);
+    if (ok) {
+        w->launched = WARMUP_LAUNCHES;
+        repeat = choose_repeat(&j, j.err, sizeof j.err);
+        ok = repeat > 0 && ensure_events(EV_COMPUTE + repeat + 1, j.err, sizeof j.err) == 0;
+        if (!ok)
+            mark_error(w, j.err);
+    }
+    if (ok) {
+        w->repeat = repeat;
+        ok = step(&j, "compute", compute);
+        w->launched += repeat;
+    }
+    for (int i = 0; ok && i < repeat; i++) {
+        double ms;
+        if (ms_between(g.events[EV_COMPUTE + i], g.events[EV_COMPUTE + i + 1], &ms, j.err, sizeof j.err) != 0) {
+            mark_error(w, j.err);
+            ok = false;
+        } else {
+            workload_add_product_ms(w, ms);
+        }
+    }
+    if (ok) {
+        memset(j.hC, 0xFF, g.bytes); // host-side poison too: a short copy shows as NaN
+        ok = step(&j, "copy-out", copy_out);
+    }
+    if (ok) {
+        phase *p = phase_begin(w, "verify", in->n);
+        verify_into(w, j.hC, in->ref, (size_t)in->n * (size_t)in->n);
+        phase_end(p);
+    }
+    if (ok && j.has_shape) {
+        if (occupancy_check_of(&j, &attr, j.err, sizeof j.err) == 0)
+            have_attr = true;
+        else
+            mark_error(w, j.err);
+    }
+    if (w->timing == TIMING_CUDA_EVENT && w->nproduct_ms == repeat && repeat > 0)
+        events_as_records(&j, repeat, have_attr ? &attr : NULL);
+    // Free whatever was allocated, even after an error; errors here are reported too.
+    cudaError_t e1 = cudaFree(j.dA), e2 = cudaFree(j.dB), e3 = cudaFree(j.dC);
+    if (w->status != WL_ERROR && (e1 || e2 || e3))
+        mark_error(w, "cudaFree failed after the run");
+    range_pop();
+}
+
+extern "C" void gpu_profiler_start(void)
+{
+    cudaProfilerStart();
+}
+
+extern "C" void gpu_profiler_stop(void)
+{
+    cudaProfilerStop();
+}
+
+extern "C" void gpu_sync(void)
+{
+    if (g.open)
+        cudaDeviceSynchronize();
+}
+
+extern "C" void gpu_close(void)
+{
+    if (!g.open)
+        return;
+    cudaDeviceSynchronize();
+    cublas_close();
+    for (int i = 0; i < g.nevents; i++)
+        cudaEventDestroy(g.events[i]);
+    free(g.events);
+    cudaFreeHost(g.pinA);
+    cudaFreeHost(g.pinB);
+    cudaFreeHost(g.pinC);
+    free(g.pageC);
+    cudaStreamDestroy(g.stream);
+    memset(&g, 0, sizeof g);
+}

@@ -1,0 +1,55 @@
+/* Running GPU workloads: device facts, the context and the phases of one workload. C interface
+ * over cuda/gpu_runner.cu, so src/runner.c needs no CUDA header. */
+#ifndef MMPROF_GPU_RUNNER_H
+#define MMPROF_GPU_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu_compute.h"
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int n;
+    const float *A, *B;  /* pageable host inputs */
+    const double *ref;   /* FP64 reference product */
+    int repeat;          /* 0: chosen from the warm-up so the compute phase lasts TARGET ms */
+    double target_ms;
+    bool pinned;         /* pinned host buffers will be needed */
+} gpu_inputs;
+
+/* Counts devices and fills m->devices with every device's facts (no context is created).
+ * Returns false, with the CUDA runtime's reason in why, when none can be used. */
+bool gpu_probe(run_model *m, char *why, size_t len);
+
+/* Creates the context on device, the stream, the cuBLAS handle and, if in->pinned, the pinned
+ * copies of the inputs. Refreshes the device's free memory. */
+bool gpu_open(run_model *m, int device, const gpu_inputs *in, char *why, size_t len);
+
+/* Creates the cuBLAS handle on the run's stream (its cost shows as its own tool phase). */
+bool gpu_open_cublas(char *why, size_t len);
+
+/* Free device memory now, in bytes (after gpu_open). */
+uint64_t gpu_free_memory(void);
+
+/* Runs one workload through its phases: allocate, copy-in, warm-up, compute, copy-out, verify. */
+void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kind, workload_run *w);
+
+/* Brackets the measured region for nsys --capture-range=cudaProfilerApi. */
+void gpu_profiler_start(void);
+void gpu_profiler_stop(void);
+
+/* Waits for the device, then releases everything gpu_open made. */
+void gpu_sync(void);
+void gpu_close(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,344 @@
+/* The terminal report. Reads only the analysis (and through it the model).
+ *
+ * Layout, top to bottom: header (run, GPU, host, BLAS, timing source), the workload table, the
+ * copy-versus-compute table, verification and verdicts, the kernel table, where mmprof's own
+ * time went, figures that could not be had (each reason once), warnings. */
+#include "text.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+    FILE *out;
+    bool color;
+    /* "n/a" reasons, each printed once under the tables. */
+    char na[24][160];
+    int nna;
+} ctx;
+
+#define BOLD "\033[1m"
+#define DIM "\033[2m"
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define RESET "\033[0m"
+
+static const char *c(const ctx *x, const char *code)
+{
+    return x->color ? code : "";
+}
+
+static void note_na(ctx *x, const char *what, const metric *m)
+{
+    char line[160];
+    snprintf(line, sizeof line, "%s: %s", what, m->why);
+    for (int i = 0; i < x->nna; i++)
+        if (strcmp(x->na[i], line) == 0)
+            return;
+    if (x->nna < (int)(sizeof x->na / sizeof x->na[0]))
+        memcpy(x->na[x->nna++], line, sizeof line);
+}
+
+/* A metric as text: the value in fmt, or "n/a" with the reason noted for the footer. */
+static const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what)
+{
+    if (m->ok)
+        snprintf(buf, len, f, m->v);
+    else {
+        snprintf(buf, len, "n/a");
+        note_na(x, what, m);
+    }
+    return buf;
+}
+
+/* The short workload label used in tables: name and host memory in fixed columns. */
+static void row_label(const workload_run *w, char *buf, size_t len)
+{
+    snprintf(buf, len, "%-16.16s %-8s", w->name,
+             w->needs_gpu ? (w->host_memory == MEM_PINNED ? "pinned" : "pageable") : "host");
+}
+
+static void version_str(int v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
+}
+
+/* Prints text after a lead of lead_width visible columns, wrapped at spaces to TEXT_WIDTH with
+ * continuation lines indented to the lead. */
+static void wrapped(ctx *x, int lead_width, const char *text)
+{
+    int room = TEXT_WIDTH - lead_width;
+    const char *p = text;
+    while (*p) {
+        int len = (int)strlen(p);
+        int take = len;
+        if (len > room) {
+            take = room;
+            while (take > 0 && p[take] != ' ')
+                take--;
+            if (take == 0)
+                take = room; /* one long word: cut it */
+        }
+        fprintf(x->out, "%.*s\n", take, p);
+        p += take;
+        while (*p == ' ')
+            p++;
+        if (*p)
+            fprintf(x->out, "%*s", lead_width, "");
+    }
+}
+
+static void header(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    fprintf(x->out, "%smmprof %s%s  C = A x B, n = %d, FP32 row-major, seed %llu, %s\n", c(x, BOLD),
+            m->tool_version, c(x, RESET), m->n, (unsigned long long)m->seed, m->started_at);
+    for (int i = 0; i < m->ndevices; i++) {
+        const device_info *d = &m->devices[i];
+        const device_peaks *p = &a->peaks[i];
+        char drv[16], rt[16], b1[32], b2[32], b3[32];
+        version_str(d->driver_version, drv, sizeof drv);
+        version_str(d->runtime_version, rt, sizeof rt);
+        fprintf(x->out, "GPU %-3d %s, sm_%d%d, %d SMs at %d MHz, %.1f GiB, driver %s, runtime %s\n", d->index,
+                d->name, d->cc_major, d->cc_minor, d->sm_count, d->clock_khz / 1000,
+                (double)d->total_mem / (1024.0 * 1024 * 1024), drv, rt);
+        fprintf(x->out, "        peaks: FP32 %s TFLOP/s, memory %s GB/s, link %s GB/s per direction",
+                fmt(x, b1, sizeof b1, &p->fp32_tflops, "%.1f", "FP32 peak"),
+                fmt(x, b2, sizeof b2, &p->hbm_gbps, "%.0f", "memory peak"),
+                fmt(x, b3, sizeof b3, &p->link_gbps, "%.1f", "link peak"));
+        if (d->pcie_gen > 0)
+            fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
+        fputc('\n', x->out);
+    }
+    const host_info *h = &m->host;
+    fprintf(x->out, "Host    %s, %d logical cores%s, %s\n", h->cpu_model, h->logical_cores,
+            h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
+    fprintf(x->out, "BLAS    OpenBLAS %s, core %s, %d threads, %s\n", h->blas_version[0] ? h->blas_version : "?",
+            h->blas_core[0] ? h->blas_core : "?", h->blas_threads, h->blas_library[0] ? h->blas_library : "?");
+    const collection_info *ci = &m->collection;
+    if (ci->source == TIMING_CUPTI)
+        fprintf(x->out, "Timing  GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
+                        "flush %.1f ms). CPU: host clock\n", ci->cupti_version,
+                (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);
+    else {
+        char line[512];
+        if (ci->source == TIMING_CUDA_EVENT)
+            snprintf(line, sizeof line, "GPU: cudaEvents around each copy and launch (%s). CPU: host clock",
+                     ci->reason);
+        else
+            snprintf(line, sizeof line, "CPU: host clock. GPU: none (%s)", ci->reason[0] ? ci->reason : "no GPU work");
+        fputs("Timing  ", x->out);
+        wrapped(x, 8, line);
+    }
+}
+
+static void workload_table(ctx *x, const analysis *a)
+{
+    fprintf(x->out, "\n%sWorkloads%s  one product: kernel = median of the R timed launches; "
+                    "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "%s%-25s %4s %9s %6s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
+            "kernel ms", "spread", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        char label[40], b[10][24];
+        row_label(w, label, sizeof label);
+        if (w->status == WL_SKIPPED) {
+            /* One line per skipped workload, whatever its memory kinds; the reason is a warning. */
+            bool listed = false;
+            for (int j = 0; j < i; j++)
+                listed |= a->wl[j].w->status == WL_SKIPPED && strcmp(a->wl[j].w->name, w->name) == 0;
+            if (!listed)
+                fprintf(x->out, "%-16s %-8s %sskipped%s (see Warnings)\n", w->name, "-", c(x, YELLOW), c(x, RESET));
+            continue;
+        }
+        if (w->status == WL_ERROR) {
+            fprintf(x->out, "%-25s %serror%s (see Verification)\n", label, c(x, RED), c(x, RESET));
+            continue;
+        }
+        bool gpu = w->needs_gpu;
+        fprintf(x->out, "%-25s %4d %9s %5s%% %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
+                fmt(x, b[0], 24, &r->kernel_ms, "%.3f", "kernel ms"),
+                fmt(x, b[1], 24, &r->kernel_spread_pct, "%.1f", "spread"),
+                fmt(x, b[2], 24, &r->tflops, "%.2f", "TFLOP/s"),
+                gpu ? fmt(x, b[3], 24, &r->peak_pct, "%.1f", "%peak") : "-",
+                fmt(x, b[4], 24, &r->tflops_e2e, "%.2f", "e2e TFLOP/s"),
+                fmt(x, b[5], 24, &r->speedup, "%.2f", "speedup"), r->speedup.ok ? "x" : " ",
+                gpu ? fmt(x, b[6], 24, &r->busy_pct, "%.1f", "busy%") : "-",
+                fmt(x, b[7], 24, &r->speedup_e2e, "%.2f", "e2e speedup"), r->speedup_e2e.ok ? "x" : " ");
+    }
+}
+
+static void copy_table(ctx *x, const analysis *a)
+{
+    bool any = false;
+    for (int i = 0; i < a->nwl; i++)
+        any |= a->wl[i].w->needs_gpu && a->wl[i].w->status != WL_SKIPPED;
+    if (!any)
+        return;
+    fprintf(x->out, "\n%sCopy versus compute%s  per product; %%link is GB/s over the link's ceiling\n",
+            c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "%s%-25s %7s %6s %5s %7s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "H2D ms",
+            "GB/s", "%link", "D2H ms", "GB/s", "%link", "kernel ms", "copy:kern", "e2e ms", c(x, RESET));
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        if (!w->needs_gpu || w->status == WL_SKIPPED || w->status == WL_ERROR)
+            continue;
+        char label[40], b[9][24];
+        row_label(w, label, sizeof label);
+        fprintf(x->out, "%-25s %7s %6s %5s %7s %6s %5s %9s %9s %8s\n", label,
+                fmt(x, b[0], 24, &r->h2d_ms, "%.3f", "H2D ms"), fmt(x, b[1], 24, &r->h2d_gbps, "%.1f", "H2D GB/s"),
+                fmt(x, b[2], 24, &r->h2d_link_pct, "%.0f", "%link"),
+                fmt(x, b[3], 24, &r->d2h_ms, "%.3f", "D2H ms"), fmt(x, b[4], 24, &r->d2h_gbps, "%.1f", "D2H GB/s"),
+                fmt(x, b[5], 24, &r->d2h_link_pct, "%.0f", "%link"),
+                fmt(x, b[6], 24, &r->kernel_ms, "%.3f", "kernel ms"),
+                fmt(x, b[7], 24, &r->copy_compute_ratio, "%.2f", "copy:kern"),
+                fmt(x, b[8], 24, &r->e2e_ms, "%.3f", "e2e ms"));
+    }
+    char b1[24], b2[24];
+    fprintf(x->out, "fastest measured: H2D %s GB/s, D2H %s GB/s\n",
+            fmt(x, b1, sizeof b1, &a->best_h2d_gbps, "%.1f", "fastest H2D"),
+            fmt(x, b2, sizeof b2, &a->best_d2h_gbps, "%.1f", "fastest D2H"));
+}
+
+static void verdicts(ctx *x, const analysis *a)
+{
+    fprintf(x->out, "\n%sVerification and verdicts%s  relative Frobenius error against an FP64 "
+                    "OpenBLAS product\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        char label[40], err[32] = "-";
+        if (w->status == WL_SKIPPED)
+            continue;
+        row_label(w, label, sizeof label);
+        if (w->verified)
+            snprintf(err, sizeof err, "%.1e <= %.0e", w->rel_error, w->error_bound);
+        const char *col = w->status == WL_OK ? GREEN : (w->status == WL_SKIPPED ? YELLOW : RED);
+        if (w->verified && w->status == WL_FAILED)
+            snprintf(err, sizeof err, "%.1e > %.0e", w->rel_error, w->error_bound);
+        fprintf(x->out, "%-25s %s%-7s%s %-18s %s%s%s\n", label, c(x, col), status_name(w->status), c(x, RESET),
+                err, c(x, BOLD), verdict_name(r->verdict), c(x, RESET));
+        if (w->needs_gpu && w->status != WL_SKIPPED) {
+            fputs("    ", x->out);
+            wrapped(x, 4, w->status == WL_OK ? r->verdict_text : w->status_reason);
+        }
+    }
+}
+
+static void dims(const int d[3], char *buf, size_t len)
+{
+    if (d[2] > 1)
+        snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
+    else if (d[1] > 1)
+        snprintf(buf, len, "%dx%d", d[0], d[1]);
+    else
+        snprintf(buf, len, "%d", d[0]);
+}
+
+static void bytes_str(int b, char *buf, size_t len)
+{
+    if (b >= 1024)
+        snprintf(buf, len, "%.1fK", b / 1024.0);
+    else
+        snprintf(buf, len, "%d", b);
+}
+
+/* One row per kernel name per workload; the pageable and pinned runs of a workload launch the
+ * same kernels, so only the first run of each workload name is listed. */
+static void kernel_table(ctx *x, const analysis *a)
+{
+    bool any = false;
+    for (int i = 0; i < a->nwl; i++)
+        any |= a->wl[i].nkernels > 0;
+    if (!any)
+        return;
+    fprintf(x->out, "\n%sKernels%s  median over the compute phase; occupancy theoretical "
+                    "(cuda_occupancy.h); smem in bytes/block\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "%s%-33s %5s %9s %9s %7s %4s %7s %5s %s%s\n", c(x, DIM), "kernel", "runs", "median ms",
+            "grid", "block", "regs", "smem", "occ%", "limited by", c(x, RESET));
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        bool seen = false;
+        for (int j = 0; j < i; j++)
+            seen |= strcmp(a->wl[j].w->name, r->w->name) == 0 && a->wl[j].nkernels > 0;
+        if (seen || r->nkernels == 0)
+            continue;
+        fprintf(x->out, "%s\n", r->w->name);
+        for (int k = 0; k < r->nkernels; k++) {
+            const kernel_summary *s = &r->kernels[k];
+            char name[256], grid[24], block[24], regs[8] = "n/a", smem[16] = "n/a", occ[16], med[24];
+            kernel_display_name(s->name, name, sizeof name);
+            dims(s->grid, grid, sizeof grid);
+            dims(s->block, block, sizeof block);
+            if (s->has_resources) {
+                snprintf(regs, sizeof regs, "%d", s->registers);
+                bytes_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
+            }
+            fmt(x, occ, sizeof occ, &s->occupancy_pct, "%.0f", "occupancy");
+            fmt(x, med, sizeof med, &s->median_ms, "%.3f", "kernel median");
+            /* A name longer than its column gets a line of its own. */
+            if (strlen(name) > 31) {
+                fprintf(x->out, "  %.98s\n", name);
+                name[0] = '\0';
+            }
+            fprintf(x->out, "  %-31.31s %5d %9s %9s %7s %4s %7s %5s %s\n", name, s->launches, med, grid, block,
+                    regs, smem, occ, s->occupancy_pct.ok ? s->limiter : "-");
+        }
+    }
+}
+
+static void tool_time(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    if (m->ntool_phases == 0)
+        return;
+    fprintf(x->out, "\n%smmprof's own time%s ", c(x, BOLD), c(x, RESET));
+    int col = 18;
+    for (int i = 0; i < m->ntool_phases; i++) {
+        char item[64];
+        snprintf(item, sizeof item, "%s%s %.0f ms", i ? ", " : "", m->tool_phases[i].name,
+                 (double)(m->tool_phases[i].end_ns - m->tool_phases[i].start_ns) / 1e6);
+        if (col + (int)strlen(item) > TEXT_WIDTH) {
+            fputs("\n   ", x->out);
+            col = 3;
+        }
+        fputs(item, x->out);
+        col += (int)strlen(item);
+    }
+    fputc('\n', x->out);
+}
+
+static void footer(ctx *x, const analysis *a)
+{
+    if (x->nna > 0) {
+        fprintf(x->out, "\n%sNot available%s\n", c(x, BOLD), c(x, RESET));
+        for (int i = 0; i < x->nna; i++) {
+            fputs("  n/a ", x->out);
+            wrapped(x, 6, x->na[i]);
+        }
+    }
+    if (a->nwarnings > 0) {
+        fprintf(x->out, "\n%sWarnings%s\n", c(x, BOLD), c(x, RESET));
+        for (int i = 0; i < a->nwarnings; i++) {
+            fprintf(x->out, "  %s!%s ", c(x, YELLOW), c(x, RESET));
+            wrapped(x, 4, a->warnings[i]);
+        }
+    }
+}
+
+void render_text(const analysis *a, FILE *out, bool color)
+{
+    ctx x;
+    memset(&x, 0, sizeof x);
+    x.out = out;
+    x.color = color;
+    header(&x, a);
+    workload_table(&x, a);
+    copy_table(&x, a);
+    verdicts(&x, a);
+    kernel_table(&x, a);
+    tool_time(&x, a);
+    footer(&x, a);
+}

@@ -1,0 +1,664 @@
+/* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Declared by libstdc++'s ABI; the CUDA parts of the program already link it. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* GPU workloads are "copy-bound" when copies take longer than the product itself, and
+ * "launch/idle-bound" when the GPU sat idle for more than this share of the span in which it
+ * worked; otherwise "compute-bound". */
+#define IDLE_BOUND_BUSY_PCT 60.0
+
+static void set(metric *m, double v)
+{
+    m->v = v;
+    m->ok = true;
+    m->why[0] = '\0';
+}
+
+static void na(metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void na(metric *m, const char *fmt, ...)
+{
+    m->v = 0;
+    m->ok = false;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->why, sizeof m->why, fmt, ap);
+    va_end(ap);
+}
+
+/* a / b with the reason of whichever input is missing. */
+static void ratio(metric *out, const metric *a, const metric *b, double scale)
+{
+    if (!a->ok)
+        na(out, "%s", a->why);
+    else if (!b->ok)
+        na(out, "%s", b->why);
+    else if (b->v <= 0)
+        na(out, "divisor is zero");
+    else
+        set(out, scale * a->v / b->v);
+}
+
+double product_flops(int n)
+{
+    return 2.0 * (double)n * (double)n * (double)n;
+}
+
+int fp32_lanes_per_sm(int major, int minor)
+{
+    /* FP32 units per SM by compute capability, from the CUDA C programming guide's table of
+     * arithmetic instruction throughput. */
+    switch (major) {
+    case 5: return 128;
+    case 6: return minor == 0 ? 64 : 128;
+    case 7: return 64;
+    case 8: return minor == 0 ? 64 : 128;
+    case 9: return 128;
+    case 10: return 128;
+    case 12: return 128;
+    default: return 0;
+    }
+}
+
+device_peaks device_peaks_of(const device_info *d)
+{
+    device_peaks p;
+    memset(&p, 0, sizeof p);
+    p.fp32_lanes_per_sm = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
+    if (p.fp32_lanes_per_sm == 0)
+        na(&p.fp32_tflops, "FP32 lanes per SM unknown for compute capability %d.%d", d->cc_major,
+           d->cc_minor);
+    else if (d->clock_khz <= 0 || d->sm_count <= 0)
+        na(&p.fp32_tflops, "SM clock or count not reported");
+    else
+        set(&p.fp32_tflops, (double)d->sm_count * p.fp32_lanes_per_sm * 2.0 * d->clock_khz * 1e3 / 1e12);
+    if (d->mem_clock_khz <= 0 || d->bus_width_bits <= 0)
+        na(&p.hbm_gbps, "memory clock or bus width not reported");
+    else /* double data rate */
+        set(&p.hbm_gbps, 2.0 * d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) / 1e9);
+    /* PCIe per direction: transfer rate per lane (GT/s) x encoding efficiency x lanes / 8 bits. */
+    static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+    if (d->pcie_gen >= 1 && d->pcie_gen <= 6 && d->pcie_width > 0) {
+        double enc = d->pcie_gen <= 2 ? 0.8 : (d->pcie_gen <= 5 ? 128.0 / 130.0 : 242.0 / 256.0);
+        set(&p.link_gbps, gts[d->pcie_gen] * enc * d->pcie_width / 8.0);
+    } else {
+        na(&p.link_gbps, "%s", d->pcie_why[0] ? d->pcie_why : "PCIe link not reported");
+    }
+    return p;
+}
+
+const char *verdict_name(verdict_kind v)
+{
+    switch (v) {
+    case VERDICT_COPY_BOUND: return "copy-bound";
+    case VERDICT_COMPUTE_BOUND: return "compute-bound";
+    case VERDICT_IDLE_BOUND: return "launch/idle-bound";
+    default: return "-";
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median_of(const double *v, int n)
+{
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        return v[0];
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, cmp_double);
+    double med = (n % 2) ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    return med;
+}
+
+static int cmp_interval(const void *a, const void *b)
+{
+    const interval *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *busy,
+                    int64_t *largest_gap, int64_t *gap_start)
+{
+    qsort(iv, n, sizeof *iv, cmp_interval);
+    int64_t covered = 0, gap = 0, gap_at = lo, cursor = lo;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = iv[i].start < lo ? lo : iv[i].start;
+        int64_t e = iv[i].end > hi ? hi : iv[i].end;
+        if (e <= s)
+            continue;
+        if (s > cursor) {
+            if (s - cursor > gap) {
+                gap = s - cursor;
+                gap_at = cursor;
+            }
+            cursor = s;
+        }
+        if (e > cursor) {
+            covered += e - cursor;
+            cursor = e;
+        }
+    }
+    if (hi > cursor && hi - cursor > gap) {
+        gap = hi - cursor;
+        gap_at = cursor;
+    }
+    *busy = covered;
+    *largest_gap = gap;
+    *gap_start = gap_at;
+}
+
+void kernel_display_name(const char *mangled, char *buf, size_t len)
+{
+    int status = -1;
+    char *dem = (mangled && mangled[0] == '_' && mangled[1] == 'Z')
+                    ? __cxa_demangle(mangled, NULL, NULL, &status) : NULL;
+    const char *s = (dem && status == 0) ? dem : (mangled ? mangled : "");
+    /* Drop a leading "void " and the parameter list: the name and template arguments are what
+     * tell kernels apart. */
+    if (strncmp(s, "void ", 5) == 0)
+        s += 5;
+    size_t end = strlen(s);
+    if (end > 0 && s[end - 1] == ')') {
+        int depth = 0;
+        for (size_t i = end; i-- > 0;) {
+            if (s[i] == ')')
+                depth++;
+            else if (s[i] == '(' && --depth == 0) {
+                end = i;
+                break;
+            }
+        }
+    }
+    if (end >= len)
+        end = len - 1;
+    memcpy(buf, s, end);
+    buf[end] = '\0';
+    free(dem);
+}
+
+static bool in_phase(const phase *p, int64_t t)
+{
+    return p && t >= p->start_ns && t <= p->end_ns;
+}
+
+static const workload_run *cpu_baseline(const run_model *m)
+{
+    for (int i = 0; i < m->nworkloads; i++)
+        if (!m->workloads[i].needs_gpu && m->workloads[i].status == WL_OK &&
+            m->workloads[i].nproduct_ms > 0)
+            return &m->workloads[i];
+    return NULL;
+}
+
+/* Per-product kernel times of the compute phase: consecutive groups of kernels_per_product
+ * kernels (cuBLAS may launch more than one kernel per product). */
+static void kernel_times(const workload_run *w, workload_metrics *r)
+{
+    const phase *compute = workload_find_phase(w, "compute");
+    size_t count = 0;
+    for (size_t i = 0; i < w->nkernels; i++)
+        if (in_phase(compute, w->kernels[i].start_ns))
+            count++;
+    if (!compute || count == 0) {
+        na(&r->kernel_ms, "no kernel records in the compute phase");
+        na(&r->kernel_total_ms, "%s", r->kernel_ms.why);
+        na(&r->kernel_spread_pct, "%s", r->kernel_ms.why);
+        return;
+    }
+    if (w->repeat <= 0 || count % (size_t)w->repeat != 0) {
+        na(&r->kernel_ms, "%zu kernels for %d products: cannot group them", count, w->repeat);
+        na(&r->kernel_spread_pct, "%s", r->kernel_ms.why);
+    }
+    double total = 0;
+    int kpp = w->repeat > 0 ? (int)(count / (size_t)w->repeat) : 0;
+    double *per = calloc((size_t)(w->repeat > 0 ? w->repeat : 1), sizeof *per);
+    size_t seen = 0;
+    for (size_t i = 0; i < w->nkernels; i++) {
+        const kernel_event *k = &w->kernels[i];
+        if (!in_phase(compute, k->start_ns))
+            continue;
+        double ms = (double)(k->end_ns - k->start_ns) / 1e6;
+        total += ms;
+        if (per && kpp > 0 && seen / (size_t)kpp < (size_t)w->repeat)
+            per[seen / (size_t)kpp] += ms;
+        seen++;
+    }
+    set(&r->kernel_total_ms, total);
+    if (kpp > 0 && count % (size_t)w->repeat == 0 && per) {
+        r->kernels_per_product = kpp;
+        double med = median_of(per, w->repeat);
+        set(&r->kernel_ms, med);
+        double lo = per[0], hi = per[0];
+        for (int i = 1; i < w->repeat; i++) {
+            lo = per[i] < lo ? per[i] : lo;
+            hi = per[i] > hi ? per[i] : hi;
+        }
+        if (med > 0)
+            set(&r->kernel_spread_pct, 100.0 * (hi - lo) / med);
+        else
+            na(&r->kernel_spread_pct, "zero kernel time");
+    }
+    free(per);
+}
+
+static void copy_times(const workload_run *w, copy_dir dir, metric *ms, metric *bytes, metric *gbps)
+{
+    double t = 0, b = 0;
+    int count = 0;
+    for (size_t i = 0; i < w->ncopies; i++) {
+        const copy_event *c = &w->copies[i];
+        if (c->dir != dir)
+            continue;
+        t += (double)(c->end_ns - c->start_ns) / 1e6;
+        b += (double)c->bytes;
+        count++;
+    }
+    if (count == 0) {
+        const char *d = dir == COPY_H2D ? "host-to-device" : "device-to-host";
+        na(ms, "no %s copy records", d);
+        na(bytes, "%s", ms->why);
+        na(gbps, "%s", ms->why);
+        return;
+    }
+    set(ms, t);
+    set(bytes, b);
+    if (t > 0)
+        set(gbps, b / (t * 1e6)); /* bytes per ns = GB/s */
+    else
+        na(gbps, "copy took no measurable time");
+}
+
+static void busy_and_gaps(const workload_run *w, workload_metrics *r)
+{
+    const phase *first = workload_find_phase(w, "copy-in");
+    const phase *last = workload_find_phase(w, "copy-out");
+    if (!first || !last) {
+        na(&r->busy_pct, "copy-in or copy-out phase missing");
+        na(&r->gap_ms, "%s", r->busy_pct.why);
+        return;
+    }
+    int64_t lo = first->start_ns, hi = last->end_ns;
+    size_t n = w->nkernels + w->ncopies;
+    interval *iv = malloc((n ? n : 1) * sizeof *iv);
+    if (!iv || hi <= lo) {
+        free(iv);
+        na(&r->busy_pct, "empty GPU span");
+        na(&r->gap_ms, "empty GPU span");
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < w->nkernels; i++)
+        iv[k++] = (interval){w->kernels[i].start_ns, w->kernels[i].end_ns};
+    for (size_t i = 0; i < w->ncopies; i++)
+        iv[k++] = (interval){w->copies[i].start_ns, w->copies[i].end_ns};
+    int64_t busy, gap, gap_at;
+    interval_union(iv, k, lo, hi, &busy, &gap, &gap_at);
+    free(iv);
+    set(&r->busy_pct, 100.0 * (double)busy / (double)(hi - lo));
+    set(&r->gap_ms, (double)gap / 1e6);
+    r->gap_phase[0] = '\0';
+    for (int i = 0; i < w->nphases; i++)
+        if (in_phase(&w->phases[i], gap_at))
+            copy_str(r->gap_phase, sizeof r->gap_phase, w->phases[i].name);
+}
+
+static int find_summary(const workload_metrics *r, const char *name)
+{
+    for (int i = 0; i < r->nkernels; i++)
+        if (strcmp(r->kernels[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* One row per kernel name: launches over the whole workload, median over the compute phase
+ * (over all launches when none ran there), launch shape and resources from the first record. */
+static bool kernel_summaries(const run_model *m, const workload_run *w, workload_metrics *r)
+{
+    const phase *compute = workload_find_phase(w, "compute");
+    for (size_t i = 0; i < w->nkernels; i++) {
+        const kernel_event *k = &w->kernels[i];
+        if (find_summary(r, k->name) >= 0)
+            continue;
+        kernel_summary *grown = realloc(r->kernels, (size_t)(r->nkernels + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        r->kernels = grown;
+        kernel_summary *s = &r->kernels[r->nkernels++];
+        memset(s, 0, sizeof *s);
+        s->name = k->name;
+        memcpy(s->grid, k->grid, sizeof s->grid);
+        memcpy(s->block, k->block, sizeof s->block);
+        s->has_resources = k->has_resources;
+        s->registers = k->registers;
+        s->static_smem = k->static_smem;
+        s->dynamic_smem = k->dynamic_smem;
+        s->local_mem = k->local_mem;
+
+        int nd = 0, nc = 0;
+        for (size_t j = 0; j < w->nkernels; j++)
+            if (strcmp(w->kernels[j].name, k->name) == 0) {
+                nd++;
+                nc += in_phase(compute, w->kernels[j].start_ns);
+            }
+        double *d = malloc((size_t)nd * sizeof *d);
+        if (!d)
+            return false;
+        int c = 0;
+        for (size_t j = 0; j < w->nkernels; j++)
+            if (strcmp(w->kernels[j].name, k->name) == 0 &&
+                (nc == 0 || in_phase(compute, w->kernels[j].start_ns)))
+                d[c++] = (double)(w->kernels[j].end_ns - w->kernels[j].start_ns) / 1e6;
+        s->launches = nd;
+        set(&s->median_ms, median_of(d, c));
+        free(d);
+
+        if (r->kernels_per_product == 1 && s->median_ms.v > 0)
+            set(&s->tflops, product_flops(m->n) / s->median_ms.v / 1e9);
+        else
+            na(&s->tflops, "more than one kernel per product");
+
+        int threads = k->block[0] * k->block[1] * k->block[2];
+        if (!k->has_resources)
+            na(&s->occupancy_pct, "registers and shared memory not recorded (%s timing)",
+               timing_source_name(w->timing));
+        else if (w->device < 0 || w->device >= m->ndevices)
+            na(&s->occupancy_pct, "device not recorded");
+        else {
+            double pct;
+            int blocks;
+            char why[96];
+            if (occupancy_of(&m->devices[w->device], threads, k->registers, k->static_smem,
+                             k->dynamic_smem, k->smem_optin, &blocks, &pct, s->limiter,
+                             sizeof s->limiter, why, sizeof why)) {
+                set(&s->occupancy_pct, pct);
+                s->active_blocks = blocks;
+            } else {
+                na(&s->occupancy_pct, "%s", why);
+            }
+        }
+    }
+    return true;
+}
+
+static void decide_verdict(const run_model *m, workload_metrics *r)
+{
+    const workload_run *w = r->w;
+    if (!w->needs_gpu || w->status != WL_OK) {
+        r->verdict = VERDICT_NONE;
+        snprintf(r->verdict_text, sizeof r->verdict_text, "%s",
+                 w->needs_gpu ? "not judged: the workload did not complete" : "runs on the CPU");
+        return;
+    }
+    if (!r->kernel_ms.ok || !r->copy_ms.ok) {
+        r->verdict = VERDICT_NONE;
+        snprintf(r->verdict_text, sizeof r->verdict_text, "not judged: %s",
+                 !r->kernel_ms.ok ? r->kernel_ms.why : r->copy_ms.why);
+        return;
+    }
+    if (r->copy_ms.v > r->kernel_ms.v) {
+        r->verdict = VERDICT_COPY_BOUND;
+        snprintf(r->verdict_text, sizeof r->verdict_text,
+                 "copies %.3f ms vs kernel %.3f ms per product (copy:compute %.2f)",
+                 r->copy_ms.v, r->kernel_ms.v, r->copy_compute_ratio.v);
+    } else if (r->busy_pct.ok && r->busy_pct.v < IDLE_BOUND_BUSY_PCT) {
+        r->verdict = VERDICT_IDLE_BOUND;
+        snprintf(r->verdict_text, sizeof r->verdict_text,
+                 "GPU busy %.1f%% of its span; largest idle gap %.3f ms in %s", r->busy_pct.v,
+                 r->gap_ms.v, r->gap_phase[0] ? r->gap_phase : "the span");
+    } else {
+        r->verdict = VERDICT_COMPUTE_BOUND;
+        if (r->peak_pct.ok)
+            snprintf(r->verdict_text, sizeof r->verdict_text,
+                     "kernel %.3f ms vs copies %.3f ms per product; %.1f TFLOP/s = %.1f%% of FP32 peak",
+                     r->kernel_ms.v, r->copy_ms.v, r->tflops.v, r->peak_pct.v);
+        else
+            snprintf(r->verdict_text, sizeof r->verdict_text,
+                     "kernel %.3f ms vs copies %.3f ms per product", r->kernel_ms.v, r->copy_ms.v);
+    }
+    (void)m;
+}
+
+static bool analyze_workload(const run_model *m, const analysis *a, const workload_run *w,
+                             workload_metrics *r)
+{
+    memset(r, 0, sizeof *r);
+    r->w = w;
+    double flops = product_flops(m->n);
+    const char *not_run = w->status == WL_SKIPPED ? "skipped" : "did not complete";
+
+    if (!w->needs_gpu) {
+        if (w->nproduct_ms > 0) {
+            set(&r->kernel_ms, median_of(w->product_ms, w->nproduct_ms));
+            double lo = w->product_ms[0], hi = w->product_ms[0], sum = 0;
+            for (int i = 0; i < w->nproduct_ms; i++) {
+                lo = w->product_ms[i] < lo ? w->product_ms[i] : lo;
+                hi = w->product_ms[i] > hi ? w->product_ms[i] : hi;
+                sum += w->product_ms[i];
+            }
+            set(&r->kernel_total_ms, sum);
+            set(&r->kernel_spread_pct, r->kernel_ms.v > 0 ? 100.0 * (hi - lo) / r->kernel_ms.v : 0);
+            r->e2e_ms = r->kernel_ms;
+        } else {
+            na(&r->kernel_ms, "%s", not_run);
+            na(&r->kernel_total_ms, "%s", not_run);
+            na(&r->kernel_spread_pct, "%s", not_run);
+            na(&r->e2e_ms, "%s", not_run);
+        }
+        const char *why = "host memory: no copies";
+        na(&r->h2d_ms, "%s", why), na(&r->h2d_bytes, "%s", why), na(&r->h2d_gbps, "%s", why);
+        na(&r->d2h_ms, "%s", why), na(&r->d2h_bytes, "%s", why), na(&r->d2h_gbps, "%s", why);
+        na(&r->h2d_link_pct, "%s", why), na(&r->d2h_link_pct, "%s", why);
+        na(&r->copy_ms, "%s", why), na(&r->copy_compute_ratio, "%s", why);
+        na(&r->peak_pct, "peak is the GPU's"), na(&r->busy_pct, "CPU workload");
+        na(&r->gap_ms, "CPU workload"), na(&r->event_agreement_pct, "CPU workload");
+    } else {
+        kernel_times(w, r);
+        copy_times(w, COPY_H2D, &r->h2d_ms, &r->h2d_bytes, &r->h2d_gbps);
+        copy_times(w, COPY_D2H, &r->d2h_ms, &r->d2h_bytes, &r->d2h_gbps);
+        const device_peaks *pk = (w->device >= 0 && w->device < m->ndevices) ? &a->peaks[w->device] : NULL;
+        metric none;
+        na(&none, "device not recorded");
+        const metric *link = pk ? &pk->link_gbps : &none;
+        ratio(&r->h2d_link_pct, &r->h2d_gbps, link, 100.0);
+        ratio(&r->d2h_link_pct, &r->d2h_gbps, link, 100.0);
+        if (r->h2d_ms.ok && r->d2h_ms.ok)
+            set(&r->copy_ms, r->h2d_ms.v + r->d2h_ms.v);
+        else
+            na(&r->copy_ms, "%s", r->h2d_ms.ok ? r->d2h_ms.why : r->h2d_ms.why);
+        ratio(&r->copy_compute_ratio, &r->copy_ms, &r->kernel_ms, 1.0);
+        if (r->copy_ms.ok && r->kernel_ms.ok)
+            set(&r->e2e_ms, r->copy_ms.v + r->kernel_ms.v);
+        else
+            na(&r->e2e_ms, "%s", r->kernel_ms.ok ? r->copy_ms.why : r->kernel_ms.why);
+        busy_and_gaps(w, r);
+
+        if (w->timing == TIMING_CUPTI && r->kernel_ms.ok && w->nproduct_ms > 0) {
+            double ev = median_of(w->product_ms, w->nproduct_ms);
+            if (ev > 0)
+                set(&r->event_agreement_pct, 100.0 * (r->kernel_ms.v - ev) / ev);
+            else
+                na(&r->event_agreement_pct, "cudaEvent time is zero");
+        } else {
+            na(&r->event_agreement_pct, "needs CUPTI records and cudaEvent times");
+        }
+        if (!kernel_summaries(m, w, r))
+            return false;
+        metric peak_tf;
+        if (pk)
+            peak_tf = pk->fp32_tflops;
+        else
+            na(&peak_tf, "device not recorded");
+        if (r->kernel_ms.ok && r->kernel_ms.v > 0)
+            set(&r->tflops, flops / r->kernel_ms.v / 1e9);
+        else
+            na(&r->tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : r->kernel_ms.why);
+        ratio(&r->peak_pct, &r->tflops, &peak_tf, 100.0);
+    }
+    if (!w->needs_gpu) {
+        if (r->kernel_ms.ok && r->kernel_ms.v > 0)
+            set(&r->tflops, flops / r->kernel_ms.v / 1e9);
+        else
+            na(&r->tflops, "%s", r->kernel_ms.why);
+    }
+    if (r->e2e_ms.ok && r->e2e_ms.v > 0)
+        set(&r->tflops_e2e, flops / r->e2e_ms.v / 1e9);
+    else
+        na(&r->tflops_e2e, "%s", r->e2e_ms.ok ? "zero time" : r->e2e_ms.why);
+
+    const workload_run *cpu = cpu_baseline(m);
+    metric cpu_ms;
+    if (cpu)
+        set(&cpu_ms, median_of(cpu->product_ms, cpu->nproduct_ms));
+    else
+        na(&cpu_ms, "cpu-openblas did not run");
+    ratio(&r->speedup, &cpu_ms, &r->kernel_ms, 1.0);
+    ratio(&r->speedup_e2e, &cpu_ms, &r->e2e_ms, 1.0);
+    decide_verdict(m, r);
+    return true;
+}
+
+static bool add_warning(analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool add_warning(analysis *a, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **p = realloc(a->warnings, (size_t)(a->nwarnings + 1) * sizeof *p);
+    if (!p)
+        return false;
+    a->warnings = p;
+    p[a->nwarnings] = strdup(buf);
+    if (!p[a->nwarnings])
+        return false;
+    a->nwarnings++;
+    return true;
+}
+
+/* Generic OpenBLAS cores: what a build falls back to when it does not know the CPU. */
+static bool generic_blas_core(const char *core)
+{
+    static const char *const generic[] = {"prescott", "core2", "katmai", "coppermine", "northwood",
+                                          "banias", "atom", "generic", "nehalem", "penryn",
+                                          "dunnington", "opteron", "barcelona", "bobcat"};
+    char low[64];
+    size_t i;
+    for (i = 0; core[i] && i + 1 < sizeof low; i++)
+        low[i] = (char)((core[i] >= 'A' && core[i] <= 'Z') ? core[i] + 32 : core[i]);
+    low[i] = '\0';
+    for (size_t j = 0; j < sizeof generic / sizeof generic[0]; j++)
+        if (strcmp(low, generic[j]) == 0)
+            return true;
+    return false;
+}
+
+static bool collect_warnings(const run_model *m, analysis *a)
+{
+    for (int i = 0; i < m->nwarnings; i++)
+        if (!add_warning(a, "%s", m->warnings[i]))
+            return false;
+    const host_info *h = &m->host;
+    if (h->blas_core[0] && (h->has_avx2 || h->has_avx512f) && generic_blas_core(h->blas_core))
+        if (!add_warning(a, "OpenBLAS picked the generic '%s' core on a CPU with %s: sgemm runs "
+                            "several times slower than it could (link the system's libopenblas.so.0)",
+                         h->blas_core, h->has_avx512f ? "AVX-512" : "AVX2"))
+            return false;
+    const collection_info *c = &m->collection;
+    if (c->dropped > 0 && !add_warning(a, "CUPTI dropped %llu activity records: figures built "
+                                          "from them are incomplete", (unsigned long long)c->dropped))
+        return false;
+    if (c->lost_timestamps > 0 &&
+        !add_warning(a, "%llu kernel or copy records came without timestamps (CUPTI's device "
+                        "buffer was full)", (unsigned long long)c->lost_timestamps))
+        return false;
+    if (c->source == TIMING_CUDA_EVENT &&
+        !add_warning(a, "GPU times come from cudaEvents, not CUPTI: %s", c->reason))
+        return false;
+    if (m->gpu_skip_reason[0] && !add_warning(a, "GPU workloads skipped: %s", m->gpu_skip_reason))
+        return false;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_run *w = a->wl[i].w;
+        char label[64];
+        workload_label(w, label, sizeof label);
+        if (w->status == WL_FAILED &&
+            !add_warning(a, "%s failed verification: relative error %.3g above the bound %.1g",
+                         label, w->rel_error, w->error_bound))
+            return false;
+        if (w->status == WL_ERROR && !add_warning(a, "%s did not complete: %s", label, w->status_reason))
+            return false;
+        for (int k = 0; k < w->nocc; k++) {
+            const occupancy_check *o = &w->occ[k];
+            if (w->device < 0 || w->device >= m->ndevices)
+                continue;
+            int blocks;
+            double pct;
+            char lim[32], why[96];
+            if (occupancy_of(&m->devices[w->device], o->block_size, o->registers, o->static_smem,
+                             o->dynamic_smem, false, &blocks, &pct, lim, sizeof lim, why, sizeof why) &&
+                blocks != o->runtime_blocks_per_sm &&
+                !add_warning(a, "occupancy calculator says %d blocks/SM for %s, the CUDA runtime "
+                                "said %d", blocks, o->kernel, o->runtime_blocks_per_sm))
+                return false;
+        }
+    }
+    return true;
+}
+
+bool analyze(const run_model *m, analysis *a)
+{
+    memset(a, 0, sizeof *a);
+    a->m = m;
+    a->peaks = calloc((size_t)(m->ndevices > 0 ? m->ndevices : 1), sizeof *a->peaks);
+    a->wl = calloc((size_t)(m->nworkloads > 0 ? m->nworkloads : 1), sizeof *a->wl);
+    if (!a->peaks || !a->wl) {
+        analysis_free(a);
+        return false;
+    }
+    for (int i = 0; i < m->ndevices; i++)
+        a->peaks[i] = device_peaks_of(&m->devices[i]);
+    a->nwl = m->nworkloads;
+    na(&a->best_h2d_gbps, "no host-to-device copies");
+    na(&a->best_d2h_gbps, "no device-to-host copies");
+    for (int i = 0; i < m->nworkloads; i++) {
+        if (!analyze_workload(m, a, &m->workloads[i], &a->wl[i])) {
+            analysis_free(a);
+            return false;
+        }
+        const workload_metrics *r = &a->wl[i];
+        if (r->h2d_gbps.ok && (!a->best_h2d_gbps.ok || r->h2d_gbps.v > a->best_h2d_gbps.v))
+            set(&a->best_h2d_gbps, r->h2d_gbps.v);
+        if (r->d2h_gbps.ok && (!a->best_d2h_gbps.ok || r->d2h_gbps.v > a->best_d2h_gbps.v))
+            set(&a->best_d2h_gbps, r->d2h_gbps.v);
+    }
+    if (!collect_warnings(m, a)) {
+        analysis_free(a);
+        return false;
+    }
+    return true;
+}
+
+void analysis_free(analysis *a)
+{
+    if (a->wl)
+        for (int i = 0; i < a->nwl; i++)
+            free(a->wl[i].kernels);
+    for (int i = 0; i < a->nwarnings; i++)
+        free(a->warnings[i]);
+    free(a->warnings);
+    free(a->wl);
+    free(a->peaks);
+    memset(a, 0, sizeof *a);
+}

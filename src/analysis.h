@@ -1,0 +1,110 @@
+/* Analysis: the figures a report shows, computed from the run model alone.
+ *
+ * Pure functions of run_model: no CUDA, no clock, no I/O. Every figure is a metric that is either
+ * valid or carries the reason it could not be had, so renderers print "n/a (reason)" or null,
+ * never a 0 that was not measured.
+ *
+ * "Per product" means one n x n multiply as a user would run it once: copy A and B in, run the
+ * product (the median of the timed launches), copy C out. */
+#ifndef MMPROF_ANALYSIS_H
+#define MMPROF_ANALYSIS_H
+
+#include "model.h"
+
+typedef struct {
+    double v;
+    bool ok;
+    char why[96]; /* when !ok */
+} metric;
+
+typedef enum {
+    VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
+    VERDICT_COPY_BOUND,
+    VERDICT_COMPUTE_BOUND,
+    VERDICT_IDLE_BOUND, /* launch overhead or idle gaps dominate */
+} verdict_kind;
+
+/* One kernel name within one workload. */
+typedef struct {
+    const char *name; /* points into the model */
+    int launches;
+    metric median_ms;
+    int grid[3], block[3];
+    bool has_resources;
+    int registers, static_smem, dynamic_smem, local_mem;
+    metric occupancy_pct;      /* theoretical, from cuda_occupancy.h */
+    int active_blocks;         /* per SM, when occupancy_pct.ok */
+    char limiter[32];          /* registers, shared memory, blocks, warps, barriers */
+    metric tflops;             /* when one kernel makes one product */
+} kernel_summary;
+
+typedef struct {
+    const workload_run *w;
+    metric kernel_ms;          /* per product: median over the compute phase */
+    metric kernel_total_ms;    /* compute phase, all launches */
+    metric kernel_spread_pct;  /* (max - min) / median of per-product kernel times */
+    int kernels_per_product;
+    metric h2d_ms, h2d_bytes, h2d_gbps, h2d_link_pct;
+    metric d2h_ms, d2h_bytes, d2h_gbps, d2h_link_pct;
+    metric copy_ms;            /* h2d + d2h */
+    metric copy_compute_ratio; /* copy time over one product's kernel time */
+    metric e2e_ms;             /* h2d + kernel + d2h, per product */
+    metric tflops;             /* kernel only */
+    metric tflops_e2e;         /* with copies */
+    metric peak_pct;           /* kernel TFLOP/s over the device's FP32 peak */
+    metric busy_pct;           /* union of kernel and copy intervals over the GPU span */
+    metric gap_ms;             /* largest idle gap inside the GPU span */
+    char gap_phase[PHASE_NAME_MAX]; /* the phase the largest gap started in */
+    metric speedup;            /* cpu-openblas product time over kernel time */
+    metric speedup_e2e;        /* ... over end-to-end time */
+    metric event_agreement_pct; /* CUPTI kernel median vs cudaEvent median, in % */
+    verdict_kind verdict;
+    char verdict_text[160];
+    kernel_summary *kernels;
+    int nkernels;
+} workload_metrics;
+
+typedef struct {
+    metric fp32_tflops; /* SMs x FP32 lanes per SM x 2 x clock */
+    metric hbm_gbps;    /* 2 x memory clock x bus width */
+    metric link_gbps;   /* PCIe, per direction */
+    int fp32_lanes_per_sm;
+} device_peaks;
+
+typedef struct {
+    const run_model *m;
+    device_peaks *peaks;    /* one per device */
+    workload_metrics *wl;   /* one per workload, same order */
+    int nwl;
+    metric best_h2d_gbps, best_d2h_gbps; /* fastest measured, across workloads */
+    char **warnings;        /* the model's own and analysis's */
+    int nwarnings;
+} analysis;
+
+/* Computes every figure; returns false only when memory ran out. */
+bool analyze(const run_model *m, analysis *out);
+void analysis_free(analysis *a);
+
+/* Pieces, exposed for tests and for renderers that need one figure. */
+double product_flops(int n);
+int fp32_lanes_per_sm(int cc_major, int cc_minor); /* 0 when unknown */
+device_peaks device_peaks_of(const device_info *d);
+const char *verdict_name(verdict_kind v);
+
+/* Theoretical occupancy of a launch on a device through cuda_occupancy.h. Returns false (and a
+ * reason in why) when the calculator refuses the input. */
+bool occupancy_of(const device_info *d, int block_threads, int registers, int static_smem,
+                  int dynamic_smem, bool smem_optin, int *blocks_per_sm, double *pct,
+                  char *limiter, size_t limiter_len, char *why, size_t why_len);
+
+/* Union of intervals [start, end) inside [lo, hi): busy time and the largest gap. */
+typedef struct { int64_t start, end; } interval;
+void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *busy,
+                    int64_t *largest_gap, int64_t *gap_start);
+
+double median_of(const double *v, int n); /* n > 0; does not reorder v */
+
+/* A readable kernel name: demangled, without the parameter list. */
+void kernel_display_name(const char *mangled, char *buf, size_t len);
+
+#endif

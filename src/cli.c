@@ -1,0 +1,287 @@
+/* Command-line parsing with getopt_long. Every rejected argument is named in the message. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "workloads.h"
+
+static void usage(FILE *f)
+{
+    fputs("Usage: mmprof [OPTIONS]                 run the workloads and report\n"
+          "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
+          "\n"
+          "A matrix multiply C = A x B (FP32, row-major, n x n, the same random inputs for every\n"
+          "workload) on the CPU through OpenBLAS, through CUDA kernels and through cuBLAS; for each,\n"
+          "where the time went, from CUPTI activity records.\n"
+          "\n"
+          "Run options:\n"
+          "  -s, --size N            matrix size n (default 2048)\n"
+          "  -w, --workloads LIST    comma-separated workloads (default: all; see --list-workloads)\n"
+          "  -r, --repeat N          timed products per workload (default: enough for ~25 ms on the\n"
+          "                          GPU, ~100 ms on the CPU)\n"
+          "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
+          "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
+          "      --device N          CUDA device index (default 0)\n"
+          "      --require-gpu       fail (exit 3) instead of skipping GPU workloads without a GPU\n"
+          "      --no-cupti          time GPU work with cudaEvents only, as under another profiler\n"
+          "      --list-workloads    list the workloads and exit\n"
+          "\n"
+          "Output options (both modes):\n"
+          "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`)\n"
+          "      --html FILE         write a self-contained HTML report\n"
+          "      --trace FILE        write a Chrome/Perfetto trace\n"
+          "  -q, --quiet             no text report on standard output\n"
+          "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
+          "  -h, --help              this help\n"
+          "  -V, --version           the version\n"
+          "\n"
+          "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
+          "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
+          "4 an output file could not be written.\n",
+          f);
+}
+
+bool parse_positive(const char *s, long max, long *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno == ERANGE || *end != '\0' || v <= 0 || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_seed(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Marks each name of a comma list as selected; "all" selects every workload. */
+static bool parse_workloads(const char *list, cli_options *o, FILE *err)
+{
+    int count;
+    const workload_def *defs = workload_list(&count);
+    bool chosen[MAX_SELECTED] = {false};
+    char *copy = strdup(list);
+    if (!copy)
+        return false;
+    bool ok = true;
+    int names = 0;
+    for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        names++;
+        if (strcmp(tok, "all") == 0) {
+            for (int i = 0; i < count && i < MAX_SELECTED; i++)
+                chosen[i] = true;
+            continue;
+        }
+        const workload_def *d = workload_find(tok);
+        if (!d) {
+            fprintf(err, "mmprof: --workloads: unknown workload '%s' (known:", tok);
+            for (int i = 0; i < count; i++)
+                fprintf(err, " %s", defs[i].name);
+            fprintf(err, ")\n");
+            ok = false;
+            break;
+        }
+        chosen[d - defs] = true;
+    }
+    free(copy);
+    if (ok && names == 0) {
+        fprintf(err, "mmprof: --workloads: '%s' names no workload\n", list);
+        ok = false;
+    }
+    o->nselected = 0;
+    for (int i = 0; ok && i < count && i < MAX_SELECTED; i++)
+        if (chosen[i])
+            o->selected[o->nselected++] = defs[i].name;
+    return ok;
+}
+
+static void list_workloads(FILE *out)
+{
+    int count;
+    const workload_def *defs = workload_list(&count);
+    for (int i = 0; i < count; i++)
+        fprintf(out, "%-16s %-4s %s\n", defs[i].name, defs[i].needs_gpu ? "GPU" : "CPU", defs[i].summary);
+}
+
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR };
+
+int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
+{
+    static const struct option longopts[] = {
+        {"size", required_argument, NULL, 's'},
+        {"workloads", required_argument, NULL, 'w'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"host-memory", required_argument, NULL, 'm'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"device", required_argument, NULL, OPT_DEVICE},
+        {"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
+        {"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
+        {"list-workloads", no_argument, NULL, OPT_LIST},
+        {"json", required_argument, NULL, 'j'},
+        {"html", required_argument, NULL, OPT_HTML},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"quiet", no_argument, NULL, 'q'},
+        {"color", required_argument, NULL, OPT_COLOR},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->n = 2048;
+    bool run_only_given = false;
+    const char *run_only_name = NULL;
+
+    /* `mmprof report RUN.json ...`: the subcommand comes first. */
+    int first = 1;
+    if (argc > 1 && strcmp(argv[1], "report") == 0) {
+        o->report_mode = true;
+        first = 2;
+    }
+    optind = first;
+    opterr = 0;
+    int c;
+    long v;
+    while ((c = getopt_long(argc, argv, ":s:w:r:m:j:qhV", longopts, NULL)) != -1) {
+        const char *arg = optarg;
+        switch (c) {
+        case 's':
+            if (!parse_positive(arg, MAX_SIZE, &v)) {
+                fprintf(err, "mmprof: --size '%s': expected a whole number from 1 to %d\n", arg, MAX_SIZE);
+                return EXIT_USAGE;
+            }
+            o->n = (int)v;
+            run_only_given = true, run_only_name = "--size";
+            break;
+        case 'w':
+            if (!parse_workloads(arg, o, err))
+                return EXIT_USAGE;
+            run_only_given = true, run_only_name = "--workloads";
+            break;
+        case 'r':
+            if (!parse_positive(arg, MAX_REPEAT_OPT, &v)) {
+                fprintf(err, "mmprof: --repeat '%s': expected a whole number from 1 to %d\n", arg, MAX_REPEAT_OPT);
+                return EXIT_USAGE;
+            }
+            o->repeat = (int)v;
+            run_only_given = true, run_only_name = "--repeat";
+            break;
+        case 'm':
+            if (strcmp(arg, "both") == 0)
+                o->host_memory = HOSTMEM_BOTH;
+            else if (strcmp(arg, "pageable") == 0)
+                o->host_memory = HOSTMEM_PAGEABLE;
+            else if (strcmp(arg, "pinned") == 0)
+                o->host_memory = HOSTMEM_PINNED;
+            else {
+                fprintf(err, "mmprof: --host-memory '%s': expected pageable, pinned or both\n", arg);
+                return EXIT_USAGE;
+            }
+            run_only_given = true, run_only_name = "--host-memory";
+            break;
+        case OPT_SEED:
+            if (!parse_seed(arg, &o->seed)) {
+                fprintf(err, "mmprof: --seed '%s': expected a whole number from 0 to 2^64-1\n", arg);
+                return EXIT_USAGE;
+            }
+            o->seed_given = true;
+            run_only_given = true, run_only_name = "--seed";
+            break;
+        case OPT_DEVICE:
+            if (strcmp(arg, "0") == 0)
+                v = 0;
+            else if (!parse_positive(arg, 1024, &v)) {
+                fprintf(err, "mmprof: --device '%s': expected a device index from 0\n", arg);
+                return EXIT_USAGE;
+            }
+            o->device = (int)v;
+            run_only_given = true, run_only_name = "--device";
+            break;
+        case OPT_REQUIRE_GPU:
+            o->require_gpu = true;
+            run_only_given = true, run_only_name = "--require-gpu";
+            break;
+        case OPT_NO_CUPTI:
+            o->no_cupti = true;
+            run_only_given = true, run_only_name = "--no-cupti";
+            break;
+        case OPT_LIST:
+            list_workloads(out);
+            return EXIT_OK;
+        case 'j': o->json_path = arg; break;
+        case OPT_HTML: o->html_path = arg; break;
+        case OPT_TRACE: o->trace_path = arg; break;
+        case 'q': o->quiet = true; break;
+        case OPT_COLOR:
+            if (strcmp(arg, "auto") == 0)
+                o->color = COLOR_AUTO;
+            else if (strcmp(arg, "always") == 0)
+                o->color = COLOR_ALWAYS;
+            else if (strcmp(arg, "never") == 0)
+                o->color = COLOR_NEVER;
+            else {
+                fprintf(err, "mmprof: --color '%s': expected auto, always or never\n", arg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'h':
+            usage(out);
+            return EXIT_OK;
+        case 'V':
+            fprintf(out, "mmprof %s (run file schema %d)\n", MMPROF_VERSION, MMPROF_SCHEMA_VERSION);
+            return EXIT_OK;
+        case ':':
+            fprintf(err, "mmprof: option '%s' needs a value\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        default:
+            fprintf(err, "mmprof: unknown option '%s' (try --help)\n", argv[optind - 1]);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->report_mode) {
+        if (optind >= argc) {
+            fprintf(err, "mmprof report: expected a run file (mmprof report RUN.json)\n");
+            return EXIT_USAGE;
+        }
+        o->run_file = argv[optind++];
+        if (run_only_given) {
+            fprintf(err, "mmprof report: %s applies to a new run, not to a recorded one\n", run_only_name);
+            return EXIT_USAGE;
+        }
+    }
+    if (optind < argc) {
+        fprintf(err, "mmprof: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return EXIT_USAGE;
+    }
+    /* Two outputs on one path would overwrite each other. */
+    const char *paths[] = {o->json_path, o->html_path, o->trace_path};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (paths[i] && paths[j] && strcmp(paths[i], paths[j]) == 0) {
+                fprintf(err, "mmprof: '%s' is named for two outputs\n", paths[i]);
+                return EXIT_USAGE;
+            }
+    if (o->report_mode)
+        for (int i = 0; i < 3; i++)
+            if (paths[i] && strcmp(paths[i], o->run_file) == 0) {
+                fprintf(err, "mmprof report: output '%s' would overwrite the run file it reads\n", paths[i]);
+                return EXIT_USAGE;
+            }
+    return -1;
+}

@@ -1,0 +1,52 @@
+/* The command line: `mmprof [options]` runs and reports; `mmprof report RUN.json [options]`
+ * re-renders a recorded run. Parsing only: nothing here runs anything. */
+#ifndef MMPROF_CLI_H
+#define MMPROF_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Exit statuses, documented in --help and README.md. */
+enum {
+    EXIT_OK = 0,
+    EXIT_WORKLOAD_FAILED = 1, /* a workload failed verification or a CUDA call failed */
+    EXIT_USAGE = 2,           /* bad option, size, workload or run file */
+    EXIT_NO_GPU = 3,          /* --require-gpu and no usable GPU */
+    EXIT_OUTPUT = 4,          /* an output file could not be written */
+};
+
+#define MAX_SIZE 1000000
+#define MAX_REPEAT_OPT 100000
+#define MAX_SELECTED 32
+
+typedef enum { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER } color_mode;
+typedef enum { HOSTMEM_BOTH = 0, HOSTMEM_PAGEABLE, HOSTMEM_PINNED } host_memory_opt;
+
+typedef struct {
+    bool report_mode;        /* `mmprof report RUN.json` */
+    const char *run_file;    /* its RUN.json */
+    int n;
+    int repeat;              /* 0: chosen per workload */
+    host_memory_opt host_memory;
+    bool seed_given;
+    uint64_t seed;
+    int device;
+    const char *selected[MAX_SELECTED]; /* workload names, in table order; none: all */
+    int nselected;
+    bool require_gpu;
+    bool no_cupti;
+    bool quiet;
+    color_mode color;
+    const char *json_path, *html_path, *trace_path;
+} cli_options;
+
+/* Parses argv into o. Returns -1 to go on, or an exit status: EXIT_OK after --help, --version
+ * or --list-workloads (printed to out), EXIT_USAGE after a message on err naming the bad
+ * argument. */
+int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err);
+
+/* Parses a positive decimal integer no larger than max; no sign, spaces or trailing text. */
+bool parse_positive(const char *s, long max, long *out);
+
+#endif

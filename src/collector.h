@@ -1,0 +1,36 @@
+/* The collector: CUPTI activity records for every kernel, copy and runtime call, or, when
+ * another profiler holds CUPTI, nothing from CUPTI and cudaEvents in the workloads instead.
+ *
+ * One clock for everything: collector_now() is CUPTI's timestamp when CUPTI is active, which is
+ * the clock its records use; otherwise CLOCK_REALTIME, which CUPTI's clock is based on. */
+#ifndef MMPROF_COLLECTOR_H
+#define MMPROF_COLLECTOR_H
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    bool disable_cupti; /* --no-cupti: time with cudaEvents as if a profiler held CUPTI */
+} collector_options;
+
+/* Decides the timing source and, for CUPTI, subscribes and enables the activity kinds. Call after
+ * the CUDA driver is initialised (so an injected profiler has taken CUPTI already) and before
+ * the first context is created (activity is not retroactive). Fills info->source and reason. */
+void collector_start(const collector_options *opt, collection_info *info);
+
+bool collector_cupti_active(void);
+int64_t collector_now(void);
+
+/* Flushes every buffered record (the caller synchronised the device first), stops collection and
+ * hands the events to the workloads whose span holds them; records outside every workload span
+ * (cuBLAS handle creation, say) are counted and dropped. Updates info's counters. */
+void collector_finish(run_model *m, collection_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,246 @@
+/* The run model: everything one mmprof run recorded, as plain C structs.
+ *
+ * This is the seam of the program. The collector and the workloads fill it, model_json.c writes
+ * it to disk and reads it back, and analysis and every renderer read only this. Nothing here
+ * depends on CUDA, so all of it builds and is tested on a machine without a GPU.
+ *
+ * Times are nanoseconds on one clock: CUPTI's timestamp when CUPTI collected the run, otherwise
+ * CLOCK_REALTIME (which is what CUPTI's clock is based on, on Linux). Raw figures that might not
+ * have been measured carry a flag saying whether they were; derived figures live in analysis.h. */
+#ifndef MMPROF_MODEL_H
+#define MMPROF_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MMPROF_VERSION "0.1.0"
+#define MMPROF_SCHEMA_VERSION 1
+
+/* What timed a workload's kernels and copies. */
+typedef enum {
+    TIMING_NONE = 0,   /* nothing ran on a GPU */
+    TIMING_CUPTI,      /* CUPTI activity records */
+    TIMING_CUDA_EVENT, /* cudaEvents around each launch and copy (another profiler holds CUPTI) */
+    TIMING_HOST_CLOCK, /* the host's clock (CPU workloads) */
+} timing_source;
+
+typedef enum { PREC_FP32 = 0, PREC_TF32 } precision;
+
+typedef enum {
+    WL_OK = 0,   /* ran and verified */
+    WL_FAILED,   /* ran, but the result did not verify */
+    WL_ERROR,    /* a CUDA or library call failed; status_reason says which */
+    WL_SKIPPED,  /* not run (no GPU); status_reason says why */
+} workload_status;
+
+/* Where a copy's host side lived. Numbers follow CUPTI's CUpti_ActivityMemoryKind. */
+typedef enum {
+    MEM_UNKNOWN = 0,
+    MEM_PAGEABLE = 1,
+    MEM_PINNED = 2,
+    MEM_DEVICE = 3,
+} mem_kind;
+
+/* Copy directions, numbered as CUPTI's CUpti_ActivityMemcpyKind. */
+typedef enum {
+    COPY_OTHER = 0,
+    COPY_H2D = 1,
+    COPY_D2H = 2,
+    COPY_D2D = 8,
+} copy_dir;
+
+#define PHASE_NAME_MAX 24
+#define MAX_PHASES 8
+
+/* One timed interval of a workload (allocate, copy-in, warm-up, compute, copy-out, verify) or of
+ * the tool itself (cuda-init, inputs, reference, ...). Each is also an NVTX range. */
+typedef struct {
+    char name[PHASE_NAME_MAX];
+    int64_t start_ns;
+    int64_t end_ns;
+} phase;
+
+typedef struct {
+    char *name; /* as CUPTI recorded it (mangled); owned */
+    int64_t start_ns, end_ns;
+    uint32_t device, stream, correlation;
+    int grid[3], block[3];
+    bool has_resources; /* registers and shared memory known (not under cudaEvent timing) */
+    int registers;      /* per thread */
+    int static_smem;    /* bytes per block */
+    int dynamic_smem;   /* bytes per block */
+    bool smem_optin;    /* launched with the opt-in shared-memory limit (> 48 KB per block) */
+    int local_mem;      /* bytes per thread (spills); meaningful only with has_resources */
+} kernel_event;
+
+typedef struct {
+    copy_dir dir;
+    mem_kind src, dst;
+    uint64_t bytes;
+    int64_t start_ns, end_ns;
+    uint32_t device, stream, correlation;
+} copy_event;
+
+/* A CUDA runtime call on the host, as CUPTI's RUNTIME records saw it. */
+typedef struct {
+    char *name; /* owned, e.g. "cudaMemcpy_v3020" */
+    int64_t start_ns, end_ns;
+    uint32_t thread, correlation;
+} api_event;
+
+/* The CUDA runtime's own occupancy answer for one of our kernels, kept so the header-only
+ * calculator used in analysis can be checked against it (tests do, on recorded runs). */
+typedef struct {
+    char kernel[96];
+    int block_size;
+    int dynamic_smem;
+    int registers;
+    int static_smem;
+    int runtime_blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
+} occupancy_check;
+
+typedef struct {
+    char name[32];         /* cpu-openblas, cuda-naive, ... */
+    mem_kind host_memory;  /* MEM_PAGEABLE or MEM_PINNED for GPU workloads, MEM_UNKNOWN for CPU */
+    bool needs_gpu;
+    precision prec;
+    workload_status status;
+    char status_reason[256];
+    int device;            /* index into run.devices, -1 for CPU */
+    int repeat;            /* timed products in the compute phase */
+    int launched;          /* products launched in all (warm-up included) */
+    timing_source timing;
+
+    phase phases[MAX_PHASES];
+    int nphases;
+
+    kernel_event *kernels;
+    size_t nkernels;
+    copy_event *copies;
+    size_t ncopies;
+    api_event *apis;
+    size_t napis;
+
+    /* Per-product times of the compute phase by the workload's own clock: cudaEvents around each
+     * launch for GPU workloads, the host clock for CPU ones. Kept beside CUPTI's records so the
+     * two can be compared. */
+    double *product_ms;
+    int nproduct_ms;
+
+    bool verified;         /* a relative error was computed */
+    double rel_error;      /* relative Frobenius error against the FP64 reference */
+    double error_bound;
+
+    occupancy_check *occ;
+    int nocc;
+} workload_run;
+
+typedef struct {
+    int index;
+    char name[128];
+    int cc_major, cc_minor;
+    int sm_count;
+    int clock_khz;         /* peak SM clock */
+    int mem_clock_khz;
+    int bus_width_bits;
+    int l2_bytes;
+    uint64_t total_mem, free_mem;
+    int max_threads_per_sm, max_threads_per_block, max_blocks_per_sm;
+    int regs_per_sm, regs_per_block, warp_size;
+    uint64_t smem_per_sm, smem_per_block, smem_per_block_optin, reserved_smem_per_block;
+    char pci_bus_id[32];
+    int pcie_gen, pcie_width; /* 0 when unknown; pcie_why says why */
+    char pcie_why[128];
+    int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
+} device_info;
+
+typedef struct {
+    char cpu_model[128];
+    int logical_cores;
+    bool has_avx2, has_avx512f;
+    char os[128];
+    char blas_config[256];  /* openblas_get_config() */
+    char blas_version[32];  /* parsed from the config string */
+    char blas_core[64];     /* openblas_get_corename() */
+    int blas_threads;
+    char blas_library[256]; /* the shared object it was loaded from */
+} host_info;
+
+typedef struct {
+    timing_source source; /* for GPU work: CUPTI or cudaEvents */
+    char reason[256];      /* why it is not CUPTI, when it is not */
+    int cupti_version;
+    uint64_t records;      /* activity records received */
+    uint64_t dropped;      /* records CUPTI reported dropped */
+    uint64_t lost_timestamps; /* kernel or copy records with start = end = 0 */
+    uint64_t overhead_records;
+    int64_t overhead_ns;   /* CUPTI's own reported overhead */
+    double flush_ms;
+} collection_info;
+
+typedef struct {
+    int schema_version;
+    char tool_version[16];
+    char *command_line;  /* owned */
+    char started_at[32]; /* ISO 8601, UTC */
+    int64_t epoch_ns;    /* the run's start on the event clock; JSON stores times relative to it,
+                          * since absolute nanoseconds do not fit a JSON number exactly */
+    int n;
+    uint64_t seed;
+    int repeat_requested; /* 0: chosen per workload */
+    char host_memory_requested[12];
+    host_info host;
+    device_info *devices;
+    int ndevices;
+    char gpu_skip_reason[256]; /* non-empty when GPU workloads could not run */
+    collection_info collection;
+    phase tool_phases[16]; /* where the tool's own wall time went */
+    int ntool_phases;
+    workload_run *workloads;
+    int nworkloads;
+    char **warnings;       /* raised while running; analysis adds its own when reporting */
+    int nwarnings;
+} run_model;
+
+/* Lifetime. */
+void model_init(run_model *m);
+void model_free(run_model *m);
+workload_run *model_add_workload(run_model *m);
+void workload_clear(workload_run *w); /* frees its events and zeroes it */
+void model_add_warning(run_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appending events to a workload; each returns false when memory ran out. */
+bool workload_add_kernel(workload_run *w, const kernel_event *k); /* copies k->name */
+bool workload_add_copy(workload_run *w, const copy_event *c);
+bool workload_add_api(workload_run *w, const api_event *a);       /* copies a->name */
+bool workload_add_product_ms(workload_run *w, double ms);
+bool workload_add_occ(workload_run *w, const occupancy_check *o);
+phase *workload_add_phase(workload_run *w, const char *name);
+const phase *workload_find_phase(const workload_run *w, const char *name);
+
+/* Names used in the JSON form and the reports. */
+const char *timing_source_name(timing_source s);
+bool timing_source_parse(const char *s, timing_source *out);
+const char *mem_kind_name(mem_kind k);
+bool mem_kind_parse(const char *s, mem_kind *out);
+const char *status_name(workload_status s);
+bool status_parse(const char *s, workload_status *out);
+const char *precision_name(precision p);
+bool precision_parse(const char *s, precision *out);
+
+/* "cuda-naive (pinned)" or "cpu-openblas". */
+void workload_label(const workload_run *w, char *buf, size_t len);
+
+/* Bounded string copy that always terminates. */
+void copy_str(char *dst, size_t len, const char *src);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,887 @@
+/* Run model <-> JSON. The writer and the reader sit side by side so that a field added to one is
+ * seen missing from the other; the round-trip test reads back what was written and compares. */
+#include "model_json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_SCHEMA_NAME "mmprof-run"
+
+/* ---------- writing ---------- */
+
+/* Each adder returns false when memory ran out; callers chain them with && and drop the whole
+ * tree on the first failure. */
+static bool ok_add(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+static bool add_num(cJSON *o, const char *k, double v) { return ok_add(o, k, cJSON_CreateNumber(v)); }
+static bool add_str(cJSON *o, const char *k, const char *v) { return ok_add(o, k, cJSON_CreateString(v ? v : "")); }
+static bool add_bool(cJSON *o, const char *k, bool v) { return ok_add(o, k, cJSON_CreateBool(v)); }
+static bool add_str_or_null(cJSON *o, const char *k, const char *v)
+{
+    return ok_add(o, k, (v && v[0]) ? cJSON_CreateString(v) : cJSON_CreateNull());
+}
+static bool add_int3(cJSON *o, const char *k, const int v[3])
+{
+    return ok_add(o, k, cJSON_CreateIntArray(v, 3));
+}
+
+static cJSON *phases_json(const phase *p, int n, int64_t epoch)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+        bool ok = add_str(o, "name", p[i].name) && add_num(o, "start_ns", (double)(p[i].start_ns - epoch)) &&
+                  add_num(o, "end_ns", (double)(p[i].end_ns - epoch));
+        if (!ok) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "name", k->name) && add_num(o, "start_ns", (double)(k->start_ns - epoch)) &&
+              add_num(o, "end_ns", (double)(k->end_ns - epoch)) && add_num(o, "device", k->device) &&
+              add_num(o, "stream", k->stream) && add_num(o, "correlation", k->correlation) &&
+              add_int3(o, "grid", k->grid) && add_int3(o, "block", k->block);
+    if (ok && k->has_resources)
+        ok = add_num(o, "registers", k->registers) && add_num(o, "static_smem", k->static_smem) &&
+             add_num(o, "dynamic_smem", k->dynamic_smem) && add_bool(o, "smem_optin", k->smem_optin) &&
+             add_num(o, "local_mem", k->local_mem);
+    else if (ok)
+        ok = ok_add(o, "registers", cJSON_CreateNull()) && ok_add(o, "static_smem", cJSON_CreateNull()) &&
+             ok_add(o, "dynamic_smem", cJSON_CreateNull());
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *copy_json(const copy_event *c, int64_t epoch)
+{
+    static const struct { copy_dir d; const char *name; } dirs[] = {
+        {COPY_H2D, "HtoD"}, {COPY_D2H, "DtoH"}, {COPY_D2D, "DtoD"}, {COPY_OTHER, "other"}};
+    const char *dir = "other";
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (dirs[i].d == c->dir)
+            dir = dirs[i].name;
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "dir", dir) && add_str(o, "src", mem_kind_name(c->src)) &&
+              add_str(o, "dst", mem_kind_name(c->dst)) && add_num(o, "bytes", (double)c->bytes) &&
+              add_num(o, "start_ns", (double)(c->start_ns - epoch)) &&
+              add_num(o, "end_ns", (double)(c->end_ns - epoch)) && add_num(o, "device", c->device) &&
+              add_num(o, "stream", c->stream) && add_num(o, "correlation", c->correlation);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *api_json(const api_event *a, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "name", a->name) && add_num(o, "start_ns", (double)(a->start_ns - epoch)) &&
+              add_num(o, "end_ns", (double)(a->end_ns - epoch)) && add_num(o, "thread", a->thread) &&
+              add_num(o, "correlation", a->correlation);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *occ_json(const occupancy_check *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "kernel", c->kernel) && add_num(o, "block_size", c->block_size) &&
+              add_num(o, "dynamic_smem", c->dynamic_smem) && add_num(o, "registers", c->registers) &&
+              add_num(o, "static_smem", c->static_smem) &&
+              add_num(o, "runtime_blocks_per_sm", c->runtime_blocks_per_sm);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* An array of n elements, element i built by make(ctx, i, epoch). */
+typedef cJSON *(*element_maker)(const void *ctx, size_t i, int64_t epoch);
+
+static cJSON *array_of(size_t n, element_maker make, const void *ctx, int64_t epoch)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; arr && i < n; i++) {
+        cJSON *item = make(ctx, i, epoch);
+        if (!item || !cJSON_AddItemToArray(arr, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static cJSON *make_kernel(const void *w, size_t i, int64_t e) { return kernel_json(&((const workload_run *)w)->kernels[i], e); }
+static cJSON *make_copy(const void *w, size_t i, int64_t e) { return copy_json(&((const workload_run *)w)->copies[i], e); }
+static cJSON *make_api(const void *w, size_t i, int64_t e) { return api_json(&((const workload_run *)w)->apis[i], e); }
+static cJSON *make_occ(const void *w, size_t i, int64_t e) { (void)e; return occ_json(&((const workload_run *)w)->occ[i]); }
+static cJSON *make_product_ms(const void *w, size_t i, int64_t e)
+{
+    (void)e;
+    return cJSON_CreateNumber(((const workload_run *)w)->product_ms[i]);
+}
+
+static cJSON *workload_json(const workload_run *w, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    bool ok = add_str(o, "name", w->name) &&
+              add_str(o, "host_memory", mem_kind_name(w->host_memory)) &&
+              add_bool(o, "needs_gpu", w->needs_gpu) && add_str(o, "precision", precision_name(w->prec)) &&
+              add_str(o, "status", status_name(w->status)) &&
+              add_str_or_null(o, "status_reason", w->status_reason) &&
+              ok_add(o, "device", w->device >= 0 ? cJSON_CreateNumber(w->device) : cJSON_CreateNull()) &&
+              add_num(o, "repeat", w->repeat) && add_num(o, "launched", w->launched) &&
+              add_str(o, "timing", timing_source_name(w->timing)) &&
+              ok_add(o, "phases", phases_json(w->phases, w->nphases, epoch)) &&
+              ok_add(o, "kernels", array_of(w->nkernels, make_kernel, w, epoch)) &&
+              ok_add(o, "copies", array_of(w->ncopies, make_copy, w, epoch)) &&
+              ok_add(o, "api_calls", array_of(w->napis, make_api, w, epoch)) &&
+              ok_add(o, "product_ms", array_of((size_t)w->nproduct_ms, make_product_ms, w, epoch)) &&
+              ok_add(o, "occupancy_checks", array_of((size_t)w->nocc, make_occ, w, epoch));
+    cJSON *ver = ok ? cJSON_CreateObject() : NULL;
+    ok = ok && ver && ok_add(o, "verification", ver) &&
+         ok_add(ver, "rel_error", w->verified ? cJSON_CreateNumber(w->rel_error) : cJSON_CreateNull()) &&
+         add_num(ver, "bound", w->error_bound);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *device_json(const device_info *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_num(o, "index", d->index) && add_str(o, "name", d->name) &&
+              add_num(o, "cc_major", d->cc_major) && add_num(o, "cc_minor", d->cc_minor) &&
+              add_num(o, "sm_count", d->sm_count) && add_num(o, "clock_khz", d->clock_khz) &&
+              add_num(o, "mem_clock_khz", d->mem_clock_khz) && add_num(o, "bus_width_bits", d->bus_width_bits) &&
+              add_num(o, "l2_bytes", d->l2_bytes) && add_num(o, "total_mem", (double)d->total_mem) &&
+              add_num(o, "free_mem", (double)d->free_mem) &&
+              add_num(o, "max_threads_per_sm", d->max_threads_per_sm) &&
+              add_num(o, "max_threads_per_block", d->max_threads_per_block) &&
+              add_num(o, "max_blocks_per_sm", d->max_blocks_per_sm) && add_num(o, "regs_per_sm", d->regs_per_sm) &&
+              add_num(o, "regs_per_block", d->regs_per_block) && add_num(o, "warp_size", d->warp_size) &&
+              add_num(o, "smem_per_sm", (double)d->smem_per_sm) &&
+              add_num(o, "smem_per_block", (double)d->smem_per_block) &&
+              add_num(o, "smem_per_block_optin", (double)d->smem_per_block_optin) &&
+              add_num(o, "reserved_smem_per_block", (double)d->reserved_smem_per_block) &&
+              add_str(o, "pci_bus_id", d->pci_bus_id) &&
+              ok_add(o, "pcie_gen", d->pcie_gen > 0 ? cJSON_CreateNumber(d->pcie_gen) : cJSON_CreateNull()) &&
+              ok_add(o, "pcie_width", d->pcie_width > 0 ? cJSON_CreateNumber(d->pcie_width) : cJSON_CreateNull()) &&
+              add_str_or_null(o, "pcie_why", d->pcie_why) && add_num(o, "driver_version", d->driver_version) &&
+              add_num(o, "runtime_version", d->runtime_version);
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
+static cJSON *make_device(const void *m, size_t i, int64_t e) { (void)e; return device_json(&((const run_model *)m)->devices[i]); }
+static cJSON *make_workload(const void *m, size_t i, int64_t e) { return workload_json(&((const run_model *)m)->workloads[i], e); }
+static cJSON *make_warning(const void *m, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((const run_model *)m)->warnings[i]); }
+
+cJSON *model_to_json(const run_model *m)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    char epoch[32];
+    snprintf(epoch, sizeof epoch, "%lld", (long long)m->epoch_ns);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
+    /* The seed and the epoch are strings: 64-bit integers do not fit a JSON number exactly. */
+    bool ok = add_str(root, "schema", RUN_SCHEMA_NAME) && add_num(root, "schema_version", m->schema_version) &&
+              add_str(root, "tool_version", m->tool_version) && add_str(root, "command_line", m->command_line) &&
+              add_str(root, "started_at", m->started_at) && add_str(root, "epoch_ns", epoch);
+
+    cJSON *cfg = ok ? cJSON_AddObjectToObject(root, "config") : NULL;
+    ok = cfg && add_num(cfg, "n", m->n) && add_str(cfg, "seed", seed) &&
+         ok_add(cfg, "repeat", m->repeat_requested > 0 ? cJSON_CreateNumber(m->repeat_requested) : cJSON_CreateNull()) &&
+         add_str(cfg, "host_memory", m->host_memory_requested);
+
+    const host_info *h = &m->host;
+    cJSON *host = ok ? cJSON_AddObjectToObject(root, "host") : NULL;
+    ok = host && add_str(host, "cpu_model", h->cpu_model) && add_num(host, "logical_cores", h->logical_cores) &&
+         add_bool(host, "avx2", h->has_avx2) && add_bool(host, "avx512f", h->has_avx512f) &&
+         add_str(host, "os", h->os) && add_str(host, "blas_config", h->blas_config) &&
+         add_str(host, "blas_version", h->blas_version) && add_str(host, "blas_core", h->blas_core) &&
+         add_num(host, "blas_threads", h->blas_threads) && add_str(host, "blas_library", h->blas_library);
+
+    const collection_info *c = &m->collection;
+    cJSON *col = ok ? cJSON_AddObjectToObject(root, "collection") : NULL;
+    ok = col && add_str(col, "source", timing_source_name(c->source)) &&
+         add_str_or_null(col, "reason", c->reason) && add_num(col, "cupti_version", c->cupti_version) &&
+         add_num(col, "records", (double)c->records) && add_num(col, "dropped", (double)c->dropped) &&
+         add_num(col, "lost_timestamps", (double)c->lost_timestamps) &&
+         add_num(col, "overhead_records", (double)c->overhead_records) &&
+         add_num(col, "overhead_ns", (double)c->overhead_ns) && add_num(col, "flush_ms", c->flush_ms);
+
+    ok = ok && ok_add(root, "devices", array_of((size_t)m->ndevices, make_device, m, m->epoch_ns)) &&
+         add_str_or_null(root, "gpu_skip_reason", m->gpu_skip_reason) &&
+         ok_add(root, "tool_phases", phases_json(m->tool_phases, m->ntool_phases, m->epoch_ns)) &&
+         ok_add(root, "workloads", array_of((size_t)m->nworkloads, make_workload, m, m->epoch_ns)) &&
+         ok_add(root, "warnings", array_of((size_t)m->nwarnings, make_warning, m, m->epoch_ns));
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* ---------- reading ---------- */
+
+/* Where the reader is in the tree, for error messages. */
+typedef struct {
+    char *err;
+    size_t errlen;
+    bool failed;
+    char path[160];
+} reader;
+
+static bool fail(reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool fail(reader *r, const char *key, const char *fmt, ...)
+{
+    if (r->failed)
+        return false;
+    r->failed = true;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(r->err, r->errlen, "%s%s%s: %s", r->path, (r->path[0] && key) ? "." : "", key ? key : "", msg);
+    return false;
+}
+
+static const cJSON *field(reader *r, const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        fail(r, key, "missing");
+    return v;
+}
+
+static bool get_num(reader *r, const cJSON *o, const char *key, double *out)
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return fail(r, key, "expected a number");
+    *out = v->valuedouble;
+    return true;
+}
+
+/* An integral number within [lo, hi]. */
+static bool get_i64(reader *r, const cJSON *o, const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+    double d;
+    if (!get_num(r, o, key, &d))
+        return false;
+    if (d != floor(d) || d < (double)lo || d > (double)hi)
+        return fail(r, key, "expected an integer from %lld to %lld", (long long)lo, (long long)hi);
+    *out = (int64_t)d;
+    return true;
+}
+
+static bool get_int(reader *r, const cJSON *o, const char *key, int lo, int hi, int *out)
+{
+    int64_t v = 0;
+    if (!get_i64(r, o, key, lo, hi, &v))
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool get_u32(reader *r, const cJSON *o, const char *key, uint32_t *out)
+{
+    int64_t v = 0;
+    if (!get_i64(r, o, key, 0, UINT32_MAX, &v))
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool get_u64(reader *r, const cJSON *o, const char *key, uint64_t *out)
+{
+    int64_t v = 0;
+    if (!get_i64(r, o, key, 0, (int64_t)1 << 53, &v))
+        return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+/* A string, or null/"" as an empty string when nullable. */
+static bool get_str(reader *r, const cJSON *o, const char *key, bool nullable, char *buf, size_t len)
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    if (nullable && cJSON_IsNull(v)) {
+        buf[0] = '\0';
+        return true;
+    }
+    if (!cJSON_IsString(v))
+        return fail(r, key, nullable ? "expected a string or null" : "expected a string");
+    copy_str(buf, len, v->valuestring);
+    return true;
+}
+
+static bool get_bool(reader *r, const cJSON *o, const char *key, bool *out)
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    if (!cJSON_IsBool(v))
+        return fail(r, key, "expected true or false");
+    *out = cJSON_IsTrue(v);
+    return true;
+}
+
+static bool get_int3(reader *r, const cJSON *o, const char *key, int out[3])
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
+        return fail(r, key, "expected an array of 3 integers");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *e = cJSON_GetArrayItem(v, i);
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
+            e->valuedouble > INT32_MAX)
+            return fail(r, key, "expected an array of 3 non-negative integers");
+        out[i] = (int)e->valuedouble;
+    }
+    return true;
+}
+
+static const cJSON *get_array(reader *r, const cJSON *o, const char *key)
+{
+    const cJSON *v = field(r, o, key);
+    if (v && !cJSON_IsArray(v)) {
+        fail(r, key, "expected an array");
+        return NULL;
+    }
+    return v;
+}
+
+static const cJSON *get_object(reader *r, const cJSON *o, const char *key)
+{
+    const cJSON *v = field(r, o, key);
+    if (v && !cJSON_IsObject(v)) {
+        fail(r, key, "expected an object");
+        return NULL;
+    }
+    return v;
+}
+
+/* Enters element i of array key: path becomes "key[i]"; leave() restores it. */
+static size_t enter(reader *r, const char *key, int i)
+{
+    size_t saved = strlen(r->path);
+    snprintf(r->path + saved, sizeof r->path - saved, "%s%s[%d]", saved ? "." : "", key, i);
+    return saved;
+}
+
+static size_t enter_obj(reader *r, const char *key)
+{
+    size_t saved = strlen(r->path);
+    snprintf(r->path + saved, sizeof r->path - saved, "%s%s", saved ? "." : "", key);
+    return saved;
+}
+
+static void leave(reader *r, size_t saved) { r->path[saved] = '\0'; }
+
+/* Times in the file are relative to the epoch; bounded so that adding it back cannot overflow. */
+#define MAX_REL_NS ((int64_t)1 << 53)
+
+static bool get_time(reader *r, const cJSON *o, const char *key, int64_t epoch, int64_t *out)
+{
+    int64_t rel;
+    if (!get_i64(r, o, key, -MAX_REL_NS, MAX_REL_NS, &rel))
+        return false;
+    *out = epoch + rel;
+    return true;
+}
+
+static bool read_interval(reader *r, const cJSON *o, int64_t epoch, int64_t *start, int64_t *end)
+{
+    if (!get_time(r, o, "start_ns", epoch, start) || !get_time(r, o, "end_ns", epoch, end))
+        return false;
+    if (*end < *start)
+        return fail(r, "end_ns", "ends before it starts");
+    return true;
+}
+
+static bool read_phases(reader *r, const cJSON *o, const char *key, int64_t epoch, phase *out, int max, int *n)
+{
+    const cJSON *arr = get_array(r, o, key);
+    if (!arr)
+        return false;
+    if (cJSON_GetArraySize(arr) > max)
+        return fail(r, key, "more than %d phases", max);
+    *n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr) {
+        size_t s = enter(r, key, *n);
+        phase *p = &out[*n];
+        bool ok = cJSON_IsObject(e) ? (get_str(r, e, "name", false, p->name, sizeof p->name) &&
+                                       read_interval(r, e, epoch, &p->start_ns, &p->end_ns))
+                                    : fail(r, NULL, "expected an object");
+        leave(r, s);
+        if (!ok)
+            return false;
+        (*n)++;
+    }
+    return true;
+}
+
+static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+{
+    kernel_event k;
+    memset(&k, 0, sizeof k);
+    char name[1024];
+    if (!get_str(r, e, "name", false, name, sizeof name) || !read_interval(r, e, epoch, &k.start_ns, &k.end_ns) ||
+        !get_u32(r, e, "device", &k.device) || !get_u32(r, e, "stream", &k.stream) ||
+        !get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
+        !get_int3(r, e, "block", k.block))
+        return false;
+    const cJSON *regs = field(r, e, "registers");
+    if (!regs)
+        return false;
+    k.has_resources = !cJSON_IsNull(regs);
+    if (k.has_resources &&
+        (!get_int(r, e, "registers", 0, 65536, &k.registers) ||
+         !get_int(r, e, "static_smem", 0, 1 << 30, &k.static_smem) ||
+         !get_int(r, e, "dynamic_smem", 0, 1 << 30, &k.dynamic_smem) ||
+         !get_bool(r, e, "smem_optin", &k.smem_optin) || !get_int(r, e, "local_mem", 0, 1 << 30, &k.local_mem)))
+        return false;
+    k.name = name;
+    return workload_add_kernel(w, &k) || fail(r, NULL, "out of memory");
+}
+
+static bool read_copy(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+{
+    copy_event c;
+    memset(&c, 0, sizeof c);
+    char dir[16], src[16], dst[16];
+    if (!get_str(r, e, "dir", false, dir, sizeof dir) || !get_str(r, e, "src", false, src, sizeof src) ||
+        !get_str(r, e, "dst", false, dst, sizeof dst) || !get_u64(r, e, "bytes", &c.bytes) ||
+        !read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_u32(r, e, "device", &c.device) ||
+        !get_u32(r, e, "stream", &c.stream) || !get_u32(r, e, "correlation", &c.correlation))
+        return false;
+    if (strcmp(dir, "HtoD") == 0)
+        c.dir = COPY_H2D;
+    else if (strcmp(dir, "DtoH") == 0)
+        c.dir = COPY_D2H;
+    else if (strcmp(dir, "DtoD") == 0)
+        c.dir = COPY_D2D;
+    else if (strcmp(dir, "other") == 0)
+        c.dir = COPY_OTHER;
+    else
+        return fail(r, "dir", "expected HtoD, DtoH, DtoD or other");
+    if (!mem_kind_parse(src, &c.src))
+        return fail(r, "src", "unknown memory kind '%s'", src);
+    if (!mem_kind_parse(dst, &c.dst))
+        return fail(r, "dst", "unknown memory kind '%s'", dst);
+    return workload_add_copy(w, &c) || fail(r, NULL, "out of memory");
+}
+
+static bool read_api(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+{
+    api_event a;
+    memset(&a, 0, sizeof a);
+    char name[128];
+    if (!get_str(r, e, "name", false, name, sizeof name) || !read_interval(r, e, epoch, &a.start_ns, &a.end_ns) ||
+        !get_u32(r, e, "thread", &a.thread) || !get_u32(r, e, "correlation", &a.correlation))
+        return false;
+    a.name = name;
+    return workload_add_api(w, &a) || fail(r, NULL, "out of memory");
+}
+
+static bool read_occ(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+{
+    (void)epoch;
+    occupancy_check c;
+    memset(&c, 0, sizeof c);
+    if (!get_str(r, e, "kernel", false, c.kernel, sizeof c.kernel) ||
+        !get_int(r, e, "block_size", 1, 4096, &c.block_size) ||
+        !get_int(r, e, "dynamic_smem", 0, 1 << 30, &c.dynamic_smem) ||
+        !get_int(r, e, "registers", 0, 65536, &c.registers) ||
+        !get_int(r, e, "static_smem", 0, 1 << 30, &c.static_smem) ||
+        !get_int(r, e, "runtime_blocks_per_sm", 0, 4096, &c.runtime_blocks_per_sm))
+        return false;
+    return workload_add_occ(w, &c) || fail(r, NULL, "out of memory");
+}
+
+static bool read_product_ms(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+{
+    (void)epoch;
+    if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
+        return fail(r, NULL, "expected a non-negative number");
+    return workload_add_product_ms(w, e->valuedouble) || fail(r, NULL, "out of memory");
+}
+
+typedef bool (*element_reader)(reader *, const cJSON *, int64_t, workload_run *);
+
+static bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch, workload_run *w,
+                      element_reader read_one, bool objects)
+{
+    const cJSON *arr = get_array(r, o, key);
+    if (!arr)
+        return false;
+    const cJSON *e;
+    int i = 0;
+    cJSON_ArrayForEach(e, arr) {
+        size_t s = enter(r, key, i++);
+        bool ok = (!objects || cJSON_IsObject(e)) ? read_one(r, e, epoch, w) : fail(r, NULL, "expected an object");
+        leave(r, s);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices, workload_run *w)
+{
+    char mem[16], prec[16], status[16], timing[16];
+    if (!get_str(r, e, "name", false, w->name, sizeof w->name) ||
+        !get_str(r, e, "host_memory", false, mem, sizeof mem) || !get_bool(r, e, "needs_gpu", &w->needs_gpu) ||
+        !get_str(r, e, "precision", false, prec, sizeof prec) || !get_str(r, e, "status", false, status, sizeof status) ||
+        !get_str(r, e, "status_reason", true, w->status_reason, sizeof w->status_reason) ||
+        !get_int(r, e, "repeat", 0, INT32_MAX, &w->repeat) || !get_int(r, e, "launched", 0, INT32_MAX, &w->launched) ||
+        !get_str(r, e, "timing", false, timing, sizeof timing))
+        return false;
+    if (!mem_kind_parse(mem, &w->host_memory))
+        return fail(r, "host_memory", "unknown memory kind '%s'", mem);
+    if (!precision_parse(prec, &w->prec))
+        return fail(r, "precision", "expected fp32 or tf32");
+    if (!status_parse(status, &w->status))
+        return fail(r, "status", "expected ok, failed, error or skipped");
+    if (!timing_source_parse(timing, &w->timing))
+        return fail(r, "timing", "expected none, cupti, cudaEvent or host-clock");
+    const cJSON *dev = field(r, e, "device");
+    if (!dev)
+        return false;
+    if (cJSON_IsNull(dev))
+        w->device = -1;
+    else if (!get_int(r, e, "device", 0, ndevices > 0 ? ndevices - 1 : 0, &w->device) || ndevices == 0)
+        return fail(r, "device", "names no recorded device");
+    if (!read_phases(r, e, "phases", epoch, w->phases, MAX_PHASES, &w->nphases) ||
+        !read_each(r, e, "kernels", epoch, w, read_kernel, true) ||
+        !read_each(r, e, "copies", epoch, w, read_copy, true) ||
+        !read_each(r, e, "api_calls", epoch, w, read_api, true) ||
+        !read_each(r, e, "product_ms", epoch, w, read_product_ms, false) ||
+        !read_each(r, e, "occupancy_checks", epoch, w, read_occ, true))
+        return false;
+    const cJSON *ver = get_object(r, e, "verification");
+    if (!ver)
+        return false;
+    size_t s = enter_obj(r, "verification");
+    const cJSON *rel = field(r, ver, "rel_error");
+    bool ok = rel && get_num(r, ver, "bound", &w->error_bound);
+    if (ok && !cJSON_IsNull(rel)) {
+        /* NaN is written as null by cJSON, so a failed comparison reads back as unverified. */
+        ok = get_num(r, ver, "rel_error", &w->rel_error);
+        w->verified = ok;
+    }
+    leave(r, s);
+    return ok;
+}
+
+static bool read_device(reader *r, const cJSON *e, device_info *d)
+{
+    int64_t total, free_mem, smem_sm, smem_blk, smem_optin, reserved;
+    const int64_t big = (int64_t)1 << 53;
+    bool ok = get_int(r, e, "index", 0, 1024, &d->index) && get_str(r, e, "name", false, d->name, sizeof d->name) &&
+              get_int(r, e, "cc_major", 0, 100, &d->cc_major) && get_int(r, e, "cc_minor", 0, 100, &d->cc_minor) &&
+              get_int(r, e, "sm_count", 0, 1 << 20, &d->sm_count) &&
+              get_int(r, e, "clock_khz", 0, INT32_MAX, &d->clock_khz) &&
+              get_int(r, e, "mem_clock_khz", 0, INT32_MAX, &d->mem_clock_khz) &&
+              get_int(r, e, "bus_width_bits", 0, 1 << 20, &d->bus_width_bits) &&
+              get_int(r, e, "l2_bytes", 0, INT32_MAX, &d->l2_bytes) && get_i64(r, e, "total_mem", 0, big, &total) &&
+              get_i64(r, e, "free_mem", 0, big, &free_mem) &&
+              get_int(r, e, "max_threads_per_sm", 1, 1 << 20, &d->max_threads_per_sm) &&
+              get_int(r, e, "max_threads_per_block", 1, 1 << 20, &d->max_threads_per_block) &&
+              get_int(r, e, "max_blocks_per_sm", 0, 1 << 20, &d->max_blocks_per_sm) &&
+              get_int(r, e, "regs_per_sm", 0, 1 << 24, &d->regs_per_sm) &&
+              get_int(r, e, "regs_per_block", 0, 1 << 24, &d->regs_per_block) &&
+              get_int(r, e, "warp_size", 1, 1024, &d->warp_size) && get_i64(r, e, "smem_per_sm", 0, big, &smem_sm) &&
+              get_i64(r, e, "smem_per_block", 0, big, &smem_blk) &&
+              get_i64(r, e, "smem_per_block_optin", 0, big, &smem_optin) &&
+              get_i64(r, e, "reserved_smem_per_block", 0, big, &reserved) &&
+              get_str(r, e, "pci_bus_id", false, d->pci_bus_id, sizeof d->pci_bus_id) &&
+              get_str(r, e, "pcie_why", true, d->pcie_why, sizeof d->pcie_why) &&
+              get_int(r, e, "driver_version", 0, INT32_MAX, &d->driver_version) &&
+              get_int(r, e, "runtime_version", 0, INT32_MAX, &d->runtime_version);
+    if (!ok)
+        return false;
+    const cJSON *gen = field(r, e, "pcie_gen"), *width = field(r, e, "pcie_width");
+    if (!gen || !width)
+        return false;
+    if ((!cJSON_IsNull(gen) && !get_int(r, e, "pcie_gen", 1, 16, &d->pcie_gen)) ||
+        (!cJSON_IsNull(width) && !get_int(r, e, "pcie_width", 1, 64, &d->pcie_width)))
+        return false;
+    d->total_mem = (uint64_t)total;
+    d->free_mem = (uint64_t)free_mem;
+    d->smem_per_sm = (uint64_t)smem_sm;
+    d->smem_per_block = (uint64_t)smem_blk;
+    d->smem_per_block_optin = (uint64_t)smem_optin;
+    d->reserved_smem_per_block = (uint64_t)reserved;
+    return true;
+}
+
+static bool parse_u64_string(reader *r, const cJSON *o, const char *key, bool is_signed, uint64_t *out)
+{
+    char buf[32];
+    if (!get_str(r, o, key, false, buf, sizeof buf))
+        return false;
+    char *end;
+    errno = 0;
+    if (is_signed) {
+        long long v = strtoll(buf, &end, 10);
+        *out = (uint64_t)v;
+    } else {
+        if (buf[0] == '-')
+            return fail(r, key, "expected a decimal integer in a string");
+        *out = strtoull(buf, &end, 10);
+    }
+    if (errno || end == buf || *end)
+        return fail(r, key, "expected a decimal integer in a string");
+    return true;
+}
+
+static bool read_root(reader *r, const cJSON *root, run_model *m)
+{
+    if (!cJSON_IsObject(root))
+        return fail(r, NULL, "the run file is not a JSON object");
+    char schema[32];
+    if (!get_str(r, root, "schema", false, schema, sizeof schema))
+        return fail(r, NULL, "not an mmprof run file (no \"schema\": \"%s\")", RUN_SCHEMA_NAME);
+    if (strcmp(schema, RUN_SCHEMA_NAME) != 0)
+        return fail(r, "schema", "is '%s', not an mmprof run file", schema);
+    if (!get_int(r, root, "schema_version", 0, INT32_MAX, &m->schema_version))
+        return false;
+    if (m->schema_version != MMPROF_SCHEMA_VERSION)
+        return fail(r, "schema_version", "is %d; this mmprof reads version %d", m->schema_version,
+                    MMPROF_SCHEMA_VERSION);
+    char cmd[4096];
+    uint64_t epoch;
+    if (!get_str(r, root, "tool_version", false, m->tool_version, sizeof m->tool_version) ||
+        !get_str(r, root, "command_line", false, cmd, sizeof cmd) ||
+        !get_str(r, root, "started_at", false, m->started_at, sizeof m->started_at) ||
+        !parse_u64_string(r, root, "epoch_ns", true, &epoch))
+        return false;
+    m->epoch_ns = (int64_t)epoch;
+    if (!(m->command_line = strdup(cmd)))
+        return fail(r, NULL, "out of memory");
+
+    const cJSON *cfg = get_object(r, root, "config");
+    if (!cfg)
+        return false;
+    size_t s = enter_obj(r, "config");
+    const cJSON *rep = field(r, cfg, "repeat");
+    bool ok = get_int(r, cfg, "n", 1, INT32_MAX, &m->n) && parse_u64_string(r, cfg, "seed", false, &m->seed) &&
+              rep && (cJSON_IsNull(rep) || get_int(r, cfg, "repeat", 1, INT32_MAX, &m->repeat_requested)) &&
+              get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested);
+    leave(r, s);
+    if (!ok)
+        return false;
+
+    const cJSON *h = get_object(r, root, "host");
+    if (!h)
+        return false;
+    host_info *hi = &m->host;
+    s = enter_obj(r, "host");
+    ok = get_str(r, h, "cpu_model", false, hi->cpu_model, sizeof hi->cpu_model) &&
+         get_int(r, h, "logical_cores", 0, 1 << 20, &hi->logical_cores) && get_bool(r, h, "avx2", &hi->has_avx2) &&
+         get_bool(r, h, "avx512f", &hi->has_avx512f) && get_str(r, h, "os", false, hi->os, sizeof hi->os) &&
+         get_str(r, h, "blas_config", false, hi->blas_config, sizeof hi->blas_config) &&
+         get_str(r, h, "blas_version", false, hi->blas_version, sizeof hi->blas_version) &&
+         get_str(r, h, "blas_core", false, hi->blas_core, sizeof hi->blas_core) &&
+         get_int(r, h, "blas_threads", 0, 1 << 20, &hi->blas_threads) &&
+         get_str(r, h, "blas_library", false, hi->blas_library, sizeof hi->blas_library);
+    leave(r, s);
+    if (!ok)
+        return false;
+
+    const cJSON *c = get_object(r, root, "collection");
+    if (!c)
+        return false;
+    collection_info *ci = &m->collection;
+    char src[16];
+    int64_t overhead_ns = 0;
+    s = enter_obj(r, "collection");
+    ok = get_str(r, c, "source", false, src, sizeof src) && get_str(r, c, "reason", true, ci->reason, sizeof ci->reason) &&
+         get_int(r, c, "cupti_version", 0, INT32_MAX, &ci->cupti_version) && get_u64(r, c, "records", &ci->records) &&
+         get_u64(r, c, "dropped", &ci->dropped) && get_u64(r, c, "lost_timestamps", &ci->lost_timestamps) &&
+         get_u64(r, c, "overhead_records", &ci->overhead_records) &&
+         get_i64(r, c, "overhead_ns", 0, (int64_t)1 << 53, &overhead_ns) && get_num(r, c, "flush_ms", &ci->flush_ms);
+    if (ok && !timing_source_parse(src, &ci->source))
+        ok = fail(r, "source", "expected none, cupti, cudaEvent or host-clock");
+    ci->overhead_ns = overhead_ns;
+    leave(r, s);
+    if (!ok)
+        return false;
+
+    const cJSON *devs = get_array(r, root, "devices");
+    if (!devs)
+        return false;
+    int nd = cJSON_GetArraySize(devs);
+    if (nd > 0 && !(m->devices = calloc((size_t)nd, sizeof *m->devices)))
+        return fail(r, NULL, "out of memory");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, devs) {
+        s = enter(r, "devices", m->ndevices);
+        ok = cJSON_IsObject(e) ? read_device(r, e, &m->devices[m->ndevices]) : fail(r, NULL, "expected an object");
+        leave(r, s);
+        if (!ok)
+            return false;
+        m->ndevices++;
+    }
+    if (!get_str(r, root, "gpu_skip_reason", true, m->gpu_skip_reason, sizeof m->gpu_skip_reason) ||
+        !read_phases(r, root, "tool_phases", m->epoch_ns, m->tool_phases,
+                     (int)(sizeof m->tool_phases / sizeof m->tool_phases[0]), &m->ntool_phases))
+        return false;
+
+    const cJSON *wls = get_array(r, root, "workloads");
+    if (!wls)
+        return false;
+    int i = 0;
+    cJSON_ArrayForEach(e, wls) {
+        workload_run *w = model_add_workload(m);
+        if (!w)
+            return fail(r, NULL, "out of memory");
+        s = enter(r, "workloads", i++);
+        ok = cJSON_IsObject(e) ? read_workload(r, e, m->epoch_ns, m->ndevices, w) : fail(r, NULL, "expected an object");
+        leave(r, s);
+        if (!ok)
+            return false;
+    }
+    const cJSON *warn = get_array(r, root, "warnings");
+    if (!warn)
+        return false;
+    i = 0;
+    cJSON_ArrayForEach(e, warn) {
+        if (!cJSON_IsString(e)) {
+            s = enter(r, "warnings", i);
+            fail(r, NULL, "expected a string");
+            leave(r, s);
+            return false;
+        }
+        model_add_warning(m, "%s", e->valuestring);
+        i++;
+    }
+    return true;
+}
+
+bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
+{
+    model_init(m);
+    reader r = {.err = err, .errlen = errlen};
+    if (!read_root(&r, root, m)) {
+        model_free(m);
+        return false;
+    }
+    return true;
+}
+
+/* Run files hold every event of a run: tens of MB at most. Refuse anything absurd rather than
+ * try to allocate it. */
+#define MAX_RUN_FILE_BYTES ((long)1 << 30)
+
+bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "cannot read run file '%s': %s", path, strerror(errno));
+        return false;
+    }
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = true;
+    for (;;) {
+        if (len + 65536 + 1 > cap) {
+            cap = cap ? cap * 2 : 1 << 20;
+            char *p = realloc(buf, cap);
+            if (!p || cap > (size_t)MAX_RUN_FILE_BYTES) {
+                free(p ? p : buf);
+                buf = NULL;
+                snprintf(err, errlen, "run file '%s' is too large", path);
+                ok = false;
+                break;
+            }
+            buf = p;
+        }
+        size_t got = fread(buf + len, 1, 65536, f);
+        len += got;
+        if (got < 65536) {
+            if (ferror(f)) {
+                snprintf(err, errlen, "cannot read run file '%s': %s", path, strerror(errno));
+                ok = false;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return false;
+    }
+    buf[len] = '\0';
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(buf, &end, true);
+    if (!root) {
+        size_t at = end ? (size_t)(end - buf) : 0;
+        int line = 1;
+        for (size_t i = 0; i < at && i < len; i++)
+            line += buf[i] == '\n';
+        snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", path, at, line);
+        free(buf);
+        return false;
+    }
+    free(buf);
+    char inner[384];
+    ok = model_from_json(root, m, inner, sizeof inner);
+    cJSON_Delete(root);
+    if (!ok)
+        snprintf(err, errlen, "run file '%s': %s", path, inner);
+    return ok;
+}

@@ -1,0 +1,21 @@
+/* The run model's JSON form, through cJSON. Reading what was written gives the same model. */
+#ifndef MMPROF_MODEL_JSON_H
+#define MMPROF_MODEL_JSON_H
+
+#include <cjson/cJSON.h>
+
+#include "model.h"
+
+/* The model as a cJSON tree (the caller owns it), or NULL when memory ran out. Times are written
+ * relative to m->epoch_ns. */
+cJSON *model_to_json(const run_model *m);
+
+/* Fills m from a tree written by model_to_json. On failure returns false, leaves m empty and
+ * puts in err where the tree went wrong ("workloads[1].kernels[0].start_ns: expected an
+ * integer"). Fields the writer adds for readers (metrics, analysis) are ignored. */
+bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen);
+
+/* Reads a run file: the whole file, parsed and checked. Errors name the file. */
+bool model_read_file(const char *path, run_model *m, char *err, size_t errlen);
+
+#endif

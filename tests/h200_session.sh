@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One call on the H200 (through the device tool), over binaries built on the CPU machine with
+# `make gpu-build` and carried as build/. Writes what it measured under $OUT (at most 8 files).
+#   tests/h200_session.sh smoke     a 2048 run, the fallback, test-gpu, bench, and ncu attached
+set -u
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+step=${1:-smoke}
+log="$OUT/session.log"
+{
+  echo "== $(date -u +%FT%TZ) $step"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
+  ldd build/mmprof | grep -E "not found|cublas|cupti|openblas|cjson" || true
+} >"$log" 2>&1
+
+if [ "$step" = smoke ]; then
+  { echo "== wall time of mmprof --size 2048"; /usr/bin/time -v build/mmprof --size 2048 --json "$OUT/run-2048.json" \
+      >"$OUT/run-2048.txt" 2>"$OUT/time.txt"; echo "exit $?"; grep -E "Elapsed|Maximum resident" "$OUT/time.txt"; } >>"$log" 2>&1
+  { echo "== --no-cupti"; build/mmprof --size 2048 --no-cupti --quiet --json "$OUT/nocupti.json"; echo "exit $?"; } >>"$log" 2>&1
+  { echo "== ncu attached"; timeout 120 ncu --clock-control none -k regex:mmprof -c 2 build/mmprof --size 512 \
+      --workloads cuda-naive,cuda-tiled --json "$OUT/ncu-run.json" 2>&1 | tail -40; echo "exit ${PIPESTATUS[0]}"; } >>"$log" 2>&1
+  { echo "== make test-gpu"; timeout 240 make test-gpu; echo "exit $?"; } >"$OUT/test-gpu.log" 2>&1
+  { echo "== make bench"; BENCH_PAIRS=3 timeout 200 make bench; echo "exit $?"; } >"$OUT/bench.log" 2>&1
+fi
+rm -f "$OUT/time.txt"
+tail -5 "$OUT/test-gpu.log" "$OUT/bench.log" 2>/dev/null
+cat "$log" | tail -60

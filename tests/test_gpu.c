@@ -1,0 +1,267 @@
+/* GPU tests (make test-gpu, on a machine with a CUDA device). They drive the real binary and read
+ * the run it records. Without a usable GPU every test reports itself skipped: make test runs this
+ * binary too, so CI shows the GPU tests as skipped rather than passed.
+ *
+ *  - every GPU workload verifies at 2048 and at odd sizes (1, 17, 255, 1000);
+ *  - CUPTI's kernel and copy records match what was launched and copied;
+ *  - CUPTI kernel durations agree with cudaEvent timings within 2% (n = 4096, so each kernel is
+ *    long next to the ~1 us between back-to-back launches that events also count);
+ *  - with CUPTI taken by someone else (--no-cupti, or an NVTX injection library named), the run
+ *    still completes, timed by cudaEvents, and says so. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "model_json.h"
+#include "test_support.h"
+
+static bool have_gpu;
+static char *tmp;
+
+/* Runs mmprof with the extra arguments, writing JSON into tmp/name; returns the exit status and
+ * loads the run into m when it wrote one. */
+static int run_mmprof(run_model *m, const char *name, const char *const *env, ...)
+{
+    const char *argv[32];
+    int n = 0;
+    static char json[512];
+    snprintf(json, sizeof json, "%s/%s", tmp, name);
+    argv[n++] = mmprof_bin();
+    argv[n++] = "--quiet";
+    argv[n++] = "--json";
+    argv[n++] = json;
+    va_list ap;
+    va_start(ap, env);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) && n < 31)
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+    cmd_result r = run_argv(argv, env);
+    if (r.status != 0)
+        print_message("mmprof exited %d\nstderr:\n%s\n", r.status, r.err);
+    int status = r.status;
+    cmd_free(&r);
+    char err[512];
+    if (!model_read_file(json, m, err, sizeof err)) {
+        print_message("%s\n", err);
+        model_init(m);
+    }
+    return status;
+}
+
+static void need_gpu(void)
+{
+    if (!have_gpu)
+        skip();
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    tmp = make_temp_dir();
+    const char *argv[] = {mmprof_bin(), "--require-gpu", "--quiet", "--size", "16", "--workloads", "cuda-naive", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    have_gpu = r.status == 0;
+    if (!have_gpu)
+        print_message("no usable GPU (mmprof --require-gpu exited %d: %s)\n", r.status, r.err);
+    cmd_free(&r);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    rm_rf(tmp);
+    free(tmp);
+    return 0;
+}
+
+static int count_kernels_between(const workload_run *w, const char *from, const char *to)
+{
+    const phase *a = workload_find_phase(w, from), *b = workload_find_phase(w, to);
+    if (!a || !b)
+        return -1;
+    int c = 0;
+    for (size_t i = 0; i < w->nkernels; i++)
+        c += w->kernels[i].start_ns >= a->start_ns && w->kernels[i].start_ns <= b->end_ns;
+    return c;
+}
+
+static void assert_all_gpu_ok(const run_model *m, int expected_gpu_runs)
+{
+    int gpu_runs = 0;
+    for (int i = 0; i < m->nworkloads; i++) {
+        const workload_run *w = &m->workloads[i];
+        char label[64];
+        workload_label(w, label, sizeof label);
+        if (w->status != WL_OK)
+            print_message("%s: %s %s\n", label, status_name(w->status), w->status_reason);
+        assert_int_equal(w->status, WL_OK);
+        gpu_runs += w->needs_gpu;
+    }
+    assert_int_equal(gpu_runs, expected_gpu_runs);
+}
+
+static int gpu_workload_count(void)
+{
+    const char *argv[] = {mmprof_bin(), "--list-workloads", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    int n = 0;
+    for (char *p = r.out; (p = strstr(p, " GPU ")); p++)
+        n++;
+    cmd_free(&r);
+    return n;
+}
+
+static void every_workload_verifies_at_2048(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    assert_int_equal(run_mmprof(&m, "all-2048.json", NULL, "--size", "2048", "--seed", "11", NULL), 0);
+    assert_int_equal(m.collection.source, TIMING_CUPTI);
+    assert_all_gpu_ok(&m, 2 * gpu_workload_count());
+    model_free(&m);
+}
+
+static void odd_sizes_verify(void **state)
+{
+    (void)state;
+    need_gpu();
+    static const char *const sizes[] = {"1", "17", "255", "1000"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        run_model m;
+        char name[32];
+        snprintf(name, sizeof name, "odd-%s.json", sizes[i]);
+        print_message("n = %s\n", sizes[i]);
+        assert_int_equal(run_mmprof(&m, name, NULL, "--size", sizes[i], "--host-memory", "pinned", NULL), 0);
+        assert_all_gpu_ok(&m, gpu_workload_count());
+        model_free(&m);
+    }
+}
+
+/* Every launch shows up as kernel records (the same number per product throughout), and every
+ * copy as one memcpy record with the right direction, memory kinds and bytes. */
+static void cupti_counts_match_launches(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    assert_int_equal(run_mmprof(&m, "counts.json", NULL, "--size", "1024", "--repeat", "7", NULL), 0);
+    assert_int_equal(m.collection.source, TIMING_CUPTI);
+    assert_int_equal(m.collection.dropped, 0);
+    uint64_t bytes = 1024ull * 1024 * sizeof(float);
+    for (int i = 0; i < m.nworkloads; i++) {
+        const workload_run *w = &m.workloads[i];
+        if (!w->needs_gpu)
+            continue;
+        assert_int_equal(w->repeat, 7);
+        int compute = count_kernels_between(w, "compute", "compute");
+        int all = count_kernels_between(w, "warm-up", "compute");
+        assert_true(compute >= 7);
+        assert_int_equal(compute % 7, 0);
+        int per = compute / 7;
+        /* Our own kernels: exactly one kernel per product. */
+        if (strncmp(w->name, "cuda-", 5) == 0)
+            assert_int_equal(per, 1);
+        assert_int_equal(all, per * w->launched);
+        int h2d = 0, d2h = 0;
+        for (size_t k = 0; k < w->ncopies; k++) {
+            const copy_event *c = &w->copies[k];
+            assert_int_equal(c->bytes, bytes);
+            mem_kind host = w->host_memory;
+            if (c->dir == COPY_H2D) {
+                h2d++;
+                assert_int_equal(c->src, host);
+                assert_int_equal(c->dst, MEM_DEVICE);
+            } else {
+                assert_int_equal(c->dir, COPY_D2H);
+                d2h++;
+                assert_int_equal(c->src, MEM_DEVICE);
+                assert_int_equal(c->dst, host);
+            }
+        }
+        assert_int_equal(h2d, 2);
+        assert_int_equal(d2h, 1);
+    }
+    model_free(&m);
+}
+
+static void cupti_agrees_with_events(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    assert_int_equal(run_mmprof(&m, "agree.json", NULL, "--size", "4096", "--host-memory", "pinned",
+                                "--repeat", "20", NULL), 0);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    for (int i = 0; i < a.nwl; i++) {
+        const workload_metrics *r = &a.wl[i];
+        if (!r->w->needs_gpu)
+            continue;
+        assert_true(r->event_agreement_pct.ok);
+        print_message("%-16s CUPTI %.4f ms vs cudaEvent: %+.2f%%\n", r->w->name, r->kernel_ms.v,
+                      r->event_agreement_pct.v);
+        assert_true(fabs(r->event_agreement_pct.v) <= 2.0);
+    }
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void assert_event_timed(const run_model *m)
+{
+    assert_int_equal(m->collection.source, TIMING_CUDA_EVENT);
+    for (int i = 0; i < m->nworkloads; i++) {
+        const workload_run *w = &m->workloads[i];
+        if (!w->needs_gpu)
+            continue;
+        assert_int_equal(w->timing, TIMING_CUDA_EVENT);
+        assert_int_equal((int)w->nkernels, w->launched);
+        assert_int_equal((int)w->ncopies, 3);
+    }
+}
+
+static void falls_back_to_events_without_cupti(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    assert_int_equal(run_mmprof(&m, "nocupti.json", NULL, "--size", "512", "--no-cupti", NULL), 0);
+    assert_all_gpu_ok(&m, 2 * gpu_workload_count());
+    assert_event_timed(&m);
+    model_free(&m);
+}
+
+/* Under Nsight Systems, NVTX_INJECTION64_PATH names nsys's library: mmprof must leave CUPTI to it. */
+static void leaves_cupti_to_an_injected_tool(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    const char *env[] = {"NVTX_INJECTION64_PATH=/nonexistent/libToolInjection64.so", NULL};
+    assert_int_equal(run_mmprof(&m, "injected.json", env, "--size", "256", NULL), 0);
+    assert_event_timed(&m);
+    assert_non_null(strstr(m.collection.reason, "NVTX_INJECTION64_PATH"));
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_workload_verifies_at_2048),
+        cmocka_unit_test(odd_sizes_verify),
+        cmocka_unit_test(cupti_counts_match_launches),
+        cmocka_unit_test(cupti_agrees_with_events),
+        cmocka_unit_test(falls_back_to_events_without_cupti),
+        cmocka_unit_test(leaves_cupti_to_an_injected_tool),
+    };
+    return cmocka_run_group_tests_name("gpu", tests, group_setup, group_teardown);
+}

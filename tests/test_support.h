@@ -1,0 +1,38 @@
+/* Helpers shared by the C tests: running the real binary, reading files, loading the sample. */
+#ifndef MMPROF_TEST_SUPPORT_H
+#define MMPROF_TEST_SUPPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model.h"
+
+/* The binary under test: $MMPROF_BIN, else build/mmprof (tests run from the repository root). */
+const char *mmprof_bin(void);
+
+/* The recorded H200 run the tests analyse: $MMPROF_SAMPLE, else samples/h200-2048.json. */
+const char *sample_path(void);
+
+typedef struct {
+    int status;  /* exit status, or 128 + signal */
+    char *out;   /* standard output */
+    char *err;   /* standard error */
+} cmd_result;
+
+/* Runs argv (argv[0] searched on PATH) with stdout and stderr captured, env adds NAME=VALUE
+ * entries (NULL-terminated, may be NULL). */
+cmd_result run_argv(const char *const *argv, const char *const *env);
+void cmd_free(cmd_result *r);
+
+/* The whole file, NUL-terminated (NULL when unreadable); *len gets its length when non-NULL. */
+char *read_file(const char *path, size_t *len);
+bool write_text(const char *path, const char *text);
+
+/* A fresh temporary directory (removed by rm_rf). */
+char *make_temp_dir(void);
+void rm_rf(const char *dir);
+
+/* Loads the sample run; fails the test with the reader's message when it cannot. */
+void load_sample(run_model *m);
+
+#endif
