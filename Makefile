@@ -45,7 +45,7 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test gpu-build test-gpu bench clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench clean
 
 all: $(BIN) $(CARRIED)
 
@@ -65,16 +65,25 @@ $(LIBDIR)/%:
 	@mkdir -p $(LIBDIR)
 	cp -L /usr/lib/x86_64-linux-gnu/$* $@
 
-# Debian packages the build and the tests need; installs only what is missing.
-DEB_PKGS := gcc make pkg-config libopenblas-dev libcjson-dev libcmocka-dev
-deps:
-	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Debian packages the build needs, and those only the tests need (a real browser for the HTML
+# page). Each list installs only what is missing.
+DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev
+TEST_PKGS := chromium
+define install_missing
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEB_PKGS))
 	@test -x $(NVCC) || { echo "nvcc not found at $(NVCC): install the CUDA toolkit or set CUDA=" >&2; exit 1; }
+
+test-deps: deps
+	$(call install_missing,$(TEST_PKGS))
 
 run: deps
 	$(MAKE) all
@@ -99,7 +108,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
 gpu-build: all $(GPU_BINS)
 
-test: deps
+test: test-deps
 	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
 	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu
 

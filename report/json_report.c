@@ -78,6 +78,7 @@ static bool workload_metrics_json(cJSON *w, const workload_metrics *r)
     put(&o, "peak_pct", &r->peak_pct);
     put(&o, "busy_pct", &r->busy_pct);
     put(&o, "largest_gap_ms", &r->gap_ms);
+    put(&o, "vs_cublas_pct", &r->vs_cublas_pct);
     put(&o, "speedup_vs_cpu", &r->speedup);
     put(&o, "speedup_vs_cpu_e2e", &r->speedup_e2e);
     put(&o, "cupti_vs_event_pct", &r->event_agreement_pct);

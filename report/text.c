@@ -111,25 +111,26 @@ static void header(ctx *x, const analysis *a)
         fputc('\n', x->out);
     }
     const host_info *h = &m->host;
-    fprintf(x->out, "Host    %s, %d logical cores%s, %s\n", h->cpu_model, h->logical_cores,
-            h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
-    fprintf(x->out, "BLAS    OpenBLAS %s, core %s, %d threads, %s\n", h->blas_version[0] ? h->blas_version : "?",
-            h->blas_core[0] ? h->blas_core : "?", h->blas_threads, h->blas_library[0] ? h->blas_library : "?");
+    char line[640];
+    snprintf(line, sizeof line, "%s, %d logical cores%s, %s", h->cpu_model, h->logical_cores,
+             h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
+    fputs("Host    ", x->out);
+    wrapped(x, 8, line);
+    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads, %s", h->blas_version[0] ? h->blas_version : "?",
+             h->blas_core[0] ? h->blas_core : "?", h->blas_threads, h->blas_library[0] ? h->blas_library : "?");
+    fputs("BLAS    ", x->out);
+    wrapped(x, 8, line);
     const collection_info *ci = &m->collection;
     if (ci->source == TIMING_CUPTI)
-        fprintf(x->out, "Timing  GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
-                        "flush %.1f ms). CPU: host clock\n", ci->cupti_version,
-                (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);
-    else {
-        char line[512];
-        if (ci->source == TIMING_CUDA_EVENT)
-            snprintf(line, sizeof line, "GPU: cudaEvents around each copy and launch (%s). CPU: host clock",
-                     ci->reason);
-        else
-            snprintf(line, sizeof line, "CPU: host clock. GPU: none (%s)", ci->reason[0] ? ci->reason : "no GPU work");
-        fputs("Timing  ", x->out);
-        wrapped(x, 8, line);
-    }
+        snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
+                                    "flush %.1f ms). CPU: host clock", ci->cupti_version,
+                 (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);
+    else if (ci->source == TIMING_CUDA_EVENT)
+        snprintf(line, sizeof line, "GPU: cudaEvents around each copy and launch (%s). CPU: host clock", ci->reason);
+    else
+        snprintf(line, sizeof line, "CPU: host clock. GPU: none (%s)", ci->reason[0] ? ci->reason : "no GPU work");
+    fputs("Timing  ", x->out);
+    wrapped(x, 8, line);
 }
 
 static void workload_table(ctx *x, const analysis *a)
@@ -245,6 +246,25 @@ static void bytes_str(int b, char *buf, size_t len)
         snprintf(buf, len, "%d", b);
 }
 
+/* The limiter in the table's narrow column: "registers+shared memory" reads "regs+smem". */
+static const char *short_limiter(const char *full, char *buf, size_t len)
+{
+    static const struct { const char *full, *brief; } words[] = {{"registers", "regs"}, {"shared memory", "smem"}};
+    buf[0] = '\0';
+    const char *p = full;
+    while (*p) {
+        size_t n = strcspn(p, "+");
+        const char *word = NULL;
+        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+            if (strlen(words[i].full) == n && strncmp(p, words[i].full, n) == 0)
+                word = words[i].brief;
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%.*s", used ? "+" : "", (int)(word ? strlen(word) : n), word ? word : p);
+        p += n + (p[n] == '+');
+    }
+    return buf;
+}
+
 /* One row per kernel name per workload; the pageable and pinned runs of a workload launch the
  * same kernels, so only the first run of each workload name is listed. */
 static void kernel_table(ctx *x, const analysis *a)
@@ -254,8 +274,8 @@ static void kernel_table(ctx *x, const analysis *a)
         any |= a->wl[i].nkernels > 0;
     if (!any)
         return;
-    fprintf(x->out, "\n%sKernels%s  median over the compute phase; occupancy theoretical "
-                    "(cuda_occupancy.h); smem in bytes/block\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "\n%sKernels%s  median over the compute phase; theoretical occupancy "
+                    "(cuda_occupancy.h); smem per block\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-33s %5s %9s %9s %7s %4s %7s %5s %s%s\n", c(x, DIM), "kernel", "runs", "median ms",
             "grid", "block", "regs", "smem", "occ%", "limited by", c(x, RESET));
     for (int i = 0; i < a->nwl; i++) {
@@ -268,7 +288,7 @@ static void kernel_table(ctx *x, const analysis *a)
         fprintf(x->out, "%s\n", r->w->name);
         for (int k = 0; k < r->nkernels; k++) {
             const kernel_summary *s = &r->kernels[k];
-            char name[256], grid[24], block[24], regs[8] = "n/a", smem[16] = "n/a", occ[16], med[24];
+            char name[256], grid[24], block[24], regs[8] = "n/a", smem[16] = "n/a", occ[16], med[24], lim[32];
             kernel_display_name(s->name, name, sizeof name);
             dims(s->grid, grid, sizeof grid);
             dims(s->block, block, sizeof block);
@@ -284,7 +304,7 @@ static void kernel_table(ctx *x, const analysis *a)
                 name[0] = '\0';
             }
             fprintf(x->out, "  %-31.31s %5d %9s %9s %7s %4s %7s %5s %s\n", name, s->launches, med, grid, block,
-                    regs, smem, occ, s->occupancy_pct.ok ? s->limiter : "-");
+                    regs, smem, occ, s->occupancy_pct.ok ? short_limiter(s->limiter, lim, sizeof lim) : "-");
         }
     }
 }
@@ -298,11 +318,17 @@ static void tool_time(ctx *x, const analysis *a)
     int col = 18;
     for (int i = 0; i < m->ntool_phases; i++) {
         char item[64];
-        snprintf(item, sizeof item, "%s%s %.0f ms", i ? ", " : "", m->tool_phases[i].name,
+        snprintf(item, sizeof item, "%s %.0f ms", m->tool_phases[i].name,
                  (double)(m->tool_phases[i].end_ns - m->tool_phases[i].start_ns) / 1e6);
-        if (col + (int)strlen(item) > TEXT_WIDTH) {
-            fputs("\n   ", x->out);
-            col = 3;
+        if (i > 0) {
+            fputs(",", x->out);
+            col++;
+            if (col + 1 + (int)strlen(item) > TEXT_WIDTH) {
+                fputs("\n   ", x->out);
+                col = 3;
+            }
+            fputc(' ', x->out);
+            col++;
         }
         fputs(item, x->out);
         col += (int)strlen(item);

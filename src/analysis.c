@@ -430,6 +430,31 @@ static void decide_verdict(const run_model *m, workload_metrics *r)
     (void)m;
 }
 
+/* The library's run that a GPU workload is measured against: cuBLAS in the same precision with
+ * the same host memory, from the same run. */
+static const char *library_of(precision p)
+{
+    return p == PREC_TF32 ? "cublas-tf32" : "cublas-sgemm";
+}
+
+static void versus_library(const analysis *a, workload_metrics *r)
+{
+    const workload_run *w = r->w;
+    if (!w->needs_gpu) {
+        na(&r->vs_cublas_pct, "CPU workload");
+        return;
+    }
+    const char *lib = library_of(w->prec);
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *o = &a->wl[i];
+        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory) {
+            ratio(&r->vs_cublas_pct, &o->kernel_ms, &r->kernel_ms, 100.0);
+            return;
+        }
+    }
+    na(&r->vs_cublas_pct, "%s did not run", lib);
+}
+
 static bool analyze_workload(const run_model *m, const analysis *a, const workload_run *w,
                              workload_metrics *r)
 {
@@ -504,7 +529,10 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
             set(&r->tflops, flops / r->kernel_ms.v / 1e9);
         else
             na(&r->tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : r->kernel_ms.why);
-        ratio(&r->peak_pct, &r->tflops, &peak_tf, 100.0);
+        if (w->prec == PREC_TF32)
+            na(&r->peak_pct, "TF32 runs on tensor cores, which the FP32 peak does not bound");
+        else
+            ratio(&r->peak_pct, &r->tflops, &peak_tf, 100.0);
     }
     if (!w->needs_gpu) {
         if (r->kernel_ms.ok && r->kernel_ms.v > 0)
@@ -643,6 +671,9 @@ bool analyze(const run_model *m, analysis *a)
         if (r->d2h_gbps.ok && (!a->best_d2h_gbps.ok || r->d2h_gbps.v > a->best_d2h_gbps.v))
             set(&a->best_d2h_gbps, r->d2h_gbps.v);
     }
+    /* Needs every workload's kernel time, so after the loop above. */
+    for (int i = 0; i < a->nwl; i++)
+        versus_library(a, &a->wl[i]);
     if (!collect_warnings(m, a)) {
         analysis_free(a);
         return false;

@@ -55,6 +55,8 @@ typedef struct {
     metric busy_pct;           /* union of kernel and copy intervals over the GPU span */
     metric gap_ms;             /* largest idle gap inside the GPU span */
     char gap_phase[PHASE_NAME_MAX]; /* the phase the largest gap started in */
+    metric vs_cublas_pct;      /* cuBLAS's kernel time (same precision and memory kind, same run)
+                                * over this one's, in %: how close a kernel comes to the library */
     metric speedup;            /* cpu-openblas product time over kernel time */
     metric speedup_e2e;        /* ... over end-to-end time */
     metric event_agreement_pct; /* CUPTI kernel median vs cudaEvent median, in % */

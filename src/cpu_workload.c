@@ -45,8 +45,8 @@ void cpu_run(int n, const float *A, const float *B, const double *ref, int repea
     double warm_ms = p ? (double)(p->end_ns - p->start_ns) / 1e6 : 0;
     w->launched = 1;
     if (repeat <= 0) {
-        repeat = warm_ms > 0 ? (int)ceil(target_ms / warm_ms) : 3;
-        repeat = repeat < 3 ? 3 : (repeat > 50 ? 50 : repeat);
+        repeat = warm_ms > 0 ? (int)ceil(target_ms / warm_ms) : 5;
+        repeat = repeat < 5 ? 5 : (repeat > 50 ? 50 : repeat);
     }
     w->repeat = repeat;
 
