@@ -30,6 +30,7 @@ static struct {
 
 #define MAX_REPEAT 1000
 #define WARMUP_LAUNCHES 2
+#define EV_COUNT_MIN (2 * WARMUP_LAUNCHES + 16) // events made up front; compute grows the pool
 
 static void sysfs_read(const char *dir, const char *file, char *buf, size_t len)
 {
@@ -147,7 +148,7 @@ static int ensure_events(int count, char *err, size_t errlen)
     return 0;
 }
 
-static int open_device(run_model *m, int device, const gpu_inputs *in, char *err, size_t errlen)
+static int open_device(run_model *m, int device, char *err, size_t errlen)
 {
     g.device = device;
     CUDA_TRY(cudaSetDevice(device));
@@ -157,6 +158,11 @@ static int open_device(run_model *m, int device, const gpu_inputs *in, char *err
     size_t free_b = 0, total_b = 0;
     CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     m->devices[device].free_mem = free_b;
+    return ensure_events(EV_COUNT_MIN, err, errlen);
+}
+
+static int host_buffers(const gpu_inputs *in, char *err, size_t errlen)
+{
     g.bytes = (size_t)in->n * (size_t)in->n * sizeof(float);
     if (in->pinned) {
         CUDA_TRY(cudaMallocHost((void **)&g.pinA, g.bytes));
@@ -170,12 +176,17 @@ static int open_device(run_model *m, int device, const gpu_inputs *in, char *err
         snprintf(err, errlen, "out of host memory for the result buffer");
         return -1;
     }
-    return ensure_events(2 * WARMUP_LAUNCHES + 16, err, errlen);
+    return 0;
 }
 
-extern "C" bool gpu_open(run_model *m, int device, const gpu_inputs *in, char *why, size_t len)
+extern "C" bool gpu_open(run_model *m, int device, char *why, size_t len)
 {
-    return open_device(m, device, in, why, len) == 0;
+    return open_device(m, device, why, len) == 0;
+}
+
+extern "C" bool gpu_prepare(const gpu_inputs *in, char *why, size_t len)
+{
+    return host_buffers(in, why, len) == 0;
 }
 
 extern "C" bool gpu_open_cublas(char *why, size_t len)

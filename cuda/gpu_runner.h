@@ -27,9 +27,13 @@ typedef struct {
  * Returns false, with the CUDA runtime's reason in why, when none can be used. */
 bool gpu_probe(run_model *m, char *why, size_t len);
 
-/* Creates the context on device, the stream, the cuBLAS handle and, if in->pinned, the pinned
- * copies of the inputs. Refreshes the device's free memory. */
-bool gpu_open(run_model *m, int device, const gpu_inputs *in, char *why, size_t len);
+/* Creates the context on device and the stream, and reads the device's free memory into
+ * m->devices[device].free_mem, so a size that does not fit is refused before any work. */
+bool gpu_open(run_model *m, int device, char *why, size_t len);
+
+/* The host buffers GPU workloads copy from and to: pinned copies of the inputs when in->pinned,
+ * and the result buffers. */
+bool gpu_prepare(const gpu_inputs *in, char *why, size_t len);
 
 /* Creates the cuBLAS handle on the run's stream (its cost shows as its own tool phase). */
 bool gpu_open_cublas(char *why, size_t len);

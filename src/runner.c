@@ -181,15 +181,24 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         return fail_run(m, EXIT_USAGE);
     }
     if (gpu) {
+        /* The context now: its free memory decides whether the size fits, before any work. */
+        tool_phase_end(tp);
+        tp = tool_phase_begin(m, "cuda-context");
+        bool opened = gpu_open(m, o->device, why, sizeof why);
         device_info *d = &m->devices[o->device];
         uint64_t dneed = device_bytes_needed(o->n);
-        /* Before the context and the pinned buffers: the total is known without a context. */
-        if (dneed > d->total_mem) {
+        if (opened && dneed > d->free_mem) {
             tool_phase_end(tp);
             fprintf(err, "mmprof: --size %d needs %.1f GiB of device memory for A, B and C; GPU %d "
-                         "(%s) has %.1f GiB in all\n", o->n, (double)dneed / GiB, o->device, d->name,
-                    (double)d->total_mem / GiB);
+                         "(%s) has %.1f GiB free of %.1f GiB\n", o->n, (double)dneed / GiB, o->device, d->name,
+                    (double)d->free_mem / GiB, (double)d->total_mem / GiB);
+            gpu_close();
             return fail_run(m, EXIT_USAGE);
+        }
+        if (!opened) {
+            model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
+            copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            gpu = false;
         }
     }
     tool_phase_end(tp);
@@ -228,26 +237,18 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     gpu_inputs in = {.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat,
                      .target_ms = GPU_TARGET_MS, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
     if (gpu) {
-        tp = tool_phase_begin(m, "cuda-context");
-        bool opened = gpu_open(m, o->device, &in, why, sizeof why);
+        tp = tool_phase_begin(m, "gpu-buffers");
+        bool ready = gpu_prepare(&in, why, sizeof why);
         tool_phase_end(tp);
-        device_info *d = &m->devices[o->device];
-        if (opened && device_bytes_needed(o->n) > d->free_mem) {
-            fprintf(err, "mmprof: --size %d needs %.1f GiB of device memory for A, B and C; GPU %d "
-                         "(%s) has %.1f GiB free\n", o->n, (double)device_bytes_needed(o->n) / GiB,
-                    o->device, d->name, (double)d->free_mem / GiB);
-            gpu_close();
-            status = EXIT_USAGE;
-            goto out;
-        }
-        if (opened && want_cublas) {
+        if (ready && want_cublas) {
             tp = tool_phase_begin(m, "cublas-init");
-            opened = gpu_open_cublas(why, sizeof why);
+            ready = gpu_open_cublas(why, sizeof why);
             tool_phase_end(tp);
         }
-        if (!opened) {
+        if (!ready) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            gpu_close();
             gpu = false;
         }
     }
