@@ -105,8 +105,17 @@ $(BUILD)/tests/test_cpu_blas: $(BUILD)/tests/test_cpu_blas.o $(TEST_CORE) $(BUIL
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
+# tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
+# gpu-build only (many template instances); run on the GPU machine as build/tests/ladder_tune.
+LADDER_TUNE := $(BUILD)/tests/ladder_tune
+LADDER_OBJ  := $(filter $(BUILD)/cuda/ladder_%.o $(BUILD)/cuda/kernels_basic.o,$(CUDA_OBJ))
+$(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Isrc -Icuda -o $@ $< $(LADDER_OBJ) -lcublas
+
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
-gpu-build: all $(GPU_BINS)
+gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
 
 test: test-deps
 	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
