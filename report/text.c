@@ -309,6 +309,68 @@ static void kernel_table(ctx *x, const analysis *a)
     }
 }
 
+/* The kernel ladder: every GPU workload's throughput beside cuBLAS's in the same precision, with
+ * the theoretical occupancy of its main kernel and what limits it, so a reader sees what each
+ * step bought and why. One row per workload: its pinned run, or its pageable one when it has no
+ * pinned run. The bar is % of cuBLAS, one mark per 5%. */
+static void ladder_table(ctx *x, const analysis *a)
+{
+    int rows = 0;
+    for (int i = 0; i < a->nwl; i++)
+        rows += a->wl[i].w->needs_gpu && a->wl[i].w->status != WL_SKIPPED;
+    if (rows < 2)
+        return;
+    fprintf(x->out, "\n%sLadder%s  %%cuBLAS = cuBLAS's kernel time over this one's, same precision; "
+                    "occupancy of the main kernel\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "%s%-17s %-4s %8s %6s %8s %-21s %5s %6s %s%s\n", c(x, DIM), "workload", "prec", "TFLOP/s",
+            "%peak", "%cuBLAS", "", "occ%", "blk/SM", "limited by", c(x, RESET));
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        if (!w->needs_gpu || w->status == WL_SKIPPED)
+            continue;
+        /* A pageable run gives way to a pinned run of the same workload, or to an earlier
+         * pageable one. */
+        bool listed = false;
+        for (int j = 0; j < a->nwl && w->host_memory != MEM_PINNED; j++) {
+            const workload_run *o = a->wl[j].w;
+            if (j != i && o->status != WL_SKIPPED && strcmp(o->name, w->name) == 0)
+                listed |= o->host_memory == MEM_PINNED || j < i;
+        }
+        if (listed)
+            continue;
+        if (w->status != WL_OK) {
+            fprintf(x->out, "%-17.17s %-4s %s%s%s\n", w->name, precision_name(w->prec), c(x, RED),
+                    status_name(w->status), c(x, RESET));
+            continue;
+        }
+        /* The main kernel: the one with the most time in the run. */
+        const kernel_summary *k = NULL;
+        for (int j = 0; j < r->nkernels; j++) {
+            const kernel_summary *s = &r->kernels[j];
+            if (s->median_ms.ok && (!k || s->median_ms.v * s->launches > k->median_ms.v * k->launches))
+                k = s;
+        }
+        char b[4][24], bar[24] = "", blocks[16] = "-", lim[32] = "-";
+        if (r->vs_cublas_pct.ok) {
+            int marks = (int)lround(r->vs_cublas_pct.v / 5.0);
+            marks = marks < 0 ? 0 : (marks > 20 ? 20 : marks);
+            memset(bar, '#', (size_t)marks);
+            bar[marks] = '\0';
+            if (r->vs_cublas_pct.v > 102.5)
+                strcat(bar, "+");
+        }
+        if (k && k->occupancy_pct.ok) {
+            snprintf(blocks, sizeof blocks, "%d", k->active_blocks);
+            short_limiter(k->limiter, lim, sizeof lim);
+        }
+        fprintf(x->out, "%-17.17s %-4s %8s %6s %8s %-21s %5s %6s %s\n", w->name, precision_name(w->prec),
+                fmt(x, b[0], 24, &r->tflops, "%.2f", "TFLOP/s"), fmt(x, b[1], 24, &r->peak_pct, "%.1f", "%peak"),
+                fmt(x, b[2], 24, &r->vs_cublas_pct, "%.1f", "% of cuBLAS"), bar,
+                k ? fmt(x, b[3], 24, &k->occupancy_pct, "%.0f", "occupancy") : "-", blocks, lim);
+    }
+}
+
 static void tool_time(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
@@ -365,6 +427,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     copy_table(&x, a);
     verdicts(&x, a);
     kernel_table(&x, a);
+    ladder_table(&x, a);
     tool_time(&x, a);
     footer(&x, a);
 }
