@@ -96,12 +96,15 @@ static void header(ctx *x, const analysis *a)
     for (int i = 0; i < m->ndevices; i++) {
         const device_info *d = &m->devices[i];
         const device_peaks *p = &a->peaks[i];
-        char drv[16], rt[16], b1[32], b2[32], b3[32];
+        char drv[16], rt[16], b1[32], b2[32], b3[32], gpu[320];
         version_str(d->driver_version, drv, sizeof drv);
         version_str(d->runtime_version, rt, sizeof rt);
-        fprintf(x->out, "GPU %-3d %s, sm_%d%d, %d SMs at %d MHz, %.1f GiB, driver %s, runtime %s\n", d->index,
-                d->name, d->cc_major, d->cc_minor, d->sm_count, d->clock_khz / 1000,
-                (double)d->total_mem / (1024.0 * 1024 * 1024), drv, rt);
+        /* Wrapped: some GPUs' names alone take half the width. */
+        snprintf(gpu, sizeof gpu, "%s, sm_%d%d, %d SMs at %d MHz, %.1f GiB, driver %s, runtime %s", d->name,
+                 d->cc_major, d->cc_minor, d->sm_count, d->clock_khz / 1000,
+                 (double)d->total_mem / (1024.0 * 1024 * 1024), drv, rt);
+        fprintf(x->out, "GPU %-3d ", d->index);
+        wrapped(x, 8, gpu);
         fprintf(x->out, "        peaks: FP32 %s TFLOP/s, memory %s GB/s, link %s GB/s per direction",
                 fmt(x, b1, sizeof b1, &p->fp32_tflops, "%.1f", "FP32 peak"),
                 fmt(x, b2, sizeof b2, &p->hbm_gbps, "%.0f", "memory peak"),

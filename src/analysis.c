@@ -131,7 +131,8 @@ static int cmp_interval(const void *a, const void *b)
 void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *busy,
                     int64_t *largest_gap, int64_t *gap_start)
 {
-    qsort(iv, n, sizeof *iv, cmp_interval);
+    if (n > 0) /* qsort's array may not be NULL, even empty */
+        qsort(iv, n, sizeof *iv, cmp_interval);
     int64_t covered = 0, gap = 0, gap_at = lo, cursor = lo;
     for (size_t i = 0; i < n; i++) {
         int64_t s = iv[i].start < lo ? lo : iv[i].start;
@@ -621,9 +622,14 @@ static bool collect_warnings(const run_model *m, analysis *a)
         const workload_run *w = a->wl[i].w;
         char label[64];
         workload_label(w, label, sizeof label);
-        if (w->status == WL_FAILED &&
+        /* Unverified (a NaN or infinity in the result) means no error was computed to quote. */
+        if (w->status == WL_FAILED && w->verified &&
             !add_warning(a, "%s failed verification: relative error %.3g above the bound %.1g",
                          label, w->rel_error, w->error_bound))
+            return false;
+        if (w->status == WL_FAILED && !w->verified &&
+            !add_warning(a, "%s failed verification: %s", label,
+                         w->status_reason[0] ? w->status_reason : "no relative error could be computed"))
             return false;
         if (w->status == WL_ERROR && !add_warning(a, "%s did not complete: %s", label, w->status_reason))
             return false;

@@ -120,6 +120,20 @@ static void list_workloads(FILE *out)
         fprintf(out, "%-16s %-4s %s\n", defs[i].name, defs[i].needs_gpu ? "GPU" : "CPU", defs[i].summary);
 }
 
+#define SHORT_OPTS ":s:w:r:m:j:qhV"
+
+/* The option getopt rejected, as the user wrote it. An unknown letter inside a cluster ("-xq")
+ * leaves optind on the cluster, so argv[optind - 1] would be the argument before it: the letter
+ * is named instead. Long options (optopt 0, or the option's own value for "--quiet=yes") are
+ * named as written. */
+static void rejected_option(char **argv, char *buf, size_t len)
+{
+    if (optopt > 0 && optopt < 256 && !strchr(SHORT_OPTS, optopt))
+        snprintf(buf, len, "-%c", optopt);
+    else
+        snprintf(buf, len, "%s", argv[optind - 1]);
+}
+
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
@@ -158,7 +172,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     opterr = 0;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, ":s:w:r:m:j:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
         const char *arg = optarg;
         switch (c) {
         case 's':
@@ -249,9 +263,12 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case ':':
             fprintf(err, "mmprof: option '%s' needs a value\n", argv[optind - 1]);
             return EXIT_USAGE;
-        default:
-            fprintf(err, "mmprof: unknown option '%s' (try --help)\n", argv[optind - 1]);
+        default: {
+            char opt[64];
+            rejected_option(argv, opt, sizeof opt);
+            fprintf(err, "mmprof: unknown option '%s' (try --help)\n", opt);
             return EXIT_USAGE;
+        }
         }
     }
     if (o->report_mode) {

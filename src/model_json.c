@@ -286,7 +286,9 @@ static bool fail(reader *r, const char *key, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    snprintf(r->err, r->errlen, "%s%s%s: %s", r->path, (r->path[0] && key) ? "." : "", key ? key : "", msg);
+    /* A failure of the document as a whole has no path to put in front. */
+    snprintf(r->err, r->errlen, "%s%s%s%s%s", r->path, (r->path[0] && key) ? "." : "", key ? key : "",
+             (r->path[0] || key) ? ": " : "", msg);
     return false;
 }
 
@@ -437,6 +439,9 @@ static bool get_time(reader *r, const cJSON *o, const char *key, int64_t epoch, 
     int64_t rel;
     if (!get_i64(r, o, key, -MAX_REL_NS, MAX_REL_NS, &rel))
         return false;
+    /* The epoch is read from a string and may be anything an int64 holds. */
+    if ((rel > 0 && epoch > INT64_MAX - rel) || (rel < 0 && epoch < INT64_MIN - rel))
+        return fail(r, key, "lies outside the clock's range once epoch_ns is added");
     *out = epoch + rel;
     return true;
 }
@@ -693,8 +698,11 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
     if (!cJSON_IsObject(root))
         return fail(r, NULL, "the run file is not a JSON object");
     char schema[32];
-    if (!get_str(r, root, "schema", false, schema, sizeof schema))
+    /* Checked before get_str, whose "schema: missing" would otherwise be the message. */
+    if (!cJSON_GetObjectItemCaseSensitive(root, "schema"))
         return fail(r, NULL, "not an mmprof run file (no \"schema\": \"%s\")", RUN_SCHEMA_NAME);
+    if (!get_str(r, root, "schema", false, schema, sizeof schema))
+        return false;
     if (strcmp(schema, RUN_SCHEMA_NAME) != 0)
         return fail(r, "schema", "is '%s', not an mmprof run file", schema);
     if (!get_int(r, root, "schema_version", 0, INT32_MAX, &m->schema_version))
@@ -829,6 +837,7 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
 {
+    model_init(m); /* empty on every failure, as model_from_json leaves it, so freeing it is safe */
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(err, errlen, "cannot read run file '%s': %s", path, strerror(errno));

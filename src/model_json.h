@@ -15,7 +15,8 @@ cJSON *model_to_json(const run_model *m);
  * integer"). Fields the writer adds for readers (metrics, analysis) are ignored. */
 bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen);
 
-/* Reads a run file: the whole file, parsed and checked. Errors name the file. */
+/* Reads a run file: the whole file, parsed and checked. Errors name the file; on failure m is
+ * left empty, as by model_from_json. */
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen);
 
 #endif
