@@ -94,13 +94,28 @@ run: deps
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
 GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/bench
 
+# The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
+# objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
+# binaries stay uninstrumented (the H200 machine runs those; CUDA and ASan do not mix well).
+# Undefined behaviour stops the test, so it fails instead of printing a line nobody reads.
+TEST_SAN  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_DIR   := $(BUILD)/san
+SAN_CORE  := $(CORE_OBJ:$(BUILD)/%=$(SAN_DIR)/%) $(SAN_DIR)/tests/test_support.o
+
 $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c -o $@ $<
 
-$(BUILD)/tests/test_cpu_blas: $(BUILD)/tests/test_cpu_blas.o $(TEST_CORE) $(BUILD)/src/cpu_workload.o \
-                              $(BUILD)/src/inputs.o $(BUILD)/src/collector.o $(BUILD)/src/ranges.o | $(CARRIED)
-	$(CC) $(LDFLAGS) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
+$(SAN_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_SAN) -Itests -c -o $@ $<
+
+$(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN_DIR)/src/cpu_workload.o \
+                              $(SAN_DIR)/src/inputs.o $(SAN_DIR)/src/collector.o $(SAN_DIR)/src/ranges.o | $(CARRIED)
+	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
+
+$(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
+	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka

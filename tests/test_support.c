@@ -2,6 +2,7 @@
 #include "test_support.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -136,9 +137,23 @@ void cmd_free(cmd_result *r)
     r->out = r->err = NULL;
 }
 
-void load_sample(run_model *m)
+void load_run(const char *path, run_model *m)
 {
     char err[512];
-    if (!model_read_file(sample_path(), m, err, sizeof err))
-        fail_msg("cannot load the sample: %s", err);
+    if (!model_read_file(path, m, err, sizeof err))
+        fail_msg("cannot load the run: %s", err);
+}
+
+void load_sample(run_model *m)
+{
+    load_run(sample_path(), m);
+}
+
+void assert_close_at(double got, double want, double rel, const char *what, const char *file, int line)
+{
+    double tol = rel * fabs(want);
+    if (got == want || fabs(got - want) <= tol)
+        return;
+    print_error("%s is %.17g, expected %.17g (relative tolerance %g)\n", what, got, want, rel);
+    _fail(file, line);
 }

@@ -32,7 +32,18 @@ bool write_text(const char *path, const char *text);
 char *make_temp_dir(void);
 void rm_rf(const char *dir);
 
+/* The second recorded run: made under Nsight Compute, so timed by cudaEvents, not CUPTI. */
+#define NCU_SAMPLE "samples/h200-512-under-ncu.json"
+
+/* Loads a run file; fails the test with the reader's message when it cannot. */
+void load_run(const char *path, run_model *m);
+
 /* Loads the sample run; fails the test with the reader's message when it cannot. */
 void load_sample(run_model *m);
+
+/* got equals want within a relative tolerance rel (0: exactly). cmocka's own float assertion
+ * compares in single precision, too coarse for figures derived from nanoseconds. */
+#define assert_close(got, want, rel) assert_close_at((got), (want), (rel), #got, __FILE__, __LINE__)
+void assert_close_at(double got, double want, double rel, const char *what, const char *file, int line);
 
 #endif

@@ -1,0 +1,776 @@
+/* The run model's JSON form: what is written reads back the same, field by field, and what is
+ * not a run file is refused with a message that names where it went wrong.
+ *
+ *  - round trip of the recorded H200 run and of a synthetic run that takes the branches the
+ *    sample does not (null registers, skipped and unverified workloads, DtoD copies, times
+ *    before the epoch, a seed of 2^64-1);
+ *  - rejection of a wrong schema, a wrong schema_version, missing fields, wrong types, values out
+ *    of range and intervals that end before they start, each error naming its path;
+ *  - model_read_file on files that are not JSON, are cut short, are empty or do not exist. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model_json.h"
+#include "test_support.h"
+
+/* ---------- comparing two models ---------- */
+
+#define EQ_INT(a, b, f) assert_int_equal((a)->f, (b)->f)
+#define EQ_STR(a, b, f) assert_string_equal((a)->f, (b)->f)
+/* Doubles may come back one unit in the last place off: cJSON writes 15 significant digits
+ * whenever they read back within DBL_EPSILON, which 0.1 + 0.2 does not survive exactly. That
+ * is cJSON's, and far below anything a report prints; times and counts are integers and must be
+ * exact. */
+#define EQ_DBL(a, b, f) same_double((a)->f, (b)->f, #f)
+
+static void same_double(double a, double b, const char *what)
+{
+    if (a != b && nextafter(a, b) != b)
+        fail_msg("%s: %.17g read back as %.17g", what, a, b);
+}
+
+static void phases_equal(const phase *a, const phase *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        assert_string_equal(a[i].name, b[i].name);
+        assert_int_equal(a[i].start_ns, b[i].start_ns);
+        assert_int_equal(a[i].end_ns, b[i].end_ns);
+    }
+}
+
+static void kernels_equal(const kernel_event *a, const kernel_event *b)
+{
+    EQ_STR(a, b, name);
+    EQ_INT(a, b, start_ns);
+    EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, device);
+    EQ_INT(a, b, stream);
+    EQ_INT(a, b, correlation);
+    for (int d = 0; d < 3; d++) {
+        EQ_INT(a, b, grid[d]);
+        EQ_INT(a, b, block[d]);
+    }
+    EQ_INT(a, b, has_resources);
+    if (a->has_resources) {
+        EQ_INT(a, b, registers);
+        EQ_INT(a, b, static_smem);
+        EQ_INT(a, b, dynamic_smem);
+        EQ_INT(a, b, smem_optin);
+        EQ_INT(a, b, local_mem);
+    }
+}
+
+static void copies_equal(const copy_event *a, const copy_event *b)
+{
+    EQ_INT(a, b, dir);
+    EQ_INT(a, b, src);
+    EQ_INT(a, b, dst);
+    EQ_INT(a, b, bytes);
+    EQ_INT(a, b, start_ns);
+    EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, device);
+    EQ_INT(a, b, stream);
+    EQ_INT(a, b, correlation);
+}
+
+static void apis_equal(const api_event *a, const api_event *b)
+{
+    EQ_STR(a, b, name);
+    EQ_INT(a, b, start_ns);
+    EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, thread);
+    EQ_INT(a, b, correlation);
+}
+
+static void occ_equal(const occupancy_check *a, const occupancy_check *b)
+{
+    EQ_STR(a, b, kernel);
+    EQ_INT(a, b, block_size);
+    EQ_INT(a, b, dynamic_smem);
+    EQ_INT(a, b, registers);
+    EQ_INT(a, b, static_smem);
+    EQ_INT(a, b, runtime_blocks_per_sm);
+}
+
+static void workloads_equal(const workload_run *a, const workload_run *b)
+{
+    EQ_STR(a, b, name);
+    EQ_INT(a, b, host_memory);
+    EQ_INT(a, b, needs_gpu);
+    EQ_INT(a, b, prec);
+    EQ_INT(a, b, status);
+    EQ_STR(a, b, status_reason);
+    EQ_INT(a, b, device);
+    EQ_INT(a, b, repeat);
+    EQ_INT(a, b, launched);
+    EQ_INT(a, b, timing);
+    EQ_INT(a, b, nphases);
+    phases_equal(a->phases, b->phases, a->nphases);
+    EQ_INT(a, b, nkernels);
+    for (size_t i = 0; i < a->nkernels; i++)
+        kernels_equal(&a->kernels[i], &b->kernels[i]);
+    EQ_INT(a, b, ncopies);
+    for (size_t i = 0; i < a->ncopies; i++)
+        copies_equal(&a->copies[i], &b->copies[i]);
+    EQ_INT(a, b, napis);
+    for (size_t i = 0; i < a->napis; i++)
+        apis_equal(&a->apis[i], &b->apis[i]);
+    EQ_INT(a, b, nproduct_ms);
+    for (int i = 0; i < a->nproduct_ms; i++)
+        EQ_DBL(a, b, product_ms[i]);
+    EQ_INT(a, b, nocc);
+    for (int i = 0; i < a->nocc; i++)
+        occ_equal(&a->occ[i], &b->occ[i]);
+    EQ_INT(a, b, verified);
+    if (a->verified)
+        EQ_DBL(a, b, rel_error);
+    EQ_DBL(a, b, error_bound);
+}
+
+static void devices_equal(const device_info *a, const device_info *b)
+{
+    EQ_INT(a, b, index);
+    EQ_STR(a, b, name);
+    EQ_INT(a, b, cc_major);
+    EQ_INT(a, b, cc_minor);
+    EQ_INT(a, b, sm_count);
+    EQ_INT(a, b, clock_khz);
+    EQ_INT(a, b, mem_clock_khz);
+    EQ_INT(a, b, bus_width_bits);
+    EQ_INT(a, b, l2_bytes);
+    EQ_INT(a, b, total_mem);
+    EQ_INT(a, b, free_mem);
+    EQ_INT(a, b, max_threads_per_sm);
+    EQ_INT(a, b, max_threads_per_block);
+    EQ_INT(a, b, max_blocks_per_sm);
+    EQ_INT(a, b, regs_per_sm);
+    EQ_INT(a, b, regs_per_block);
+    EQ_INT(a, b, warp_size);
+    EQ_INT(a, b, smem_per_sm);
+    EQ_INT(a, b, smem_per_block);
+    EQ_INT(a, b, smem_per_block_optin);
+    EQ_INT(a, b, reserved_smem_per_block);
+    EQ_STR(a, b, pci_bus_id);
+    EQ_INT(a, b, pcie_gen);
+    EQ_INT(a, b, pcie_width);
+    EQ_STR(a, b, pcie_why);
+    EQ_INT(a, b, driver_version);
+    EQ_INT(a, b, runtime_version);
+}
+
+static void models_equal(const run_model *a, const run_model *b)
+{
+    EQ_INT(a, b, schema_version);
+    EQ_STR(a, b, tool_version);
+    EQ_STR(a, b, command_line);
+    EQ_STR(a, b, started_at);
+    EQ_INT(a, b, epoch_ns);
+    EQ_INT(a, b, n);
+    EQ_INT(a, b, seed);
+    EQ_INT(a, b, repeat_requested);
+    EQ_STR(a, b, host_memory_requested);
+
+    EQ_STR(a, b, host.cpu_model);
+    EQ_INT(a, b, host.logical_cores);
+    EQ_INT(a, b, host.has_avx2);
+    EQ_INT(a, b, host.has_avx512f);
+    EQ_STR(a, b, host.os);
+    EQ_STR(a, b, host.blas_config);
+    EQ_STR(a, b, host.blas_version);
+    EQ_STR(a, b, host.blas_core);
+    EQ_INT(a, b, host.blas_threads);
+    EQ_STR(a, b, host.blas_library);
+
+    EQ_INT(a, b, collection.source);
+    EQ_STR(a, b, collection.reason);
+    EQ_INT(a, b, collection.cupti_version);
+    EQ_INT(a, b, collection.records);
+    EQ_INT(a, b, collection.dropped);
+    EQ_INT(a, b, collection.lost_timestamps);
+    EQ_INT(a, b, collection.overhead_records);
+    EQ_INT(a, b, collection.overhead_ns);
+    EQ_DBL(a, b, collection.flush_ms);
+
+    EQ_INT(a, b, ndevices);
+    for (int i = 0; i < a->ndevices; i++)
+        devices_equal(&a->devices[i], &b->devices[i]);
+    EQ_STR(a, b, gpu_skip_reason);
+    EQ_INT(a, b, ntool_phases);
+    phases_equal(a->tool_phases, b->tool_phases, a->ntool_phases);
+    EQ_INT(a, b, nworkloads);
+    for (int i = 0; i < a->nworkloads; i++)
+        workloads_equal(&a->workloads[i], &b->workloads[i]);
+    EQ_INT(a, b, nwarnings);
+    for (int i = 0; i < a->nwarnings; i++)
+        EQ_STR(a, b, warnings[i]);
+}
+
+/* Writes m, reads it back into out and checks the two agree; the tree written from out must
+ * also be the same tree, so nothing the comparison above forgot can differ either. */
+static void round_trip(const run_model *m, run_model *out)
+{
+    cJSON *tree = model_to_json(m);
+    assert_non_null(tree);
+    /* Through text, as a file would go. */
+    char *text = cJSON_PrintUnformatted(tree);
+    assert_non_null(text);
+    cJSON *parsed = cJSON_Parse(text);
+    assert_non_null(parsed);
+    char err[512] = "";
+    if (!model_from_json(parsed, out, err, sizeof err))
+        fail_msg("reading back what was written failed: %s", err);
+    models_equal(m, out);
+    cJSON *again = model_to_json(out);
+    assert_non_null(again);
+    assert_true(cJSON_Compare(tree, again, true));
+    cJSON_Delete(again);
+    cJSON_Delete(parsed);
+    cJSON_free(text);
+    cJSON_Delete(tree);
+}
+
+static void sample_round_trips(void **state)
+{
+    (void)state;
+    run_model m, back;
+    load_sample(&m);
+    /* The sample is what it claims: enough of it that the comparison means something. */
+    assert_int_equal(m.ndevices, 1);
+    assert_true(m.nworkloads >= 2);
+    assert_true(m.epoch_ns > ((int64_t)1 << 53)); /* absolute times would not fit a double */
+    round_trip(&m, &back);
+    model_free(&back);
+    model_free(&m);
+}
+
+static void ncu_sample_round_trips(void **state)
+{
+    (void)state;
+    run_model m, back;
+    load_run(NCU_SAMPLE, &m);
+    assert_int_equal(m.collection.source, TIMING_CUDA_EVENT);
+    round_trip(&m, &back);
+    model_free(&back);
+    model_free(&m);
+}
+
+/* The file keeps times relative to epoch_ns; the model holds them absolute. Both forms of one
+ * kernel's start must agree with the file's text exactly. */
+static void times_are_relative_to_the_epoch(void **state)
+{
+    (void)state;
+    char *text = read_file(sample_path(), NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    run_model m;
+    load_sample(&m);
+    const cJSON *epoch = cJSON_GetObjectItemCaseSensitive(root, "epoch_ns");
+    assert_true(cJSON_IsString(epoch));
+    assert_int_equal(m.epoch_ns, strtoll(epoch->valuestring, NULL, 10));
+    const cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
+    for (int i = 0; i < m.nworkloads; i++) {
+        const cJSON *ks = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(wls, i), "kernels");
+        assert_int_equal(cJSON_GetArraySize(ks), m.workloads[i].nkernels);
+        for (size_t k = 0; k < m.workloads[i].nkernels; k++) {
+            const cJSON *e = cJSON_GetArrayItem(ks, (int)k);
+            int64_t start = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "start_ns")->valuedouble;
+            int64_t end = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "end_ns")->valuedouble;
+            assert_int_equal(m.workloads[i].kernels[k].start_ns, m.epoch_ns + start);
+            assert_int_equal(m.workloads[i].kernels[k].end_ns, m.epoch_ns + end);
+        }
+    }
+    model_free(&m);
+    cJSON_Delete(root);
+}
+
+/* A run built here, with what the sample lacks. */
+static void build_synthetic(run_model *m)
+{
+    model_init(m);
+    const int64_t epoch = INT64_C(1800000000123456789);
+    m->epoch_ns = epoch;
+    m->command_line = strdup("mmprof --size 3 --seed 18446744073709551615");
+    copy_str(m->started_at, sizeof m->started_at, "2026-01-02T03:04:05Z");
+    m->n = 3;
+    m->seed = UINT64_MAX;
+    m->repeat_requested = 4;
+    copy_str(m->host_memory_requested, sizeof m->host_memory_requested, "pinned");
+    copy_str(m->host.cpu_model, sizeof m->host.cpu_model, "Test CPU \"quoted\" \\ backslash");
+    m->host.logical_cores = 2;
+    m->host.has_avx2 = true;
+    copy_str(m->host.blas_core, sizeof m->host.blas_core, "Prescott");
+    m->collection.source = TIMING_CUDA_EVENT;
+    copy_str(m->collection.reason, sizeof m->collection.reason, "another tool holds CUPTI");
+    m->collection.flush_ms = 0.1 + 0.2; /* not a short decimal */
+    m->devices = calloc(1, sizeof *m->devices);
+    m->ndevices = 1;
+    device_info *d = &m->devices[0];
+    copy_str(d->name, sizeof d->name, "Test GPU");
+    d->cc_major = 8;
+    d->cc_minor = 6;
+    d->sm_count = 2;
+    d->max_threads_per_sm = 1536;
+    d->max_threads_per_block = 1024;
+    d->warp_size = 32;
+    d->total_mem = (uint64_t)1 << 40;
+    copy_str(d->pcie_why, sizeof d->pcie_why, "NVML not available"); /* pcie_gen 0: null */
+    copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, "");
+    phase *tp = &m->tool_phases[m->ntool_phases++];
+    copy_str(tp->name, sizeof tp->name, "before-epoch");
+    tp->start_ns = epoch - 5000; /* negative relative times */
+    tp->end_ns = epoch - 1;
+
+    workload_run *cpu = model_add_workload(m);
+    copy_str(cpu->name, sizeof cpu->name, "cpu-openblas");
+    cpu->timing = TIMING_HOST_CLOCK;
+    cpu->status = WL_FAILED;
+    copy_str(cpu->status_reason, sizeof cpu->status_reason, "result holds NaN or infinity");
+    cpu->verified = false; /* rel_error is written as null */
+    cpu->error_bound = 1e-5;
+    workload_add_product_ms(cpu, 1.0 / 3.0);
+
+    workload_run *w = model_add_workload(m);
+    copy_str(w->name, sizeof w->name, "cuda-naive");
+    w->needs_gpu = true;
+    w->host_memory = MEM_PINNED;
+    w->prec = PREC_TF32;
+    w->device = 0;
+    w->repeat = 1;
+    w->launched = 1;
+    w->timing = TIMING_CUDA_EVENT;
+    w->verified = true;
+    w->rel_error = 2.5e-7;
+    w->error_bound = 1e-3;
+    phase *p = workload_add_phase(w, "compute");
+    p->start_ns = epoch + 10;
+    p->end_ns = epoch + 20;
+    kernel_event k = {.name = "no_resources", .start_ns = epoch + 11, .end_ns = epoch + 19,
+                      .grid = {1, 2, 3}, .block = {4, 5, 6}, .has_resources = false};
+    workload_add_kernel(w, &k);
+    copy_event c = {.dir = COPY_D2D, .src = MEM_DEVICE, .dst = MEM_DEVICE, .bytes = (uint64_t)1 << 52,
+                    .start_ns = epoch + 1, .end_ns = epoch + 2, .device = 0, .stream = UINT32_MAX};
+    workload_add_copy(w, &c);
+    c.dir = COPY_OTHER;
+    c.src = MEM_UNKNOWN;
+    workload_add_copy(w, &c);
+    api_event a = {.name = "cudaLaunchKernel_v7000", .start_ns = epoch, .end_ns = epoch,
+                   .thread = UINT32_MAX, .correlation = 7};
+    workload_add_api(w, &a);
+    occupancy_check o = {.kernel = "no_resources", .block_size = 120, .registers = 255,
+                         .runtime_blocks_per_sm = 0};
+    workload_add_occ(w, &o);
+
+    workload_run *s = model_add_workload(m);
+    copy_str(s->name, sizeof s->name, "cublas-tf32");
+    s->needs_gpu = true;
+    s->host_memory = MEM_PAGEABLE;
+    s->status = WL_SKIPPED;
+    copy_str(s->status_reason, sizeof s->status_reason, "no GPU");
+
+    model_add_warning(m, "first warning");
+    model_add_warning(m, "second, with a newline\nand a tab\t");
+}
+
+static void synthetic_round_trips(void **state)
+{
+    (void)state;
+    run_model m, back;
+    build_synthetic(&m);
+    round_trip(&m, &back);
+    /* The values that take the other branches came back as such. */
+    assert_false(back.workloads[1].kernels[0].has_resources);
+    assert_int_equal(back.workloads[0].device, -1);
+    assert_false(back.workloads[0].verified);
+    assert_int_equal(back.seed, UINT64_MAX);
+    assert_int_equal(back.devices[0].pcie_gen, 0);
+    model_free(&back);
+    model_free(&m);
+}
+
+/* ---------- rejection ---------- */
+
+/* The element of root at a path like "workloads[1].kernels[0]" ("" is root itself). */
+static cJSON *at(cJSON *root, const char *path)
+{
+    cJSON *cur = root;
+    const char *p = path;
+    while (cur && *p) {
+        char key[64];
+        size_t n = strcspn(p, ".[");
+        assert_true(n < sizeof key);
+        memcpy(key, p, n);
+        key[n] = '\0';
+        p += n;
+        if (n > 0)
+            cur = cJSON_GetObjectItemCaseSensitive(cur, key);
+        while (cur && *p == '[') {
+            cur = cJSON_GetArrayItem(cur, atoi(p + 1));
+            p = strchr(p, ']') + 1;
+        }
+        if (*p == '.')
+            p++;
+    }
+    if (!cur)
+        fail_msg("the sample has no '%s'", path);
+    return cur;
+}
+
+static cJSON *sample_tree;
+
+static int load_tree(void **state)
+{
+    (void)state;
+    char *text = read_file(sample_path(), NULL);
+    sample_tree = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return sample_tree ? 0 : -1;
+}
+
+static int free_tree(void **state)
+{
+    (void)state;
+    cJSON_Delete(sample_tree);
+    return 0;
+}
+
+/* A fresh copy of the sample to spoil. */
+static cJSON *sample_copy(void)
+{
+    cJSON *c = cJSON_Duplicate(sample_tree, true);
+    assert_non_null(c);
+    return c;
+}
+
+static void set_field(cJSON *root, const char *obj, const char *key, cJSON *value)
+{
+    cJSON *o = at(root, obj);
+    if (cJSON_GetObjectItemCaseSensitive(o, key))
+        assert_true(cJSON_ReplaceItemInObjectCaseSensitive(o, key, value));
+    else
+        assert_true(cJSON_AddItemToObject(o, key, value));
+}
+
+static void remove_field(cJSON *root, const char *obj, const char *key)
+{
+    cJSON *o = at(root, obj);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(o, key));
+    cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+}
+
+/* model_from_json refuses root (which it then frees), leaves the model empty, and its message
+ * starts with where: the path, then ": ", and contains detail when given. */
+static void assert_rejected(cJSON *root, const char *where, const char *detail)
+{
+    run_model m;
+    memset(&m, 0x5A, sizeof m); /* the reader must not rely on the caller's zeroing */
+    char err[512] = "";
+    bool ok = model_from_json(root, &m, err, sizeof err);
+    cJSON_Delete(root);
+    if (ok) {
+        model_free(&m);
+        fail_msg("accepted a run spoilt at '%s'", where);
+    }
+    print_message("rejected: %s\n", err);
+    size_t n = strlen(where);
+    if (strncmp(err, where, n) != 0 || strncmp(err + n, ": ", 2) != 0)
+        fail_msg("message '%s' does not start with '%s: '", err, where);
+    if (detail && !strstr(err, detail))
+        fail_msg("message '%s' does not say '%s'", err, detail);
+    assert_int_equal(m.nworkloads, 0);
+    assert_null(m.workloads);
+    assert_null(m.devices);
+    assert_null(m.command_line);
+}
+
+static void rejects_wrong_schema(void **state)
+{
+    (void)state;
+    cJSON *r = sample_copy();
+    set_field(r, "", "schema", cJSON_CreateString("chrome-trace"));
+    assert_rejected(r, "schema", "chrome-trace");
+
+    r = sample_copy();
+    set_field(r, "", "schema", cJSON_CreateNumber(1));
+    assert_rejected(r, "schema", NULL);
+}
+
+/* A JSON document of some other tool has no "schema" at all: the message says what the file
+ * is not, rather than only that a field is missing. */
+static void rejects_other_documents(void **state)
+{
+    (void)state;
+    run_model m;
+    char err[512] = "";
+    cJSON *trace = cJSON_Parse("{\"traceEvents\": []}");
+    assert_false(model_from_json(trace, &m, err, sizeof err));
+    cJSON_Delete(trace);
+    assert_non_null(strstr(err, "not an mmprof run file"));
+
+    cJSON *arr = cJSON_Parse("[1, 2, 3]");
+    assert_false(model_from_json(arr, &m, err, sizeof err));
+    cJSON_Delete(arr);
+    assert_non_null(strstr(err, "not a JSON object"));
+    assert_true(err[0] != ':' && err[0] != ' '); /* no empty path in front */
+}
+
+static void rejects_other_schema_versions(void **state)
+{
+    (void)state;
+    char want[64];
+    snprintf(want, sizeof want, "reads version %d", MMPROF_SCHEMA_VERSION);
+    int versions[] = {0, MMPROF_SCHEMA_VERSION + 1, 99};
+    for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+        cJSON *r = sample_copy();
+        set_field(r, "", "schema_version", cJSON_CreateNumber(versions[i]));
+        assert_rejected(r, "schema_version", want);
+    }
+    cJSON *r = sample_copy();
+    set_field(r, "", "schema_version", cJSON_CreateString("1"));
+    assert_rejected(r, "schema_version", NULL);
+}
+
+static void rejects_missing_fields(void **state)
+{
+    (void)state;
+    static const struct { const char *obj, *key; } cases[] = {
+        {"", "schema_version"},
+        {"", "epoch_ns"},
+        {"", "workloads"},
+        {"config", "seed"},
+        {"host", "blas_core"},
+        {"collection", "source"},
+        {"devices[0]", "sm_count"},
+        {"devices[0]", "pcie_gen"},
+        {"workloads[1]", "phases"},
+        {"workloads[1]", "verification"},
+        {"workloads[1].verification", "rel_error"},
+        {"workloads[1].kernels[0]", "start_ns"},
+        {"workloads[1].kernels[0]", "registers"},
+        {"workloads[2].copies[1]", "bytes"},
+        {"workloads[3].api_calls[4]", "correlation"},
+        {"workloads[1].occupancy_checks[0]", "runtime_blocks_per_sm"},
+        {"workloads[1].phases[2]", "end_ns"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *r = sample_copy();
+        remove_field(r, cases[i].obj, cases[i].key);
+        char where[160];
+        snprintf(where, sizeof where, "%s%s%s", cases[i].obj, cases[i].obj[0] ? "." : "", cases[i].key);
+        assert_rejected(r, where, "missing");
+    }
+}
+
+static void rejects_wrong_types(void **state)
+{
+    (void)state;
+    static const struct { const char *obj, *key, *json; } cases[] = {
+        {"workloads[1].kernels[0]", "start_ns", "\"754100796\""},
+        {"workloads[1].kernels[0]", "start_ns", "1.5"},
+        {"workloads[1].kernels[0]", "grid", "[1, 2]"},
+        {"workloads[1].kernels[0]", "block", "[16, -16, 1]"},
+        {"workloads[1].kernels[0]", "name", "null"},
+        {"workloads[1].kernels[0]", "smem_optin", "0"},
+        {"workloads[1].copies[0]", "dir", "\"sideways\""},
+        {"workloads[1].copies[0]", "src", "\"cloud\""},
+        {"workloads[1].copies[0]", "bytes", "-1"},
+        {"workloads[1]", "needs_gpu", "\"yes\""},
+        {"workloads[1]", "status", "\"great\""},
+        {"workloads[1]", "timing", "\"sundial\""},
+        {"workloads[1]", "device", "1"}, /* the run recorded one device */
+        {"workloads[1]", "kernels", "{}"},
+        {"workloads[1]", "product_ms", "[1, -2]"},
+        {"host", "avx2", "1"},
+        {"config", "n", "0"},
+        {"config", "seed", "\"-1\""},
+        {"config", "seed", "\"12abc\""},
+        {"", "epoch_ns", "1795967178639765135"},
+        {"devices[0]", "sm_count", "\"132\""},
+        {"devices[0]", "pcie_gen", "99"},
+        {"", "warnings", "[\"ok\", 3]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *r = sample_copy();
+        cJSON *v = cJSON_Parse(cases[i].json);
+        assert_non_null(v);
+        set_field(r, cases[i].obj, cases[i].key, v);
+        char where[160];
+        snprintf(where, sizeof where, "%s%s%s", cases[i].obj, cases[i].obj[0] ? "." : "", cases[i].key);
+        /* Errors inside an array name the element. */
+        if (strcmp(cases[i].key, "product_ms") == 0)
+            snprintf(where, sizeof where, "%s.product_ms[1]", cases[i].obj);
+        if (strcmp(cases[i].key, "warnings") == 0)
+            snprintf(where, sizeof where, "warnings[1]");
+        assert_rejected(r, where, NULL);
+    }
+}
+
+static void rejects_end_before_start(void **state)
+{
+    (void)state;
+    static const char *const objs[] = {
+        "workloads[1].kernels[0]", "workloads[1].copies[2]", "workloads[1].api_calls[0]",
+        "workloads[1].phases[3]", "tool_phases[0]",
+    };
+    for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
+        cJSON *r = sample_copy();
+        cJSON *o = at(r, objs[i]);
+        double start = cJSON_GetObjectItemCaseSensitive(o, "start_ns")->valuedouble;
+        set_field(r, objs[i], "end_ns", cJSON_CreateNumber(start - 1));
+        char where[160];
+        snprintf(where, sizeof where, "%s.end_ns", objs[i]);
+        assert_rejected(r, where, "before it starts");
+    }
+}
+
+/* A relative time that would overflow when the epoch is added back is refused, not wrapped. */
+static void rejects_times_past_the_clock(void **state)
+{
+    (void)state;
+    cJSON *r = sample_copy();
+    set_field(r, "", "epoch_ns", cJSON_CreateString("9223372036854775000"));
+    assert_rejected(r, "tool_phases[0].start_ns", NULL);
+}
+
+/* ---------- files ---------- */
+
+static char *tmp;
+
+static int make_tmp(void **state)
+{
+    (void)state;
+    tmp = make_temp_dir();
+    return tmp ? 0 : -1;
+}
+
+static int remove_tmp(void **state)
+{
+    (void)state;
+    rm_rf(tmp);
+    free(tmp);
+    return 0;
+}
+
+/* model_read_file refuses path; the message names the file and contains detail. */
+static void assert_file_rejected(const char *path, const char *detail)
+{
+    run_model m;
+    char err[512] = "";
+    if (model_read_file(path, &m, err, sizeof err)) {
+        model_free(&m);
+        fail_msg("read '%s' as a run", path);
+    }
+    print_message("rejected: %s\n", err);
+    char quoted[600];
+    snprintf(quoted, sizeof quoted, "'%s'", path);
+    if (!strstr(err, quoted))
+        fail_msg("message '%s' does not name %s", err, quoted);
+    if (detail && !strstr(err, detail))
+        fail_msg("message '%s' does not say '%s'", err, detail);
+    assert_int_equal(m.nworkloads, 0);
+    assert_null(m.devices);
+}
+
+static void read_file_errors(void **state)
+{
+    (void)state;
+    char path[512];
+
+    snprintf(path, sizeof path, "%s/missing.json", tmp);
+    assert_file_rejected(path, "No such file");
+
+    snprintf(path, sizeof path, "%s/empty.json", tmp);
+    assert_true(write_text(path, ""));
+    assert_file_rejected(path, "not valid JSON");
+
+    snprintf(path, sizeof path, "%s/words.json", tmp);
+    assert_true(write_text(path, "mmprof 0.1.0  C = A x B, n = 2048\n"));
+    assert_file_rejected(path, "not valid JSON");
+
+    /* The sample cut in half: valid up to the cut, which the message places. */
+    size_t len;
+    char *text = read_file(sample_path(), &len);
+    assert_non_null(text);
+    text[len / 2] = '\0';
+    snprintf(path, sizeof path, "%s/truncated.json", tmp);
+    assert_true(write_text(path, text));
+    free(text);
+    assert_file_rejected(path, "not valid JSON");
+
+    /* JSON followed by more: a second document glued on. */
+    snprintf(path, sizeof path, "%s/trailing.json", tmp);
+    assert_true(write_text(path, "{} {}"));
+    assert_file_rejected(path, "not valid JSON");
+
+    assert_file_rejected(tmp, NULL); /* a directory */
+
+    snprintf(path, sizeof path, "%s/version.json", tmp);
+    assert_true(write_text(path, "{\"schema\": \"mmprof-run\", \"schema_version\": 2}"));
+    assert_file_rejected(path, "schema_version");
+}
+
+/* The place of a syntax error is given as a line, counted from 1. */
+static void read_file_names_the_line(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/line3.json", tmp);
+    assert_true(write_text(path, "{\n  \"schema\": \"mmprof-run\",\n  \"schema_version\": ,\n}\n"));
+    assert_file_rejected(path, "line 3");
+}
+
+static void read_file_reads_what_was_written(void **state)
+{
+    (void)state;
+    run_model m, back;
+    build_synthetic(&m);
+    cJSON *tree = model_to_json(&m);
+    char *text = cJSON_Print(tree);
+    cJSON_Delete(tree);
+    char path[512];
+    snprintf(path, sizeof path, "%s/synthetic.json", tmp);
+    assert_true(write_text(path, text));
+    cJSON_free(text);
+    char err[512] = "";
+    if (!model_read_file(path, &back, err, sizeof err))
+        fail_msg("%s", err);
+    models_equal(&m, &back);
+    model_free(&back);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest round_trips[] = {
+        cmocka_unit_test(sample_round_trips),
+        cmocka_unit_test(ncu_sample_round_trips),
+        cmocka_unit_test(times_are_relative_to_the_epoch),
+        cmocka_unit_test(synthetic_round_trips),
+    };
+    const struct CMUnitTest rejection[] = {
+        cmocka_unit_test(rejects_wrong_schema),
+        cmocka_unit_test(rejects_other_documents),
+        cmocka_unit_test(rejects_other_schema_versions),
+        cmocka_unit_test(rejects_missing_fields),
+        cmocka_unit_test(rejects_wrong_types),
+        cmocka_unit_test(rejects_end_before_start),
+        cmocka_unit_test(rejects_times_past_the_clock),
+    };
+    const struct CMUnitTest files[] = {
+        cmocka_unit_test(read_file_errors),
+        cmocka_unit_test(read_file_names_the_line),
+        cmocka_unit_test(read_file_reads_what_was_written),
+    };
+    int failed = cmocka_run_group_tests_name("model_json round trip", round_trips, NULL, NULL);
+    failed += cmocka_run_group_tests_name("model_json rejection", rejection, load_tree, free_tree);
+    failed += cmocka_run_group_tests_name("model_json files", files, make_tmp, remove_tmp);
+    return failed;
+}

@@ -1,0 +1,504 @@
+/* The terminal report of the recorded runs, rendered into memory: it fits TEXT_WIDTH columns,
+ * uses escapes only when color is asked for (and then only around the same text), shows the
+ * run's facts in the header, one row per workload with the analysis's figures, every n/a with its
+ * reason, and every warning. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "test_support.h"
+#include "text.h"
+#include "verify.h"
+
+static char *render(const analysis *a, bool color)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    render_text(a, f, color);
+    assert_int_equal(fclose(f), 0);
+    assert_non_null(buf);
+    return buf;
+}
+
+/* The text with every ANSI escape sequence (ESC [ ... letter) removed. */
+static char *strip_escapes(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    assert_non_null(out);
+    while (*s) {
+        if (s[0] == '\033' && s[1] == '[') {
+            s += 2;
+            while (*s && !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z')))
+                s++;
+            if (*s)
+                s++;
+            continue;
+        }
+        *o++ = *s++;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Every line within TEXT_WIDTH visible columns, and no tab that would make columns a guess. */
+static void assert_fits(const char *text)
+{
+    char *plain = strip_escapes(text);
+    int lineno = 1;
+    for (const char *p = plain; *p; lineno++) {
+        size_t n = strcspn(p, "\n");
+        if (n > TEXT_WIDTH)
+            fail_msg("line %d has %zu columns: %.*s", lineno, n, (int)n, p);
+        if (memchr(p, '\t', n))
+            fail_msg("line %d holds a tab", lineno);
+        p += n + (p[n] == '\n');
+    }
+    free(plain);
+}
+
+/* Runs of spaces and newlines as one space: wrapped text compares with the unwrapped. */
+static char *squeeze(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    assert_non_null(out);
+    bool space = false;
+    for (; *s; s++) {
+        if (*s == ' ' || *s == '\n') {
+            space = true;
+            continue;
+        }
+        if (space && o != out)
+            *o++ = ' ';
+        space = false;
+        *o++ = *s;
+    }
+    *o = '\0';
+    return out;
+}
+
+static void assert_contains(const char *text, const char *part)
+{
+    char *t = squeeze(text), *p = squeeze(part);
+    if (!strstr(t, p))
+        fail_msg("the report does not contain '%s'", part);
+    free(t);
+    free(p);
+}
+
+/* The section that starts with a line beginning with title, up to the next blank line (a copy,
+ * or NULL when there is none). */
+static char *section(const char *text, const char *title)
+{
+    size_t tl = strlen(title);
+    for (const char *p = text; *p;) {
+        if (strncmp(p, title, tl) == 0) {
+            const char *end = strstr(p, "\n\n");
+            size_t n = end ? (size_t)(end - p) + 1 : strlen(p);
+            return strndup(p, n);
+        }
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    return NULL;
+}
+
+/* The line of sec that starts with prefix (a copy), or NULL. */
+static char *line_starting(const char *sec, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    for (const char *p = sec; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n >= pl && strncmp(p, prefix, pl) == 0)
+            return strndup(p, n);
+        p += n + (p[n] == '\n');
+    }
+    return NULL;
+}
+
+static bool has_line_starting(const char *sec, const char *prefix)
+{
+    char *line = line_starting(sec, prefix);
+    free(line);
+    return line != NULL;
+}
+
+static int count_lines_starting(const char *sec, const char *prefix)
+{
+    int c = 0;
+    size_t pl = strlen(prefix);
+    for (const char *p = sec; *p;) {
+        size_t n = strcspn(p, "\n");
+        c += n >= pl && strncmp(p, prefix, pl) == 0;
+        p += n + (p[n] == '\n');
+    }
+    return c;
+}
+
+/* Whitespace-separated field i of line (a static copy). */
+static const char *field_of(const char *line, int i)
+{
+    static char buf[64];
+    const char *p = line;
+    for (int k = 0;; k++) {
+        p += strspn(p, " ");
+        size_t n = strcspn(p, " ");
+        if (n == 0)
+            return "";
+        if (k == i) {
+            snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+            return buf;
+        }
+        p += n;
+    }
+}
+
+/* ---------- the recorded runs ---------- */
+
+typedef struct {
+    run_model m;
+    analysis a;
+    char *plain, *color;
+} rendered;
+
+static void render_run(rendered *r, const char *path, void (*spoil)(run_model *))
+{
+    load_run(path, &r->m);
+    if (spoil)
+        spoil(&r->m);
+    assert_true(analyze(&r->m, &r->a));
+    r->plain = render(&r->a, false);
+    r->color = render(&r->a, true);
+}
+
+static void free_rendered(rendered *r)
+{
+    free(r->plain);
+    free(r->color);
+    analysis_free(&r->a);
+    model_free(&r->m);
+}
+
+static void fits_and_colors(const char *path, void (*spoil)(run_model *))
+{
+    rendered r;
+    render_run(&r, path, spoil);
+    assert_fits(r.plain);
+    assert_fits(r.color);
+    assert_null(strchr(r.plain, '\033'));
+    assert_non_null(strstr(r.color, "\033["));
+    /* Color only decorates: without its escapes the colored report is the plain one. */
+    char *stripped = strip_escapes(r.color);
+    assert_string_equal(stripped, r.plain);
+    free(stripped);
+    free_rendered(&r);
+}
+
+static void sample_fits_and_colors(void **state)
+{
+    (void)state;
+    fits_and_colors(sample_path(), NULL);
+}
+
+static void ncu_sample_fits_and_colors(void **state)
+{
+    (void)state;
+    fits_and_colors(NCU_SAMPLE, NULL);
+}
+
+static void header_names_the_run(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), NULL);
+    const run_model *m = &r.m;
+    char want[256];
+    snprintf(want, sizeof want, "mmprof %s", m->tool_version);
+    assert_true(strncmp(r.plain, want, strlen(want)) == 0);
+    snprintf(want, sizeof want, "n = %d,", m->n);
+    assert_contains(r.plain, want);
+    snprintf(want, sizeof want, "seed %llu", (unsigned long long)m->seed);
+    assert_contains(r.plain, want);
+    const device_info *d = &m->devices[0];
+    char *gpu = line_starting(r.plain, "GPU 0");
+    assert_non_null(gpu);
+    assert_non_null(strstr(gpu, d->name));
+    /* CUDA writes versions as 1000 x major + 10 x minor. */
+    snprintf(want, sizeof want, "driver %d.%d", d->driver_version / 1000, d->driver_version % 1000 / 10);
+    assert_non_null(strstr(gpu, want));
+    snprintf(want, sizeof want, "%d SMs", d->sm_count);
+    assert_non_null(strstr(gpu, want));
+    free(gpu);
+    snprintf(want, sizeof want, "peaks: FP32 %.1f TFLOP/s", r.a.peaks[0].fp32_tflops.v);
+    assert_contains(r.plain, want);
+    char *blas = line_starting(r.plain, "BLAS");
+    assert_non_null(blas);
+    snprintf(want, sizeof want, "OpenBLAS %s, core %s, %d threads", m->host.blas_version, m->host.blas_core,
+             m->host.blas_threads);
+    assert_non_null(strstr(blas, want));
+    free(blas);
+    assert_contains(r.plain, m->host.blas_library);
+    assert_contains(r.plain, m->host.cpu_model);
+    assert_true(has_line_starting(r.plain, "Timing  GPU: CUPTI activity records"));
+    free_rendered(&r);
+}
+
+/* Each workload that ran has its row, and the row shows the analysis's figures as formatted. */
+static void check_rows(const rendered *r)
+{
+    char *sec = section(r->plain, "Workloads");
+    assert_non_null(sec);
+    for (int i = 0; i < r->a.nwl; i++) {
+        const workload_metrics *w = &r->a.wl[i];
+        char prefix[64], want[32];
+        snprintf(prefix, sizeof prefix, "%-16s %-8s", w->w->name,
+                 !w->w->needs_gpu ? "host" : w->w->host_memory == MEM_PINNED ? "pinned" : "pageable");
+        char *row = line_starting(sec, prefix);
+        if (!row)
+            fail_msg("no row for '%s'", prefix);
+        assert_int_equal(atoi(field_of(row, 2)), w->w->repeat);
+        snprintf(want, sizeof want, "%.3f", w->kernel_ms.v);
+        assert_string_equal(field_of(row, 3), want);
+        snprintf(want, sizeof want, "%.2f", w->tflops.v);
+        assert_string_equal(field_of(row, 5), want);
+        /* %peak: n/a for TF32 (with its reason in the footer), "-" on the CPU. */
+        if (!w->w->needs_gpu) {
+            assert_string_equal(field_of(row, 6), "-");
+        } else if (w->peak_pct.ok) {
+            snprintf(want, sizeof want, "%.1f", w->peak_pct.v);
+            assert_string_equal(field_of(row, 6), want);
+        } else {
+            assert_string_equal(field_of(row, 6), "n/a");
+        }
+        free(row);
+    }
+    free(sec);
+}
+
+static void rows_show_the_analysis(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), NULL);
+    check_rows(&r);
+    free_rendered(&r);
+    render_run(&r, NCU_SAMPLE, NULL);
+    check_rows(&r);
+    free_rendered(&r);
+}
+
+/* Every "n/a" in the tables has a line under "Not available" that gives a reason, and the
+ * reasons the analysis gave are those printed. */
+static void check_na(const rendered *r)
+{
+    char *na = section(r->plain, "Not available");
+    int shown = 0;
+    for (const char *p = r->plain; (p = strstr(p, "n/a")); p += 3)
+        shown++;
+    if (!na) {
+        assert_int_equal(shown, 0);
+        return;
+    }
+    int lines = count_lines_starting(na, "  n/a ");
+    assert_true(lines > 0);
+    for (const char *p = strstr(na, "  n/a "); p; p = strstr(p + 1, "\n  n/a ")) {
+        const char *colon = strstr(p, ": ");
+        assert_non_null(colon);
+        assert_true(colon[2] != '\n' && colon[2] != '\0'); /* a reason follows */
+    }
+    for (int i = 0; i < r->a.nwl; i++) {
+        const workload_metrics *w = &r->a.wl[i];
+        char want[200];
+        if (w->w->needs_gpu && !w->peak_pct.ok) {
+            snprintf(want, sizeof want, "n/a %%peak: %s", w->peak_pct.why);
+            assert_contains(na, want);
+        }
+        if (!w->speedup.ok) {
+            snprintf(want, sizeof want, "n/a speedup: %s", w->speedup.why);
+            assert_contains(na, want);
+        }
+    }
+    free(na);
+}
+
+static void na_lines_carry_reasons(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), NULL);
+    check_na(&r);
+    assert_contains(r.plain, "n/a %peak: TF32");
+    free_rendered(&r);
+    render_run(&r, NCU_SAMPLE, NULL);
+    check_na(&r);
+    assert_contains(r.plain, "n/a speedup: cpu-openblas did not run");
+    free_rendered(&r);
+}
+
+static void check_warnings(const rendered *r)
+{
+    char *sec = section(r->plain, "Warnings");
+    if (r->a.nwarnings == 0) {
+        assert_null(sec);
+        return;
+    }
+    assert_non_null(sec);
+    assert_int_equal(count_lines_starting(sec, "  ! "), r->a.nwarnings);
+    for (int i = 0; i < r->a.nwarnings; i++)
+        assert_contains(sec, r->a.warnings[i]);
+    free(sec);
+}
+
+static void warnings_shown(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), NULL);
+    check_warnings(&r);
+    free_rendered(&r);
+    /* Under Nsight Compute: timed by cudaEvents, and the report says so twice. */
+    render_run(&r, NCU_SAMPLE, NULL);
+    assert_true(r.a.nwarnings > 0);
+    check_warnings(&r);
+    assert_contains(r.plain, "GPU times come from cudaEvents, not CUPTI: another tool holds CUPTI");
+    assert_true(has_line_starting(r.plain, "Timing  GPU: cudaEvents around each copy and launch"));
+    free_rendered(&r);
+}
+
+/* ---------- spoilt runs ---------- */
+
+/* What a run on a machine without a GPU records: the GPU workloads skipped, with the reason. */
+static void no_gpu(run_model *m)
+{
+    for (int i = 0; i < m->nworkloads; i++) {
+        workload_run *w = &m->workloads[i];
+        if (!w->needs_gpu)
+            continue;
+        char name[32];
+        copy_str(name, sizeof name, w->name);
+        mem_kind mem = w->host_memory;
+        workload_clear(w);
+        copy_str(w->name, sizeof w->name, name);
+        w->needs_gpu = true;
+        w->host_memory = mem;
+        w->device = -1;
+        w->status = WL_SKIPPED;
+        copy_str(w->status_reason, sizeof w->status_reason, "no NVIDIA driver");
+    }
+    free(m->devices);
+    m->devices = NULL;
+    m->ndevices = 0;
+    m->collection.source = TIMING_NONE;
+    copy_str(m->collection.reason, sizeof m->collection.reason, "no NVIDIA driver");
+    copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, "no NVIDIA driver");
+}
+
+static void skipped_gpu_workloads(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), no_gpu);
+    assert_fits(r.plain);
+    char *sec = section(r.plain, "Workloads");
+    assert_non_null(sec);
+    /* One line per skipped workload, not one per memory kind. */
+    static const char *const gpu[] = {"cuda-naive ", "cuda-tiled ", "cublas-sgemm ", "cublas-tf32 "};
+    for (size_t i = 0; i < sizeof gpu / sizeof gpu[0]; i++) {
+        assert_int_equal(count_lines_starting(sec, gpu[i]), 1);
+        char *row = line_starting(sec, gpu[i]);
+        assert_non_null(strstr(row, "skipped"));
+        free(row);
+    }
+    free(sec);
+    assert_null(section(r.plain, "Copy versus compute"));
+    assert_null(section(r.plain, "Kernels"));
+    assert_contains(r.plain, "GPU workloads skipped: no NVIDIA driver");
+    assert_false(has_line_starting(r.plain, "GPU 0"));
+    check_warnings(&r);
+    free_rendered(&r);
+}
+
+static void nan_result(run_model *m)
+{
+    workload_run *w = &m->workloads[1];
+    float c[2] = {1, NAN};
+    double ref[2] = {1, 2};
+    verify_into(w, c, ref, 2);
+}
+
+static void failed_workload(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), nan_result);
+    assert_fits(r.plain);
+    char *sec = section(r.plain, "Verification and verdicts");
+    assert_non_null(sec);
+    char *row = line_starting(sec, "cuda-naive       pageable ");
+    assert_non_null(row);
+    assert_non_null(strstr(row, "failed"));
+    free(row);
+    assert_contains(sec, r.m.workloads[1].status_reason);
+    free(sec);
+    check_warnings(&r);
+    assert_contains(r.plain, "cuda-naive (pageable) failed verification");
+    free_rendered(&r);
+}
+
+/* Real names at their longest, and reasons longer than a line: all wrapped within the width. */
+static void long_texts(run_model *m)
+{
+    copy_str(m->devices[0].name, sizeof m->devices[0].name, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+    m->devices[0].cc_major = 12;
+    m->devices[0].sm_count = 188;
+    m->devices[0].clock_khz = 2617000;
+    copy_str(m->host.cpu_model, sizeof m->host.cpu_model,
+             "Intel(R) Xeon(R) Platinum 8592+ with a model string that goes on well past what a terminal "
+             "line can hold");
+    copy_str(m->host.blas_library, sizeof m->host.blas_library,
+             "/opt/some/very/deeply/nested/prefix/that/goes/on/and/on/lib/x86_64-linux-gnu/openblas-pthread/"
+             "libopenblasp-r0.3.26-with-a-long-suffix.so");
+    workload_run *w = &m->workloads[2];
+    w->status = WL_ERROR;
+    copy_str(w->status_reason, sizeof w->status_reason,
+             "cudaMemcpy(hC, dC, 16777216, cudaMemcpyDeviceToHost): an illegal memory access was "
+             "encountered (the kernel wrote outside C), and every CUDA call after it fails the same way");
+    model_add_warning(m, "a warning long enough to need two lines of the report: %s", w->status_reason);
+}
+
+static void long_texts_wrap(void **state)
+{
+    (void)state;
+    fits_and_colors(sample_path(), long_texts);
+    rendered r;
+    render_run(&r, sample_path(), long_texts);
+    assert_contains(r.plain, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
+    assert_contains(r.plain, r.m.workloads[2].status_reason);
+    check_warnings(&r);
+    free_rendered(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_fits_and_colors),
+        cmocka_unit_test(ncu_sample_fits_and_colors),
+        cmocka_unit_test(header_names_the_run),
+        cmocka_unit_test(rows_show_the_analysis),
+        cmocka_unit_test(na_lines_carry_reasons),
+        cmocka_unit_test(warnings_shown),
+        cmocka_unit_test(skipped_gpu_workloads),
+        cmocka_unit_test(failed_workload),
+        cmocka_unit_test(long_texts_wrap),
+    };
+    return cmocka_run_group_tests_name("text report", tests, NULL, NULL);
+}
