@@ -112,9 +112,11 @@ $(SAN_DIR)/%.o: %.c
 
 $(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN_DIR)/src/cpu_workload.o \
                               $(SAN_DIR)/src/inputs.o $(SAN_DIR)/src/collector.o $(SAN_DIR)/src/ranges.o | $(CARRIED)
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
 
 $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
+	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
