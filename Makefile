@@ -24,7 +24,7 @@ CFLAGS    := -std=c11 -O2 -g -Wall -Wextra $(SAN)
 NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn-spills
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
-GPU_LIBS  := -lcublas -lcupti -lcudart
+GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.

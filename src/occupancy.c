@@ -30,6 +30,13 @@ bool occupancy_of(const device_info *d, int block_threads, int registers, int st
                   int dynamic_smem, bool smem_optin, int *blocks_per_sm, double *pct,
                   char *limiter, size_t limiter_len, char *why, size_t why_len)
 {
+    /* The calculator answers "0 blocks, limited by warps" for a block the device cannot launch at
+     * all; say that plainly instead. */
+    if (block_threads <= 0 || block_threads > d->max_threads_per_block) {
+        snprintf(why, why_len, "a block of %d threads cannot launch (the device allows %d)", block_threads,
+                 d->max_threads_per_block);
+        return false;
+    }
     cudaOccDeviceProp prop;
     memset(&prop, 0, sizeof prop);
     prop.computeMajor = d->cc_major;

@@ -165,12 +165,15 @@ static void refuses_impossible_launches(void **state)
 {
     (void)state;
     const device_info *d = &h200.devices[0];
-    assert_none_run(occupancy(d, 2048, 16, 0, 0, false)); /* more threads than a block may have */
+    /* More threads than a block may have, or none: refused with the device's limit named. */
+    occ o = occupancy(d, 2048, 16, 0, 0, false);
+    assert_false(o.ok);
+    assert_non_null(strstr(o.why, "cannot launch (the device allows 1024)"));
+    o = occupancy(d, 0, 16, 0, 0, false);
+    assert_false(o.ok);
+    assert_non_null(strstr(o.why, "cannot launch"));
     assert_none_run(occupancy(d, 256, 16, 0, 240 * 1024, true)); /* more shared memory than an SM */
     assert_none_run(occupancy(d, 1024, 128, 0, 0, false)); /* 128 x 1024 > 65536 registers */
-    occ o = occupancy(d, 0, 16, 0, 0, false);
-    assert_false(o.ok);
-    assert_non_null(strstr(o.why, "refused"));
     /* A device the calculator does not know. */
     device_info old = *d;
     old.cc_major = 1;
