@@ -15,6 +15,7 @@
 //    are in flight. One barrier per k-step;
 //  - fragments are double-buffered in registers: the loads for k+1 are issued before the FMAs
 //    of k, and the first fragments of the next tile before the last FMAs of this one;
+//  - SERP and FAST (see PipeCfg) trim the inner loop's instruction count;
 //  - GROUP > 0 reorders blocks so that consecutive blocks walk GROUP tile-rows down a column of
 //    tiles before moving right, which keeps the A and B panels of a wave in L2.
 // Any n: out-of-range elements are zero-filled by the copies (source size 0) and stores are
@@ -24,11 +25,16 @@
 
 #include "ladder_common.cuh"
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int LM_, int STAGES_, int MINB_, int GROUP_, bool VEC_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int LM_, int STAGES_, int MINB_, int GROUP_, bool VEC_,
+          bool SERP_ = false, bool FAST_ = false>
 struct PipeCfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, LM = LM_, LN = 32 / LM_;
     static constexpr int STAGES = STAGES_, MINB = MINB_, GROUP = GROUP_;
     static constexpr bool VEC = VEC_;
+    // SERP: walk the thread tile's columns back and forth (CUTLASS's serpentine order), so the
+    // B value of one FFMA is the operand of the next too and the register reuse cache serves it.
+    // FAST: blocks wholly inside the matrix copy full k-tiles without predicates.
+    static constexpr bool SERP = SERP_, FAST = FAST_;
     static constexpr int RM = WM / (LM * 4), RN = WN / (LN * 4); // 4x4 sub-tiles per thread
     static constexpr int TM = RM * 4, TN = RN * 4;
     static constexpr int WARPS_N = BN / WN;
@@ -50,23 +56,24 @@ struct PipeCfg {
     static_assert(STAGES >= 2, "at least two stages");
 };
 
-template <class Cfg>
+// GUARD false: the caller knows the whole tile is inside the matrix (no predicates, no selects).
+template <class Cfg, bool GUARD>
 __device__ __forceinline__ void pipe_load_tile(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                                const float *a_src, const float *b_src, unsigned a_rows_ok,
                                                bool b_col_ok, int n, int k0, int ak, int am0, int bk0, int bcol)
 {
     float *As = stage, *Bs = stage + Cfg::A_STAGE;
-    const bool ak_ok = k0 + ak < n;
+    const bool ak_ok = !GUARD || k0 + ak < n;
 #pragma unroll
     for (int i = 0; i < Cfg::A_COPIES; i++) {
-        bool ok = ak_ok && ((a_rows_ok >> i) & 1u);
+        bool ok = !GUARD || (ak_ok && ((a_rows_ok >> i) & 1u));
         const float *src = a_src + (size_t)i * Cfg::A_ROWS_STEP * n + k0;
         cp_async4(&As[ak * Cfg::LDA + am0 + i * Cfg::A_ROWS_STEP], ok ? src : A, ok);
     }
 #pragma unroll
     for (int i = 0; i < Cfg::B_COPIES; i++) {
         int kr = bk0 + i * Cfg::B_ROWS_STEP;
-        bool ok = b_col_ok && k0 + kr < n;
+        bool ok = !GUARD || (b_col_ok && k0 + kr < n);
         const float *src = b_src + (size_t)(k0 + kr) * n;
         if (Cfg::VEC)
             cp_async16(&Bs[kr * Cfg::BN + bcol], ok ? src : B, ok);
@@ -133,10 +140,11 @@ __device__ __forceinline__ void pipelined_body(const float *__restrict__ A, cons
             acc[i][j] = 0.0f;
 
     const int KT = (n + Cfg::BK - 1) / Cfg::BK;
+    const bool inside = bm + Cfg::BM <= n && bn + Cfg::BN <= n; // the block's tile is all in range
 #pragma unroll
     for (int s = 0; s < Cfg::STAGES - 1; s++) {
         if (s < KT)
-            pipe_load_tile<Cfg>(smem + s * Cfg::STAGE, A, B, a_src, b_src, a_rows_ok, b_col_ok, n, s * Cfg::BK, ak,
+            pipe_load_tile<Cfg, true>(smem + s * Cfg::STAGE, A, B, a_src, b_src, a_rows_ok, b_col_ok, n, s * Cfg::BK, ak,
                                 am0, bk0, bcol);
         cp_async_commit();
     }
@@ -166,17 +174,22 @@ __device__ __forceinline__ void pipelined_body(const float *__restrict__ A, cons
                 // Tile kt + STAGES - 1 goes into the stage tile kt - 1 used: all threads passed
                 // the barrier after their last read of it.
                 const int next = kt + Cfg::STAGES - 1;
-                if (next < KT)
-                    pipe_load_tile<Cfg>(smem + ws * Cfg::STAGE, A, B, a_src, b_src, a_rows_ok, b_col_ok, n,
-                                        next * Cfg::BK, ak, am0, bk0, bcol);
+                if (Cfg::FAST && inside && (next + 1) * Cfg::BK <= n)
+                    pipe_load_tile<Cfg, false>(smem + ws * Cfg::STAGE, A, B, a_src, b_src, a_rows_ok, b_col_ok, n,
+                                               next * Cfg::BK, ak, am0, bk0, bcol);
+                else if (next < KT)
+                    pipe_load_tile<Cfg, true>(smem + ws * Cfg::STAGE, A, B, a_src, b_src, a_rows_ok, b_col_ok, n,
+                                              next * Cfg::BK, ak, am0, bk0, bcol);
                 cp_async_commit(); // empty groups near the end keep the wait counts right
                 ws = ws + 1 == Cfg::STAGES ? 0 : ws + 1;
             }
 #pragma unroll
             for (int i = 0; i < Cfg::TM; i++)
 #pragma unroll
-                for (int j = 0; j < Cfg::TN; j++)
+                for (int jj = 0; jj < Cfg::TN; jj++) {
+                    const int j = Cfg::SERP && (i % 2) ? Cfg::TN - 1 - jj : jj;
                     acc[i][j] = fmaf(fa[k % 2][i], fb[k % 2][j], acc[i][j]);
+                }
         }
     }
     cp_async_wait<0>();

@@ -19,11 +19,19 @@
 
 #include "ladder_common.cuh"
 
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, int GROUP_, bool VEC_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_, int MINB_, int GROUP_, bool VEC_,
+          bool IADD_ = false, bool BPERM_ = false>
 struct Tf32Cfg {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_;
     static constexpr int STAGES = STAGES_, MINB = MINB_, GROUP = GROUP_;
     static constexpr bool VEC = VEC_;
+    // IADD: round to TF32 by adding half a TF32 unit to the bit pattern (one integer add) and
+    // let the tensor core drop the low 13 bits, instead of cvt.rna: the same rounding (to
+    // nearest, ties away from zero) for finite values.
+    // BPERM: permute columns inside each group of 4 n-tiles (logical column c of n-tile 4q+r is
+    // physical column 32q + 4c + r), so one LDS.128 brings a thread its B values for 4 n-tiles
+    // and its results come out as float4s of consecutive columns.
+    static constexpr bool IADD = IADD_, BPERM = BPERM_;
     static constexpr int WARPS_N = BN / WN;
     static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
     static constexpr int MT = WM / 16, NT = WN / 8;
@@ -39,7 +47,13 @@ struct Tf32Cfg {
     static_assert(THREADS % A_PER_ROW == 0 && BM % A_ROWS_STEP == 0, "A copies must divide evenly");
     static_assert(THREADS % B_PER_ROW == 0 && BK % B_ROWS_STEP == 0 && B_COPIES >= 1, "B copies must divide evenly");
     static_assert(STAGES >= 2, "at least two stages");
+    static_assert(!BPERM || NT % 4 == 0, "column permutation works on groups of 4 n-tiles");
 };
+
+template <class Cfg> __device__ __forceinline__ uint32_t tf32_round(uint32_t bits)
+{
+    return Cfg::IADD ? bits + 0x1000u : to_tf32(__uint_as_float(bits));
+}
 
 __device__ __forceinline__ void mma_tf32(float (&c)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
@@ -122,7 +136,7 @@ __device__ __forceinline__ void tf32_body(const float *__restrict__ A, const flo
     // ldmatrix: lanes 0-7 address matrix 0 (rows 0-7, k 0-3), 8-15 matrix 1 (rows 8-15, k 0-3),
     // 16-23 matrix 2 (rows 0-7, k 4-7), 24-31 matrix 3 (rows 8-15, k 4-7): registers a0..a3.
     const int a_off = (wm0 + (lane % 8) + ((lane / 8) % 2) * 8) * Cfg::LDA + (lane / 16) * 4;
-    const int b_off = Cfg::A_STAGE + t * Cfg::LDB + wn0 + g;
+    const int b_off = Cfg::A_STAGE + t * Cfg::LDB + wn0 + (Cfg::BPERM ? 4 * g : g);
 
     float acc[Cfg::MT][Cfg::NT][4];
 #pragma unroll
@@ -164,12 +178,25 @@ __device__ __forceinline__ void tf32_body(const float *__restrict__ A, const flo
                 ldmatrix_x4(af[i], st + a_off + i * 16 * Cfg::LDA + kk);
 #pragma unroll
                 for (int q = 0; q < 4; q++)
-                    af[i][q] = to_tf32(__uint_as_float(af[i][q]));
+                    af[i][q] = tf32_round<Cfg>(af[i][q]);
             }
+            if (Cfg::BPERM) {
 #pragma unroll
-            for (int j = 0; j < Cfg::NT; j++) {
-                bf[j][0] = to_tf32(st[b_off + kk * Cfg::LDB + j * 8]);
-                bf[j][1] = to_tf32(st[b_off + (kk + 4) * Cfg::LDB + j * 8]);
+                for (int q = 0; q < Cfg::NT / 4; q++)
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const float4 v = *reinterpret_cast<const float4 *>(&st[b_off + (kk + 4 * h) * Cfg::LDB + q * 32]);
+                        bf[4 * q + 0][h] = tf32_round<Cfg>(__float_as_uint(v.x));
+                        bf[4 * q + 1][h] = tf32_round<Cfg>(__float_as_uint(v.y));
+                        bf[4 * q + 2][h] = tf32_round<Cfg>(__float_as_uint(v.z));
+                        bf[4 * q + 3][h] = tf32_round<Cfg>(__float_as_uint(v.w));
+                    }
+            } else {
+#pragma unroll
+                for (int j = 0; j < Cfg::NT; j++) {
+                    bf[j][0] = tf32_round<Cfg>(__float_as_uint(st[b_off + kk * Cfg::LDB + j * 8]));
+                    bf[j][1] = tf32_round<Cfg>(__float_as_uint(st[b_off + (kk + 4) * Cfg::LDB + j * 8]));
+                }
             }
 #pragma unroll
             for (int i = 0; i < Cfg::MT; i++)
@@ -180,31 +207,64 @@ __device__ __forceinline__ void tf32_body(const float *__restrict__ A, const flo
     }
     cp_async_wait<0>();
 
-    // Accumulator q of tile (i, j): row g (+8 for q >= 2), columns 2t and 2t+1.
+    // Accumulator q of tile (i, j): row g (+8 for q >= 2), columns 2t and 2t+1; with BPERM,
+    // logical column c of n-tile 4p+r is physical column 32p + 4c + r, so for each group p a
+    // thread holds columns 32p + 8t .. 32p + 8t + 7 of its two rows.
+    if constexpr (Cfg::BPERM) {
 #pragma unroll
-    for (int i = 0; i < Cfg::MT; i++)
+        for (int i = 0; i < Cfg::MT; i++)
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int row = bm + wm0 + i * 16 + g + h * 8;
-            if (row >= n)
-                continue;
+            for (int h = 0; h < 2; h++) {
+                const int row = bm + wm0 + i * 16 + g + h * 8;
+                if (row >= n)
+                    continue;
 #pragma unroll
-            for (int j = 0; j < Cfg::NT; j++) {
-                const int col = bn + wn0 + j * 8 + t * 2;
-                float *dst = &C[(size_t)row * n + col];
-                const float c0 = acc[i][j][h * 2], c1 = acc[i][j][h * 2 + 1];
-                if (Cfg::VEC) {
-                    // n % 4 == 0: col is even, so col < n means col + 1 < n too.
-                    if (col < n)
-                        *reinterpret_cast<float2 *>(dst) = make_float2(c0, c1);
-                } else {
-                    if (col < n)
-                        dst[0] = c0;
-                    if (col + 1 < n)
-                        dst[1] = c1;
+                for (int p = 0; p < Cfg::NT / 4; p++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++) {
+                        const int col = bn + wn0 + p * 32 + t * 8 + e * 4;
+                        float v[4];
+#pragma unroll
+                        for (int r = 0; r < 4; r++)
+                            v[r] = acc[i][4 * p + r][h * 2 + e];
+                        float *dst = &C[(size_t)row * n + col];
+                        if (Cfg::VEC) {
+                            if (col < n)
+                                *reinterpret_cast<float4 *>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+                        } else {
+#pragma unroll
+                            for (int r = 0; r < 4; r++)
+                                if (col + r < n)
+                                    dst[r] = v[r];
+                        }
+                    }
+            }
+    } else {
+#pragma unroll
+        for (int i = 0; i < Cfg::MT; i++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                const int row = bm + wm0 + i * 16 + g + h * 8;
+                if (row >= n)
+                    continue;
+#pragma unroll
+                for (int j = 0; j < Cfg::NT; j++) {
+                    const int col = bn + wn0 + j * 8 + t * 2;
+                    float *dst = &C[(size_t)row * n + col];
+                    const float c0 = acc[i][j][h * 2], c1 = acc[i][j][h * 2 + 1];
+                    if (Cfg::VEC) {
+                        // n % 4 == 0: col is even, so col < n means col + 1 < n too.
+                        if (col < n)
+                            *reinterpret_cast<float2 *>(dst) = make_float2(c0, c1);
+                    } else {
+                        if (col < n)
+                            dst[0] = c0;
+                        if (col + 1 < n)
+                            dst[1] = c1;
+                    }
                 }
             }
-        }
+    }
 }
 
 template <class Cfg> static inline dim3 tf32_grid(int n)

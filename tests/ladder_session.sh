@@ -23,6 +23,7 @@ if [ "$what" = all ] || [ "$what" = tune ]; then
   timeout ${TUNE_S:-80} build/tests/ladder_tune >"$OUT/tune.txt" 2>&1
   echo "ladder_tune exit $?" >>"$OUT/tune.txt"
   if command -v cuobjdump >/dev/null; then
+    cuobjdump -sass build/tests/ladder_tune build/cuda/ladder_pipelined.o build/cuda/ladder_tf32.o 2>&1 | gzip >"$OUT/sass_full.gz"
     for o in build/cuda/ladder_*.o build/cuda/kernels_basic.o; do
       cuobjdump -sass "$o" | awk -v obj="$(basename "$o")" '
         /Function :/ { if (fn) report(); fn = $3; delete c; total = 0; next }

@@ -98,26 +98,32 @@ template <template <bool> class P> static cudaError_t launch_tf32(const float *A
     return n % 4 == 0 ? tf32_one<P<true>>(A, B, C, n) : tf32_one<P<false>>(A, B, C, n);
 }
 
-// FP32 candidates: PipeCfg<BM, BN, BK, WM, WN, LM, STAGES, MINB, GROUP, VEC>.
-template <bool V> using P128x128_64x32 = PipeCfg<128, 128, 8, 64, 32, 8, 4, 2, 0, V>;
-template <bool V> using P128x128_64x32_g8 = PipeCfg<128, 128, 8, 64, 32, 8, 4, 2, 8, V>;
-template <bool V> using P128x128_64x32_s3 = PipeCfg<128, 128, 8, 64, 32, 8, 3, 2, 0, V>;
-template <bool V> using P128x128_64x32_m1 = PipeCfg<128, 128, 8, 64, 32, 8, 4, 1, 0, V>;
-template <bool V> using P128x128_32x64 = PipeCfg<128, 128, 8, 32, 64, 4, 4, 2, 0, V>;
-template <bool V> using P128x128_k16 = PipeCfg<128, 128, 16, 64, 32, 8, 3, 2, 0, V>;
-template <bool V> using P128x256_64x64 = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V>;
-template <bool V> using P256x128_64x64_lm4 = PipeCfg<256, 128, 8, 64, 64, 4, 4, 1, 0, V>;
-template <bool V> using P256x128_64x64_lm8 = PipeCfg<256, 128, 8, 64, 64, 8, 4, 1, 0, V>;
-template <bool V> using P256x128_64x64_g8 = PipeCfg<256, 128, 8, 64, 64, 4, 4, 1, 8, V>;
+// FP32 candidates: PipeCfg<BM, BN, BK, WM, WN, LM, STAGES, MINB, GROUP, VEC, SERP, FAST>.
+template <bool V> using P128x256 = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V>;
+template <bool V> using P128x256_serp = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V, true, false>;
+template <bool V> using P128x256_fast = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V, false, true>;
+template <bool V> using P128x256_sf = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V, true, true>;
+template <bool V> using P128x256_sf_s3 = PipeCfg<128, 256, 8, 64, 64, 8, 3, 1, 0, V, true, true>;
+template <bool V> using P128x256_sf_k16 = PipeCfg<128, 256, 16, 64, 64, 8, 3, 1, 0, V, true, true>;
+template <bool V> using P128x256_sf_lm4 = PipeCfg<128, 256, 8, 64, 64, 4, 4, 1, 0, V, true, true>;
+template <bool V> using P128x128_t128_sf = PipeCfg<128, 128, 8, 64, 64, 8, 4, 2, 0, V, true, true>;
+template <bool V> using P128x128_t128_sf_lm4 = PipeCfg<128, 128, 8, 64, 64, 4, 4, 2, 0, V, true, true>;
+template <bool V> using P128x128_t128_sf_s3 = PipeCfg<128, 128, 8, 64, 64, 8, 3, 2, 0, V, true, true>;
+template <bool V> using P128x128_w64x32_sf = PipeCfg<128, 128, 8, 64, 32, 8, 4, 2, 0, V, true, true>;
+template <bool V> using P256x128_sf_lm4 = PipeCfg<256, 128, 8, 64, 64, 4, 4, 1, 0, V, true, true>;
 
-// TF32 candidates: Tf32Cfg<BM, BN, BK, WM, WN, STAGES, MINB, GROUP, VEC>.
-template <bool V> using T128x128k16 = Tf32Cfg<128, 128, 16, 64, 64, 4, 2, 0, V>;
-template <bool V> using T128x128k32 = Tf32Cfg<128, 128, 32, 64, 64, 3, 2, 0, V>;
-template <bool V> using T128x128k16_w64x32 = Tf32Cfg<128, 128, 16, 64, 32, 4, 2, 0, V>;
-template <bool V> using T128x256k16 = Tf32Cfg<128, 256, 16, 64, 64, 4, 1, 0, V>;
-template <bool V> using T128x256k16_g8 = Tf32Cfg<128, 256, 16, 64, 64, 4, 1, 8, V>;
-template <bool V> using T256x128k16 = Tf32Cfg<256, 128, 16, 64, 64, 4, 1, 0, V>;
+// TF32 candidates: Tf32Cfg<BM, BN, BK, WM, WN, STAGES, MINB, GROUP, VEC, IADD, BPERM>.
 template <bool V> using T128x256k32 = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 0, V>;
+template <bool V> using T128x256k32_i = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 0, V, true, false>;
+template <bool V> using T128x256k32_p = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 0, V, false, true>;
+template <bool V> using T128x256k32_ip = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 0, V, true, true>;
+template <bool V> using T128x256k32_ip_s4 = Tf32Cfg<128, 256, 32, 64, 64, 4, 1, 0, V, true, true>;
+template <bool V> using T128x256k16_ip = Tf32Cfg<128, 256, 16, 64, 64, 4, 1, 0, V, true, true>;
+template <bool V> using T128x128k32_ip = Tf32Cfg<128, 128, 32, 64, 64, 3, 2, 0, V, true, true>;
+template <bool V> using T128x128k16_ip = Tf32Cfg<128, 128, 16, 64, 64, 4, 2, 0, V, true, true>;
+template <bool V> using T128x128k32_w64x32_ip = Tf32Cfg<128, 128, 32, 64, 32, 3, 2, 0, V, true, true>;
+template <bool V> using T256x128k32_ip = Tf32Cfg<256, 128, 32, 64, 64, 3, 1, 0, V, true, true>;
+template <bool V> using T128x256k32_ip_g8 = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 8, V, true, true>;
 
 // The real workloads, through the interface the runner uses.
 template <const gpu_compute *W> static cudaError_t launch_workload(const float *A, const float *B, float *C, int n)
@@ -173,23 +179,29 @@ static const entry entries[] = {
     {"cuda-warptiled", false, true, launch_workload<&gpu_warptiled>},
     {"cuda-pipelined", false, true, launch_workload<&gpu_pipelined>},
     {"cuda-tf32-mma", true, true, launch_workload<&gpu_tf32_mma>},
-    {"p128x128 w64x32", false, true, launch_pipe<P128x128_64x32>},
-    {"p128x128 w64x32 g8", false, true, launch_pipe<P128x128_64x32_g8>},
-    {"p128x128 w64x32 s3", false, true, launch_pipe<P128x128_64x32_s3>},
-    {"p128x128 w64x32 mb1", false, true, launch_pipe<P128x128_64x32_m1>},
-    {"p128x128 w32x64", false, true, launch_pipe<P128x128_32x64>},
-    {"p128x128 k16 s3", false, true, launch_pipe<P128x128_k16>},
-    {"p128x256 w64x64", false, true, launch_pipe<P128x256_64x64>},
-    {"p256x128 w64x64 lm4", false, true, launch_pipe<P256x128_64x64_lm4>},
-    {"p256x128 w64x64 lm8", false, true, launch_pipe<P256x128_64x64_lm8>},
-    {"p256x128 lm4 g8", false, true, launch_pipe<P256x128_64x64_g8>},
-    {"t128x128 k16", true, true, launch_tf32<T128x128k16>},
-    {"t128x128 k32 s3", true, true, launch_tf32<T128x128k32>},
-    {"t128x128 k16 w64x32", true, true, launch_tf32<T128x128k16_w64x32>},
-    {"t128x256 k16", true, true, launch_tf32<T128x256k16>},
-    {"t128x256 k16 g8", true, true, launch_tf32<T128x256k16_g8>},
-    {"t256x128 k16", true, true, launch_tf32<T256x128k16>},
-    {"t128x256 k32 s3", true, true, launch_tf32<T128x256k32>},
+    {"p128x256", false, true, launch_pipe<P128x256>},
+    {"p128x256 serp", false, true, launch_pipe<P128x256_serp>},
+    {"p128x256 fast", false, true, launch_pipe<P128x256_fast>},
+    {"p128x256 sf", false, true, launch_pipe<P128x256_sf>},
+    {"p128x256 sf s3", false, true, launch_pipe<P128x256_sf_s3>},
+    {"p128x256 sf k16 s3", false, true, launch_pipe<P128x256_sf_k16>},
+    {"p128x256 sf lm4", false, true, launch_pipe<P128x256_sf_lm4>},
+    {"p128x128 t128 sf", false, true, launch_pipe<P128x128_t128_sf>},
+    {"p128x128 t128 sf lm4", false, true, launch_pipe<P128x128_t128_sf_lm4>},
+    {"p128x128 t128 sf s3", false, true, launch_pipe<P128x128_t128_sf_s3>},
+    {"p128x128 w64x32 sf", false, true, launch_pipe<P128x128_w64x32_sf>},
+    {"p256x128 sf lm4", false, true, launch_pipe<P256x128_sf_lm4>},
+    {"t128x256 k32 cvt", true, true, launch_tf32<T128x256k32>},
+    {"t128x256 k32 iadd", true, true, launch_tf32<T128x256k32_i>},
+    {"t128x256 k32 perm", true, true, launch_tf32<T128x256k32_p>},
+    {"t128x256 k32 ip", true, true, launch_tf32<T128x256k32_ip>},
+    {"t128x256 k32 ip s4", true, true, launch_tf32<T128x256k32_ip_s4>},
+    {"t128x256 k16 ip s4", true, true, launch_tf32<T128x256k16_ip>},
+    {"t128x128 k32 ip", true, true, launch_tf32<T128x128k32_ip>},
+    {"t128x128 k16 ip s4", true, true, launch_tf32<T128x128k16_ip>},
+    {"t128x128 k32 w64x32 ip", true, true, launch_tf32<T128x128k32_w64x32_ip>},
+    {"t256x128 k32 ip", true, true, launch_tf32<T256x128k32_ip>},
+    {"t128x256 k32 ip g8", true, true, launch_tf32<T128x256k32_ip_g8>},
 };
 #define NENTRIES (int)(sizeof entries / sizeof entries[0])
 
@@ -267,6 +279,8 @@ static void verify_size(int n, uint64_t seed)
     CK(cudaMemcpy(dBd, Bd.data(), count * 8, cudaMemcpyHostToDevice));
     const double one = 1.0, zero = 0.0;
     CB(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, dBd, n, dAd, n, &zero, dR, n));
+    // The handle's stream is non-blocking: cudaMemcpy on the default stream would not wait.
+    CK(cudaStreamSynchronize(stream));
     CK(cudaMemcpy(ref.data(), dR, count * 8, cudaMemcpyDeviceToHost));
     printf("verify n=%-5d", n);
     int bad = 0;
