@@ -29,7 +29,8 @@ LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model.c src/model_json.c src/analysis.c src/occupancy.c src/verify.c \
-             src/output_file.c report/text.c report/json_report.c
+             src/output_file.c report/text.c report/json_report.c src/strbuf.c report/svg.c \
+             report/html.c report/html_charts.c report/trace.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/main.c src/cli.c src/workloads.c src/runner.c src/collector.c src/ranges.c \
              src/hostinfo.c src/cpu_workload.c src/inputs.c
@@ -42,7 +43,8 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli
+UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
+              test_html_report test_trace test_browser
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench clean
@@ -150,5 +152,18 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------- the HTML report's templates ----------
+# templates/ is compiled into the binary (report/html.c includes the generated header), so a
+# report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
+TEMPLATES := templates/report.html templates/report.css templates/report.js
+HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE))
+
+$(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh
+	@mkdir -p $(dir $@)
+	templates/embed.sh $@ $(TEMPLATES)
+
+$(HTML_OBJ): $(BUILD)/gen/templates.h
+$(HTML_OBJ): CPPFLAGS += -I$(BUILD)/gen
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

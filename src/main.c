@@ -9,11 +9,13 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "html.h"
 #include "json_report.h"
 #include "model_json.h"
 #include "output_file.h"
 #include "runner.h"
 #include "text.h"
+#include "trace.h"
 
 static bool use_color(color_mode mode)
 {
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
 
     const file_output outs[] = {
         {"--json", o.json_path, render_json},
+        {"--html", o.html_path, render_html},
+        {"--trace", o.trace_path, render_trace},
     };
     int nouts = (int)(sizeof outs / sizeof outs[0]);
     for (int i = 0; i < nouts; i++) {

@@ -1,0 +1,45 @@
+/* What the HTML report's pieces share: the page being built and its "n/a" notes. html.c fills
+ * the template's text sections, html_charts.c its SVG charts. Not part of the renderer's API. */
+#ifndef MMPROF_REPORT_HTML_PARTS_H
+#define MMPROF_REPORT_HTML_PARTS_H
+
+#include "analysis.h"
+#include "strbuf.h"
+
+#define HTML_MAX_NOTES 48
+#define HTML_NOTE_LEN 200
+
+typedef struct {
+    strbuf *b;          /* where the current section goes */
+    const analysis *a;
+    /* Reasons figures were not available, numbered in page order and listed once at the end. */
+    char notes[HTML_MAX_NOTES][HTML_NOTE_LEN];
+    int nnotes;
+} html_ctx;
+
+/* The note number for "what: why", adding it when new (0 when the list is full). */
+int html_note(html_ctx *x, const char *what, const char *why);
+
+/* A metric's value in fmt then unit, or "n/a" with a numbered note; "inline" shows the reason
+ * in place as well, where there is room for it. */
+void html_metric(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what);
+void html_metric_inline(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what);
+
+/* "12,345" for GFLOP/s and other figures too large for decimals. */
+void html_thousands(double v, char *buf, size_t len);
+
+/* "cuda-naive" plus a pageable/pinned/host chip. */
+void html_workload_label(html_ctx *x, const workload_run *w);
+/* "pageable", "pinned" or "host". */
+const char *html_memory_word(const workload_run *w);
+
+/* The chart sections. */
+void html_ladder(html_ctx *x);
+void html_timeline(html_ctx *x);
+void html_copies(html_ctx *x);
+void html_speedup(html_ctx *x);
+
+/* Events the timeline marks, one each: kernels, copies and CUDA API calls of every workload. */
+size_t html_timeline_events(const run_model *m);
+
+#endif

@@ -1,0 +1,28 @@
+/* Chart primitives for the HTML report: inline SVG written into a strbuf. Coordinates are in the
+ * chart's own units (its viewBox); the page's CSS scales the whole chart to the column. Every
+ * string passes through HTML escaping, and a shape's tip becomes its <title>: the browser shows
+ * it on hover with scripts off, and the page's script turns it into a richer tooltip. */
+#ifndef MMPROF_REPORT_SVG_H
+#define MMPROF_REPORT_SVG_H
+
+#include "strbuf.h"
+
+/* <svg class="chart cls" viewBox="0 0 w h" role="img" aria-label="label">. */
+void svg_open(strbuf *b, double w, double h, const char *cls, const char *label);
+void svg_close(strbuf *b);
+
+/* A rectangle at least min_w wide (so a 1 ns event still shows), classes cls, tip may be NULL.
+ * attrs, when not NULL, is added inside the tag verbatim (the caller escapes it). */
+void svg_rect(strbuf *b, double x, double y, double w, double h, double min_w, const char *cls,
+              const char *attrs, const char *tip);
+/* Text anchored at start, middle or end. */
+void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *text);
+void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char *cls);
+
+/* A step for about `want` ticks over [0, max]: 1, 2 or 5 times a power of ten. */
+double svg_nice_step(double max, int want);
+
+/* The chart x of value v on [lo, hi] mapped to [x0, x1], clamped. */
+double svg_scale(double v, double lo, double hi, double x0, double x1);
+
+#endif

@@ -1,0 +1,465 @@
+/* Chrome trace event JSON from the run model. See trace.h.
+ *
+ * Events are gathered first, grouped by the logical thread they belong to ("stream 13", "H2D
+ * copies"), then laid out: within a thread, sorted by start (longest first on ties), each event
+ * goes to the first lane where it either starts after everything open has ended or fits inside
+ * the innermost open range. A thread needing a second lane becomes two trace threads ("H2D
+ * copies", "H2D copies (2)"). Then metadata and events are written, one per line. */
+#include "trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+/* Logical threads, ordered within their process by these bases (the sort index shown). */
+enum {
+    T_TOOL = 1,        /* mmprof's own NVTX phases */
+    T_WORKLOADS = 2,   /* each workload's span and its NVTX phases */
+    T_API = 100,       /* + host thread number */
+    T_H2D = 1000,
+    T_STREAM = 2000,   /* + stream */
+    T_D2H = 3000000,
+    T_OTHER = 3000001, /* device to device and the rest */
+};
+
+#define HOST_PID 1
+#define GPU_PID(dev) (10 + (int)(dev))
+
+typedef struct {
+    int pid;
+    int64_t key;      /* one of the enum above, plus the stream or host thread */
+    char name[64];
+    int *lanes_tid;   /* trace tid of each lane */
+    int nlanes;
+} lthread;
+
+typedef struct {
+    int thread;       /* index into the thread table */
+    int lane;
+    int64_t start, end;
+    char *name;       /* owned */
+    const char *cat;
+    char *args;       /* owned: a JSON object */
+} tevent;
+
+typedef struct {
+    const analysis *a;
+    lthread *threads;
+    int nthreads;
+    tevent *ev;
+    size_t nev, cap;
+    bool oom;
+} trace;
+
+static int thread_of(trace *t, int pid, int64_t key, const char *name)
+{
+    for (int i = 0; i < t->nthreads; i++)
+        if (t->threads[i].pid == pid && t->threads[i].key == key)
+            return i;
+    lthread *p = realloc(t->threads, (size_t)(t->nthreads + 1) * sizeof *p);
+    if (!p) {
+        t->oom = true;
+        return -1;
+    }
+    t->threads = p;
+    lthread *th = &t->threads[t->nthreads];
+    memset(th, 0, sizeof *th);
+    th->pid = pid;
+    th->key = key;
+    snprintf(th->name, sizeof th->name, "%s", name);
+    return t->nthreads++;
+}
+
+/* Adds an event; takes args (a strbuf holding a JSON object) and copies name. */
+static void add(trace *t, int thread, int64_t start, int64_t end, const char *name, const char *cat, strbuf *args)
+{
+    char *a = sb_finish(args);
+    if (thread < 0 || !a || t->oom) {
+        free(a);
+        t->oom = true;
+        return;
+    }
+    if (t->nev == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        tevent *p = realloc(t->ev, cap * sizeof *p);
+        if (!p) {
+            free(a);
+            t->oom = true;
+            return;
+        }
+        t->ev = p;
+        t->cap = cap;
+    }
+    char *n = strdup(name);
+    if (!n) {
+        free(a);
+        t->oom = true;
+        return;
+    }
+    /* A record with its end before its start (a clock hiccup) is kept, as an instant. */
+    t->ev[t->nev++] = (tevent){thread, 0, start, end < start ? start : end, n, cat, a};
+}
+
+/* args helpers: each appends ,"key":value (the caller opens with '{' and closes with '}'). */
+static void arg_str(strbuf *b, const char *key, const char *v)
+{
+    sb_printf(b, "%s\"%s\":\"", b->len > 1 ? "," : "", key);
+    sb_json(b, v);
+    sb_add(b, "\"");
+}
+
+static void arg_num(strbuf *b, const char *key, double v, const char *fmt)
+{
+    sb_printf(b, "%s\"%s\":", b->len > 1 ? "," : "", key);
+    sb_printf(b, fmt, v);
+}
+
+static void args_open(strbuf *b, const workload_run *w)
+{
+    sb_init(b);
+    sb_add(b, "{");
+    if (w) {
+        char label[64];
+        workload_label(w, label, sizeof label);
+        arg_str(b, "workload", label);
+    }
+}
+
+static const kernel_summary *summary_of(const workload_metrics *r, const char *name)
+{
+    for (int i = 0; i < r->nkernels; i++)
+        if (strcmp(r->kernels[i].name, name) == 0)
+            return &r->kernels[i];
+    return NULL;
+}
+
+static void dims(const int d[3], char *buf, size_t len)
+{
+    snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
+}
+
+static void gather_workload(trace *t, const workload_metrics *r)
+{
+    const workload_run *w = r->w;
+    strbuf args;
+    char label[64];
+    workload_label(w, label, sizeof label);
+    int wt = thread_of(t, HOST_PID, T_WORKLOADS, "workloads (NVTX)");
+    if (w->nphases > 0) {
+        int64_t lo = w->phases[0].start_ns, hi = w->phases[0].end_ns;
+        for (int i = 1; i < w->nphases; i++) {
+            lo = w->phases[i].start_ns < lo ? w->phases[i].start_ns : lo;
+            hi = w->phases[i].end_ns > hi ? w->phases[i].end_ns : hi;
+        }
+        args_open(&args, NULL);
+        arg_str(&args, "status", status_name(w->status));
+        arg_str(&args, "timing", timing_source_name(w->timing));
+        arg_num(&args, "repeat", w->repeat, "%.0f");
+        if (r->verdict != VERDICT_NONE)
+            arg_str(&args, "verdict", verdict_name(r->verdict));
+        sb_add(&args, "}");
+        add(t, wt, lo, hi, label, "workload", &args);
+    }
+    for (int i = 0; i < w->nphases; i++) {
+        args_open(&args, w);
+        sb_add(&args, "}");
+        add(t, wt, w->phases[i].start_ns, w->phases[i].end_ns, w->phases[i].name, "nvtx", &args);
+    }
+    for (size_t i = 0; i < w->napis; i++) {
+        const api_event *e = &w->apis[i];
+        char name[48];
+        snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
+        args_open(&args, w);
+        arg_num(&args, "correlation", e->correlation, "%.0f");
+        sb_add(&args, "}");
+        add(t, thread_of(t, HOST_PID, T_API + e->thread, name), e->start_ns, e->end_ns, e->name, "cuda_api", &args);
+    }
+    for (size_t i = 0; i < w->nkernels; i++) {
+        const kernel_event *k = &w->kernels[i];
+        char name[512], tname[48], g[48], bl[48];
+        kernel_display_name(k->name, name, sizeof name);
+        snprintf(tname, sizeof tname, "stream %u", k->stream);
+        dims(k->grid, g, sizeof g);
+        dims(k->block, bl, sizeof bl);
+        args_open(&args, w);
+        arg_str(&args, "grid", g);
+        arg_str(&args, "block", bl);
+        if (k->has_resources) {
+            arg_num(&args, "registers", k->registers, "%.0f");
+            arg_num(&args, "static_smem", k->static_smem, "%.0f");
+            arg_num(&args, "dynamic_smem", k->dynamic_smem, "%.0f");
+            arg_num(&args, "local_mem", k->local_mem, "%.0f");
+        } else {
+            char why[96];
+            snprintf(why, sizeof why, "not recorded (%s timing)", timing_source_name(w->timing));
+            arg_str(&args, "registers", why);
+        }
+        const kernel_summary *s = summary_of(r, k->name);
+        if (s && s->occupancy_pct.ok) {
+            arg_num(&args, "occupancy_pct", s->occupancy_pct.v, "%.1f");
+            arg_str(&args, "occupancy_limiter", s->limiter[0] ? s->limiter : "none");
+            arg_num(&args, "blocks_per_sm", s->active_blocks, "%.0f");
+        } else if (s) {
+            char na[128];
+            snprintf(na, sizeof na, "n/a (%s)", s->occupancy_pct.why);
+            arg_str(&args, "occupancy_pct", na);
+        }
+        arg_num(&args, "stream", k->stream, "%.0f");
+        arg_num(&args, "correlation", k->correlation, "%.0f");
+        arg_str(&args, "mangled", k->name);
+        sb_add(&args, "}");
+        add(t, thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname), k->start_ns, k->end_ns, name, "kernel",
+            &args);
+    }
+    for (size_t i = 0; i < w->ncopies; i++) {
+        const copy_event *c = &w->copies[i];
+        const char *dir = c->dir == COPY_H2D ? "H2D" : c->dir == COPY_D2H ? "D2H" : c->dir == COPY_D2D ? "D2D" : "other";
+        int64_t key = c->dir == COPY_H2D ? T_H2D : c->dir == COPY_D2H ? T_D2H : T_OTHER;
+        char tname[48], name[64];
+        snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : dir);
+        snprintf(name, sizeof name, "%s %s", dir, mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
+        args_open(&args, w);
+        arg_num(&args, "bytes", (double)c->bytes, "%.0f");
+        double ns = (double)(c->end_ns - c->start_ns);
+        if (ns > 0)
+            arg_num(&args, "GB/s", (double)c->bytes / ns, "%.2f");
+        arg_str(&args, "src", mem_kind_name(c->src));
+        arg_str(&args, "dst", mem_kind_name(c->dst));
+        arg_num(&args, "stream", c->stream, "%.0f");
+        arg_num(&args, "correlation", c->correlation, "%.0f");
+        sb_add(&args, "}");
+        add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", &args);
+    }
+}
+
+static int cmp_event(const void *pa, const void *pb)
+{
+    const tevent *a = pa, *b = pb;
+    if (a->thread != b->thread)
+        return a->thread - b->thread;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    if (a->end != b->end)
+        return a->end > b->end ? -1 : 1; /* the enclosing range first */
+    return 0;
+}
+
+/* Lays out one logical thread's events (ev[from, to), sorted) in lanes; returns the lane count
+ * or -1 when memory ran out. Each lane keeps a stack of the ends of its open ranges. */
+static int lay_out(tevent *ev, size_t from, size_t to)
+{
+    size_t n = to - from;
+    int64_t **stack = calloc(n ? n : 1, sizeof *stack); /* per lane, room for every event */
+    size_t *depth = calloc(n ? n : 1, sizeof *depth);
+    int nlanes = 0;
+    bool ok = stack && depth;
+    for (size_t i = from; i < to && ok; i++) {
+        tevent *e = &ev[i];
+        int lane = -1;
+        for (int l = 0; l < nlanes && lane < 0; l++) {
+            while (depth[l] > 0 && stack[l][depth[l] - 1] <= e->start)
+                depth[l]--;
+            if (depth[l] == 0 || stack[l][depth[l] - 1] >= e->end)
+                lane = l;
+        }
+        if (lane < 0) {
+            lane = nlanes;
+            stack[lane] = malloc(n * sizeof **stack);
+            if (!stack[lane]) {
+                ok = false;
+                break;
+            }
+            nlanes++;
+        }
+        stack[lane][depth[lane]++] = e->end;
+        e->lane = lane;
+    }
+    for (int l = 0; l < nlanes; l++)
+        free(stack[l]);
+    free(stack);
+    free(depth);
+    return ok ? nlanes : -1;
+}
+
+static void us(strbuf *b, int64_t ns)
+{
+    /* Microseconds with the nanoseconds kept exactly: integer arithmetic, no rounding. */
+    int64_t mag = ns < 0 ? -ns : ns;
+    sb_printf(b, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(mag / 1000), (long long)(mag % 1000));
+}
+
+static void meta(strbuf *b, const char *what, int pid, int tid, const char *key, const char *sval, long ival)
+{
+    sb_printf(b, "{\"name\":\"%s\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"%s\":", what, pid, tid, key);
+    if (sval) {
+        sb_add(b, "\"");
+        sb_json(b, sval);
+        sb_add(b, "\"");
+    } else {
+        sb_printf(b, "%ld", ival);
+    }
+    sb_add(b, "}},\n");
+}
+
+static void write_doc(trace *t, strbuf *b)
+{
+    const run_model *m = t->a->m;
+    sb_add(b, "{\"traceEvents\":[\n");
+    /* Processes: the host first, then each GPU that has events (or is in the run). */
+    meta(b, "process_name", HOST_PID, 0, "name", "host: mmprof", 0);
+    meta(b, "process_sort_index", HOST_PID, 0, "sort_index", NULL, 0);
+    for (int i = 0; i < t->nthreads; i++) {
+        int pid = t->threads[i].pid;
+        bool first = true;
+        for (int j = 0; j < i; j++)
+            first &= t->threads[j].pid != pid;
+        if (pid == HOST_PID || !first)
+            continue;
+        int dev = pid - GPU_PID(0);
+        char name[192];
+        const device_info *d = NULL;
+        for (int k = 0; k < m->ndevices; k++)
+            if (m->devices[k].index == dev)
+                d = &m->devices[k];
+        if (d)
+            snprintf(name, sizeof name, "GPU %d: %s", dev, d->name);
+        else
+            snprintf(name, sizeof name, "GPU %d", dev);
+        meta(b, "process_name", pid, 0, "name", name, 0);
+        meta(b, "process_sort_index", pid, 0, "sort_index", NULL, pid);
+    }
+    for (int i = 0; i < t->nthreads; i++) {
+        const lthread *th = &t->threads[i];
+        for (int l = 0; l < th->nlanes; l++) {
+            char name[80];
+            if (l == 0)
+                snprintf(name, sizeof name, "%s", th->name);
+            else
+                snprintf(name, sizeof name, "%s (%d)", th->name, l + 1);
+            meta(b, "thread_name", th->pid, th->lanes_tid[l], "name", name, 0);
+            meta(b, "thread_sort_index", th->pid, th->lanes_tid[l], "sort_index", NULL, th->lanes_tid[l]);
+        }
+    }
+    for (size_t i = 0; i < t->nev; i++) {
+        const tevent *e = &t->ev[i];
+        const lthread *th = &t->threads[e->thread];
+        sb_add(b, "{\"name\":\"");
+        sb_json(b, e->name);
+        sb_printf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", e->cat, th->pid,
+                  th->lanes_tid[e->lane]);
+        us(b, e->start - m->epoch_ns);
+        sb_add(b, ",\"dur\":");
+        us(b, e->end - e->start);
+        sb_add(b, ",\"args\":");
+        sb_add(b, e->args);
+        sb_add(b, i + 1 < t->nev ? "},\n" : "}\n");
+    }
+    if (t->nev == 0 && b->len >= 2 && b->s[b->len - 2] == ',') {
+        /* No events: drop the last metadata line's comma. */
+        b->len -= 2;
+        sb_add(b, "\n");
+    }
+    sb_add(b, "],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"tool\":\"mmprof ");
+    sb_json(b, m->tool_version);
+    sb_add(b, "\",\"command_line\":\"");
+    sb_json(b, m->command_line ? m->command_line : "");
+    sb_add(b, "\",\"started_at\":\"");
+    sb_json(b, m->started_at);
+    sb_printf(b, "\",\"n\":%d,\"time_origin\":\"the run's start; times in microseconds\"}}\n", m->n);
+}
+
+/* Tids: the host's threads in key order, then each GPU's; each lane its own tid. */
+static int cmp_thread_index(const void *pa, const void *pb, void *ctx)
+{
+    const lthread *th = ctx;
+    const lthread *a = &th[*(const int *)pa], *b = &th[*(const int *)pb];
+    if (a->pid != b->pid)
+        return a->pid - b->pid;
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+char *render_trace(const analysis *a)
+{
+    trace t;
+    memset(&t, 0, sizeof t);
+    t.a = a;
+    const run_model *m = a->m;
+    int tool = thread_of(&t, HOST_PID, T_TOOL, "mmprof (NVTX)");
+    for (int i = 0; i < m->ntool_phases; i++) {
+        strbuf args;
+        args_open(&args, NULL);
+        sb_add(&args, "}");
+        add(&t, tool, m->tool_phases[i].start_ns, m->tool_phases[i].end_ns, m->tool_phases[i].name, "nvtx", &args);
+    }
+    for (int i = 0; i < a->nwl && !t.oom; i++)
+        gather_workload(&t, &a->wl[i]);
+
+    strbuf out;
+    sb_init(&out);
+    if (!t.oom) {
+        qsort(t.ev, t.nev, sizeof *t.ev, cmp_event);
+        for (size_t i = 0; i < t.nev && !t.oom;) {
+            size_t j = i;
+            while (j < t.nev && t.ev[j].thread == t.ev[i].thread)
+                j++;
+            int lanes = lay_out(t.ev, i, j);
+            if (lanes < 0)
+                t.oom = true;
+            else if (lanes > t.threads[t.ev[i].thread].nlanes)
+                t.threads[t.ev[i].thread].nlanes = lanes;
+            i = j;
+        }
+    }
+    /* Every thread gets at least one lane, so one with no events still has its name. */
+    int *order = t.oom ? NULL : malloc((size_t)(t.nthreads ? t.nthreads : 1) * sizeof *order);
+    if (!order)
+        t.oom = true;
+    for (int i = 0; i < t.nthreads && !t.oom; i++) {
+        order[i] = i;
+        if (t.threads[i].nlanes == 0)
+            t.threads[i].nlanes = 1;
+        t.threads[i].lanes_tid = calloc((size_t)t.threads[i].nlanes, sizeof(int));
+        if (!t.threads[i].lanes_tid)
+            t.oom = true;
+    }
+    if (!t.oom) {
+        qsort_r(order, (size_t)t.nthreads, sizeof *order, cmp_thread_index, t.threads);
+        int tid = 1;
+        for (int i = 0; i < t.nthreads; i++)
+            for (int l = 0; l < t.threads[order[i]].nlanes; l++)
+                t.threads[order[i]].lanes_tid[l] = tid++;
+        /* Metadata in tid order reads better; events stay in time order per thread. */
+        lthread *sorted = malloc((size_t)(t.nthreads ? t.nthreads : 1) * sizeof *sorted);
+        int *where = malloc((size_t)(t.nthreads ? t.nthreads : 1) * sizeof *where);
+        if (sorted && where) {
+            for (int i = 0; i < t.nthreads; i++) {
+                sorted[i] = t.threads[order[i]];
+                where[order[i]] = i;
+            }
+            for (size_t i = 0; i < t.nev; i++)
+                t.ev[i].thread = where[t.ev[i].thread];
+            memcpy(t.threads, sorted, (size_t)t.nthreads * sizeof *sorted);
+            write_doc(&t, &out);
+        } else {
+            t.oom = true;
+        }
+        free(sorted);
+        free(where);
+    }
+    free(order);
+    for (int i = 0; i < t.nthreads; i++)
+        free(t.threads[i].lanes_tid);
+    free(t.threads);
+    for (size_t i = 0; i < t.nev; i++) {
+        free(t.ev[i].name);
+        free(t.ev[i].args);
+    }
+    free(t.ev);
+    if (t.oom) {
+        sb_free(&out);
+        return NULL;
+    }
+    return sb_finish(&out);
+}

@@ -1,0 +1,17 @@
+/* The trace output: the run as Chrome trace event JSON, which Perfetto and chrome://tracing open.
+ *
+ * One process for the host (mmprof's NVTX phases, each workload's NVTX phases, CUDA runtime
+ * calls per host thread) and one per GPU (a thread per stream for kernels, one per copy
+ * direction). Every interval is a complete ('X') event in microseconds from the run's start,
+ * with its figures as args; 'M' events name and order processes and threads. Intervals that would
+ * overlap without nesting on one thread go to a second thread of the same name, so Perfetto never
+ * needs an overflow track. */
+#ifndef MMPROF_REPORT_TRACE_H
+#define MMPROF_REPORT_TRACE_H
+
+#include "analysis.h"
+
+/* The document as a string (the caller frees it), or NULL when memory ran out. */
+char *render_trace(const analysis *a);
+
+#endif

@@ -1,0 +1,350 @@
+/* The HTML report in a real browser: Debian's chromium, headless. The page rendered from the
+ * recorded H200 run loads with no console message at all (errors, policy violations, anything),
+ * its script runs to the end, every section is there, the timeline holds one mark per recorded
+ * event, it reads with scripts off, it prints, and a screenshot 1280 px wide is kept as
+ * build/artifacts/report-1280.png. A page from hostile names runs no script but its own.
+ *
+ * Chromium is $MMPROF_CHROMIUM, else /usr/bin/chromium (make test installs it). Without it every
+ * test reports itself skipped, never passed: MMPROF_CHROMIUM=/none shows that. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "hostile_model.h"
+#include "html.h"
+#include "test_support.h"
+
+#define ARTIFACTS "build/artifacts"
+#define SCREENSHOT ARTIFACTS "/report-1280.png"
+#define PRINTED ARTIFACTS "/report.pdf"
+
+static const char *chromium;
+static char *tmp;
+static char page[512], hostile_page[512];
+static char *dom; /* the sample page after its script ran, kept for the tests that read it */
+
+/* $MMPROF_CHROMIUM when set (a path that is not there means "no browser": how the skip is
+ * tested), else Debian's. */
+static const char *find_chromium(void)
+{
+    const char *env = getenv("MMPROF_CHROMIUM");
+    if (env && env[0])
+        return access(env, X_OK) == 0 ? env : NULL;
+    const char *candidates[] = {"/usr/bin/chromium", "/usr/bin/chromium-browser"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++)
+        if (access(candidates[i], X_OK) == 0)
+            return candidates[i];
+    return NULL;
+}
+
+static void need_chromium(void)
+{
+    if (!chromium)
+        skip();
+}
+
+/* Runs headless chromium on a file with the extra arguments (NULL-terminated), each run with a
+ * fresh profile and no network of its own making. Console messages go to stderr. */
+static cmd_result browse(const char *file, const char *const *extra)
+{
+    static int runs;
+    char profile[600], url[600];
+    snprintf(profile, sizeof profile, "--user-data-dir=%s/profile-%d", tmp, runs++);
+    snprintf(url, sizeof url, "file://%s", file);
+    const char *argv[40] = {"timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                            "--disable-dev-shm-usage", "--disable-background-networking",
+                            "--disable-component-update", "--disable-sync", "--no-first-run",
+                            "--no-default-browser-check", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+                            profile};
+    int n = 16;
+    while (extra && *extra && n < 38)
+        argv[n++] = *extra++;
+    argv[n++] = url;
+    argv[n] = NULL;
+    return run_argv(argv, NULL);
+}
+
+/* Lines of chromium's log that are console messages from the page. */
+static int console_lines(const char *log)
+{
+    int n = 0;
+    for (const char *p = log; (p = strstr(p, ":CONSOLE")); p++) {
+        const char *start = p;
+        while (start > log && start[-1] != '\n')
+            start--;
+        const char *end = strchr(p, '\n');
+        print_message("console: %.*s\n", (int)(end ? end - start : (long)strlen(start)), start);
+        n++;
+    }
+    return n;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0, len = strlen(needle);
+    for (const char *p = hay; (p = strstr(p, needle)); p += len)
+        n++;
+    return n;
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    chromium = find_chromium();
+    if (!chromium) {
+        print_message("no chromium (set MMPROF_CHROMIUM, or apt-get install chromium): browser tests skipped\n");
+        return 0;
+    }
+    tmp = make_temp_dir();
+    if (!tmp)
+        return -1;
+    snprintf(page, sizeof page, "%s/report.html", tmp);
+    snprintf(hostile_page, sizeof hostile_page, "%s/hostile.html", tmp);
+    const char *argv[] = {mmprof_bin(), "report", sample_path(), "--quiet", "--html", page, NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        print_message("mmprof report exited %d: %s\n", r.status, r.err);
+    int status = r.status;
+    cmd_free(&r);
+
+    run_model m;
+    analysis a;
+    hostile_model(&m);
+    bool ok = analyze(&m, &a);
+    char *html = ok ? render_html(&a) : NULL;
+    if (ok)
+        analysis_free(&a);
+    ok = html && write_text(hostile_page, html);
+    free(html);
+    model_free(&m);
+    return status == 0 && ok ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    free(dom);
+    rm_rf(tmp);
+    free(tmp);
+    return 0;
+}
+
+/* The sample page's DOM after load, at the screenshot's width; fails on any console message. */
+static const char *sample_dom(void)
+{
+    if (dom)
+        return dom;
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    cmd_result r = browse(page, extra);
+    if (r.status != 0)
+        print_message("chromium exited %d:\n%s\n", r.status, r.err);
+    assert_int_equal(r.status, 0);
+    int console = console_lines(r.err);
+    dom = r.out;
+    r.out = NULL;
+    cmd_free(&r);
+    if (console)
+        fail_msg("the page logged %d console message(s)", console);
+    return dom;
+}
+
+static void page_loads_without_console_messages(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *d = sample_dom();
+    /* The script ran to its last line. */
+    assert_non_null(strstr(d, "data-js=\"ready\""));
+}
+
+static void every_section_is_rendered(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *d = sample_dom();
+    const char *ids[] = {"run", "summary", "ladder", "timeline", "copies", "speedup", "kernels", "warnings", "notes",
+                         "tip"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
+        if (!strstr(d, id))
+            fail_msg("no %s in the rendered page", id);
+    }
+    assert_non_null(strstr(d, "<table class=\"kernels sortable\">"));
+}
+
+static size_t recorded_events(void)
+{
+    run_model m;
+    load_sample(&m);
+    size_t n = 0;
+    for (int i = 0; i < m.nworkloads; i++)
+        n += m.workloads[i].nkernels + m.workloads[i].ncopies + m.workloads[i].napis;
+    model_free(&m);
+    return n;
+}
+
+static void timeline_has_one_mark_per_event(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *d = sample_dom();
+    size_t events = recorded_events();
+    assert_true(events > 0);
+    assert_int_equal(count(d, "<rect class=\"ev "), events);
+    /* The script moved every mark's title into its tooltip. */
+    const char *tl = strstr(d, "id=\"timeline\"");
+    assert_non_null(tl);
+    assert_true(count(d, "data-tip=\"") >= events);
+}
+
+/* Whether markup carries an event handler attribute: " on" + letters + "=". */
+static bool has_handler(const char *html)
+{
+    for (const char *p = html; (p = strstr(p, " on")); p += 3) {
+        const char *q = p + 3;
+        while (*q >= 'a' && *q <= 'z')
+            q++;
+        if (q > p + 3 && *q == '=')
+            return true;
+    }
+    return false;
+}
+
+/* With scripts off, the page is all there: the sections, the marks and their native titles.
+ * Chromium's switch for that also stops --dump-dom, so the page is loaded without its script
+ * element instead, which for this page (one script, no handlers in markup) is the same. */
+static void page_reads_with_scripts_off(void **state)
+{
+    (void)state;
+    need_chromium();
+    char *html = read_file(page, NULL);
+    assert_non_null(html);
+    char *open = strstr(html, "<script>"), *close = open ? strstr(open, "</script>") : NULL;
+    assert_non_null(close);
+    memmove(open, close + 9, strlen(close + 9) + 1);
+    assert_null(strstr(html, "<script"));
+    assert_false(has_handler(html)); /* no inline handlers either */
+    char plain[600];
+    snprintf(plain, sizeof plain, "%s/noscript.html", tmp);
+    assert_true(write_text(plain, html));
+    free(html);
+
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    cmd_result r = browse(plain, extra);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, "data-js=\"ready\""));
+    size_t events = recorded_events();
+    assert_int_equal(count(r.out, "<rect class=\"ev "), events);
+    assert_true(count(r.out, "<title>") >= events);
+    assert_non_null(strstr(r.out, "id=\"kernels\""));
+    assert_int_equal(console_lines(r.err), 0);
+    cmd_free(&r);
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The whole page at 1280 px, kept as a test artefact: the height is what the page's script
+ * measured at that width. */
+static void screenshot_at_1280(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *d = sample_dom();
+    const char *h = strstr(d, "data-height=\"");
+    assert_non_null(h);
+    long height = strtol(h + 13, NULL, 10);
+    assert_true(height > 1000);
+    if (height > 16000)
+        height = 16000;
+    mkdir("build", 0755);
+    mkdir(ARTIFACTS, 0755);
+    unlink(SCREENSHOT);
+    char shot[600], size[64];
+    char *cwd = getcwd(NULL, 0);
+    snprintf(shot, sizeof shot, "--screenshot=%s/%s", cwd, SCREENSHOT);
+    free(cwd);
+    snprintf(size, sizeof size, "--window-size=1280,%ld", height);
+    const char *extra[] = {shot, size, NULL};
+    cmd_result r = browse(page, extra);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(console_lines(r.err), 0);
+    cmd_free(&r);
+    size_t len;
+    unsigned char *png = (unsigned char *)read_file(SCREENSHOT, &len);
+    assert_non_null(png);
+    assert_true(len > 24 && memcmp(png, "\x89PNG\r\n\x1a\n", 8) == 0 && memcmp(png + 12, "IHDR", 4) == 0);
+    assert_int_equal(be32(png + 16), 1280);
+    assert_int_equal(be32(png + 20), (uint32_t)height);
+    print_message("screenshot: %s, 1280 x %ld\n", SCREENSHOT, height);
+    free(png);
+}
+
+/* Printing gives a PDF (kept beside the screenshot); the print styles are the page's. */
+static void page_prints(void **state)
+{
+    (void)state;
+    need_chromium();
+    char pdf[600];
+    char *cwd = getcwd(NULL, 0);
+    snprintf(pdf, sizeof pdf, "--print-to-pdf=%s/%s", cwd, PRINTED);
+    free(cwd);
+    mkdir("build", 0755);
+    mkdir(ARTIFACTS, 0755);
+    unlink(PRINTED);
+    const char *extra[] = {pdf, "--no-pdf-header-footer", NULL};
+    cmd_result r = browse(page, extra);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(console_lines(r.err), 0);
+    cmd_free(&r);
+    size_t len;
+    char *doc = read_file(PRINTED, &len);
+    assert_non_null(doc);
+    assert_true(len > 10000 && memcmp(doc, "%PDF-", 5) == 0);
+    free(doc);
+}
+
+/* Hostile kernel, workload, device and command-line strings show as text: the browser's DOM has
+ * the page's one script and no element the names tried to inject. */
+static void hostile_names_run_no_script(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    cmd_result r = browse(hostile_page, extra);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(console_lines(r.err), 0);
+    assert_non_null(strstr(r.out, "data-js=\"ready\""));
+    assert_int_equal(count(r.out, "<script"), 1);
+    assert_null(strstr(r.out, "<img"));
+    assert_null(strstr(r.out, "<svg onload"));
+    assert_null(strstr(r.out, "<b>bold"));
+    assert_null(strstr(r.out, "<b>warned"));
+    assert_non_null(strstr(r.out, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    cmd_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(page_loads_without_console_messages),
+        cmocka_unit_test(every_section_is_rendered),
+        cmocka_unit_test(timeline_has_one_mark_per_event),
+        cmocka_unit_test(page_reads_with_scripts_off),
+        cmocka_unit_test(screenshot_at_1280),
+        cmocka_unit_test(page_prints),
+        cmocka_unit_test(hostile_names_run_no_script),
+    };
+    return cmocka_run_group_tests_name("browser", tests, group_setup, group_teardown);
+}

@@ -1,0 +1,291 @@
+/* The HTML report, as a string: every section there, nothing loaded from elsewhere, every outside
+ * string escaped, "n/a" with its reason, and the command line writing it (and refusing bad run
+ * files with a clear message). The page in a real browser is test_browser's. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "hostile_model.h"
+#include "html.h"
+#include "test_support.h"
+
+static const char *const sections[] = {"run", "summary", "ladder", "timeline", "copies", "speedup", "kernels",
+                                       "warnings", "notes"};
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0, len = strlen(needle);
+    for (const char *p = hay; (p = strstr(p, needle)); p += len)
+        n++;
+    return n;
+}
+
+/* The page for a model: analysed and rendered; the caller frees it. */
+static char *page_of(const run_model *m)
+{
+    analysis a;
+    assert_true(analyze(m, &a));
+    char *html = render_html(&a);
+    analysis_free(&a);
+    assert_non_null(html);
+    return html;
+}
+
+static char *sample_page(run_model *m)
+{
+    load_sample(m);
+    return page_of(m);
+}
+
+static void every_section_is_there(void **state)
+{
+    (void)state;
+    run_model m;
+    char *html = sample_page(&m);
+    assert_true(strncmp(html, "<!DOCTYPE html>", 15) == 0);
+    assert_non_null(strstr(html, "<meta charset=\"utf-8\">"));
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        char id[48];
+        snprintf(id, sizeof id, "id=\"%s\"", sections[i]);
+        if (count(html, id) != 1)
+            fail_msg("section %s: %zu times", id, count(html, id));
+    }
+    /* Every slot was filled, none left behind. */
+    assert_null(strstr(html, "{{"));
+    /* One summary card per workload, one timeline mark per kernel, copy and API call. */
+    assert_int_equal(count(html, "<article class=\"card"), m.nworkloads);
+    size_t events = 0;
+    for (int i = 0; i < m.nworkloads; i++)
+        events += m.workloads[i].nkernels + m.workloads[i].ncopies + m.workloads[i].napis;
+    assert_int_equal(count(html, "<rect class=\"ev "), events);
+    char attr[64];
+    snprintf(attr, sizeof attr, "data-events=\"%zu\"", events);
+    assert_non_null(strstr(html, attr));
+    /* The header's facts. */
+    const char *facts[] = {"NVIDIA H200", "driver 13.0", "CUDA runtime 13.0", "Intel(R) Xeon(R) Processor",
+                           "OpenBLAS 0.3.26, core Cooperlake", "n = 2048", "build/mmprof --size 2048",
+                           "2026-11-29 15:46:18 UTC", "mmprof 0.1.0"};
+    for (size_t i = 0; i < sizeof facts / sizeof facts[0]; i++)
+        if (!strstr(html, facts[i]))
+            fail_msg("header lacks '%s'", facts[i]);
+    /* Verdicts and the ladder's reference. */
+    assert_non_null(strstr(html, "copy-bound"));
+    assert_non_null(strstr(html, "compute-bound"));
+    assert_non_null(strstr(html, "the library itself"));
+    free(html);
+    model_free(&m);
+}
+
+/* The ladder holds every GPU workload the run has, whatever its name: one bar or one n/a each. */
+static void ladder_covers_every_gpu_workload(void **state)
+{
+    (void)state;
+    run_model m;
+    char *html = sample_page(&m);
+    const char *start = strstr(html, "<section id=\"ladder\">");
+    assert_non_null(start);
+    const char *end = strstr(start, "</section>");
+    assert_non_null(end);
+    char *ladder = strndup(start, (size_t)(end - start));
+    int gpu = 0;
+    for (int i = 0; i < m.nworkloads; i++)
+        gpu += m.workloads[i].needs_gpu && m.workloads[i].status == WL_OK;
+    size_t rows = count(ladder, "class=\"bar rung\"") + count(ladder, "class=\"bar lib\"") +
+                  count(ladder, "class=\"na\">n/a (");
+    assert_int_equal(rows, gpu);
+    /* Each kernel's occupancy and its limiter beside the bars. */
+    assert_non_null(strstr(ladder, "registers"));
+    assert_non_null(strstr(ladder, "mmprof_naive"));
+    free(ladder);
+    free(html);
+    model_free(&m);
+}
+
+static void nothing_is_loaded_from_elsewhere(void **state)
+{
+    (void)state;
+    run_model m;
+    char *html = sample_page(&m);
+    assert_null(strstr(html, "http://"));
+    assert_null(strstr(html, "https://"));
+    assert_null(strstr(html, "src="));
+    assert_null(strstr(html, "@import"));
+    assert_null(strstr(html, "url("));
+    /* Links go only to places on the page. */
+    for (const char *p = html; (p = strstr(p, "href=\"")); p += 6)
+        if (p[6] != '#')
+            fail_msg("a link leaves the page: %.60s", p);
+    /* And the page's policy forbids any load, should a later change add one. */
+    assert_non_null(strstr(html, "default-src 'none'"));
+    free(html);
+    model_free(&m);
+}
+
+static void outside_strings_are_escaped(void **state)
+{
+    (void)state;
+    run_model m;
+    hostile_model(&m);
+    char *html = page_of(&m);
+    /* The page's own script is the only one; no injected element or attribute. */
+    assert_int_equal(count(html, "<script"), 1);
+    assert_null(strstr(html, "<img"));
+    assert_null(strstr(html, "<svg onload"));
+    assert_null(strstr(html, "<b>warned"));
+    assert_null(strstr(html, "<b>bold"));
+    assert_null(strstr(html, "<i>odd"));
+    assert_null(strstr(html, "<i>Kernel"));
+    assert_null(strstr(html, "onerror=alert(2)>"));
+    /* They show as text. */
+    assert_non_null(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert_non_null(strstr(html, "mmprof --html &quot;a&amp;b.html&quot; &#39;x&quot;y&#39; &lt;b&gt;bold&lt;/b&gt; "
+                                 "--trace t&amp;amp;.json"));
+    assert_non_null(strstr(html, "&lt;img src=x onerror=alert(2)&gt;"));
+    assert_non_null(strstr(html, "cuda-&quot;&gt;&lt;svg onload=alert(3)&gt;"));
+    assert_non_null(strstr(html, "&lt;b&gt;warned&lt;/b&gt; &amp; &quot;quoted&quot;"));
+    assert_non_null(strstr(html, "/opt/&lt;lib&gt;/libopenblas&amp;.so"));
+    /* A control character cannot reach the page. */
+    assert_null(strchr(html, '\x01'));
+    free(html);
+    model_free(&m);
+}
+
+/* A figure that could not be had shows as n/a with its reason, never as 0. */
+static void not_available_shows_its_reason(void **state)
+{
+    (void)state;
+    run_model m;
+    char *html = sample_page(&m);
+    assert_non_null(strstr(html, "n/a <span class=\"why\">(TF32 runs on tensor cores, which the FP32 peak does "
+                                 "not bound)</span>"));
+    assert_non_null(strstr(html, "<li id=\"na-1\">n/a "));
+    free(html);
+    model_free(&m);
+
+    /* Without a CPU baseline, every speedup is n/a, and says why. */
+    hostile_model(&m);
+    m.workloads[0].status = WL_SKIPPED;
+    copy_str(m.workloads[0].status_reason, sizeof m.workloads[0].status_reason, "not selected");
+    html = page_of(&m);
+    assert_non_null(strstr(html, "n/a (cpu-openblas did not run)"));
+    assert_non_null(strstr(html, "speedup: cpu-openblas did not run"));
+    free(html);
+    model_free(&m);
+}
+
+/* A run with nothing in it (no GPU, no workload) still renders a whole page. */
+static void empty_run_renders(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    copy_str(m.gpu_skip_reason, sizeof m.gpu_skip_reason, "no CUDA device");
+    char *html = page_of(&m);
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        char id[48];
+        snprintf(id, sizeof id, "id=\"%s\"", sections[i]);
+        assert_non_null(strstr(html, id));
+    }
+    assert_non_null(strstr(html, "none (no CUDA device)"));
+    assert_non_null(strstr(html, "</html>"));
+    free(html);
+    model_free(&m);
+}
+
+/* ---------- through the command line ---------- */
+
+static char *tmp;
+
+static int group_setup(void **state)
+{
+    (void)state;
+    tmp = make_temp_dir();
+    return tmp ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    rm_rf(tmp);
+    free(tmp);
+    return 0;
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static void report_writes_html_and_trace(void **state)
+{
+    (void)state;
+    char html[512], trace[512];
+    snprintf(html, sizeof html, "%s/report.html", tmp);
+    snprintf(trace, sizeof trace, "%s/trace.json", tmp);
+    const char *argv[] = {mmprof_bin(), "report", sample_path(), "--quiet", "--html", html, "--trace", trace, NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("mmprof report exited %d: %s", r.status, r.err);
+    cmd_free(&r);
+    char *page = read_file(html, NULL);
+    assert_non_null(page);
+    assert_true(strncmp(page, "<!DOCTYPE html>", 15) == 0);
+    assert_non_null(strstr(page, "</html>"));
+    free(page);
+    char *t = read_file(trace, NULL);
+    assert_non_null(t);
+    assert_non_null(strstr(t, "\"traceEvents\""));
+    free(t);
+}
+
+/* Each bad file gets one clear message naming what is wrong, and no report is written. */
+static void bad_run_files_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *content, *message;
+    } cases[] = {
+        {"{\"schema\": \"mmprof-run\", \"schema_", "not valid JSON"},
+        {"[1, 2, 3]", "not a JSON object"},
+        {"{\"schema\": \"chrome-trace\", \"schema_version\": 1}", "not an mmprof run file"},
+        {"{\"schema\": \"mmprof-run\", \"schema_version\": 99}", "schema_version"},
+        {"", "not valid JSON"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char run[512], html[512];
+        snprintf(run, sizeof run, "%s/bad-%zu.json", tmp, i);
+        snprintf(html, sizeof html, "%s/bad-%zu.html", tmp, i);
+        assert_true(write_text(run, cases[i].content));
+        const char *argv[] = {mmprof_bin(), "report", run, "--html", html, NULL};
+        cmd_result r = run_argv(argv, NULL);
+        print_message("%s", r.err);
+        assert_int_equal(r.status, 2);
+        if (!strstr(r.err, cases[i].message))
+            fail_msg("case %zu: '%s' not in: %s", i, cases[i].message, r.err);
+        assert_non_null(strstr(r.err, run)); /* names the file */
+        assert_false(exists(html));
+        cmd_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_section_is_there),
+        cmocka_unit_test(ladder_covers_every_gpu_workload),
+        cmocka_unit_test(nothing_is_loaded_from_elsewhere),
+        cmocka_unit_test(outside_strings_are_escaped),
+        cmocka_unit_test(not_available_shows_its_reason),
+        cmocka_unit_test(empty_run_renders),
+        cmocka_unit_test(report_writes_html_and_trace),
+        cmocka_unit_test(bad_run_files_are_refused),
+    };
+    return cmocka_run_group_tests_name("html_report", tests, group_setup, group_teardown);
+}

@@ -1,0 +1,345 @@
+/* The Chrome trace, checked structurally: valid JSON; every complete ('X') event has a name, ts,
+ * dur, pid and tid; one 'X' per kernel and per copy; every process and thread named; ranges on
+ * one thread nest, so Perfetto needs no overflow track; hostile names survive as data. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "hostile_model.h"
+#include "test_support.h"
+#include "trace.h"
+
+/* The trace of a model, parsed; fails the test when it is not JSON. */
+static cJSON *trace_of(const run_model *m)
+{
+    analysis a;
+    assert_true(analyze(m, &a));
+    char *text = render_trace(&a);
+    analysis_free(&a);
+    assert_non_null(text);
+    cJSON *doc = cJSON_Parse(text);
+    if (!doc)
+        fail_msg("the trace is not valid JSON near: %.80s", cJSON_GetErrorPtr() ? cJSON_GetErrorPtr() : "?");
+    free(text);
+    cJSON *events = cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
+    assert_true(cJSON_IsArray(events));
+    return doc;
+}
+
+static cJSON *events_of(cJSON *doc)
+{
+    return cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool num(const cJSON *o, const char *key, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!cJSON_IsNumber(v))
+        return false;
+    *out = v->valuedouble;
+    return true;
+}
+
+static bool is_x(const cJSON *e)
+{
+    const char *ph = str(e, "ph");
+    return ph && strcmp(ph, "X") == 0;
+}
+
+static void complete_events_have_their_fields(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    cJSON *doc = trace_of(&m);
+    int x = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        const char *ph = str(e, "ph");
+        assert_non_null(ph);
+        assert_true(strcmp(ph, "X") == 0 || strcmp(ph, "M") == 0);
+        double v;
+        assert_true(num(e, "pid", &v));
+        assert_true(num(e, "tid", &v));
+        assert_non_null(str(e, "name"));
+        if (!is_x(e))
+            continue;
+        x++;
+        assert_true(num(e, "ts", &v));
+        assert_true(num(e, "dur", &v));
+        assert_true(v >= 0);
+        assert_non_null(str(e, "cat"));
+        assert_true(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(e, "args")));
+    }
+    assert_true(x > 0);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+static int count_cat(cJSON *doc, const char *cat)
+{
+    int n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc))
+        n += is_x(e) && str(e, "cat") && strcmp(str(e, "cat"), cat) == 0;
+    return n;
+}
+
+static void one_event_per_kernel_copy_and_call(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    cJSON *doc = trace_of(&m);
+    size_t kernels = 0, copies = 0, apis = 0, phases = 0;
+    for (int i = 0; i < m.nworkloads; i++) {
+        kernels += m.workloads[i].nkernels;
+        copies += m.workloads[i].ncopies;
+        apis += m.workloads[i].napis;
+        phases += (size_t)m.workloads[i].nphases;
+    }
+    assert_true(kernels > 0 && copies > 0);
+    assert_int_equal(count_cat(doc, "kernel"), kernels);
+    assert_int_equal(count_cat(doc, "memcpy"), copies);
+    assert_int_equal(count_cat(doc, "cuda_api"), apis);
+    assert_int_equal(count_cat(doc, "nvtx"), phases + (size_t)m.ntool_phases);
+    assert_int_equal(count_cat(doc, "workload"), m.nworkloads);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+typedef struct {
+    int pid, tid;
+    long long ts, end; /* nanoseconds, exact: the trace writes microseconds to three decimals */
+    const char *name;
+} span;
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const span *a = pa, *b = pb;
+    if (a->pid != b->pid)
+        return a->pid - b->pid;
+    if (a->tid != b->tid)
+        return a->tid - b->tid;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->end < b->end) - (a->end > b->end);
+}
+
+/* On every thread, each range either starts after the enclosing one has ended or ends inside it. */
+static void assert_nested(cJSON *doc)
+{
+    size_t n = (size_t)cJSON_GetArraySize(events_of(doc)), k = 0;
+    span *s = calloc(n, sizeof *s);
+    long long *stack = calloc(n, sizeof *stack);
+    const char **names = calloc(n, sizeof *names);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        if (!is_x(e))
+            continue;
+        double pid, tid, ts, dur;
+        assert_true(num(e, "pid", &pid) && num(e, "tid", &tid) && num(e, "ts", &ts) && num(e, "dur", &dur));
+        s[k++] = (span){(int)pid, (int)tid, llround(ts * 1000), llround(ts * 1000) + llround(dur * 1000), str(e, "name")};
+    }
+    qsort(s, k, sizeof *s, cmp_span);
+    size_t depth = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (i > 0 && (s[i].pid != s[i - 1].pid || s[i].tid != s[i - 1].tid))
+            depth = 0;
+        while (depth > 0 && stack[depth - 1] <= s[i].ts)
+            depth--;
+        if (depth > 0 && s[i].end > stack[depth - 1])
+            fail_msg("pid %d tid %d: '%s' [%lld, %lld] overlaps '%s' ending %lld without nesting", s[i].pid, s[i].tid,
+                     s[i].name, s[i].ts, s[i].end, names[depth - 1], stack[depth - 1]);
+        names[depth] = s[i].name;
+        stack[depth++] = s[i].end;
+    }
+    free(s);
+    free(stack);
+    free(names);
+}
+
+static void ranges_nest_on_every_thread(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    cJSON *doc = trace_of(&m);
+    assert_nested(doc);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+/* The name an 'M' event gives (pid, tid), or NULL. */
+static const char *meta_name(cJSON *doc, const char *what, int pid, int tid)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        double p, t;
+        const char *ph = str(e, "ph"), *name = str(e, "name");
+        if (ph && strcmp(ph, "M") == 0 && name && strcmp(name, what) == 0 && num(e, "pid", &p) && num(e, "tid", &t) &&
+            (int)p == pid && (int)t == tid)
+            return str(cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
+    }
+    return NULL;
+}
+
+static void processes_and_threads_are_named(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    cJSON *doc = trace_of(&m);
+    const cJSON *e;
+    bool host = false, gpu = false;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        if (!is_x(e))
+            continue;
+        double pid, tid;
+        assert_true(num(e, "pid", &pid) && num(e, "tid", &tid));
+        const char *pname = meta_name(doc, "process_name", (int)pid, 0);
+        const char *tname = meta_name(doc, "thread_name", (int)pid, (int)tid);
+        if (!pname || !tname)
+            fail_msg("pid %d tid %d has no %s name", (int)pid, (int)tid, pname ? "thread" : "process");
+        const char *cat = str(e, "cat");
+        if (strcmp(cat, "kernel") == 0) {
+            assert_non_null(strstr(pname, "NVIDIA H200"));
+            assert_true(strncmp(tname, "stream ", 7) == 0);
+            gpu = true;
+        } else if (strcmp(cat, "memcpy") == 0) {
+            assert_true(strstr(tname, "H2D copies") || strstr(tname, "D2H copies"));
+        } else {
+            assert_non_null(strstr(pname, "host"));
+            host = true;
+        }
+    }
+    assert_true(host && gpu);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+/* The first kernel and the first copy of cuda-naive carry their figures, at the right time. */
+static void events_carry_their_figures(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    cJSON *doc = trace_of(&m);
+    const workload_run *w = &m.workloads[1];
+    assert_string_equal(w->name, "cuda-naive");
+    const kernel_event *k = &w->kernels[0];
+    const copy_event *c = &w->copies[0];
+    bool saw_kernel = false, saw_copy = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        if (!is_x(e))
+            continue;
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        double ts, dur, v;
+        assert_true(num(e, "ts", &ts) && num(e, "dur", &dur));
+        long long ts_ns = llround(ts * 1000), dur_ns = llround(dur * 1000);
+        if (!saw_kernel && strcmp(str(e, "cat"), "kernel") == 0 && ts_ns == k->start_ns - m.epoch_ns) {
+            saw_kernel = true;
+            assert_int_equal(dur_ns, k->end_ns - k->start_ns);
+            assert_string_equal(str(e, "name"), "mmprof_naive");
+            assert_string_equal(str(args, "grid"), "128x128x1");
+            assert_string_equal(str(args, "block"), "16x16x1");
+            assert_true(num(args, "registers", &v) && v == 32);
+            assert_true(num(args, "occupancy_pct", &v) && v == 100);
+            assert_string_equal(str(args, "occupancy_limiter"), "none");
+            assert_string_equal(str(args, "workload"), "cuda-naive (pageable)");
+        }
+        if (!saw_copy && strcmp(str(e, "cat"), "memcpy") == 0 && ts_ns == c->start_ns - m.epoch_ns) {
+            saw_copy = true;
+            assert_int_equal(dur_ns, c->end_ns - c->start_ns);
+            assert_true(num(args, "bytes", &v) && v == (double)c->bytes);
+            assert_true(num(args, "GB/s", &v));
+            double want = (double)c->bytes / (double)(c->end_ns - c->start_ns);
+            assert_true(fabs(v - want) <= 0.005 + 1e-9);
+            assert_string_equal(str(args, "src"), "pageable");
+        }
+    }
+    assert_true(saw_kernel && saw_copy);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+/* Two kernels on one stream that overlap without nesting (as cudaEvent timing of concurrent
+ * work can record) go to two threads of that stream's name, and everything still nests. */
+static void overlapping_ranges_get_a_second_thread(void **state)
+{
+    (void)state;
+    run_model m;
+    hostile_model(&m);
+    workload_run *w = &m.workloads[1];
+    w->kernels[1].start_ns = w->kernels[0].start_ns + 50000;
+    w->kernels[1].end_ns = w->kernels[0].end_ns + 50000;
+    cJSON *doc = trace_of(&m);
+    assert_nested(doc);
+    bool first = false, second = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        const char *name = str(e, "name"), *tn = str(cJSON_GetObjectItemCaseSensitive(e, "args"), "name");
+        if (name && strcmp(name, "thread_name") == 0 && tn) {
+            first |= strcmp(tn, "stream 7") == 0;
+            second |= strcmp(tn, "stream 7 (2)") == 0;
+        }
+    }
+    assert_true(first && second);
+    assert_int_equal(count_cat(doc, "kernel"), 2);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+/* Names with quotes, backslashes, control characters, markup and bytes that are not UTF-8
+ * still make valid JSON, and come back as written (the invalid byte as U+FFFD). */
+static void hostile_names_stay_data(void **state)
+{
+    (void)state;
+    run_model m;
+    hostile_model(&m);
+    cJSON *doc = trace_of(&m);
+    bool plain = false, odd = false, api = false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        const char *name = str(e, "name");
+        if (!is_x(e) || !name)
+            continue;
+        plain |= strcmp(name, HOSTILE_KERNEL) == 0;
+        odd |= strcmp(name, "k\"e\\y\x01\xef\xbf\xbd<script>") == 0;
+        api |= strcmp(name, HOSTILE_API) == 0;
+    }
+    assert_true(plain && odd && api);
+    const cJSON *other = cJSON_GetObjectItemCaseSensitive(doc, "otherData");
+    assert_string_equal(str(other, "command_line"), HOSTILE_COMMAND);
+    assert_nested(doc);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(complete_events_have_their_fields),
+        cmocka_unit_test(one_event_per_kernel_copy_and_call),
+        cmocka_unit_test(ranges_nest_on_every_thread),
+        cmocka_unit_test(processes_and_threads_are_named),
+        cmocka_unit_test(events_carry_their_figures),
+        cmocka_unit_test(overlapping_ranges_get_a_second_thread),
+        cmocka_unit_test(hostile_names_stay_data),
+    };
+    return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
+}
