@@ -389,7 +389,7 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
     if (w->napis)
         sb_printf(b, " &middot; %zu API calls", w->napis);
     if (gpu && r->busy_pct.ok)
-        sb_printf(b, " &middot; GPU busy %.1f%% from copy-in to copy-out", r->busy_pct.v);
+        sb_printf(b, " &middot; GPU busy %.1f%% of copy-in, compute and copy-out", r->busy_pct.v);
     sb_printf(b, " &middot; timed by %s</span></figcaption>\n", timing_source_name(w->timing));
 
     char aria[96];

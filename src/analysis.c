@@ -281,22 +281,18 @@ static void copy_times(const workload_run *w, copy_dir dir, metric *ms, metric *
         na(gbps, "copy took no measurable time");
 }
 
+/* The phases in which the workload asks the GPU for work. Busy % is measured inside them only:
+ * the warm-up (where libraries load their kernels) and the host's own work between phases
+ * (poisoning buffers, reading events) are the tool's doing, not the workload's. */
+static const char *const gpu_phases[] = {"copy-in", "compute", "copy-out"};
+
 static void busy_and_gaps(const workload_run *w, workload_metrics *r)
 {
-    const phase *first = workload_find_phase(w, "copy-in");
-    const phase *last = workload_find_phase(w, "copy-out");
-    if (!first || !last) {
-        na(&r->busy_pct, "copy-in or copy-out phase missing");
-        na(&r->gap_ms, "%s", r->busy_pct.why);
-        return;
-    }
-    int64_t lo = first->start_ns, hi = last->end_ns;
     size_t n = w->nkernels + w->ncopies;
     interval *iv = malloc((n ? n : 1) * sizeof *iv);
-    if (!iv || hi <= lo) {
-        free(iv);
-        na(&r->busy_pct, "empty GPU span");
-        na(&r->gap_ms, "empty GPU span");
+    if (!iv) {
+        na(&r->busy_pct, "out of memory");
+        na(&r->gap_ms, "out of memory");
         return;
     }
     size_t k = 0;
@@ -304,15 +300,33 @@ static void busy_and_gaps(const workload_run *w, workload_metrics *r)
         iv[k++] = (interval){w->kernels[i].start_ns, w->kernels[i].end_ns};
     for (size_t i = 0; i < w->ncopies; i++)
         iv[k++] = (interval){w->copies[i].start_ns, w->copies[i].end_ns};
-    int64_t busy, gap, gap_at;
-    interval_union(iv, k, lo, hi, &busy, &gap, &gap_at);
-    free(iv);
-    set(&r->busy_pct, 100.0 * (double)busy / (double)(hi - lo));
-    set(&r->gap_ms, (double)gap / 1e6);
+    int64_t busy_sum = 0, span = 0, gap_max = -1;
     r->gap_phase[0] = '\0';
-    for (int i = 0; i < w->nphases; i++)
-        if (in_phase(&w->phases[i], gap_at))
-            copy_str(r->gap_phase, sizeof r->gap_phase, w->phases[i].name);
+    for (size_t p = 0; p < sizeof gpu_phases / sizeof gpu_phases[0]; p++) {
+        const phase *ph = workload_find_phase(w, gpu_phases[p]);
+        if (!ph) {
+            free(iv);
+            na(&r->busy_pct, "%s phase missing", gpu_phases[p]);
+            na(&r->gap_ms, "%s", r->busy_pct.why);
+            return;
+        }
+        int64_t busy, gap, gap_at;
+        interval_union(iv, k, ph->start_ns, ph->end_ns, &busy, &gap, &gap_at);
+        busy_sum += busy;
+        span += ph->end_ns - ph->start_ns;
+        if (gap > gap_max) {
+            gap_max = gap;
+            copy_str(r->gap_phase, sizeof r->gap_phase, ph->name);
+        }
+    }
+    free(iv);
+    if (span <= 0) {
+        na(&r->busy_pct, "empty GPU phases");
+        na(&r->gap_ms, "empty GPU phases");
+        return;
+    }
+    set(&r->busy_pct, 100.0 * (double)busy_sum / (double)span);
+    set(&r->gap_ms, (double)gap_max / 1e6);
 }
 
 static int find_summary(const workload_metrics *r, const char *name)
@@ -416,7 +430,7 @@ static void decide_verdict(const run_model *m, workload_metrics *r)
     } else if (r->busy_pct.ok && r->busy_pct.v < IDLE_BOUND_BUSY_PCT) {
         r->verdict = VERDICT_IDLE_BOUND;
         snprintf(r->verdict_text, sizeof r->verdict_text,
-                 "GPU busy %.1f%% of its span; largest idle gap %.3f ms in %s", r->busy_pct.v,
+                 "GPU busy %.1f%% of its copy and compute phases; largest idle gap %.3f ms in %s", r->busy_pct.v,
                  r->gap_ms.v, r->gap_phase[0] ? r->gap_phase : "the span");
     } else {
         r->verdict = VERDICT_COMPUTE_BOUND;

@@ -52,9 +52,10 @@ typedef struct {
     metric tflops;             /* kernel only */
     metric tflops_e2e;         /* with copies */
     metric peak_pct;           /* kernel TFLOP/s over the device's FP32 peak */
-    metric busy_pct;           /* union of kernel and copy intervals over the GPU span */
-    metric gap_ms;             /* largest idle gap inside the GPU span */
-    char gap_phase[PHASE_NAME_MAX]; /* the phase the largest gap started in */
+    metric busy_pct;           /* union of kernel and copy intervals over the copy-in, compute
+                                * and copy-out phases (the time the workload asks the GPU for work) */
+    metric gap_ms;             /* largest idle gap inside those phases */
+    char gap_phase[PHASE_NAME_MAX]; /* the phase it fell in */
     metric vs_cublas_pct;      /* cuBLAS's kernel time (same precision and memory kind, same run)
                                 * over this one's, in %: how close a kernel comes to the library */
     metric speedup;            /* cpu-openblas product time over kernel time */

@@ -107,11 +107,10 @@ static int cmp_interval(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Busy time of kernels and copies inside [copy-in start, copy-out end], by merging sorted
- * intervals, and the largest idle stretch. */
+/* Busy time of kernels and copies inside the copy-in, compute and copy-out phases, by merging
+ * sorted intervals clipped to each phase, and the largest idle stretch in any of them. */
 static void busy_of(const workload_run *w, double *busy_pct, double *gap_ms)
 {
-    int64_t lo = find_phase(w, "copy-in")->start_ns, hi = find_phase(w, "copy-out")->end_ns;
     size_t n = w->nkernels + w->ncopies;
     interval *iv = malloc(n * sizeof *iv);
     assert_non_null(iv);
@@ -121,28 +120,34 @@ static void busy_of(const workload_run *w, double *busy_pct, double *gap_ms)
     for (size_t i = 0; i < w->ncopies; i++)
         iv[k++] = (interval){w->copies[i].start_ns, w->copies[i].end_ns};
     qsort(iv, n, sizeof *iv, cmp_interval);
-    int64_t busy = 0, gap = 0, run_start = 0, run_end = lo;
-    bool open = false;
-    for (size_t i = 0; i < n; i++) {
-        int64_t s = iv[i].start < lo ? lo : iv[i].start, e = iv[i].end > hi ? hi : iv[i].end;
-        if (e <= s)
-            continue;
-        if (open && s <= run_end) {
-            run_end = e > run_end ? e : run_end;
-            continue;
+    static const char *const phases[] = {"copy-in", "compute", "copy-out"};
+    int64_t busy = 0, gap = 0, span = 0;
+    for (int p = 0; p < 3; p++) {
+        int64_t lo = find_phase(w, phases[p])->start_ns, hi = find_phase(w, phases[p])->end_ns;
+        int64_t run_start = 0, run_end = lo;
+        bool open = false;
+        span += hi - lo;
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = iv[i].start < lo ? lo : iv[i].start, e = iv[i].end > hi ? hi : iv[i].end;
+            if (e <= s)
+                continue;
+            if (open && s <= run_end) {
+                run_end = e > run_end ? e : run_end;
+                continue;
+            }
+            if (open)
+                busy += run_end - run_start;
+            gap = s - run_end > gap ? s - run_end : gap;
+            run_start = s;
+            run_end = e;
+            open = true;
         }
         if (open)
             busy += run_end - run_start;
-        gap = s - run_end > gap ? s - run_end : gap;
-        run_start = s;
-        run_end = e;
-        open = true;
+        gap = hi - run_end > gap ? hi - run_end : gap;
     }
-    if (open)
-        busy += run_end - run_start;
-    gap = hi - run_end > gap ? hi - run_end : gap;
     free(iv);
-    *busy_pct = 100.0 * (double)busy / (double)(hi - lo);
+    *busy_pct = 100.0 * (double)busy / (double)span;
     *gap_ms = (double)gap / 1e6;
 }
 
