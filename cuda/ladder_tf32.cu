@@ -3,9 +3,9 @@
 // the choice of configuration in README.md.
 #include "ladder_tf32.cuh"
 
-// 128x256 block tile, k-step 32, 8 warps of 64x64, 3 stages, 1 block per SM; rounding by
-// integer add, B columns permuted for LDS.128 fragment loads.
-template <bool VEC> using Tf32Best = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 0, VEC, true, true>;
+// 128x128 block tile, k-step 32, 4 warps of 64x64, 3 stages (105 KB), 2 blocks per SM;
+// rounding by integer add, B columns permuted for LDS.128 fragment loads.
+template <bool VEC> using Tf32Best = Tf32Cfg<128, 128, 32, 64, 64, 3, 2, 0, VEC, true, true>;
 
 extern "C" __global__ void __launch_bounds__(Tf32Best<true>::THREADS, Tf32Best<true>::MINB)
     mmprof_tf32_mma(const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int n)

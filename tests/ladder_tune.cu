@@ -22,9 +22,10 @@
 
 #include "ladder_pipelined.cuh"
 #include "ladder_tf32.cuh"
+#include "ladder_wgmma.cuh"
 
 extern "C" const gpu_compute gpu_naive, gpu_tiled, gpu_uncoalesced, gpu_blocktile_1d, gpu_blocktile_2d,
-    gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma;
+    gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma, gpu_tf32_wgmma;
 
 #define CK(call)                                                                                  \
     do {                                                                                          \
@@ -58,6 +59,12 @@ template <class Cfg>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB) tune_tf32(const float *A, const float *B, float *C, int n)
 {
     tf32_body<Cfg>(A, B, C, n);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB) tune_wgmma(const float *A, const float *B, float *C, int n)
+{
+    wgmma_body<Cfg>(A, B, C, n);
 }
 
 typedef cudaError_t (*launch_fn)(const float *, const float *, float *, int);
@@ -98,6 +105,33 @@ template <template <bool> class P> static cudaError_t launch_tf32(const float *A
     return n % 4 == 0 ? tf32_one<P<true>>(A, B, C, n) : tf32_one<P<false>>(A, B, C, n);
 }
 
+template <class Cfg> static cudaError_t wg_one(const float *A, const float *B, float *C, int n)
+{
+    static bool set;
+    if (!set) {
+        cudaError_t e = cudaFuncSetAttribute(tune_wgmma<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+        set = true;
+    }
+    tune_wgmma<Cfg><<<wg_grid<Cfg>(n), Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(A, B, C, n);
+    return cudaGetLastError();
+}
+
+template <template <bool> class P> static cudaError_t launch_wg(const float *A, const float *B, float *C, int n)
+{
+    return n % 4 == 0 ? wg_one<P<true>>(A, B, C, n) : wg_one<P<false>>(A, B, C, n);
+}
+
+// wgmma candidates: WgCfg<BM, warpgroups (BN = 64 each), BK, STAGES, MINB, VEC>.
+template <bool V> using W256x128k32s4 = WgCfg<256, 2, 32, 4, 1, V>;
+template <bool V> using W256x128k32s3 = WgCfg<256, 2, 32, 3, 1, V>;
+template <bool V> using W256x128k16s6 = WgCfg<256, 2, 16, 6, 1, V>;
+template <bool V> using W128x128k32s3 = WgCfg<128, 2, 32, 3, 2, V>;
+template <bool V> using W128x256k32s3 = WgCfg<128, 4, 32, 3, 1, V>;
+template <bool V> using W256x64k32s4 = WgCfg<256, 1, 32, 4, 2, V>;
+template <bool V> using W256x128k32s4_swap = WgCfg<256, 2, 32, 4, 1, V, true>;
+
 // FP32 candidates: PipeCfg<BM, BN, BK, WM, WN, LM, STAGES, MINB, GROUP, VEC, SERP, FAST>.
 template <bool V> using P128x256 = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V>;
 template <bool V> using P128x256_serp = PipeCfg<128, 256, 8, 64, 64, 8, 4, 1, 0, V, true, false>;
@@ -120,6 +154,7 @@ template <bool V> using T128x256k32_ip = Tf32Cfg<128, 256, 32, 64, 64, 3, 1, 0, 
 template <bool V> using T128x256k32_ip_s4 = Tf32Cfg<128, 256, 32, 64, 64, 4, 1, 0, V, true, true>;
 template <bool V> using T128x256k16_ip = Tf32Cfg<128, 256, 16, 64, 64, 4, 1, 0, V, true, true>;
 template <bool V> using T128x128k32_ip = Tf32Cfg<128, 128, 32, 64, 64, 3, 2, 0, V, true, true>;
+template <bool V> using T128x128k32_i = Tf32Cfg<128, 128, 32, 64, 64, 3, 2, 0, V, true, false>;
 template <bool V> using T128x128k16_ip = Tf32Cfg<128, 128, 16, 64, 64, 4, 2, 0, V, true, true>;
 template <bool V> using T128x128k32_w64x32_ip = Tf32Cfg<128, 128, 32, 64, 32, 3, 2, 0, V, true, true>;
 template <bool V> using T256x128k32_ip = Tf32Cfg<256, 128, 32, 64, 64, 3, 1, 0, V, true, true>;
@@ -179,6 +214,7 @@ static const entry entries[] = {
     {"cuda-warptiled", false, true, launch_workload<&gpu_warptiled>},
     {"cuda-pipelined", false, true, launch_workload<&gpu_pipelined>},
     {"cuda-tf32-mma", true, true, launch_workload<&gpu_tf32_mma>},
+    {"cuda-tf32-wgmma", true, true, launch_workload<&gpu_tf32_wgmma>},
     {"p128x256", false, true, launch_pipe<P128x256>},
     {"p128x256 serp", false, true, launch_pipe<P128x256_serp>},
     {"p128x256 fast", false, true, launch_pipe<P128x256_fast>},
@@ -202,6 +238,14 @@ static const entry entries[] = {
     {"t128x128 k32 w64x32 ip", true, true, launch_tf32<T128x128k32_w64x32_ip>},
     {"t256x128 k32 ip", true, true, launch_tf32<T256x128k32_ip>},
     {"t128x256 k32 ip g8", true, true, launch_tf32<T128x256k32_ip_g8>},
+    {"t128x128 k32 iadd", true, true, launch_tf32<T128x128k32_i>},
+    {"wg256x128 k32 s4", true, true, launch_wg<W256x128k32s4>},
+    {"wg256x128 k32 s3", true, true, launch_wg<W256x128k32s3>},
+    {"wg256x128 k16 s6", true, true, launch_wg<W256x128k16s6>},
+    {"wg128x128 k32 s3 x2", true, true, launch_wg<W128x128k32s3>},
+    {"wg128x256 k32 s3", true, true, launch_wg<W128x256k32s3>},
+    {"wg256x64 k32 s4 x2", true, true, launch_wg<W256x64k32s4>},
+    {"wg256x128 swapped desc", true, true, launch_wg<W256x128k32s4_swap>},
 };
 #define NENTRIES (int)(sizeof entries / sizeof entries[0])
 
@@ -258,6 +302,21 @@ static double check(const entry &e, const float *dA, const float *dB, float *dC,
 
 static int failures;
 
+// TUNE_ONLY / TUNE_SKIP: run only the candidates whose name contains the one, skip those that
+// contain the other (cuBLAS always runs). A kernel that faults ends the process's CUDA context, so
+// risky candidates are run in a process of their own.
+static bool selected(int i)
+{
+    if (i < 2)
+        return true;
+    const char *only = getenv("TUNE_ONLY"), *skip = getenv("TUNE_SKIP");
+    if (only && only[0] && !strstr(entries[i].name, only))
+        return false;
+    if (skip && skip[0] && strstr(entries[i].name, skip))
+        return false;
+    return true;
+}
+
 static void verify_size(int n, uint64_t seed)
 {
     size_t count = (size_t)n * n;
@@ -283,15 +342,18 @@ static void verify_size(int n, uint64_t seed)
     CK(cudaStreamSynchronize(stream));
     CK(cudaMemcpy(ref.data(), dR, count * 8, cudaMemcpyDeviceToHost));
     printf("verify n=%-5d", n);
-    int bad = 0;
+    int bad = 0, ran = 0;
     for (int i = 0; i < NENTRIES; i++) {
+        if (!selected(i))
+            continue;
+        ran++;
         double e = check(entries[i], dA, dB, dC, n, ref);
         if (!(e >= 0 && e <= bound(entries[i]))) {
             printf("\n  FAIL %-22s err %.3g (bound %.0e)", entries[i].name, e, bound(entries[i]));
             bad++;
         }
     }
-    printf(bad ? "\n" : "  all %d ok\n", NENTRIES);
+    printf(bad ? "\n" : "  all %d ok\n", ran);
     failures += bad;
     cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dAd), cudaFree(dBd), cudaFree(dR);
 }
@@ -361,7 +423,7 @@ static void time_size(int n, int repeat, double peak_tflops)
     std::vector<timing> all(NENTRIES);
     all[0] = sg, all[1] = tf;
     for (int i = 2; i < NENTRIES; i++) {
-        if (!entries[i].fast && n > 4096)
+        if ((!entries[i].fast && n > 4096) || !selected(i))
             continue;
         // Slow steps get fewer launches: they are minutes, not milliseconds, at large n.
         all[i] = time_one(entries[i], dA, dB, dC, n, ref, entries[i].fast ? repeat : 5);
@@ -369,7 +431,7 @@ static void time_size(int n, int repeat, double peak_tflops)
     timing sg2 = time_one(entries[0], dA, dB, dC, n, ref, repeat);
     for (int i = 0; i < NENTRIES; i++) {
         const timing &t = all[i];
-        if (!entries[i].fast && n > 4096)
+        if ((!entries[i].fast && n > 4096) || !selected(i))
             continue;
         if (!t.ok) {
             printf("%-22s error\n", entries[i].name);
