@@ -124,10 +124,6 @@ $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-# The wgmma kernel needs the architecture-specific sm_90a target (no PTX: it runs on sm_90 only).
-$(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := -std=c++17 -O3 -g -gencode arch=compute_90a,code=sm_90a \
-    -Xcompiler -Wall,-Wextra -Xptxas -warn-spills
-
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
 # gpu-build only (many template instances); run on the GPU machine as build/tests/ladder_tune.

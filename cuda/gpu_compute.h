@@ -40,7 +40,7 @@ typedef struct gpu_compute {
 extern const gpu_compute gpu_naive, gpu_tiled, gpu_cublas_sgemm, gpu_cublas_tf32;
 /* The kernel ladder (cuda/ladder_*.cu, README.md there), in ladder order around naive and tiled. */
 extern const gpu_compute gpu_uncoalesced, gpu_blocktile_1d, gpu_blocktile_2d, gpu_vectorized, gpu_warptiled,
-    gpu_pipelined, gpu_tf32_mma, gpu_tf32_wgmma;
+    gpu_pipelined, gpu_tf32_mma;
 
 /* The cuBLAS handle's lifetime (cuda/cublas_workloads.cu): created once, used by both cuBLAS
  * workloads, so its creation cost shows as a tool phase and not inside a workload. */

@@ -25,7 +25,7 @@
 #include "ladder_wgmma.cuh"
 
 extern "C" const gpu_compute gpu_naive, gpu_tiled, gpu_uncoalesced, gpu_blocktile_1d, gpu_blocktile_2d,
-    gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma, gpu_tf32_wgmma;
+    gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma;
 
 #define CK(call)                                                                                  \
     do {                                                                                          \
@@ -214,7 +214,6 @@ static const entry entries[] = {
     {"cuda-warptiled", false, true, launch_workload<&gpu_warptiled>},
     {"cuda-pipelined", false, true, launch_workload<&gpu_pipelined>},
     {"cuda-tf32-mma", true, true, launch_workload<&gpu_tf32_mma>},
-    {"cuda-tf32-wgmma", true, true, launch_workload<&gpu_tf32_wgmma>},
     {"p128x256", false, true, launch_pipe<P128x256>},
     {"p128x256 serp", false, true, launch_pipe<P128x256_serp>},
     {"p128x256 fast", false, true, launch_pipe<P128x256_fast>},
