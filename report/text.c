@@ -51,10 +51,15 @@ static const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const cha
     return buf;
 }
 
+/* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
+ * its host memory. */
+#define NAME_W "17"
+#define LABEL_W "26"
+
 /* The short workload label used in tables: name and host memory in fixed columns. */
 static void row_label(const workload_run *w, char *buf, size_t len)
 {
-    snprintf(buf, len, "%-16.16s %-8s", w->name,
+    snprintf(buf, len, "%-" NAME_W "." NAME_W "s %-8s", w->name,
              w->needs_gpu ? (w->host_memory == MEM_PINNED ? "pinned" : "pageable") : "host");
 }
 
@@ -140,7 +145,7 @@ static void workload_table(ctx *x, const analysis *a)
 {
     fprintf(x->out, "\n%sWorkloads%s  one product: kernel = median of the R timed launches; "
                     "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-25s %4s %9s %6s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
+    fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %6s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
             "kernel ms", "spread", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
@@ -153,15 +158,15 @@ static void workload_table(ctx *x, const analysis *a)
             for (int j = 0; j < i; j++)
                 listed |= a->wl[j].w->status == WL_SKIPPED && strcmp(a->wl[j].w->name, w->name) == 0;
             if (!listed)
-                fprintf(x->out, "%-16s %-8s %sskipped%s (see Warnings)\n", w->name, "-", c(x, YELLOW), c(x, RESET));
+                fprintf(x->out, "%-" NAME_W "s %-8s %sskipped%s (see Warnings)\n", w->name, "-", c(x, YELLOW), c(x, RESET));
             continue;
         }
         if (w->status == WL_ERROR) {
-            fprintf(x->out, "%-25s %serror%s (see Verification)\n", label, c(x, RED), c(x, RESET));
+            fprintf(x->out, "%-" LABEL_W "s %serror%s (see Verification)\n", label, c(x, RED), c(x, RESET));
             continue;
         }
         bool gpu = w->needs_gpu;
-        fprintf(x->out, "%-25s %4d %9s %5s%% %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
+        fprintf(x->out, "%-" LABEL_W "s %4d %9s %5s%% %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
                 fmt(x, b[0], 24, &r->kernel_ms, "%.3f", "kernel ms"),
                 fmt(x, b[1], 24, &r->kernel_spread_pct, "%.1f", "spread"),
                 fmt(x, b[2], 24, &r->tflops, "%.2f", "TFLOP/s"),
@@ -182,7 +187,7 @@ static void copy_table(ctx *x, const analysis *a)
         return;
     fprintf(x->out, "\n%sCopy versus compute%s  per product; %%link is GB/s over the link's ceiling\n",
             c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-25s %7s %6s %5s %7s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "H2D ms",
+    fprintf(x->out, "%s%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "H2D ms",
             "GB/s", "%link", "D2H ms", "GB/s", "%link", "kernel ms", "copy:kern", "e2e ms", c(x, RESET));
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
@@ -191,7 +196,7 @@ static void copy_table(ctx *x, const analysis *a)
             continue;
         char label[40], b[9][24];
         row_label(w, label, sizeof label);
-        fprintf(x->out, "%-25s %7s %6s %5s %7s %6s %5s %9s %9s %8s\n", label,
+        fprintf(x->out, "%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s\n", label,
                 fmt(x, b[0], 24, &r->h2d_ms, "%.3f", "H2D ms"), fmt(x, b[1], 24, &r->h2d_gbps, "%.1f", "H2D GB/s"),
                 fmt(x, b[2], 24, &r->h2d_link_pct, "%.0f", "%link"),
                 fmt(x, b[3], 24, &r->d2h_ms, "%.3f", "D2H ms"), fmt(x, b[4], 24, &r->d2h_gbps, "%.1f", "D2H GB/s"),
@@ -222,7 +227,7 @@ static void verdicts(ctx *x, const analysis *a)
         const char *col = w->status == WL_OK ? GREEN : (w->status == WL_SKIPPED ? YELLOW : RED);
         if (w->verified && w->status == WL_FAILED)
             snprintf(err, sizeof err, "%.1e > %.0e", w->rel_error, w->error_bound);
-        fprintf(x->out, "%-25s %s%-7s%s %-18s %s%s%s\n", label, c(x, col), status_name(w->status), c(x, RESET),
+        fprintf(x->out, "%-" LABEL_W "s %s%-7s%s %-18s %s%s%s\n", label, c(x, col), status_name(w->status), c(x, RESET),
                 err, c(x, BOLD), verdict_name(r->verdict), c(x, RESET));
         if (w->needs_gpu && w->status != WL_SKIPPED) {
             fputs("    ", x->out);

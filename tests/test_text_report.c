@@ -260,7 +260,7 @@ static void check_rows(const rendered *r)
     for (int i = 0; i < r->a.nwl; i++) {
         const workload_metrics *w = &r->a.wl[i];
         char prefix[64], want[32];
-        snprintf(prefix, sizeof prefix, "%-16s %-8s", w->w->name,
+        snprintf(prefix, sizeof prefix, "%-17s %-8s", w->w->name,
                  !w->w->needs_gpu ? "host" : w->w->host_memory == MEM_PINNED ? "pinned" : "pageable");
         char *row = line_starting(sec, prefix);
         if (!row)
@@ -443,7 +443,7 @@ static void failed_workload(void **state)
     assert_fits(r.plain);
     char *sec = section(r.plain, "Verification and verdicts");
     assert_non_null(sec);
-    char *row = line_starting(sec, "cuda-naive       pageable ");
+    char *row = line_starting(sec, "cuda-naive        pageable ");
     assert_non_null(row);
     assert_non_null(strstr(row, "failed"));
     free(row);
@@ -487,6 +487,35 @@ static void long_texts_wrap(void **state)
     free_rendered(&r);
 }
 
+/* The longest registered workload name, in every run of one workload. */
+static void longest_name(run_model *m)
+{
+    for (int i = 0; i < m->nworkloads; i++)
+        if (strcmp(m->workloads[i].name, "cuda-tiled") == 0)
+            copy_str(m->workloads[i].name, sizeof m->workloads[i].name, "cuda-blocktile-1d");
+}
+
+/* Names up to 17 characters show whole in every table, not cut to the column. */
+static void long_names_whole(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), longest_name);
+    assert_fits(r.plain);
+    static const char *const sections[] = {"Workloads", "Copy versus compute", "Verification and verdicts"};
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        char *sec = section(r.plain, sections[i]);
+        assert_non_null(sec);
+        char *row = line_starting(sec, "cuda-blocktile-1d pinned ");
+        if (!row)
+            print_message("no cuda-blocktile-1d row in:\n%s\n", sec);
+        assert_non_null(row);
+        free(row);
+        free(sec);
+    }
+    free_rendered(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +528,7 @@ int main(void)
         cmocka_unit_test(skipped_gpu_workloads),
         cmocka_unit_test(failed_workload),
         cmocka_unit_test(long_texts_wrap),
+        cmocka_unit_test(long_names_whole),
     };
     return cmocka_run_group_tests_name("text report", tests, NULL, NULL);
 }
