@@ -25,6 +25,19 @@ static inline void fill_shape(kernel_shape *s, const void *func, const char *nam
     s->dynamic_smem = smem;
 }
 
+// Launch order in groups of `group` tile rows: consecutive blocks walk down a group's rows before
+// moving right, so the blocks in flight together share A and B tiles in L2.
+__device__ __forceinline__ void grouped_tile(int group, int *tile_m, int *tile_n)
+{
+    const int tiles_n = gridDim.x, tiles_m = gridDim.y;
+    const int pid = blockIdx.y * tiles_n + blockIdx.x;
+    const int in_group = group * tiles_n;
+    const int first_m = (pid / in_group) * group;
+    const int rows = min(tiles_m - first_m, group);
+    *tile_m = first_m + (pid % in_group) % rows;
+    *tile_n = (pid % in_group) / rows;
+}
+
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
 {
     return (uint32_t)__cvta_generic_to_shared(p);

@@ -104,15 +104,8 @@ __device__ __forceinline__ void pipelined_body(const float *__restrict__ A, cons
 
     // Which tile this block computes.
     int tile_m = blockIdx.y, tile_n = blockIdx.x;
-    if (Cfg::GROUP > 0) {
-        const int tiles_n = gridDim.x, tiles_m = gridDim.y;
-        const int pid = blockIdx.y * tiles_n + blockIdx.x;
-        const int in_group = Cfg::GROUP * tiles_n;
-        const int first_m = (pid / in_group) * Cfg::GROUP;
-        const int rows = min(tiles_m - first_m, Cfg::GROUP);
-        tile_m = first_m + (pid % in_group) % rows;
-        tile_n = (pid % in_group) / rows;
-    }
+    if (Cfg::GROUP > 0)
+        grouped_tile(Cfg::GROUP, &tile_m, &tile_n);
     const int bm = tile_m * Cfg::BM, bn = tile_n * Cfg::BN;
 
     // Copy assignments, fixed for the whole k loop.

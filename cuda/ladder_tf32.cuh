@@ -111,15 +111,8 @@ __device__ __forceinline__ void tf32_body(const float *__restrict__ A, const flo
     const int g = lane / 4, t = lane % 4; // mma's groupID and thread-in-group
 
     int tile_m = blockIdx.y, tile_n = blockIdx.x;
-    if (Cfg::GROUP > 0) {
-        const int tiles_n = gridDim.x, tiles_m = gridDim.y;
-        const int pid = blockIdx.y * tiles_n + blockIdx.x;
-        const int in_group = Cfg::GROUP * tiles_n;
-        const int first_m = (pid / in_group) * Cfg::GROUP;
-        const int rows = min(tiles_m - first_m, Cfg::GROUP);
-        tile_m = first_m + (pid % in_group) % rows;
-        tile_n = (pid % in_group) / rows;
-    }
+    if (Cfg::GROUP > 0)
+        grouped_tile(Cfg::GROUP, &tile_m, &tile_n);
     const int bm = tile_m * Cfg::BM, bn = tile_n * Cfg::BN;
 
     const int ac = (tid % Cfg::A_PER_ROW) * Cfg::W, ar0 = tid / Cfg::A_PER_ROW;
