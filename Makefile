@@ -62,6 +62,10 @@ $(BUILD)/cuda/%.o: cuda/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -D_GNU_SOURCE -Isrc -Icuda -MMD -MP -c -o $@ $<
 
+# wgmma exists only in the architecture-specific sm_90a target (no PTX: it runs on compute
+# capability 9.0 alone, and the workload's setup refuses other GPUs).
+$(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=sm_90a
+
 # Shared libraries the H200 machine does not have, carried beside the binaries.
 $(LIBDIR)/%:
 	@mkdir -p $(LIBDIR)

@@ -3,6 +3,9 @@
 
 #include <string.h>
 
+/* cuda/ladder_tf32_wgmma.cu: the sm_90a step past mma.sync. */
+extern const gpu_compute gpu_tf32_wgmma;
+
 static const workload_def table[] = {
     {"cpu-openblas", "cblas_sgemm on the system's OpenBLAS", false, NULL},
     {"cuda-uncoalesced", "naive with threadIdx.x walking rows: uncoalesced loads", true, &gpu_uncoalesced},
@@ -14,6 +17,7 @@ static const workload_def table[] = {
     {"cuda-warptiled", "block, warp and thread tiles; conflict-free LDS.128", true, &gpu_warptiled},
     {"cuda-pipelined", "cp.async multi-stage pipeline, the best FP32 kernel", true, &gpu_pipelined},
     {"cuda-tf32-mma", "TF32 tensor cores through mma.sync m16n8k8", true, &gpu_tf32_mma},
+    {"cuda-tf32-wgmma", "TF32 warpgroup MMA (wgmma, sm_90a), MMAs overlapped", true, &gpu_tf32_wgmma},
     {"cublas-sgemm", "cublasSgemm, default (true FP32) math", true, &gpu_cublas_sgemm},
     {"cublas-tf32", "cublasSgemm, TF32 tensor-op math", true, &gpu_cublas_tf32},
 };

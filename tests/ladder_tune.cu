@@ -25,7 +25,7 @@
 #include "ladder_wgmma.cuh"
 
 extern "C" const gpu_compute gpu_naive, gpu_tiled, gpu_uncoalesced, gpu_blocktile_1d, gpu_blocktile_2d,
-    gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma;
+    gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma, gpu_tf32_wgmma;
 
 #define CK(call)                                                                                  \
     do {                                                                                          \
@@ -65,6 +65,12 @@ template <class Cfg>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB) tune_wgmma(const float *A, const float *B, float *C, int n)
 {
     wgmma_body<Cfg>(A, B, C, n);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB) tune_wgp(const float *A, const float *B, float *C, int n)
+{
+    wgmma_pipe_body<Cfg>(A, B, C, n);
 }
 
 typedef cudaError_t (*launch_fn)(const float *, const float *, float *, int);
@@ -122,6 +128,47 @@ template <template <bool> class P> static cudaError_t launch_wg(const float *A, 
 {
     return n % 4 == 0 ? wg_one<P<true>>(A, B, C, n) : wg_one<P<false>>(A, B, C, n);
 }
+
+template <class Cfg> static cudaError_t wgp_one(const float *A, const float *B, float *C, int n)
+{
+    static bool set;
+    if (!set) {
+        cudaError_t e = cudaFuncSetAttribute(tune_wgp<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+        set = true;
+    }
+    tune_wgp<Cfg><<<wg_grid<Cfg>(n), Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(A, B, C, n);
+    return cudaGetLastError();
+}
+
+template <template <bool> class P> static cudaError_t launch_wgp(const float *A, const float *B, float *C, int n)
+{
+    return n % 4 == 0 ? wgp_one<P<true>>(A, B, C, n) : wgp_one<P<false>>(A, B, C, n);
+}
+
+// Round 4, wgmma with MMAs in flight across k-steps:
+// WgpCfg<BM, warpgroups, BK, STAGES, MINB, GROUP, VEC, SWZ, ROUND> (ladder_wgmma.cuh).
+template <bool V> using Wp256k32sw = WgpCfg<256, 2, 32, 4, 1, 8, V, true, true>;
+template <bool V> using Wp256k32swTr = WgpCfg<256, 2, 32, 4, 1, 8, V, true, false>;
+template <bool V> using Wp256k32swG0 = WgpCfg<256, 2, 32, 4, 1, 0, V, true, true>;
+template <bool V> using Wp256k32 = WgpCfg<256, 2, 32, 4, 1, 8, V, false, true>;
+template <bool V> using Wp256k16s8 = WgpCfg<256, 2, 16, 8, 1, 8, V, false, true>;
+template <bool V> using Wp128x256k32sw = WgpCfg<128, 4, 32, 4, 1, 8, V, true, true>;
+template <bool V> using Wp128x256k16s8 = WgpCfg<128, 4, 16, 8, 1, 8, V, false, true>;
+template <bool V> using Wp128k16s6x2 = WgpCfg<128, 2, 16, 6, 2, 8, V, false, true>;
+template <bool V> using Wp128k32s4sw = WgpCfg<128, 2, 32, 4, 1, 8, V, true, true>;
+// Round 4b: truncated A tile; EARLY (wgmma group before the copies), FENCE, 64-byte swizzle at BK 16.
+// WgpCfg<BM, warpgroups, BK, STAGES, MINB, GROUP, VEC, SWZ, ROUND, EARLY, FENCE>.
+template <bool V> using W4e = WgpCfg<256, 2, 32, 4, 1, 8, V, true, false, true, true>;
+template <bool V> using W4nf = WgpCfg<256, 2, 32, 4, 1, 8, V, true, false, false, false>;
+template <bool V> using W4enf = WgpCfg<256, 2, 32, 4, 1, 8, V, true, false, true, false>;
+template <bool V> using W4re = WgpCfg<256, 2, 32, 4, 1, 8, V, true, true, true, true>;
+template <bool V> using W4x256e = WgpCfg<128, 4, 32, 4, 1, 8, V, true, false, true, true>;
+template <bool V> using W4k16e = WgpCfg<256, 2, 16, 8, 1, 8, V, true, false, true, true>;
+template <bool V> using W4k16enf = WgpCfg<256, 2, 16, 8, 1, 8, V, true, false, true, false>;
+template <bool V> using W4x2e = WgpCfg<128, 2, 16, 6, 2, 8, V, true, false, true, true>;
+template <bool V> using W4x2enf = WgpCfg<128, 2, 16, 6, 2, 8, V, true, false, true, false>;
 
 // wgmma candidates: WgCfg<BM, warpgroups (BN = 64 each), BK, STAGES, MINB, VEC>.
 template <bool V> using W256x128k32s4 = WgCfg<256, 2, 32, 4, 1, V>;
@@ -214,6 +261,7 @@ static const entry entries[] = {
     {"cuda-warptiled", false, true, launch_workload<&gpu_warptiled>},
     {"cuda-pipelined", false, true, launch_workload<&gpu_pipelined>},
     {"cuda-tf32-mma", true, true, launch_workload<&gpu_tf32_mma>},
+    {"cuda-tf32-wgmma", true, true, launch_workload<&gpu_tf32_wgmma>},
     {"p128x256", false, true, launch_pipe<P128x256>},
     {"p128x256 serp", false, true, launch_pipe<P128x256_serp>},
     {"p128x256 fast", false, true, launch_pipe<P128x256_fast>},
@@ -245,6 +293,24 @@ static const entry entries[] = {
     {"wg128x256 k32 s3", true, true, launch_wg<W128x256k32s3>},
     {"wg256x64 k32 s4 x2", true, true, launch_wg<W256x64k32s4>},
     {"wg256x128 swapped desc", true, true, launch_wg<W256x128k32s4_swap>},
+    {"wgp256x128 sw", true, true, launch_wgp<Wp256k32sw>},
+    {"wgp256x128 sw trunc", true, true, launch_wgp<Wp256k32swTr>},
+    {"wgp256x128 sw g0", true, true, launch_wgp<Wp256k32swG0>},
+    {"wgp256x128 ns", true, true, launch_wgp<Wp256k32>},
+    {"wgp256x128 k16 s8 ns", true, true, launch_wgp<Wp256k16s8>},
+    {"wgp128x256 sw", true, true, launch_wgp<Wp128x256k32sw>},
+    {"wgp128x256 k16 s8 ns", true, true, launch_wgp<Wp128x256k16s8>},
+    {"wgp128x128 k16 x2 ns", true, true, launch_wgp<Wp128k16s6x2>},
+    {"wgp128x128 sw", true, true, launch_wgp<Wp128k32s4sw>},
+    {"w4 256 tr early", true, true, launch_wgp<W4e>},
+    {"w4 256 tr nofence", true, true, launch_wgp<W4nf>},
+    {"w4 256 tr early nf", true, true, launch_wgp<W4enf>},
+    {"w4 256 rnd early", true, true, launch_wgp<W4re>},
+    {"w4 128x256 tr early", true, true, launch_wgp<W4x256e>},
+    {"w4 256 k16 sw64 e", true, true, launch_wgp<W4k16e>},
+    {"w4 256 k16 sw64 e nf", true, true, launch_wgp<W4k16enf>},
+    {"w4 128 k16 sw64 x2 e", true, true, launch_wgp<W4x2e>},
+    {"w4 128 k16 sw64 x2 e nf", true, true, launch_wgp<W4x2enf>},
 };
 #define NENTRIES (int)(sizeof entries / sizeof entries[0])
 
@@ -301,17 +367,36 @@ static double check(const entry &e, const float *dA, const float *dB, float *dC,
 
 static int failures;
 
-// TUNE_ONLY / TUNE_SKIP: run only the candidates whose name contains the one, skip those that
-// contain the other (cuBLAS always runs). A kernel that faults ends the process's CUDA context, so
-// risky candidates are run in a process of their own.
+// For the summary printed last: the largest FP64 error over the verified sizes, and TFLOP/s and
+// % of cuBLAS (same precision) at each timed size.
+#define MAX_TSIZES 8
+static double max_err[NENTRIES];
+static int tsizes[MAX_TSIZES], ntsizes;
+static double sum_tfl[MAX_TSIZES][NENTRIES], sum_pct[MAX_TSIZES][NENTRIES];
+
+// Whether name contains one of the comma-separated substrings in list.
+static bool matches(const char *name, const char *list)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save))
+        if (s[0] && strstr(name, s))
+            return true;
+    return false;
+}
+
+// TUNE_ONLY / TUNE_SKIP: run only the candidates whose name contains one of the first list's
+// substrings (comma-separated), skip those that contain one of the second's (cuBLAS always runs).
+// A kernel that faults ends the process's CUDA context, so risky candidates are run in a process
+// of their own.
 static bool selected(int i)
 {
     if (i < 2)
         return true;
     const char *only = getenv("TUNE_ONLY"), *skip = getenv("TUNE_SKIP");
-    if (only && only[0] && !strstr(entries[i].name, only))
+    if (only && only[0] && !matches(entries[i].name, only))
         return false;
-    if (skip && skip[0] && strstr(entries[i].name, skip))
+    if (skip && skip[0] && matches(entries[i].name, skip))
         return false;
     return true;
 }
@@ -347,6 +432,9 @@ static void verify_size(int n, uint64_t seed)
             continue;
         ran++;
         double e = check(entries[i], dA, dB, dC, n, ref);
+        const double v = e < 0 ? NAN : e; // a failed CUDA call counts as NaN
+        if (!std::isnan(max_err[i]) && !(v <= max_err[i]))
+            max_err[i] = v; // NaN sticks
         if (!(e >= 0 && e <= bound(entries[i]))) {
             printf("\n  FAIL %-22s err %.3g (bound %.0e)", entries[i].name, e, bound(entries[i]));
             bad++;
@@ -439,6 +527,8 @@ static void time_size(int n, int repeat, double peak_tflops)
         }
         double tfl = flops / t.med / 1e9;
         double vs = 100.0 * (entries[i].tf32 ? tf.med : sg.med) / t.med;
+        if (ntsizes > 0)
+            sum_tfl[ntsizes - 1][i] = tfl, sum_pct[ntsizes - 1][i] = vs;
         bool bad = !(t.err <= bound(entries[i]));
         failures += bad;
         char pk[16] = "-";
@@ -467,16 +557,41 @@ int main(int argc, char **argv)
     double peak = 128.0 * 2 * p.multiProcessorCount * clock_khz * 1e3 / 1e12;
     printf("%s, %d SMs at %d MHz, FP32 peak %.1f TFLOP/s\n", p.name, p.multiProcessorCount, clock_khz / 1000, peak);
 
-    const int vsizes[] = {1, 17, 33, 255, 257, 1000, 1023, 2048};
-    for (size_t i = 0; i < sizeof vsizes / sizeof vsizes[0]; i++)
-        verify_size(vsizes[i], 77 + vsizes[i] * 3);
+    // TUNE_VSIZES: the sizes verified against FP64 (default below).
+    const char *venv = getenv("TUNE_VSIZES");
+    char vlist[256];
+    snprintf(vlist, sizeof vlist, "%s", venv && venv[0] ? venv : "1 17 33 255 257 1000 1023 2048 4096");
+    for (char *save = NULL, *s = strtok_r(vlist, " ,", &save); s; s = strtok_r(NULL, " ,", &save)) {
+        int n = atoi(s);
+        if (n > 0)
+            verify_size(n, 77 + (uint64_t)n * 3);
+    }
 
     const char *env = getenv("TUNE_SIZES");
     char list[256];
     snprintf(list, sizeof list, "%s", env && env[0] ? env : (quick ? "2048 4096" : "2048 4096 8192"));
     for (char *save = NULL, *s = strtok_r(list, " ,", &save); s; s = strtok_r(NULL, " ,", &save)) {
         int n = atoi(s);
+        if (ntsizes < MAX_TSIZES)
+            tsizes[ntsizes++] = n;
         time_size(n, quick ? 10 : (n >= 8192 ? 15 : 30), peak);
+    }
+    // Summary: one line per selected candidate.
+    printf("\nsummary: TFLOP/s (%% of cuBLAS, same precision) per size; max FP64 error over the verified sizes\n");
+    printf("%-24s", "kernel");
+    for (int s = 0; s < ntsizes; s++)
+        printf(" %8d %7s", tsizes[s], "");
+    printf(" %9s\n", "max err");
+    for (int i = 0; i < NENTRIES; i++) {
+        if (!selected(i))
+            continue;
+        printf("%-24s", entries[i].name);
+        for (int s = 0; s < ntsizes; s++)
+            if (sum_tfl[s][i] > 0)
+                printf(" %8.1f (%5.1f%%)", sum_tfl[s][i], sum_pct[s][i]);
+            else
+                printf(" %8s %7s", "-", "");
+        printf(" %9.2e\n", max_err[i]);
     }
     printf("\n%s: %d failure(s)\n", failures ? "FAILED" : "ok", failures);
     cublasDestroy(handle);
