@@ -117,7 +117,7 @@ static void list_workloads(FILE *out)
     int count;
     const workload_def *defs = workload_list(&count);
     for (int i = 0; i < count; i++)
-        fprintf(out, "%-16s %-4s %s\n", defs[i].name, defs[i].needs_gpu ? "GPU" : "CPU", defs[i].summary);
+        fprintf(out, "%-18s %-4s %s\n", defs[i].name, defs[i].needs_gpu ? "GPU" : "CPU", defs[i].summary);
 }
 
 #define SHORT_OPTS ":s:w:r:m:j:qhV"
