@@ -238,8 +238,11 @@ static void events_carry_their_figures(void **state)
     run_model m;
     load_sample(&m);
     cJSON *doc = trace_of(&m);
-    const workload_run *w = &m.workloads[1];
-    assert_string_equal(w->name, "cuda-naive");
+    const workload_run *w = NULL;
+    for (int i = 0; i < m.nworkloads && !w; i++)
+        if (strcmp(m.workloads[i].name, "cuda-naive") == 0 && m.workloads[i].host_memory == MEM_PAGEABLE)
+            w = &m.workloads[i];
+    assert_non_null(w);
     const kernel_event *k = &w->kernels[0];
     const copy_event *c = &w->copies[0];
     bool saw_kernel = false, saw_copy = false;
