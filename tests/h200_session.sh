@@ -4,6 +4,9 @@
 #   tests/h200_session.sh smoke     a 2048 run, the fallback, test-gpu, bench, and ncu attached
 #   tests/h200_session.sh final     the samples (a 2048 run; 512 runs under nsys and under ncu),
 #                                   test-gpu, and bench at 2048, 4096 and 8192
+#   tests/h200_session.sh nsys      a 512 run under Nsight Systems that lets mmprof run on after
+#                                   the capture range (--capture-range-end=stop; the default,
+#                                   stop-shutdown, ends the application)
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -35,6 +38,16 @@ if [ "$step" = final ]; then
     echo "exit ${PIPESTATUS[0]}"; } >>"$log" 2>&1
   { echo "== make test-gpu"; timeout 150 make test-gpu; echo "exit $?"; } >"$OUT/test-gpu.log" 2>&1
   { echo "== make bench"; BENCH_SIZES="2048 4096 8192" timeout 200 make bench; echo "exit $?"; } >"$OUT/bench.log" 2>&1
+fi
+if [ "$step" = nsys ]; then
+  nsys=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys
+  # nsys cannot turn its .qdstrm into a report there and may then wait; mmprof's own exit status
+  # and JSON are what this checks, so nsys gets a short leash.
+  { echo "== under nsys ($nsys)"; rm -f /tmp/mmprof-under-nsys.rc
+    timeout 60 "$nsys" profile -o /tmp/mmprof-nsys --force-overwrite true --capture-range=cudaProfilerApi \
+      --capture-range-end=stop -t cuda,nvtx sh -c 'build/mmprof --size 512 --quiet --json "$0"; echo $? >/tmp/mmprof-under-nsys.rc' \
+      "$OUT/h200-512-under-nsys.json" 2>&1 | tail -6
+    echo "nsys exit ${PIPESTATUS[0]}; mmprof exit $(cat /tmp/mmprof-under-nsys.rc 2>/dev/null || echo none)"; } >>"$log" 2>&1
 fi
 rm -f "$OUT/time.txt"
 tail -5 "$OUT/test-gpu.log" "$OUT/bench.log" 2>/dev/null
