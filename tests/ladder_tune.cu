@@ -23,6 +23,7 @@
 #include "ladder_pipelined.cuh"
 #include "ladder_tf32.cuh"
 #include "ladder_wgmma.cuh"
+#include "ladder_wgmma_tma.cuh"
 
 extern "C" const gpu_compute gpu_naive, gpu_tiled, gpu_uncoalesced, gpu_blocktile_1d, gpu_blocktile_2d,
     gpu_vectorized, gpu_warptiled, gpu_pipelined, gpu_tf32_mma, gpu_tf32_wgmma;
@@ -71,6 +72,13 @@ template <class Cfg>
 __global__ void __launch_bounds__(Cfg::THREADS, Cfg::MINB) tune_wgp(const float *A, const float *B, float *C, int n)
 {
     wgmma_pipe_body<Cfg>(A, B, C, n);
+}
+
+template <class Cfg>
+__global__ void __launch_bounds__(Cfg::THREADS, 1)
+    tune_wgt(const __grid_constant__ CUtensorMap ma, const __grid_constant__ CUtensorMap mb, float *C, int n)
+{
+    wgt_body<Cfg>(&ma, &mb, C, n);
 }
 
 typedef cudaError_t (*launch_fn)(const float *, const float *, float *, int);
@@ -147,6 +155,13 @@ template <template <bool> class P> static cudaError_t launch_wgp(const float *A,
     return n % 4 == 0 ? wgp_one<P<true>>(A, B, C, n) : wgp_one<P<false>>(A, B, C, n);
 }
 
+// Round 5: TMA producer warpgroup + 2 consumer warpgroups, mbarrier ring (ladder_wgmma_tma.cuh).
+// WgtCfg<STAGES, GROUP, TF32MAP, PRODREG, CONSREG>. Where the TMA kernel does not apply (n % 4 != 0
+// or n < 256) the launcher falls back to the round-4 kernel, as the workload does.
+using Wt4rn = WgtCfg<4, 8, true>;
+using Wt4tr = WgtCfg<4, 8, false>;
+using Wt4rnP = WgtCfg<4, 8, true, true>;
+
 // Round 4, wgmma with MMAs in flight across k-steps:
 // WgpCfg<BM, warpgroups, BK, STAGES, MINB, GROUP, VEC, SWZ, ROUND> (ladder_wgmma.cuh).
 template <bool V> using Wp256k32sw = WgpCfg<256, 2, 32, 4, 1, 8, V, true, true>;
@@ -169,6 +184,29 @@ template <bool V> using W4k16e = WgpCfg<256, 2, 16, 8, 1, 8, V, true, false, tru
 template <bool V> using W4k16enf = WgpCfg<256, 2, 16, 8, 1, 8, V, true, false, true, false>;
 template <bool V> using W4x2e = WgpCfg<128, 2, 16, 6, 2, 8, V, true, false, true, true>;
 template <bool V> using W4x2enf = WgpCfg<128, 2, 16, 6, 2, 8, V, true, false, true, false>;
+
+template <class Cfg> static cudaError_t wgt_one(const float *A, const float *B, float *C, int n)
+{
+    if (!wgt_takes(n))
+        return launch_wgp<W4e>(A, B, C, n);
+    static bool set;
+    static WgtMaps maps;
+    if (!set) {
+        cudaError_t e = cudaFuncSetAttribute(tune_wgt<Cfg>, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SMEM_BYTES);
+        if (e != cudaSuccess)
+            return e;
+        set = true;
+    }
+    if (!wgt_maps<Cfg>(&maps, A, B, n)) {
+        fprintf(stderr, "cuTensorMapEncodeTiled: no entry point, or it failed (n = %d)\n", n);
+        return cudaErrorUnknown;
+    }
+    static int sms;
+    if (!sms && cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess)
+        return cudaErrorUnknown;
+    tune_wgt<Cfg><<<wgt_grid<Cfg>(n, sms), Cfg::THREADS, Cfg::SMEM_BYTES, stream>>>(maps.ma, maps.mb, C, n);
+    return cudaGetLastError();
+}
 
 // wgmma candidates: WgCfg<BM, warpgroups (BN = 64 each), BK, STAGES, MINB, VEC>.
 template <bool V> using W256x128k32s4 = WgCfg<256, 2, 32, 4, 1, V>;
@@ -311,6 +349,9 @@ static const entry entries[] = {
     {"w4 256 k16 sw64 e nf", true, true, launch_wgp<W4k16enf>},
     {"w4 128 k16 sw64 x2 e", true, true, launch_wgp<W4x2e>},
     {"w4 128 k16 sw64 x2 e nf", true, true, launch_wgp<W4x2enf>},
+    {"tma s4 rn", true, true, wgt_one<Wt4rn>},
+    {"tma s4 tr", true, true, wgt_one<Wt4tr>},
+    {"tma s4 rn pers", true, true, wgt_one<Wt4rnP>},
 };
 #define NENTRIES (int)(sizeof entries / sizeof entries[0])
 
