@@ -11,6 +11,8 @@
 // any size when the driver offers no cuTensorMapEncodeTiled.
 #include "ladder_wgmma_tma.cuh"
 
+// The round-4 kernels, used where the TMA kernel is not (n % 4 != 0, n < 256, or no tensor-map
+// encoder in the driver):
 // 256x128 block tile (C rows x columns), 2 warpgroups of m64n256k8, k-step 32, 4 stages of
 // cp.async (2 tiles in flight while 2 wgmma groups run), A tile in the 128-byte swizzle and
 // truncated to TF32 by the tensor core (B^T fragments rounded in registers), the wgmma group

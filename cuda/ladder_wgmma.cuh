@@ -4,7 +4,8 @@
 //    n = 4096, README.md says why): each k-step waits for its copies, then for its MMAs, with
 //    nothing in between. Kept for comparison in the harness.
 //  - wgmma_pipe_body (round 4, further down): the same operand plan with the MMAs kept in
-//    flight across k-steps and the A tile swizzled; 280 TFLOP/s, the workload's kernel.
+//    flight across k-steps and the A tile swizzled; 280 TFLOP/s. Since round 5 the workload's
+//    kernel for n % 4 != 0 and n < 256 only (ladder_wgmma_tma.cuh takes the rest).
 // What follows describes the operand plan both share.
 //
 // wgmma takes TF32 operands only K-major (k contiguous). A (row-major M x K) is K-major, B
