@@ -261,6 +261,21 @@ static void ncu_sample_round_trips(void **state)
     model_free(&m);
 }
 
+/* Under Nsight Systems mmprof left CUPTI alone, said why, and every workload still verified. */
+static void nsys_sample_round_trips(void **state)
+{
+    (void)state;
+    run_model m, back;
+    load_run(NSYS_SAMPLE, &m);
+    assert_int_equal(m.collection.source, TIMING_CUDA_EVENT);
+    assert_non_null(strstr(m.collection.reason, "CUDA_INJECTION64_PATH="));
+    for (int i = 0; i < m.nworkloads; i++)
+        assert_int_equal(m.workloads[i].status, WL_OK);
+    round_trip(&m, &back);
+    model_free(&back);
+    model_free(&m);
+}
+
 /* The file keeps times relative to epoch_ns; the model holds them absolute. Both forms of one
  * kernel's start must agree with the file's text exactly. */
 static void times_are_relative_to_the_epoch(void **state)
@@ -752,6 +767,7 @@ int main(void)
     const struct CMUnitTest round_trips[] = {
         cmocka_unit_test(sample_round_trips),
         cmocka_unit_test(ncu_sample_round_trips),
+        cmocka_unit_test(nsys_sample_round_trips),
         cmocka_unit_test(times_are_relative_to_the_epoch),
         cmocka_unit_test(synthetic_round_trips),
     };

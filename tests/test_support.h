@@ -34,6 +34,8 @@ void rm_rf(const char *dir);
 
 /* The second recorded run: made under Nsight Compute, so timed by cudaEvents, not CUPTI. */
 #define NCU_SAMPLE "samples/h200-512-under-ncu.json"
+/* A run made under Nsight Systems (nsys profile): CUDA_INJECTION64_PATH named nsys's library. */
+#define NSYS_SAMPLE "samples/h200-512-under-nsys.json"
 
 /* Loads a run file; fails the test with the reader's message when it cannot. */
 void load_run(const char *path, run_model *m);

@@ -215,6 +215,12 @@ static void ncu_sample_fits_and_colors(void **state)
     fits_and_colors(NCU_SAMPLE, NULL);
 }
 
+static void nsys_sample_fits_and_colors(void **state)
+{
+    (void)state;
+    fits_and_colors(NSYS_SAMPLE, NULL);
+}
+
 static void header_names_the_run(void **state)
 {
     (void)state;
@@ -540,6 +546,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_fits_and_colors),
         cmocka_unit_test(ncu_sample_fits_and_colors),
+        cmocka_unit_test(nsys_sample_fits_and_colors),
         cmocka_unit_test(header_names_the_run),
         cmocka_unit_test(rows_show_the_analysis),
         cmocka_unit_test(na_lines_carry_reasons),
