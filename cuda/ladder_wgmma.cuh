@@ -117,6 +117,24 @@ __device__ __forceinline__ void wg_mma_n256(float (&d)[128], const uint32_t (&a)
 #undef WG_ACC8
 #endif
 
+// Stores a warpgroup's accumulators. They hold a 64 x BM tile of C^T (the kernels compute
+// C^T = B^T A^T): accumulator 4j + q is row 16 wq + g (+8 for q >= 2) and column 8j + 2t (+1 for
+// odd q) of it, i.e. element (bm + 8j + 2t + (q & 1), col0 + 8 (q >> 1)) of C, col0 being
+// bn + 64 (warpgroup) + 16 wq + g.
+template <int BM>
+__device__ __forceinline__ void wg_store_ct(const float *d, float *__restrict__ C, int n, int bm, int col0, int t)
+{
+#pragma unroll
+    for (int j = 0; j < BM / 8; j++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const int row = bm + 8 * j + 2 * t + (q & 1);
+            const int col = col0 + (q >> 1) * 8;
+            if (row < n && col < n)
+                C[(size_t)row * n + col] = d[4 * j + q];
+        }
+}
+
 template <class Cfg>
 __device__ __forceinline__ void wg_load_tile(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                              int n, int bm, int bn, int k0, int tid)
@@ -241,17 +259,7 @@ __device__ __forceinline__ void wgmma_body(const float *__restrict__ A, const fl
     }
     cp_async_wait<0>();
 
-    // Accumulator 4j + q: row (of C^T) 16 wq + g (+8 for q >= 2), column 8j + 2t (+1 for odd q).
-    const int col0 = bn + 64 * wg + 16 * wq + g;
-#pragma unroll
-    for (int j = 0; j < Cfg::BM / 8; j++)
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const int row = bm + 8 * j + 2 * t + (q & 1);
-            const int col = col0 + (q >> 1) * 8;
-            if (row < n && col < n)
-                C[(size_t)row * n + col] = d[4 * j + q];
-        }
+    wg_store_ct<Cfg::BM>(d, C, n, bm, bn + 64 * wg + 16 * wq + g, t);
 #else
     (void)A, (void)B, (void)C, (void)n;
     __trap(); // built without sm_90a: no wgmma
@@ -507,17 +515,7 @@ __device__ __forceinline__ void wgmma_pipe_body(const float *__restrict__ A, con
         wg_pin(d[i]);
     cp_async_wait<0>();
 
-    // Accumulator 4j + q: row (of C^T) 16 wq + g (+8 for q >= 2), column 8j + 2t (+1 for odd q).
-    const int col0 = bn + 64 * wg + 16 * wq + g;
-#pragma unroll
-    for (int j = 0; j < Cfg::BM / 8; j++)
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const int row = bm + 8 * j + 2 * t + (q & 1);
-            const int col = col0 + (q >> 1) * 8;
-            if (row < n && col < n)
-                C[(size_t)row * n + col] = d[4 * j + q];
-        }
+    wg_store_ct<Cfg::BM>(d, C, n, bm, bn + 64 * wg + 16 * wq + g, t);
 #else
     (void)A, (void)B, (void)C, (void)n;
     __trap(); // built without sm_90a: no wgmma

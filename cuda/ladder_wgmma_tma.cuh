@@ -227,17 +227,7 @@ __device__ __forceinline__ void wgt_body(const CUtensorMap *ma, const CUtensorMa
             if (lane == 0) // the tile's last stage
                 mbar_arrive(empty + 8 * ((it - 1) % S));
 
-            // Accumulator 4j + q: row (of C^T) 16 wq + g (+8 for q >= 2), column 8j + 2t (+1 for odd q).
-            const int col0 = bn + 64 * cw + 16 * wq + g;
-#pragma unroll
-            for (int j = 0; j < Cfg::BM / 8; j++)
-#pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    const int row = bm + 8 * j + 2 * t + (q & 1);
-                    const int col = col0 + (q >> 1) * 8;
-                    if (row < n && col < n)
-                        C[(size_t)row * n + col] = d[4 * j + q];
-                }
+            wg_store_ct<Cfg::BM>(d, C, n, bm, bn + 64 * cw + 16 * wq + g, t);
         }
     }
 #else
