@@ -135,6 +135,24 @@ __device__ __forceinline__ void wg_store_ct(const float *d, float *__restrict__ 
         }
 }
 
+// Copies one k-step of the B tile (row-major, BN wide) into shared memory, rows LDB apart; the
+// elements outside the matrix are zero-filled, so edge tiles add nothing. Both wgmma loaders use it.
+template <class Cfg>
+__device__ __forceinline__ void wg_load_b_tile(float *Bs, const float *__restrict__ B, int n, int bn, int k0, int tid)
+{
+    const int bc = (tid % Cfg::B_PER_ROW) * Cfg::W, br0 = tid / Cfg::B_PER_ROW;
+#pragma unroll
+    for (int i = 0; i < Cfg::B_COPIES; i++) {
+        const int kr = br0 + i * Cfg::B_ROWS_STEP;
+        const bool ok = bn + bc < n && k0 + kr < n;
+        const float *src = ok ? B + (size_t)(k0 + kr) * n + bn + bc : B;
+        if (Cfg::VEC)
+            cp_async16(&Bs[kr * Cfg::LDB + bc], src, ok);
+        else
+            cp_async4(&Bs[kr * Cfg::LDB + bc], src, ok);
+    }
+}
+
 template <class Cfg>
 __device__ __forceinline__ void wg_load_tile(float *stage, const float *__restrict__ A, const float *__restrict__ B,
                                              int n, int bm, int bn, int k0, int tid)
@@ -158,17 +176,7 @@ __device__ __forceinline__ void wg_load_tile(float *stage, const float *__restri
         else
             cp_async4(As + e, src, ok);
     }
-    const int bc = (tid % Cfg::B_PER_ROW) * Cfg::W, br0 = tid / Cfg::B_PER_ROW;
-#pragma unroll
-    for (int i = 0; i < Cfg::B_COPIES; i++) {
-        const int kr = br0 + i * Cfg::B_ROWS_STEP;
-        const bool ok = bn + bc < n && k0 + kr < n;
-        const float *src = ok ? B + (size_t)(k0 + kr) * n + bn + bc : B;
-        if (Cfg::VEC)
-            cp_async16(&Bs[kr * Cfg::LDB + bc], src, ok);
-        else
-            cp_async4(&Bs[kr * Cfg::LDB + bc], src, ok);
-    }
+    wg_load_b_tile<Cfg>(Bs, B, n, bn, k0, tid);
 }
 
 template <class Cfg>
@@ -381,17 +389,7 @@ __device__ __forceinline__ void wgp_load_tile(float *As, float *Bs, const float 
         else
             cp_async4(As + off, src, ok);
     }
-    const int bc = (tid % Cfg::B_PER_ROW) * Cfg::W, br0 = tid / Cfg::B_PER_ROW;
-#pragma unroll
-    for (int i = 0; i < Cfg::B_COPIES; i++) {
-        const int kr = br0 + i * Cfg::B_ROWS_STEP;
-        const bool ok = bn + bc < n && k0 + kr < n;
-        const float *src = ok ? B + (size_t)(k0 + kr) * n + bn + bc : B;
-        if (Cfg::VEC)
-            cp_async16(&Bs[kr * Cfg::LDB + bc], src, ok);
-        else
-            cp_async4(&Bs[kr * Cfg::LDB + bc], src, ok);
-    }
+    wg_load_b_tile<Cfg>(Bs, B, n, bn, k0, tid);
 }
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
