@@ -19,7 +19,10 @@ SAN       ?=
 # sm_90 machine code for the H100/H200, plus compute_90 PTX that newer GPUs compile at load.
 GENCODE   := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 
-CPPFLAGS  := -D_GNU_SOURCE -Isrc -Icuda -Ireport -I$(CUDA)/include -MMD -MP
+# src/ is split by stage; every folder is on the include path, so a file names its neighbours'
+# headers plainly. cuda/ sees src/ (it implements src/builtin's GPU interface), never the reverse.
+SRC_DIRS  := src/model src/collect src/import src/builtin src/analysis src/cli src/util
+CPPFLAGS  := -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(CUDA)/include -MMD -MP
 CFLAGS    := -std=c11 -O2 -g -Wall -Wextra $(SAN)
 NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn-spills
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
@@ -28,12 +31,13 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model.c src/model_json.c src/analysis.c src/occupancy.c src/verify.c \
-             src/output_file.c report/text.c report/json_report.c src/strbuf.c report/svg.c \
-             report/html.c report/html_charts.c report/trace.c
+CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c \
+             src/builtin/verify.c src/cli/output_file.c report/text.c report/json_report.c src/util/strbuf.c \
+             report/svg.c report/html.c report/html_charts.c report/trace.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/main.c src/cli.c src/workloads.c src/runner.c src/collector.c src/ranges.c \
-             src/hostinfo.c src/cpu_workload.c src/inputs.c
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
+             src/collect/collector.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
+             src/builtin/inputs.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -60,7 +64,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/cuda/%.o: cuda/%.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -D_GNU_SOURCE -Isrc -Icuda -MMD -MP -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Icuda -MMD -MP -c -o $@ $<
 
 # wgmma exists only in the architecture-specific sm_90a target (no PTX: it runs on compute
 # capability 9.0 alone, and the workload's setup refuses other GPUs).
@@ -116,8 +120,8 @@ $(SAN_DIR)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_SAN) -Itests -c -o $@ $<
 
-$(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN_DIR)/src/cpu_workload.o \
-                              $(SAN_DIR)/src/inputs.o $(SAN_DIR)/src/collector.o $(SAN_DIR)/src/ranges.o | $(CARRIED)
+$(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN_DIR)/src/builtin/cpu_workload.o \
+                              $(SAN_DIR)/src/builtin/inputs.o $(SAN_DIR)/src/collect/collector.o $(SAN_DIR)/src/collect/ranges.o | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
 
@@ -137,7 +141,7 @@ LADDER_OBJ  := $(filter $(BUILD)/cuda/ladder_%.o $(BUILD)/cuda/kernels_basic.o,$
 $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O3 -g -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -Xptxas -warn-spills \
-	    -Isrc -Icuda -o $@ $< $(LADDER_OBJ) -lcublas
+	    $(SRC_DIRS:%=-I%) -Icuda -o $@ $< $(LADDER_OBJ) -lcublas
 
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE)

@@ -1,6 +1,7 @@
 /* What a GPU workload computes, as the runner sees it: one product C = A x B of n x n row-major
  * FP32 matrices already in device memory, launched on a stream. A plain C header (no CUDA types)
- * so src/workloads.c can list the GPU workloads beside the CPU one. */
+ * so src/builtin/workloads.c can list the GPU workloads beside the CPU one. It lives in
+ * src/ because src/ defines the interface and cuda/ implements it. */
 #ifndef MMPROF_GPU_COMPUTE_H
 #define MMPROF_GPU_COMPUTE_H
 

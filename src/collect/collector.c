@@ -1,4 +1,4 @@
-/* CUPTI activity collection. See collector.h; the call sequence follows shared/cupti-notes.md:
+/* CUPTI activity collection. See collector.h; the call sequence (docs/cupti.md) is:
  * subscribe first (to learn whether another tool holds CUPTI), register buffer callbacks, enable
  * the kinds before any work, drain buffers in the completion callback, flush forced at the end. */
 #include "collector.h"

@@ -1,5 +1,6 @@
 /* Running GPU workloads: device facts, the context and the phases of one workload. C interface
- * over cuda/gpu_runner.cu, so src/runner.c needs no CUDA header. */
+ * over cuda/gpu_runner.cu, so src/builtin/runner.c needs no CUDA header. The
+ * interface lives in src/ and cuda/ implements it: src/ never includes cuda/. */
 #ifndef MMPROF_GPU_RUNNER_H
 #define MMPROF_GPU_RUNNER_H
 
