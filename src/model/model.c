@@ -36,6 +36,8 @@ void workload_clear(workload_run *w)
     free(w->kernels);
     free(w->copies);
     free(w->apis);
+    free(w->memsets);
+    free(w->syncs);
     free(w->product_ms);
     free(w->occ);
     memset(w, 0, sizeof *w);
@@ -170,6 +172,18 @@ bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&
 bool workload_add_copy(workload_run *w, const copy_event *c)
 {
     APPEND(w->copies, w->ncopies, *c);
+    return true;
+}
+
+bool workload_add_memset(workload_run *w, const memset_event *s)
+{
+    APPEND(w->memsets, w->nmemsets, *s);
+    return true;
+}
+
+bool workload_add_sync(workload_run *w, const sync_event *s)
+{
+    APPEND(w->syncs, w->nsyncs, *s);
     return true;
 }
 

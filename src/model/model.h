@@ -222,6 +222,10 @@ typedef struct {
     size_t ncopies;
     api_event *apis;
     size_t napis;
+    memset_event *memsets;
+    size_t nmemsets;
+    sync_event *syncs;
+    size_t nsyncs;
 
     /* Per-product times of the compute phase by the workload's own clock: cudaEvents around each
      * launch for GPU workloads, the host clock for CPU ones. Kept beside CUPTI's records so the
@@ -326,6 +330,8 @@ void model_add_warning(run_model *m, const char *fmt, ...) __attribute__((format
 bool workload_add_kernel(workload_run *w, const kernel_event *k); /* copies k->name */
 bool workload_add_copy(workload_run *w, const copy_event *c);
 bool workload_add_api(workload_run *w, const api_event *a);       /* copies a->name */
+bool workload_add_memset(workload_run *w, const memset_event *s);
+bool workload_add_sync(workload_run *w, const sync_event *s);
 bool workload_add_product_ms(workload_run *w, double ms);
 bool workload_add_occ(workload_run *w, const occupancy_check *o);
 phase *workload_add_phase(workload_run *w, const char *name);
