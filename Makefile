@@ -36,7 +36,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c sr
              report/svg.c report/html.c report/html_charts.c report/trace.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
-             src/collect/collector.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
+             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
@@ -121,7 +121,8 @@ $(SAN_DIR)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_SAN) -Itests -c -o $@ $<
 
 $(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN_DIR)/src/builtin/cpu_workload.o \
-                              $(SAN_DIR)/src/builtin/inputs.o $(SAN_DIR)/src/collect/collector.o $(SAN_DIR)/src/collect/ranges.o | $(CARRIED)
+                              $(SAN_DIR)/src/builtin/inputs.o $(SAN_DIR)/src/collect/collector.o $(SAN_DIR)/src/collect/cupti_records.o \
+                              $(SAN_DIR)/src/collect/ranges.o | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
 
