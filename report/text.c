@@ -337,28 +337,14 @@ static void ladder_table(ctx *x, const analysis *a)
         const workload_run *w = r->w;
         if (!w->needs_gpu || w->status == WL_SKIPPED)
             continue;
-        /* A pageable run gives way to a pinned run of the same workload, or to an earlier
-         * pageable one. */
-        bool listed = false;
-        for (int j = 0; j < a->nwl && w->host_memory != MEM_PINNED; j++) {
-            const workload_run *o = a->wl[j].w;
-            if (j != i && o->status != WL_SKIPPED && strcmp(o->name, w->name) == 0)
-                listed |= o->host_memory == MEM_PINNED || j < i;
-        }
-        if (listed)
+        if (!r->ladder_row)
             continue;
         if (w->status != WL_OK) {
             fprintf(x->out, "%-17.17s %-4s %s%s%s\n", w->name, precision_name(w->prec), c(x, RED),
                     status_name(w->status), c(x, RESET));
             continue;
         }
-        /* The main kernel: the one with the most time in the run. */
-        const kernel_summary *k = NULL;
-        for (int j = 0; j < r->nkernels; j++) {
-            const kernel_summary *s = &r->kernels[j];
-            if (s->median_ms.ok && (!k || s->median_ms.v * s->launches > k->median_ms.v * k->launches))
-                k = s;
-        }
+        const kernel_summary *k = r->main_kernel >= 0 ? &r->kernels[r->main_kernel] : NULL;
         char b[4][24], bar[24] = "", blocks[16] = "-", lim[32] = "-";
         if (r->vs_cublas_pct.ok) {
             int marks = (int)lround(r->vs_cublas_pct.v / 5.0);
