@@ -667,6 +667,58 @@ static bool ladder_row(const analysis *a, int i)
     return true;
 }
 
+typedef struct {
+    int index;
+    double wall;
+} ranked;
+
+static int by_wall_desc(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    if (a->wall != b->wall)
+        return a->wall < b->wall ? 1 : -1;
+    return a->index - b->index;
+}
+
+static int by_index(const void *x, const void *y)
+{
+    return ((const ranked *)x)->index - ((const ranked *)y)->index;
+}
+
+/* The regions summaries list: the whole run first, then a built-in run's workloads, or the
+ * longest NVTX ranges and annotations, back in timeline order. */
+static bool choose_listed(analysis *a)
+{
+    const run_model *m = a->m;
+    a->nlisted = 0;
+    a->unlisted = 0;
+    if (a->nrg == 0)
+        return true;
+    ranked *cand = malloc((size_t)a->nrg * sizeof *cand);
+    a->listed = malloc((size_t)(MAX_LISTED_REGIONS + 1) * sizeof *a->listed);
+    if (!cand || !a->listed) {
+        free(cand);
+        return false;
+    }
+    int nc = 0;
+    for (int i = 1; i < a->nrg; i++) {
+        region_kind k = m->regions[i].kind;
+        if (k == REGION_WORKLOAD || k == REGION_NVTX || k == REGION_ANNOTATION)
+            cand[nc++] = (ranked){i, a->rg[i].wall_ms.ok ? a->rg[i].wall_ms.v : 0};
+    }
+    if (nc > 0)
+        qsort(cand, (size_t)nc, sizeof *cand, by_wall_desc);
+    int keep = nc < MAX_LISTED_REGIONS ? nc : MAX_LISTED_REGIONS;
+    a->unlisted = nc - keep;
+    if (keep > 0)
+        qsort(cand, (size_t)keep, sizeof *cand, by_index);
+    a->listed[a->nlisted++] = 0;
+    for (int i = 0; i < keep; i++)
+        a->listed[a->nlisted++] = cand[i].index;
+    free(cand);
+    return true;
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -700,7 +752,7 @@ bool analyze(const run_model *m, analysis *a)
         choose_main_kernel(&a->wl[i]);
         a->wl[i].ladder_row = ladder_row(a, i);
     }
-    if (!analyze_regions(m, &a->rg, &a->nrg)) {
+    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a)) {
         analysis_free(a);
         return false;
     }
@@ -722,5 +774,6 @@ void analysis_free(analysis *a)
     free(a->wl);
     free(a->peaks);
     region_metrics_free(a->rg, a->nrg);
+    free(a->listed);
     memset(a, 0, sizeof *a);
 }

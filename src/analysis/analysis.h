@@ -84,7 +84,14 @@ typedef struct {
     int nwarnings;
     region_metrics *rg;     /* one per region of the model, same order */
     int nrg;
+    int *listed;            /* the regions summaries list, in timeline order: the run, then the
+                             * workloads of a built-in run or the longest NVTX ranges and
+                             * annotations of a timeline (at most MAX_LISTED_REGIONS) */
+    int nlisted;
+    int unlisted;           /* regions of those kinds left out of the list */
 } analysis;
+
+#define MAX_LISTED_REGIONS 40
 
 /* Computes every figure; returns false only when memory ran out. */
 bool analyze(const run_model *m, analysis *out);

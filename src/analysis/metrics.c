@@ -55,7 +55,7 @@ TABLE(device_peaks_table, "device", device_peak_defs);
 #define R(field, key, label, unit, fmt, what) DEF(region_metrics, field, key, label, unit, fmt, what)
 static const metric_def region_defs[] = {
     R(wall_ms, "wall_ms", "wall", "ms", "%.3f", "from the region's start to the later of its end and its last GPU event's end"),
-    R(kernel_ms, "kernel_ms", "kernels", "ms", "%.3f", "summed kernel durations"),
+    R(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "summed kernel durations"),
     R(memcpy_ms, "memcpy_ms", "memcpy", "ms", "%.3f", "summed copy durations, every direction"),
     R(memset_ms, "memset_ms", "memset", "ms", "%.3f", "summed memset durations"),
     R(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: memcpy time over kernel time"),
@@ -68,7 +68,7 @@ static const metric_def region_defs[] = {
     R(gpu_busy_ms, "gpu_busy_ms", "GPU busy", "ms", "%.3f", "union of kernel, copy and memset intervals"),
     R(busy_pct, "busy_pct", "busy", "%", "%.1f", "GPU busy time over wall time"),
     R(largest_gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "longest stretch with nothing on the GPU"),
-    R(launch_us, "launch_us", "launch call", "us", "%.1f", "mean duration of the API calls that launched kernels"),
+    R(launch_us, "launch_us", "launch", "us", "%.1f", "mean duration of the API calls that launched kernels"),
     R(kernel_us, "kernel_us", "kernel median", "us", "%.1f", "median kernel duration"),
     R(short_kernel_pct, "short_kernel_pct", "short kernels", "%", "%.0f", "kernels under 10 us, % of launches"),
     R(sync_ms, "sync_ms", "sync", "ms", "%.3f", "host time waiting in synchronization"),
