@@ -459,6 +459,7 @@ static const slot slots[] = {
     {"title", sec_title},       {"version", sec_version},   {"css", sec_css},
     {"header", sec_header},     {"warnings", sec_warnings}, {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
+    {"regions", html_regions},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},
 };
