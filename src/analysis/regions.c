@@ -491,16 +491,15 @@ static void judge(region_metrics *r)
         return;
     }
     double kern = r->kernel_ms.v, copy = r->memcpy_ms.ok ? r->memcpy_ms.v : 0;
-    double pageable_ms = 0, pinned_ms = 0, pageable_b = 0, pinned_b = 0, small = 0;
+    double pageable_ms = 0, small = 0;
     int copies = 0;
+    const copy_flow *slowest = NULL; /* the pageable flow that took longest */
     for (int i = 0; i < r->nflows; i++) {
         const copy_flow *f = &r->flows[i];
         if (f->host == MEM_PAGEABLE) {
             pageable_ms += f->ms.v;
-            pageable_b += f->bytes.v;
-        } else if (f->host == MEM_PINNED) {
-            pinned_ms += f->ms.v;
-            pinned_b += f->bytes.v;
+            if (!slowest || f->ms.v > slowest->ms.v)
+                slowest = f;
         }
         copies += f->count;
         if (f->mean_bytes.v < SMALL_COPY_BYTES)
@@ -511,10 +510,14 @@ static void judge(region_metrics *r)
         snprintf(r->verdict_text, sizeof r->verdict_text,
                  "copy-bound: copies take %.3f ms against %.3f ms of kernels (memcpy:compute %.2f)", copy, kern,
                  kern > 0 ? copy / kern : 0);
-        if (pageable_ms > 0.5 * copy && pinned_ms > 0 && pinned_b > 0 && pageable_b > 0)
+        const copy_flow *pinned = NULL; /* the same direction from pinned memory, to compare with */
+        for (int i = 0; slowest && i < r->nflows; i++)
+            if (r->flows[i].host == MEM_PINNED && r->flows[i].dir == slowest->dir && r->flows[i].gbps.ok)
+                pinned = &r->flows[i];
+        if (slowest && pageable_ms > 0.5 * copy && pinned && slowest->gbps.ok)
             snprintf(r->advice, sizeof r->advice,
-                     "pin host memory: pageable copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
-                     pageable_b / (pageable_ms * 1e6), pinned_b / (pinned_ms * 1e6));
+                     "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
+                     copy_dir_name(slowest->dir), slowest->gbps.v, pinned->gbps.v);
         else if (pageable_ms > 0.5 * copy)
             snprintf(r->advice, sizeof r->advice,
                      "pin host memory (cudaHostAlloc, pin_memory=True): %.0f%% of copy time is from pageable memory",
