@@ -46,7 +46,7 @@ static void region_table(ctx *x, const analysis *a)
     enum { NCOLS = sizeof cols / sizeof cols[0] };
     fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
                     "them\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-34s %-10s", c(x, DIM), "region", "kind");
+    fprintf(x->out, "%s%-25s", c(x, DIM), "region");
     for (int i = 0; i < NCOLS; i++) {
         const metric_def *d = def(cols[i]);
         char head[32];
@@ -64,8 +64,8 @@ static void region_table(ctx *x, const analysis *a)
             snprintf(label, sizeof label, "%*s%s@%s", 2 * depth, "", rg->domain, rg->name);
         else
             snprintf(label, sizeof label, "%*s%s", 2 * depth, "", rg->name);
-        clipped(label, 34, name, sizeof name);
-        fprintf(x->out, "%-34s %-10s", name, region_kind_name(rg->kind));
+        clipped(label, 25, name, sizeof name);
+        fprintf(x->out, "%-25s", name);
         for (int i = 0; i < NCOLS; i++) {
             char v[32];
             fprintf(x->out, " %9s", rfmt(x, v, sizeof v, r, cols[i]));
