@@ -34,7 +34,8 @@ LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c \
              src/analysis/regions.c src/analysis/metrics.c \
              src/builtin/verify.c src/cli/output_file.c report/text.c report/text_parts.c report/text_regions.c report/json_report.c src/util/strbuf.c \
-             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c
+             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
+             src/import/kineto.c src/import/json_stream.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
@@ -49,7 +50,7 @@ LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
-              test_html_report test_trace test_browser
+              test_html_report test_trace test_browser test_import_kineto
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench clean
