@@ -53,7 +53,7 @@ UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_o
               test_html_report test_trace test_browser test_import_kineto
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import clean
 
 all: $(BIN) $(CARRIED)
 
@@ -162,6 +162,12 @@ test-gpu:
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
+
+# The Kineto importer on a ~100 MB trace made by repeating a recorded one (a real H200 trace when
+# samples/ has one): wall time, peak RSS and RSS over the file's size. CPU only; optimised build.
+BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/matmul_copies.json)
+bench-import: $(BUILD)/tests/bench_import
+	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
 
 clean:
 	rm -rf $(BUILD)
