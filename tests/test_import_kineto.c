@@ -362,6 +362,19 @@ static void test_exact_timestamps(void **state)
     assert_int_equal(k[3].start_ns, base - 1000);
     assert_int_equal(m.regions[0].start_ns, base - 1000);
     model_free(&m);
+
+    /* Past 2^53 ns in ts itself: older PyTorch wrote absolute times (no baseTimeNanoseconds),
+     * microseconds since 1970 with three decimals, which a double cannot hold to the ns. */
+    path = tmp_file("absolute.json", "{\"traceEvents\": ["
+        KERNEL("1764460800123456.789", "1.001", "1") ","
+        KERNEL("9007199254740.993", "0.001", "2") "]}");
+    import_ok(path, &m);
+    k = m.events.kernels;
+    assert_int_equal(k[0].start_ns, 1764460800123456789);
+    assert_int_equal(k[0].end_ns, 1764460800123457790);
+    assert_int_equal(k[1].start_ns, 9007199254740993);
+    assert_true(llround(9007199254740.993 * 1000.0) != 9007199254740993);
+    model_free(&m);
 }
 
 /* Events cut across the reader's 1 MB chunks, one with an escape split at the boundary. */
