@@ -35,7 +35,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c sr
              src/analysis/regions.c src/analysis/metrics.c \
              src/builtin/verify.c src/cli/output_file.c report/text.c report/text_parts.c report/text_regions.c report/json_report.c src/util/strbuf.c \
              report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
-             src/import/kineto.c src/import/json_stream.c
+             src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/json_stream.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \

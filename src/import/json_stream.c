@@ -197,3 +197,95 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
     s->pos = i;
     return JS_OK;
 }
+
+/* ---------- numbers read from their text ---------- */
+
+/* The number text at t (JSON syntax) times 10^scale, rounded to the nearest integer, half away
+ * from zero. false when it does not fit an int64. Works on the digits, so no precision is lost. */
+bool js_decimal_scaled(const char *t, int scale, int64_t *out)
+{
+    enum { KEEP = 40 }; /* significant digits kept: more than any int64 needs */
+    char digits[KEEP];
+    int nd = 0;
+    long exp10 = scale;
+    bool neg = *t == '-', point = false;
+    if (neg)
+        t++;
+    for (;; t++) {
+        if (*t == '.' && !point) {
+            point = true;
+            continue;
+        }
+        if (*t < '0' || *t > '9')
+            break;
+        if (nd == 0 && *t == '0') {
+            if (point)
+                exp10--; /* a leading zero after the point: 0.001 */
+            continue;
+        }
+        if (nd < KEEP) {
+            digits[nd++] = (char)(*t - '0');
+            if (point)
+                exp10--;
+        } else if (!point) {
+            exp10++; /* an integer digit past those kept scales the value up */
+        }
+    }
+    if (*t == 'e' || *t == 'E') {
+        long e = strtol(t + 1, NULL, 10);
+        exp10 += e > 1000 ? 1000 : e < -1000 ? -1000 : e;
+    }
+    long whole = nd + exp10; /* digits before the point once scaled */
+    if (nd == 0 || whole < 0) {
+        *out = 0;
+        return true;
+    }
+    if (whole > 19)
+        return false;
+    uint64_t v = 0;
+    for (long i = 0; i < whole; i++) {
+        uint64_t d = i < nd ? (uint64_t)digits[i] : 0;
+        if (v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    if (whole < nd && digits[whole] >= 5)
+        v++;
+    if (v > (uint64_t)INT64_MAX)
+        return false;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return true;
+}
+
+/* The text of the number that key names at the top level of the object text[0, len), or NULL.
+ * cJSON has checked the text already, so this only has to step over strings and nesting. */
+const char *js_member_text(const char *text, size_t len, const char *key)
+{
+    size_t klen = strlen(key);
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '"') {
+            size_t start = ++i;
+            while (i < len && text[i] != '"')
+                i += text[i] == '\\' ? 2 : 1;
+            if (depth != 1 || i >= len)
+                continue;
+            size_t j = i + 1;
+            while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
+                j++;
+            if (j >= len || text[j] != ':')
+                continue; /* a value, not a key */
+            if (i - start == klen && memcmp(text + start, key, klen) == 0) {
+                for (j++; j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'); j++)
+                    ;
+                return j < len ? text + j : NULL;
+            }
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return NULL;
+}

@@ -64,4 +64,13 @@ void js_next(json_stream *s);
 js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text, size_t *len,
                    uint64_t *offset);
 
+/* The number text at t (JSON syntax) times 10^scale, rounded to the nearest integer (half away
+ * from zero), computed on the digits: exact where a double is not (past 2^53). false when the
+ * result does not fit an int64. */
+bool js_decimal_scaled(const char *t, int scale, int64_t *out);
+
+/* The text of the value that key names at the top level of the JSON object text[0, len), or
+ * NULL. For text that cJSON has already accepted: it only steps over strings and nesting. */
+const char *js_member_text(const char *text, size_t len, const char *key);
+
 #endif
