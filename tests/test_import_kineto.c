@@ -7,8 +7,10 @@
  *  - what analysis needs to attribute a kernel that ends after its record_function range: the
  *    range, the launching call on the same thread inside it, the shared correlation id, and the
  *    launching process in the kernel's pid (Kineto writes the device there);
+ *  - the region analysis on the import: the late kernel and the copies land in their ranges;
  *  - processes, threads, devices and sync records;
  *  - times to the nanosecond where a double would be off, and streaming across read chunks;
+ *  - every prefix of a trace refused, structural bytes put in at many places never a crash;
  *  - bad input: each refused with the file, what is wrong and where, leaving the model empty;
  *    names of 100 kB and names with markup kept as data. */
 #include <glob.h>
@@ -24,6 +26,7 @@
 #include <cmocka.h>
 
 #include "import.h"
+#include "regions.h"
 #include "test_support.h"
 
 /* ---------- the traces under test ---------- */
@@ -259,6 +262,55 @@ static void test_kernel_ending_after_its_annotation(void **state)
     /* The backward kernel came from the autograd thread; its process is still 777. */
     assert_int_equal(api_by_corr(&m, 13)->thread, 790);
     assert_int_equal(kernel_by_corr(&m, 13)->pid, 777);
+    model_free(&m);
+}
+
+static const region_metrics *metrics_of(const run_model *m, const region_metrics *rm, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(m->regions[rm[i].region].name, name) == 0)
+            return &rm[i];
+    fail_msg("no figures for region %s", name);
+    return NULL;
+}
+
+/* The region analysis on the imported trace: forward owns both kernels its thread launched, the
+ * one that ran past its end too, through the launching call (not by time); the pageable and
+ * pinned ranges of the matmul trace own their copies with the right memory kinds. */
+static void test_region_analysis_on_import(void **state)
+{
+    (void)state;
+    run_model m;
+    region_metrics *rm;
+    int n;
+    import_ok("tests/data/kineto/train_step.json", &m);
+    assert_true(analyze_regions(&m, &rm, &n));
+    const region_metrics *fwd = metrics_of(&m, rm, n, "forward");
+    assert_int_equal(fwd->nkernels, 2);
+    assert_int_equal(fwd->by_time, 0);
+    assert_true(fwd->kernel_ms.ok);
+    assert_close(fwd->kernel_ms.v, (250.5 + 3.2) / 1000.0, 1e-12);
+    const region_metrics *bwd = metrics_of(&m, rm, n, "autograd::engine::evaluate_function: MmBackward0");
+    assert_int_equal(bwd->nkernels, 1);
+    assert_int_equal(bwd->nmemsets, 1);
+    assert_int_equal(rm[0].nkernels, 4);
+    region_metrics_free(rm, n);
+    model_free(&m);
+
+    import_ok("tests/data/kineto/matmul_copies.json", &m);
+    assert_true(analyze_regions(&m, &rm, &n));
+    const region_metrics *pageable = metrics_of(&m, rm, n, "pageable");
+    const region_metrics *pinned = metrics_of(&m, rm, n, "pinned");
+    assert_int_equal(pageable->ncopies, 2);
+    assert_int_equal(pinned->ncopies, 2);
+    assert_close(pageable->h2d_bytes.v, 16777216, 0);
+    for (int i = 0; i < pinned->nflows; i++)
+        assert_int_equal(pinned->flows[i].host, MEM_PINNED);
+    for (int i = 0; i < pageable->nflows; i++)
+        assert_int_equal(pageable->flows[i].host, MEM_PAGEABLE);
+    assert_int_equal(pinned->nkernels, 1);
+    assert_int_equal(pinned->nmemsets, 1);
+    region_metrics_free(rm, n);
     model_free(&m);
 }
 
@@ -551,11 +603,63 @@ static void test_nesting_too_deep(void **state)
     refused(tmp_file("deep.json", text), "nested deeper than 64 levels", "traceEvents[1]", NULL);
 }
 
+/* Imports path's text[0, n) with byte `at` replaced by c (at >= n: unchanged); returns whether
+ * it imported, and checks that a refusal names the file and leaves the model empty. */
+static bool import_variant(const char *path, const char *text, size_t n, size_t at, char c)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(text, 1, n, f);
+    if (at < n) {
+        fseek(f, (long)at, SEEK_SET);
+        fputc(c, f);
+    }
+    assert_int_equal(fclose(f), 0);
+    run_model m, fresh;
+    model_init(&m);
+    model_init(&fresh);
+    char err[512] = "";
+    bool ok = import_kineto(path, &m, err, sizeof err);
+    if (!ok) {
+        if (!strstr(err, path))
+            fail_msg("cut at %zu, byte %zu = '%c': message \"%s\" does not name the file", n, at, c, err);
+        assert_memory_equal(&m, &fresh, sizeof m);
+    }
+    model_free(&m);
+    return ok;
+}
+
+/* Every prefix of a trace, and the trace with structural bytes put in at many places: refused
+ * with a message or imported, never a crash (the sanitizers watch). */
+static void test_cut_and_corrupted_traces(void **state)
+{
+    tmp = *state;
+    size_t len;
+    char *whole = read_file("tests/data/kineto/train_step.json", &len);
+    assert_non_null(whole);
+    char path[512];
+    snprintf(path, sizeof path, "%s/variant.json", tmp);
+    size_t last_brace = (size_t)(strrchr(whole, '}') - whole);
+    for (size_t cut = 0; cut <= last_brace; cut += 23)
+        if (import_variant(path, whole, cut, len, 0))
+            fail_msg("a %zu-byte prefix of a %zu-byte trace imported", cut, len);
+    assert_true(import_variant(path, whole, last_brace + 1, len, 0));
+    const char bytes[] = {'"', '{', '}', '[', ']', ',', ':', '\\', '\0', 'x', '-', '9'};
+    size_t refused_count = 0, variants = 0;
+    for (size_t at = 0; at < len; at += 53)
+        for (size_t b = 0; b < sizeof bytes; b++, variants++)
+            refused_count += !import_variant(path, whole, len, at, bytes[b]);
+    printf("%zu of %zu corrupted traces refused\n", refused_count, variants);
+    assert_true(refused_count > variants / 2);
+    free(whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_totals_match_independent_sum),
         cmocka_unit_test(test_kernel_ending_after_its_annotation),
+        cmocka_unit_test(test_region_analysis_on_import),
         cmocka_unit_test(test_processes_threads_devices_syncs),
         cmocka_unit_test_setup_teardown(test_exact_timestamps, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_chunk_boundaries, temp_dir_setup, temp_dir_teardown),
@@ -564,6 +668,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_other_kinds_of_file, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_wrong_types, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_nesting_too_deep, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_cut_and_corrupted_traces, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, find_traces, free_traces);
 }
