@@ -53,7 +53,7 @@ UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_o
               test_html_report test_trace test_browser test_import_kineto
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean
 
 all: $(BIN) $(CARRIED)
 
@@ -168,6 +168,18 @@ bench:
 BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/matmul_copies.json)
 bench-import: $(BUILD)/tests/bench_import
 	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
+
+# libFuzzer on the Kineto importer (clang's -fsanitize=fuzzer, with ASan and UBSan), seeded with
+# the hand-made traces; new inputs it finds stay in a scratch corpus under build/.
+FUZZ_SECONDS ?= 60
+KINETO_SRC := src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/json_stream.c
+$(BUILD)/tests/fuzz_import_kineto: tests/fuzz_import_kineto.c $(KINETO_SRC) src/model/model.c
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ $^ -lcjson
+fuzz-kineto: $(BUILD)/tests/fuzz_import_kineto
+	@mkdir -p $(BUILD)/fuzz-kineto-corpus
+	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-kineto-corpus tests/data/kineto
 
 clean:
 	rm -rf $(BUILD)
