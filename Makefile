@@ -4,6 +4,8 @@
 #   make test       everything that needs no GPU (CI runs this)
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
+#   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
+#   make fuzz-kineto    libFuzzer on the PyTorch trace importer (FUZZ_SECONDS, default 60)
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
 # build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
