@@ -429,6 +429,33 @@ static void test_exact_timestamps(void **state)
     model_free(&m);
 }
 
+/* A CUPTI sync record with no API call of its own in the trace, for a context (no stream: Kineto
+ * writes -1 or 2^32 - 1): kept, on the trace's only process, stream 0. */
+static void test_sync_record_without_stream(void **state)
+{
+    tmp = *state;
+    const char *path = tmp_file("sync.json", HEAD KERNEL("1", "1", "1") ","
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 5, \"tid\": 6, "
+        "\"ts\": 0.5, \"dur\": 0.2, \"args\": {\"correlation\": 1}},"
+        "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Context Sync\", \"pid\": 0, \"tid\": 1, "
+        "\"ts\": 3, \"dur\": 2, \"args\": {\"cuda_sync_kind\": \"Context Sync\", \"stream\": -1, \"correlation\": 2}},"
+        "{\"ph\": \"X\", \"cat\": \"cuda_sync\", \"name\": \"Stream Sync\", \"pid\": 0, \"tid\": 7, "
+        "\"ts\": 6, \"dur\": 1, \"args\": {\"stream\": 4294967295, \"correlation\": 3}}]}");
+    run_model m;
+    import_ok(path, &m);
+    assert_int_equal(m.events.nsyncs, 2);
+    const sync_event *s = m.events.syncs;
+    assert_int_equal(s[0].kind, SYNC_CONTEXT);
+    assert_int_equal(s[0].stream, 0);
+    assert_int_equal(s[0].pid, 5);
+    assert_int_equal(s[0].thread, 0); /* no launching call: the thread is not known */
+    assert_int_equal(s[0].end_ns - s[0].start_ns, 2000);
+    assert_int_equal(s[1].kind, SYNC_STREAM);
+    assert_int_equal(s[1].stream, 0);
+    assert_int_equal(m.events.kernels[0].pid, 5);
+    model_free(&m);
+}
+
 /* Events cut across the reader's 1 MB chunks, one with an escape split at the boundary. */
 static void test_chunk_boundaries(void **state)
 {
@@ -662,6 +689,7 @@ int main(void)
         cmocka_unit_test(test_region_analysis_on_import),
         cmocka_unit_test(test_processes_threads_devices_syncs),
         cmocka_unit_test_setup_teardown(test_exact_timestamps, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_sync_record_without_stream, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_chunk_boundaries, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_names_kept_as_data, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_truncated_and_not_json, temp_dir_setup, temp_dir_teardown),

@@ -341,6 +341,19 @@ static bool read_api(kineto_reader *r, const trace_event *e, api_kind kind)
     return events_add_sync(&r->m->events, &s) || kr_no_memory(r);
 }
 
+/* Room in *arr (n elements of size elem) for one more: the capacity doubles at each power of two
+ * from 8, so a trace with many records costs no quadratic copying. */
+static bool room_for_one(kineto_reader *r, void **arr, size_t n, size_t elem)
+{
+    if (n != 0 && (n < 8 || (n & (n - 1)) != 0))
+        return true;
+    void *grown = realloc(*arr, (n < 8 ? 8 : 2 * n) * elem);
+    if (!grown)
+        return kr_no_memory(r);
+    *arr = grown;
+    return true;
+}
+
 /* CUPTI's synchronization record, as Kineto names it ("Stream Sync", ...). */
 static bool read_cuda_sync(kineto_reader *r, const trace_event *e)
 {
@@ -354,12 +367,14 @@ static bool read_cuda_sync(kineto_reader *r, const trace_event *e)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(e->name, kinds[i].name) == 0)
             p.kind = kinds[i].kind;
-    if (e->args && (!arg_u32(r, e->args, "stream", &p.stream) || !arg_u32(r, e->args, "correlation", &p.correlation)))
+    /* Context and device syncs have no stream: CUPTI's invalid value, -1 or 2^32 - 1. */
+    double stream = 0;
+    if (e->args && (!arg_int(r, e->args, "stream", -1, 4294967295.0, &stream) ||
+                    !arg_u32(r, e->args, "correlation", &p.correlation)))
         return false;
-    pending_sync *grown = realloc(r->pending, (r->npending + 1) * sizeof *grown);
-    if (!grown)
-        return kr_no_memory(r);
-    r->pending = grown;
+    p.stream = stream < 0 || stream == 4294967295.0 ? 0 : (uint32_t)stream;
+    if (!room_for_one(r, (void **)&r->pending, r->npending, sizeof *r->pending))
+        return false;
     r->pending[r->npending++] = p;
     return true;
 }
@@ -376,11 +391,9 @@ static bool read_annotation(kineto_reader *r, const trace_event *e)
 
 static bool add_name(kineto_reader *r, named_id **arr, size_t *n, uint32_t pid, uint32_t tid, const char *name)
 {
-    named_id *grown = realloc(*arr, (*n + 1) * sizeof **arr);
-    if (!grown)
-        return kr_no_memory(r);
-    *arr = grown;
-    named_id *x = &grown[(*n)++];
+    if (!room_for_one(r, (void **)arr, *n, sizeof **arr))
+        return false;
+    named_id *x = &(*arr)[(*n)++];
     x->pid = pid;
     x->tid = tid;
     copy_str(x->name, sizeof x->name, name);
