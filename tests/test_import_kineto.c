@@ -573,6 +573,9 @@ static void test_truncated_and_not_json(void **state)
     refused(tmp_file("comma.json", HEAD KERNEL("1", "1", "1") " " KERNEL("1", "1", "2") "]}"),
             "expected ',' or ']' after traceEvents[0]", NULL, NULL);
     refused(tmp_file("after.json", HEAD KERNEL("1", "1", "1") "]} {}"), "data after the end", NULL, NULL);
+    refused(tmp_file("colon.json", "{\"traceEvents\" []}"), "near byte 15: expected ':'", NULL, NULL);
+    refused(tmp_file("key.json", "{\"a\": 1, 2: 3}"), "near byte 9: expected a key", NULL, NULL);
+    refused(tmp_file("pairs.json", "{\"a\": 1 \"b\": 2}"), "near byte 8: expected ',' or '}'", NULL, NULL);
     refused(tmp_file("array.json", "[" KERNEL("1", "1", "1") "]"), "a JSON array at the top level", NULL, NULL);
 }
 

@@ -272,12 +272,12 @@ const char *js_member_text(const char *text, size_t len, const char *key)
             if (depth != 1 || i >= len)
                 continue;
             size_t j = i + 1;
-            while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
+            while (j < len && blank(text[j]))
                 j++;
             if (j >= len || text[j] != ':')
                 continue; /* a value, not a key */
             if (i - start == klen && memcmp(text + start, key, klen) == 0) {
-                for (j++; j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'); j++)
+                for (j++; j < len && blank(text[j]); j++)
                     ;
                 return j < len ? text + j : NULL;
             }

@@ -154,7 +154,8 @@ static bool read_top_field(kineto_reader *r, const char *key, const cJSON *v)
         r->mmprof_trace = cJSON_IsString(tool) && strncmp(tool->valuestring, "mmprof", 6) == 0;
         return true;
     }
-    int value = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 2147483647.0 ? (int)v->valuedouble : 0;
+    bool counts = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 2147483647.0;
+    int value = counts ? (int)v->valuedouble : 0;
     if (strcmp(key, "cuda_driver_version") == 0)
         r->driver_version = value;
     else if (strcmp(key, "cuda_runtime_version") == 0)
@@ -187,6 +188,16 @@ static bool stream_error(kineto_reader *r, const json_stream *s, js_status st, c
     return true;
 }
 
+/* The byte at hand is not what the grammar wants there (expected): the file ended early, could
+ * not be read, or is not JSON. */
+static bool unexpected(kineto_reader *r, json_stream *s, const char *expected, const char *where)
+{
+    s->err_offset = js_offset(s);
+    if (js_peek(s) < 0)
+        return stream_error(r, s, s->errno_saved ? JS_IO : JS_END, where);
+    return kr_fail(r, "not valid JSON near byte %llu: expected %s", (unsigned long long)js_offset(s), expected);
+}
+
 /* Parses the span text[0, len) at file offset off alone; NULL with a message when it is not JSON. */
 static cJSON *parse_span(kineto_reader *r, const char *text, size_t len, uint64_t off, const char *where)
 {
@@ -213,10 +224,9 @@ static bool read_trace_events(kineto_reader *r, json_stream *s)
         }
         if (i > 0) {
             if (c != ',') {
-                s->err_offset = js_offset(s);
-                return c < 0 ? stream_error(r, s, JS_END, where)
-                             : kr_fail(r, "not valid JSON near byte %llu: expected ',' or ']' after traceEvents[%zu]",
-                                    (unsigned long long)js_offset(s), i - 1);
+                char expected[64];
+                snprintf(expected, sizeof expected, "',' or ']' after traceEvents[%zu]", i - 1);
+                return unexpected(r, s, expected, where);
             }
             js_next(s);
         }
@@ -259,11 +269,8 @@ static bool read_top_pair(kineto_reader *r, json_stream *s)
     const char *text;
     size_t len;
     uint64_t off;
-    if (js_peek(s) != '"') {
-        s->err_offset = js_offset(s);
-        return js_peek(s) < 0 ? stream_error(r, s, JS_END, "in the top-level object")
-                              : kr_fail(r, "not valid JSON near byte %llu: expected a key", (unsigned long long)js_offset(s));
-    }
+    if (js_peek(s) != '"')
+        return unexpected(r, s, "a key", "in the top-level object");
     js_status st = js_value(s, true, 4096, &text, &len, &off);
     if (st != JS_OK)
         return stream_error(r, s, st, "in a top-level key");
@@ -276,11 +283,8 @@ static bool read_top_pair(kineto_reader *r, json_stream *s)
         snprintf(r->keys + used, sizeof r->keys - used, "%s\"%s\"", r->nkeys ? ", " : "", key);
         r->nkeys++;
     }
-    if (js_peek(s) != ':') {
-        s->err_offset = js_offset(s);
-        return js_peek(s) < 0 ? stream_error(r, s, JS_END, "after a top-level key")
-                              : kr_fail(r, "not valid JSON near byte %llu: expected ':'", (unsigned long long)js_offset(s));
-    }
+    if (js_peek(s) != ':')
+        return unexpected(r, s, "':'", "after a top-level key");
     js_next(s);
     char where[96];
     snprintf(where, sizeof where, "in top-level field \"%s\"", key);
@@ -318,7 +322,6 @@ static bool read_top_pair(kineto_reader *r, json_stream *s)
     if (ok && strcmp(key, "baseTimeNanoseconds") == 0) {
         if (!js_decimal_scaled(text, 0, &r->base_ns))
             ok = kr_fail(r, "baseTimeNanoseconds is out of range");
-        r->have_base = ok;
     }
     cJSON_Delete(v);
     return ok;
@@ -336,10 +339,12 @@ static bool not_an_object(kineto_reader *r, json_stream *s, int c)
                        : (c == 't' || c == 'f') ? "a JSON boolean"
                        : c == 'n' ? "JSON null" : NULL;
     if (what)
-        return kr_fail(r, "%s at the top level, not a PyTorch profiler trace (a JSON object with traceEvents)", what);
+        return kr_fail(r, "%s at the top level, not a PyTorch profiler trace (a JSON object with traceEvents)",
+                       what);
     if (c >= 0x20 && c < 0x7f)
         return kr_fail(r, "not JSON: the file starts with '%c' (byte %llu)", c, (unsigned long long)js_offset(s));
-    return kr_fail(r, "not JSON: the file starts with byte 0x%02x (byte %llu)", c, (unsigned long long)js_offset(s));
+    return kr_fail(r, "not JSON: the file starts with byte 0x%02x (byte %llu)", c,
+                   (unsigned long long)js_offset(s));
 }
 
 static bool read_document(kineto_reader *r, json_stream *s)
@@ -355,11 +360,8 @@ static bool read_document(kineto_reader *r, json_stream *s)
             break;
         }
         if (k > 0) {
-            s->err_offset = js_offset(s);
-            if (c < 0)
-                return stream_error(r, s, JS_END, "in the top-level object");
             if (c != ',')
-                return kr_fail(r, "not valid JSON near byte %llu: expected ',' or '}'", (unsigned long long)js_offset(s));
+                return unexpected(r, s, "',' or '}'", "in the top-level object");
             js_next(s);
         }
         if (!read_top_pair(r, s))

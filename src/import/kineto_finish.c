@@ -26,8 +26,9 @@ static bool add_base(kineto_reader *r)
     event_list *e = &r->m->events;
 #define SHIFT(arr, n)                                                                             \
     for (size_t i_ = 0; i_ < (n); i_++) {                                                         \
-        if ((b > 0 && (arr)[i_].end_ns > INT64_MAX - b) || (b < 0 && (arr)[i_].start_ns < INT64_MIN - b)) \
-            return kr_fail(r, "times out of range once baseTimeNanoseconds is added");               \
+        if ((b > 0 && (arr)[i_].end_ns > INT64_MAX - b) ||                                        \
+            (b < 0 && (arr)[i_].start_ns < INT64_MIN - b))                                        \
+            return kr_fail(r, "times out of range once baseTimeNanoseconds is added");            \
         (arr)[i_].start_ns += b;                                                                  \
         (arr)[i_].end_ns += b;                                                                    \
     }
@@ -137,7 +138,8 @@ static bool nest_regions(kineto_reader *r)
         region *g = &m->regions[i];
         while (depth > 0) {
             const region *top = &m->regions[stack[depth - 1]];
-            if (top->pid == g->pid && top->tid == g->tid && top->start_ns <= g->start_ns && g->end_ns <= top->end_ns)
+            bool same_thread = top->pid == g->pid && top->tid == g->tid;
+            if (same_thread && top->start_ns <= g->start_ns && g->end_ns <= top->end_ns)
                 break;
             depth--;
         }
@@ -214,8 +216,8 @@ bool kr_finish(kineto_reader *r)
                     (unsigned long long)m->collection.records);
     uint32_t only_pid = 0;
     bool one_process = false;
-    if (!add_base(r) || !add_processes(r, &only_pid, &one_process) || !link_by_correlation(r, only_pid, one_process) ||
-        !nest_regions(r))
+    if (!add_base(r) || !add_processes(r, &only_pid, &one_process) ||
+        !link_by_correlation(r, only_pid, one_process) || !nest_regions(r))
         return false;
     for (int i = 0; i < m->ndevices; i++) {
         m->devices[i].driver_version = r->driver_version;

@@ -35,7 +35,7 @@ typedef struct {
     const char *text; /* its text */
     size_t text_len;
 
-    bool have_events, have_base, mmprof_trace;
+    bool have_events, mmprof_trace;
     bool failed; /* err holds the first fault; later ones do not replace it */
     char schema[32];  /* a top-level "schema" (mmprof's run files have one) */
     char keys[160];   /* the first top-level keys, to say what a file without traceEvents is */
