@@ -480,6 +480,16 @@ static void missing_tables_warn(void **state)
     assert_false(m.events.kernels[0].has_resources);
     assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_KERNEL", "registersPerThread"));
     model_free(&m);
+
+    /* An NVTX table with marks but no ranges: no regions beyond the run's. */
+    build_export(f->path, 0);
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    exec_sql(db, "DELETE FROM NVTX_EVENTS WHERE eventType <> 34");
+    sqlite3_close(db);
+    import_ok(f->path, &m);
+    assert_int_equal(m.nregions, 1);
+    assert_int_equal(m.events.nkernels, 3);
+    model_free(&m);
 }
 
 /* nsys numbers memory kinds 0 pageable, 1 pinned, 2 device; CUPTI (and mem_kind) 1, 2, 3. */
@@ -795,6 +805,27 @@ static void refuses_damaged_databases(void **state)
     write_bytes(f->path, good, 100);
     REFUSE(f->path, "SQLite");
     free(bad);
+    free(good);
+
+    /* Schema and the first tables sound, the kernel table's last pages noise: the scan meets it
+     * part way through. */
+    build_export(f->path, 0);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    exec_sql(db, "BEGIN");
+    for (int i = 0; i < 2000; i++)
+        add_kernel(db, 0, T0 + 100000 + i * 1000, T0 + 100500 + i * 1000, 7, 20000 + i, PID_A, S_SGEMM_DEM,
+                   S_SGEMM_SHORT, S_SGEMM_MANGLED);
+    exec_sql(db, "COMMIT");
+    sqlite3_close(db);
+    good = read_file(f->path, &len);
+    assert_non_null(good);
+    for (size_t i = len - 2 * 4096; i < len; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        good[i] = (char)x;
+    }
+    write_bytes(f->path, good, len);
+    REFUSE(f->path, "damaged SQLite database", "CUPTI_ACTIVITY_KIND_KERNEL");
     free(good);
 }
 

@@ -600,7 +600,8 @@ static const char *domain_name(const nvtx_rows *n, const nvtx_range *v)
  * thread when it was pushed; start/end ranges need not nest, so they hang from the run. */
 static bool add_ranges(nsys_reader *r, nvtx_rows *n)
 {
-    qsort(n->ranges, n->nranges, sizeof *n->ranges, range_cmp);
+    if (n->nranges > 1)
+        qsort(n->ranges, n->nranges, sizeof *n->ranges, range_cmp);
     int *open = malloc((n->nranges + 1) * sizeof *open); /* region indices, innermost last */
     if (!open)
         return out_of_memory(r);
