@@ -216,23 +216,24 @@ typedef struct {
     uint32_t device, stream, correlation, pid;
 } gpu_common;
 
-static bool read_u32(sq_scan *s, int col, uint32_t *out)
-{
-    int64_t v = 0;
-    if (!sq_int(s, col, 0, UINT32_MAX, &v))
-        return false;
-    *out = (uint32_t)v;
-    return true;
-}
+/* The fields a kernel, copy and memset event share, as designated initializers. */
+#define GPU_FIELDS(g)                                                                              \
+    .start_ns = (g).start, .end_ns = (g).end, .pid = (g).pid, .device = (g).device, .stream = (g).stream, \
+    .correlation = (g).correlation
 
-static bool read_int(sq_scan *s, int col, int *out)
-{
-    int64_t v = 0;
-    if (!sq_int(s, col, 0, INT_MAX, &v))
-        return false;
-    *out = (int)v;
-    return true;
-}
+/* Column col into a model field of the given type; sq_int checks it fits (0 to hi). */
+#define FIELD_READER(fn, type, hi)                                                                 \
+    static bool fn(sq_scan *s, int col, type *out)                                                 \
+    {                                                                                              \
+        int64_t v = 0;                                                                             \
+        if (!sq_int(s, col, 0, hi, &v))                                                            \
+            return false;                                                                          \
+        *out = (type)v;                                                                            \
+        return true;                                                                               \
+    }
+FIELD_READER(read_u32, uint32_t, UINT32_MAX)
+FIELD_READER(read_int, int, INT_MAX)
+FIELD_READER(read_u64, uint64_t, INT64_MAX)
 
 /* Start and end (columns 0 and 1). */
 static bool read_span(sq_scan *s, int64_t *start, int64_t *end)
@@ -378,12 +379,7 @@ static bool copy_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
         .src = map_mem(r, src),
         .dst = map_mem(r, dst),
         .bytes = (uint64_t)bytes,
-        .start_ns = g.start,
-        .end_ns = g.end,
-        .pid = g.pid,
-        .device = g.device,
-        .stream = g.stream,
-        .correlation = g.correlation,
+        GPU_FIELDS(g),
     };
     return events_add_copy(&r->m->events, &c) || out_of_memory(r);
 }
@@ -402,12 +398,7 @@ static bool memset_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
     memset_event e = {
         .mem = map_mem(r, mem),
         .bytes = (uint64_t)bytes,
-        .start_ns = g.start,
-        .end_ns = g.end,
-        .pid = g.pid,
-        .device = g.device,
-        .stream = g.stream,
-        .correlation = g.correlation,
+        GPU_FIELDS(g),
     };
     return events_add_memset(&r->m->events, &e) || out_of_memory(r);
 }
@@ -681,15 +672,6 @@ static const col_spec gpu_cols[D_NCOLS] = {
     {"computeMajor", COL_OPTIONAL},
     {"computeMinor", COL_OPTIONAL},
 };
-
-static bool read_u64(sq_scan *s, int col, uint64_t *out)
-{
-    int64_t v = 0;
-    if (!sq_int(s, col, 0, INT64_MAX, &v))
-        return false;
-    *out = (uint64_t)v;
-    return true;
-}
 
 static bool gpu_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
 {
