@@ -30,14 +30,16 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c \
-             src/analysis/regions.c src/analysis/metrics.c \
-             src/builtin/verify.c src/cli/output_file.c report/text.c report/text_parts.c report/text_regions.c report/json_report.c src/util/strbuf.c \
-             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
-             src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/json_stream.c
+CORE_SRC  := src/model/model.c src/model/model_json.c \
+             src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
+             src/analysis/metrics.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
+             report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
+             src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
@@ -51,8 +53,8 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
-              test_html_report test_trace test_browser test_import_kineto
+UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
+              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean
@@ -81,7 +83,7 @@ $(LIBDIR)/%:
 
 # Debian packages the build needs, and those only the tests need (a real browser for the HTML
 # page). Each list installs only what is missing.
-DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev
+DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
 TEST_PKGS := chromium
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
