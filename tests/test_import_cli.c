@@ -1,0 +1,197 @@
+/* `mmprof import` through the real binary: each bad input gets a message on stderr naming the
+ * file and what is wrong, exit status 2, and no output written (an output file that was there
+ * stays as it was); good traces render every output; hostile names stay data. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "test_support.h"
+
+#define KINETO_SAMPLE "samples/h200-matmul-copies.kineto.json"
+
+static char *path_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+static void exec_sql(const char *db, const char *sql)
+{
+    sqlite3 *h = NULL;
+    assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+    char *err = NULL;
+    if (sqlite3_exec(h, sql, NULL, NULL, &err) != SQLITE_OK)
+        fail_msg("sql: %s", err ? err : "?");
+    sqlite3_close(h);
+}
+
+/* Imports input with --json and --html into dir; expects exit 2, a message naming the input
+ * and containing want, and no output: a JSON file that was there before keeps its bytes. */
+static void refused(const char *dir, const char *input, const char *want)
+{
+    char *json = path_in(dir, "out.json"), *html = path_in(dir, "out.html");
+    assert_true(write_text(json, "previous contents\n"));
+    unlink(html);
+    const char *argv[] = {mmprof_bin(), "import", input, "--json", json, "--html", html, NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 2)
+        fail_msg("import %s: exit %d, want 2 (stderr: %s)", input, r.status, r.err);
+    if (!strstr(r.err, input))
+        fail_msg("import %s: message does not name the file: %s", input, r.err);
+    if (!strstr(r.err, want))
+        fail_msg("import %s: message lacks '%s': %s", input, want, r.err);
+    char *kept = read_file(json, NULL);
+    assert_non_null(kept);
+    assert_string_equal(kept, "previous contents\n");
+    struct stat st;
+    assert_int_not_equal(stat(html, &st), 0);
+    free(kept);
+    cmd_free(&r);
+    free(json);
+    free(html);
+}
+
+static void bad_json_traces(void **state)
+{
+    const char *dir = *state;
+    char *sample = read_file(KINETO_SAMPLE, NULL);
+    assert_non_null(sample);
+    char *cut = path_in(dir, "cut.json");
+    FILE *f = fopen(cut, "w");
+    assert_non_null(f);
+    fwrite(sample, 1, strlen(sample) / 2, f); /* truncated in the middle of the events */
+    fclose(f);
+    refused(dir, cut, "");
+
+    char *text = path_in(dir, "notes.txt");
+    assert_true(write_text(text, "not a trace at all\n"));
+    refused(dir, text, "neither a PyTorch profiler trace");
+
+    char *nogpu = path_in(dir, "cpu-only.json");
+    assert_true(write_text(nogpu, "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", "
+                                  "\"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 1.0, \"dur\": 2.0}]}"));
+    refused(dir, nogpu, "no GPU activity");
+
+    refused(dir, sample_path(), "mmprof run file");
+
+    char *other = path_in(dir, "package.json");
+    assert_true(write_text(other, "{\"name\": \"left-pad\", \"version\": \"1.3.0\"}"));
+    refused(dir, other, "traceEvents");
+
+    char *missing = path_in(dir, "no-such-file.json");
+    refused(dir, missing, "No such file");
+    free(sample), free(cut), free(text), free(nogpu), free(other), free(missing);
+}
+
+static void bad_sqlite_exports(void **state)
+{
+    const char *dir = *state;
+    char *empty = path_in(dir, "empty.sqlite");
+    exec_sql(empty, "CREATE TABLE unrelated(x INTEGER);");
+    refused(dir, empty, "CUDA activity");
+
+    char *typed = path_in(dir, "typed.sqlite");
+    exec_sql(typed, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                    "INSERT INTO StringIds VALUES (1, 'k');"
+                    "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
+                    " contextId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,"
+                    " demangledName INTEGER, shortName INTEGER, registersPerThread INTEGER, gridX INTEGER,"
+                    " gridY INTEGER, gridZ INTEGER, blockX INTEGER, blockY INTEGER, blockZ INTEGER,"
+                    " staticSharedMemory INTEGER, dynamicSharedMemory INTEGER, localMemoryPerThread INTEGER);"
+                    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES ('abc', 2, 0, 1, 7, 5, 1, 1, 1, 32, 1, 1, 1,"
+                    " 128, 1, 1, 0, 0, 0);");
+    refused(dir, typed, "start");
+
+    /* A file that starts like SQLite and is cut short. */
+    char *cut = path_in(dir, "cut.sqlite");
+    assert_true(write_text(cut, "SQLite format 3"));
+    FILE *f = fopen(cut, "ab");
+    assert_non_null(f);
+    fputc('\0', f);
+    for (int i = 0; i < 90; i++)
+        fputc('x', f);
+    fclose(f);
+    refused(dir, cut, "");
+    free(empty), free(typed), free(cut);
+}
+
+/* The recorded trace renders to every output; the JSON reads back with `mmprof report`. */
+static void good_trace_every_output(void **state)
+{
+    const char *dir = *state;
+    char *json = path_in(dir, "t.json"), *html = path_in(dir, "t.html"), *trace = path_in(dir, "t.trace.json");
+    const char *argv[] = {mmprof_bin(), "import", KINETO_SAMPLE, "--json", json, "--html", html, "--trace", trace, NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "copy-bound"));
+    assert_non_null(strstr(r.out, "pin host memory"));
+    cmd_free(&r);
+    const char *again[] = {mmprof_bin(), "report", json, "--color", "never", NULL};
+    r = run_argv(again, NULL);
+    if (r.status != 0)
+        fail_msg("report of the imported run: exit %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "PyTorch profiler trace"));
+    assert_non_null(strstr(r.out, "pageable"));
+    cmd_free(&r);
+    char *page = read_file(html, NULL);
+    assert_non_null(page);
+    assert_non_null(strstr(page, "class=\"regions"));
+    free(page), free(json), free(html), free(trace);
+}
+
+/* A kernel named with markup and 100 kB long: imported, and shown as text in the page. */
+static void hostile_names_stay_data(void **state)
+{
+    const char *dir = *state;
+    size_t long_len = 100 * 1024;
+    char *longname = malloc(long_len + 1);
+    assert_non_null(longname);
+    memset(longname, 'k', long_len);
+    longname[long_len] = '\0';
+    size_t cap = long_len + 4096;
+    char *doc = malloc(cap);
+    assert_non_null(doc);
+    snprintf(doc, cap,
+             "{\"schemaVersion\": 1, \"traceEvents\": ["
+             "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 9, \"tid\": 9,"
+             " \"ts\": 1.0, \"dur\": 5.0, \"args\": {\"correlation\": 1}},"
+             "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"<script>alert(1)</script>\", \"pid\": 0, \"tid\": 7,"
+             " \"ts\": 7.0, \"dur\": 3.0, \"args\": {\"correlation\": 1, \"device\": 0, \"stream\": 7}},"
+             "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7,"
+             " \"ts\": 11.0, \"dur\": 3.0, \"args\": {\"correlation\": 2, \"device\": 0, \"stream\": 7}}]}",
+             longname);
+    char *in = path_in(dir, "hostile.json"), *html = path_in(dir, "h.html");
+    assert_true(write_text(in, doc));
+    const char *argv[] = {mmprof_bin(), "import", in, "--html", html, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    char *page = read_file(html, NULL);
+    assert_non_null(page);
+    assert_null(strstr(page, "<script>alert"));
+    assert_non_null(strstr(page, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+    cmd_free(&r);
+    free(page), free(in), free(html), free(doc), free(longname);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(bad_json_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(bad_sqlite_exports, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(good_trace_every_output, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
