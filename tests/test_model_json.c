@@ -490,6 +490,96 @@ static void synthetic_round_trips(void **state)
 
 static cJSON *at(cJSON *root, const char *path); /* below, with the rejection tests */
 
+/* A sweep's sizes, each workload's own n and its sampling (noise, samples, why it stopped) and the
+ * run's sampling settings come back as written. */
+static void sweep_fields_round_trip(void **state)
+{
+    (void)state;
+    run_model m, back;
+    build_synthetic(&m);
+    m.sizes[0] = 3, m.sizes[1] = 1000, m.nsizes = 2;
+    m.max_noise_pct = 0.5;
+    m.max_time_s = 0.25;
+    m.cold_l2 = true;
+    m.workloads[1].n = 1000;
+    m.workloads[1].samples = 17;
+    m.workloads[1].noise_pct = 0.125;
+    m.workloads[1].stopped_by = STOP_TIME;
+    round_trip(&m, &back);
+    assert_int_equal(back.nsizes, 2);
+    assert_int_equal(back.sizes[1], 1000);
+    assert_close(back.max_noise_pct, 0.5, 0);
+    assert_close(back.max_time_s, 0.25, 0);
+    assert_true(back.cold_l2);
+    assert_int_equal(back.workloads[0].n, 3);
+    assert_int_equal(back.workloads[1].n, 1000);
+    assert_int_equal(back.workloads[1].samples, 17);
+    assert_close(back.workloads[1].noise_pct, 0.125, 0);
+    assert_int_equal(back.workloads[1].stopped_by, STOP_TIME);
+    assert_true(back.workloads[0].noise_pct < 0); /* not recorded: null, read back as such */
+    assert_int_equal(back.workloads[0].stopped_by, STOP_UNKNOWN);
+    model_free(&back);
+    model_free(&m);
+}
+
+/* The recorded sample predates per-workload sizes and sampling: every workload takes the run's n,
+ * and sampling reads as not recorded. */
+static void sample_without_sweep_fields_takes_the_run_n(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    assert_int_equal(m.n, 2048);
+    assert_int_equal(m.nsizes, 0);
+    assert_false(m.cold_l2);
+    for (int i = 0; i < m.nworkloads; i++) {
+        assert_int_equal(m.workloads[i].n, 2048);
+        assert_int_equal(m.workloads[i].samples, 0);
+        assert_true(m.workloads[i].noise_pct < 0);
+        assert_int_equal(m.workloads[i].stopped_by, STOP_UNKNOWN);
+    }
+    model_free(&m);
+}
+
+/* Bad values of the new members are refused with their path. */
+static void rejects_bad_sweep_fields(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path, *json, *want;
+    } cases[] = {
+        {"config", "{\"sizes\": [64, 0]}", "config.sizes: expected whole numbers from 1"},
+        {"config", "{\"sizes\": 64}", "config.sizes: expected an array"},
+        {"config", "{\"max_noise_pct\": -1}", "config.max_noise_pct: expected a number from 0"},
+        {"config", "{\"cold_l2\": 1}", "config.cold_l2: expected true or false"},
+        {"workloads[0]", "{\"n\": 0}", "workloads[0].n: expected an integer from 1"},
+        {"workloads[0]", "{\"stopped_by\": \"boredom\"}", "workloads[0].stopped_by: expected noise"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_model m;
+        build_synthetic(&m);
+        cJSON *tree = model_to_json(&m);
+        model_free(&m);
+        cJSON *obj = at(tree, cases[i].path);
+        cJSON *patch = cJSON_Parse(cases[i].json);
+        assert_non_null(obj);
+        assert_non_null(patch);
+        cJSON *item = patch->child;
+        cJSON_DetachItemViaPointer(patch, item);
+        cJSON_DeleteItemFromObjectCaseSensitive(obj, item->string);
+        cJSON_AddItemToObject(obj, item->string, item);
+        char err[512] = "";
+        run_model back;
+        assert_false(model_from_json(tree, &back, err, sizeof err));
+        if (!strstr(err, cases[i].want))
+            fail_msg("case %zu: '%s' does not contain '%s'", i, err, cases[i].want);
+        cJSON_Delete(patch);
+        cJSON_Delete(tree);
+    }
+}
+
+
+
 /* A version 2 run with every field version 1 lacked: an import's own events of each kind, a
  * workload with memsets and syncs, regions with and without a domain in a parent chain, processes
  * and threads. */
@@ -1115,6 +1205,9 @@ int main(void)
         cmocka_unit_test(nsys_sample_round_trips),
         cmocka_unit_test(times_are_relative_to_the_epoch),
         cmocka_unit_test(synthetic_round_trips),
+        cmocka_unit_test(sweep_fields_round_trip),
+        cmocka_unit_test(sample_without_sweep_fields_takes_the_run_n),
+        cmocka_unit_test(rejects_bad_sweep_fields),
         cmocka_unit_test(timeline_round_trips),
         cmocka_unit_test(v1_sample_gets_regions),
     };

@@ -168,10 +168,11 @@ static bool in_phase(const phase *p, int64_t t)
     return p && t >= p->start_ns && t <= p->end_ns;
 }
 
-static const workload_run *cpu_baseline(const run_model *m)
+/* cpu-openblas at the same size (a sweep runs it at every size). */
+static const workload_run *cpu_baseline(const run_model *m, int n)
 {
     for (int i = 0; i < m->nworkloads; i++)
-        if (!m->workloads[i].needs_gpu && m->workloads[i].status == WL_OK &&
+        if (!m->workloads[i].needs_gpu && m->workloads[i].status == WL_OK && m->workloads[i].n == n &&
             m->workloads[i].nproduct_ms > 0)
             return &m->workloads[i];
     return NULL;
@@ -354,7 +355,7 @@ static bool kernel_summaries(const run_model *m, const workload_run *w, workload
         free(d);
 
         if (r->kernels_per_product == 1 && s->median_ms.v > 0)
-            set(&s->tflops, product_flops(m->n) / s->median_ms.v / 1e9);
+            set(&s->tflops, product_flops(w->n) / s->median_ms.v / 1e9);
         else
             na(&s->tflops, "more than one kernel per product");
 
@@ -436,7 +437,7 @@ static void versus_library(const analysis *a, workload_metrics *r)
     const char *lib = library_of(w->prec);
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *o = &a->wl[i];
-        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory) {
+        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory && o->w->n == w->n) {
             r->library = i;
             ratio(&r->vs_cublas_pct, &o->kernel_ms, &r->kernel_ms, 100.0);
             return;
@@ -450,7 +451,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
 {
     memset(r, 0, sizeof *r);
     r->w = w;
-    double flops = product_flops(m->n);
+    double flops = product_flops(w->n);
     const char *not_run = w->status == WL_SKIPPED ? "skipped" : "did not complete";
 
     if (!w->needs_gpu) {
@@ -535,7 +536,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
     else
         na(&r->tflops_e2e, "%s", r->e2e_ms.ok ? "zero time" : r->e2e_ms.why);
 
-    const workload_run *cpu = cpu_baseline(m);
+    const workload_run *cpu = cpu_baseline(m, w->n);
     metric cpu_ms;
     if (cpu)
         set(&cpu_ms, median_of(cpu->product_ms, cpu->nproduct_ms));
@@ -660,7 +661,7 @@ static bool ladder_row(const analysis *a, int i)
         return false;
     for (int j = 0; j < a->nwl && w->host_memory != MEM_PINNED; j++) {
         const workload_run *o = a->wl[j].w;
-        if (j != i && o->status != WL_SKIPPED && strcmp(o->name, w->name) == 0 &&
+        if (j != i && o->status != WL_SKIPPED && strcmp(o->name, w->name) == 0 && o->n == w->n &&
             (o->host_memory == MEM_PINNED || j < i))
             return false;
     }

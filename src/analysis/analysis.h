@@ -52,7 +52,7 @@ typedef struct {
                                 * and copy-out phases (the time the workload asks the GPU for work) */
     metric gap_ms;             /* largest idle gap inside those phases */
     char gap_phase[PHASE_NAME_MAX]; /* the phase it fell in */
-    metric vs_cublas_pct;      /* cuBLAS's kernel time (same precision and memory kind, same run)
+    metric vs_cublas_pct;      /* cuBLAS's kernel time (same precision, memory kind and n, same run)
                                 * over this one's, in %: how close a kernel comes to the library */
     metric speedup;            /* cpu-openblas product time over kernel time */
     metric speedup_e2e;        /* ... over end-to-end time */

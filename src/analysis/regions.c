@@ -577,11 +577,11 @@ static void judge(region_metrics *r)
 /* FLOPs where the region carries a count: built-in workloads and their compute phase. */
 static void region_flops(const run_model *m, const region *rg, region_metrics *r)
 {
-    if (rg->workload < 0 || m->n <= 0) {
+    const workload_run *w = rg->workload >= 0 ? &m->workloads[rg->workload] : NULL;
+    if (!w || w->n <= 0) {
         metric_na(&r->tflops, "no FLOP count for this region");
         return;
     }
-    const workload_run *w = &m->workloads[rg->workload];
     int products = 0;
     if (rg->kind == REGION_WORKLOAD)
         products = w->launched;
@@ -595,7 +595,7 @@ static void region_flops(const run_model *m, const region *rg, region_metrics *r
         metric_na(&r->tflops, "no kernel time recorded");
         return;
     }
-    metric_set(&r->tflops, products * product_flops(m->n) / (r->kernel_ms.v * 1e9));
+    metric_set(&r->tflops, products * product_flops(w->n) / (r->kernel_ms.v * 1e9));
 }
 
 static bool analyze_one(const run_model *m, const timeline *t, int ri, region_metrics *r)

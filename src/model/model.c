@@ -114,6 +114,8 @@ workload_run *model_add_workload(run_model *m)
     workload_run *w = &p[m->nworkloads++];
     memset(w, 0, sizeof *w);
     w->device = -1;
+    w->n = m->n;
+    w->noise_pct = -1;
     return w;
 }
 
@@ -389,6 +391,7 @@ bool model_finish_regions(run_model *m, const char *run_name)
 static const char *const timing_names[] = {"none", "cupti", "cudaEvent", "host-clock"};
 static const char *const status_names[] = {"ok", "failed", "error", "skipped"};
 static const char *const precision_names[] = {"fp32", "tf32"};
+static const char *const sample_stop_names[] = {"unknown", "noise", "time", "repeat", "max-samples"};
 
 static bool parse_name(const char *s, const char *const *names, int count, int *out)
 {
@@ -441,6 +444,20 @@ bool precision_parse(const char *s, precision *out)
     if (!parse_name(s, precision_names, COUNT(precision_names), &v))
         return false;
     *out = (precision)v;
+    return true;
+}
+
+const char *sample_stop_name(sample_stop s)
+{
+    return ((int)s >= 0 && (int)s < COUNT(sample_stop_names)) ? sample_stop_names[s] : "unknown";
+}
+
+bool sample_stop_parse(const char *s, sample_stop *out)
+{
+    int v;
+    if (!parse_name(s, sample_stop_names, COUNT(sample_stop_names), &v))
+        return false;
+    *out = (sample_stop)v;
     return true;
 }
 

@@ -39,6 +39,15 @@ typedef enum {
 
 typedef enum { PREC_FP32 = 0, PREC_TF32 } precision;
 
+/* Why a workload's timed sampling stopped (the compute phase, as nvbench samples). */
+typedef enum {
+    STOP_UNKNOWN = 0, /* not recorded (files from before sampling by noise) */
+    STOP_NOISE,       /* the relative noise fell to --max-noise with the minimum samples taken */
+    STOP_TIME,        /* --max-time ran out first */
+    STOP_REPEAT,      /* --repeat asked for a fixed count */
+    STOP_MAX_SAMPLES, /* the sample cap was reached first */
+} sample_stop;
+
 typedef enum {
     WL_OK = 0,   /* ran and verified */
     WL_FAILED,   /* ran, but the result did not verify */
@@ -67,6 +76,7 @@ typedef enum {
 } copy_dir;
 
 #define PHASE_NAME_MAX 24
+#define MAX_SWEEP_SIZES 32
 #define MAX_PHASES 8
 
 /* One timed interval of a workload (allocate, copy-in, warm-up, compute, copy-out, verify) or of
@@ -208,8 +218,12 @@ typedef struct {
     precision prec;
     workload_status status;
     char status_reason[256];
+    int n;                 /* the matrix size this workload multiplied */
     int device;            /* index into run.devices, -1 for CPU */
     int repeat;            /* timed products in the compute phase */
+    int samples;           /* of them, the timed samples the noise was judged on (= repeat); 0: not recorded */
+    double noise_pct;      /* stdev / mean of those samples, in %, as sampling saw it; < 0: not recorded */
+    sample_stop stopped_by;
     int launched;          /* products launched in all (warm-up included) */
     timing_source timing;
 
@@ -295,16 +309,22 @@ typedef struct {
     char started_at[32]; /* ISO 8601, UTC */
     int64_t epoch_ns;    /* the run's start on the event clock; JSON stores times relative to it,
                           * since absolute nanoseconds do not fit a JSON number exactly */
-    int n;                /* built-in runs: the matrix size; 0 for imports */
+    int n;                /* built-in runs: the matrix size (a sweep's first); 0 for imports */
+    int sizes[MAX_SWEEP_SIZES]; /* a sweep's sizes, in run order; nsizes 0 for one size */
+    int nsizes;
     uint64_t seed;
     int repeat_requested; /* 0: chosen per workload */
+    double max_noise_pct; /* sampling stops below this relative noise (%); 0: not recorded */
+    double max_time_s;    /* ... or after this long per workload and size */
+    bool cold_l2;         /* the L2 was flushed before each timed launch */
     char host_memory_requested[12];
     host_info host;
     device_info *devices;
     int ndevices;
     char gpu_skip_reason[256]; /* non-empty when GPU workloads could not run */
     collection_info collection;
-    phase tool_phases[16]; /* where the tool's own wall time went */
+    phase tool_phases[16 + 3 * MAX_SWEEP_SIZES]; /* where the tool's own wall time went (inputs,
+                                                  * reference and buffers per size of a sweep) */
     int ntool_phases;
     workload_run *workloads;
     int nworkloads;
@@ -376,6 +396,8 @@ const char *status_name(workload_status s);
 bool status_parse(const char *s, workload_status *out);
 const char *precision_name(precision p);
 bool precision_parse(const char *s, precision *out);
+const char *sample_stop_name(sample_stop s); /* "noise", "time", "repeat", "max-samples" */
+bool sample_stop_parse(const char *s, sample_stop *out);
 
 /* "cuda-naive (pinned)" or "cpu-openblas". */
 void workload_label(const workload_run *w, char *buf, size_t len);

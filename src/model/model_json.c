@@ -190,7 +190,10 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
               add_str(o, "status", status_name(w->status)) &&
               add_str_or_null(o, "status_reason", w->status_reason) &&
               ok_add(o, "device", w->device >= 0 ? cJSON_CreateNumber(w->device) : cJSON_CreateNull()) &&
-              add_num(o, "repeat", w->repeat) && add_num(o, "launched", w->launched) &&
+              add_num(o, "n", w->n) && add_num(o, "repeat", w->repeat) && add_num(o, "launched", w->launched) &&
+              add_num(o, "samples", w->samples) &&
+              ok_add(o, "noise_pct", w->noise_pct >= 0 ? cJSON_CreateNumber(w->noise_pct) : cJSON_CreateNull()) &&
+              add_str_or_null(o, "stopped_by", w->stopped_by != STOP_UNKNOWN ? sample_stop_name(w->stopped_by) : NULL) &&
               add_str(o, "timing", timing_source_name(w->timing)) &&
               ok_add(o, "phases", array_of((size_t)w->nphases, make_phase, w->phases, epoch)) &&
               add_events(o, &evs, "api_calls", epoch) &&
@@ -283,7 +286,11 @@ cJSON *model_to_json(const run_model *m)
     cJSON *cfg = ok ? cJSON_AddObjectToObject(root, "config") : NULL;
     ok = cfg && add_num(cfg, "n", m->n) && add_str(cfg, "seed", seed) &&
          ok_add(cfg, "repeat", m->repeat_requested > 0 ? cJSON_CreateNumber(m->repeat_requested) : cJSON_CreateNull()) &&
-         add_str(cfg, "host_memory", m->host_memory_requested);
+         add_str(cfg, "host_memory", m->host_memory_requested) &&
+         ok_add(cfg, "sizes", cJSON_CreateIntArray(m->sizes, m->nsizes)) &&
+         ok_add(cfg, "max_noise_pct", m->max_noise_pct > 0 ? cJSON_CreateNumber(m->max_noise_pct) : cJSON_CreateNull()) &&
+         ok_add(cfg, "max_time_s", m->max_time_s > 0 ? cJSON_CreateNumber(m->max_time_s) : cJSON_CreateNull()) &&
+         add_bool(cfg, "cold_l2", m->cold_l2);
 
     const host_info *h = &m->host;
     cJSON *host = ok ? cJSON_AddObjectToObject(root, "host") : NULL;
@@ -495,6 +502,24 @@ static const cJSON *get_object(reader *r, const cJSON *o, const char *key)
         return NULL;
     }
     return v;
+}
+
+/* Members added within version 2 (a sweep's sizes, sampling by noise): a file written before them
+ * lacks them and keeps the defaults, so it loads and renders as it did. */
+static bool absent(const cJSON *o, const char *key)
+{
+    return !cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A number or null (null and absence keep *out). */
+static bool get_num_or_null(reader *r, const cJSON *o, const char *key, double lo, double *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return true;
+    if (!get_num(r, o, key, out))
+        return false;
+    return *out >= lo || fail(r, key, "expected a number from %g", lo);
 }
 
 /* Enters element i of array key: path becomes "key[i]"; leave() restores it. */
@@ -736,6 +761,26 @@ static bool read_workload_events(reader *r, const cJSON *e, int64_t epoch, workl
     return ok;
 }
 
+/* A sweep's sizes: at most MAX_SWEEP_SIZES whole numbers from 1. */
+static bool read_sizes(reader *r, const cJSON *cfg, run_model *m)
+{
+    if (absent(cfg, "sizes"))
+        return true;
+    const cJSON *a = get_array(r, cfg, "sizes");
+    if (!a)
+        return false;
+    if (cJSON_GetArraySize(a) > MAX_SWEEP_SIZES)
+        return fail(r, "sizes", "more than %d sizes", MAX_SWEEP_SIZES);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a) {
+        if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 1 ||
+            e->valuedouble > INT32_MAX)
+            return fail(r, "sizes", "expected whole numbers from 1");
+        m->sizes[m->nsizes++] = (int)e->valuedouble;
+    }
+    return true;
+}
+
 static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices, workload_run *w)
 {
     char mem[16], prec[16], status[16], timing[16];
@@ -744,8 +789,15 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
         !get_str(r, e, "precision", false, prec, sizeof prec) || !get_str(r, e, "status", false, status, sizeof status) ||
         !get_str(r, e, "status_reason", true, w->status_reason, sizeof w->status_reason) ||
         !get_int(r, e, "repeat", 0, INT32_MAX, &w->repeat) || !get_int(r, e, "launched", 0, INT32_MAX, &w->launched) ||
-        !get_str(r, e, "timing", false, timing, sizeof timing))
+        !get_str(r, e, "timing", false, timing, sizeof timing) ||
+        /* w->n is the run's n here: a built-in workload multiplies at least 1 x 1, an import's 0. */
+        !(absent(e, "n") || get_int(r, e, "n", w->n > 0 ? 1 : 0, INT32_MAX, &w->n)) ||
+        !(absent(e, "samples") || get_int(r, e, "samples", 0, INT32_MAX, &w->samples)) ||
+        !get_num_or_null(r, e, "noise_pct", 0, &w->noise_pct))
         return false;
+    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(e, "stopped_by");
+    if (stop && !cJSON_IsNull(stop) && (!cJSON_IsString(stop) || !sample_stop_parse(stop->valuestring, &w->stopped_by)))
+        return fail(r, "stopped_by", "expected noise, time, repeat, max-samples or null");
     if (!mem_kind_parse(mem, &w->host_memory))
         return fail(r, "host_memory", "unknown memory kind '%s'", mem);
     if (!precision_parse(prec, &w->prec))
@@ -963,7 +1015,10 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
     /* Only a built-in run multiplies matrices; an import's n is 0. */
     bool ok = get_int(r, cfg, "n", m->source == SOURCE_BUILTIN ? 1 : 0, INT32_MAX, &m->n) && parse_u64_string(r, cfg, "seed", false, &m->seed) &&
               rep && (cJSON_IsNull(rep) || get_int(r, cfg, "repeat", 1, INT32_MAX, &m->repeat_requested)) &&
-              get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested);
+              get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested) &&
+              get_num_or_null(r, cfg, "max_noise_pct", 0, &m->max_noise_pct) &&
+              get_num_or_null(r, cfg, "max_time_s", 0, &m->max_time_s) &&
+              (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &m->cold_l2)) && read_sizes(r, cfg, m);
     leave(r, s);
     if (!ok)
         return false;
