@@ -35,7 +35,7 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
+             src/analysis/metrics.c src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c \
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
@@ -53,7 +53,7 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
+UNIT_TESTS := test_sampling test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
               test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
