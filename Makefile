@@ -41,7 +41,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c
 CUDA_SRC  := $(wildcard cuda/*.cu)

@@ -24,13 +24,28 @@ static struct {
     float *pinA, *pinB, *pinC; // pinned copies of the inputs and a pinned result buffer
     float *pageC;              // pageable result buffer
     size_t bytes;
+    void *flush;               // --cold-l2: written before each timed launch to evict the L2
+    size_t flush_bytes;
     cudaEvent_t *events;       // grown as needed; reused by every workload
     int nevents;
 } g;
 
-#define MAX_REPEAT 1000
+#define MAX_SAMPLES 1000
+#define MIN_SAMPLES 10
 #define WARMUP_LAUNCHES 2
 #define EV_COUNT_MIN (2 * WARMUP_LAUNCHES + 16) // events made up front; compute grows the pool
+
+extern "C" sample_rule gpu_sample_rule(int repeat, double max_noise_pct, double max_time_ms)
+{
+    sample_rule r;
+    memset(&r, 0, sizeof r);
+    r.fixed = repeat;
+    r.min_samples = MIN_SAMPLES;
+    r.max_samples = MAX_SAMPLES;
+    r.max_noise_pct = max_noise_pct;
+    r.max_time_ms = max_time_ms;
+    return r;
+}
 
 static void sysfs_read(const char *dir, const char *file, char *buf, size_t len)
 {
@@ -161,9 +176,28 @@ static int open_device(run_model *m, int device, char *err, size_t errlen)
     return ensure_events(EV_COUNT_MIN, err, errlen);
 }
 
+static void release_buffers(void)
+{
+    cudaFreeHost(g.pinA);
+    cudaFreeHost(g.pinB);
+    cudaFreeHost(g.pinC);
+    free(g.pageC);
+    cudaFree(g.flush);
+    g.pinA = g.pinB = g.pinC = g.pageC = NULL;
+    g.flush = NULL;
+    g.flush_bytes = 0;
+}
+
 static int host_buffers(const gpu_inputs *in, char *err, size_t errlen)
 {
+    release_buffers(); // a sweep's earlier size
     g.bytes = (size_t)in->n * (size_t)in->n * sizeof(float);
+    if (in->cold_l2) {
+        int l2 = 0;
+        CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, g.device));
+        g.flush_bytes = 2 * (size_t)(l2 > 0 ? l2 : 1 << 20);
+        CUDA_TRY(cudaMalloc(&g.flush, g.flush_bytes));
+    }
     if (in->pinned) {
         CUDA_TRY(cudaMallocHost((void **)&g.pinA, g.bytes));
         CUDA_TRY(cudaMallocHost((void **)&g.pinB, g.bytes));
@@ -204,8 +238,12 @@ extern "C" uint64_t gpu_free_memory(void)
 
 // ---------- one workload ----------
 
-// Event slots: reference, A in, B in, warm-up launches, C out, then the compute launches.
-enum { EV_REF, EV_A0, EV_A1, EV_B1, EV_C0, EV_C1, EV_W0, EV_COMPUTE = EV_W0 + WARMUP_LAUNCHES + 1 };
+// Event slots: reference, A in, B in, C out, then a start and an end event per launch (warm-up
+// launches, then the compute phase's samples). A pair per launch, not one event between
+// launches, so that --cold-l2's flush can run between them outside the timed interval.
+enum { EV_REF, EV_A0, EV_A1, EV_B1, EV_C0, EV_C1, EV_W0, EV_COMPUTE = EV_W0 + 2 * WARMUP_LAUNCHES };
+#define EV_START(first, i) ((first) + 2 * (i))
+#define EV_END(first, i) ((first) + 2 * (i) + 1)
 
 typedef struct {
     const gpu_compute *c;
@@ -217,6 +255,8 @@ typedef struct {
     int64_t host_ref; // collector_now() when EV_REF completed
     kernel_shape shape;
     bool has_shape;
+    double *ms;        // the compute phase's samples (room for the rule's cap)
+    sample_result got;
     char err[256];
 } job;
 
@@ -261,29 +301,58 @@ static int copy_in(job *j, char *err, size_t errlen)
     return 0;
 }
 
-// Launches count products, recording an event before the first and after each.
+// Launches count products, each between its start and end events; with --cold-l2 the flush
+// buffer is written on the stream before each start event.
 static int launches(job *j, int first_event, int count, char *err, size_t errlen)
 {
-    CUDA_TRY(cudaEventRecord(g.events[first_event], g.stream));
     for (int i = 0; i < count; i++) {
+        if (g.flush)
+            CUDA_TRY(cudaMemsetAsync(g.flush, i & 0xFF, g.flush_bytes, g.stream));
+        CUDA_TRY(cudaEventRecord(g.events[EV_START(first_event, i)], g.stream));
         if (j->c->launch(j->dA, j->dB, j->dC, j->in->n, g.stream, err, errlen) != 0)
             return -1;
-        CUDA_TRY(cudaEventRecord(g.events[first_event + i + 1], g.stream));
+        CUDA_TRY(cudaEventRecord(g.events[EV_END(first_event, i)], g.stream));
     }
     CUDA_TRY(cudaStreamSynchronize(g.stream));
     CUDA_TRY(cudaGetLastError());
     return 0;
 }
 
-static int choose_repeat(job *j, char *err, size_t errlen)
+// One batch of samples for sampling.h: the launches back to back, one synchronization, then each
+// launch's time from its events.
+typedef struct {
+    job *j;
+    char *err;
+    size_t errlen;
+} batch_ctx;
+
+static int take_launches(void *ctx, int first, int count, double *ms)
 {
-    if (j->in->repeat > 0)
-        return j->in->repeat;
-    double last = 0;
-    if (ms_between(g.events[EV_W0 + WARMUP_LAUNCHES - 1], g.events[EV_W0 + WARMUP_LAUNCHES], &last, err, errlen))
+    batch_ctx *b = (batch_ctx *)ctx;
+    int base = EV_START(EV_COMPUTE, first);
+    if (ensure_events(EV_START(EV_COMPUTE, first + count), b->err, b->errlen) != 0 ||
+        launches(b->j, base, count, b->err, b->errlen) != 0)
         return -1;
-    int r = last > 0 ? (int)ceil(j->in->target_ms / last) : MAX_REPEAT;
-    return r < 5 ? 5 : (r > 200 ? 200 : r);
+    for (int i = 0; i < count; i++)
+        if (ms_between(g.events[EV_START(base, i)], g.events[EV_END(base, i)], &ms[i], b->err, b->errlen) != 0)
+            return -1;
+    return 0;
+}
+
+static double host_ms(void *ctx)
+{
+    (void)ctx;
+    return (double)collector_now() / 1e6;
+}
+
+// The warm-up's last launch: the expected time of one sample.
+static double warm_sample_ms(void)
+{
+    double ms = 0;
+    if (ms_between(g.events[EV_START(EV_W0, WARMUP_LAUNCHES - 1)], g.events[EV_END(EV_W0, WARMUP_LAUNCHES - 1)], &ms,
+                   NULL, 0) != 0)
+        return 0;
+    return ms;
 }
 
 static int copy_out(job *j, char *err, size_t errlen)
@@ -348,9 +417,9 @@ static void events_as_records(job *j, int repeat, const cudaFuncAttributes *attr
     add_event_copy(j, COPY_H2D, EV_A0, EV_A1);
     add_event_copy(j, COPY_H2D, EV_A1, EV_B1);
     for (int i = 0; i < WARMUP_LAUNCHES; i++)
-        add_event_kernel(j, EV_W0 + i, EV_W0 + i + 1, attr);
+        add_event_kernel(j, EV_START(EV_W0, i), EV_END(EV_W0, i), attr);
     for (int i = 0; i < repeat; i++)
-        add_event_kernel(j, EV_COMPUTE + i, EV_COMPUTE + i + 1, attr);
+        add_event_kernel(j, EV_START(EV_COMPUTE, i), EV_END(EV_COMPUTE, i), attr);
     add_event_copy(j, COPY_D2H, EV_C0, EV_C1);
 }
 
@@ -398,9 +467,13 @@ static int warm_up(job *j, char *err, size_t errlen)
     return launches(j, EV_W0, WARMUP_LAUNCHES, err, errlen);
 }
 
+// The compute phase: samples by the rule into j->ms.
 static int compute(job *j, char *err, size_t errlen)
 {
-    return launches(j, EV_COMPUTE, j->w->repeat, err, errlen);
+    batch_ctx b = {j, err, errlen};
+    if (sample_until(&j->in->rule, warm_sample_ms(), take_launches, host_ms, &b, j->ms, &j->got) != 0)
+        return -1;
+    return 0;
 }
 
 extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kind, workload_run *w)
@@ -424,28 +497,24 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     int repeat = 0;
 
     range_push_workload(w, in->n);
-    bool ok = step(&j, "allocate", allocate) && step(&j, "copy-in", copy_in) && step(&j, "warm-up", warm_up);
+    w->n = in->n;
+    int cap = in->rule.fixed > 0 ? in->rule.fixed : in->rule.max_samples;
+    j.ms = (double *)malloc((size_t)(cap > 0 ? cap : 1) * sizeof *j.ms);
+    bool ok = j.ms != NULL;
+    if (!ok)
+        mark_error(w, "out of host memory for the samples");
+    ok = ok && step(&j, "allocate", allocate) && step(&j, "copy-in", copy_in) && step(&j, "warm-up", warm_up);
     if (ok) {
         w->launched = WARMUP_LAUNCHES;
-        repeat = choose_repeat(&j, j.err, sizeof j.err);
-        ok = repeat > 0 && ensure_events(EV_COMPUTE + repeat + 1, j.err, sizeof j.err) == 0;
-        if (!ok)
-            mark_error(w, j.err);
-    }
-    if (ok) {
-        w->repeat = repeat;
         ok = step(&j, "compute", compute);
+        repeat = j.got.samples;
+        w->repeat = w->samples = repeat;
+        w->noise_pct = j.got.noise_pct;
+        w->stopped_by = j.got.stopped_by;
         w->launched += repeat;
     }
-    for (int i = 0; ok && i < repeat; i++) {
-        double ms;
-        if (ms_between(g.events[EV_COMPUTE + i], g.events[EV_COMPUTE + i + 1], &ms, j.err, sizeof j.err) != 0) {
-            mark_error(w, j.err);
-            ok = false;
-        } else {
-            workload_add_product_ms(w, ms);
-        }
-    }
+    for (int i = 0; ok && i < repeat; i++)
+        workload_add_product_ms(w, j.ms[i]);
     if (ok)
         ok = step(&j, "copy-out", copy_out);
     if (ok) {
@@ -462,6 +531,7 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     if (w->timing == TIMING_CUDA_EVENT && w->nproduct_ms == repeat && repeat > 0)
         events_as_records(&j, repeat, have_attr ? &attr : NULL);
     // Free whatever was allocated, even after an error; errors here are reported too.
+    free(j.ms);
     cudaError_t e1 = cudaFree(j.dA), e2 = cudaFree(j.dB), e3 = cudaFree(j.dC);
     if (w->status != WL_ERROR && (e1 || e2 || e3))
         mark_error(w, "cudaFree failed after the run");
@@ -493,10 +563,7 @@ extern "C" void gpu_close(void)
     for (int i = 0; i < g.nevents; i++)
         cudaEventDestroy(g.events[i]);
     free(g.events);
-    cudaFreeHost(g.pinA);
-    cudaFreeHost(g.pinB);
-    cudaFreeHost(g.pinC);
-    free(g.pageC);
+    release_buffers();
     cudaStreamDestroy(g.stream);
     memset(&g, 0, sizeof g);
 }

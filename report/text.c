@@ -32,8 +32,23 @@ static void header(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
     if (m->source == SOURCE_BUILTIN)
-        fprintf(x->out, "%smmprof %s%s  C = A x B, n = %d, FP32 row-major, seed %llu, %s\n", c(x, BOLD),
-                m->tool_version, c(x, RESET), m->n, (unsigned long long)m->seed, m->started_at);
+    {
+        char sizes[64] = "";
+        int lo = m->n, hi = m->n;
+        for (int i = 0; i < m->nsizes; i++) {
+            lo = m->sizes[i] < lo ? m->sizes[i] : lo;
+            hi = m->sizes[i] > hi ? m->sizes[i] : hi;
+        }
+        if (m->nsizes > 0)
+            snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->nsizes);
+        fprintf(x->out, "%smmprof %s%s  C = A x B, n = %d%s, FP32 row-major, seed %llu, %s\n", c(x, BOLD),
+                m->tool_version, c(x, RESET), lo, sizes, (unsigned long long)m->seed, m->started_at);
+        if (m->max_noise_pct > 0)
+            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->max_noise_pct,
+                    m->max_time_s, m->cold_l2 ? "; L2 flushed before each timed launch" : "");
+        else if (m->cold_l2)
+            fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
+    }
     else {
         static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
                                            [SOURCE_NSYS] = "Nsight Systems export",
@@ -97,19 +112,42 @@ static void header(ctx *x, const analysis *a)
     wrapped(x, 8, line);
 }
 
+/* In a sweep, a line naming the size before the first row of each size. */
+static void size_heading(ctx *x, const analysis *a, const workload_run *w, int *last_n)
+{
+    if (a->m->nsizes > 0 && w->n != *last_n)
+        fprintf(x->out, "%sn = %d%s\n", c(x, BOLD), w->n, c(x, RESET));
+    *last_n = w->n;
+}
+
+/* Why sampling stopped, as one mark after the noise: blank when the noise fell under the limit. */
+static char stop_mark(const workload_run *w)
+{
+    switch (w->stopped_by) {
+    case STOP_TIME: return 't';
+    case STOP_MAX_SAMPLES: return 'c';
+    case STOP_REPEAT: return 'r';
+    default: return ' ';
+    }
+}
+
 static void workload_table(ctx *x, const analysis *a)
 {
     if (a->nwl == 0)
         return;
     fprintf(x->out, "\n%sWorkloads%s  one product: kernel = median of the R timed launches; "
                     "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %6s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
-            "kernel ms", "spread", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
+    fprintf(x->out, "noise = stdev / mean of the R samples; t: --max-time ended sampling, c: the cap, "
+                    "r: --repeat\n");
+    fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %7s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
+            "kernel ms", "noise", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
+    int last_n = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
         char label[40], b[10][24];
         row_label(w, label, sizeof label);
+        size_heading(x, a, w, &last_n);
         if (w->status == WL_SKIPPED) {
             /* One line per skipped workload, whatever its memory kinds; the reason is a warning. */
             bool listed = false;
@@ -124,9 +162,10 @@ static void workload_table(ctx *x, const analysis *a)
             continue;
         }
         bool gpu = w->needs_gpu;
-        fprintf(x->out, "%-" LABEL_W "s %4d %9s %5s%% %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
+        fprintf(x->out, "%-" LABEL_W "s %4d %9s %5s%%%c %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
                 fmt(x, b[0], 24, &r->kernel_ms, "%.3f", "kernel ms"),
-                fmt(x, b[1], 24, &r->kernel_spread_pct, "%.1f", "spread"),
+                fmt(x, b[1], 24, &r->noise_pct, r->noise_pct.v < 10 ? "%.2f" : (r->noise_pct.v < 100 ? "%.1f" : "%.0f"),
+                    "noise"), stop_mark(w),
                 fmt(x, b[2], 24, &r->tflops, "%.2f", "TFLOP/s"),
                 gpu ? fmt(x, b[3], 24, &r->peak_pct, "%.1f", "%peak") : "-",
                 fmt(x, b[4], 24, &r->tflops_e2e, "%.2f", "e2e TFLOP/s"),
@@ -147,6 +186,7 @@ static void copy_table(ctx *x, const analysis *a)
             c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "H2D ms",
             "GB/s", "%link", "D2H ms", "GB/s", "%link", "kernel ms", "copy:kern", "e2e ms", c(x, RESET));
+    int last_n = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
@@ -154,6 +194,7 @@ static void copy_table(ctx *x, const analysis *a)
             continue;
         char label[40], b[9][24];
         row_label(w, label, sizeof label);
+        size_heading(x, a, w, &last_n);
         fprintf(x->out, "%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s\n", label,
                 fmt(x, b[0], 24, &r->h2d_ms, "%.3f", "H2D ms"), fmt(x, b[1], 24, &r->h2d_gbps, "%.1f", "H2D GB/s"),
                 fmt(x, b[2], 24, &r->h2d_link_pct, "%.0f", "%link"),
@@ -175,6 +216,7 @@ static void verdicts(ctx *x, const analysis *a)
         return;
     fprintf(x->out, "\n%sVerification and verdicts%s  relative Frobenius error against an FP64 "
                     "OpenBLAS product\n", c(x, BOLD), c(x, RESET));
+    int last_n = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
@@ -182,6 +224,7 @@ static void verdicts(ctx *x, const analysis *a)
         if (w->status == WL_SKIPPED)
             continue;
         row_label(w, label, sizeof label);
+        size_heading(x, a, w, &last_n);
         if (w->verified)
             snprintf(err, sizeof err, "%.1e <= %.0e", w->rel_error, w->error_bound);
         const char *col = w->status == WL_OK ? GREEN : (w->status == WL_SKIPPED ? YELLOW : RED);
@@ -258,6 +301,7 @@ static void ladder_table(ctx *x, const analysis *a)
                     "occupancy of the main kernel\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-17s %-4s %8s %6s %8s %-21s %5s %6s %s%s\n", c(x, DIM), "workload", "prec", "TFLOP/s",
             "%peak", "%cuBLAS", "", "occ%", "blk/SM", "limited by", c(x, RESET));
+    int last_n = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
@@ -265,6 +309,7 @@ static void ladder_table(ctx *x, const analysis *a)
             continue;
         if (!r->ladder_row)
             continue;
+        size_heading(x, a, w, &last_n);
         if (w->status != WL_OK) {
             fprintf(x->out, "%-17.17s %-4s %s%s%s\n", w->name, precision_name(w->prec), c(x, RED),
                     status_name(w->status), c(x, RESET));

@@ -221,7 +221,8 @@ static void cpu_workload_phases(void **state)
     model_init(&m);
     workload_run *w = model_add_workload(&m);
     assert_non_null(w);
-    cpu_run(n, in.A, in.B, in.ref, 3, 100.0, w);
+    sample_rule three = cpu_sample_rule(3, 0.5, 500);
+    cpu_run(n, in.A, in.B, in.ref, &three, w);
     assert_string_equal(w->name, "cpu-openblas");
     assert_false(w->needs_gpu);
     assert_int_equal(w->timing, TIMING_HOST_CLOCK);
@@ -229,6 +230,9 @@ static void cpu_workload_phases(void **state)
     assert_true(w->verified && w->rel_error <= w->error_bound);
     assert_int_equal(w->repeat, 3);
     assert_int_equal(w->nproduct_ms, 3);
+    assert_int_equal(w->samples, 3);
+    assert_int_equal(w->stopped_by, STOP_REPEAT);
+    assert_int_equal(w->n, n);
     assert_int_equal(w->launched, 4); /* the warm-up too */
     static const char *const order[] = {"allocate", "warm-up", "compute", "verify"};
     assert_int_equal(w->nphases, 4);
@@ -247,16 +251,25 @@ static void cpu_workload_phases(void **state)
     const phase *c = workload_find_phase(w, "compute");
     assert_true(sum * 1e6 <= (double)(c->end_ns - c->start_ns));
 
-    /* repeat 0: chosen from the warm-up, within 5 and 50. */
+    /* No --repeat: sampled until the noise or the time says stop, at least 3, the noise recorded
+     * as computed from the products kept. */
     workload_run *chosen = model_add_workload(&m);
-    cpu_run(n, in.A, in.B, in.ref, 0, 1.0, chosen);
-    assert_in_range(chosen->repeat, 5, 50);
+    sample_rule by_noise = cpu_sample_rule(0, 0.5, 20);
+    cpu_run(n, in.A, in.B, in.ref, &by_noise, chosen);
+    assert_true(chosen->repeat >= 3);
     assert_int_equal(chosen->nproduct_ms, chosen->repeat);
+    assert_int_equal(chosen->samples, chosen->repeat);
+    assert_true(chosen->stopped_by == STOP_NOISE || chosen->stopped_by == STOP_TIME ||
+                chosen->stopped_by == STOP_MAX_SAMPLES);
+    assert_close(chosen->noise_pct, relative_noise_pct(chosen->product_ms, chosen->nproduct_ms), 1e-12);
+    if (chosen->stopped_by == STOP_NOISE)
+        assert_true(chosen->noise_pct <= 0.5);
 
     /* Against a wrong reference the workload fails, and says by how much. */
     in.ref[0] += 1.0;
     workload_run *wrong = model_add_workload(&m);
-    cpu_run(n, in.A, in.B, in.ref, 1, 100.0, wrong);
+    sample_rule one = cpu_sample_rule(1, 0.5, 500);
+    cpu_run(n, in.A, in.B, in.ref, &one, wrong);
     assert_int_equal(wrong->status, WL_FAILED);
     assert_true(wrong->rel_error > wrong->error_bound);
     model_free(&m);

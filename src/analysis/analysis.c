@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sampling.h"
+
 /* Declared by libstdc++'s ABI; the CUDA parts of the program already link it. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -446,6 +448,17 @@ static void versus_library(const analysis *a, workload_metrics *r)
     na(&r->vs_cublas_pct, "%s did not run", lib);
 }
 
+/* The noise sampling judged: as the runner recorded it, or from the products kept for a file that
+ * predates it (the same formula: sampling.h, shared so the two cannot differ). */
+static void sample_noise(const workload_run *w, metric *out)
+{
+    double pct = w->noise_pct >= 0 ? w->noise_pct : relative_noise_pct(w->product_ms, w->nproduct_ms);
+    if (pct >= 0)
+        set(out, pct);
+    else
+        na(out, "%s", w->nproduct_ms < 2 ? "fewer than two timed samples" : "zero mean sample time");
+}
+
 static bool analyze_workload(const run_model *m, const analysis *a, const workload_run *w,
                              workload_metrics *r)
 {
@@ -453,6 +466,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
     r->w = w;
     double flops = product_flops(w->n);
     const char *not_run = w->status == WL_SKIPPED ? "skipped" : "did not complete";
+    sample_noise(w, &r->noise_pct);
 
     if (!w->needs_gpu) {
         if (w->nproduct_ms > 0) {

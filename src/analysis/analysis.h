@@ -39,6 +39,7 @@ typedef struct {
     metric kernel_ms;          /* per product: median over the compute phase */
     metric kernel_total_ms;    /* compute phase, all launches */
     metric kernel_spread_pct;  /* (max - min) / median of per-product kernel times */
+    metric noise_pct;          /* stdev / mean of the timed samples, in % (what stopped sampling) */
     int kernels_per_product;
     metric h2d_ms, h2d_bytes, h2d_gbps, h2d_link_pct;
     metric d2h_ms, d2h_bytes, d2h_gbps, d2h_link_pct;

@@ -13,6 +13,7 @@ static const metric_def workload_defs[] = {
     W(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "median kernel time of one product over the timed launches"),
     W(kernel_total_ms, "kernel_total_ms", "kernel total", "ms", "%.3f", "kernel time of the whole compute phase"),
     W(kernel_spread_pct, "kernel_spread_pct", "spread", "%", "%.1f", "(max - min) / median of per-product kernel times"),
+    W(noise_pct, "noise_pct", "noise", "%", "%.2f", "relative noise: stdev / mean of the timed samples (sampling stops below --max-noise)"),
     W(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time of one product"),
     W(h2d_bytes, "h2d_bytes", "H2D bytes", "B", "%.0f", "bytes copied host to device per product"),
     W(h2d_gbps, "h2d_gbps", "H2D GB/s", "GB/s", "%.1f", "H2D bytes / H2D time (GB = 1e9 bytes)"),

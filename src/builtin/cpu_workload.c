@@ -11,16 +11,49 @@
 #include "ranges.h"
 #include "verify.h"
 
+#define CPU_MAX_SAMPLES 1000
+
 void cpu_sgemm(int n, const float *A, const float *B, float *C)
 {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, A, n, B, n, 0.0f, C, n);
 }
 
-void cpu_run(int n, const float *A, const float *B, const double *ref, int repeat, double target_ms,
-             workload_run *w)
+sample_rule cpu_sample_rule(int repeat, double max_noise_pct, double max_time_ms)
+{
+    return (sample_rule){.fixed = repeat, .min_samples = 3, .max_samples = CPU_MAX_SAMPLES,
+                         .max_noise_pct = max_noise_pct, .max_time_ms = max_time_ms};
+}
+
+/* One product per sample, on the host clock. */
+typedef struct {
+    int n;
+    const float *A, *B;
+    float *C;
+} cpu_job;
+
+static int take_products(void *ctx, int first, int count, double *ms)
+{
+    (void)first;
+    cpu_job *j = ctx;
+    for (int i = 0; i < count; i++) {
+        int64_t t0 = collector_now();
+        cpu_sgemm(j->n, j->A, j->B, j->C);
+        ms[i] = (double)(collector_now() - t0) / 1e6;
+    }
+    return 0;
+}
+
+static double host_ms(void *ctx)
+{
+    (void)ctx;
+    return (double)collector_now() / 1e6;
+}
+
+void cpu_run(int n, const float *A, const float *B, const double *ref, const sample_rule *rule, workload_run *w)
 {
     size_t count = (size_t)n * (size_t)n;
     copy_str(w->name, sizeof w->name, "cpu-openblas");
+    w->n = n;
     w->needs_gpu = false;
     w->prec = PREC_FP32;
     w->timing = TIMING_HOST_CLOCK;
@@ -29,10 +62,14 @@ void cpu_run(int n, const float *A, const float *B, const double *ref, int repea
 
     phase *p = phase_begin(w, "allocate", n);
     float *C = malloc(count * sizeof *C);
+    int cap = rule->fixed > 0 ? rule->fixed : rule->max_samples;
+    double *ms = malloc((size_t)(cap > 0 ? cap : 1) * sizeof *ms);
     if (C) /* poison: an element never written fails verification */
         memset(C, 0xFF, count * sizeof *C);
     phase_end(p);
-    if (!C) {
+    if (!C || !ms) {
+        free(C);
+        free(ms);
         w->status = WL_ERROR;
         copy_str(w->status_reason, sizeof w->status_reason, "out of host memory for C");
         range_pop();
@@ -44,21 +81,20 @@ void cpu_run(int n, const float *A, const float *B, const double *ref, int repea
     phase_end(p);
     double warm_ms = p ? (double)(p->end_ns - p->start_ns) / 1e6 : 0;
     w->launched = 1;
-    if (repeat <= 0) {
-        repeat = warm_ms > 0 ? (int)ceil(target_ms / warm_ms) : 5;
-        repeat = repeat < 5 ? 5 : (repeat > 50 ? 50 : repeat);
-    }
-    w->repeat = repeat;
 
     memset(C, 0xFF, count * sizeof *C);
+    cpu_job job = {n, A, B, C};
+    sample_result got;
     p = phase_begin(w, "compute", n);
-    for (int i = 0; i < repeat; i++) {
-        int64_t t0 = collector_now();
-        cpu_sgemm(n, A, B, C);
-        workload_add_product_ms(w, (double)(collector_now() - t0) / 1e6);
-    }
+    sample_until(rule, warm_ms, take_products, host_ms, &job, ms, &got); /* cannot fail */
     phase_end(p);
-    w->launched += repeat;
+    for (int i = 0; i < got.samples; i++)
+        workload_add_product_ms(w, ms[i]);
+    w->repeat = w->samples = got.samples;
+    w->noise_pct = got.noise_pct;
+    w->stopped_by = got.stopped_by;
+    w->launched += got.samples;
+    free(ms);
 
     p = phase_begin(w, "verify", n);
     verify_into(w, C, ref, count);

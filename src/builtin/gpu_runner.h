@@ -10,6 +10,7 @@
 
 #include "gpu_compute.h"
 #include "model.h"
+#include "sampling.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,10 +20,13 @@ typedef struct {
     int n;
     const float *A, *B;  /* pageable host inputs */
     const double *ref;   /* FP64 reference product */
-    int repeat;          /* 0: chosen from the warm-up so the compute phase lasts TARGET ms */
-    double target_ms;
+    sample_rule rule;    /* how many timed launches (sampling.h; gpu_sample_rule) */
+    bool cold_l2;        /* flush the L2 before each timed launch */
     bool pinned;         /* pinned host buffers will be needed */
 } gpu_inputs;
+
+/* The GPU's sampling rule: at least 10 launches before the noise may stop it, at most 1000. */
+sample_rule gpu_sample_rule(int repeat, double max_noise_pct, double max_time_ms);
 
 /* Counts devices and fills m->devices with every device's facts (no context is created).
  * Returns false, with the CUDA runtime's reason in why, when none can be used. */
@@ -33,7 +37,8 @@ bool gpu_probe(run_model *m, char *why, size_t len);
 bool gpu_open(run_model *m, int device, char *why, size_t len);
 
 /* The host buffers GPU workloads copy from and to: pinned copies of the inputs when in->pinned,
- * and the result buffers. */
+ * and the result buffers (those of an earlier size are released first); with in->cold_l2, the
+ * device buffer the L2 flush writes (twice the L2). */
 bool gpu_prepare(const gpu_inputs *in, char *why, size_t len);
 
 /* Creates the cuBLAS handle on the run's stream (its cost shows as its own tool phase). */

@@ -16,12 +16,6 @@
 #include "ranges.h"
 #include "workloads.h"
 
-/* How long each timed phase should last when --repeat is not given: long enough that the
- * median of its products is stable, short enough that a 2048 run of every workload stays well
- * inside a few seconds. */
-#define GPU_TARGET_MS 25.0
-#define CPU_TARGET_MS 100.0
-
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 bool host_bytes_needed(int n, bool gpu, uint64_t *bytes)
@@ -90,17 +84,114 @@ static int fail_run(run_model *m, int status)
 }
 
 /* A GPU workload that could not run still appears in the report, marked skipped. */
-static void add_skipped(run_model *m, const workload_def *d, mem_kind kind, const char *why)
+static void add_skipped(run_model *m, const workload_def *d, mem_kind kind, int n, const char *why)
 {
     workload_run *w = model_add_workload(m);
     if (!w)
         return;
     copy_str(w->name, sizeof w->name, d->name);
+    w->n = n;
     w->needs_gpu = true;
     w->host_memory = kind;
     w->prec = d->gpu->prec;
     w->status = WL_SKIPPED;
     copy_str(w->status_reason, sizeof w->status_reason, why);
+}
+
+/* A tool phase named for its size in a sweep ("inputs n=512"), plainly otherwise. */
+static phase *size_phase(run_model *m, const char *name, int n)
+{
+    char buf[PHASE_NAME_MAX];
+    if (m->nsizes > 0)
+        snprintf(buf, sizeof buf, "%s n=%d", name, n);
+    else
+        copy_str(buf, sizeof buf, name);
+    return tool_phase_begin(m, buf);
+}
+
+/* One size: its inputs and FP64 reference, then every selected workload at that size, as a
+ * single-size run does. EXIT_OK, or EXIT_USAGE after a message when host memory ran out. A GPU
+ * that cannot be set up for this size clears *gpu: its workloads are skipped from here on. */
+static int run_size(const cli_options *o, run_model *m, const workload_def *const *sel, int nsel,
+                    const mem_kind *kinds, int nkinds, int n, bool *gpu, bool *profiling, FILE *err)
+{
+    char why[256];
+    const char *size_opt = o->nsizes > 0 ? "--sizes: size" : "--size";
+    size_t n2 = (size_t)n * (size_t)n;
+    phase *tp = size_phase(m, "inputs", n);
+    float *A = malloc(n2 * sizeof *A), *B = malloc(n2 * sizeof *B);
+    double *ref = malloc(n2 * sizeof *ref);
+    if (A && B) {
+        fill_uniform(A, n2, m->seed, 0);
+        fill_uniform(B, n2, m->seed, 1);
+    }
+    tool_phase_end(tp);
+    int status = EXIT_OK;
+    if (!A || !B || !ref) {
+        fprintf(err, "mmprof: %s %d: out of host memory for the inputs\n", size_opt, n);
+        status = EXIT_USAGE;
+        goto out;
+    }
+    tp = size_phase(m, "reference", n);
+    bool ref_ok = reference_product(n, A, B, ref);
+    tool_phase_end(tp);
+    if (!ref_ok) {
+        fprintf(err, "mmprof: %s %d: out of host memory for the FP64 reference\n", size_opt, n);
+        status = EXIT_USAGE;
+        goto out;
+    }
+
+    double max_time_ms = o->max_time_s * 1e3;
+    for (int i = 0; i < nsel; i++) {
+        if (sel[i]->needs_gpu)
+            continue;
+        workload_run *w = model_add_workload(m);
+        sample_rule rule = cpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms);
+        if (w)
+            cpu_run(n, A, B, ref, &rule, w);
+    }
+
+    gpu_inputs in = {.n = n, .A = A, .B = B, .ref = ref,
+                     .rule = gpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms),
+                     .cold_l2 = o->cold_l2, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
+    if (*gpu) {
+        tp = size_phase(m, "gpu-buffers", n);
+        bool ready = gpu_prepare(&in, why, sizeof why);
+        tool_phase_end(tp);
+        if (!ready) {
+            model_add_warning(m, "GPU %d could not be set up for n = %d: %s", o->device, n, why);
+            copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            if (*profiling)
+                gpu_profiler_stop();
+            gpu_close();
+            *gpu = *profiling = false;
+        }
+    }
+    if (*gpu && !*profiling) {
+        gpu_profiler_start();
+        *profiling = true;
+    }
+    for (int i = 0; i < nsel; i++) {
+        if (!sel[i]->needs_gpu)
+            continue;
+        for (int k = 0; k < nkinds; k++) {
+            if (!*gpu) {
+                add_skipped(m, sel[i], kinds[k], n, m->gpu_skip_reason);
+                continue;
+            }
+            workload_run *w = model_add_workload(m);
+            if (!w)
+                continue;
+            copy_str(w->name, sizeof w->name, sel[i]->name);
+            w->n = n;
+            gpu_run(sel[i]->gpu, &in, kinds[k], w);
+        }
+    }
+out:
+    free(A);
+    free(B);
+    free(ref);
+    return status;
 }
 
 int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE *err)
@@ -110,6 +201,13 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     m->command_line = join_args(argc, argv);
     now_iso(m->started_at, sizeof m->started_at);
     m->n = o->n;
+    /* The sizes to run: a sweep's list, or the one size. */
+    int one = o->n, nsizes = o->nsizes > 0 ? o->nsizes : 1;
+    const int *sizes = o->nsizes > 0 ? o->sizes : &one;
+    memcpy(m->sizes, o->sizes, sizeof m->sizes);
+    m->nsizes = o->nsizes;
+    m->max_noise_pct = o->repeat > 0 ? 0 : o->max_noise_pct;
+    m->max_time_s = o->repeat > 0 ? 0 : o->max_time_s;
     m->seed = o->seed_given ? o->seed : fresh_seed();
     m->repeat_requested = o->repeat;
     static const char *const hostmem_names[] = {"both", "pageable", "pinned"};
@@ -127,10 +225,9 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         if (chosen)
             sel[nsel++] = &all[i];
     }
-    bool want_gpu = false, want_cpu = false, want_cublas = false;
+    bool want_gpu = false, want_cublas = false;
     for (int i = 0; i < nsel; i++) {
         want_gpu |= sel[i]->needs_gpu;
-        want_cpu |= !sel[i]->needs_gpu;
         want_cublas |= sel[i]->gpu && sel[i]->gpu->uses_cublas;
     }
     mem_kind kinds[2];
@@ -170,15 +267,19 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
     }
 
-    /* Memory, checked before anything large is allocated. */
-    uint64_t need = 0;
+    /* Memory, checked for every size before anything large is allocated (a sweep's sizes run one
+     * after another, so each alone must fit). */
+    const char *size_opt = o->nsizes > 0 ? "--sizes: size" : "--size";
     uint64_t avail = host_available();
-    if (!host_bytes_needed(o->n, gpu, &need) || need > avail) {
-        tool_phase_end(tp);
-        fprintf(err, "mmprof: --size %d needs %.1f GiB of host memory for the inputs, the FP64 "
-                     "reference and the results; %.1f GiB is available\n",
-                o->n, (double)need / GiB, (double)avail / GiB);
-        return fail_run(m, EXIT_USAGE);
+    for (int s = 0; s < nsizes; s++) {
+        uint64_t need = 0;
+        if (!host_bytes_needed(sizes[s], gpu, &need) || need > avail) {
+            tool_phase_end(tp);
+            fprintf(err, "mmprof: %s %d needs %.1f GiB of host memory for the inputs, the FP64 "
+                         "reference and the results; %.1f GiB is available\n",
+                    size_opt, sizes[s], (double)need / GiB, (double)avail / GiB);
+            return fail_run(m, EXIT_USAGE);
+        }
     }
     if (gpu) {
         /* The context now: its free memory decides whether the size fits, before any work. */
@@ -186,14 +287,17 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         tp = tool_phase_begin(m, "cuda-context");
         bool opened = gpu_open(m, o->device, why, sizeof why);
         device_info *d = &m->devices[o->device];
-        uint64_t dneed = device_bytes_needed(o->n);
-        if (opened && dneed > d->free_mem) {
-            tool_phase_end(tp);
-            fprintf(err, "mmprof: --size %d needs %.1f GiB of device memory for A, B and C; GPU %d "
-                         "(%s) has %.1f GiB free of %.1f GiB\n", o->n, (double)dneed / GiB, o->device, d->name,
-                    (double)d->free_mem / GiB, (double)d->total_mem / GiB);
-            gpu_close();
-            return fail_run(m, EXIT_USAGE);
+        for (int s = 0; opened && s < nsizes; s++) {
+            /* The L2 flush buffer (twice the L2) comes on top with --cold-l2. */
+            uint64_t dneed = device_bytes_needed(sizes[s]) + (o->cold_l2 ? 2ull * (uint64_t)d->l2_bytes : 0);
+            if (dneed > d->free_mem) {
+                tool_phase_end(tp);
+                fprintf(err, "mmprof: %s %d needs %.1f GiB of device memory for A, B and C; GPU %d "
+                             "(%s) has %.1f GiB free of %.1f GiB\n", size_opt, sizes[s], (double)dneed / GiB,
+                        o->device, d->name, (double)d->free_mem / GiB, (double)d->total_mem / GiB);
+                gpu_close();
+                return fail_run(m, EXIT_USAGE);
+            }
         }
         if (!opened) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
@@ -203,48 +307,11 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     }
     tool_phase_end(tp);
 
-    /* Inputs and the reference, shared by every workload. */
-    size_t n2 = (size_t)o->n * (size_t)o->n;
-    tp = tool_phase_begin(m, "inputs");
-    float *A = malloc(n2 * sizeof *A), *B = malloc(n2 * sizeof *B);
-    double *ref = malloc(n2 * sizeof *ref);
-    if (A && B) {
-        fill_uniform(A, n2, m->seed, 0);
-        fill_uniform(B, n2, m->seed, 1);
-    }
-    tool_phase_end(tp);
-    int status = EXIT_OK;
-    if (!A || !B || !ref) {
-        fprintf(err, "mmprof: --size %d: out of host memory for the inputs\n", o->n);
-        status = EXIT_USAGE;
-        goto out;
-    }
-    tp = tool_phase_begin(m, "reference");
-    bool ref_ok = reference_product(o->n, A, B, ref);
-    tool_phase_end(tp);
-    if (!ref_ok) {
-        fprintf(err, "mmprof: --size %d: out of host memory for the FP64 reference\n", o->n);
-        status = EXIT_USAGE;
-        goto out;
-    }
-
-    if (want_cpu) {
-        workload_run *w = model_add_workload(m);
-        if (w)
-            cpu_run(o->n, A, B, ref, o->repeat, CPU_TARGET_MS, w);
-    }
-
-    gpu_inputs in = {.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat,
-                     .target_ms = GPU_TARGET_MS, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
-    if (gpu) {
-        tp = tool_phase_begin(m, "gpu-buffers");
-        bool ready = gpu_prepare(&in, why, sizeof why);
+    m->cold_l2 = gpu && o->cold_l2;
+    if (gpu && want_cublas) {
+        tp = tool_phase_begin(m, "cublas-init");
+        bool ready = gpu_open_cublas(why, sizeof why);
         tool_phase_end(tp);
-        if (ready && want_cublas) {
-            tp = tool_phase_begin(m, "cublas-init");
-            ready = gpu_open_cublas(why, sizeof why);
-            tool_phase_end(tp);
-        }
         if (!ready) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
@@ -252,25 +319,18 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             gpu = false;
         }
     }
-    if (gpu)
-        gpu_profiler_start();
-    for (int i = 0; i < nsel; i++) {
-        if (!sel[i]->needs_gpu)
-            continue;
-        for (int k = 0; k < nkinds; k++) {
-            if (!gpu) {
-                add_skipped(m, sel[i], kinds[k], m->gpu_skip_reason);
-                continue;
-            }
-            workload_run *w = model_add_workload(m);
-            if (!w)
-                continue;
-            copy_str(w->name, sizeof w->name, sel[i]->name);
-            gpu_run(sel[i]->gpu, &in, kinds[k], w);
-        }
+    int status = EXIT_OK;
+    bool profiling = false;
+    for (int s = 0; s < nsizes && status == EXIT_OK; s++)
+        status = run_size(o, m, sel, nsel, kinds, nkinds, sizes[s], &gpu, &profiling, err);
+    if (status != EXIT_OK) {
+        if (gpu)
+            gpu_close();
+        return fail_run(m, status);
     }
-    if (gpu) {
+    if (profiling)
         gpu_profiler_stop();
+    if (gpu) {
         gpu_sync();
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
@@ -283,11 +343,5 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     /* The whole run, each workload and each of its phases become regions of the timeline. */
     if (!model_finish_regions(m, "mmprof run"))
         model_add_warning(m, "out of memory while listing the run's regions");
-out:
-    free(A);
-    free(B);
-    free(ref);
-    if (status == EXIT_USAGE)
-        model_free(m);
     return status;
 }

@@ -22,9 +22,16 @@ static void usage(FILE *f)
           "\n"
           "Run options:\n"
           "  -s, --size N            matrix size n (default 2048)\n"
+          "      --sizes LIST        a sweep in one run: sizes 256,512,1000 or powers of two A:B\n"
+          "                          (64:8192); at most 32; the report adds where the GPU pays off\n"
           "  -w, --workloads LIST    comma-separated workloads (default: all; see --list-workloads)\n"
-          "  -r, --repeat N          timed products per workload (default: enough for ~25 ms on the\n"
-          "                          GPU, ~100 ms on the CPU)\n"
+          "  -r, --repeat N          timed products per workload (default: sampled by noise, below)\n"
+          "      --max-noise PCT     sample until the relative noise, stdev / mean of the timed\n"
+          "                          products in %, is at most PCT (default 0.5; at least 10 GPU\n"
+          "                          or 3 CPU products)...\n"
+          "      --max-time S        ... or S seconds of sampling per workload and size have passed\n"
+          "                          (default 0.5)\n"
+          "      --cold-l2           flush the GPU's L2 before each timed launch (outside the timing)\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
@@ -136,12 +143,17 @@ static void rejected_option(char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR };
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR,
+       OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2 };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
     static const struct option longopts[] = {
         {"size", required_argument, NULL, 's'},
+        {"sizes", required_argument, NULL, OPT_SIZES},
+        {"max-noise", required_argument, NULL, OPT_MAX_NOISE},
+        {"max-time", required_argument, NULL, OPT_MAX_TIME},
+        {"cold-l2", no_argument, NULL, OPT_COLD_L2},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
@@ -161,6 +173,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     };
     memset(o, 0, sizeof *o);
     o->n = 2048;
+    o->max_noise_pct = DEFAULT_MAX_NOISE_PCT;
+    o->max_time_s = DEFAULT_MAX_TIME_S;
+    bool size_given = false, sizes_given = false;
     bool run_only_given = false;
     const char *run_only_name = NULL;
 
@@ -187,7 +202,28 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
                 return EXIT_USAGE;
             }
             o->n = (int)v;
+            size_given = true;
             run_only_given = true, run_only_name = "--size";
+            break;
+        case OPT_SIZES:
+            if (!parse_sizes(arg, o, err))
+                return EXIT_USAGE;
+            sizes_given = true;
+            run_only_given = true, run_only_name = "--sizes";
+            break;
+        case OPT_MAX_NOISE:
+            if (!parse_positive_real("--max-noise", arg, 100, "percent", &o->max_noise_pct, err))
+                return EXIT_USAGE;
+            run_only_given = true, run_only_name = "--max-noise";
+            break;
+        case OPT_MAX_TIME:
+            if (!parse_positive_real("--max-time", arg, 3600, "seconds", &o->max_time_s, err))
+                return EXIT_USAGE;
+            run_only_given = true, run_only_name = "--max-time";
+            break;
+        case OPT_COLD_L2:
+            o->cold_l2 = true;
+            run_only_given = true, run_only_name = "--cold-l2";
             break;
         case 'w':
             if (!parse_workloads(arg, o, err))
@@ -276,6 +312,10 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             return EXIT_USAGE;
         }
         }
+    }
+    if (size_given && sizes_given) {
+        fprintf(err, "mmprof: --sizes and --size both give the size: use one\n");
+        return EXIT_USAGE;
     }
     if (o->report_mode) {
         if (optind >= argc) {

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model.h"
+
 /* Exit statuses, documented in --help and README.md. */
 enum {
     EXIT_OK = 0,
@@ -28,8 +30,13 @@ typedef struct {
     bool report_mode;        /* `mmprof report RUN.json` or `mmprof import TRACE` */
     bool import_mode;        /* `mmprof import TRACE`: run_file is another tool's timeline */
     const char *run_file;    /* its RUN.json or TRACE */
-    int n;
-    int repeat;              /* 0: chosen per workload */
+    int n;                   /* the size, or a sweep's first */
+    int sizes[MAX_SWEEP_SIZES]; /* --sizes with two or more sizes, in run order */
+    int nsizes;
+    int repeat;              /* 0: sampled by noise */
+    double max_noise_pct;    /* --max-noise (default 0.5) */
+    double max_time_s;       /* --max-time per workload and size (default 0.5) */
+    bool cold_l2;            /* --cold-l2 */
     host_memory_opt host_memory;
     bool seed_given;
     uint64_t seed;
@@ -50,5 +57,13 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err);
 
 /* Parses a positive decimal integer no larger than max; no sign, spaces or trailing text. */
 bool parse_positive(const char *s, long max, long *out);
+
+/* cli_sweep.c: --sizes LIST or A:B into o->sizes (one size becomes o->n alone), and a positive
+ * number no larger than max for opt; false after a message on err naming the option. */
+bool parse_sizes(const char *arg, cli_options *o, FILE *err);
+bool parse_positive_real(const char *opt, const char *arg, double max, const char *unit, double *out, FILE *err);
+
+#define DEFAULT_MAX_NOISE_PCT 0.5
+#define DEFAULT_MAX_TIME_S 0.5
 
 #endif
