@@ -168,6 +168,65 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
     return close_row(row, missing, o.ok);
 }
 
+static const char *const cross_kind_names[] = {"unknown", "at", "below_range", "beyond_range"};
+
+/* A sweep: its sizes, a series per workload and memory kind (a point per size, the registry's
+ * figures), and the four crossovers with the one-line answer. */
+static bool sweep_json(cJSON *an, const sweep_analysis *s)
+{
+    cJSON *sw = cJSON_AddObjectToObject(an, "sweep");
+    cJSON *sizes = sw ? cJSON_CreateIntArray(s->sizes, s->nsizes) : NULL;
+    if (!sizes || !cJSON_AddItemToObject(sw, "sizes", sizes)) {
+        cJSON_Delete(sizes);
+        return false;
+    }
+    char line[1024];
+    sweep_headline(s, line, sizeof line);
+    cJSON *series = cJSON_AddStringToObject(sw, "answer", line) ? cJSON_AddArrayToObject(sw, "series") : NULL;
+    for (int i = 0; series && i < s->nseries; i++) {
+        const sweep_series *r = &s->series[i];
+        cJSON *o = cJSON_CreateObject(), *pts;
+        if (!o || !cJSON_AddItemToArray(series, o)) {
+            cJSON_Delete(o);
+            return false;
+        }
+        if (!cJSON_AddStringToObject(o, "workload", r->name) ||
+            !cJSON_AddStringToObject(o, "host_memory", mem_kind_name(r->mem)) ||
+            !cJSON_AddStringToObject(o, "precision", precision_name(r->prec)) || !(pts = cJSON_AddArrayToObject(o, "points")))
+            return false;
+        for (int k = 0; k < s->nsizes; k++) {
+            cJSON *p, *missing;
+            if (!open_row(pts, NULL, &p, &missing))
+                return false;
+            out q = {p, missing, cJSON_AddNumberToObject(p, "n", r->pts[k].n) != NULL};
+            if (q.ok && r->pts[k].wl >= 0)
+                q.ok = cJSON_AddNumberToObject(p, "workload_index", r->pts[k].wl) != NULL;
+            put_table(&q, &sweep_point_table, &r->pts[k]);
+            if (!close_row(p, missing, q.ok))
+                return false;
+        }
+    }
+    cJSON *cross = series ? cJSON_AddArrayToObject(sw, "crossovers") : NULL;
+    for (int i = 0; cross && i < s->ncross; i++) {
+        const crossover *c = &s->cross[i];
+        cJSON *o, *missing;
+        if (!open_row(cross, NULL, &o, &missing))
+            return false;
+        out q = {o, missing, true};
+        q.ok = cJSON_AddStringToObject(o, "host_memory", mem_kind_name(c->mem)) &&
+               cJSON_AddStringToObject(o, "basis", c->e2e ? "e2e" : "kernel") &&
+               cJSON_AddStringToObject(o, "kind", cross_kind_names[c->kind]) &&
+               (c->kind == CROSS_UNKNOWN || (cJSON_AddNumberToObject(o, "below", c->below) &&
+                                             cJSON_AddNumberToObject(o, "above", c->above) &&
+                                             cJSON_AddStringToObject(o, "workload", c->workload))) &&
+               (c->kind != CROSS_UNKNOWN || cJSON_AddStringToObject(o, "reason", c->why));
+        put_table(&q, &crossover_table, c);
+        if (!close_row(o, missing, q.ok))
+            return false;
+    }
+    return cross != NULL;
+}
+
 static bool analysis_json(cJSON *root, const analysis *a)
 {
     cJSON *an = cJSON_AddObjectToObject(root, "analysis");
@@ -201,6 +260,8 @@ static bool analysis_json(cJSON *root, const analysis *a)
     for (int i = 0; regions && i < a->nrg; i++)
         if (!region_json(regions, a->m, &a->rg[i]))
             return false;
+    if (regions && a->sweep && !sweep_json(an, a->sweep))
+        return false;
     cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
     if (!warn)
         return false;

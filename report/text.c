@@ -164,8 +164,7 @@ static void workload_table(ctx *x, const analysis *a)
         bool gpu = w->needs_gpu;
         fprintf(x->out, "%-" LABEL_W "s %4d %9s %5s%%%c %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
                 fmt(x, b[0], 24, &r->kernel_ms, "%.3f", "kernel ms"),
-                fmt(x, b[1], 24, &r->noise_pct, r->noise_pct.v < 10 ? "%.2f" : (r->noise_pct.v < 100 ? "%.1f" : "%.0f"),
-                    "noise"), stop_mark(w),
+                fmt(x, b[1], 24, &r->noise_pct, noise_fmt(&r->noise_pct), "noise"), stop_mark(w),
                 fmt(x, b[2], 24, &r->tflops, "%.2f", "TFLOP/s"),
                 gpu ? fmt(x, b[3], 24, &r->peak_pct, "%.1f", "%peak") : "-",
                 fmt(x, b[4], 24, &r->tflops_e2e, "%.2f", "e2e TFLOP/s"),
@@ -388,6 +387,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
+    text_sweep(&x, a);
     if (a->m->source != SOURCE_BUILTIN)
         text_regions(&x, a);
     workload_table(&x, a);

@@ -93,3 +93,8 @@ const char *short_limiter(const char *full, char *buf, size_t len)
     }
     return buf;
 }
+
+const char *noise_fmt(const metric *m)
+{
+    return m->v < 10 ? "%.2f" : (m->v < 100 ? "%.1f" : "%.0f");
+}

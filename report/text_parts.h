@@ -33,6 +33,8 @@ const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, c
 /* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
+/* The format of a noise in %: two decimals under 10, one under 100, none above (fits 5 columns). */
+const char *noise_fmt(const metric *m);
 void bytes_str(int b, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
@@ -40,5 +42,8 @@ const char *short_limiter(const char *full, char *buf, size_t len);
 /* text_regions.c: the timeline's regions, with kernel and copy tables for timelines that are
  * not built-in runs. */
 void text_regions(ctx *x, const analysis *a);
+
+/* text_sweep.c: a run of several sizes: where the GPU pays off, and the series per size. */
+void text_sweep(ctx *x, const analysis *a);
 
 #endif

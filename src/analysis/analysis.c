@@ -773,7 +773,7 @@ bool analyze(const run_model *m, analysis *a)
         analysis_free(a);
         return false;
     }
-    if (!collect_warnings(m, a)) {
+    if (!collect_warnings(m, a) || !sweep_analyze(a)) {
         analysis_free(a);
         return false;
     }
@@ -792,5 +792,6 @@ void analysis_free(analysis *a)
     free(a->peaks);
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
+    sweep_free(a->sweep);
     memset(a, 0, sizeof *a);
 }

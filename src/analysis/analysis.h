@@ -12,6 +12,7 @@
 #include "metric.h"
 #include "model.h"
 #include "regions.h"
+#include "sweep.h"
 
 typedef enum {
     VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
@@ -75,7 +76,7 @@ typedef struct {
     int fp32_lanes_per_sm;
 } device_peaks;
 
-typedef struct {
+typedef struct analysis_s {
     const run_model *m;
     device_peaks *peaks;    /* one per device */
     workload_metrics *wl;   /* one per workload, same order */
@@ -89,6 +90,7 @@ typedef struct {
                              * longest NVTX ranges and annotations (at most MAX_LISTED_REGIONS) */
     int nlisted;
     int unlisted;           /* regions of those kinds left out of the list */
+    sweep_analysis *sweep;  /* a run of several sizes: series and crossovers (sweep.h); else NULL */
 } analysis;
 
 #define MAX_LISTED_REGIONS 40

@@ -98,3 +98,20 @@ static const metric_def copy_flow_defs[] = {
     F(mean_bytes, "mean_bytes", "per copy", "B", "%.0f", "mean bytes per copy"),
 };
 TABLE(copy_flow_table, "copy", copy_flow_defs);
+
+#define SP(field, key, label, unit, fmt, what) DEF(sweep_point, field, key, label, unit, fmt, what)
+static const metric_def sweep_point_defs[] = {
+    SP(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "median kernel time of one product at this size"),
+    SP(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product at this size"),
+    SP(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
+    SP(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
+    SP(noise_pct, "noise_pct", "noise", "%", "%.2f", "stdev / mean of the timed samples"),
+    SP(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time at this size over end-to-end time"),
+};
+TABLE(sweep_point_table, "sweep point", sweep_point_defs);
+
+#define C(field, key, label, unit, fmt, what) DEF(crossover, field, key, label, unit, fmt, what)
+static const metric_def crossover_defs[] = {
+    C(n, "n", "crossover n", "", "%.0f", "size from which the GPU beats cpu-openblas, log-log interpolated between the sizes around it"),
+};
+TABLE(crossover_table, "crossover", crossover_defs);
