@@ -41,8 +41,11 @@ static void header(ctx *x, const analysis *a)
         }
         if (m->nsizes > 0)
             snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->nsizes);
-        fprintf(x->out, "%smmprof %s%s  C = A x B, n = %d%s, FP32 row-major, seed %llu, %s\n", c(x, BOLD),
-                m->tool_version, c(x, RESET), lo, sizes, (unsigned long long)m->seed, m->started_at);
+        char line[256];
+        snprintf(line, sizeof line, "C = A x B, n = %d%s, FP32 row-major, seed %llu, %s", lo, sizes,
+                 (unsigned long long)m->seed, m->started_at);
+        fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
+        wrapped(x, 9 + (int)strlen(m->tool_version), line);
         if (m->max_noise_pct > 0)
             fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->max_noise_pct,
                     m->max_time_s, m->cold_l2 ? "; L2 flushed before each timed launch" : "");

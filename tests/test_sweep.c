@@ -1,0 +1,327 @@
+/* Sweeps: the crossover rule on series with known crossings, the sweep analysis of a synthetic
+ * sweep whose times the test sets (tests/sweep_model.h), and its text and JSON sections. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "html.h"
+#include "json_report.h"
+#include "sweep_model.h"
+#include "test_support.h"
+#include "text.h"
+
+/* The crossing between sizes a and b with GPU/CPU ratios ra >= 1 > rb, worked out here on its
+ * own: log-log linear interpolation. */
+static double expected_crossing(double a, double b, double ra, double rb)
+{
+    return a * pow(b / a, log(ra) / (log(ra) - log(rb)));
+}
+
+static void crossing_between_sizes(void **state)
+{
+    (void)state;
+    const int n[] = {100, 1000, 10000};
+    const double cpu[] = {1, 10, 100};
+    const double gpu[] = {2, 5, 20}; /* ratio 2, 0.5, 0.2 */
+    double at = 0;
+    int k = -1;
+    assert_int_equal(crossover_of(n, gpu, cpu, 3, &at, &k), CROSS_AT);
+    assert_int_equal(k, 0);
+    assert_close(at, sqrt(100.0 * 1000.0), 1e-12); /* ratios 2 and 1/2: the geometric middle */
+    assert_close(at, expected_crossing(100, 1000, 2, 0.5), 1e-12);
+}
+
+static void crossing_exactly_at_a_size(void **state)
+{
+    (void)state;
+    const int n[] = {64, 128, 256};
+    const double cpu[] = {1, 8, 64};
+    const double gpu[] = {4, 8, 16}; /* equal at 128, ahead after */
+    double at = 0;
+    int k = -1;
+    assert_int_equal(crossover_of(n, gpu, cpu, 3, &at, &k), CROSS_AT);
+    assert_int_equal(k, 1);
+    assert_close(at, 128, 0);
+}
+
+static void below_and_beyond_the_range(void **state)
+{
+    (void)state;
+    const int n[] = {64, 128, 256};
+    const double cpu[] = {1, 8, 64};
+    const double ahead[] = {0.5, 1, 2};
+    const double behind[] = {2, 16, 65}; /* never crosses */
+    const double late[] = {2, 4, 70};   /* ahead in the middle, behind at the end */
+    double at = 0;
+    int k = -1;
+    assert_int_equal(crossover_of(n, ahead, cpu, 3, &at, &k), CROSS_BELOW_RANGE);
+    assert_int_equal(crossover_of(n, behind, cpu, 3, &at, &k), CROSS_BEYOND_RANGE);
+    assert_int_equal(crossover_of(n, late, cpu, 3, &at, &k), CROSS_BEYOND_RANGE);
+    assert_int_equal(crossover_of(n, ahead, cpu, 0, &at, &k), CROSS_UNKNOWN);
+}
+
+/* Ahead, behind, then ahead for good: the crossing is the last one. */
+static void the_last_crossing_counts(void **state)
+{
+    (void)state;
+    const int n[] = {64, 128, 256, 512};
+    const double cpu[] = {1, 8, 64, 512};
+    const double gpu[] = {0.5, 16, 32, 64};
+    double at = 0;
+    int k = -1;
+    assert_int_equal(crossover_of(n, gpu, cpu, 4, &at, &k), CROSS_AT);
+    assert_int_equal(k, 1);
+    assert_close(at, expected_crossing(128, 256, 2, 0.5), 1e-12);
+}
+
+static int analysed(void **state)
+{
+    run_model *m = malloc(sizeof *m);
+    analysis *a = malloc(sizeof *a);
+    sweep_model(m);
+    if (!analyze(m, a))
+        return -1;
+    void **both = malloc(2 * sizeof *both);
+    both[0] = m, both[1] = a;
+    *state = both;
+    return 0;
+}
+
+static int freed(void **state)
+{
+    void **both = *state;
+    analysis_free(both[1]);
+    model_free(both[0]);
+    free(both[0]);
+    free(both[1]);
+    free(both);
+    return 0;
+}
+
+static const analysis *the_analysis(void **state)
+{
+    return ((void **)*state)[1];
+}
+
+static double ratio_at(const double *gpu_kernel, const double *copy, int k)
+{
+    return (gpu_kernel[k] + copy[k]) / sweep_cpu_ms[k];
+}
+
+static void sweep_of_the_synthetic_run(void **state)
+{
+    const analysis *a = the_analysis(state);
+    const sweep_analysis *s = a->sweep;
+    assert_non_null(s);
+    assert_int_equal(s->nsizes, SWEEP_SIZES);
+    for (int k = 0; k < SWEEP_SIZES; k++)
+        assert_int_equal(s->sizes[k], sweep_n[k]);
+    assert_int_equal(s->nseries, 6); /* the CPU, two workloads x two kinds, TF32 pinned */
+    assert_true(s->cpu >= 0);
+    assert_string_equal(s->series[s->cpu].name, "cpu-openblas");
+    /* The fastest FP32 GPU workload everywhere is cuBLAS: TF32, faster still, is not counted. */
+    for (int slot = 0; slot < 2; slot++)
+        for (int k = 0; k < SWEEP_SIZES; k++) {
+            assert_string_equal(s->series[s->best_e2e[slot][k]].name, "cublas-sgemm");
+            assert_string_equal(s->series[s->best_kernel[slot][k]].name, "cublas-sgemm");
+            assert_int_equal(s->series[s->best_e2e[slot][k]].mem, slot ? MEM_PINNED : MEM_PAGEABLE);
+        }
+    /* Each point is its own size's workload: TFLOP/s from that n. */
+    const sweep_series *cub = &s->series[s->best_kernel[1][0]];
+    for (int k = 0; k < SWEEP_SIZES; k++)
+        assert_close(cub->pts[k].tflops.v, 2.0 * pow(sweep_n[k], 3) / (sweep_cublas_ms[k] * 1e9), 1e-6);
+
+    /* Pinned, end to end: behind at 256, ahead from 512. */
+    const crossover *pin = &s->cross[0];
+    assert_int_equal(pin->mem, MEM_PINNED);
+    assert_true(pin->e2e);
+    assert_int_equal(pin->kind, CROSS_AT);
+    assert_int_equal(pin->below, 256);
+    assert_int_equal(pin->above, 512);
+    assert_string_equal(pin->workload, "cublas-sgemm");
+    assert_close(pin->n.v, expected_crossing(256, 512, ratio_at(sweep_cublas_ms, sweep_pinned_copy_ms, 0),
+                                             ratio_at(sweep_cublas_ms, sweep_pinned_copy_ms, 1)), 1e-5);
+    /* Pageable, end to end: the copies keep the GPU behind up to 1024. */
+    const crossover *page = &s->cross[1];
+    assert_int_equal(page->kind, CROSS_AT);
+    assert_int_equal(page->below, 1024);
+    assert_close(page->n.v, expected_crossing(1024, 2048, ratio_at(sweep_cublas_ms, sweep_pageable_copy_ms, 2),
+                                              ratio_at(sweep_cublas_ms, sweep_pageable_copy_ms, 3)), 1e-5);
+    /* Kernels alone: ahead already at the smallest size. */
+    assert_int_equal(s->cross[2].kind, CROSS_BELOW_RANGE);
+    assert_false(s->cross[2].n.ok);
+    assert_non_null(strstr(s->cross[2].n.why, "below the range"));
+
+    char line[1024], want[128];
+    sweep_headline(s, line, sizeof line);
+    snprintf(want, sizeof want, "with pinned copies the GPU pays off from n = %.0f", pin->n.v);
+    assert_non_null(strstr(line, want));
+    snprintf(want, sizeof want, "with pageable copies from n = %.0f", page->n.v);
+    assert_non_null(strstr(line, want));
+    assert_non_null(strstr(line, "below the range"));
+}
+
+/* The per-workload figures compare with cpu-openblas at the workload's own n. */
+static void speedups_at_the_same_size(void **state)
+{
+    const analysis *a = the_analysis(state);
+    int checked = 0;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        if (strcmp(r->w->name, "cublas-sgemm") != 0 || r->w->host_memory != MEM_PINNED)
+            continue;
+        int k = 0;
+        while (sweep_n[k] != r->w->n)
+            k++;
+        assert_close(r->speedup.v, sweep_cpu_ms[k] / sweep_cublas_ms[k], 1e-6);
+        assert_close(r->tflops.v, 2.0 * pow(r->w->n, 3) / (sweep_cublas_ms[k] * 1e9), 1e-6);
+        checked++;
+    }
+    assert_int_equal(checked, SWEEP_SIZES);
+}
+
+/* A run of one size has no sweep. */
+static void one_size_no_sweep(void **state)
+{
+    (void)state;
+    run_model m;
+    analysis a;
+    load_sample(&m);
+    assert_true(analyze(&m, &a));
+    assert_null(a.sweep);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static char *text_of(const analysis *a)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    render_text(a, f, false);
+    fclose(f);
+    return buf;
+}
+
+static void text_section(void **state)
+{
+    const analysis *a = the_analysis(state);
+    char *t = text_of(a);
+    char want[160];
+    snprintf(want, sizeof want, "with pinned copies the GPU pays off from n = %.0f", a->sweep->cross[0].n.v);
+    const char *sweep = strstr(t, "Sweep  ");
+    assert_non_null(sweep);
+    /* The answer first: before every table of the report. */
+    assert_true(strstr(t, "Workloads") > sweep);
+    char flat[1024];
+    size_t j = 0;
+    for (const char *p = sweep; *p && j + 1 < sizeof flat && strncmp(p, "\n\n", 2) != 0; p++)
+        if (*p != '\n')
+            flat[j++] = *p;
+        else
+            while (p[1] == ' ')
+                p++;
+    flat[j] = '\0';
+    if (!strstr(flat, want))
+        fail_msg("'%s' not in '%s'", want, flat);
+    /* The per-size table: a row per size with cuBLAS named the fastest. */
+    const char *table = strstr(t, "CPU against the fastest FP32 GPU workload");
+    assert_non_null(table);
+    for (int k = 0; k < SWEEP_SIZES; k++) {
+        char row[16];
+        snprintf(row, sizeof row, "\n%6d ", sweep_n[k]);
+        assert_non_null(strstr(table, row));
+    }
+    assert_non_null(strstr(table, "cublas-sgemm"));
+    /* TFLOP/s per size: the noisy CPU point (2.5 % at 2048, limit 0.5 %) is marked. */
+    const char *tf = strstr(t, "TFLOP/s per size");
+    assert_non_null(tf);
+    const char *cpu = strstr(tf, "\ncpu-openblas");
+    assert_non_null(cpu);
+    const char *eol = strchr(cpu + 1, '\n');
+    assert_non_null(eol);
+    assert_true(eol[-1] == '*');
+    assert_true(memchr(cpu + 1, '*', (size_t)(eol - cpu - 2)) == NULL);
+    /* Every line fits 100 columns. */
+    for (const char *p = t; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len > TEXT_WIDTH)
+            fail_msg("line of %zu columns: %.*s", len, (int)len, p);
+        p += len + (e != NULL);
+    }
+    /* The workload tables head each size. */
+    assert_non_null(strstr(t, "\nn = 1024\n"));
+    free(t);
+}
+
+static void json_section(void **state)
+{
+    const analysis *a = the_analysis(state);
+    char *text = render_json(a);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const cJSON *sw = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "analysis"), "sweep");
+    assert_non_null(sw);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sw, "sizes")), SWEEP_SIZES);
+    const cJSON *series = cJSON_GetObjectItem(sw, "series");
+    assert_int_equal(cJSON_GetArraySize(series), a->sweep->nseries);
+    const cJSON *ser;
+    cJSON_ArrayForEach(ser, series) {
+        const cJSON *pts = cJSON_GetObjectItem(ser, "points");
+        assert_int_equal(cJSON_GetArraySize(pts), SWEEP_SIZES);
+        const cJSON *p;
+        int k = 0;
+        cJSON_ArrayForEach(p, pts) {
+            assert_int_equal(cJSON_GetObjectItem(p, "n")->valueint, sweep_n[k++]);
+            /* Every registered figure: a number, or null with its reason. */
+            for (int d = 0; d < sweep_point_table.n; d++) {
+                const cJSON *v = cJSON_GetObjectItem(p, sweep_point_table.defs[d].key);
+                assert_non_null(v);
+                if (cJSON_IsNull(v))
+                    assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(p, "not_available"),
+                                                        sweep_point_table.defs[d].key));
+                else
+                    assert_true(cJSON_IsNumber(v));
+            }
+        }
+    }
+    const cJSON *c0 = cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "crossovers"), 0);
+    assert_string_equal(cJSON_GetObjectItem(c0, "kind")->valuestring, "at");
+    assert_string_equal(cJSON_GetObjectItem(c0, "host_memory")->valuestring, "pinned");
+    assert_string_equal(cJSON_GetObjectItem(c0, "basis")->valuestring, "e2e");
+    assert_close(cJSON_GetObjectItem(c0, "n")->valuedouble, a->sweep->cross[0].n.v, 1e-12);
+    const cJSON *c2 = cJSON_GetArrayItem(cJSON_GetObjectItem(sw, "crossovers"), 2);
+    assert_string_equal(cJSON_GetObjectItem(c2, "kind")->valuestring, "below_range");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(c2, "n")));
+    /* The workloads carry their own n and sampling. */
+    const cJSON *w3 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "workloads"), 3);
+    assert_true(cJSON_GetObjectItem(w3, "n")->valueint == sweep_n[0]);
+    assert_string_equal(cJSON_GetObjectItem(w3, "stopped_by")->valuestring, "noise");
+    assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(w3, "metrics"), "noise_pct")));
+    cJSON_Delete(root);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crossing_between_sizes),
+        cmocka_unit_test(crossing_exactly_at_a_size),
+        cmocka_unit_test(below_and_beyond_the_range),
+        cmocka_unit_test(the_last_crossing_counts),
+        cmocka_unit_test_setup_teardown(sweep_of_the_synthetic_run, analysed, freed),
+        cmocka_unit_test_setup_teardown(speedups_at_the_same_size, analysed, freed),
+        cmocka_unit_test(one_size_no_sweep),
+        cmocka_unit_test_setup_teardown(text_section, analysed, freed),
+        cmocka_unit_test_setup_teardown(json_section, analysed, freed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
