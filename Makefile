@@ -37,7 +37,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
              src/analysis/metrics.c src/analysis/sweep.c src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c \
              report/text.c report/text_parts.c report/text_regions.c report/text_sweep.c report/json_report.c report/svg.c \
-             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_sweep.c report/html_regions.c report/trace.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.

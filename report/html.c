@@ -52,7 +52,9 @@ static void sec_header(html_ctx *x)
     char date[48];
     readable_date(m->started_at, date, sizeof date);
     sb_add(x->b, "<div class=\"title\"><h1>mmprof <span class=\"what\">");
-    sb_printf(x->b, "C = A &times; B, n = %d, FP32</span></h1><p class=\"sub\">", m->n);
+    sb_add(x->b, "C = A &times; B, ");
+    html_run_sizes(x->b, m);
+    sb_add(x->b, ", FP32</span></h1><p class=\"sub\">");
     if (m->ndevices > 0)
         sb_html(x->b, m->devices[0].name);
     else
@@ -126,11 +128,16 @@ static void sec_header(html_ctx *x)
     fact_close(x);
 
     fact_open(x, "Matrix", NULL);
-    sb_printf(x->b, "n = %d, FP32 row-major, seed %llu; repeats ", m->n, (unsigned long long)m->seed);
+    html_run_sizes(x->b, m);
+    sb_printf(x->b, ", FP32 row-major, seed %llu; repeats ", (unsigned long long)m->seed);
     if (m->repeat_requested > 0)
         sb_printf(x->b, "%d", m->repeat_requested);
+    else if (m->max_noise_pct > 0)
+        sb_printf(x->b, "sampled until the noise is at most %.2f%% or %.2f s passed", m->max_noise_pct, m->max_time_s);
     else
         sb_add(x->b, "chosen per workload");
+    if (m->cold_l2)
+        sb_add(x->b, "; L2 flushed before each timed launch");
     if (m->host_memory_requested[0]) {
         sb_add(x->b, "; host memory ");
         sb_html(x->b, m->host_memory_requested);
@@ -424,7 +431,9 @@ static void sec_footer(html_ctx *x)
 static void sec_title(html_ctx *x)
 {
     const run_model *m = x->a->m;
-    sb_printf(x->b, "mmprof: n = %d on ", m->n);
+    sb_add(x->b, "mmprof: ");
+    html_run_sizes(x->b, m);
+    sb_add(x->b, " on ");
     sb_html(x->b, m->ndevices > 0 ? m->devices[0].name : "the CPU");
 }
 
@@ -459,7 +468,7 @@ static const slot slots[] = {
     {"title", sec_title},       {"version", sec_version},   {"css", sec_css},
     {"header", sec_header},     {"warnings", sec_warnings}, {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
-    {"regions", html_regions},
+    {"regions", html_regions},  {"sweep", html_sweep},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},
 };

@@ -42,6 +42,10 @@ void html_ladder(html_ctx *x);
 void html_timeline(html_ctx *x);
 void html_copies(html_ctx *x);
 void html_speedup(html_ctx *x);
+/* A run of several sizes: its own section (html_sweep.c); nothing otherwise. */
+void html_sweep(html_ctx *x);
+/* "n = 2048", or a sweep's "n = 256 to 2048 (4 sizes)". */
+void html_run_sizes(strbuf *b, const run_model *m);
 
 /* Events the timeline marks, one each: kernels, copies and CUDA API calls of every workload. */
 size_t html_timeline_events(const run_model *m);

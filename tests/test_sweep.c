@@ -310,6 +310,60 @@ static void json_section(void **state)
     free(text);
 }
 
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static void html_section(void **state)
+{
+    const analysis *a = the_analysis(state);
+    char *page = render_html(a);
+    assert_non_null(page);
+    const char *sec = strstr(page, "<section id=\"sweep\">");
+    assert_non_null(sec);
+    const char *end = strstr(sec, "</section>");
+    assert_non_null(end);
+    size_t len = (size_t)(end - sec);
+    char *s = strndup(sec, len);
+    char want[160];
+    snprintf(want, sizeof want, "with pinned copies the GPU pays off from n = %.0f", a->sweep->cross[0].n.v);
+    assert_non_null(strstr(s, want));
+    assert_non_null(strstr(s, "sweep-time"));
+    assert_non_null(strstr(s, "sweep-tflops"));
+    /* Two crossovers fall inside the range (pinned and pageable, end to end), each marked where
+     * it falls; the kernel one is below the range, so not drawn. */
+    assert_int_equal(count_of(s, "class=\"crossover\""), 2);
+    snprintf(want, sizeof want, "pinned e2e: n = %.0f", a->sweep->cross[0].n.v);
+    assert_non_null(strstr(s, want));
+    /* The time chart: four lines (CPU, kernel, pinned and pageable e2e), a dot per size each;
+     * the TFLOP/s chart: the CPU and the three pinned GPU workloads. */
+    const char *tf = strstr(s, "sweep-tflops");
+    char *time_part = strndup(s, (size_t)(tf - s));
+    assert_int_equal(count_of(time_part, "<path class=\"ser\""), 4);
+    assert_int_equal(count_of(time_part, "<circle"), 4 * SWEEP_SIZES);
+    assert_int_equal(count_of(tf, "<path class=\"ser\""), 4);
+    free(time_part);
+    /* The table: a row per size. */
+    assert_int_equal(count_of(s, "<tr><td class=\"r\">"), SWEEP_SIZES);
+    free(s);
+    free(page);
+
+    /* A single-size run has no sweep section. */
+    run_model m;
+    analysis one;
+    load_sample(&m);
+    assert_true(analyze(&m, &one));
+    page = render_html(&one);
+    assert_null(strstr(page, "id=\"sweep\""));
+    free(page);
+    analysis_free(&one);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -322,6 +376,7 @@ int main(void)
         cmocka_unit_test(one_size_no_sweep),
         cmocka_unit_test_setup_teardown(text_section, analysed, freed),
         cmocka_unit_test_setup_teardown(json_section, analysed, freed),
+        cmocka_unit_test_setup_teardown(html_section, analysed, freed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
