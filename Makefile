@@ -53,7 +53,7 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_sampling test_sweep test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
+UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
               test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
