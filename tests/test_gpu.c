@@ -19,6 +19,7 @@
 
 #include "analysis.h"
 #include "model_json.h"
+#include "sampling.h"
 #include "test_support.h"
 
 static bool have_gpu;
@@ -253,12 +254,55 @@ static void leaves_cupti_to_an_injected_tool(void **state)
     model_free(&m);
 }
 
+/* A sweep sampled by noise with the L2 flushed: every GPU workload at each size took at least 10
+ * samples (or ran out of time) and recorded why it stopped; its noise is that of the samples it
+ * kept; CUPTI saw one flush memset per launch (warm-up included) beside the one that poisons C;
+ * the kernels of the compute phase group into its samples. */
+static void sweep_by_noise_with_cold_l2(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    assert_int_equal(run_mmprof(&m, "sweep.json", NULL, "--sizes", "256,1024", "--workloads",
+                                "cpu-openblas,cuda-tiled,cublas-sgemm", "--max-noise", "0.5", "--cold-l2", NULL), 0);
+    assert_true(m.cold_l2);
+    assert_int_equal(m.nsizes, 2);
+    int gpu_runs = 0;
+    for (int i = 0; i < m.nworkloads; i++) {
+        const workload_run *w = &m.workloads[i];
+        assert_int_equal(w->status, WL_OK);
+        assert_true(w->n == 256 || w->n == 1024);
+        assert_int_equal(w->nproduct_ms, w->samples);
+        assert_close(w->noise_pct, relative_noise_pct(w->product_ms, w->nproduct_ms), 1e-9);
+        if (w->stopped_by == STOP_NOISE)
+            assert_true(w->noise_pct <= 0.5);
+        else
+            assert_true(w->stopped_by == STOP_TIME || w->stopped_by == STOP_MAX_SAMPLES);
+        if (!w->needs_gpu)
+            continue;
+        gpu_runs++;
+        if (w->stopped_by == STOP_NOISE)
+            assert_true(w->samples >= 10);
+        int compute = count_kernels_between(w, "compute", "compute");
+        assert_true(compute >= w->samples);
+        assert_int_equal(compute % w->samples, 0);
+        assert_int_equal((int)w->nmemsets, 1 + w->launched);
+    }
+    assert_int_equal(gpu_runs, 2 * 2 * 2); /* two GPU workloads, two memory kinds, two sizes */
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_non_null(a.sweep);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_workload_verifies_at_2048),
         cmocka_unit_test(odd_sizes_verify),
         cmocka_unit_test(cupti_counts_match_launches),
+        cmocka_unit_test(sweep_by_noise_with_cold_l2),
         cmocka_unit_test(cupti_agrees_with_events),
         cmocka_unit_test(falls_back_to_events_without_cupti),
         cmocka_unit_test(leaves_cupti_to_an_injected_tool),
