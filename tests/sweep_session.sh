@@ -23,8 +23,8 @@ log="$OUT/session.log"
   echo "exit $?"
   sed -n '/^Sweep/,/^Workloads/p' "$OUT/h200-sweep-64-8192.txt"
 } >"$log" 2>&1
-{ echo "== make test-gpu"; timeout 240 make test-gpu; echo "exit $?"; } >"$OUT/test-gpu.log" 2>&1
-{ echo "== make bench"; BENCH_SIZES="2048 4096" BENCH_PAIRS=3 timeout 280 make bench; echo "exit $?"; } >"$OUT/bench.log" 2>&1
+{ echo "== make test-gpu"; timeout 180 make test-gpu; echo "exit $?"; } >"$OUT/test-gpu.log" 2>&1
+{ echo "== make bench"; BENCH_SIZES="2048 4096" BENCH_PAIRS=3 timeout 240 make bench; echo "exit $?"; } >"$OUT/bench.log" 2>&1
 tail -5 "$OUT/test-gpu.log"
 grep -A8 "Run to run" "$OUT/bench.log"
 tail -3 "$OUT/bench.log"
