@@ -222,6 +222,8 @@ static void card(html_ctx *x, const workload_metrics *r)
     sb_printf(x->b, "<article class=\"card v-%s%s\" data-status=\"%s\">\n<header>", verdict_class(r->verdict),
               gpu ? "" : " wide", status_name(w->status));
     html_workload_label(x, w);
+    if (x->a->m->nsizes > 0)
+        sb_printf(x->b, " <span class=\"quiet\">n = %d</span>", w->n);
     if (gpu && r->verdict != VERDICT_NONE)
         sb_printf(x->b, "<span class=\"verdict %s\">%s</span>", verdict_class(r->verdict), verdict_name(r->verdict));
     else if (!gpu && w->status == WL_OK)
@@ -245,7 +247,12 @@ static void card(html_ctx *x, const workload_metrics *r)
         html_metric_inline(x, &r->kernel_ms, "%.3f", " ms", "kernel time");
         sb_printf(x->b, " <span class=\"quiet\">median of %d</span></dd>", w->repeat);
     }
-    sb_add(x->b, "<dt>GFLOP/s</dt><dd>");
+    sb_add(x->b, "<dt>noise</dt><dd>");
+    html_metric_inline(x, &r->noise_pct, "%.2f", "%", "noise (stdev / mean)");
+    if (w->stopped_by != STOP_UNKNOWN)
+        sb_printf(x->b, " <span class=\"quiet\">&middot; %d sample%s, stopped by %s</span>", w->repeat,
+                  w->repeat == 1 ? "" : "s", sample_stop_name(w->stopped_by));
+    sb_add(x->b, "</dd><dt>GFLOP/s</dt><dd>");
     if (r->tflops.ok) {
         html_thousands(r->tflops.v * 1000, gf, sizeof gf);
         sb_printf(x->b, "<span class=\"num\">%s</span>", gf);

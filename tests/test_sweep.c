@@ -350,6 +350,9 @@ static void html_section(void **state)
     /* The table: a row per size. */
     assert_int_equal(count_of(s, "<tr><td class=\"r\">"), SWEEP_SIZES);
     free(s);
+    /* Each workload's card names its size and its sampling. */
+    assert_non_null(strstr(page, "<span class=\"quiet\">n = 1024</span>"));
+    assert_non_null(strstr(page, "1 sample, stopped by noise"));
     free(page);
 
     /* A single-size run has no sweep section. */
