@@ -25,7 +25,7 @@ typedef struct {
     bool pinned;         /* pinned host buffers will be needed */
 } gpu_inputs;
 
-/* The GPU's sampling rule: at least 10 launches before the noise may stop it, at most 1000. */
+/* The GPU's sampling rule: at least 10 launches before the noise may stop it, at most 200. */
 sample_rule gpu_sample_rule(int repeat, double max_noise_pct, double max_time_ms);
 
 /* Counts devices and fills m->devices with every device's facts (no context is created).
