@@ -50,7 +50,7 @@ static void per_size(ctx *x, const sweep_analysis *s)
 
 static void tflops_table(ctx *x, const sweep_analysis *s, double max_noise)
 {
-    fprintf(x->out, "\n%sTFLOP/s per size%s  by kernel time; * noise above --max-noise (sampling ran out of time)\n",
+    fprintf(x->out, "\n%sTFLOP/s per size%s  by kernel time; * noise above --max-noise (time or the sample cap ended sampling)\n",
             c(x, BOLD), c(x, RESET));
     for (int k0 = 0; k0 < s->nsizes; k0 += SIZES_PER_BLOCK) {
         int k1 = k0 + SIZES_PER_BLOCK < s->nsizes ? k0 + SIZES_PER_BLOCK : s->nsizes;
