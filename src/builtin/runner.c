@@ -158,13 +158,11 @@ static int run_size(const cli_options *o, run_model *m, const workload_def *cons
         tp = size_phase(m, "gpu-buffers", n);
         bool ready = gpu_prepare(&in, why, sizeof why);
         tool_phase_end(tp);
-        if (!ready) {
+        if (!ready) { /* this size and the later ones are skipped; the device stays open until the
+                       * end so that what earlier sizes recorded is still collected */
             model_add_warning(m, "GPU %d could not be set up for n = %d: %s", o->device, n, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
-            if (*profiling)
-                gpu_profiler_stop();
-            gpu_close();
-            *gpu = *profiling = false;
+            *gpu = false;
         }
     }
     if (*gpu && !*profiling) {
@@ -320,17 +318,17 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         }
     }
     int status = EXIT_OK;
-    bool profiling = false;
+    bool profiling = false, opened = gpu;
     for (int s = 0; s < nsizes && status == EXIT_OK; s++)
         status = run_size(o, m, sel, nsel, kinds, nkinds, sizes[s], &gpu, &profiling, err);
     if (status != EXIT_OK) {
-        if (gpu)
+        if (opened)
             gpu_close();
         return fail_run(m, status);
     }
     if (profiling)
         gpu_profiler_stop();
-    if (gpu) {
+    if (opened) {
         gpu_sync();
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
