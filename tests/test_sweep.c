@@ -310,6 +310,43 @@ static void json_section(void **state)
     free(text);
 }
 
+/* --cold-l2's flush is a memset between launches in the compute phase: the GPU is busy then. */
+static void flush_memsets_count_as_busy(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    m.n = 64;
+    m.devices = calloc(1, sizeof *m.devices);
+    m.ndevices = 1;
+    int64_t t = 1000000000000LL, ms = 1000000;
+    workload_run *w = model_add_workload(&m);
+    copy_str(w->name, sizeof w->name, "cublas-sgemm");
+    w->needs_gpu = true;
+    w->host_memory = MEM_PINNED;
+    w->device = 0;
+    w->repeat = 1;
+    w->status = WL_OK;
+    sweep_phase(w, "copy-in", t, t + ms);
+    sweep_phase(w, "compute", t + ms, t + 3 * ms);
+    sweep_phase(w, "copy-out", t + 3 * ms, t + 4 * ms);
+    copy_event in = {.dir = COPY_H2D, .src = MEM_PINNED, .dst = MEM_DEVICE, .bytes = 1, .start_ns = t, .end_ns = t + ms};
+    copy_event out = {.dir = COPY_D2H, .src = MEM_DEVICE, .dst = MEM_PINNED, .bytes = 1, .start_ns = t + 3 * ms,
+                      .end_ns = t + 4 * ms};
+    memset_event flush = {.mem = MEM_DEVICE, .bytes = 1 << 20, .start_ns = t + ms, .end_ns = t + ms + ms / 2};
+    kernel_event k = {.name = "k", .start_ns = t + ms + ms / 2, .end_ns = t + 3 * ms};
+    workload_add_copy(w, &in);
+    workload_add_copy(w, &out);
+    workload_add_memset(w, &flush);
+    workload_add_kernel(w, &k);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_close(a.wl[0].busy_pct.v, 100.0, 1e-12);
+    assert_close(a.wl[0].gap_ms.v, 0, 0);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 static int count_of(const char *hay, const char *needle)
 {
     int n = 0;
@@ -377,6 +414,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(sweep_of_the_synthetic_run, analysed, freed),
         cmocka_unit_test_setup_teardown(speedups_at_the_same_size, analysed, freed),
         cmocka_unit_test(one_size_no_sweep),
+        cmocka_unit_test(flush_memsets_count_as_busy),
         cmocka_unit_test_setup_teardown(text_section, analysed, freed),
         cmocka_unit_test_setup_teardown(json_section, analysed, freed),
         cmocka_unit_test_setup_teardown(html_section, analysed, freed),

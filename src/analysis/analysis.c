@@ -265,7 +265,9 @@ static const char *const gpu_phases[] = {"copy-in", "compute", "copy-out"};
 
 static void busy_and_gaps(const workload_run *w, workload_metrics *r)
 {
-    size_t n = w->nkernels + w->ncopies;
+    /* Memsets count as busy: --cold-l2's L2 flush runs between the timed launches, and the GPU is
+     * no idler for it. */
+    size_t n = w->nkernels + w->ncopies + w->nmemsets;
     interval *iv = malloc((n ? n : 1) * sizeof *iv);
     if (!iv) {
         na(&r->busy_pct, "out of memory");
@@ -277,6 +279,8 @@ static void busy_and_gaps(const workload_run *w, workload_metrics *r)
         iv[k++] = (interval){w->kernels[i].start_ns, w->kernels[i].end_ns};
     for (size_t i = 0; i < w->ncopies; i++)
         iv[k++] = (interval){w->copies[i].start_ns, w->copies[i].end_ns};
+    for (size_t i = 0; i < w->nmemsets; i++)
+        iv[k++] = (interval){w->memsets[i].start_ns, w->memsets[i].end_ns};
     int64_t busy_sum = 0, span = 0, gap_max = -1;
     r->gap_phase[0] = '\0';
     for (size_t p = 0; p < sizeof gpu_phases / sizeof gpu_phases[0]; p++) {

@@ -50,7 +50,7 @@ typedef struct {
     metric tflops;             /* kernel only */
     metric tflops_e2e;         /* with copies */
     metric peak_pct;           /* kernel TFLOP/s over the device's FP32 peak */
-    metric busy_pct;           /* union of kernel and copy intervals over the copy-in, compute
+    metric busy_pct;           /* union of kernel, copy and memset intervals over the copy-in, compute
                                 * and copy-out phases (the time the workload asks the GPU for work) */
     metric gap_ms;             /* largest idle gap inside those phases */
     char gap_phase[PHASE_NAME_MAX]; /* the phase it fell in */

@@ -28,7 +28,7 @@ static const metric_def workload_defs[] = {
     W(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
     W(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
     W(peak_pct, "peak_pct", "%peak", "%", "%.1f", "kernel TFLOP/s over the device's FP32 peak"),
-    W(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernel and copy intervals over the copy-in, compute and copy-out phases"),
+    W(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernel, copy and memset intervals over the copy-in, compute and copy-out phases"),
     W(gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "largest GPU idle stretch inside those phases"),
     W(vs_cublas_pct, "vs_cublas_pct", "%cuBLAS", "%", "%.1f", "cuBLAS's kernel time (same precision and memory) over this one's"),
     W(speedup, "speedup_vs_cpu", "vs CPU", "x", "%.2f", "cpu-openblas product time over kernel time"),
