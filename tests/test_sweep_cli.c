@@ -14,28 +14,13 @@
 
 #include "test_support.h"
 
-static char *tmp;
-
-static int group_setup(void **state)
+/* dir/name (the caller frees it); dir is the group's temporary directory (temp_dir_setup). */
+static char *in_tmp(void **state, const char *name)
 {
-    (void)state;
-    tmp = make_temp_dir();
-    return tmp ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmp);
-    free(tmp);
-    return 0;
-}
-
-static char *in_tmp(const char *name)
-{
-    char *p = malloc(strlen(tmp) + strlen(name) + 2);
+    const char *dir = *state;
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
     assert_non_null(p);
-    sprintf(p, "%s/%s", tmp, name);
+    sprintf(p, "%s/%s", dir, name);
     return p;
 }
 
@@ -63,7 +48,6 @@ static cmd_result run_with(const char *const *args, const char *json)
 
 static void bad_values_refused(void **state)
 {
-    (void)state;
     char many[256] = "";
     for (int i = 1; i <= 33; i++)
         snprintf(many + strlen(many), sizeof many - strlen(many), "%s%d", i > 1 ? "," : "", i * 8);
@@ -99,7 +83,7 @@ static void bad_values_refused(void **state)
         /* Past memory: refused for the size that does not fit, before any work. */
         {{"--sizes", "64,1000000", "--workloads", "cpu-openblas", NULL}, "--sizes: size 1000000 needs"},
     };
-    char *json = in_tmp("bad.json");
+    char *json = in_tmp(state, "bad.json");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cmd_result r = run_with(cases[i].args, json);
         if (r.status != 2 || !strstr(r.err, cases[i].want) || r.out[0] || exists(json))
@@ -140,8 +124,7 @@ static cJSON *load_json(const char *path)
  * renders it as text, HTML and JSON with the sweep in each. */
 static void cpu_sweep_end_to_end(void **state)
 {
-    (void)state;
-    char *json = in_tmp("sweep.json"), *html = in_tmp("sweep.html"), *again = in_tmp("again.json");
+    char *json = in_tmp(state, "sweep.json"), *html = in_tmp(state, "sweep.html"), *again = in_tmp(state, "again.json");
     const char *args[] = {"--sizes", "32,64,128", "--workloads", "cpu-openblas", "--max-time", "0.05", "-q", NULL};
     cmd_result r = run_with(args, json);
     if (r.status != 0)
@@ -194,7 +177,6 @@ static void cpu_sweep_end_to_end(void **state)
     free(page);
     root = load_json(again);
     assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "analysis"), "sweep"));
-    assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "workloads"), 2)->child != NULL, 1);
     assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "workloads"), 2), "n")->valueint, 128);
     cJSON_Delete(root);
     free(json);
@@ -206,8 +188,7 @@ static void cpu_sweep_end_to_end(void **state)
  * run without a GPU: accepted, and the run says no flush happened). */
 static void range_repeat_and_cold_l2(void **state)
 {
-    (void)state;
-    char *json = in_tmp("range.json");
+    char *json = in_tmp(state, "range.json");
     const char *args[] = {"--sizes", "16:64", "--workloads", "cpu-openblas", "--repeat", "4", "--cold-l2", "-q", NULL};
     cmd_result r = run_with(args, json);
     if (r.status != 0)
@@ -261,5 +242,5 @@ int main(void)
         cmocka_unit_test(range_repeat_and_cold_l2),
         cmocka_unit_test(help_states_the_noise),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, temp_dir_setup, temp_dir_teardown);
 }
