@@ -37,7 +37,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c sr
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
-             src/builtin/inputs.c
+             src/builtin/inputs.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -175,5 +175,18 @@ $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh
 
 $(HTML_OBJ): $(BUILD)/gen/templates.h
 $(HTML_OBJ): CPPFLAGS += -I$(BUILD)/gen
+
+# ---------- the commit --version names ----------
+# Asked of git on every make (src/cli/commit.sh), but the header is replaced only when the answer
+# changes, so only build_info.o is recompiled, and only then.
+$(BUILD)/gen/commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo "#define MMPROF_COMMIT \"$$(src/cli/commit.sh .)\"" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/src/cli/build_info.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
+
+FORCE:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
