@@ -4,6 +4,8 @@
 #   make test       everything that needs no GPU (CI runs this)
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
+#   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
+#   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
 # build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
@@ -51,7 +53,7 @@ UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test
               test_html_report test_trace test_browser
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench clean install uninstall deb
 
 all: $(BIN) $(CARRIED)
 
@@ -75,10 +77,12 @@ $(LIBDIR)/%:
 	@mkdir -p $(LIBDIR)
 	cp -L /usr/lib/x86_64-linux-gnu/$* $@
 
-# Debian packages the build needs, and those only the tests need (a real browser for the HTML
-# page). Each list installs only what is missing.
+# Debian packages the build needs, and those only the tests need: a real browser for the HTML
+# page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot), man
+# for `man -w` and bash-completion, which loads the installed completion. Each list installs only
+# what is missing.
 DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev
-TEST_PKGS := chromium
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot man-db bash-completion
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -147,8 +151,8 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
 
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu
+	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN)
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_install
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
@@ -162,6 +166,77 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------- install ----------
+# `make install` puts, under PREFIX (DESTDIR before it stages the tree for a package):
+#   bin/mmprof                               the program
+#   lib/mmprof/                              what it loads at run time, found relative to the
+#                                            binary ($ORIGIN/../lib/mmprof), never through the
+#                                            build tree: every file the build put in
+#                                            build/lib/mmprof/ (none yet: the place for the
+#                                            injection library of a future `mmprof profile`)
+#   share/man/man1/mmprof.1                  docs/mmprof.1
+#   share/bash-completion/completions/mmprof completion/mmprof
+#   share/doc/mmprof/                        README.md and samples/
+# The installed binary is build/mmprof relinked without its run path into build/lib: that folder
+# holds copies of cJSON and cmocka for the GPU machine only, and is never installed, so the
+# installed binary uses the system's cJSON and OpenBLAS. Its one run path is the CUDA toolkit's
+# library folder: libcupti and libcudart come from the toolkit, which is not a Debian package and
+# not on the loader's default path.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+PKGLIBDIR   := $(PREFIX)/lib/mmprof
+MAN1DIR     := $(PREFIX)/share/man/man1
+COMPDIR     := $(PREFIX)/share/bash-completion/completions
+DOCDIR      := $(PREFIX)/share/doc/mmprof
+PKGLIB_SRC  ?= $(LIBDIR)/mmprof
+INSTALL_BIN := $(BUILD)/install/mmprof
+SAMPLES     := $(wildcard samples/*)
+
+$(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
+
+install: $(INSTALL_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/samples
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/mmprof
+	install -m 644 docs/mmprof.1 $(DESTDIR)$(MAN1DIR)/mmprof.1
+	install -m 644 completion/mmprof $(DESTDIR)$(COMPDIR)/mmprof
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 644 $(SAMPLES) $(DESTDIR)$(DOCDIR)/samples/
+	@if [ -n "$$(ls -A $(PKGLIB_SRC) 2>/dev/null)" ]; then \
+	  echo install -d $(DESTDIR)$(PKGLIBDIR); install -d $(DESTDIR)$(PKGLIBDIR); \
+	  echo install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; \
+	fi
+
+# Removes each file install put there, and the folders that are mmprof's own once they are empty
+# (a file someone else put in one stays, and so does the folder). lib/mmprof is mmprof's private
+# folder and goes whole: the build that installed it may be gone.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mmprof $(DESTDIR)$(MAN1DIR)/mmprof.1 $(DESTDIR)$(COMPDIR)/mmprof
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(SAMPLES:%=$(DESTDIR)$(DOCDIR)/%)
+	rm -rf $(DESTDIR)$(PKGLIBDIR)
+	@rmdir $(DESTDIR)$(DOCDIR)/samples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# ---------- the Debian package ----------
+# Built by dpkg-buildpackage (debian/ says how) in a copy of the tree under build/deb/, so its
+# own build, its clean and the files it writes beside the tree stay inside build/; the .deb is
+# moved to build/. The copy has no .git: the commit --version names is passed in MMPROF_COMMIT.
+# The package's version is debian/changelog's, which must be the program's.
+DEB_DIR := $(BUILD)/deb
+
+deb:
+	@v=$$(sed -n 's/^#define MMPROF_VERSION "\(.*\)"/\1/p' src/model/model.h); \
+	d=$$(dpkg-parsechangelog -S Version); \
+	[ "$$v" = "$$d" ] || { echo "debian/changelog says $$d, src/model/model.h says $$v: add a changelog entry" >&2; exit 1; }
+	rm -rf $(DEB_DIR) $(BUILD)/mmprof_*.deb
+	mkdir -p $(DEB_DIR)/mmprof
+	tar -c --exclude=./$(BUILD) --exclude=./.git -f - . | tar -x -C $(DEB_DIR)/mmprof -f -
+	cd $(DEB_DIR)/mmprof && MMPROF_COMMIT=$$(cd $(CURDIR) && src/cli/commit.sh .) CUDA=$(CUDA) \
+	  dpkg-buildpackage -b -us -uc -J2
+	mv $(DEB_DIR)/mmprof_*.deb $(BUILD)/
+	@ls $(BUILD)/mmprof_*.deb
 
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
