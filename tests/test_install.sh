@@ -2,7 +2,8 @@
 # mmprof as a user installs it: the man page against --help, the bash completion, --version,
 # `make install` into a DESTDIR and `make uninstall`, then the Debian package built by `make deb`,
 # installed with apt on this machine, run from the PATH, and purged without a trace.
-#   tests/test_install.sh BUILD_DIR       (tests/run_tests.sh runs it from the repository root)
+#   tests/test_install.sh BUILD_DIR [TEST...]   (run_tests.sh runs it, from the repository root;
+#                                                 TEST names run only those)
 # It prints cmocka's lines ([ RUN ], [ OK ], [ FAILED ], [ SKIPPED ]), which run_tests.sh counts.
 # The package test needs root and apt; it skips, never overwrites, where mmprof is already
 # installed on the machine.
@@ -311,11 +312,10 @@ deb_installs_runs_and_purges_cleanly() {
     echo "$(wc -l <<<"$listed") paths listed by dpkg -L, none left after the purge"
 }
 
-run_test man_page_lists_the_options_of_help
-run_test completion_offers_commands_options_workloads_files
-run_test version_names_commit_and_cuda_toolkit
-run_test make_install_into_destdir
-run_test make_uninstall_removes_what_install_put
-run_test deb_builds_and_leaves_the_tree_clean
-run_test deb_installs_runs_and_purges_cleanly
+tests=(man_page_lists_the_options_of_help completion_offers_commands_options_workloads_files
+       version_names_commit_and_cuda_toolkit make_install_into_destdir
+       make_uninstall_removes_what_install_put deb_builds_and_leaves_the_tree_clean
+       deb_installs_runs_and_purges_cleanly)
+[ $# -gt 1 ] && tests=("${@:2}")
+for t in "${tests[@]}"; do run_test "$t"; done
 [ $failed -eq 0 ]
