@@ -247,20 +247,36 @@ deb_builds_and_leaves_the_tree_clean() {
 # dpkg drops files that /etc/dpkg/dpkg.cfg.d/ excludes (slim Docker images exclude
 # /usr/share/man and /usr/share/doc): the apt options that include ours again for this one
 # install, leaving the machine's configuration as it is. Arguments: the package's files.
+# $DPKG_CFG_DIR stands in for /etc/dpkg/dpkg.cfg.d in path_includes_follow_dpkg_excludes.
 path_includes() {
     local excludes f p
-    excludes=$(cat /etc/dpkg/dpkg.cfg.d/* 2>/dev/null | sed -n 's/^path-exclude[= ]*//p')
+    excludes=$(cat "${DPKG_CFG_DIR:-/etc/dpkg/dpkg.cfg.d}"/* 2>/dev/null | sed -n 's/^path-exclude[= ]*//p')
     [ -n "$excludes" ] || return 0
     for f in "$@"; do
-        for p in $excludes; do
+        while IFS= read -r p; do
             # shellcheck disable=SC2053 # $p is a glob
             if [[ $f == $p ]]; then
                 echo "-o Dpkg::Options::=--path-include=$f"
                 echo "note: /etc/dpkg/dpkg.cfg.d excludes $f ($p); included for this install only" >&2
                 break
             fi
-        done
+        done <<<"$excludes"
     done
+}
+
+# The configuration of a slim Docker image: man pages and docs excluded.
+path_includes_follow_dpkg_excludes() {
+    mkdir -p "$tmp/dpkg.cfg.d"
+    printf '%s\n' 'path-exclude /usr/share/man/*' 'path-exclude=/usr/share/doc/*' \
+        'path-include /usr/share/doc/*/copyright' >"$tmp/dpkg.cfg.d/docker"
+    local got want
+    got=$(DPKG_CFG_DIR=$tmp/dpkg.cfg.d path_includes /usr/bin/mmprof /usr/share/man/man1/mmprof.1.gz \
+          /usr/share/doc/mmprof/README.md.gz 2>/dev/null)
+    want=$(printf '%s\n' "-o Dpkg::Options::=--path-include=/usr/share/man/man1/mmprof.1.gz" \
+           "-o Dpkg::Options::=--path-include=/usr/share/doc/mmprof/README.md.gz")
+    [ "$got" = "$want" ] || fail "path_includes gave [$got], not [$want]"
+    got=$(DPKG_CFG_DIR=$tmp/none path_includes /usr/share/man/man1/mmprof.1.gz)
+    [ -z "$got" ] || fail "path_includes without a configuration gave [$got]"
 }
 
 deb_installs_runs_and_purges_cleanly() {
@@ -315,7 +331,7 @@ deb_installs_runs_and_purges_cleanly() {
 tests=(man_page_lists_the_options_of_help completion_offers_commands_options_workloads_files
        version_names_commit_and_cuda_toolkit make_install_into_destdir
        make_uninstall_removes_what_install_put deb_builds_and_leaves_the_tree_clean
-       deb_installs_runs_and_purges_cleanly)
+       path_includes_follow_dpkg_excludes deb_installs_runs_and_purges_cleanly)
 [ $# -gt 1 ] && tests=("${@:2}")
 for t in "${tests[@]}"; do run_test "$t"; done
 [ $failed -eq 0 ]
