@@ -78,11 +78,11 @@ $(LIBDIR)/%:
 	cp -L /usr/lib/x86_64-linux-gnu/$* $@
 
 # Debian packages the build needs, and those only the tests need: a real browser for the HTML
-# page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot), man
-# for `man -w` and bash-completion, which loads the installed completion. Each list installs only
-# what is missing.
+# page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot, and
+# build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
+# bash-completion, which loads the installed completion. Each list installs only what is missing.
 DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev
-TEST_PKGS := chromium dpkg-dev debhelper fakeroot man-db bash-completion
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -227,6 +227,8 @@ uninstall:
 DEB_DIR := $(BUILD)/deb
 
 deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+	  { echo "make deb needs dpkg-dev and debhelper (make test-deps installs them)" >&2; exit 1; }
 	@v=$$(sed -n 's/^#define MMPROF_VERSION "\(.*\)"/\1/p' src/model/model.h); \
 	d=$$(dpkg-parsechangelog -S Version); \
 	[ "$$v" = "$$d" ] || { echo "debian/changelog says $$d, src/model/model.h says $$v: add a changelog entry" >&2; exit 1; }

@@ -107,8 +107,9 @@ completion_offers_commands_options_workloads_files() {
     grep -qx -- --html <<<"$got" || fail "completing 'mmprof report RUN --' does not offer --html"
     ! grep -qx -- --size <<<"$got" || fail "completing 'mmprof report RUN --' offers --size, a run option"
     # The commands, as the first word.
+    want=$("$bin" --help | help_commands)
     got=$(complete_words "$bin" "")
-    [ "$got" = report ] || fail "completing 'mmprof ' offers [$got], not the commands [report]"
+    [ "$got" = "$want" ] || fail "completing 'mmprof ' offers [$got], not the commands of --help [$want]"
     # Workload names come from the binary, also after a comma.
     want=$( (echo all; "$bin" --list-workloads | awk '{print $1}') | sort)
     got=$(complete_words "$bin" --workloads "")
@@ -192,6 +193,14 @@ make_install_into_destdir() {
         fail "the installed mmprof could not report the installed sample"
     cmp -s "$tmp/report.txt" samples/h200-2048.txt || fail "report of the installed sample differs from samples/h200-2048.txt"
     same_options "$mm" "$stage$prefix/share/man/man1/mmprof.1"
+    # bash-completion looks in share/bash-completion/completions/ of each $XDG_DATA_DIRS folder
+    # (by default /usr/local/share and /usr/share): PREFIX/share is one.
+    if [ -f /usr/share/bash-completion/bash_completion ]; then
+        local comp
+        comp=$(XDG_DATA_DIRS="$stage$prefix/share" bash -c 'source /usr/share/bash-completion/bash_completion
+               _completion_loader mmprof; complete -p mmprof' 2>&1)
+        [ "$comp" = "complete -F _mmprof mmprof" ] || fail "bash-completion did not load the installed completion: $comp"
+    fi
 
     # What the build puts in build/lib/mmprof/ goes to PREFIX/lib/mmprof/ (PKGLIB_SRC stands in
     # for that folder: the injection library does not exist yet).
