@@ -68,14 +68,14 @@ same_options() {
     local only_help only_man
     only_help=$(comm -23 <(echo "$h") <(echo "$m"))
     only_man=$(comm -13 <(echo "$h") <(echo "$m"))
-    [ -z "$only_help" ] || echo "in $1 --help but not in $2:" $only_help
-    [ -z "$only_man" ] || echo "in $2 but not in $1 --help:" $only_man
+    [ -z "$only_help" ] || echo "in $1 --help but not in $2:" "${only_help//$'\n'/ }"
+    [ -z "$only_man" ] || echo "in $2 but not in $1 --help:" "${only_man//$'\n'/ }"
     local hc mc
     hc=$(help_commands <<<"$help")
     mc=$(man_commands "$2")
-    [ "$hc" = "$mc" ] || echo "commands: --help has [" $hc "], the man page [" $mc "]"
-    [ -z "$only_help$only_man" ] && [ "$hc" = "$mc" ] || fail "--help and the man page differ"
-    echo "$(wc -l <<<"$h") options, and the commands [" $hc "], in both"
+    [ "$hc" = "$mc" ] || echo "commands: --help has [${hc//$'\n'/ }], the man page [${mc//$'\n'/ }]"
+    if [ -n "$only_help$only_man" ] || [ "$hc" != "$mc" ]; then fail "--help and the man page differ"; fi
+    echo "$(wc -l <<<"$h") options, and the commands [${hc//$'\n'/ }], in both"
 }
 
 man_page_lists_the_options_of_help() {
@@ -136,7 +136,8 @@ version_names_commit_and_cuda_toolkit() {
     [ -n "$cudart" ] || fail "no CUDART_VERSION in $cuda/include/cuda_runtime_api.h"
     grep -qx "built with CUDA $((cudart / 1000)).$((cudart % 1000 / 10)) (CUDART_VERSION $cudart)" <<<"$out" ||
         fail "--version does not name CUDA $cudart"
-    grep -qx "commit $(src/cli/commit.sh .)" <<<"$out" || fail "--version does not name commit $(src/cli/commit.sh .)"
+    grep -qx "commit $(src/cli/commit.sh .)" <<<"$out" ||
+        fail "--version does not name commit $(src/cli/commit.sh .), the tree's (is $bin out of date? make all)"
 
     # src/cli/commit.sh on a repository of its own: the commit, -dirty, unknown.
     command -v git >/dev/null || skip "no git here to make a repository with"
@@ -312,7 +313,8 @@ deb_installs_runs_and_purges_cleanly() {
     [ "$(command -v mmprof)" = /usr/bin/mmprof ] || fail "mmprof on the PATH is '$(command -v mmprof)', not /usr/bin/mmprof"
     mmprof --size 256 --color never >"$tmp/run.txt" 2>&1 || { cat "$tmp/run.txt"; fail "mmprof --size 256 failed"; }
     grep -q "^cpu-openblas" "$tmp/run.txt" || fail "mmprof --size 256 reported no cpu-openblas row"
-    [ "$(mmprof --version | sed -n 2p)" = "$("$bin" --version | sed -n 2p)" ] || fail "the package was not built from this commit"
+    [ "$(mmprof --version | sed -n 2p)" = "commit $(src/cli/commit.sh .)" ] ||
+        fail "the package's mmprof says '$(mmprof --version | sed -n 2p)', not this tree's commit"
     local page
     page=$(man -w mmprof) || fail "man -w mmprof found no page"
     [ "$page" = /usr/share/man/man1/mmprof.1.gz ] || fail "man -w mmprof: $page"
