@@ -205,10 +205,8 @@ install: $(INSTALL_BIN)
 	install -m 644 completion/mmprof $(DESTDIR)$(COMPDIR)/mmprof
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
 	install -m 644 $(SAMPLES) $(DESTDIR)$(DOCDIR)/samples/
-	@if [ -n "$$(ls -A $(PKGLIB_SRC) 2>/dev/null)" ]; then \
-	  echo install -d $(DESTDIR)$(PKGLIBDIR); install -d $(DESTDIR)$(PKGLIBDIR); \
-	  echo install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; \
-	fi
+	if [ -n "$$(ls -A $(PKGLIB_SRC) 2>/dev/null)" ]; then \
+	  install -d $(DESTDIR)$(PKGLIBDIR) && install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; fi
 
 # Removes each file install put there, and the folders that are mmprof's own once they are empty
 # (a file someone else put in one stays, and so does the folder). lib/mmprof is mmprof's private
