@@ -33,12 +33,13 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c \
-             src/builtin/verify.c src/cli/output_file.c report/text.c report/json_report.c src/util/strbuf.c \
-             report/svg.c report/html.c report/html_charts.c report/trace.c
+CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c \
+             src/analysis/regions.c src/analysis/metrics.c \
+             src/builtin/verify.c src/cli/output_file.c report/text.c report/text_parts.c report/text_regions.c report/json_report.c src/util/strbuf.c \
+             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
-             src/collect/collector.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
+             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
@@ -49,7 +50,7 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
+UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
               test_html_report test_trace test_browser
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
@@ -125,7 +126,8 @@ $(SAN_DIR)/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(TEST_SAN) -Itests -c -o $@ $<
 
 $(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN_DIR)/src/builtin/cpu_workload.o \
-                              $(SAN_DIR)/src/builtin/inputs.o $(SAN_DIR)/src/collect/collector.o $(SAN_DIR)/src/collect/ranges.o | $(CARRIED)
+                              $(SAN_DIR)/src/builtin/inputs.o $(SAN_DIR)/src/collect/collector.o $(SAN_DIR)/src/collect/cupti_records.o \
+                              $(SAN_DIR)/src/collect/ranges.o | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
 

@@ -13,79 +13,6 @@
 #include "html_parts.h"
 #include "templates.h" /* generated from templates/ by templates/embed.sh */
 
-int html_note(html_ctx *x, const char *what, const char *why)
-{
-    char line[HTML_NOTE_LEN];
-    snprintf(line, sizeof line, "%s: %s", what, why);
-    for (int i = 0; i < x->nnotes; i++)
-        if (strcmp(x->notes[i], line) == 0)
-            return i + 1;
-    if (x->nnotes >= HTML_MAX_NOTES)
-        return 0;
-    memcpy(x->notes[x->nnotes++], line, sizeof line);
-    return x->nnotes;
-}
-
-void html_metric(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what)
-{
-    if (m->ok) {
-        sb_add(x->b, "<span class=\"num\">");
-        sb_printf(x->b, fmt, m->v);
-        sb_add(x->b, "</span>");
-        if (unit && unit[0])
-            sb_printf(x->b, "<span class=\"unit\">%s</span>", unit);
-        return;
-    }
-    int note = html_note(x, what, m->why);
-    sb_add(x->b, "<span class=\"na\" title=\"");
-    sb_html(x->b, m->why);
-    sb_add(x->b, "\">n/a");
-    if (note)
-        sb_printf(x->b, "<sup><a href=\"#na-%d\">%d</a></sup>", note, note);
-    sb_add(x->b, "</span>");
-}
-
-void html_metric_inline(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what)
-{
-    if (m->ok) {
-        html_metric(x, m, fmt, unit, what);
-        return;
-    }
-    html_note(x, what, m->why);
-    sb_add(x->b, "<span class=\"na\">n/a <span class=\"why\">(");
-    sb_html(x->b, m->why);
-    sb_add(x->b, ")</span></span>");
-}
-
-void html_thousands(double v, char *buf, size_t len)
-{
-    char digits[64];
-    snprintf(digits, sizeof digits, "%.0f", fabs(v));
-    size_t n = strlen(digits), o = 0;
-    if (v < 0 && o + 1 < len)
-        buf[o++] = '-';
-    for (size_t i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
-}
-
-const char *html_memory_word(const workload_run *w)
-{
-    if (!w->needs_gpu)
-        return "host";
-    return w->host_memory == MEM_PINNED ? "pinned" : (w->host_memory == MEM_PAGEABLE ? "pageable" : "unknown");
-}
-
-void html_workload_label(html_ctx *x, const workload_run *w)
-{
-    sb_add(x->b, "<span class=\"wl\">");
-    sb_html(x->b, w->name);
-    sb_printf(x->b, "</span> <span class=\"chip %s\">%s</span>", html_memory_word(w), html_memory_word(w));
-}
-
 static void version_str(int v, char *buf, size_t len)
 {
     if (v > 0)
@@ -532,6 +459,7 @@ static const slot slots[] = {
     {"title", sec_title},       {"version", sec_version},   {"css", sec_css},
     {"header", sec_header},     {"warnings", sec_warnings}, {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
+    {"regions", html_regions},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},
 };

@@ -33,16 +33,6 @@ static void row_label(strbuf *b, const workload_run *w, double y)
     svg_text(b, LABEL_W - 10, y, "end", "mem", w->needs_gpu ? (w->host_memory == MEM_PINNED ? "pinned" : "pageable") : "host");
 }
 
-/* The run of the library a workload is measured against (see analysis.c's versus_library). */
-static const workload_metrics *library_run(const analysis *a, const workload_run *w)
-{
-    const char *lib = w->prec == PREC_TF32 ? "cublas-tf32" : "cublas-sgemm";
-    for (int i = 0; i < a->nwl; i++)
-        if (strcmp(a->wl[i].w->name, lib) == 0 && a->wl[i].w->host_memory == w->host_memory)
-            return &a->wl[i];
-    return NULL;
-}
-
 /* ---------- the ladder: % of cuBLAS ---------- */
 
 #define LAD_ROW 22.0
@@ -113,7 +103,7 @@ void html_ladder(html_ctx *x)
             int lines = ladder_lines(r);
             double cy = y + LAD_ROW / 2;
             row_label(b, w, cy + 4);
-            const workload_metrics *lib = library_run(a, w);
+            const workload_metrics *lib = r->library >= 0 ? &a->wl[r->library] : NULL;
             bool is_lib = lib == r;
             if (r->vs_cublas_pct.ok) {
                 char tip[256], val[32];

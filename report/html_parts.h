@@ -1,5 +1,6 @@
 /* What the HTML report's pieces share: the page being built and its "n/a" notes. html.c fills
- * the template's text sections, html_charts.c its SVG charts. Not part of the renderer's API. */
+ * the template's text sections, html_charts.c its SVG charts, html_regions.c the regions; all of
+ * them use html_common.c and none calls back into html.c. Not part of the renderer's API. */
 #ifndef MMPROF_REPORT_HTML_PARTS_H
 #define MMPROF_REPORT_HTML_PARTS_H
 
@@ -32,6 +33,9 @@ void html_thousands(double v, char *buf, size_t len);
 void html_workload_label(html_ctx *x, const workload_run *w);
 /* "pageable", "pinned" or "host". */
 const char *html_memory_word(const workload_run *w);
+
+/* The regions section (html_regions.c). */
+void html_regions(html_ctx *x);
 
 /* The chart sections. */
 void html_ladder(html_ctx *x);

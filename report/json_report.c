@@ -27,61 +27,58 @@ static void put(out *o, const char *name, const metric *m)
         o->ok = false;
 }
 
-static bool kernel_metrics(cJSON *arr, const kernel_summary *s)
+/* Every figure of a registry table: the value, or null with its reason under not_available. */
+static void put_table(out *o, const metric_table *t, const void *row)
 {
-    cJSON *k = cJSON_CreateObject(), *missing = cJSON_CreateObject();
-    if (!k || !missing || !cJSON_AddItemToArray(arr, k)) {
-        cJSON_Delete(k);
+    for (int i = 0; i < t->n; i++)
+        put(o, t->defs[i].key, metric_of(row, &t->defs[i]));
+}
+
+/* A new object appended to arr (or added to obj as key) with its not_available object. */
+static bool open_row(cJSON *parent, const char *key, cJSON **row, cJSON **missing)
+{
+    *row = cJSON_CreateObject();
+    *missing = cJSON_CreateObject();
+    bool added = *row && *missing &&
+                 (key ? cJSON_AddItemToObject(parent, key, *row) : cJSON_AddItemToArray(parent, *row));
+    if (!added) {
+        cJSON_Delete(*row);
+        cJSON_Delete(*missing);
+        return false;
+    }
+    return true;
+}
+
+static bool close_row(cJSON *row, cJSON *missing, bool ok)
+{
+    if (!cJSON_AddItemToObject(row, "not_available", missing)) {
         cJSON_Delete(missing);
         return false;
     }
+    return ok;
+}
+
+static bool kernel_metrics(cJSON *arr, const kernel_summary *s)
+{
+    cJSON *k, *missing;
+    if (!open_row(arr, NULL, &k, &missing))
+        return false;
     out o = {k, missing, true};
     o.ok = cJSON_AddStringToObject(k, "name", s->name) && cJSON_AddNumberToObject(k, "launches", s->launches);
-    put(&o, "median_ms", &s->median_ms);
-    put(&o, "occupancy_pct", &s->occupancy_pct);
-    put(&o, "tflops", &s->tflops);
+    put_table(&o, &kernel_summary_table, s);
     if (o.ok && s->occupancy_pct.ok)
         o.ok = cJSON_AddNumberToObject(k, "active_blocks_per_sm", s->active_blocks) &&
                cJSON_AddStringToObject(k, "occupancy_limiter", s->limiter);
-    if (!cJSON_AddItemToObject(k, "not_available", missing)) {
-        cJSON_Delete(missing);
-        return false;
-    }
-    return o.ok;
+    return close_row(k, missing, o.ok);
 }
 
 static bool workload_metrics_json(cJSON *w, const workload_metrics *r)
 {
-    cJSON *mj = cJSON_CreateObject(), *missing = cJSON_CreateObject();
-    if (!mj || !missing || !cJSON_AddItemToObject(w, "metrics", mj)) {
-        cJSON_Delete(mj);
-        cJSON_Delete(missing);
+    cJSON *mj, *missing;
+    if (!open_row(w, "metrics", &mj, &missing))
         return false;
-    }
     out o = {mj, missing, true};
-    put(&o, "kernel_ms", &r->kernel_ms);
-    put(&o, "kernel_total_ms", &r->kernel_total_ms);
-    put(&o, "kernel_spread_pct", &r->kernel_spread_pct);
-    put(&o, "h2d_ms", &r->h2d_ms);
-    put(&o, "h2d_bytes", &r->h2d_bytes);
-    put(&o, "h2d_gbps", &r->h2d_gbps);
-    put(&o, "h2d_link_pct", &r->h2d_link_pct);
-    put(&o, "d2h_ms", &r->d2h_ms);
-    put(&o, "d2h_bytes", &r->d2h_bytes);
-    put(&o, "d2h_gbps", &r->d2h_gbps);
-    put(&o, "d2h_link_pct", &r->d2h_link_pct);
-    put(&o, "copy_ms", &r->copy_ms);
-    put(&o, "copy_compute_ratio", &r->copy_compute_ratio);
-    put(&o, "e2e_ms", &r->e2e_ms);
-    put(&o, "tflops", &r->tflops);
-    put(&o, "tflops_e2e", &r->tflops_e2e);
-    put(&o, "peak_pct", &r->peak_pct);
-    put(&o, "busy_pct", &r->busy_pct);
-    put(&o, "largest_gap_ms", &r->gap_ms);
-    put(&o, "vs_cublas_pct", &r->vs_cublas_pct);
-    put(&o, "speedup_vs_cpu", &r->speedup);
-    put(&o, "speedup_vs_cpu_e2e", &r->speedup_e2e);
-    put(&o, "cupti_vs_event_pct", &r->event_agreement_pct);
+    put_table(&o, &workload_metric_table, r);
     cJSON *kernels = o.ok ? cJSON_AddArrayToObject(mj, "kernels") : NULL;
     o.ok = o.ok && kernels && cJSON_AddNumberToObject(mj, "kernels_per_product", r->kernels_per_product) &&
            cJSON_AddStringToObject(mj, "verdict", verdict_name(r->verdict)) &&
@@ -89,11 +86,86 @@ static bool workload_metrics_json(cJSON *w, const workload_metrics *r)
            (r->gap_phase[0] ? cJSON_AddStringToObject(mj, "largest_gap_phase", r->gap_phase) != NULL : true);
     for (int i = 0; o.ok && i < r->nkernels; i++)
         o.ok = kernel_metrics(kernels, &r->kernels[i]);
-    if (!cJSON_AddItemToObject(mj, "not_available", missing)) {
-        cJSON_Delete(missing);
+    return close_row(mj, missing, o.ok);
+}
+
+static bool add_int3(cJSON *obj, const char *key, const int v[3])
+{
+    cJSON *a = cJSON_CreateIntArray(v, 3);
+    if (!a || !cJSON_AddItemToObject(obj, key, a)) {
+        cJSON_Delete(a);
         return false;
     }
-    return o.ok;
+    return true;
+}
+
+static bool flow_json(cJSON *arr, const copy_flow *f)
+{
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddStringToObject(row, "dir", copy_dir_name(f->dir)) &&
+           cJSON_AddStringToObject(row, "host_memory", mem_kind_name(f->host)) &&
+           cJSON_AddNumberToObject(row, "count", f->count);
+    put_table(&o, &copy_flow_table, f);
+    return close_row(row, missing, o.ok);
+}
+
+static bool kernel_stat_json(cJSON *arr, const kernel_stat *k)
+{
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddStringToObject(row, "name", k->name) && cJSON_AddNumberToObject(row, "count", k->count) &&
+           add_int3(row, "grid", k->grid) && add_int3(row, "block", k->block);
+    if (o.ok && k->has_resources)
+        o.ok = cJSON_AddNumberToObject(row, "registers", k->registers) &&
+               cJSON_AddNumberToObject(row, "static_smem", k->static_smem) &&
+               cJSON_AddNumberToObject(row, "dynamic_smem", k->dynamic_smem);
+    put_table(&o, &kernel_stat_table, k);
+    if (o.ok && k->occupancy_pct.ok)
+        o.ok = cJSON_AddNumberToObject(row, "active_blocks_per_sm", k->active_blocks) &&
+               cJSON_AddStringToObject(row, "occupancy_limiter", k->limiter);
+    return close_row(row, missing, o.ok);
+}
+
+/* One region's figures: what it is, the registry's figures, copies per direction and memory
+ * kind, kernels by total time, the idle gaps and the verdict with its advice. */
+static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
+{
+    const region *rg = &m->regions[r->region];
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddNumberToObject(row, "index", r->region) && cJSON_AddStringToObject(row, "name", rg->name) &&
+           cJSON_AddStringToObject(row, "kind", region_kind_name(rg->kind)) &&
+           (rg->domain ? cJSON_AddStringToObject(row, "domain", rg->domain) != NULL : true) &&
+           cJSON_AddNumberToObject(row, "kernels", r->nkernels) && cJSON_AddNumberToObject(row, "copies", r->ncopies) &&
+           cJSON_AddNumberToObject(row, "memsets", r->nmemsets) && cJSON_AddNumberToObject(row, "api_calls", r->napis) &&
+           cJSON_AddNumberToObject(row, "launch_calls", r->nlaunches) &&
+           cJSON_AddNumberToObject(row, "syncs", r->nsyncs) &&
+           cJSON_AddNumberToObject(row, "attributed_by_time", r->by_time);
+    put_table(&o, &region_metric_table, r);
+    cJSON *flows = o.ok ? cJSON_AddArrayToObject(row, "copy_flows") : NULL;
+    cJSON *kernels = flows ? cJSON_AddArrayToObject(row, "kernel_stats") : NULL;
+    cJSON *gaps = kernels ? cJSON_AddArrayToObject(row, "idle_gaps") : NULL;
+    o.ok = o.ok && gaps && cJSON_AddStringToObject(row, "verdict", region_verdict_name(r->verdict)) &&
+           cJSON_AddStringToObject(row, "verdict_reason", r->verdict_text) &&
+           cJSON_AddStringToObject(row, "advice", r->advice);
+    for (int i = 0; o.ok && i < r->nflows; i++)
+        o.ok = flow_json(flows, &r->flows[i]);
+    for (int i = 0; o.ok && i < r->nkstats; i++)
+        o.ok = kernel_stat_json(kernels, &r->kernels[i]);
+    for (int i = 0; o.ok && i < r->ngaps; i++) {
+        cJSON *g = cJSON_CreateObject();
+        o.ok = g && cJSON_AddItemToArray(gaps, g) &&
+               cJSON_AddNumberToObject(g, "start_ns", (double)(r->gaps[i].start_ns - m->epoch_ns)) &&
+               cJSON_AddNumberToObject(g, "ms", (double)r->gaps[i].length_ns / 1e6);
+    }
+    return close_row(row, missing, o.ok);
 }
 
 static bool analysis_json(cJSON *root, const analysis *a)
@@ -110,9 +182,7 @@ static bool analysis_json(cJSON *root, const analysis *a)
             return false;
         }
         out o = {p, missing, true};
-        put(&o, "fp32_tflops", &a->peaks[i].fp32_tflops);
-        put(&o, "memory_gbps", &a->peaks[i].hbm_gbps);
-        put(&o, "link_gbps", &a->peaks[i].link_gbps);
+        put_table(&o, &device_peaks_table, &a->peaks[i]);
         if (!o.ok || !cJSON_AddNumberToObject(p, "fp32_lanes_per_sm", a->peaks[i].fp32_lanes_per_sm) ||
             !cJSON_AddItemToObject(p, "not_available", missing))
             return false;
@@ -127,7 +197,11 @@ static bool analysis_json(cJSON *root, const analysis *a)
         cJSON_Delete(missing);
         return false;
     }
-    cJSON *warn = o.ok ? cJSON_AddArrayToObject(an, "warnings") : NULL;
+    cJSON *regions = o.ok ? cJSON_AddArrayToObject(an, "regions") : NULL;
+    for (int i = 0; regions && i < a->nrg; i++)
+        if (!region_json(regions, a->m, &a->rg[i]))
+            return false;
+    cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
     if (!warn)
         return false;
     for (int i = 0; i < a->nwarnings; i++) {

@@ -5,51 +5,10 @@
  * time went, figures that could not be had (each reason once), warnings. */
 #include "text.h"
 
+#include "text_parts.h"
+
 #include <math.h>
 #include <string.h>
-
-typedef struct {
-    FILE *out;
-    bool color;
-    /* "n/a" reasons, each printed once under the tables. */
-    char na[24][160];
-    int nna;
-} ctx;
-
-#define BOLD "\033[1m"
-#define DIM "\033[2m"
-#define RED "\033[31m"
-#define GREEN "\033[32m"
-#define YELLOW "\033[33m"
-#define RESET "\033[0m"
-
-static const char *c(const ctx *x, const char *code)
-{
-    return x->color ? code : "";
-}
-
-static void note_na(ctx *x, const char *what, const metric *m)
-{
-    char line[160];
-    snprintf(line, sizeof line, "%s: %s", what, m->why);
-    for (int i = 0; i < x->nna; i++)
-        if (strcmp(x->na[i], line) == 0)
-            return;
-    if (x->nna < (int)(sizeof x->na / sizeof x->na[0]))
-        memcpy(x->na[x->nna++], line, sizeof line);
-}
-
-/* A metric as text: the value in fmt, or "n/a" with the reason noted for the footer. */
-static const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what)
-{
-    if (m->ok)
-        snprintf(buf, len, f, m->v);
-    else {
-        snprintf(buf, len, "n/a");
-        note_na(x, what, m);
-    }
-    return buf;
-}
 
 /* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
  * its host memory. */
@@ -68,36 +27,23 @@ static void version_str(int v, char *buf, size_t len)
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
-/* Prints text after a lead of lead_width visible columns, wrapped at spaces to TEXT_WIDTH with
- * continuation lines indented to the lead. */
-static void wrapped(ctx *x, int lead_width, const char *text)
-{
-    int room = TEXT_WIDTH - lead_width;
-    const char *p = text;
-    while (*p) {
-        int len = (int)strlen(p);
-        int take = len;
-        if (len > room) {
-            take = room;
-            while (take > 0 && p[take] != ' ')
-                take--;
-            if (take == 0)
-                take = room; /* one long word: cut it */
-        }
-        fprintf(x->out, "%.*s\n", take, p);
-        p += take;
-        while (*p == ' ')
-            p++;
-        if (*p)
-            fprintf(x->out, "%*s", lead_width, "");
-    }
-}
 
 static void header(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    fprintf(x->out, "%smmprof %s%s  C = A x B, n = %d, FP32 row-major, seed %llu, %s\n", c(x, BOLD),
-            m->tool_version, c(x, RESET), m->n, (unsigned long long)m->seed, m->started_at);
+    if (m->source == SOURCE_BUILTIN)
+        fprintf(x->out, "%smmprof %s%s  C = A x B, n = %d, FP32 row-major, seed %llu, %s\n", c(x, BOLD),
+                m->tool_version, c(x, RESET), m->n, (unsigned long long)m->seed, m->started_at);
+    else {
+        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
+                                           [SOURCE_NSYS] = "Nsight Systems export",
+                                           [SOURCE_PROFILE] = "profile"};
+        char line[512];
+        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
+                 m->started_at[0] ? ", recorded " : "", m->started_at);
+        fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
+        wrapped(x, 9 + (int)strlen(m->tool_version), line);
+    }
     for (int i = 0; i < m->ndevices; i++) {
         const device_info *d = &m->devices[i];
         const device_peaks *p = &a->peaks[i];
@@ -117,6 +63,16 @@ static void header(ctx *x, const analysis *a)
         if (d->pcie_gen > 0)
             fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
         fputc('\n', x->out);
+    }
+    if (m->source != SOURCE_BUILTIN) {
+        char line[640];
+        snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
+                                    "%d processes, %d threads",
+                 m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",
+                 m->nprocesses, m->nthreads);
+        fputs("Timing  ", x->out);
+        wrapped(x, 8, line);
+        return;
     }
     const host_info *h = &m->host;
     char line[640];
@@ -143,6 +99,8 @@ static void header(ctx *x, const analysis *a)
 
 static void workload_table(ctx *x, const analysis *a)
 {
+    if (a->nwl == 0)
+        return;
     fprintf(x->out, "\n%sWorkloads%s  one product: kernel = median of the R timed launches; "
                     "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %6s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
@@ -213,6 +171,8 @@ static void copy_table(ctx *x, const analysis *a)
 
 static void verdicts(ctx *x, const analysis *a)
 {
+    if (a->nwl == 0)
+        return;
     fprintf(x->out, "\n%sVerification and verdicts%s  relative Frobenius error against an FP64 "
                     "OpenBLAS product\n", c(x, BOLD), c(x, RESET));
     for (int i = 0; i < a->nwl; i++) {
@@ -236,42 +196,8 @@ static void verdicts(ctx *x, const analysis *a)
     }
 }
 
-static void dims(const int d[3], char *buf, size_t len)
-{
-    if (d[2] > 1)
-        snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
-    else if (d[1] > 1)
-        snprintf(buf, len, "%dx%d", d[0], d[1]);
-    else
-        snprintf(buf, len, "%d", d[0]);
-}
 
-static void bytes_str(int b, char *buf, size_t len)
-{
-    if (b >= 1024)
-        snprintf(buf, len, "%.1fK", b / 1024.0);
-    else
-        snprintf(buf, len, "%d", b);
-}
 
-/* The limiter in the table's narrow column: "registers+shared memory" reads "regs+smem". */
-static const char *short_limiter(const char *full, char *buf, size_t len)
-{
-    static const struct { const char *full, *brief; } words[] = {{"registers", "regs"}, {"shared memory", "smem"}};
-    buf[0] = '\0';
-    const char *p = full;
-    while (*p) {
-        size_t n = strcspn(p, "+");
-        const char *word = NULL;
-        for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-            if (strlen(words[i].full) == n && strncmp(p, words[i].full, n) == 0)
-                word = words[i].brief;
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%.*s", used ? "+" : "", (int)(word ? strlen(word) : n), word ? word : p);
-        p += n + (p[n] == '+');
-    }
-    return buf;
-}
 
 /* One row per kernel name per workload; the pageable and pinned runs of a workload launch the
  * same kernels, so only the first run of each workload name is listed. */
@@ -337,28 +263,14 @@ static void ladder_table(ctx *x, const analysis *a)
         const workload_run *w = r->w;
         if (!w->needs_gpu || w->status == WL_SKIPPED)
             continue;
-        /* A pageable run gives way to a pinned run of the same workload, or to an earlier
-         * pageable one. */
-        bool listed = false;
-        for (int j = 0; j < a->nwl && w->host_memory != MEM_PINNED; j++) {
-            const workload_run *o = a->wl[j].w;
-            if (j != i && o->status != WL_SKIPPED && strcmp(o->name, w->name) == 0)
-                listed |= o->host_memory == MEM_PINNED || j < i;
-        }
-        if (listed)
+        if (!r->ladder_row)
             continue;
         if (w->status != WL_OK) {
             fprintf(x->out, "%-17.17s %-4s %s%s%s\n", w->name, precision_name(w->prec), c(x, RED),
                     status_name(w->status), c(x, RESET));
             continue;
         }
-        /* The main kernel: the one with the most time in the run. */
-        const kernel_summary *k = NULL;
-        for (int j = 0; j < r->nkernels; j++) {
-            const kernel_summary *s = &r->kernels[j];
-            if (s->median_ms.ok && (!k || s->median_ms.v * s->launches > k->median_ms.v * k->launches))
-                k = s;
-        }
+        const kernel_summary *k = r->main_kernel >= 0 ? &r->kernels[r->main_kernel] : NULL;
         char b[4][24], bar[24] = "", blocks[16] = "-", lim[32] = "-";
         if (r->vs_cublas_pct.ok) {
             int marks = (int)lround(r->vs_cublas_pct.v / 5.0);
@@ -431,11 +343,15 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
+    if (a->m->source != SOURCE_BUILTIN)
+        text_regions(&x, a);
     workload_table(&x, a);
     copy_table(&x, a);
     verdicts(&x, a);
     kernel_table(&x, a);
     ladder_table(&x, a);
+    if (a->m->source == SOURCE_BUILTIN)
+        text_regions(&x, a);
     tool_time(&x, a);
     footer(&x, a);
 }

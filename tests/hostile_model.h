@@ -96,9 +96,12 @@ static inline void hostile_model(run_model *m)
                           .grid = {2, 2, 1}, .block = {16, 16, 1}, .has_resources = true, .registers = 32};
         workload_add_kernel(w, &k);
     }
-    copy_event in1 = {COPY_H2D, MEM_PINNED, MEM_DEVICE, 16384, s + 10000, s + 40000, 0, 7, 1};
-    copy_event in2 = {COPY_H2D, MEM_PINNED, MEM_DEVICE, 16384, s + 50000, s + 80000, 0, 7, 2};
-    copy_event out = {COPY_D2H, MEM_DEVICE, MEM_PINNED, 16384, s + 460000, s + 490000, 0, 7, 3};
+    copy_event in1 = {.dir = COPY_H2D, .src = MEM_PINNED, .dst = MEM_DEVICE, .bytes = 16384, .start_ns = s + 10000,
+                         .end_ns = s + 40000, .device = 0, .stream = 7, .correlation = 1};
+    copy_event in2 = {.dir = COPY_H2D, .src = MEM_PINNED, .dst = MEM_DEVICE, .bytes = 16384, .start_ns = s + 50000,
+                         .end_ns = s + 80000, .device = 0, .stream = 7, .correlation = 2};
+    copy_event out = {.dir = COPY_D2H, .src = MEM_DEVICE, .dst = MEM_PINNED, .bytes = 16384, .start_ns = s + 460000,
+                         .end_ns = s + 490000, .device = 0, .stream = 7, .correlation = 3};
     workload_add_copy(w, &in1);
     workload_add_copy(w, &in2);
     workload_add_copy(w, &out);

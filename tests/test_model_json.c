@@ -50,6 +50,7 @@ static void kernels_equal(const kernel_event *a, const kernel_event *b)
     EQ_STR(a, b, name);
     EQ_INT(a, b, start_ns);
     EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, pid);
     EQ_INT(a, b, device);
     EQ_INT(a, b, stream);
     EQ_INT(a, b, correlation);
@@ -75,6 +76,19 @@ static void copies_equal(const copy_event *a, const copy_event *b)
     EQ_INT(a, b, bytes);
     EQ_INT(a, b, start_ns);
     EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, pid);
+    EQ_INT(a, b, device);
+    EQ_INT(a, b, stream);
+    EQ_INT(a, b, correlation);
+}
+
+static void memsets_equal(const memset_event *a, const memset_event *b)
+{
+    EQ_INT(a, b, mem);
+    EQ_INT(a, b, bytes);
+    EQ_INT(a, b, start_ns);
+    EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, pid);
     EQ_INT(a, b, device);
     EQ_INT(a, b, stream);
     EQ_INT(a, b, correlation);
@@ -83,10 +97,60 @@ static void copies_equal(const copy_event *a, const copy_event *b)
 static void apis_equal(const api_event *a, const api_event *b)
 {
     EQ_STR(a, b, name);
+    EQ_INT(a, b, kind);
     EQ_INT(a, b, start_ns);
     EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, pid);
     EQ_INT(a, b, thread);
     EQ_INT(a, b, correlation);
+}
+
+static void syncs_equal(const sync_event *a, const sync_event *b)
+{
+    EQ_INT(a, b, kind);
+    EQ_INT(a, b, start_ns);
+    EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, pid);
+    EQ_INT(a, b, thread);
+    EQ_INT(a, b, stream);
+    EQ_INT(a, b, correlation);
+}
+
+/* The arrays of a workload or of run_model.events, compared element by element. */
+#define EVENTS_EQUAL(a, b)                                                                        \
+    do {                                                                                          \
+        EQ_INT(a, b, nkernels);                                                                   \
+        for (size_t i_ = 0; i_ < (a)->nkernels; i_++)                                             \
+            kernels_equal(&(a)->kernels[i_], &(b)->kernels[i_]);                                  \
+        EQ_INT(a, b, ncopies);                                                                    \
+        for (size_t i_ = 0; i_ < (a)->ncopies; i_++)                                              \
+            copies_equal(&(a)->copies[i_], &(b)->copies[i_]);                                     \
+        EQ_INT(a, b, nmemsets);                                                                   \
+        for (size_t i_ = 0; i_ < (a)->nmemsets; i_++)                                             \
+            memsets_equal(&(a)->memsets[i_], &(b)->memsets[i_]);                                  \
+        EQ_INT(a, b, napis);                                                                      \
+        for (size_t i_ = 0; i_ < (a)->napis; i_++)                                                \
+            apis_equal(&(a)->apis[i_], &(b)->apis[i_]);                                           \
+        EQ_INT(a, b, nsyncs);                                                                     \
+        for (size_t i_ = 0; i_ < (a)->nsyncs; i_++)                                               \
+            syncs_equal(&(a)->syncs[i_], &(b)->syncs[i_]);                                        \
+    } while (0)
+
+static void regions_equal(const region *a, const region *b)
+{
+    EQ_STR(a, b, name);
+    if (!a->domain || !b->domain)
+        assert_ptr_equal(a->domain, b->domain); /* both NULL */
+    else
+        EQ_STR(a, b, domain);
+    EQ_INT(a, b, kind);
+    EQ_INT(a, b, start_ns);
+    EQ_INT(a, b, end_ns);
+    EQ_INT(a, b, pid);
+    EQ_INT(a, b, tid);
+    EQ_INT(a, b, parent);
+    EQ_INT(a, b, workload);
+    EQ_INT(a, b, push_pop);
 }
 
 static void occ_equal(const occupancy_check *a, const occupancy_check *b)
@@ -113,15 +177,7 @@ static void workloads_equal(const workload_run *a, const workload_run *b)
     EQ_INT(a, b, timing);
     EQ_INT(a, b, nphases);
     phases_equal(a->phases, b->phases, a->nphases);
-    EQ_INT(a, b, nkernels);
-    for (size_t i = 0; i < a->nkernels; i++)
-        kernels_equal(&a->kernels[i], &b->kernels[i]);
-    EQ_INT(a, b, ncopies);
-    for (size_t i = 0; i < a->ncopies; i++)
-        copies_equal(&a->copies[i], &b->copies[i]);
-    EQ_INT(a, b, napis);
-    for (size_t i = 0; i < a->napis; i++)
-        apis_equal(&a->apis[i], &b->apis[i]);
+    EVENTS_EQUAL(a, b);
     EQ_INT(a, b, nproduct_ms);
     for (int i = 0; i < a->nproduct_ms; i++)
         EQ_DBL(a, b, product_ms[i]);
@@ -165,9 +221,12 @@ static void devices_equal(const device_info *a, const device_info *b)
     EQ_INT(a, b, runtime_version);
 }
 
+/* schema_version is the version of the file each was read from, so it is not compared: a model
+ * read from a version 1 file is written as version 2. */
 static void models_equal(const run_model *a, const run_model *b)
 {
-    EQ_INT(a, b, schema_version);
+    EQ_INT(a, b, source);
+    EQ_STR(a, b, source_file);
     EQ_STR(a, b, tool_version);
     EQ_STR(a, b, command_line);
     EQ_STR(a, b, started_at);
@@ -195,6 +254,7 @@ static void models_equal(const run_model *a, const run_model *b)
     EQ_INT(a, b, collection.dropped);
     EQ_INT(a, b, collection.lost_timestamps);
     EQ_INT(a, b, collection.overhead_records);
+    EQ_INT(a, b, collection.outside_workloads);
     EQ_INT(a, b, collection.overhead_ns);
     EQ_DBL(a, b, collection.flush_ms);
 
@@ -207,6 +267,21 @@ static void models_equal(const run_model *a, const run_model *b)
     EQ_INT(a, b, nworkloads);
     for (int i = 0; i < a->nworkloads; i++)
         workloads_equal(&a->workloads[i], &b->workloads[i]);
+    EVENTS_EQUAL(&a->events, &b->events);
+    EQ_INT(a, b, nregions);
+    for (int i = 0; i < a->nregions; i++)
+        regions_equal(&a->regions[i], &b->regions[i]);
+    EQ_INT(a, b, nprocesses);
+    for (int i = 0; i < a->nprocesses; i++) {
+        EQ_INT(a, b, processes[i].pid);
+        EQ_STR(a, b, processes[i].name);
+    }
+    EQ_INT(a, b, nthreads);
+    for (int i = 0; i < a->nthreads; i++) {
+        EQ_INT(a, b, threads[i].pid);
+        EQ_INT(a, b, threads[i].tid);
+        EQ_STR(a, b, threads[i].name);
+    }
     EQ_INT(a, b, nwarnings);
     for (int i = 0; i < a->nwarnings; i++)
         EQ_STR(a, b, warnings[i]);
@@ -226,6 +301,7 @@ static void round_trip(const run_model *m, run_model *out)
     char err[512] = "";
     if (!model_from_json(parsed, out, err, sizeof err))
         fail_msg("reading back what was written failed: %s", err);
+    assert_int_equal(out->schema_version, MMPROF_SCHEMA_VERSION);
     models_equal(m, out);
     cJSON *again = model_to_json(out);
     assert_non_null(again);
@@ -393,6 +469,7 @@ static void build_synthetic(run_model *m)
 
     model_add_warning(m, "first warning");
     model_add_warning(m, "second, with a newline\nand a tab\t");
+    assert_true(model_finish_regions(m, "synthetic")); /* as a run recorded now has them */
 }
 
 static void synthetic_round_trips(void **state)
@@ -407,6 +484,193 @@ static void synthetic_round_trips(void **state)
     assert_false(back.workloads[0].verified);
     assert_int_equal(back.seed, UINT64_MAX);
     assert_int_equal(back.devices[0].pcie_gen, 0);
+    model_free(&back);
+    model_free(&m);
+}
+
+static cJSON *at(cJSON *root, const char *path); /* below, with the rejection tests */
+
+/* A version 2 run with every field version 1 lacked: an import's own events of each kind, a
+ * workload with memsets and syncs, regions with and without a domain in a parent chain, processes
+ * and threads. */
+static void build_timeline(run_model *m)
+{
+    model_init(m);
+    const int64_t epoch = INT64_C(1800000000123456789);
+    m->epoch_ns = epoch;
+    m->source = SOURCE_NSYS;
+    copy_str(m->source_file, sizeof m->source_file, "traces/train step.sqlite");
+    m->command_line = strdup("mmprof import traces/train step.sqlite");
+    m->n = 0; /* an import multiplies no matrices */
+    m->collection.source = TIMING_CUPTI;
+    m->collection.outside_workloads = 7;
+
+    const int64_t far = (int64_t)1 << 50; /* far from the epoch, still exact in a double */
+    event_list *ev = &m->events;
+    kernel_event k = {.name = "void gemm<float, 128>(float const*, float*)", .start_ns = epoch + far,
+                      .end_ns = epoch + far + 3, .pid = 4242, .device = 1, .stream = 7, .correlation = 99,
+                      .grid = {8, 4, 1}, .block = {128, 1, 1}, .has_resources = true, .registers = 96,
+                      .static_smem = 1024, .dynamic_smem = 65536, .smem_optin = true, .local_mem = 8};
+    assert_true(events_add_kernel(ev, &k));
+    copy_event c = {.dir = COPY_P2P, .src = MEM_ARRAY, .dst = MEM_MANAGED, .bytes = 4096,
+                    .start_ns = epoch - far, .end_ns = epoch - far + 5, .pid = UINT32_MAX, .device = 1,
+                    .stream = 7, .correlation = 100};
+    assert_true(events_add_copy(ev, &c));
+    c.dir = COPY_H2H;
+    c.src = MEM_PAGEABLE;
+    c.dst = MEM_PINNED;
+    assert_true(events_add_copy(ev, &c));
+    memset_event ms = {.mem = MEM_MANAGED, .bytes = 1 << 20, .start_ns = epoch + 50, .end_ns = epoch + 60,
+                       .pid = 4242, .device = 1, .stream = 7, .correlation = 101};
+    assert_true(events_add_memset(ev, &ms));
+    api_event a = {.name = "cuLaunchKernel", .kind = API_DRIVER, .start_ns = epoch + far - 10,
+                   .end_ns = epoch + far - 2, .pid = 4242, .thread = 4243, .correlation = 99};
+    assert_true(events_add_api(ev, &a));
+    sync_event y = {.kind = SYNC_STREAM_WAIT_EVENT, .start_ns = epoch + 70, .end_ns = epoch + 90, .pid = 4242,
+                    .thread = 4243, .stream = 7, .correlation = 102};
+    assert_true(events_add_sync(ev, &y));
+
+    workload_run *w = model_add_workload(m);
+    copy_str(w->name, sizeof w->name, "cuda-tiled");
+    w->needs_gpu = true;
+    w->host_memory = MEM_PINNED;
+    w->timing = TIMING_CUPTI;
+    phase *p = workload_add_phase(w, "compute");
+    p->start_ns = epoch + 100;
+    p->end_ns = epoch + 200;
+    k.pid = 17;
+    k.start_ns = epoch + 110;
+    k.end_ns = epoch + 190;
+    assert_true(workload_add_kernel(w, &k));
+    c.dir = COPY_P2P;
+    c.src = MEM_DEVICE;
+    c.dst = MEM_ARRAY;
+    assert_true(workload_add_copy(w, &c));
+    ms.mem = MEM_ARRAY;
+    ms.pid = 17;
+    assert_true(workload_add_memset(w, &ms));
+    a.kind = API_DRIVER;
+    a.pid = 17;
+    assert_true(workload_add_api(w, &a));
+    a.kind = API_RUNTIME;
+    a.name = "cudaDeviceSynchronize";
+    assert_true(workload_add_api(w, &a));
+    y.kind = SYNC_CONTEXT;
+    y.pid = 17;
+    assert_true(workload_add_sync(w, &y));
+
+    /* run > nvtx "step" (domain "app") > annotation (no domain); run > workload > phase. */
+    assert_int_equal(model_add_region(m, REGION_RUN, "train step", NULL, epoch - far, epoch + far + 3, 0, 0, -1), 0);
+    int nv = model_add_region(m, REGION_NVTX, "step", "app", epoch + 40, epoch + 95, 4242, UINT32_MAX, 0);
+    assert_int_equal(nv, 1);
+    m->regions[nv].push_pop = true;
+    assert_int_equal(model_add_region(m, REGION_ANNOTATION, "aten::mm", NULL, epoch + 45, epoch + 90, 4242, 4243, nv), 2);
+    int wr = model_add_region(m, REGION_WORKLOAD, "cuda-tiled (pinned)", NULL, epoch + 100, epoch + 200, 0, 0, 0);
+    m->regions[wr].workload = 0;
+    int pr = model_add_region(m, REGION_PHASE, "compute", NULL, epoch + 100, epoch + 200, 0, 0, wr);
+    m->regions[pr].workload = 0;
+
+    assert_true(model_add_process(m, 4242, "python3"));
+    assert_true(model_add_process(m, UINT32_MAX, "pt_main_thread"));
+    assert_true(model_add_thread(m, 4242, 4243, "main"));
+    assert_true(model_add_thread(m, 4242, UINT32_MAX, "pin_memory"));
+}
+
+static void timeline_round_trips(void **state)
+{
+    (void)state;
+    run_model m, back;
+    build_timeline(&m);
+    round_trip(&m, &back);
+    /* The new kinds came back as themselves, not as a fallback. */
+    assert_int_equal(back.source, SOURCE_NSYS);
+    assert_int_equal(back.events.copies[0].dir, COPY_P2P);
+    assert_int_equal(back.events.copies[0].src, MEM_ARRAY);
+    assert_int_equal(back.events.copies[0].dst, MEM_MANAGED);
+    assert_int_equal(back.events.copies[1].dir, COPY_H2H);
+    assert_int_equal(back.events.apis[0].kind, API_DRIVER);
+    assert_int_equal(back.workloads[0].apis[1].kind, API_RUNTIME);
+    assert_int_equal(back.workloads[0].syncs[0].kind, SYNC_CONTEXT);
+    assert_int_equal(back.workloads[0].memsets[0].mem, MEM_ARRAY);
+    assert_string_equal(back.regions[1].domain, "app");
+    assert_null(back.regions[2].domain);
+    assert_int_equal(back.regions[2].parent, 1);
+    assert_true(back.regions[1].push_pop);
+    assert_int_equal(back.regions[4].workload, 0);
+    assert_int_equal(back.nregions, 5); /* the file's regions, nothing added on reading */
+
+    /* In the file, times are relative to the epoch: exactly, for the run's own events and the
+     * regions too. */
+    cJSON *tree = model_to_json(&m);
+    assert_non_null(tree);
+    struct { const char *path; int64_t start; } times[] = {
+        {"events.kernels[0]", m.events.kernels[0].start_ns}, {"events.copies[0]", m.events.copies[0].start_ns},
+        {"events.memsets[0]", m.events.memsets[0].start_ns}, {"events.apis[0]", m.events.apis[0].start_ns},
+        {"events.syncs[0]", m.events.syncs[0].start_ns},     {"regions[0]", m.regions[0].start_ns},
+        {"regions[2]", m.regions[2].start_ns},
+    };
+    for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(at(tree, times[i].path), "start_ns");
+        assert_true(cJSON_IsNumber(v));
+        assert_true(v->valuedouble == (double)(times[i].start - m.epoch_ns));
+    }
+    cJSON_Delete(tree);
+    model_free(&back);
+    model_free(&m);
+}
+
+/* A version 1 file loads with version 2's defaults and gets the regions a run recorded now has:
+ * the whole run first, a region per workload that ran and one per phase inside it. */
+static void v1_sample_gets_regions(void **state)
+{
+    (void)state;
+    run_model m, back;
+    load_sample(&m);
+    assert_int_equal(m.schema_version, 1);
+    assert_int_equal(m.source, SOURCE_BUILTIN);
+    assert_int_equal(m.events.nkernels + m.events.ncopies + m.events.napis, 0);
+    assert_int_equal(m.nprocesses, 0);
+    assert_true(m.nregions > 0);
+    const region *run = &m.regions[0];
+    assert_int_equal(run->kind, REGION_RUN);
+    assert_int_equal(run->parent, -1);
+    assert_int_equal(run->workload, -1);
+    int ran = 0, phases = 0, wl_regions = 0, phase_regions = 0;
+    for (int i = 0; i < m.nworkloads; i++) {
+        const workload_run *w = &m.workloads[i];
+        ran += w->nphases > 0;
+        phases += w->nphases;
+        assert_int_equal(w->nmemsets + w->nsyncs, 0);
+        for (size_t k = 0; k < w->nkernels; k++) {
+            assert_int_equal(w->kernels[k].pid, 0);
+            assert_true(w->kernels[k].start_ns >= run->start_ns && w->kernels[k].end_ns <= run->end_ns);
+        }
+        for (size_t a = 0; a < w->napis; a++)
+            assert_int_equal(w->apis[a].kind, API_RUNTIME);
+    }
+    assert_true(ran >= 2);
+    for (int i = 1; i < m.nregions; i++) {
+        const region *g = &m.regions[i];
+        assert_true(g->parent >= 0 && g->parent < i);
+        assert_true(g->workload >= 0 && g->workload < m.nworkloads);
+        assert_true(g->start_ns >= run->start_ns && g->end_ns <= run->end_ns);
+        if (g->kind == REGION_WORKLOAD) {
+            wl_regions++;
+            assert_int_equal(g->parent, 0);
+        } else {
+            assert_int_equal(g->kind, REGION_PHASE);
+            phase_regions++;
+            const region *up = &m.regions[g->parent];
+            assert_int_equal(up->kind, REGION_WORKLOAD);
+            assert_int_equal(up->workload, g->workload);
+            assert_non_null(workload_find_phase(&m.workloads[g->workload], g->name));
+        }
+    }
+    assert_int_equal(wl_regions, ran);
+    assert_int_equal(phase_regions, phases);
+    /* Written (as version 2) and read back: the same regions, not a second set. */
+    round_trip(&m, &back);
+    assert_int_equal(back.nregions, m.nregions);
     model_free(&back);
     model_free(&m);
 }
@@ -504,6 +768,26 @@ static void assert_rejected(cJSON *root, const char *where, const char *detail)
     assert_null(m.workloads);
     assert_null(m.devices);
     assert_null(m.command_line);
+    assert_int_equal(m.nregions, 0);
+    assert_null(m.regions);
+    assert_int_equal(m.events.nkernels, 0);
+}
+
+/* root with obj.key set to json (removed when json is NULL) is refused, the message naming
+ * obj.key and saying detail. */
+static void assert_spoilt_rejected(cJSON *root, const char *obj, const char *key, const char *json,
+                                   const char *detail)
+{
+    if (json) {
+        cJSON *v = cJSON_Parse(json);
+        assert_non_null(v);
+        set_field(root, obj, key, v);
+    } else {
+        remove_field(root, obj, key);
+    }
+    char where[160];
+    snprintf(where, sizeof where, "%s%s%s", obj, obj[0] ? "." : "", key);
+    assert_rejected(root, where, detail);
 }
 
 static void rejects_wrong_schema(void **state)
@@ -540,14 +824,16 @@ static void rejects_other_documents(void **state)
 static void rejects_other_schema_versions(void **state)
 {
     (void)state;
-    char want[64];
-    snprintf(want, sizeof want, "reads version %d", MMPROF_SCHEMA_VERSION);
     int versions[] = {0, MMPROF_SCHEMA_VERSION + 1, 99};
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         cJSON *r = sample_copy();
         set_field(r, "", "schema_version", cJSON_CreateNumber(versions[i]));
-        assert_rejected(r, "schema_version", want);
+        assert_rejected(r, "schema_version", "this mmprof reads 1 and 2");
     }
+    /* A newer file says so, rather than only that its version is unknown. */
+    cJSON *newer = sample_copy();
+    set_field(newer, "", "schema_version", cJSON_CreateNumber(3));
+    assert_rejected(newer, "schema_version", "written by a newer mmprof: schema_version 3; this mmprof reads 1 and 2");
     cJSON *r = sample_copy();
     set_field(r, "", "schema_version", cJSON_CreateString("1"));
     assert_rejected(r, "schema_version", NULL);
@@ -575,13 +861,8 @@ static void rejects_missing_fields(void **state)
         {"workloads[1].occupancy_checks[0]", "runtime_blocks_per_sm"},
         {"workloads[1].phases[2]", "end_ns"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cJSON *r = sample_copy();
-        remove_field(r, cases[i].obj, cases[i].key);
-        char where[160];
-        snprintf(where, sizeof where, "%s%s%s", cases[i].obj, cases[i].obj[0] ? "." : "", cases[i].key);
-        assert_rejected(r, where, "missing");
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_spoilt_rejected(sample_copy(), cases[i].obj, cases[i].key, NULL, "missing");
 }
 
 static void rejects_wrong_types(void **state)
@@ -653,6 +934,70 @@ static void rejects_times_past_the_clock(void **state)
     cJSON *r = sample_copy();
     set_field(r, "", "epoch_ns", cJSON_CreateString("9223372036854775000"));
     assert_rejected(r, "tool_phases[0].start_ns", NULL);
+}
+
+/* The timeline run as a version 2 tree to spoil. */
+static cJSON *timeline_tree(void)
+{
+    run_model m;
+    build_timeline(&m);
+    cJSON *t = model_to_json(&m);
+    model_free(&m);
+    assert_non_null(t);
+    return t;
+}
+
+static void rejects_bad_timeline(void **state)
+{
+    (void)state;
+    static const struct { const char *obj, *key, *json, *detail; } cases[] = {
+        {"regions[2]", "parent", "2", "earlier region"},  /* itself */
+        {"regions[1]", "parent", "3", "earlier region"},  /* forward */
+        {"regions[0]", "parent", "0", "earlier region"},
+        {"regions[1]", "parent", "-2", NULL},
+        {"regions[3]", "workload", "1", "the run has 1 workload"},
+        {"regions[3]", "workload", "-2", NULL},
+        {"regions[1]", "kind", "\"chapter\"", "chapter"},
+        {"regions[1]", "domain", "7", "string or null"},
+        {"regions[1]", "tid", "4294967296", NULL},
+        {"regions[1]", "end_ns", "0", "before it starts"},
+        {"events.apis[0]", "kind", "\"hypervisor\"", "runtime or driver"},
+        {"workloads[0].api_calls[0]", "kind", "\"hypervisor\"", "runtime or driver"},
+        {"events.kernels[0]", "pid", "4294967296", NULL},
+        {"workloads[0].kernels[0]", "pid", "-1", NULL},
+        {"processes[0]", "pid", "4294967296", NULL},
+        {"threads[1]", "tid", "4294967296", NULL},
+        {"events.copies[0]", "dir", "\"sideways\"", "PtoP"},
+        {"events.memsets[0]", "mem", "\"cloud\"", "cloud"},
+        {"workloads[0].syncs[0]", "kind", "\"nap\"", "stream-wait-event"},
+        {"", "source", "\"csv\"", "nsys-sqlite"},
+        {"", "events", "[]", "object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_spoilt_rejected(timeline_tree(), cases[i].obj, cases[i].key, cases[i].json, cases[i].detail);
+    cJSON *r = timeline_tree();
+    set_field(r, "", "schema_version", cJSON_CreateNumber(3));
+    assert_rejected(r, "schema_version", "written by a newer mmprof: schema_version 3; this mmprof reads 1 and 2");
+}
+
+/* What version 1 may lack, version 2 must have. */
+static void rejects_v2_without_v2_fields(void **state)
+{
+    (void)state;
+    static const struct { const char *obj, *key; } cases[] = {
+        {"", "source"},
+        {"", "events"},
+        {"", "regions"},
+        {"", "threads"},
+        {"collection", "outside_workloads"},
+        {"events", "syncs"},
+        {"workloads[0]", "memsets"},
+        {"workloads[0].kernels[0]", "pid"},
+        {"workloads[0].api_calls[0]", "kind"},
+        {"regions[1]", "domain"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_spoilt_rejected(timeline_tree(), cases[i].obj, cases[i].key, NULL, "missing");
 }
 
 /* ---------- files ---------- */
@@ -728,7 +1073,7 @@ static void read_file_errors(void **state)
     assert_file_rejected(tmp, NULL); /* a directory */
 
     snprintf(path, sizeof path, "%s/version.json", tmp);
-    assert_true(write_text(path, "{\"schema\": \"mmprof-run\", \"schema_version\": 2}"));
+    assert_true(write_text(path, "{\"schema\": \"mmprof-run\", \"schema_version\": 3}"));
     assert_file_rejected(path, "schema_version");
 }
 
@@ -770,6 +1115,8 @@ int main(void)
         cmocka_unit_test(nsys_sample_round_trips),
         cmocka_unit_test(times_are_relative_to_the_epoch),
         cmocka_unit_test(synthetic_round_trips),
+        cmocka_unit_test(timeline_round_trips),
+        cmocka_unit_test(v1_sample_gets_regions),
     };
     const struct CMUnitTest rejection[] = {
         cmocka_unit_test(rejects_wrong_schema),
@@ -779,6 +1126,8 @@ int main(void)
         cmocka_unit_test(rejects_wrong_types),
         cmocka_unit_test(rejects_end_before_start),
         cmocka_unit_test(rejects_times_past_the_clock),
+        cmocka_unit_test(rejects_bad_timeline),
+        cmocka_unit_test(rejects_v2_without_v2_fields),
     };
     const struct CMUnitTest files[] = {
         cmocka_unit_test(read_file_errors),

@@ -15,36 +15,10 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
  * worked; otherwise "compute-bound". */
 #define IDLE_BOUND_BUSY_PCT 60.0
 
-static void set(metric *m, double v)
-{
-    m->v = v;
-    m->ok = true;
-    m->why[0] = '\0';
-}
-
-static void na(metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void na(metric *m, const char *fmt, ...)
-{
-    m->v = 0;
-    m->ok = false;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(m->why, sizeof m->why, fmt, ap);
-    va_end(ap);
-}
-
-/* a / b with the reason of whichever input is missing. */
-static void ratio(metric *out, const metric *a, const metric *b, double scale)
-{
-    if (!a->ok)
-        na(out, "%s", a->why);
-    else if (!b->ok)
-        na(out, "%s", b->why);
-    else if (b->v <= 0)
-        na(out, "divisor is zero");
-    else
-        set(out, scale * a->v / b->v);
-}
+/* Short names for the metric helpers (metric.h), used on nearly every line here. */
+#define set metric_set
+#define na metric_na
+#define ratio metric_ratio
 
 double product_flops(int n)
 {
@@ -463,6 +437,7 @@ static void versus_library(const analysis *a, workload_metrics *r)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *o = &a->wl[i];
         if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory) {
+            r->library = i;
             ratio(&r->vs_cublas_pct, &o->kernel_ms, &r->kernel_ms, 100.0);
             return;
         }
@@ -665,6 +640,85 @@ static bool collect_warnings(const run_model *m, analysis *a)
     return true;
 }
 
+/* The main kernel: the one with the most time in the run (median x launches). */
+static void choose_main_kernel(workload_metrics *r)
+{
+    r->main_kernel = -1;
+    for (int j = 0; j < r->nkernels; j++) {
+        const kernel_summary *s = &r->kernels[j], *k = r->main_kernel >= 0 ? &r->kernels[r->main_kernel] : NULL;
+        if (s->median_ms.ok && (!k || s->median_ms.v * s->launches > k->median_ms.v * k->launches))
+            r->main_kernel = j;
+    }
+}
+
+/* One ladder row per GPU workload that ran: a pageable run gives way to a pinned run of the same
+ * workload, or to an earlier pageable one. */
+static bool ladder_row(const analysis *a, int i)
+{
+    const workload_run *w = a->wl[i].w;
+    if (!w->needs_gpu || w->status == WL_SKIPPED)
+        return false;
+    for (int j = 0; j < a->nwl && w->host_memory != MEM_PINNED; j++) {
+        const workload_run *o = a->wl[j].w;
+        if (j != i && o->status != WL_SKIPPED && strcmp(o->name, w->name) == 0 &&
+            (o->host_memory == MEM_PINNED || j < i))
+            return false;
+    }
+    return true;
+}
+
+typedef struct {
+    int index;
+    double wall;
+} ranked;
+
+static int by_wall_desc(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    if (a->wall != b->wall)
+        return a->wall < b->wall ? 1 : -1;
+    return a->index - b->index;
+}
+
+static int by_index(const void *x, const void *y)
+{
+    return ((const ranked *)x)->index - ((const ranked *)y)->index;
+}
+
+/* The regions summaries list: the whole run first, then a built-in run's workloads, or the
+ * longest NVTX ranges and annotations, back in timeline order. */
+static bool choose_listed(analysis *a)
+{
+    const run_model *m = a->m;
+    a->nlisted = 0;
+    a->unlisted = 0;
+    if (a->nrg == 0)
+        return true;
+    ranked *cand = malloc((size_t)a->nrg * sizeof *cand);
+    a->listed = malloc((size_t)(MAX_LISTED_REGIONS + 1) * sizeof *a->listed);
+    if (!cand || !a->listed) {
+        free(cand);
+        return false;
+    }
+    int nc = 0;
+    for (int i = 1; i < a->nrg; i++) {
+        region_kind k = m->regions[i].kind;
+        if (k == REGION_WORKLOAD || k == REGION_NVTX || k == REGION_ANNOTATION)
+            cand[nc++] = (ranked){i, a->rg[i].wall_ms.ok ? a->rg[i].wall_ms.v : 0};
+    }
+    if (nc > 0)
+        qsort(cand, (size_t)nc, sizeof *cand, by_wall_desc);
+    int keep = nc < MAX_LISTED_REGIONS ? nc : MAX_LISTED_REGIONS;
+    a->unlisted = nc - keep;
+    if (keep > 0)
+        qsort(cand, (size_t)keep, sizeof *cand, by_index);
+    a->listed[a->nlisted++] = 0;
+    for (int i = 0; i < keep; i++)
+        a->listed[a->nlisted++] = cand[i].index;
+    free(cand);
+    return true;
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -692,8 +746,16 @@ bool analyze(const run_model *m, analysis *a)
             set(&a->best_d2h_gbps, r->d2h_gbps.v);
     }
     /* Needs every workload's kernel time, so after the loop above. */
-    for (int i = 0; i < a->nwl; i++)
+    for (int i = 0; i < a->nwl; i++) {
+        a->wl[i].library = -1;
         versus_library(a, &a->wl[i]);
+        choose_main_kernel(&a->wl[i]);
+        a->wl[i].ladder_row = ladder_row(a, i);
+    }
+    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a)) {
+        analysis_free(a);
+        return false;
+    }
     if (!collect_warnings(m, a)) {
         analysis_free(a);
         return false;
@@ -711,5 +773,7 @@ void analysis_free(analysis *a)
     free(a->warnings);
     free(a->wl);
     free(a->peaks);
+    region_metrics_free(a->rg, a->nrg);
+    free(a->listed);
     memset(a, 0, sizeof *a);
 }

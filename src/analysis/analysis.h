@@ -9,13 +9,9 @@
 #ifndef MMPROF_ANALYSIS_H
 #define MMPROF_ANALYSIS_H
 
+#include "metric.h"
 #include "model.h"
-
-typedef struct {
-    double v;
-    bool ok;
-    char why[96]; /* when !ok */
-} metric;
+#include "regions.h"
 
 typedef enum {
     VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
@@ -65,6 +61,10 @@ typedef struct {
     char verdict_text[160];
     kernel_summary *kernels;
     int nkernels;
+    int main_kernel;  /* index into kernels of the one with the most time, -1 when none */
+    int library;      /* index into analysis.wl of the cuBLAS run compared against, -1 when none */
+    bool ladder_row;  /* the workload's row in the ladder: its pinned run, or its first pageable
+                       * one when it has no pinned run */
 } workload_metrics;
 
 typedef struct {
@@ -82,7 +82,16 @@ typedef struct {
     metric best_h2d_gbps, best_d2h_gbps; /* fastest measured, across workloads */
     char **warnings;        /* the model's own and analysis's */
     int nwarnings;
+    region_metrics *rg;     /* one per region of the model, same order */
+    int nrg;
+    int *listed;            /* the regions summaries list, in timeline order: the run, then the
+                             * workloads of a built-in run or the longest NVTX ranges and
+                             * annotations of a timeline (at most MAX_LISTED_REGIONS) */
+    int nlisted;
+    int unlisted;           /* regions of those kinds left out of the list */
 } analysis;
+
+#define MAX_LISTED_REGIONS 40
 
 /* Computes every figure; returns false only when memory ran out. */
 bool analyze(const run_model *m, analysis *out);

@@ -280,6 +280,9 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;
+    /* The whole run, each workload and each of its phases become regions of the timeline. */
+    if (!model_finish_regions(m, "mmprof run"))
+        model_add_warning(m, "out of memory while listing the run's regions");
 out:
     free(A);
     free(B);

@@ -14,6 +14,8 @@ static void usage(FILE *f)
 {
     fputs("Usage: mmprof [OPTIONS]                 run the workloads and report\n"
           "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
+          "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
+          "                                         Nsight Systems SQLite export\n"
           "\n"
           "A matrix multiply C = A x B (FP32, row-major, n x n, the same random inputs for every\n"
           "workload) on the CPU through OpenBLAS, through CUDA kernels and through cuBLAS; for each,\n"
@@ -31,7 +33,7 @@ static void usage(FILE *f)
           "      --no-cupti          time GPU work with cudaEvents only, as under another profiler\n"
           "      --list-workloads    list the workloads and exit\n"
           "\n"
-          "Output options (both modes):\n"
+          "Output options (every command):\n"
           "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`)\n"
           "      --html FILE         write a self-contained HTML report\n"
           "      --trace FILE        write a Chrome/Perfetto trace\n"
@@ -168,7 +170,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     if (argc > 1 && strcmp(argv[1], "report") == 0) {
         o->report_mode = true;
         first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "import") == 0) {
+        o->report_mode = o->import_mode = true;
+        first = 2;
     }
+    const char *cmd = o->import_mode ? "mmprof import" : "mmprof report";
     optind = first;
     opterr = 0;
     int c;
@@ -274,12 +280,13 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     }
     if (o->report_mode) {
         if (optind >= argc) {
-            fprintf(err, "mmprof report: expected a run file (mmprof report RUN.json)\n");
+            fprintf(err, "%s: expected a %s\n", cmd,
+                    o->import_mode ? "trace file (mmprof import TRACE)" : "run file (mmprof report RUN.json)");
             return EXIT_USAGE;
         }
         o->run_file = argv[optind++];
         if (run_only_given) {
-            fprintf(err, "mmprof report: %s applies to a new run, not to a recorded one\n", run_only_name);
+            fprintf(err, "%s: %s applies to a new run, not to a recorded one\n", cmd, run_only_name);
             return EXIT_USAGE;
         }
     }
@@ -298,7 +305,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     if (o->report_mode)
         for (int i = 0; i < 3; i++)
             if (paths[i] && strcmp(paths[i], o->run_file) == 0) {
-                fprintf(err, "mmprof report: output '%s' would overwrite the run file it reads\n", paths[i]);
+                fprintf(err, "%s: output '%s' would overwrite the file it reads\n", cmd, paths[i]);
                 return EXIT_USAGE;
             }
     return -1;

@@ -1,5 +1,6 @@
 /* The command line: `mmprof [options]` runs and reports; `mmprof report RUN.json [options]`
- * re-renders a recorded run. Parsing only: nothing here runs anything. */
+ * re-renders a recorded run; `mmprof import TRACE [options]` analyses a PyTorch profiler trace or
+ * an Nsight Systems SQLite export. Parsing only: nothing here runs anything. */
 #ifndef MMPROF_CLI_H
 #define MMPROF_CLI_H
 
@@ -24,8 +25,9 @@ typedef enum { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER } color_mode;
 typedef enum { HOSTMEM_BOTH = 0, HOSTMEM_PAGEABLE, HOSTMEM_PINNED } host_memory_opt;
 
 typedef struct {
-    bool report_mode;        /* `mmprof report RUN.json` */
-    const char *run_file;    /* its RUN.json */
+    bool report_mode;        /* `mmprof report RUN.json` or `mmprof import TRACE` */
+    bool import_mode;        /* `mmprof import TRACE`: run_file is another tool's timeline */
+    const char *run_file;    /* its RUN.json or TRACE */
     int n;
     int repeat;              /* 0: chosen per workload */
     host_memory_opt host_memory;

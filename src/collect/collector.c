@@ -3,6 +3,10 @@
  * the kinds before any work, drain buffers in the completion callback, flush forced at the end. */
 #include "collector.h"
 
+#include <unistd.h>
+
+#include "cupti_records.h"
+
 #include <cupti.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,9 +22,10 @@ static struct {
     bool active;
     CUpti_SubscriberHandle subscriber;
     pthread_mutex_t lock;
-    workload_run pool; /* every record received, before it is handed to a workload */
-    uint64_t records, dropped, lost, overhead_records, memsets, errors;
-    int64_t overhead_ns;
+    event_list pool; /* every record received, before it is handed to a workload */
+    record_counts n;
+    uint64_t dropped;
+    uint32_t pid;
 } col = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static void CUPTIAPI ignore_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
@@ -36,95 +41,6 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *max_records = 0; /* as many as fit */
 }
 
-static mem_kind memory_kind(uint8_t k)
-{
-    switch (k) {
-    case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return MEM_PAGEABLE;
-    case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return MEM_PINNED;
-    case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return MEM_DEVICE;
-    default: return MEM_UNKNOWN;
-    }
-}
-
-static copy_dir copy_direction(uint8_t k)
-{
-    switch (k) {
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return COPY_H2D;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return COPY_D2H;
-    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return COPY_D2D;
-    default: return COPY_OTHER;
-    }
-}
-
-/* Called with col.lock held. Copies what the model needs out of the record: CUPTI reuses the
- * buffer, and the kernel name it points to belongs to CUPTI. */
-static void store(const CUpti_Activity *rec)
-{
-    col.records++;
-    switch (rec->kind) {
-    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-        const CUpti_ActivityKernel10 *r = (const CUpti_ActivityKernel10 *)rec;
-        if (r->start == 0 && r->end == 0) {
-            col.lost++;
-            return;
-        }
-        kernel_event k = {
-            .name = (char *)(r->name ? r->name : "?"),
-            .start_ns = (int64_t)r->start, .end_ns = (int64_t)r->end,
-            .device = r->deviceId, .stream = r->streamId, .correlation = r->correlationId,
-            .grid = {r->gridX, r->gridY, r->gridZ}, .block = {r->blockX, r->blockY, r->blockZ},
-            .has_resources = true, .registers = r->registersPerThread,
-            .static_smem = r->staticSharedMemory, .dynamic_smem = r->dynamicSharedMemory,
-            .smem_optin = r->shmemLimitConfig == CUPTI_FUNC_SHMEM_LIMIT_OPTIN,
-            .local_mem = (int)r->localMemoryPerThread,
-        };
-        if (!workload_add_kernel(&col.pool, &k))
-            col.errors++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMCPY: {
-        const CUpti_ActivityMemcpy6 *r = (const CUpti_ActivityMemcpy6 *)rec;
-        if (r->start == 0 && r->end == 0) {
-            col.lost++;
-            return;
-        }
-        copy_event c = {
-            .dir = copy_direction(r->copyKind), .src = memory_kind(r->srcKind), .dst = memory_kind(r->dstKind),
-            .bytes = r->bytes, .start_ns = (int64_t)r->start, .end_ns = (int64_t)r->end,
-            .device = r->deviceId, .stream = r->streamId, .correlation = r->correlationId,
-        };
-        if (!workload_add_copy(&col.pool, &c))
-            col.errors++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_RUNTIME: {
-        const CUpti_ActivityAPI *r = (const CUpti_ActivityAPI *)rec;
-        const char *name = NULL;
-        if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, r->cbid, &name) != CUPTI_SUCCESS || !name)
-            name = "cuda runtime call";
-        api_event a = {
-            .name = (char *)name, .start_ns = (int64_t)r->start, .end_ns = (int64_t)r->end,
-            .thread = r->threadId, .correlation = r->correlationId,
-        };
-        if (!workload_add_api(&col.pool, &a))
-            col.errors++;
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_OVERHEAD: {
-        const CUpti_ActivityOverhead3 *r = (const CUpti_ActivityOverhead3 *)rec;
-        col.overhead_records++;
-        if (r->end > r->start)
-            col.overhead_ns += (int64_t)(r->end - r->start);
-        break;
-    }
-    case CUPTI_ACTIVITY_KIND_MEMSET:
-        col.memsets++;
-        break;
-    default: /* SYNCHRONIZATION and anything else: counted in records */
-        break;
-    }
-}
-
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
                                       size_t valid)
 {
@@ -136,10 +52,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         if (st == CUPTI_ERROR_MAX_LIMIT_REACHED)
             break;
         if (st != CUPTI_SUCCESS) {
-            col.errors++;
+            col.n.errors++;
             break;
         }
-        store(rec);
+        cupti_record_store(rec, col.pid, &col.pool, &col.n);
     }
     size_t dropped = 0;
     if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
@@ -196,31 +112,24 @@ void collector_start(const collector_options *opt, collection_info *info)
         return;
     }
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-    static const struct { CUpti_ActivityKind kind; const char *name; bool needed; } kinds[] = {
-        {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true},
-        {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true},
-        {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", false},
-        {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", false},
-        {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", false},
-        {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", false},
-    };
-    for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof kinds / sizeof kinds[0]; i++) {
-        CUptiResult e = cuptiActivityEnable(kinds[i].kind);
-        if (e != CUPTI_SUCCESS && kinds[i].needed) {
+    for (int i = 0; r == CUPTI_SUCCESS && i < cupti_record_nkinds; i++) {
+        CUptiResult e = cuptiActivityEnable(cupti_record_kinds[i].kind);
+        if (e != CUPTI_SUCCESS && cupti_record_kinds[i].needed) {
             r = e;
             snprintf(info->reason, sizeof info->reason, "enabling %s records failed: %s",
-                     kinds[i].name, result_string(e));
+                     cupti_record_kinds[i].name, result_string(e));
         }
     }
     if (r != CUPTI_SUCCESS) {
         if (!info->reason[0])
             snprintf(info->reason, sizeof info->reason, "registering CUPTI buffers failed: %s",
                      result_string(r));
-        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-            cuptiActivityDisable(kinds[i].kind);
+        for (int i = 0; i < cupti_record_nkinds; i++)
+            cuptiActivityDisable(cupti_record_kinds[i].kind);
         cuptiUnsubscribe(col.subscriber);
         return;
     }
+    col.pid = (uint32_t)getpid();
     col.active = true;
     info->source = TIMING_CUPTI;
 }
@@ -254,6 +163,35 @@ static workload_run *owner(run_model *m, int64_t t)
     return NULL;
 }
 
+/* Hands each pooled event to the workload whose span holds its start (GPU events only to
+ * workloads CUPTI timed), or keeps it in the run's own events: CUDA's start-up, cuBLAS's handle
+ * and the tool's work between workloads are part of the timeline too. Returns how many went
+ * to the run. */
+#define DISTRIBUTE(arr, count, gpu_event, add_to_workload, add_to_run)                            \
+    for (size_t i_ = 0; i_ < (count); i_++) {                                                     \
+        workload_run *w_ = owner(m, (arr)[i_].start_ns);                                          \
+        bool ok_;                                                                                 \
+        if (w_ && (!(gpu_event) || w_->timing == TIMING_CUPTI))                                    \
+            ok_ = add_to_workload(w_, &(arr)[i_]);                                                \
+        else {                                                                                    \
+            ok_ = add_to_run(&m->events, &(arr)[i_]);                                             \
+            outside++;                                                                            \
+        }                                                                                         \
+        if (!ok_)                                                                                 \
+            col.n.errors++;                                                                       \
+    }
+
+static uint64_t distribute(run_model *m, const event_list *pool)
+{
+    uint64_t outside = 0;
+    DISTRIBUTE(pool->kernels, pool->nkernels, true, workload_add_kernel, events_add_kernel);
+    DISTRIBUTE(pool->copies, pool->ncopies, true, workload_add_copy, events_add_copy);
+    DISTRIBUTE(pool->memsets, pool->nmemsets, true, workload_add_memset, events_add_memset);
+    DISTRIBUTE(pool->apis, pool->napis, false, workload_add_api, events_add_api);
+    DISTRIBUTE(pool->syncs, pool->nsyncs, false, workload_add_sync, events_add_sync);
+    return outside;
+}
+
 void collector_finish(run_model *m, collection_info *info)
 {
     if (!col.active)
@@ -261,39 +199,20 @@ void collector_finish(run_model *m, collection_info *info)
     int64_t t0 = collector_now();
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     info->flush_ms = (double)(collector_now() - t0) / 1e6;
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMSET);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_OVERHEAD);
+    for (int i = 0; i < cupti_record_nkinds; i++)
+        cuptiActivityDisable(cupti_record_kinds[i].kind);
 
     pthread_mutex_lock(&col.lock);
-    workload_run *pool = &col.pool;
-    for (size_t i = 0; i < pool->nkernels; i++) {
-        workload_run *w = owner(m, pool->kernels[i].start_ns);
-        if (w && w->timing == TIMING_CUPTI && !workload_add_kernel(w, &pool->kernels[i]))
-            col.errors++;
-    }
-    for (size_t i = 0; i < pool->ncopies; i++) {
-        workload_run *w = owner(m, pool->copies[i].start_ns);
-        if (w && w->timing == TIMING_CUPTI && !workload_add_copy(w, &pool->copies[i]))
-            col.errors++;
-    }
-    for (size_t i = 0; i < pool->napis; i++) {
-        workload_run *w = owner(m, pool->apis[i].start_ns);
-        if (w && !workload_add_api(w, &pool->apis[i]))
-            col.errors++;
-    }
-    info->records = col.records;
+    info->outside_workloads = distribute(m, &col.pool);
+    info->records = col.n.records;
     info->dropped = col.dropped;
-    info->lost_timestamps = col.lost;
-    info->overhead_records = col.overhead_records;
-    info->overhead_ns = col.overhead_ns;
-    if (col.errors)
+    info->lost_timestamps = col.n.lost;
+    info->overhead_records = col.n.overhead_records;
+    info->overhead_ns = col.n.overhead_ns;
+    if (col.n.errors)
         model_add_warning(m, "%llu CUPTI records could not be read or stored",
-                          (unsigned long long)col.errors);
-    workload_clear(pool); /* the workloads hold copies of what they own */
+                          (unsigned long long)col.n.errors);
+    events_clear(&col.pool); /* the workloads and the run hold copies of what they own */
     pthread_mutex_unlock(&col.lock);
     cuptiUnsubscribe(col.subscriber);
     col.active = false;

@@ -1,4 +1,5 @@
-/* The collector: CUPTI activity records for every kernel, copy and runtime call, or, when
+/* The collector: CUPTI activity records for every kernel, copy, memset, runtime and driver call
+ * and synchronization, or, when
  * another profiler holds CUPTI, nothing from CUPTI and cudaEvents in the workloads instead.
  *
  * One clock for everything: collector_now() is CUPTI's timestamp when CUPTI is active, which is
@@ -26,7 +27,8 @@ int64_t collector_now(void);
 
 /* Flushes every buffered record (the caller synchronised the device first), stops collection and
  * hands the events to the workloads whose span holds them; records outside every workload span
- * (cuBLAS handle creation, say) are counted and dropped. Updates info's counters. */
+ * (CUDA's start-up, cuBLAS handle creation) go to m->events and are counted in
+ * info->outside_workloads. Updates info's counters. */
 void collector_finish(run_model *m, collection_info *info);
 
 #ifdef __cplusplus

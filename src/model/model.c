@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +36,25 @@ void workload_clear(workload_run *w)
     free(w->kernels);
     free(w->copies);
     free(w->apis);
+    free(w->memsets);
+    free(w->syncs);
     free(w->product_ms);
     free(w->occ);
     memset(w, 0, sizeof *w);
+}
+
+void events_clear(event_list *e)
+{
+    for (size_t i = 0; i < e->nkernels; i++)
+        free(e->kernels[i].name);
+    for (size_t i = 0; i < e->napis; i++)
+        free(e->apis[i].name);
+    free(e->kernels);
+    free(e->copies);
+    free(e->memsets);
+    free(e->apis);
+    free(e->syncs);
+    memset(e, 0, sizeof *e);
 }
 
 void model_free(run_model *m)
@@ -45,6 +62,14 @@ void model_free(run_model *m)
     for (int i = 0; i < m->nworkloads; i++)
         workload_clear(&m->workloads[i]);
     free(m->workloads);
+    events_clear(&m->events);
+    for (int i = 0; i < m->nregions; i++) {
+        free(m->regions[i].name);
+        free(m->regions[i].domain);
+    }
+    free(m->regions);
+    free(m->processes);
+    free(m->threads);
     for (int i = 0; i < m->nwarnings; i++)
         free(m->warnings[i]);
     free(m->warnings);
@@ -108,41 +133,57 @@ void model_add_warning(run_model *m, const char *fmt, ...)
         m->warnings[m->nwarnings++] = s;
 }
 
-bool workload_add_kernel(workload_run *w, const kernel_event *k)
+/* Appends a copy of k, its name duplicated. */
+static bool append_kernel(kernel_event **arr, size_t *count, const kernel_event *k)
 {
     kernel_event copy = *k;
     copy.name = strdup(k->name ? k->name : "");
     if (!copy.name)
         return false;
-    void *grown = grow(w->kernels, w->nkernels, sizeof *w->kernels);
+    void *grown = grow(*arr, *count, sizeof **arr);
     if (!grown) {
         free(copy.name);
         return false;
     }
-    w->kernels = grown;
-    w->kernels[w->nkernels++] = copy;
+    *arr = grown;
+    (*arr)[(*count)++] = copy;
     return true;
 }
 
-bool workload_add_api(workload_run *w, const api_event *a)
+static bool append_api(api_event **arr, size_t *count, const api_event *a)
 {
     api_event copy = *a;
     copy.name = strdup(a->name ? a->name : "");
     if (!copy.name)
         return false;
-    void *grown = grow(w->apis, w->napis, sizeof *w->apis);
+    void *grown = grow(*arr, *count, sizeof **arr);
     if (!grown) {
         free(copy.name);
         return false;
     }
-    w->apis = grown;
-    w->apis[w->napis++] = copy;
+    *arr = grown;
+    (*arr)[(*count)++] = copy;
     return true;
 }
+
+bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->kernels, &w->nkernels, k); }
+bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->apis, &w->napis, a); }
 
 bool workload_add_copy(workload_run *w, const copy_event *c)
 {
     APPEND(w->copies, w->ncopies, *c);
+    return true;
+}
+
+bool workload_add_memset(workload_run *w, const memset_event *s)
+{
+    APPEND(w->memsets, w->nmemsets, *s);
+    return true;
+}
+
+bool workload_add_sync(workload_run *w, const sync_event *s)
+{
+    APPEND(w->syncs, w->nsyncs, *s);
     return true;
 }
 
@@ -178,6 +219,170 @@ const phase *workload_find_phase(const workload_run *w, const char *name)
         if (strcmp(w->phases[i].name, name) == 0)
             return &w->phases[i];
     return NULL;
+}
+
+/* Events an import or profile recorded, and a built-in run's records outside every workload. */
+bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(&e->kernels, &e->nkernels, k); }
+bool events_add_api(event_list *e, const api_event *a) { return append_api(&e->apis, &e->napis, a); }
+
+bool events_add_copy(event_list *e, const copy_event *c)
+{
+    APPEND(e->copies, e->ncopies, *c);
+    return true;
+}
+
+bool events_add_memset(event_list *e, const memset_event *s)
+{
+    APPEND(e->memsets, e->nmemsets, *s);
+    return true;
+}
+
+bool events_add_sync(event_list *e, const sync_event *s)
+{
+    APPEND(e->syncs, e->nsyncs, *s);
+    return true;
+}
+
+static char *dup_or_null(const char *s, bool *ok)
+{
+    if (!s)
+        return NULL;
+    char *d = strdup(s);
+    if (!d)
+        *ok = false;
+    return d;
+}
+
+int model_add_region(run_model *m, region_kind kind, const char *name, const char *domain,
+                     int64_t start_ns, int64_t end_ns, uint32_t pid, uint32_t tid, int parent)
+{
+    bool ok = true;
+    region r = {0};
+    r.name = dup_or_null(name ? name : "", &ok);
+    r.domain = dup_or_null(domain, &ok);
+    r.kind = kind;
+    r.start_ns = start_ns;
+    r.end_ns = end_ns;
+    r.pid = pid;
+    r.tid = tid;
+    r.parent = parent;
+    r.workload = -1;
+    size_t n = (size_t)m->nregions;
+    void *grown = ok ? grow(m->regions, n, sizeof *m->regions) : NULL;
+    if (!grown) {
+        free(r.name);
+        free(r.domain);
+        return -1;
+    }
+    m->regions = grown;
+    m->regions[n] = r;
+    m->nregions = (int)n + 1;
+    return (int)n;
+}
+
+bool model_add_process(run_model *m, uint32_t pid, const char *name)
+{
+    process_info p = {.pid = pid};
+    copy_str(p.name, sizeof p.name, name);
+    size_t n = (size_t)m->nprocesses;
+    APPEND(m->processes, n, p);
+    m->nprocesses = (int)n;
+    return true;
+}
+
+bool model_add_thread(run_model *m, uint32_t pid, uint32_t tid, const char *name)
+{
+    thread_info t = {.pid = pid, .tid = tid};
+    copy_str(t.name, sizeof t.name, name);
+    size_t n = (size_t)m->nthreads;
+    APPEND(m->threads, n, t);
+    m->nthreads = (int)n;
+    return true;
+}
+
+/* Earliest start and latest end over intervals [s, e), folded into *lo and *hi. */
+#define SPAN_OF(arr, count, lo, hi)                                                               \
+    for (size_t i_ = 0; i_ < (count); i_++) {                                                     \
+        if ((arr)[i_].start_ns < *(lo))                                                           \
+            *(lo) = (arr)[i_].start_ns;                                                           \
+        if ((arr)[i_].end_ns > *(hi))                                                             \
+            *(hi) = (arr)[i_].end_ns;                                                             \
+    }
+
+static void event_span(const event_list *e, int64_t *lo, int64_t *hi)
+{
+    SPAN_OF(e->kernels, e->nkernels, lo, hi);
+    SPAN_OF(e->copies, e->ncopies, lo, hi);
+    SPAN_OF(e->memsets, e->nmemsets, lo, hi);
+    SPAN_OF(e->apis, e->napis, lo, hi);
+    SPAN_OF(e->syncs, e->nsyncs, lo, hi);
+}
+
+static void workload_span(const workload_run *w, int64_t *lo, int64_t *hi)
+{
+    SPAN_OF(w->kernels, w->nkernels, lo, hi);
+    SPAN_OF(w->copies, w->ncopies, lo, hi);
+    SPAN_OF(w->apis, w->napis, lo, hi);
+    SPAN_OF(w->phases, (size_t)w->nphases, lo, hi);
+}
+
+/* A built-in run's regions: one per workload, and one per phase inside it. Labels as the
+ * reports and the NVTX ranges name them: "cuda-naive (pinned)", phase "copy-in". */
+static bool add_builtin_regions(run_model *m, int run_region)
+{
+    for (int i = 0; i < m->nworkloads; i++) {
+        const workload_run *w = &m->workloads[i];
+        if (w->nphases == 0)
+            continue;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        SPAN_OF(w->phases, (size_t)w->nphases, &lo, &hi);
+        char label[64];
+        workload_label(w, label, sizeof label);
+        int wr = model_add_region(m, REGION_WORKLOAD, label, NULL, lo, hi, 0, 0, run_region);
+        if (wr < 0)
+            return false;
+        m->regions[wr].workload = i;
+        for (int p = 0; p < w->nphases; p++) {
+            int pr = model_add_region(m, REGION_PHASE, w->phases[p].name, NULL, w->phases[p].start_ns,
+                                      w->phases[p].end_ns, 0, 0, wr);
+            if (pr < 0)
+                return false;
+            m->regions[pr].workload = i;
+        }
+    }
+    return true;
+}
+
+bool model_finish_regions(run_model *m, const char *run_name)
+{
+    if (m->nregions > 0 && m->regions[0].kind == REGION_RUN)
+        return true; /* already done (a v2 file carries its regions) */
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    event_span(&m->events, &lo, &hi);
+    for (int i = 0; i < m->nworkloads; i++)
+        workload_span(&m->workloads[i], &lo, &hi);
+    for (int i = 0; i < m->nregions; i++) {
+        if (m->regions[i].start_ns < lo)
+            lo = m->regions[i].start_ns;
+        if (m->regions[i].end_ns > hi)
+            hi = m->regions[i].end_ns;
+    }
+    if (lo > hi)
+        lo = hi = 0;
+    /* The run region goes first: shift the others up by one and fix their parent links. */
+    int at = model_add_region(m, REGION_RUN, run_name, NULL, lo, hi, 0, 0, -1);
+    if (at < 0)
+        return false;
+    region run = m->regions[at];
+    memmove(&m->regions[1], &m->regions[0], (size_t)at * sizeof *m->regions);
+    m->regions[0] = run;
+    for (int i = 1; i < m->nregions; i++)
+        m->regions[i].parent = m->regions[i].parent < 0 ? 0 : m->regions[i].parent + 1;
+    bool builtin_regions = false;
+    for (int i = 1; i < m->nregions; i++)
+        if (m->regions[i].kind == REGION_WORKLOAD)
+            builtin_regions = true;
+    return builtin_regions || add_builtin_regions(m, 0);
 }
 
 /* Name tables: one place for the strings the JSON form and the reports share. */
@@ -239,28 +444,69 @@ bool precision_parse(const char *s, precision *out)
     return true;
 }
 
-const char *mem_kind_name(mem_kind k)
+/* Enumerations numbered sparsely (as CUPTI numbers them) map names through a value table. */
+typedef struct {
+    int value;
+    const char *name;
+} named_value;
+
+static const char *value_name(const named_value *t, int n, int v, const char *fallback)
 {
-    switch (k) {
-    case MEM_PAGEABLE: return "pageable";
-    case MEM_PINNED: return "pinned";
-    case MEM_DEVICE: return "device";
-    default: return "host";
-    }
+    for (int i = 0; i < n; i++)
+        if (t[i].value == v)
+            return t[i].name;
+    return fallback;
 }
 
-bool mem_kind_parse(const char *s, mem_kind *out)
+static bool value_parse(const named_value *t, int n, const char *s, int *out)
 {
-    static const struct { const char *name; mem_kind kind; } kinds[] = {
-        {"pageable", MEM_PAGEABLE}, {"pinned", MEM_PINNED}, {"device", MEM_DEVICE}, {"host", MEM_UNKNOWN},
-    };
-    for (int i = 0; i < COUNT(kinds); i++)
-        if (s && strcmp(s, kinds[i].name) == 0) {
-            *out = kinds[i].kind;
+    for (int i = 0; i < n; i++)
+        if (s && strcmp(s, t[i].name) == 0) {
+            *out = t[i].value;
             return true;
         }
     return false;
 }
+
+/* "host" is the name version 1 wrote for an unknown memory kind; "unknown" reads the same. */
+static const named_value mem_kinds[] = {
+    {MEM_PAGEABLE, "pageable"}, {MEM_PINNED, "pinned"}, {MEM_DEVICE, "device"}, {MEM_ARRAY, "array"},
+    {MEM_MANAGED, "managed"}, {MEM_UNKNOWN, "host"}, {MEM_UNKNOWN, "unknown"},
+};
+static const named_value copy_dirs[] = {
+    {COPY_H2D, "HtoD"}, {COPY_D2H, "DtoH"}, {COPY_D2D, "DtoD"}, {COPY_H2H, "HtoH"}, {COPY_P2P, "PtoP"},
+    {COPY_OTHER, "other"},
+};
+static const named_value sync_kinds[] = {
+    {SYNC_UNKNOWN, "unknown"}, {SYNC_EVENT, "event"}, {SYNC_STREAM_WAIT_EVENT, "stream-wait-event"},
+    {SYNC_STREAM, "stream"}, {SYNC_CONTEXT, "context"},
+};
+static const named_value region_kinds[] = {
+    {REGION_RUN, "run"}, {REGION_WORKLOAD, "workload"}, {REGION_PHASE, "phase"}, {REGION_NVTX, "nvtx"},
+    {REGION_ANNOTATION, "annotation"},
+};
+static const named_value sources[] = {
+    {SOURCE_BUILTIN, "builtin"}, {SOURCE_KINETO, "kineto"}, {SOURCE_NSYS, "nsys-sqlite"}, {SOURCE_PROFILE, "profile"},
+};
+static const named_value api_kinds[] = {{API_RUNTIME, "runtime"}, {API_DRIVER, "driver"}};
+
+#define NAME_AND_PARSE(type, table, fallback, name_fn, parse_fn)                                  \
+    const char *name_fn(type v) { return value_name(table, COUNT(table), (int)v, fallback); }      \
+    bool parse_fn(const char *s, type *out)                                                       \
+    {                                                                                             \
+        int v;                                                                                    \
+        if (!value_parse(table, COUNT(table), s, &v))                                             \
+            return false;                                                                         \
+        *out = (type)v;                                                                           \
+        return true;                                                                              \
+    }
+
+NAME_AND_PARSE(mem_kind, mem_kinds, "host", mem_kind_name, mem_kind_parse)
+NAME_AND_PARSE(copy_dir, copy_dirs, "other", copy_dir_name, copy_dir_parse)
+NAME_AND_PARSE(sync_kind, sync_kinds, "unknown", sync_kind_name, sync_kind_parse)
+NAME_AND_PARSE(region_kind, region_kinds, "run", region_kind_name, region_kind_parse)
+NAME_AND_PARSE(run_source, sources, "builtin", run_source_name, run_source_parse)
+NAME_AND_PARSE(api_kind, api_kinds, "runtime", api_kind_name, api_kind_parse)
 
 void workload_label(const workload_run *w, char *buf, size_t len)
 {

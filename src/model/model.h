@@ -1,8 +1,16 @@
-/* The run model: everything one mmprof run recorded, as plain C structs.
+/* The run model: everything one run recorded, as plain C structs.
  *
- * This is the seam of the program. The collector and the workloads fill it, model_json.c writes
- * it to disk and reads it back, and analysis and every renderer read only this. Nothing here
- * depends on CUDA, so all of it builds and is tested on a machine without a GPU.
+ * This is the seam of the program. Its sources fill it (the built-in workloads with the CUPTI
+ * collector, the importers of PyTorch and Nsight Systems traces), model_json.c writes it to disk
+ * and reads it back, and analysis and every renderer read only this. Nothing here depends on
+ * CUDA, so all of it builds and is tested on a machine without a GPU.
+ *
+ * A run is a timeline: events (kernels, copies, memsets, runtime and driver API calls,
+ * synchronization) on devices, processes and threads, and regions: named intervals that own
+ * events (the whole run, a built-in workload and its phases, an NVTX range, a PyTorch
+ * annotation). A built-in workload keeps the events recorded during it in its own arrays, with
+ * its matmul facts (n, repeat, verification) beside them; everything else (an import's events,
+ * the records of a built-in run that fell outside every workload) lives in run_model.events.
  *
  * Times are nanoseconds on one clock: CUPTI's timestamp when CUPTI collected the run, otherwise
  * CLOCK_REALTIME (which is what CUPTI's clock is based on, on Linux). Raw figures that might not
@@ -19,7 +27,7 @@ extern "C" {
 #endif
 
 #define MMPROF_VERSION "0.1.0"
-#define MMPROF_SCHEMA_VERSION 1
+#define MMPROF_SCHEMA_VERSION 2 /* 2: timeline events, regions, processes; 1 still loads */
 
 /* What timed a workload's kernels and copies. */
 typedef enum {
@@ -44,6 +52,8 @@ typedef enum {
     MEM_PAGEABLE = 1,
     MEM_PINNED = 2,
     MEM_DEVICE = 3,
+    MEM_ARRAY = 4,
+    MEM_MANAGED = 5,
 } mem_kind;
 
 /* Copy directions, numbered as CUPTI's CUpti_ActivityMemcpyKind. */
@@ -52,6 +62,8 @@ typedef enum {
     COPY_H2D = 1,
     COPY_D2H = 2,
     COPY_D2D = 8,
+    COPY_H2H = 9,
+    COPY_P2P = 10, /* between two devices */
 } copy_dir;
 
 #define PHASE_NAME_MAX 24
@@ -65,9 +77,18 @@ typedef struct {
     int64_t end_ns;
 } phase;
 
+/* Where a run came from. */
+typedef enum {
+    SOURCE_BUILTIN = 0, /* mmprof's own matmul workloads */
+    SOURCE_KINETO,      /* a PyTorch profiler (Kineto) Chrome trace */
+    SOURCE_NSYS,        /* an Nsight Systems SQLite export */
+    SOURCE_PROFILE,     /* `mmprof profile -- CMD` */
+} run_source;
+
 typedef struct {
     char *name; /* as CUPTI recorded it (mangled); owned */
     int64_t start_ns, end_ns;
+    uint32_t pid; /* process that launched it; 0 when not known (built-in runs: one process) */
     uint32_t device, stream, correlation;
     int grid[3], block[3];
     bool has_resources; /* registers and shared memory known (not under cudaEvent timing) */
@@ -83,15 +104,91 @@ typedef struct {
     mem_kind src, dst;
     uint64_t bytes;
     int64_t start_ns, end_ns;
+    uint32_t pid;
     uint32_t device, stream, correlation;
 } copy_event;
 
-/* A CUDA runtime call on the host, as CUPTI's RUNTIME records saw it. */
 typedef struct {
-    char *name; /* owned, e.g. "cudaMemcpy_v3020" */
+    mem_kind mem; /* the memory set */
+    uint64_t bytes;
     int64_t start_ns, end_ns;
+    uint32_t pid;
+    uint32_t device, stream, correlation;
+} memset_event;
+
+typedef enum { API_RUNTIME = 0, API_DRIVER = 1 } api_kind;
+
+/* A CUDA runtime or driver call on the host, as CUPTI's RUNTIME and DRIVER records saw it. */
+typedef struct {
+    char *name; /* owned, e.g. "cudaMemcpy_v3020", "cuLaunchKernel" */
+    int64_t start_ns, end_ns;
+    api_kind kind;
+    uint32_t pid;
     uint32_t thread, correlation;
 } api_event;
+
+/* What a synchronization waited for; numbered as CUPTI's CUpti_ActivitySynchronizationType. */
+typedef enum {
+    SYNC_UNKNOWN = 0,
+    SYNC_EVENT = 1,             /* cudaEventSynchronize */
+    SYNC_STREAM_WAIT_EVENT = 2, /* cudaStreamWaitEvent */
+    SYNC_STREAM = 3,            /* cudaStreamSynchronize */
+    SYNC_CONTEXT = 4,           /* cudaDeviceSynchronize */
+} sync_kind;
+
+/* Time a host thread spent waiting for the GPU. */
+typedef struct {
+    sync_kind kind;
+    int64_t start_ns, end_ns;
+    uint32_t pid, thread;
+    uint32_t stream, correlation;
+} sync_event;
+
+/* Events not owned by a built-in workload. */
+typedef struct {
+    kernel_event *kernels;
+    size_t nkernels;
+    copy_event *copies;
+    size_t ncopies;
+    memset_event *memsets;
+    size_t nmemsets;
+    api_event *apis;
+    size_t napis;
+    sync_event *syncs;
+    size_t nsyncs;
+} event_list;
+
+typedef enum {
+    REGION_RUN = 0,    /* the whole run, trace or program */
+    REGION_WORKLOAD,   /* a built-in workload */
+    REGION_PHASE,      /* one phase of a built-in workload */
+    REGION_NVTX,       /* an NVTX range from the program's code */
+    REGION_ANNOTATION, /* a PyTorch record_function / profiler annotation */
+} region_kind;
+
+/* A named interval that owns events. A kernel or copy belongs to the region whose thread made
+ * the API call that launched it (matched by correlation id) while the region was open, even when
+ * it runs on the GPU after the region has ended; analysis does that attribution. */
+typedef struct {
+    char *name;        /* owned */
+    char *domain;      /* NVTX domain (owned); NULL for the default domain and non-NVTX regions */
+    region_kind kind;
+    int64_t start_ns, end_ns;
+    uint32_t pid, tid; /* the thread that opened it; 0 when not known */
+    int parent;        /* index of the enclosing region, -1 at the top */
+    int workload;      /* the built-in workload (its own or its phase's), -1 otherwise */
+    bool push_pop;     /* NVTX push/pop (nesting on its thread) rather than start/end */
+} region;
+
+typedef struct {
+    uint32_t pid;
+    char name[128];
+} process_info;
+
+typedef struct {
+    uint32_t pid, tid;
+    char name[64];
+} thread_info;
 
 /* The CUDA runtime's own occupancy answer for one of our kernels, kept so the header-only
  * calculator used in analysis can be checked against it (tests do, on recorded runs). */
@@ -125,6 +222,10 @@ typedef struct {
     size_t ncopies;
     api_event *apis;
     size_t napis;
+    memset_event *memsets;
+    size_t nmemsets;
+    sync_event *syncs;
+    size_t nsyncs;
 
     /* Per-product times of the compute phase by the workload's own clock: cudaEvents around each
      * launch for GPU workloads, the host clock for CPU ones. Kept beside CUPTI's records so the
@@ -179,18 +280,22 @@ typedef struct {
     uint64_t dropped;      /* records CUPTI reported dropped */
     uint64_t lost_timestamps; /* kernel or copy records with start = end = 0 */
     uint64_t overhead_records;
+    uint64_t outside_workloads; /* kernel, copy and API records outside every workload span (kept
+                                 * in run_model.events) */
     int64_t overhead_ns;   /* CUPTI's own reported overhead */
     double flush_ms;
 } collection_info;
 
 typedef struct {
     int schema_version;
+    run_source source;
+    char source_file[256]; /* an import's input, as given */
     char tool_version[16];
     char *command_line;  /* owned */
     char started_at[32]; /* ISO 8601, UTC */
     int64_t epoch_ns;    /* the run's start on the event clock; JSON stores times relative to it,
                           * since absolute nanoseconds do not fit a JSON number exactly */
-    int n;
+    int n;                /* built-in runs: the matrix size; 0 for imports */
     uint64_t seed;
     int repeat_requested; /* 0: chosen per workload */
     char host_memory_requested[12];
@@ -203,6 +308,13 @@ typedef struct {
     int ntool_phases;
     workload_run *workloads;
     int nworkloads;
+    event_list events;     /* events owned by no workload */
+    region *regions;       /* regions[0] is the whole run once model_finish_regions ran */
+    int nregions;
+    process_info *processes;
+    int nprocesses;
+    thread_info *threads;
+    int nthreads;
     char **warnings;       /* raised while running; analysis adds its own when reporting */
     int nwarnings;
 } run_model;
@@ -218,12 +330,44 @@ void model_add_warning(run_model *m, const char *fmt, ...) __attribute__((format
 bool workload_add_kernel(workload_run *w, const kernel_event *k); /* copies k->name */
 bool workload_add_copy(workload_run *w, const copy_event *c);
 bool workload_add_api(workload_run *w, const api_event *a);       /* copies a->name */
+bool workload_add_memset(workload_run *w, const memset_event *s);
+bool workload_add_sync(workload_run *w, const sync_event *s);
 bool workload_add_product_ms(workload_run *w, double ms);
 bool workload_add_occ(workload_run *w, const occupancy_check *o);
 phase *workload_add_phase(workload_run *w, const char *name);
 const phase *workload_find_phase(const workload_run *w, const char *name);
 
+/* Appending timeline events not owned by a workload; each copies names and returns false when
+ * memory ran out. */
+bool events_add_kernel(event_list *e, const kernel_event *k);
+bool events_add_copy(event_list *e, const copy_event *c);
+bool events_add_memset(event_list *e, const memset_event *s);
+bool events_add_api(event_list *e, const api_event *a);
+bool events_add_sync(event_list *e, const sync_event *s);
+void events_clear(event_list *e);
+
+/* Regions: model_add_region copies name and domain (either may be NULL) and returns the new
+ * region's index, or -1 when memory ran out. */
+int model_add_region(run_model *m, region_kind kind, const char *name, const char *domain,
+                     int64_t start_ns, int64_t end_ns, uint32_t pid, uint32_t tid, int parent);
+/* Makes regions[0] the whole run (from the earliest to the latest event or region, named
+ * run_name) and, for a built-in run, adds a region per workload and per phase when there are
+ * none yet. Call once every event is in; false when memory ran out. */
+bool model_finish_regions(run_model *m, const char *run_name);
+bool model_add_process(run_model *m, uint32_t pid, const char *name);
+bool model_add_thread(run_model *m, uint32_t pid, uint32_t tid, const char *name);
+
 /* Names used in the JSON form and the reports. */
+const char *run_source_name(run_source s);
+bool run_source_parse(const char *s, run_source *out);
+const char *region_kind_name(region_kind k);
+bool region_kind_parse(const char *s, region_kind *out);
+const char *api_kind_name(api_kind k);
+bool api_kind_parse(const char *s, api_kind *out);
+const char *sync_kind_name(sync_kind k);
+bool sync_kind_parse(const char *s, sync_kind *out);
+bool copy_dir_parse(const char *s, copy_dir *out);
+const char *copy_dir_name(copy_dir d);
 const char *timing_source_name(timing_source s);
 bool timing_source_parse(const char *s, timing_source *out);
 const char *mem_kind_name(mem_kind k);

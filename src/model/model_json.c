@@ -38,31 +38,28 @@ static bool add_int3(cJSON *o, const char *k, const int v[3])
     return ok_add(o, k, cJSON_CreateIntArray(v, 3));
 }
 
-static cJSON *phases_json(const phase *p, int n, int64_t epoch)
+/* Every object builder ends the same way: the object, or NULL (and nothing leaked) when an adder
+ * ran out of memory. */
+static cJSON *built(cJSON *o, bool ok)
 {
-    cJSON *arr = cJSON_CreateArray();
-    for (int i = 0; arr && i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(arr, o)) {
-            cJSON_Delete(o);
-            cJSON_Delete(arr);
-            return NULL;
-        }
-        bool ok = add_str(o, "name", p[i].name) && add_num(o, "start_ns", (double)(p[i].start_ns - epoch)) &&
-                  add_num(o, "end_ns", (double)(p[i].end_ns - epoch));
-        if (!ok) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
+    if (!ok) {
+        cJSON_Delete(o);
+        return NULL;
     }
-    return arr;
+    return o;
 }
 
+static bool add_time(cJSON *o, const char *k, int64_t t, int64_t epoch)
+{
+    return add_num(o, k, (double)(t - epoch));
+}
+
+/* One writer per event type, used for a workload's events and for run_model.events alike. */
 static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "name", k->name) && add_num(o, "start_ns", (double)(k->start_ns - epoch)) &&
-              add_num(o, "end_ns", (double)(k->end_ns - epoch)) && add_num(o, "device", k->device) &&
+    bool ok = o && add_str(o, "name", k->name) && add_time(o, "start_ns", k->start_ns, epoch) &&
+              add_time(o, "end_ns", k->end_ns, epoch) && add_num(o, "pid", k->pid) && add_num(o, "device", k->device) &&
               add_num(o, "stream", k->stream) && add_num(o, "correlation", k->correlation) &&
               add_int3(o, "grid", k->grid) && add_int3(o, "block", k->block);
     if (ok && k->has_resources)
@@ -72,45 +69,47 @@ static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
     else if (ok)
         ok = ok_add(o, "registers", cJSON_CreateNull()) && ok_add(o, "static_smem", cJSON_CreateNull()) &&
              ok_add(o, "dynamic_smem", cJSON_CreateNull());
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return built(o, ok);
 }
 
 static cJSON *copy_json(const copy_event *c, int64_t epoch)
 {
-    static const struct { copy_dir d; const char *name; } dirs[] = {
-        {COPY_H2D, "HtoD"}, {COPY_D2H, "DtoH"}, {COPY_D2D, "DtoD"}, {COPY_OTHER, "other"}};
-    const char *dir = "other";
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-        if (dirs[i].d == c->dir)
-            dir = dirs[i].name;
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "dir", dir) && add_str(o, "src", mem_kind_name(c->src)) &&
+    bool ok = o && add_str(o, "dir", copy_dir_name(c->dir)) && add_str(o, "src", mem_kind_name(c->src)) &&
               add_str(o, "dst", mem_kind_name(c->dst)) && add_num(o, "bytes", (double)c->bytes) &&
-              add_num(o, "start_ns", (double)(c->start_ns - epoch)) &&
-              add_num(o, "end_ns", (double)(c->end_ns - epoch)) && add_num(o, "device", c->device) &&
-              add_num(o, "stream", c->stream) && add_num(o, "correlation", c->correlation);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+              add_time(o, "start_ns", c->start_ns, epoch) && add_time(o, "end_ns", c->end_ns, epoch) &&
+              add_num(o, "pid", c->pid) && add_num(o, "device", c->device) && add_num(o, "stream", c->stream) &&
+              add_num(o, "correlation", c->correlation);
+    return built(o, ok);
+}
+
+static cJSON *memset_json(const memset_event *s, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "mem", mem_kind_name(s->mem)) && add_num(o, "bytes", (double)s->bytes) &&
+              add_time(o, "start_ns", s->start_ns, epoch) && add_time(o, "end_ns", s->end_ns, epoch) &&
+              add_num(o, "pid", s->pid) && add_num(o, "device", s->device) && add_num(o, "stream", s->stream) &&
+              add_num(o, "correlation", s->correlation);
+    return built(o, ok);
 }
 
 static cJSON *api_json(const api_event *a, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "name", a->name) && add_num(o, "start_ns", (double)(a->start_ns - epoch)) &&
-              add_num(o, "end_ns", (double)(a->end_ns - epoch)) && add_num(o, "thread", a->thread) &&
-              add_num(o, "correlation", a->correlation);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    bool ok = o && add_str(o, "name", a->name) && add_str(o, "kind", api_kind_name(a->kind)) &&
+              add_time(o, "start_ns", a->start_ns, epoch) && add_time(o, "end_ns", a->end_ns, epoch) &&
+              add_num(o, "pid", a->pid) && add_num(o, "thread", a->thread) && add_num(o, "correlation", a->correlation);
+    return built(o, ok);
+}
+
+static cJSON *sync_json(const sync_event *s, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "kind", sync_kind_name(s->kind)) && add_time(o, "start_ns", s->start_ns, epoch) &&
+              add_time(o, "end_ns", s->end_ns, epoch) && add_num(o, "pid", s->pid) &&
+              add_num(o, "thread", s->thread) && add_num(o, "stream", s->stream) &&
+              add_num(o, "correlation", s->correlation);
+    return built(o, ok);
 }
 
 static cJSON *occ_json(const occupancy_check *c)
@@ -120,11 +119,7 @@ static cJSON *occ_json(const occupancy_check *c)
               add_num(o, "dynamic_smem", c->dynamic_smem) && add_num(o, "registers", c->registers) &&
               add_num(o, "static_smem", c->static_smem) &&
               add_num(o, "runtime_blocks_per_sm", c->runtime_blocks_per_sm);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return built(o, ok);
 }
 
 /* An array of n elements, element i built by make(ctx, i, epoch). */
@@ -144,14 +139,43 @@ static cJSON *array_of(size_t n, element_maker make, const void *ctx, int64_t ep
     return arr;
 }
 
-static cJSON *make_kernel(const void *w, size_t i, int64_t e) { return kernel_json(&((const workload_run *)w)->kernels[i], e); }
-static cJSON *make_copy(const void *w, size_t i, int64_t e) { return copy_json(&((const workload_run *)w)->copies[i], e); }
-static cJSON *make_api(const void *w, size_t i, int64_t e) { return api_json(&((const workload_run *)w)->apis[i], e); }
-static cJSON *make_occ(const void *w, size_t i, int64_t e) { (void)e; return occ_json(&((const workload_run *)w)->occ[i]); }
-static cJSON *make_product_ms(const void *w, size_t i, int64_t e)
+/* Element makers: ctx is the array (or, for the last ones, the run) the elements come from. */
+static cJSON *make_kernel(const void *a, size_t i, int64_t e) { return kernel_json(&((const kernel_event *)a)[i], e); }
+static cJSON *make_copy(const void *a, size_t i, int64_t e) { return copy_json(&((const copy_event *)a)[i], e); }
+static cJSON *make_memset(const void *a, size_t i, int64_t e) { return memset_json(&((const memset_event *)a)[i], e); }
+static cJSON *make_api(const void *a, size_t i, int64_t e) { return api_json(&((const api_event *)a)[i], e); }
+static cJSON *make_sync(const void *a, size_t i, int64_t e) { return sync_json(&((const sync_event *)a)[i], e); }
+static cJSON *make_occ(const void *a, size_t i, int64_t e) { (void)e; return occ_json(&((const occupancy_check *)a)[i]); }
+static cJSON *make_phase(const void *a, size_t i, int64_t e)
+{
+    const phase *p = &((const phase *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_str(o, "name", p->name) && add_time(o, "start_ns", p->start_ns, e) &&
+                        add_time(o, "end_ns", p->end_ns, e));
+}
+static cJSON *make_product_ms(const void *a, size_t i, int64_t e)
 {
     (void)e;
-    return cJSON_CreateNumber(((const workload_run *)w)->product_ms[i]);
+    return cJSON_CreateNumber(((const double *)a)[i]);
+}
+
+/* A workload's events and run_model.events share their element forms; only the key of the API
+ * calls differs ("api_calls" in a workload, as version 1 named it). */
+static bool add_events(cJSON *o, const event_list *ev, const char *api_key, int64_t epoch)
+{
+    return ok_add(o, "kernels", array_of(ev->nkernels, make_kernel, ev->kernels, epoch)) &&
+           ok_add(o, "copies", array_of(ev->ncopies, make_copy, ev->copies, epoch)) &&
+           ok_add(o, "memsets", array_of(ev->nmemsets, make_memset, ev->memsets, epoch)) &&
+           ok_add(o, api_key, array_of(ev->napis, make_api, ev->apis, epoch)) &&
+           ok_add(o, "syncs", array_of(ev->nsyncs, make_sync, ev->syncs, epoch));
+}
+
+/* A workload's event arrays seen as an event_list (borrowed, not owned). */
+static event_list workload_events(const workload_run *w)
+{
+    return (event_list){.kernels = w->kernels, .nkernels = w->nkernels, .copies = w->copies,
+                        .ncopies = w->ncopies, .memsets = w->memsets, .nmemsets = w->nmemsets,
+                        .apis = w->apis, .napis = w->napis, .syncs = w->syncs, .nsyncs = w->nsyncs};
 }
 
 static cJSON *workload_json(const workload_run *w, int64_t epoch)
@@ -159,6 +183,7 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
+    event_list evs = workload_events(w);
     bool ok = add_str(o, "name", w->name) &&
               add_str(o, "host_memory", mem_kind_name(w->host_memory)) &&
               add_bool(o, "needs_gpu", w->needs_gpu) && add_str(o, "precision", precision_name(w->prec)) &&
@@ -167,21 +192,15 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
               ok_add(o, "device", w->device >= 0 ? cJSON_CreateNumber(w->device) : cJSON_CreateNull()) &&
               add_num(o, "repeat", w->repeat) && add_num(o, "launched", w->launched) &&
               add_str(o, "timing", timing_source_name(w->timing)) &&
-              ok_add(o, "phases", phases_json(w->phases, w->nphases, epoch)) &&
-              ok_add(o, "kernels", array_of(w->nkernels, make_kernel, w, epoch)) &&
-              ok_add(o, "copies", array_of(w->ncopies, make_copy, w, epoch)) &&
-              ok_add(o, "api_calls", array_of(w->napis, make_api, w, epoch)) &&
-              ok_add(o, "product_ms", array_of((size_t)w->nproduct_ms, make_product_ms, w, epoch)) &&
-              ok_add(o, "occupancy_checks", array_of((size_t)w->nocc, make_occ, w, epoch));
+              ok_add(o, "phases", array_of((size_t)w->nphases, make_phase, w->phases, epoch)) &&
+              add_events(o, &evs, "api_calls", epoch) &&
+              ok_add(o, "product_ms", array_of((size_t)w->nproduct_ms, make_product_ms, w->product_ms, epoch)) &&
+              ok_add(o, "occupancy_checks", array_of((size_t)w->nocc, make_occ, w->occ, epoch));
     cJSON *ver = ok ? cJSON_CreateObject() : NULL;
     ok = ok && ver && ok_add(o, "verification", ver) &&
          ok_add(ver, "rel_error", w->verified ? cJSON_CreateNumber(w->rel_error) : cJSON_CreateNull()) &&
          add_num(ver, "bound", w->error_bound);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return built(o, ok);
 }
 
 static cJSON *device_json(const device_info *d)
@@ -206,16 +225,42 @@ static cJSON *device_json(const device_info *d)
               ok_add(o, "pcie_width", d->pcie_width > 0 ? cJSON_CreateNumber(d->pcie_width) : cJSON_CreateNull()) &&
               add_str_or_null(o, "pcie_why", d->pcie_why) && add_num(o, "driver_version", d->driver_version) &&
               add_num(o, "runtime_version", d->runtime_version);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    return o;
+    return built(o, ok);
 }
 
-static cJSON *make_device(const void *m, size_t i, int64_t e) { (void)e; return device_json(&((const run_model *)m)->devices[i]); }
-static cJSON *make_workload(const void *m, size_t i, int64_t e) { return workload_json(&((const run_model *)m)->workloads[i], e); }
-static cJSON *make_warning(const void *m, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((const run_model *)m)->warnings[i]); }
+static cJSON *region_json(const region *g, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "name", g->name) &&
+              ok_add(o, "domain", g->domain ? cJSON_CreateString(g->domain) : cJSON_CreateNull()) &&
+              add_str(o, "kind", region_kind_name(g->kind)) && add_time(o, "start_ns", g->start_ns, epoch) &&
+              add_time(o, "end_ns", g->end_ns, epoch) && add_num(o, "pid", g->pid) && add_num(o, "tid", g->tid) &&
+              add_num(o, "parent", g->parent) && add_num(o, "workload", g->workload) &&
+              add_bool(o, "push_pop", g->push_pop);
+    return built(o, ok);
+}
+
+static cJSON *make_region(const void *a, size_t i, int64_t e) { return region_json(&((const region *)a)[i], e); }
+
+static cJSON *make_process(const void *a, size_t i, int64_t e)
+{
+    (void)e;
+    const process_info *p = &((const process_info *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_num(o, "pid", p->pid) && add_str(o, "name", p->name));
+}
+
+static cJSON *make_thread(const void *a, size_t i, int64_t e)
+{
+    (void)e;
+    const thread_info *t = &((const thread_info *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_num(o, "pid", t->pid) && add_num(o, "tid", t->tid) && add_str(o, "name", t->name));
+}
+
+static cJSON *make_device(const void *a, size_t i, int64_t e) { (void)e; return device_json(&((const device_info *)a)[i]); }
+static cJSON *make_workload(const void *a, size_t i, int64_t e) { return workload_json(&((const workload_run *)a)[i], e); }
+static cJSON *make_warning(const void *a, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((char *const *)a)[i]); }
 
 cJSON *model_to_json(const run_model *m)
 {
@@ -227,9 +272,13 @@ cJSON *model_to_json(const run_model *m)
     char seed[32];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
     /* The seed and the epoch are strings: 64-bit integers do not fit a JSON number exactly. */
-    bool ok = add_str(root, "schema", RUN_SCHEMA_NAME) && add_num(root, "schema_version", m->schema_version) &&
+    /* Always the current version: a model read from a version 1 file was brought up to date by the
+     * reader (its regions made), so what is written is a version 2 file. */
+    bool ok = add_str(root, "schema", RUN_SCHEMA_NAME) && add_num(root, "schema_version", MMPROF_SCHEMA_VERSION) &&
               add_str(root, "tool_version", m->tool_version) && add_str(root, "command_line", m->command_line) &&
-              add_str(root, "started_at", m->started_at) && add_str(root, "epoch_ns", epoch);
+              add_str(root, "started_at", m->started_at) && add_str(root, "epoch_ns", epoch) &&
+              add_str(root, "source", run_source_name(m->source)) &&
+              add_str_or_null(root, "source_file", m->source_file);
 
     cJSON *cfg = ok ? cJSON_AddObjectToObject(root, "config") : NULL;
     ok = cfg && add_num(cfg, "n", m->n) && add_str(cfg, "seed", seed) &&
@@ -251,13 +300,19 @@ cJSON *model_to_json(const run_model *m)
          add_num(col, "records", (double)c->records) && add_num(col, "dropped", (double)c->dropped) &&
          add_num(col, "lost_timestamps", (double)c->lost_timestamps) &&
          add_num(col, "overhead_records", (double)c->overhead_records) &&
+         add_num(col, "outside_workloads", (double)c->outside_workloads) &&
          add_num(col, "overhead_ns", (double)c->overhead_ns) && add_num(col, "flush_ms", c->flush_ms);
 
-    ok = ok && ok_add(root, "devices", array_of((size_t)m->ndevices, make_device, m, m->epoch_ns)) &&
+    ok = ok && ok_add(root, "devices", array_of((size_t)m->ndevices, make_device, m->devices, m->epoch_ns)) &&
          add_str_or_null(root, "gpu_skip_reason", m->gpu_skip_reason) &&
-         ok_add(root, "tool_phases", phases_json(m->tool_phases, m->ntool_phases, m->epoch_ns)) &&
-         ok_add(root, "workloads", array_of((size_t)m->nworkloads, make_workload, m, m->epoch_ns)) &&
-         ok_add(root, "warnings", array_of((size_t)m->nwarnings, make_warning, m, m->epoch_ns));
+         ok_add(root, "tool_phases", array_of((size_t)m->ntool_phases, make_phase, m->tool_phases, m->epoch_ns)) &&
+         ok_add(root, "workloads", array_of((size_t)m->nworkloads, make_workload, m->workloads, m->epoch_ns));
+    cJSON *events = ok ? cJSON_AddObjectToObject(root, "events") : NULL;
+    ok = events && add_events(events, &m->events, "apis", m->epoch_ns) &&
+         ok_add(root, "regions", array_of((size_t)m->nregions, make_region, m->regions, m->epoch_ns)) &&
+         ok_add(root, "processes", array_of((size_t)m->nprocesses, make_process, m->processes, m->epoch_ns)) &&
+         ok_add(root, "threads", array_of((size_t)m->nthreads, make_thread, m->threads, m->epoch_ns)) &&
+         ok_add(root, "warnings", array_of((size_t)m->nwarnings, make_warning, m->warnings, m->epoch_ns));
     if (!ok) {
         cJSON_Delete(root);
         return NULL;
@@ -272,6 +327,7 @@ typedef struct {
     char *err;
     size_t errlen;
     bool failed;
+    int version; /* the file's schema_version */
     char path[160];
 } reader;
 
@@ -364,6 +420,33 @@ static bool get_str(reader *r, const cJSON *o, const char *key, bool nullable, c
         return fail(r, key, nullable ? "expected a string or null" : "expected a string");
     copy_str(buf, len, v->valuestring);
     return true;
+}
+
+/* A string of any length, duplicated into *out (the caller frees it); null reads as NULL when
+ * nullable. */
+static bool get_owned_str(reader *r, const cJSON *o, const char *key, bool nullable, char **out)
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    *out = NULL;
+    if (nullable && cJSON_IsNull(v))
+        return true;
+    if (!cJSON_IsString(v))
+        return fail(r, key, nullable ? "expected a string or null" : "expected a string");
+    return (*out = strdup(v->valuestring)) != NULL || fail(r, NULL, "out of memory");
+}
+
+/* True when key came with version 2 and a version 1 file lacks it: the field keeps its default
+ * (pid 0, runtime API, no memsets or syncs, a built-in run). Version 2 files must have it. */
+static bool v1_default(const reader *r, const cJSON *o, const char *key)
+{
+    return r->version < 2 && !cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static bool get_pid(reader *r, const cJSON *o, uint32_t *pid)
+{
+    return v1_default(r, o, "pid") || get_u32(r, o, "pid", pid);
 }
 
 static bool get_bool(reader *r, const cJSON *o, const char *key, bool *out)
@@ -478,12 +561,13 @@ static bool read_phases(reader *r, const cJSON *o, const char *key, int64_t epoc
     return true;
 }
 
-static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+/* Event readers: one per event type, each appending to an event_list, for a workload's events
+ * and run_model.events alike. */
+static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     kernel_event k;
     memset(&k, 0, sizeof k);
-    char name[1024];
-    if (!get_str(r, e, "name", false, name, sizeof name) || !read_interval(r, e, epoch, &k.start_ns, &k.end_ns) ||
+    if (!read_interval(r, e, epoch, &k.start_ns, &k.end_ns) || !get_pid(r, e, &k.pid) ||
         !get_u32(r, e, "device", &k.device) || !get_u32(r, e, "stream", &k.stream) ||
         !get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
         !get_int3(r, e, "block", k.block))
@@ -498,50 +582,85 @@ static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, workload_run *
          !get_int(r, e, "dynamic_smem", 0, 1 << 30, &k.dynamic_smem) ||
          !get_bool(r, e, "smem_optin", &k.smem_optin) || !get_int(r, e, "local_mem", 0, 1 << 30, &k.local_mem)))
         return false;
-    k.name = name;
-    return workload_add_kernel(w, &k) || fail(r, NULL, "out of memory");
+    if (!get_owned_str(r, e, "name", false, &k.name))
+        return false;
+    bool ok = events_add_kernel(dst, &k) || fail(r, NULL, "out of memory");
+    free(k.name);
+    return ok;
 }
 
-static bool read_copy(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+static bool read_mem_kind(reader *r, const cJSON *e, const char *key, mem_kind *out)
+{
+    char name[16];
+    if (!get_str(r, e, key, false, name, sizeof name))
+        return false;
+    return mem_kind_parse(name, out) || fail(r, key, "unknown memory kind '%s'", name);
+}
+
+static bool read_copy(reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     copy_event c;
     memset(&c, 0, sizeof c);
-    char dir[16], src[16], dst[16];
-    if (!get_str(r, e, "dir", false, dir, sizeof dir) || !get_str(r, e, "src", false, src, sizeof src) ||
-        !get_str(r, e, "dst", false, dst, sizeof dst) || !get_u64(r, e, "bytes", &c.bytes) ||
-        !read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_u32(r, e, "device", &c.device) ||
-        !get_u32(r, e, "stream", &c.stream) || !get_u32(r, e, "correlation", &c.correlation))
+    char dir[16];
+    if (!get_str(r, e, "dir", false, dir, sizeof dir) || !read_mem_kind(r, e, "src", &c.src) ||
+        !read_mem_kind(r, e, "dst", &c.dst) || !get_u64(r, e, "bytes", &c.bytes) ||
+        !read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_pid(r, e, &c.pid) ||
+        !get_u32(r, e, "device", &c.device) || !get_u32(r, e, "stream", &c.stream) ||
+        !get_u32(r, e, "correlation", &c.correlation))
         return false;
-    if (strcmp(dir, "HtoD") == 0)
-        c.dir = COPY_H2D;
-    else if (strcmp(dir, "DtoH") == 0)
-        c.dir = COPY_D2H;
-    else if (strcmp(dir, "DtoD") == 0)
-        c.dir = COPY_D2D;
-    else if (strcmp(dir, "other") == 0)
-        c.dir = COPY_OTHER;
-    else
-        return fail(r, "dir", "expected HtoD, DtoH, DtoD or other");
-    if (!mem_kind_parse(src, &c.src))
-        return fail(r, "src", "unknown memory kind '%s'", src);
-    if (!mem_kind_parse(dst, &c.dst))
-        return fail(r, "dst", "unknown memory kind '%s'", dst);
-    return workload_add_copy(w, &c) || fail(r, NULL, "out of memory");
+    if (!copy_dir_parse(dir, &c.dir))
+        return fail(r, "dir", "expected HtoD, DtoH, DtoD, HtoH, PtoP or other, not '%s'", dir);
+    return events_add_copy(dst, &c) || fail(r, NULL, "out of memory");
 }
 
-static bool read_api(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+static bool read_memset(reader *r, const cJSON *e, int64_t epoch, void *dst)
+{
+    memset_event m;
+    memset(&m, 0, sizeof m);
+    if (!read_mem_kind(r, e, "mem", &m.mem) || !get_u64(r, e, "bytes", &m.bytes) ||
+        !read_interval(r, e, epoch, &m.start_ns, &m.end_ns) || !get_pid(r, e, &m.pid) ||
+        !get_u32(r, e, "device", &m.device) || !get_u32(r, e, "stream", &m.stream) ||
+        !get_u32(r, e, "correlation", &m.correlation))
+        return false;
+    return events_add_memset(dst, &m) || fail(r, NULL, "out of memory");
+}
+
+static bool read_api(reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     api_event a;
     memset(&a, 0, sizeof a);
-    char name[128];
-    if (!get_str(r, e, "name", false, name, sizeof name) || !read_interval(r, e, epoch, &a.start_ns, &a.end_ns) ||
+    char kind[16];
+    if (!read_interval(r, e, epoch, &a.start_ns, &a.end_ns) || !get_pid(r, e, &a.pid) ||
         !get_u32(r, e, "thread", &a.thread) || !get_u32(r, e, "correlation", &a.correlation))
         return false;
-    a.name = name;
-    return workload_add_api(w, &a) || fail(r, NULL, "out of memory");
+    if (!v1_default(r, e, "kind")) {
+        if (!get_str(r, e, "kind", false, kind, sizeof kind))
+            return false;
+        if (!api_kind_parse(kind, &a.kind))
+            return fail(r, "kind", "expected runtime or driver, not '%s'", kind);
+    }
+    if (!get_owned_str(r, e, "name", false, &a.name))
+        return false;
+    bool ok = events_add_api(dst, &a) || fail(r, NULL, "out of memory");
+    free(a.name);
+    return ok;
 }
 
-static bool read_occ(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+static bool read_sync(reader *r, const cJSON *e, int64_t epoch, void *dst)
+{
+    sync_event y;
+    memset(&y, 0, sizeof y);
+    char kind[24];
+    if (!get_str(r, e, "kind", false, kind, sizeof kind) || !read_interval(r, e, epoch, &y.start_ns, &y.end_ns) ||
+        !get_pid(r, e, &y.pid) || !get_u32(r, e, "thread", &y.thread) || !get_u32(r, e, "stream", &y.stream) ||
+        !get_u32(r, e, "correlation", &y.correlation))
+        return false;
+    if (!sync_kind_parse(kind, &y.kind))
+        return fail(r, "kind", "expected unknown, event, stream-wait-event, stream or context, not '%s'", kind);
+    return events_add_sync(dst, &y) || fail(r, NULL, "out of memory");
+}
+
+static bool read_occ(reader *r, const cJSON *e, int64_t epoch, void *w)
 {
     (void)epoch;
     occupancy_check c;
@@ -556,7 +675,7 @@ static bool read_occ(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
     return workload_add_occ(w, &c) || fail(r, NULL, "out of memory");
 }
 
-static bool read_product_ms(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+static bool read_product_ms(reader *r, const cJSON *e, int64_t epoch, void *w)
 {
     (void)epoch;
     if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
@@ -564,9 +683,10 @@ static bool read_product_ms(reader *r, const cJSON *e, int64_t epoch, workload_r
     return workload_add_product_ms(w, e->valuedouble) || fail(r, NULL, "out of memory");
 }
 
-typedef bool (*element_reader)(reader *, const cJSON *, int64_t, workload_run *);
+/* Reads one element of an array into dst (an event_list, a workload, the run). */
+typedef bool (*element_reader)(reader *, const cJSON *, int64_t, void *dst);
 
-static bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch, workload_run *w,
+static bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch, void *w,
                       element_reader read_one, bool objects)
 {
     const cJSON *arr = get_array(r, o, key);
@@ -582,6 +702,38 @@ static bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch,
             return false;
     }
     return true;
+}
+
+/* The event arrays of o (a workload, or the run's "events"), appended to ev. What was read stays
+ * in ev on failure, for the caller to free. memsets and syncs came with version 2. */
+static bool read_events(reader *r, const cJSON *o, const char *api_key, int64_t epoch, event_list *ev)
+{
+    return read_each(r, o, "kernels", epoch, ev, read_kernel, true) &&
+           read_each(r, o, "copies", epoch, ev, read_copy, true) &&
+           (v1_default(r, o, "memsets") || read_each(r, o, "memsets", epoch, ev, read_memset, true)) &&
+           read_each(r, o, api_key, epoch, ev, read_api, true) &&
+           (v1_default(r, o, "syncs") || read_each(r, o, "syncs", epoch, ev, read_sync, true));
+}
+
+/* Reads a workload's events through read_events and hands the arrays to w, which owns them from
+ * then on (failed or not, so that model_free frees them). Capacity follows from the count in
+ * model.c, so an array grown in one list can keep growing in the other. */
+static bool read_workload_events(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
+{
+    event_list ev;
+    memset(&ev, 0, sizeof ev);
+    bool ok = read_events(r, e, "api_calls", epoch, &ev);
+    w->kernels = ev.kernels;
+    w->nkernels = ev.nkernels;
+    w->copies = ev.copies;
+    w->ncopies = ev.ncopies;
+    w->memsets = ev.memsets;
+    w->nmemsets = ev.nmemsets;
+    w->apis = ev.apis;
+    w->napis = ev.napis;
+    w->syncs = ev.syncs;
+    w->nsyncs = ev.nsyncs;
+    return ok;
 }
 
 static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices, workload_run *w)
@@ -610,9 +762,7 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
     else if (!get_int(r, e, "device", 0, ndevices > 0 ? ndevices - 1 : 0, &w->device) || ndevices == 0)
         return fail(r, "device", "names no recorded device");
     if (!read_phases(r, e, "phases", epoch, w->phases, MAX_PHASES, &w->nphases) ||
-        !read_each(r, e, "kernels", epoch, w, read_kernel, true) ||
-        !read_each(r, e, "copies", epoch, w, read_copy, true) ||
-        !read_each(r, e, "api_calls", epoch, w, read_api, true) ||
+        !read_workload_events(r, e, epoch, w) ||
         !read_each(r, e, "product_ms", epoch, w, read_product_ms, false) ||
         !read_each(r, e, "occupancy_checks", epoch, w, read_occ, true))
         return false;
@@ -629,6 +779,78 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
     }
     leave(r, s);
     return ok;
+}
+
+/* Region i (the next one: m->nregions) encloses nothing before it, so parent links only point
+ * back and can be followed without a cycle check; workloads are read by now. */
+static bool read_region(reader *r, const cJSON *e, int64_t epoch, void *dst)
+{
+    run_model *m = dst;
+    int i = m->nregions;
+    char kind_name[16];
+    region g;
+    memset(&g, 0, sizeof g);
+    if (!get_str(r, e, "kind", false, kind_name, sizeof kind_name) ||
+        !read_interval(r, e, epoch, &g.start_ns, &g.end_ns) || !get_u32(r, e, "pid", &g.pid) ||
+        !get_u32(r, e, "tid", &g.tid) || !get_int(r, e, "parent", -1, INT32_MAX, &g.parent) ||
+        !get_int(r, e, "workload", -1, INT32_MAX, &g.workload) || !get_bool(r, e, "push_pop", &g.push_pop))
+        return false;
+    if (!region_kind_parse(kind_name, &g.kind))
+        return fail(r, "kind", "expected run, workload, phase, nvtx or annotation, not '%s'", kind_name);
+    if (g.parent >= i)
+        return fail(r, "parent", "is %d; a region's parent is -1 or an earlier region (below %d)", g.parent, i);
+    if (g.workload >= m->nworkloads)
+        return fail(r, "workload", "is %d; the run has %d workload%s", g.workload, m->nworkloads,
+                    m->nworkloads == 1 ? "" : "s");
+    if (!get_owned_str(r, e, "name", false, &g.name) || !get_owned_str(r, e, "domain", true, &g.domain)) {
+        free(g.name);
+        return false;
+    }
+    int at = model_add_region(m, g.kind, g.name, g.domain, g.start_ns, g.end_ns, g.pid, g.tid, g.parent);
+    free(g.name);
+    free(g.domain);
+    if (at < 0)
+        return fail(r, NULL, "out of memory");
+    m->regions[at].workload = g.workload;
+    m->regions[at].push_pop = g.push_pop;
+    return true;
+}
+
+static bool read_process(reader *r, const cJSON *e, int64_t epoch, void *dst)
+{
+    (void)epoch;
+    process_info p;
+    if (!get_u32(r, e, "pid", &p.pid) || !get_str(r, e, "name", false, p.name, sizeof p.name))
+        return false;
+    return model_add_process(dst, p.pid, p.name) || fail(r, NULL, "out of memory");
+}
+
+static bool read_thread(reader *r, const cJSON *e, int64_t epoch, void *dst)
+{
+    (void)epoch;
+    thread_info t;
+    if (!get_u32(r, e, "pid", &t.pid) || !get_u32(r, e, "tid", &t.tid) ||
+        !get_str(r, e, "name", false, t.name, sizeof t.name))
+        return false;
+    return model_add_thread(dst, t.pid, t.tid, t.name) || fail(r, NULL, "out of memory");
+}
+
+/* What version 2 added beside the workloads: the run's own events, its regions, processes and
+ * threads. A version 1 file has none of them. */
+static bool read_timeline(reader *r, const cJSON *root, run_model *m)
+{
+    if (v1_default(r, root, "events") && v1_default(r, root, "regions") && v1_default(r, root, "processes") &&
+        v1_default(r, root, "threads"))
+        return true;
+    const cJSON *ev = get_object(r, root, "events");
+    if (!ev)
+        return false;
+    size_t s = enter_obj(r, "events");
+    bool ok = read_events(r, ev, "apis", m->epoch_ns, &m->events);
+    leave(r, s);
+    return ok && read_each(r, root, "regions", m->epoch_ns, m, read_region, true) &&
+           read_each(r, root, "processes", m->epoch_ns, m, read_process, true) &&
+           read_each(r, root, "threads", m->epoch_ns, m, read_thread, true);
 }
 
 static bool read_device(reader *r, const cJSON *e, device_info *d)
@@ -707,9 +929,13 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
         return fail(r, "schema", "is '%s', not an mmprof run file", schema);
     if (!get_int(r, root, "schema_version", 0, INT32_MAX, &m->schema_version))
         return false;
-    if (m->schema_version != MMPROF_SCHEMA_VERSION)
-        return fail(r, "schema_version", "is %d; this mmprof reads version %d", m->schema_version,
+    if (m->schema_version > MMPROF_SCHEMA_VERSION)
+        return fail(r, "schema_version", "written by a newer mmprof: schema_version %d; this mmprof reads 1 and %d",
+                    m->schema_version, MMPROF_SCHEMA_VERSION);
+    if (m->schema_version < 1)
+        return fail(r, "schema_version", "is %d; this mmprof reads 1 and %d", m->schema_version,
                     MMPROF_SCHEMA_VERSION);
+    r->version = m->schema_version;
     char cmd[4096];
     uint64_t epoch;
     if (!get_str(r, root, "tool_version", false, m->tool_version, sizeof m->tool_version) ||
@@ -720,13 +946,22 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
     m->epoch_ns = (int64_t)epoch;
     if (!(m->command_line = strdup(cmd)))
         return fail(r, NULL, "out of memory");
+    char source[16];
+    if (!v1_default(r, root, "source")) {
+        if (!get_str(r, root, "source", false, source, sizeof source) ||
+            !get_str(r, root, "source_file", true, m->source_file, sizeof m->source_file))
+            return false;
+        if (!run_source_parse(source, &m->source))
+            return fail(r, "source", "expected builtin, kineto, nsys-sqlite or profile, not '%s'", source);
+    }
 
     const cJSON *cfg = get_object(r, root, "config");
     if (!cfg)
         return false;
     size_t s = enter_obj(r, "config");
     const cJSON *rep = field(r, cfg, "repeat");
-    bool ok = get_int(r, cfg, "n", 1, INT32_MAX, &m->n) && parse_u64_string(r, cfg, "seed", false, &m->seed) &&
+    /* Only a built-in run multiplies matrices; an import's n is 0. */
+    bool ok = get_int(r, cfg, "n", m->source == SOURCE_BUILTIN ? 1 : 0, INT32_MAX, &m->n) && parse_u64_string(r, cfg, "seed", false, &m->seed) &&
               rep && (cJSON_IsNull(rep) || get_int(r, cfg, "repeat", 1, INT32_MAX, &m->repeat_requested)) &&
               get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested);
     leave(r, s);
@@ -761,6 +996,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
          get_int(r, c, "cupti_version", 0, INT32_MAX, &ci->cupti_version) && get_u64(r, c, "records", &ci->records) &&
          get_u64(r, c, "dropped", &ci->dropped) && get_u64(r, c, "lost_timestamps", &ci->lost_timestamps) &&
          get_u64(r, c, "overhead_records", &ci->overhead_records) &&
+         (v1_default(r, c, "outside_workloads") || get_u64(r, c, "outside_workloads", &ci->outside_workloads)) &&
          get_i64(r, c, "overhead_ns", 0, (int64_t)1 << 53, &overhead_ns) && get_num(r, c, "flush_ms", &ci->flush_ms);
     if (ok && !timing_source_parse(src, &ci->source))
         ok = fail(r, "source", "expected none, cupti, cudaEvent or host-clock");
@@ -803,6 +1039,8 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
         if (!ok)
             return false;
     }
+    if (!read_timeline(r, root, m))
+        return false;
     const cJSON *warn = get_array(r, root, "warnings");
     if (!warn)
         return false;
@@ -824,7 +1062,10 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 {
     model_init(m);
     reader r = {.err = err, .errlen = errlen};
-    if (!read_root(&r, root, m)) {
+    if (!read_root(&r, root, m) ||
+        /* A version 1 file (or one that has no regions) gets the whole-run region and the
+         * built-in workloads' and phases' regions, as a run recorded now would have. */
+        !(model_finish_regions(m, "mmprof run") || fail(&r, NULL, "out of memory"))) {
         model_free(m);
         return false;
     }

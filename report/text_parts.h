@@ -1,0 +1,44 @@
+/* What the text report's files share: the output, colour, the n/a notes listed under the
+ * tables, and the small formatting helpers. text.c writes the built-in run's tables,
+ * text_regions.c the timeline's regions, kernels and copies; neither calls the other's tables. */
+#ifndef MMPROF_REPORT_TEXT_PARTS_H
+#define MMPROF_REPORT_TEXT_PARTS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "text.h"
+
+typedef struct {
+    FILE *out;
+    bool color;
+    /* "n/a" reasons, each printed once under the tables. */
+    char na[24][160];
+    int nna;
+} ctx;
+
+#define BOLD "\033[1m"
+#define DIM "\033[2m"
+#define RED "\033[31m"
+#define GREEN "\033[32m"
+#define YELLOW "\033[33m"
+#define RESET "\033[0m"
+
+const char *c(const ctx *x, const char *code);
+/* Notes "what: why" once for the footer. */
+void note_na(ctx *x, const char *what, const metric *m);
+/* A metric as text: the value in f, or "n/a" with the reason noted for the footer. */
+const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what);
+/* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
+void wrapped(ctx *x, int lead_width, const char *text);
+void dims(const int d[3], char *buf, size_t len);
+void bytes_str(int b, char *buf, size_t len);
+/* "registers+shared memory" as "regs+smem". */
+const char *short_limiter(const char *full, char *buf, size_t len);
+
+/* text_regions.c: the timeline's regions, with kernel and copy tables for timelines that are
+ * not built-in runs. */
+void text_regions(ctx *x, const analysis *a);
+
+#endif

@@ -1,0 +1,165 @@
+/* The text report's timeline sections: the listed regions with their figures and verdicts, and,
+ * for timelines that are not built-in runs (imports, profiles), where the GPU time went: kernels
+ * by total time and copies by direction and memory kind, as `nsys stats` tables them. */
+#include <string.h>
+
+#include "text_parts.h"
+
+/* Names wider than their column end in "..." so a cut is never silent. */
+static void clipped(const char *s, int width, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    if ((int)n <= width || width < 4)
+        snprintf(buf, len, "%s", s);
+    else
+        snprintf(buf, len, "%.*s...", width - 3, s);
+}
+
+static int depth_of(const run_model *m, int i)
+{
+    int d = 0;
+    for (int p = m->regions[i].parent; p >= 0 && d < 8; p = m->regions[p].parent)
+        d++;
+    return d;
+}
+
+static const metric_def *def(const char *key)
+{
+    return metric_find(&region_metric_table, key);
+}
+
+/* A region figure in its registry format, n/a noted with the region's name. */
+static const char *rfmt(ctx *x, char *buf, size_t len, const region_metrics *r, const char *key)
+{
+    const metric_def *d = def(key);
+    const metric *m = metric_of(r, d);
+    if (!m->ok)
+        note_na(x, d->label, m);
+    metric_format(d, m, false, buf, len);
+    return buf;
+}
+
+static void region_table(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    static const char *const cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "copy_compute_ratio", "busy_pct", "launch_us"};
+    enum { NCOLS = sizeof cols / sizeof cols[0] };
+    fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
+                    "them\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "%s%-34s %-10s", c(x, DIM), "region", "kind");
+    for (int i = 0; i < NCOLS; i++) {
+        const metric_def *d = def(cols[i]);
+        char head[32];
+        snprintf(head, sizeof head, d->unit[0] && strcmp(d->unit, "%") != 0 ? "%s %s" : "%s%s", d->label,
+                 strcmp(d->unit, "%") == 0 ? "%" : d->unit);
+        fprintf(x->out, " %9.9s", head);
+    }
+    fprintf(x->out, " %s%s\n", "verdict", c(x, RESET));
+    for (int li = 0; li < a->nlisted; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        const region *rg = &m->regions[r->region];
+        char label[160], name[160];
+        int depth = depth_of(m, r->region);
+        if (rg->domain)
+            snprintf(label, sizeof label, "%*s%s@%s", 2 * depth, "", rg->domain, rg->name);
+        else
+            snprintf(label, sizeof label, "%*s%s", 2 * depth, "", rg->name);
+        clipped(label, 34, name, sizeof name);
+        fprintf(x->out, "%-34s %-10s", name, region_kind_name(rg->kind));
+        for (int i = 0; i < NCOLS; i++) {
+            char v[32];
+            fprintf(x->out, " %9s", rfmt(x, v, sizeof v, r, cols[i]));
+        }
+        fprintf(x->out, " %s\n", region_verdict_name(r->verdict));
+    }
+    if (a->unlisted > 0)
+        fprintf(x->out, "  (%d shorter regions not listed; every region is in the JSON report)\n", a->unlisted);
+}
+
+static void verdict_lines(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    fprintf(x->out, "\n%sVerdicts and advice%s\n", c(x, BOLD), c(x, RESET));
+    for (int li = 0; li < a->nlisted; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        if (r->verdict == RV_NO_GPU && li > 0)
+            continue;
+        char name[64];
+        clipped(m->regions[r->region].name, 30, name, sizeof name);
+        fprintf(x->out, "%-30s ", name);
+        wrapped(x, 31, r->verdict_text);
+        if (r->advice[0]) {
+            fprintf(x->out, "%-30s ", "");
+            char line[240];
+            snprintf(line, sizeof line, "-> %s", r->advice);
+            wrapped(x, 31, line);
+        }
+        if (r->by_time > 0) {
+            char line[160];
+            snprintf(line, sizeof line, "(%d GPU events had no launching call in the timeline: attributed by time)",
+                     r->by_time);
+            fprintf(x->out, "%-30s ", "");
+            wrapped(x, 31, line);
+        }
+    }
+}
+
+#define TOP_KERNELS 15
+
+static void kernels_by_time(ctx *x, const region_metrics *r)
+{
+    if (r->nkstats == 0)
+        return;
+    fprintf(x->out, "\n%sKernels by total time%s  (%d names, %d launches; occupancy is theoretical)\n", c(x, BOLD),
+            c(x, RESET), r->nkstats, r->nkernels);
+    fprintf(x->out, "%s%-36s %6s %10s %6s %9s %9s %9s %9s %5s%s\n", c(x, DIM), "kernel", "count", "total ms",
+            "share", "min ms", "median", "max ms", "stddev", "occ%", c(x, RESET));
+    const metric_table *t = &kernel_stat_table;
+    for (int i = 0; i < r->nkstats && i < TOP_KERNELS; i++) {
+        const kernel_stat *k = &r->kernels[i];
+        char full[512], name[64], v[7][32];
+        kernel_display_name(k->name, full, sizeof full);
+        clipped(full, 36, name, sizeof name);
+        static const char *const keys[] = {"total_ms", "share_pct", "min_ms", "median_ms", "max_ms", "stddev_ms",
+                                           "occupancy_pct"};
+        for (int j = 0; j < 7; j++) {
+            const metric_def *d = metric_find(t, keys[j]);
+            const metric *m = metric_of(k, d);
+            if (!m->ok)
+                note_na(x, d->label, m);
+            metric_format(d, m, false, v[j], sizeof v[j]);
+        }
+        fprintf(x->out, "%-36s %6d %10s %6s %9s %9s %9s %9s %5s\n", name, k->count, v[0], v[1], v[2], v[3], v[4],
+                v[5], v[6]);
+    }
+    if (r->nkstats > TOP_KERNELS)
+        fprintf(x->out, "  (%d more kernel names in the JSON report)\n", r->nkstats - TOP_KERNELS);
+}
+
+static void copies_by_kind(ctx *x, const region_metrics *r)
+{
+    if (r->nflows == 0)
+        return;
+    fprintf(x->out, "\n%sCopies%s  by direction and host memory kind\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "%s%-6s %-9s %7s %12s %10s %8s %12s%s\n", c(x, DIM), "dir", "memory", "count", "MB", "ms",
+            "GB/s", "per copy KB", c(x, RESET));
+    for (int i = 0; i < r->nflows; i++) {
+        const copy_flow *f = &r->flows[i];
+        char gbps[32];
+        fmt(x, gbps, sizeof gbps, &f->gbps, "%.1f", "copy GB/s");
+        fprintf(x->out, "%-6s %-9s %7d %12.3f %10.3f %8s %12.1f\n", copy_dir_name(f->dir), mem_kind_name(f->host),
+                f->count, f->bytes.v / 1e6, f->ms.v, gbps, f->mean_bytes.v / 1024.0);
+    }
+}
+
+void text_regions(ctx *x, const analysis *a)
+{
+    if (a->nlisted == 0)
+        return;
+    region_table(x, a);
+    verdict_lines(x, a);
+    if (a->m->source != SOURCE_BUILTIN) {
+        kernels_by_time(x, &a->rg[a->listed[0]]);
+        copies_by_kind(x, &a->rg[a->listed[0]]);
+    }
+}

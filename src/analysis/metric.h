@@ -1,0 +1,57 @@
+/* A figure that was measured or carries the reason it could not be (nvtop's valid bit): a
+ * renderer prints "n/a (reason)", JSON writes null with the reason, never a 0 nobody measured.
+ *
+ * The metric registry: each figure a report shows is defined once, here, with its key (JSON and
+ * CSV), label, unit, format and how it is computed; text, JSON, HTML and trace arguments walk the
+ * tables instead of naming figures one by one, so a new figure is one line in metrics.c. */
+#ifndef MMPROF_METRIC_H
+#define MMPROF_METRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    double v;
+    bool ok;
+    char why[96]; /* when !ok */
+} metric;
+
+void metric_set(metric *m, double v);
+void metric_na(metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* scale * a / b, or n/a with the reason of whichever input is missing. */
+void metric_ratio(metric *out, const metric *a, const metric *b, double scale);
+
+typedef struct {
+    const char *key;   /* snake_case: the JSON member and CSV column */
+    const char *label; /* a short heading */
+    const char *unit;  /* "ms", "GB/s", "%", "B", "TFLOP/s", "x", "" */
+    const char *fmt;   /* printf format of the value alone */
+    size_t offset;     /* of the metric inside the struct the table describes */
+    const char *what;  /* how it is computed, one line */
+} metric_def;
+
+typedef struct {
+    const char *name; /* what one row is: "region", "workload", "kernel", ... */
+    const metric_def *defs;
+    int n;
+} metric_table;
+
+/* The tables (metrics.c): one per struct of figures. */
+extern const metric_table workload_metric_table;  /* workload_metrics (analysis.h) */
+extern const metric_table kernel_summary_table;   /* kernel_summary (analysis.h) */
+extern const metric_table device_peaks_table;     /* device_peaks (analysis.h) */
+extern const metric_table region_metric_table;    /* region_metrics (regions.h) */
+extern const metric_table kernel_stat_table;      /* kernel_stat (regions.h) */
+extern const metric_table copy_flow_table;        /* copy_flow (regions.h) */
+
+static inline const metric *metric_of(const void *row, const metric_def *d)
+{
+    return (const metric *)((const char *)row + d->offset);
+}
+
+const metric_def *metric_find(const metric_table *t, const char *key);
+
+/* The value in the definition's format, with " unit" when with_unit; "n/a" when not measured. */
+void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len);
+
+#endif

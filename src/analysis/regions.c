@@ -1,0 +1,791 @@
+/* Region analysis: see regions.h. One pass gathers every event of the run (the run's own and the
+ * built-in workloads') into flat lists with their launching call resolved, sorted by the time
+ * that decides membership; each region then takes the slice of its interval, so a trace with
+ * many regions costs O((events + regions) log events) plus the events each region holds. */
+#include "regions.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* Verdict thresholds. Copy-bound when copies outlast kernels; otherwise, when the GPU was busy
+ * less than IDLE_PCT of the region, the cause is named: launches when most kernels are short,
+ * synchronization when the host waited for more than half the region, idle otherwise. */
+#define IDLE_PCT 60.0
+#define SHORT_SHARE_PCT 50.0
+#define SYNC_SHARE 0.5
+#define SMALL_COPY_BYTES (64 * 1024)
+
+typedef enum { GPU_KERNEL, GPU_COPY, GPU_MEMSET } gpu_type;
+
+/* A kernel, copy or memset with the call that launched it. */
+typedef struct {
+    gpu_type type;
+    const void *ev;
+    int64_t start, end;
+    int64_t key;          /* launch time, or the event's start when no launching call was found */
+    uint32_t pid, tid;    /* the launching thread (tid 0: unknown) */
+    int workload;         /* owning built-in workload, -1 for the run's own events */
+    const api_event *launch;
+} gpu_item;
+
+/* An API call or synchronization on a host thread. */
+typedef struct {
+    bool is_sync;
+    const void *ev;
+    int64_t start, end;
+    uint32_t pid, tid;
+    int workload;
+    bool launches; /* an API call that launched a kernel */
+} host_item;
+
+typedef struct {
+    gpu_item *gpu;
+    size_t ngpu;
+    host_item *host;
+    size_t nhost;
+} timeline;
+
+/* (pid, correlation) -> API call, for finding launching calls. */
+typedef struct {
+    uint32_t pid, corr;
+    const api_event *api;
+} corr_entry;
+
+static int cmp_corr(const void *a, const void *b)
+{
+    const corr_entry *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->corr != y->corr)
+        return x->corr < y->corr ? -1 : 1;
+    /* The runtime call before the driver call it made: the runtime one is the user's launch. */
+    return (int)x->api->kind - (int)y->api->kind;
+}
+
+static const api_event *find_launch(const corr_entry *t, size_t n, uint32_t pid, uint32_t corr)
+{
+    if (corr == 0)
+        return NULL;
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].pid < pid || (t[mid].pid == pid && t[mid].corr < corr))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && t[lo].pid == pid && t[lo].corr == corr ? t[lo].api : NULL;
+}
+
+static int cmp_gpu(const void *a, const void *b)
+{
+    const gpu_item *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_host(const void *a, const void *b)
+{
+    const host_item *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+typedef struct {
+    const kernel_event *k;
+    size_t nk;
+    const copy_event *c;
+    size_t nc;
+    const memset_event *s;
+    size_t ns;
+    const api_event *a;
+    size_t na;
+    const sync_event *y;
+    size_t ny;
+    int workload;
+} event_source;
+
+static event_source source_of_run(const run_model *m)
+{
+    const event_list *e = &m->events;
+    return (event_source){e->kernels, e->nkernels, e->copies, e->ncopies, e->memsets, e->nmemsets,
+                          e->apis, e->napis, e->syncs, e->nsyncs, -1};
+}
+
+static event_source source_of_workload(const run_model *m, int i)
+{
+    const workload_run *w = &m->workloads[i];
+    return (event_source){w->kernels, w->nkernels, w->copies, w->ncopies, w->memsets, w->nmemsets,
+                          w->apis, w->napis, w->syncs, w->nsyncs, i};
+}
+
+static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type, const void *ev, int64_t s,
+                    int64_t e, uint32_t pid, uint32_t corr, int workload)
+{
+    gpu_item *g = &t->gpu[t->ngpu++];
+    g->type = type;
+    g->ev = ev;
+    g->start = s;
+    g->end = e;
+    g->workload = workload;
+    g->launch = find_launch(ct, nct, pid, corr);
+    g->key = g->launch ? g->launch->start_ns : s;
+    g->pid = g->launch ? g->launch->pid : pid;
+    g->tid = g->launch ? g->launch->thread : 0;
+}
+
+static bool build_timeline(const run_model *m, timeline *t)
+{
+    memset(t, 0, sizeof *t);
+    int nsrc = m->nworkloads + 1;
+    event_source *src = malloc((size_t)nsrc * sizeof *src);
+    if (!src)
+        return false;
+    src[0] = source_of_run(m);
+    for (int i = 0; i < m->nworkloads; i++)
+        src[i + 1] = source_of_workload(m, i);
+    size_t ngpu = 0, nhost = 0, napi = 0;
+    for (int i = 0; i < nsrc; i++) {
+        ngpu += src[i].nk + src[i].nc + src[i].ns;
+        nhost += src[i].na + src[i].ny;
+        napi += src[i].na;
+    }
+    corr_entry *ct = malloc((napi ? napi : 1) * sizeof *ct);
+    t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
+    t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
+    if (!ct || !t->gpu || !t->host) {
+        free(ct);
+        free(src);
+        return false;
+    }
+    size_t nct = 0;
+    for (int i = 0; i < nsrc; i++)
+        for (size_t j = 0; j < src[i].na; j++)
+            ct[nct++] = (corr_entry){src[i].a[j].pid, src[i].a[j].correlation, &src[i].a[j]};
+    if (nct > 0)
+        qsort(ct, nct, sizeof *ct, cmp_corr);
+
+    for (int i = 0; i < nsrc; i++) {
+        const event_source *s = &src[i];
+        for (size_t j = 0; j < s->nk; j++)
+            add_gpu(t, ct, nct, GPU_KERNEL, &s->k[j], s->k[j].start_ns, s->k[j].end_ns, s->k[j].pid,
+                    s->k[j].correlation, s->workload);
+        for (size_t j = 0; j < s->nc; j++)
+            add_gpu(t, ct, nct, GPU_COPY, &s->c[j], s->c[j].start_ns, s->c[j].end_ns, s->c[j].pid,
+                    s->c[j].correlation, s->workload);
+        for (size_t j = 0; j < s->ns; j++)
+            add_gpu(t, ct, nct, GPU_MEMSET, &s->s[j], s->s[j].start_ns, s->s[j].end_ns, s->s[j].pid,
+                    s->s[j].correlation, s->workload);
+    }
+    /* Which API calls launched a kernel: marked through the kernels' launching calls. */
+    for (int i = 0; i < nsrc; i++) {
+        const event_source *s = &src[i];
+        for (size_t j = 0; j < s->na; j++)
+            t->host[t->nhost++] = (host_item){false, &s->a[j], s->a[j].start_ns, s->a[j].end_ns,
+                                               s->a[j].pid, s->a[j].thread, s->workload, false};
+        for (size_t j = 0; j < s->ny; j++) {
+            /* CUPTI's synchronization records carry no thread: take the calling API's. */
+            const api_event *call = find_launch(ct, nct, s->y[j].pid, s->y[j].correlation);
+            t->host[t->nhost++] = (host_item){true, &s->y[j], s->y[j].start_ns, s->y[j].end_ns,
+                                               s->y[j].pid, call ? call->thread : s->y[j].thread,
+                                               s->workload, false};
+        }
+    }
+    if (t->ngpu > 0)
+        qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
+    if (t->nhost > 0)
+        qsort(t->host, t->nhost, sizeof *t->host, cmp_host);
+    /* Mark launching calls: a call is one when some kernel names it. */
+    for (size_t i = 0; i < t->ngpu; i++) {
+        if (t->gpu[i].type != GPU_KERNEL || !t->gpu[i].launch)
+            continue;
+        /* Binary search the host list by start, then walk the equal starts. */
+        const api_event *l = t->gpu[i].launch;
+        size_t lo = 0, hi = t->nhost;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (t->host[mid].start < l->start_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t j = lo; j < t->nhost && t->host[j].start == l->start_ns; j++)
+            if (t->host[j].ev == l)
+                t->host[j].launches = true;
+    }
+    free(ct);
+    free(src);
+    return true;
+}
+
+static void timeline_free(timeline *t)
+{
+    free(t->gpu);
+    free(t->host);
+}
+
+/* First index whose key (or start) is >= t. */
+static size_t first_gpu(const timeline *t, int64_t at)
+{
+    size_t lo = 0, hi = t->ngpu;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->gpu[mid].key < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static size_t first_host(const timeline *t, int64_t at)
+{
+    size_t lo = 0, hi = t->nhost;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->host[mid].start < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether an event launched (or made) at key by (pid, tid) of workload w belongs to r. */
+static bool member(const region *r, int64_t key, uint32_t pid, uint32_t tid, int w)
+{
+    switch (r->kind) {
+    case REGION_RUN:
+        return true;
+    case REGION_WORKLOAD:
+        return w == r->workload;
+    case REGION_PHASE:
+        return w == r->workload && key >= r->start_ns && key <= r->end_ns;
+    default:
+        if (key < r->start_ns || key > r->end_ns)
+            return false;
+        if (r->pid && pid && r->pid != pid)
+            return false;
+        return !(r->tid && tid && r->tid != tid);
+    }
+}
+
+/* The slice of the sorted lists a region needs to look at: all of it for the run and workload
+ * regions (workload membership is by owner, not time), its interval otherwise. */
+static bool whole(const region *r)
+{
+    return r->kind == REGION_RUN || r->kind == REGION_WORKLOAD;
+}
+
+static double ms(int64_t ns)
+{
+    return (double)ns / 1e6;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static const char *event_name(const gpu_item *g)
+{
+    return ((const kernel_event *)g->ev)->name;
+}
+
+static int cmp_by_name(const void *a, const void *b)
+{
+    const gpu_item *x = *(const gpu_item *const *)a, *y = *(const gpu_item *const *)b;
+    return strcmp(event_name(x), event_name(y));
+}
+
+/* Longest total first; equal totals by name, so the order does not depend on qsort. */
+static int cmp_total_desc(const void *a, const void *b)
+{
+    const kernel_stat *x = a, *y = b;
+    if (x->total_ms.v != y->total_ms.v)
+        return x->total_ms.v < y->total_ms.v ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* Per kernel name: count, total, min, median, max, stddev, launch shape and occupancy. */
+static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double total_kernel_ms, region_metrics *r)
+{
+    r->kernels = NULL;
+    r->nkstats = 0;
+    if (nk == 0)
+        return true;
+    kernel_stat *st = calloc((size_t)nk, sizeof *st);
+    double *d = malloc((size_t)nk * sizeof *d);
+    const gpu_item **sorted = malloc((size_t)nk * sizeof *sorted);
+    if (!st || !d || !sorted) {
+        free(st);
+        free(d);
+        free(sorted);
+        return false;
+    }
+    /* Group by name: sort by name, then walk runs of equal names. */
+    memcpy(sorted, ks, (size_t)nk * sizeof *sorted);
+    qsort(sorted, (size_t)nk, sizeof *sorted, cmp_by_name);
+    int ns = 0;
+    for (int i = 0; i < nk;) {
+        int j = i;
+        const char *name = event_name(sorted[i]);
+        double sum = 0, sq = 0;
+        while (j < nk && strcmp(event_name(sorted[j]), name) == 0) {
+            d[j - i] = ms(sorted[j]->end - sorted[j]->start);
+            sum += d[j - i];
+            j++;
+        }
+        int c = j - i;
+        double mean = sum / c;
+        for (int q = 0; q < c; q++)
+            sq += (d[q] - mean) * (d[q] - mean);
+        qsort(d, (size_t)c, sizeof *d, cmp_dbl);
+        kernel_stat *s = &st[ns++];
+        const kernel_event *k = sorted[i]->ev;
+        s->name = k->name;
+        s->count = c;
+        metric_set(&s->total_ms, sum);
+        if (total_kernel_ms > 0)
+            metric_set(&s->share_pct, 100.0 * sum / total_kernel_ms);
+        else
+            metric_na(&s->share_pct, "no kernel time in the region");
+        metric_set(&s->min_ms, d[0]);
+        metric_set(&s->max_ms, d[c - 1]);
+        metric_set(&s->median_ms, (c % 2) ? d[c / 2] : 0.5 * (d[c / 2 - 1] + d[c / 2]));
+        if (c > 1)
+            metric_set(&s->stddev_ms, sqrt(sq / (c - 1)));
+        else
+            metric_na(&s->stddev_ms, "one launch");
+        memcpy(s->grid, k->grid, sizeof s->grid);
+        memcpy(s->block, k->block, sizeof s->block);
+        s->has_resources = k->has_resources;
+        s->registers = k->registers;
+        s->static_smem = k->static_smem;
+        s->dynamic_smem = k->dynamic_smem;
+        int threads = k->block[0] * k->block[1] * k->block[2];
+        if (!k->has_resources)
+            metric_na(&s->occupancy_pct, "registers and shared memory not recorded");
+        else if ((int64_t)k->device >= m->ndevices)
+            metric_na(&s->occupancy_pct, "device %u not described in the run", k->device);
+        else {
+            double pct;
+            int blocks;
+            char why[96];
+            if (occupancy_of(&m->devices[k->device], threads, k->registers, k->static_smem, k->dynamic_smem,
+                             k->smem_optin, &blocks, &pct, s->limiter, sizeof s->limiter, why, sizeof why)) {
+                metric_set(&s->occupancy_pct, pct);
+                s->active_blocks = blocks;
+            } else {
+                metric_na(&s->occupancy_pct, "%s", why);
+            }
+        }
+        i = j;
+    }
+    qsort(st, (size_t)ns, sizeof *st, cmp_total_desc);
+    free(sorted);
+    free(d);
+    r->kernels = st;
+    r->nkstats = ns;
+    return true;
+}
+
+
+/* Copies grouped by direction and host-side memory kind. */
+static mem_kind host_side(const copy_event *c)
+{
+    switch (c->dir) {
+    case COPY_H2D: return c->src;
+    case COPY_D2H: return c->dst;
+    default: return c->src == MEM_DEVICE ? c->dst : c->src;
+    }
+}
+
+static bool add_flow(region_metrics *r, const copy_event *c)
+{
+    mem_kind host = host_side(c);
+    for (int i = 0; i < r->nflows; i++) {
+        copy_flow *f = &r->flows[i];
+        if (f->dir == c->dir && f->host == host) {
+            f->count++;
+            f->bytes.v += (double)c->bytes;
+            f->ms.v += ms(c->end_ns - c->start_ns);
+            return true;
+        }
+    }
+    copy_flow *grown = realloc(r->flows, (size_t)(r->nflows + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    r->flows = grown;
+    copy_flow *f = &r->flows[r->nflows++];
+    memset(f, 0, sizeof *f);
+    f->dir = c->dir;
+    f->host = host;
+    f->count = 1;
+    metric_set(&f->bytes, (double)c->bytes);
+    metric_set(&f->ms, ms(c->end_ns - c->start_ns));
+    return true;
+}
+
+static void finish_flows(region_metrics *r)
+{
+    for (int i = 0; i < r->nflows; i++) {
+        copy_flow *f = &r->flows[i];
+        if (f->ms.v > 0)
+            metric_set(&f->gbps, f->bytes.v / (f->ms.v * 1e6));
+        else
+            metric_na(&f->gbps, "copies took no measurable time");
+        metric_set(&f->mean_bytes, f->bytes.v / f->count);
+    }
+}
+
+/* Keeps the REGION_MAX_GAPS longest gaps, longest first. */
+static void keep_gap(region_metrics *r, idle_gap g)
+{
+    int at;
+    if (r->ngaps < REGION_MAX_GAPS)
+        at = r->ngaps++;
+    else if (g.length_ns > r->gaps[REGION_MAX_GAPS - 1].length_ns)
+        at = REGION_MAX_GAPS - 1;
+    else
+        return;
+    r->gaps[at] = g;
+    for (int k = at; k > 0 && r->gaps[k].length_ns > r->gaps[k - 1].length_ns; k--) {
+        idle_gap tmp = r->gaps[k];
+        r->gaps[k] = r->gaps[k - 1];
+        r->gaps[k - 1] = tmp;
+    }
+}
+
+/* The largest idle stretches of the GPU inside [lo, hi); iv is sorted by start (interval_union
+ * sorted it). */
+static void find_gaps(const interval *iv, size_t n, int64_t lo, int64_t hi, region_metrics *r)
+{
+    int64_t cursor = lo;
+    r->ngaps = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = iv[i].start < lo ? lo : iv[i].start;
+        int64_t e = iv[i].end > hi ? hi : iv[i].end;
+        if (e <= s)
+            continue;
+        if (s > cursor)
+            keep_gap(r, (idle_gap){cursor, s - cursor});
+        if (e > cursor)
+            cursor = e;
+    }
+    if (hi > cursor)
+        keep_gap(r, (idle_gap){cursor, hi - cursor});
+}
+
+/* The verdict with the figure that decided it, and one line of advice. */
+static void judge(region_metrics *r)
+{
+    if (r->nkernels + r->ncopies + r->nmemsets == 0) {
+        r->verdict = RV_NO_GPU;
+        snprintf(r->verdict_text, sizeof r->verdict_text, "no GPU activity in this region");
+        r->advice[0] = '\0';
+        return;
+    }
+    double kern = r->kernel_ms.v, copy = r->memcpy_ms.ok ? r->memcpy_ms.v : 0;
+    double pageable_ms = 0, small = 0;
+    int copies = 0;
+    const copy_flow *slowest = NULL; /* the pageable flow that took longest */
+    for (int i = 0; i < r->nflows; i++) {
+        const copy_flow *f = &r->flows[i];
+        if (f->host == MEM_PAGEABLE) {
+            pageable_ms += f->ms.v;
+            if (!slowest || f->ms.v > slowest->ms.v)
+                slowest = f;
+        }
+        copies += f->count;
+        if (f->mean_bytes.v < SMALL_COPY_BYTES)
+            small += f->count;
+    }
+    if (copy > kern) {
+        r->verdict = RV_COPY_BOUND;
+        snprintf(r->verdict_text, sizeof r->verdict_text,
+                 "copy-bound: copies take %.3f ms against %.3f ms of kernels (memcpy:compute %.2f)", copy, kern,
+                 kern > 0 ? copy / kern : 0);
+        const copy_flow *pinned = NULL; /* the same direction from pinned memory, to compare with */
+        for (int i = 0; slowest && i < r->nflows; i++)
+            if (r->flows[i].host == MEM_PINNED && r->flows[i].dir == slowest->dir && r->flows[i].gbps.ok)
+                pinned = &r->flows[i];
+        if (slowest && pageable_ms > 0.5 * copy && pinned && slowest->gbps.ok)
+            snprintf(r->advice, sizeof r->advice,
+                     "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
+                     copy_dir_name(slowest->dir), slowest->gbps.v, pinned->gbps.v);
+        else if (pageable_ms > 0.5 * copy)
+            snprintf(r->advice, sizeof r->advice,
+                     "pin host memory (cudaHostAlloc, pin_memory=True): %.0f%% of copy time is from pageable memory",
+                     100.0 * pageable_ms / copy);
+        else if (copies > 0 && small > 0.5 * copies)
+            snprintf(r->advice, sizeof r->advice,
+                     "batch small copies: %.0f of %d copies move less than 64 KB each", small, copies);
+        else
+            snprintf(r->advice, sizeof r->advice,
+                     "overlap copies with compute on separate streams, or keep the data on the GPU");
+        return;
+    }
+    double busy = r->busy_pct.ok ? r->busy_pct.v : 100;
+    if (busy < IDLE_PCT) {
+        double wall = r->wall_ms.ok ? r->wall_ms.v : 0;
+        if (r->short_kernel_pct.ok && r->short_kernel_pct.v >= SHORT_SHARE_PCT && r->nkernels >= 10) {
+            r->verdict = RV_LAUNCH_BOUND;
+            snprintf(r->verdict_text, sizeof r->verdict_text,
+                     "launch-bound: GPU busy %.1f%%; %.0f%% of %d kernels run under 10 us", busy,
+                     r->short_kernel_pct.v, r->nkernels);
+            if (r->launch_us.ok)
+                snprintf(r->advice, sizeof r->advice,
+                         "capture the launches in a CUDA graph or fuse kernels: a launch call takes %.1f us, a "
+                         "kernel %.1f us (median)", r->launch_us.v, r->kernel_us.ok ? r->kernel_us.v : 0);
+            else
+                snprintf(r->advice, sizeof r->advice, "capture the launches in a CUDA graph or fuse kernels");
+        } else if (r->sync_ms.ok && wall > 0 && r->sync_ms.v > SYNC_SHARE * wall) {
+            r->verdict = RV_SYNC_BOUND;
+            snprintf(r->verdict_text, sizeof r->verdict_text,
+                     "sync-bound: the host waits %.3f ms of %.3f ms in synchronization; GPU busy %.1f%%",
+                     r->sync_ms.v, wall, busy);
+            snprintf(r->advice, sizeof r->advice,
+                     "synchronize less often (per batch, not per step); queue more work before waiting");
+        } else {
+            r->verdict = RV_IDLE;
+            snprintf(r->verdict_text, sizeof r->verdict_text, "GPU idle: busy %.1f%% of %.3f ms; largest gap %.3f ms",
+                     busy, wall, r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0);
+            snprintf(r->advice, sizeof r->advice,
+                     "the host keeps the GPU waiting: overlap host work with GPU work, prefetch inputs");
+        }
+        return;
+    }
+    r->verdict = RV_COMPUTE_BOUND;
+    snprintf(r->verdict_text, sizeof r->verdict_text,
+             "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of copies", busy, kern, copy);
+    if (r->nkstats > 0 && r->kernels[0].share_pct.ok)
+        snprintf(r->advice, sizeof r->advice, "the top kernel takes %.0f%% of kernel time: start there",
+                 r->kernels[0].share_pct.v);
+    else
+        r->advice[0] = '\0';
+}
+
+/* FLOPs where the region carries a count: built-in workloads and their compute phase. */
+static void region_flops(const run_model *m, const region *rg, region_metrics *r)
+{
+    if (rg->workload < 0 || m->n <= 0) {
+        metric_na(&r->tflops, "no FLOP count for this region");
+        return;
+    }
+    const workload_run *w = &m->workloads[rg->workload];
+    int products = 0;
+    if (rg->kind == REGION_WORKLOAD)
+        products = w->launched;
+    else if (rg->kind == REGION_PHASE && strcmp(rg->name, "compute") == 0)
+        products = w->repeat;
+    if (products <= 0 || !w->needs_gpu) {
+        metric_na(&r->tflops, "no FLOP count for this region");
+        return;
+    }
+    if (!r->kernel_ms.ok || r->kernel_ms.v <= 0) {
+        metric_na(&r->tflops, "no kernel time recorded");
+        return;
+    }
+    metric_set(&r->tflops, products * product_flops(m->n) / (r->kernel_ms.v * 1e9));
+}
+
+static bool analyze_one(const run_model *m, const timeline *t, int ri, region_metrics *r)
+{
+    const region *rg = &m->regions[ri];
+    memset(r, 0, sizeof *r);
+    r->region = ri;
+    size_t g0 = whole(rg) ? 0 : first_gpu(t, rg->start_ns);
+    size_t h0 = whole(rg) ? 0 : first_host(t, rg->start_ns);
+    interval *iv = NULL;
+    const gpu_item **ks = NULL;
+    size_t niv = 0, cap = 0;
+    int nk = 0, kcap = 0, nshort = 0;
+    double kernel = 0, memcpy_t = 0, memset_t = 0, h2d = 0, d2h = 0, h2d_b = 0, d2h_b = 0;
+    int64_t last_end = rg->end_ns;
+    bool ok = true;
+    for (size_t i = g0; ok && i < t->ngpu && (whole(rg) || t->gpu[i].key <= rg->end_ns); i++) {
+        const gpu_item *g = &t->gpu[i];
+        if (!member(rg, g->key, g->pid, g->tid, g->workload))
+            continue;
+        if (niv == cap) {
+            cap = cap ? 2 * cap : 64;
+            interval *grown = realloc(iv, cap * sizeof *iv);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            iv = grown;
+        }
+        iv[niv++] = (interval){g->start, g->end};
+        if (g->end > last_end)
+            last_end = g->end;
+        r->by_time += g->launch == NULL;
+        double d = ms(g->end - g->start);
+        if (g->type == GPU_KERNEL) {
+            if (nk == kcap) {
+                kcap = kcap ? 2 * kcap : 64;
+                const gpu_item **grown = realloc(ks, (size_t)kcap * sizeof *ks);
+                if (!grown) {
+                    ok = false;
+                    break;
+                }
+                ks = grown;
+            }
+            ks[nk++] = g;
+            kernel += d;
+            nshort += g->end - g->start < SHORT_KERNEL_NS;
+        } else if (g->type == GPU_COPY) {
+            const copy_event *c = g->ev;
+            r->ncopies++;
+            memcpy_t += d;
+            if (c->dir == COPY_H2D) {
+                h2d += d;
+                h2d_b += (double)c->bytes;
+            } else if (c->dir == COPY_D2H) {
+                d2h += d;
+                d2h_b += (double)c->bytes;
+            }
+            ok = add_flow(r, c);
+        } else {
+            r->nmemsets++;
+            memset_t += d;
+        }
+    }
+    r->nkernels = nk;
+    double launch_sum = 0, sync_t = 0, api_t = 0;
+    for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
+        const host_item *h = &t->host[i];
+        if (!member(rg, h->start, h->pid, h->tid, h->workload))
+            continue;
+        double d = ms(h->end - h->start);
+        if (h->is_sync) {
+            r->nsyncs++;
+            sync_t += d;
+        } else {
+            r->napis++;
+            api_t += d;
+            if (h->launches) {
+                r->nlaunches++;
+                launch_sum += d;
+            }
+        }
+    }
+    if (ok) {
+        int64_t start = rg->start_ns;
+        metric_set(&r->wall_ms, ms(last_end - start));
+        metric_set(&r->kernel_ms, kernel);
+        metric_set(&r->memcpy_ms, memcpy_t);
+        metric_set(&r->memset_ms, memset_t);
+        metric_set(&r->h2d_ms, h2d);
+        metric_set(&r->h2d_bytes, h2d_b);
+        metric_set(&r->d2h_ms, d2h);
+        metric_set(&r->d2h_bytes, d2h_b);
+        if (h2d > 0)
+            metric_set(&r->h2d_gbps, h2d_b / (h2d * 1e6));
+        else
+            metric_na(&r->h2d_gbps, "no host-to-device copies");
+        if (d2h > 0)
+            metric_set(&r->d2h_gbps, d2h_b / (d2h * 1e6));
+        else
+            metric_na(&r->d2h_gbps, "no device-to-host copies");
+        if (kernel > 0)
+            metric_set(&r->copy_compute_ratio, memcpy_t / kernel);
+        else
+            metric_na(&r->copy_compute_ratio, "no kernel time in the region");
+        if (niv > 0 && last_end > start) {
+            int64_t busy, gap, gap_at;
+            interval_union(iv, niv, start, last_end, &busy, &gap, &gap_at);
+            metric_set(&r->gpu_busy_ms, ms(busy));
+            metric_set(&r->busy_pct, 100.0 * (double)busy / (double)(last_end - start));
+            find_gaps(iv, niv, start, last_end, r);
+            metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
+        } else {
+            metric_na(&r->gpu_busy_ms, "no GPU activity in this region");
+            metric_na(&r->busy_pct, "no GPU activity in this region");
+            metric_na(&r->largest_gap_ms, "no GPU activity in this region");
+        }
+        if (r->nlaunches > 0)
+            metric_set(&r->launch_us, 1e3 * launch_sum / r->nlaunches);
+        else
+            metric_na(&r->launch_us, nk > 0 ? "no launching API calls recorded" : "no kernels in this region");
+        if (nk > 0)
+            metric_set(&r->short_kernel_pct, 100.0 * nshort / nk);
+        else
+            metric_na(&r->short_kernel_pct, "no kernels in this region");
+        if (t->nhost > 0) {
+            metric_set(&r->sync_ms, sync_t);
+            metric_set(&r->api_ms, api_t);
+        } else {
+            metric_na(&r->sync_ms, "no host-side API records in the timeline");
+            metric_na(&r->api_ms, "no host-side API records in the timeline");
+        }
+        finish_flows(r);
+        ok = kernel_stats(m, ks, nk, kernel, r);
+        if (nk > 0) {
+            double *d = malloc((size_t)nk * sizeof *d);
+            if (!d)
+                ok = false;
+            else {
+                for (int i = 0; i < nk; i++)
+                    d[i] = 1e3 * ms(ks[i]->end - ks[i]->start);
+                metric_set(&r->kernel_us, median_of(d, nk));
+                free(d);
+            }
+        } else {
+            metric_na(&r->kernel_us, "no kernels in this region");
+        }
+        region_flops(m, rg, r);
+        judge(r);
+    }
+    free(iv);
+    free(ks);
+    return ok;
+}
+
+bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (m->nregions == 0)
+        return true;
+    timeline t;
+    if (!build_timeline(m, &t))
+        return false;
+    region_metrics *r = calloc((size_t)m->nregions, sizeof *r);
+    bool ok = r != NULL;
+    int done = 0;
+    for (int i = 0; ok && i < m->nregions; i++) {
+        ok = analyze_one(m, &t, i, &r[i]);
+        done = i + 1;
+    }
+    timeline_free(&t);
+    if (!ok) {
+        region_metrics_free(r, done);
+        return false;
+    }
+    *out = r;
+    *nout = m->nregions;
+    return true;
+}
+
+void region_metrics_free(region_metrics *r, int n)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < n; i++) {
+        free(r[i].flows);
+        free(r[i].kernels);
+    }
+    free(r);
+}
+
+const char *region_verdict_name(region_verdict v)
+{
+    static const char *const names[] = {"no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound"};
+    return (v >= 0 && (size_t)v < sizeof names / sizeof names[0]) ? names[v] : "no-gpu";
+}

@@ -1,0 +1,34 @@
+/* CUPTI activity records turned into run-model events. Shared by the built-in run's collector
+ * and by anything else that reads CUPTI buffers, so a record means the same thing everywhere. */
+#ifndef MMPROF_CUPTI_RECORDS_H
+#define MMPROF_CUPTI_RECORDS_H
+
+#include <cupti.h>
+
+#include "model.h"
+
+/* What was seen besides the events themselves. */
+typedef struct {
+    uint64_t records;          /* every record handed in */
+    uint64_t lost;             /* kernel, copy or memset records with start = end = 0 */
+    uint64_t overhead_records;
+    int64_t overhead_ns;
+    uint64_t errors;           /* records that could not be stored (memory ran out) */
+} record_counts;
+
+/* Copies what the model needs out of one record into e: kernels, copies, memsets, runtime and
+ * driver API calls, synchronization. CUPTI reuses its buffers and owns the names records point
+ * to, so nothing of the record is kept. pid is the process the record came from. */
+void cupti_record_store(const CUpti_Activity *rec, uint32_t pid, event_list *e, record_counts *n);
+
+/* The activity kinds cupti_record_store understands, for enabling them; needed ones must be
+ * enabled for the figures to mean anything. */
+typedef struct {
+    CUpti_ActivityKind kind;
+    const char *name;
+    bool needed;
+} activity_kind;
+extern const activity_kind cupti_record_kinds[];
+extern const int cupti_record_nkinds;
+
+#endif

@@ -1,0 +1,131 @@
+/* The JSON report: every figure of the metric registry is written for every workload, kernel,
+ * device and region; a measured figure as its number, a figure that could not be had as null
+ * with its reason under not_available, never as 0. Checked on the recorded H200 runs, whose
+ * analysis has figures of both sorts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "analysis.h"
+#include "json_report.h"
+#include "test_support.h"
+
+typedef struct {
+    int measured, missing;
+} tally;
+
+/* Each def of table, as row (the analysis's struct) says, in obj (its JSON object). */
+static void check_row(const metric_table *t, const void *row, const cJSON *obj, const char *where, tally *n)
+{
+    assert_non_null(obj);
+    const cJSON *na = cJSON_GetObjectItemCaseSensitive(obj, "not_available");
+    if (!cJSON_IsObject(na))
+        fail_msg("%s: no not_available object", where);
+    for (int i = 0; i < t->n; i++) {
+        const metric_def *d = &t->defs[i];
+        const metric *m = metric_of(row, d);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, d->key);
+        if (!v)
+            fail_msg("%s: %s missing", where, d->key);
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(na, d->key);
+        if (m->ok) {
+            if (!cJSON_IsNumber(v))
+                fail_msg("%s: %s measured (%g) but written as %s", where, d->key, m->v,
+                         cJSON_IsNull(v) ? "null" : "a non-number");
+            assert_close(v->valuedouble, m->v, 1e-12);
+            if (why)
+                fail_msg("%s: %s measured but listed under not_available", where, d->key);
+            n->measured++;
+        } else {
+            if (!cJSON_IsNull(v))
+                fail_msg("%s: %s is n/a (%s) but written as %g, not null", where, d->key, m->why,
+                         cJSON_IsNumber(v) ? v->valuedouble : -1.0);
+            if (!cJSON_IsString(why) || strcmp(why->valuestring, m->why) != 0)
+                fail_msg("%s: %s is null without its reason '%s'", where, d->key, m->why);
+            n->missing++;
+        }
+    }
+}
+
+static void check_run(const char *path)
+{
+    run_model m;
+    load_run(path, &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    char *text = render_json(&a);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    tally n = {0, 0};
+    char where[160];
+
+    const cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
+    assert_int_equal(cJSON_GetArraySize(wls), a.nwl);
+    for (int i = 0; i < a.nwl; i++) {
+        const cJSON *mj = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(wls, i), "metrics");
+        snprintf(where, sizeof where, "%s workloads[%d]", path, i);
+        check_row(&workload_metric_table, &a.wl[i], mj, where, &n);
+        const cJSON *ks = cJSON_GetObjectItemCaseSensitive(mj, "kernels");
+        assert_int_equal(cJSON_GetArraySize(ks), a.wl[i].nkernels);
+        for (int k = 0; k < a.wl[i].nkernels; k++) {
+            snprintf(where, sizeof where, "%s workloads[%d].kernels[%d]", path, i, k);
+            check_row(&kernel_summary_table, &a.wl[i].kernels[k], cJSON_GetArrayItem(ks, k), where, &n);
+        }
+    }
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(root, "analysis");
+    const cJSON *peaks = cJSON_GetObjectItemCaseSensitive(an, "device_peaks");
+    for (int i = 0; i < m.ndevices; i++) {
+        snprintf(where, sizeof where, "%s device_peaks[%d]", path, i);
+        check_row(&device_peaks_table, &a.peaks[i], cJSON_GetArrayItem(peaks, i), where, &n);
+    }
+    const cJSON *regions = cJSON_GetObjectItemCaseSensitive(an, "regions");
+    assert_int_equal(cJSON_GetArraySize(regions), a.nrg);
+    assert_true(a.nrg > 1);
+    for (int i = 0; i < a.nrg; i++) {
+        const cJSON *rj = cJSON_GetArrayItem(regions, i);
+        snprintf(where, sizeof where, "%s regions[%d]", path, i);
+        check_row(&region_metric_table, &a.rg[i], rj, where, &n);
+        const cJSON *ks = cJSON_GetObjectItemCaseSensitive(rj, "kernel_stats");
+        assert_int_equal(cJSON_GetArraySize(ks), a.rg[i].nkstats);
+        for (int k = 0; k < a.rg[i].nkstats; k++)
+            check_row(&kernel_stat_table, &a.rg[i].kernels[k], cJSON_GetArrayItem(ks, k), where, &n);
+        const cJSON *fs = cJSON_GetObjectItemCaseSensitive(rj, "copy_flows");
+        assert_int_equal(cJSON_GetArraySize(fs), a.rg[i].nflows);
+        for (int k = 0; k < a.rg[i].nflows; k++)
+            check_row(&copy_flow_table, &a.rg[i].flows[k], cJSON_GetArrayItem(fs, k), where, &n);
+    }
+    /* The runs have figures of both sorts, so both branches above were taken. */
+    assert_true(n.measured > 100);
+    assert_true(n.missing > 10);
+    cJSON_Delete(root);
+    free(text);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void sample_figures_are_numbers_or_null_with_reason(void **state)
+{
+    (void)state;
+    check_run(sample_path());
+}
+
+static void event_timed_sample_too(void **state)
+{
+    (void)state;
+    check_run(NCU_SAMPLE);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(sample_figures_are_numbers_or_null_with_reason),
+        cmocka_unit_test(event_timed_sample_too),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

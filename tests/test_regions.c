@@ -1,0 +1,252 @@
+/* Region analysis on timelines built here, where every figure can be worked out by hand:
+ * attribution by the launching call (a kernel that ends after its NVTX range still belongs to
+ * it), attribution by time when no launching call is recorded, totals, busy % and gaps, copy
+ * flows per memory kind, and each verdict with its advice. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "test_support.h"
+
+#define MS 1000000LL /* ns */
+#define T0 1732981234000000000LL /* a realistic CLOCK_REALTIME start, beyond 2^53 ns */
+
+static void api(run_model *m, const char *name, int64_t s, int64_t e, uint32_t tid, uint32_t corr)
+{
+    api_event a = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = 42, .thread = tid,
+                   .correlation = corr};
+    assert_true(events_add_api(&m->events, &a));
+}
+
+static void kernel(run_model *m, const char *name, int64_t s, int64_t e, uint32_t corr)
+{
+    kernel_event k = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = 42, .stream = 7,
+                      .correlation = corr, .grid = {64, 1, 1}, .block = {256, 1, 1}};
+    assert_true(events_add_kernel(&m->events, &k));
+}
+
+static void copy(run_model *m, copy_dir dir, mem_kind host, uint64_t bytes, int64_t s, int64_t e, uint32_t corr)
+{
+    copy_event c = {.dir = dir, .src = dir == COPY_H2D ? host : MEM_DEVICE, .dst = dir == COPY_H2D ? MEM_DEVICE : host,
+                    .bytes = bytes, .start_ns = T0 + s, .end_ns = T0 + e, .pid = 42, .stream = 7, .correlation = corr};
+    assert_true(events_add_copy(&m->events, &c));
+}
+
+static int nvtx(run_model *m, const char *name, int64_t s, int64_t e, uint32_t tid)
+{
+    int r = model_add_region(m, REGION_NVTX, name, "app", T0 + s, T0 + e, 42, tid, -1);
+    assert_true(r >= 0);
+    return r;
+}
+
+static const region_metrics *find(const analysis *a, const char *name)
+{
+    for (int i = 0; i < a->nrg; i++)
+        if (strcmp(a->m->regions[a->rg[i].region].name, name) == 0)
+            return &a->rg[i];
+    fail_msg("no region %s", name);
+    return NULL;
+}
+
+/* Thread 1 opens "step" at 0 ms and closes it at 2 ms; its launch at 1 ms starts a kernel that runs
+ * from 3 to 8 ms, after the range closed. Thread 2 launches a kernel at 1.5 ms, inside the range's
+ * interval but on another thread: not the range's. */
+static void kernel_after_its_range_belongs_to_it(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_PROFILE;
+    nvtx(&m, "step", 0, 2 * MS, 1);
+    api(&m, "cudaLaunchKernel", 1 * MS, 1 * MS + 5000, 1, 100);
+    kernel(&m, "late_kernel", 3 * MS, 8 * MS, 100);
+    api(&m, "cudaLaunchKernel", 1 * MS + 500000, 1 * MS + 505000, 2, 101);
+    kernel(&m, "other_thread", 9 * MS, 10 * MS, 101);
+    assert_true(model_finish_regions(&m, "prog"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+
+    const region_metrics *step = find(&a, "step");
+    assert_int_equal(step->nkernels, 1);
+    assert_string_equal(step->kernels[0].name, "late_kernel");
+    assert_int_equal(step->by_time, 0);
+    assert_close(step->kernel_ms.v, 5.0, 1e-12);
+    /* Wall time reaches the kernel's end: 0 to 8 ms; busy 3 to 8 ms. */
+    assert_close(step->wall_ms.v, 8.0, 1e-12);
+    assert_close(step->busy_pct.v, 100.0 * 5 / 8, 1e-12);
+    assert_close(step->largest_gap_ms.v, 3.0, 1e-12);
+    assert_int_equal(step->nlaunches, 1);
+    assert_close(step->launch_us.v, 5.0, 1e-9);
+
+    const region_metrics *run = find(&a, "prog");
+    assert_int_equal(run->nkernels, 2);
+    assert_close(run->kernel_ms.v, 6.0, 1e-12);
+    assert_int_equal(run->nlaunches, 2);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A kernel with no launching call in the timeline (a trace without API records) belongs to the
+ * range its own start falls in, and is counted as attributed by time. */
+static void no_launching_call_attributes_by_time(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    nvtx(&m, "a", 0, 10 * MS, 0);
+    nvtx(&m, "b", 10 * MS, 20 * MS, 0);
+    kernel(&m, "k", 12 * MS, 13 * MS, 0);
+    assert_true(model_finish_regions(&m, "t"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_int_equal(find(&a, "a")->nkernels, 0);
+    assert_int_equal(find(&a, "b")->nkernels, 1);
+    assert_int_equal(find(&a, "b")->by_time, 1);
+    assert_false(find(&a, "b")->launch_us.ok);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* Copies: 100 MB pageable H2D in 10 ms (10 GB/s), 100 MB pinned H2D in 2 ms (50 GB/s), 20 MB
+ * pinned D2H in 1 ms; one 1 ms kernel. Copy-bound, and the advice names both speeds. */
+static void copy_bound_with_pageable_advice(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    nvtx(&m, "r", 0, 20 * MS, 1);
+    api(&m, "cudaMemcpy", 0, 10 * MS, 1, 1);
+    copy(&m, COPY_H2D, MEM_PAGEABLE, 100000000, 0, 10 * MS, 1);
+    api(&m, "cudaMemcpyAsync", 10 * MS, 10 * MS + 1000, 1, 2);
+    copy(&m, COPY_H2D, MEM_PINNED, 100000000, 10 * MS, 12 * MS, 2);
+    api(&m, "cudaLaunchKernel", 12 * MS, 12 * MS + 1000, 1, 3);
+    kernel(&m, "k", 12 * MS, 13 * MS, 3);
+    api(&m, "cudaMemcpyAsync", 13 * MS, 13 * MS + 1000, 1, 4);
+    copy(&m, COPY_D2H, MEM_PINNED, 20000000, 13 * MS, 14 * MS, 4);
+    assert_true(model_finish_regions(&m, "t"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const region_metrics *r = find(&a, "r");
+    assert_int_equal(r->ncopies, 3);
+    assert_close(r->h2d_bytes.v, 2e8, 0);
+    assert_close(r->h2d_ms.v, 12.0, 1e-12);
+    assert_close(r->h2d_gbps.v, 2e8 / 12e6, 1e-12);
+    assert_close(r->d2h_gbps.v, 20.0, 1e-12);
+    assert_close(r->copy_compute_ratio.v, 13.0, 1e-12);
+    assert_int_equal(r->nflows, 3);
+    for (int i = 0; i < r->nflows; i++)
+        if (r->flows[i].dir == COPY_H2D && r->flows[i].host == MEM_PAGEABLE)
+            assert_close(r->flows[i].gbps.v, 10.0, 1e-12);
+        else if (r->flows[i].dir == COPY_H2D)
+            assert_close(r->flows[i].gbps.v, 50.0, 1e-12);
+    assert_int_equal(r->verdict, RV_COPY_BOUND);
+    assert_non_null(strstr(r->advice, "pin host memory"));
+    assert_non_null(strstr(r->advice, "pageable HtoD copies ran at 10.0 GB/s"));
+    assert_non_null(strstr(r->advice, "50.0 GB/s"));
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* 100 kernels of 2 us, each launched by a 20 us call: launch-bound, advice names CUDA graphs. */
+static void many_short_kernels_are_launch_bound(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    nvtx(&m, "loop", 0, 3 * MS, 1);
+    for (int i = 0; i < 100; i++) {
+        int64_t t = (int64_t)i * 25000;
+        api(&m, "cudaLaunchKernel", t, t + 20000, 1, 10 + (uint32_t)i);
+        kernel(&m, "tiny", t + 21000, t + 23000, 10 + (uint32_t)i);
+    }
+    assert_true(model_finish_regions(&m, "t"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const region_metrics *r = find(&a, "loop");
+    assert_int_equal(r->nkernels, 100);
+    assert_close(r->short_kernel_pct.v, 100.0, 0);
+    assert_close(r->launch_us.v, 20.0, 1e-9);
+    assert_close(r->kernel_us.v, 2.0, 1e-9);
+    assert_int_equal(r->verdict, RV_LAUNCH_BOUND);
+    assert_non_null(strstr(r->advice, "CUDA graph"));
+    assert_int_equal(r->nkstats, 1);
+    assert_int_equal(r->kernels[0].count, 100);
+    assert_true(r->kernels[0].stddev_ms.v < 1e-12);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* Kernels by total time: names grouped, sorted longest first, with min/median/max/stddev. */
+static void kernel_table_statistics(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    int64_t t = 0;
+    const int64_t durs_a[] = {1 * MS, 2 * MS, 6 * MS}; /* median 2, mean 3, stddev sqrt(7) */
+    for (int i = 0; i < 3; i++, t += 10 * MS)
+        kernel(&m, "a", t, t + durs_a[i], 0);
+    kernel(&m, "b", t, t + 20 * MS, 0);
+    assert_true(model_finish_regions(&m, "t"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const region_metrics *r = &a.rg[0];
+    assert_int_equal(r->nkstats, 2);
+    assert_string_equal(r->kernels[0].name, "b");
+    assert_false(r->kernels[0].stddev_ms.ok);
+    const kernel_stat *k = &r->kernels[1];
+    assert_int_equal(k->count, 3);
+    assert_close(k->total_ms.v, 9.0, 1e-12);
+    assert_close(k->min_ms.v, 1.0, 1e-12);
+    assert_close(k->median_ms.v, 2.0, 1e-12);
+    assert_close(k->max_ms.v, 6.0, 1e-12);
+    assert_close(k->stddev_ms.v, 2.6457513110645907, 1e-12);
+    assert_close(k->share_pct.v, 100.0 * 9 / 29, 1e-12);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* On the recorded H200 run: the run region holds every event of every workload plus the run's
+ * own, and each workload's region holds exactly its own kernels and copies. */
+static void builtin_sample_regions(void **state)
+{
+    (void)state;
+    run_model m;
+    load_sample(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_true(a.nrg > m.nworkloads);
+    size_t kernels = m.events.nkernels, copies = m.events.ncopies;
+    for (int i = 0; i < a.nrg; i++) {
+        const region *rg = &m.regions[a.rg[i].region];
+        if (rg->kind != REGION_WORKLOAD)
+            continue;
+        const workload_run *w = &m.workloads[rg->workload];
+        assert_int_equal(a.rg[i].nkernels, (int)w->nkernels);
+        assert_int_equal(a.rg[i].ncopies, (int)w->ncopies);
+        kernels += w->nkernels;
+        copies += w->ncopies;
+    }
+    assert_int_equal(a.rg[0].nkernels, (int)kernels);
+    assert_int_equal(a.rg[0].ncopies, (int)copies);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kernel_after_its_range_belongs_to_it),
+        cmocka_unit_test(no_launching_call_attributes_by_time),
+        cmocka_unit_test(copy_bound_with_pageable_advice),
+        cmocka_unit_test(many_short_kernels_are_launch_bound),
+        cmocka_unit_test(kernel_table_statistics),
+        cmocka_unit_test(builtin_sample_regions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
