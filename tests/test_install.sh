@@ -186,13 +186,16 @@ make_install_into_destdir() {
     grep -qE 'libcjson\.so\.1 => /(usr/)?lib/' <<<"$libs" || fail "cJSON is not the system's: $(grep cjson <<<"$libs")"
     ! grep -q "$root" <<<"$libs" || fail "a library comes from the source tree: $(grep "$root" <<<"$libs")"
 
-    # It runs, reports an installed sample as the sample's text, and its --help is its man page's.
+    # It runs, reports the installed sample as the built binary reports the tree's, and its --help
+    # is its man page's.
     local out
     out=$("$mm" --size 64 --workloads cpu-openblas --color never) || fail "the installed mmprof could not run"
     grep -q "^cpu-openblas" <<<"$out" || fail "the installed mmprof's run has no cpu-openblas row"
     "$mm" report "$stage$prefix/share/doc/mmprof/samples/h200-2048.json" --color never >"$tmp/report.txt" ||
         fail "the installed mmprof could not report the installed sample"
-    cmp -s "$tmp/report.txt" samples/h200-2048.txt || fail "report of the installed sample differs from samples/h200-2048.txt"
+    "$bin" report samples/h200-2048.json --color never >"$tmp/report-tree.txt" || fail "$bin report failed"
+    cmp -s "$tmp/report.txt" "$tmp/report-tree.txt" ||
+        fail "the installed mmprof reports the installed sample differently from $bin on samples/"
     same_options "$mm" "$stage$prefix/share/man/man1/mmprof.1"
     # bash-completion looks in share/bash-completion/completions/ of each $XDG_DATA_DIRS folder
     # (by default /usr/local/share and /usr/share): PREFIX/share is one.
