@@ -4,6 +4,8 @@
 #   make test       everything that needs no GPU (CI runs this)
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
+#   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
+#   make fuzz-kineto    libFuzzer on the PyTorch trace importer (FUZZ_SECONDS, default 60)
 #   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
 #   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
@@ -30,13 +32,16 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c \
-             src/analysis/regions.c src/analysis/metrics.c \
-             src/builtin/verify.c src/cli/output_file.c report/text.c report/text_parts.c report/text_regions.c report/json_report.c src/util/strbuf.c \
-             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c
+CORE_SRC  := src/model/model.c src/model/model_json.c \
+             src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
+             src/analysis/metrics.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
+             report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
+             src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
@@ -50,11 +55,11 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
-              test_html_report test_trace test_browser
+UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
+              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench clean install uninstall deb
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean install uninstall deb
 
 all: $(BIN) $(CARRIED)
 
@@ -82,7 +87,7 @@ $(LIBDIR)/%:
 # page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot, and
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion. Each list installs only what is missing.
-DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev
+DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -165,6 +170,24 @@ test-gpu:
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
+
+# The Kineto importer on a ~100 MB trace made by repeating a recorded one (a real H200 trace when
+# samples/ has one): wall time, peak RSS and RSS over the file's size. CPU only; optimised build.
+BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/matmul_copies.json)
+bench-import: $(BUILD)/tests/bench_import
+	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
+
+# libFuzzer on the Kineto importer (clang's -fsanitize=fuzzer, with ASan and UBSan), seeded with
+# the hand-made traces; new inputs it finds stay in a scratch corpus under build/.
+FUZZ_SECONDS ?= 60
+KINETO_SRC := src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/json_stream.c
+$(BUILD)/tests/fuzz_import_kineto: tests/fuzz_import_kineto.c $(KINETO_SRC) src/model/model.c
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ $^ -lcjson
+fuzz-kineto: $(BUILD)/tests/fuzz_import_kineto
+	@mkdir -p $(BUILD)/fuzz-kineto-corpus
+	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-kineto-corpus tests/data/kineto
 
 clean:
 	rm -rf $(BUILD)

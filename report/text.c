@@ -67,9 +67,9 @@ static void header(ctx *x, const analysis *a)
     if (m->source != SOURCE_BUILTIN) {
         char line[640];
         snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
-                                    "%d processes, %d threads",
+                                    "%d process%s, %d thread%s",
                  m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",
-                 m->nprocesses, m->nthreads);
+                 m->nprocesses, m->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
         fputs("Timing  ", x->out);
         wrapped(x, 8, line);
         return;

@@ -46,7 +46,7 @@ static void region_table(ctx *x, const analysis *a)
     enum { NCOLS = sizeof cols / sizeof cols[0] };
     fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
                     "them\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-34s %-10s", c(x, DIM), "region", "kind");
+    fprintf(x->out, "%s%-25s", c(x, DIM), "region");
     for (int i = 0; i < NCOLS; i++) {
         const metric_def *d = def(cols[i]);
         char head[32];
@@ -64,8 +64,8 @@ static void region_table(ctx *x, const analysis *a)
             snprintf(label, sizeof label, "%*s%s@%s", 2 * depth, "", rg->domain, rg->name);
         else
             snprintf(label, sizeof label, "%*s%s", 2 * depth, "", rg->name);
-        clipped(label, 34, name, sizeof name);
-        fprintf(x->out, "%-34s %-10s", name, region_kind_name(rg->kind));
+        clipped(label, 25, name, sizeof name);
+        fprintf(x->out, "%-25s", name);
         for (int i = 0; i < NCOLS; i++) {
             char v[32];
             fprintf(x->out, " %9s", rfmt(x, v, sizeof v, r, cols[i]));
@@ -84,6 +84,19 @@ static void verdict_lines(ctx *x, const analysis *a)
         const region_metrics *r = &a->rg[a->listed[li]];
         if (r->verdict == RV_NO_GPU && li > 0)
             continue;
+        /* A range repeated with the same verdict (every step's "forward") is told once. */
+        const char *rname = m->regions[r->region].name;
+        bool told = false;
+        int like = 0;
+        for (int lj = 0; lj < a->nlisted; lj++) {
+            const region_metrics *o = &a->rg[a->listed[lj]];
+            if (lj == li || o->verdict != r->verdict || strcmp(m->regions[o->region].name, rname) != 0)
+                continue;
+            told |= lj < li;
+            like++;
+        }
+        if (told)
+            continue;
         char name[64];
         clipped(m->regions[r->region].name, 30, name, sizeof name);
         fprintf(x->out, "%-30s ", name);
@@ -92,6 +105,12 @@ static void verdict_lines(ctx *x, const analysis *a)
             fprintf(x->out, "%-30s ", "");
             char line[240];
             snprintf(line, sizeof line, "-> %s", r->advice);
+            wrapped(x, 31, line);
+        }
+        if (like > 0) {
+            char line[96];
+            snprintf(line, sizeof line, "(%d more listed ranges of this name, same verdict)", like);
+            fprintf(x->out, "%-30s ", "");
             wrapped(x, 31, line);
         }
         if (r->by_time > 0) {

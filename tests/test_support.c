@@ -85,6 +85,19 @@ void rm_rf(const char *dir)
     cmd_free(&r);
 }
 
+int temp_dir_setup(void **state)
+{
+    *state = make_temp_dir();
+    return *state ? 0 : -1;
+}
+
+int temp_dir_teardown(void **state)
+{
+    rm_rf(*state);
+    free(*state);
+    return 0;
+}
+
 cmd_result run_argv(const char *const *argv, const char *const *env)
 {
     cmd_result r = {.status = -1};

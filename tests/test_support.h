@@ -32,6 +32,10 @@ bool write_text(const char *path, const char *text);
 char *make_temp_dir(void);
 void rm_rf(const char *dir);
 
+/* cmocka setup and teardown around a test that needs a temporary directory: *state is its path. */
+int temp_dir_setup(void **state);
+int temp_dir_teardown(void **state);
+
 /* The second recorded run: made under Nsight Compute, so timed by cudaEvents, not CUPTI. */
 #define NCU_SAMPLE "samples/h200-512-under-ncu.json"
 /* A run made under Nsight Systems (nsys profile): CUDA_INJECTION64_PATH named nsys's library. */

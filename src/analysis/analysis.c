@@ -685,8 +685,10 @@ static int by_index(const void *x, const void *y)
     return ((const ranked *)x)->index - ((const ranked *)y)->index;
 }
 
-/* The regions summaries list: the whole run first, then a built-in run's workloads, or the
- * longest NVTX ranges and annotations, back in timeline order. */
+/* The regions summaries list: the whole run first, then the longest NVTX ranges and annotations,
+ * back in timeline order. A built-in run lists the run alone: its workloads have their own
+ * per-product tables and verdicts, which a whole-workload region (warm-up and every repeat
+ * included) would only contradict. */
 static bool choose_listed(analysis *a)
 {
     const run_model *m = a->m;
@@ -703,7 +705,7 @@ static bool choose_listed(analysis *a)
     int nc = 0;
     for (int i = 1; i < a->nrg; i++) {
         region_kind k = m->regions[i].kind;
-        if (k == REGION_WORKLOAD || k == REGION_NVTX || k == REGION_ANNOTATION)
+        if (k == REGION_NVTX || k == REGION_ANNOTATION)
             cand[nc++] = (ranked){i, a->rg[i].wall_ms.ok ? a->rg[i].wall_ms.v : 0};
     }
     if (nc > 0)

@@ -85,8 +85,7 @@ typedef struct {
     region_metrics *rg;     /* one per region of the model, same order */
     int nrg;
     int *listed;            /* the regions summaries list, in timeline order: the run, then the
-                             * workloads of a built-in run or the longest NVTX ranges and
-                             * annotations of a timeline (at most MAX_LISTED_REGIONS) */
+                             * longest NVTX ranges and annotations (at most MAX_LISTED_REGIONS) */
     int nlisted;
     int unlisted;           /* regions of those kinds left out of the list */
 } analysis;

@@ -13,12 +13,14 @@
 #include "analysis.h"
 
 /* Verdict thresholds. Copy-bound when copies outlast kernels; otherwise, when the GPU was busy
- * less than IDLE_PCT of the region, the cause is named: launches when most kernels are short,
+ * less than IDLE_PCT of the region, the cause is named: launches when most kernels are short or
+ * a launch call takes longer than a kernel runs,
  * synchronization when the host waited for more than half the region, idle otherwise. */
 #define IDLE_PCT 60.0
 #define SHORT_SHARE_PCT 50.0
 #define SYNC_SHARE 0.5
 #define SMALL_COPY_BYTES (64 * 1024)
+#define MIN_LAUNCH_BOUND_KERNELS 3 /* fewer kernels than this say nothing about launch rates */
 
 typedef enum { GPU_KERNEL, GPU_COPY, GPU_MEMSET } gpu_type;
 
@@ -533,7 +535,9 @@ static void judge(region_metrics *r)
     double busy = r->busy_pct.ok ? r->busy_pct.v : 100;
     if (busy < IDLE_PCT) {
         double wall = r->wall_ms.ok ? r->wall_ms.v : 0;
-        if (r->short_kernel_pct.ok && r->short_kernel_pct.v >= SHORT_SHARE_PCT && r->nkernels >= 10) {
+        bool launches_outlast_kernels = r->launch_us.ok && r->kernel_us.ok && r->launch_us.v > r->kernel_us.v;
+        if (r->nkernels >= MIN_LAUNCH_BOUND_KERNELS && r->short_kernel_pct.ok &&
+            (r->short_kernel_pct.v >= SHORT_SHARE_PCT || launches_outlast_kernels)) {
             r->verdict = RV_LAUNCH_BOUND;
             snprintf(r->verdict_text, sizeof r->verdict_text,
                      "launch-bound: GPU busy %.1f%%; %.0f%% of %d kernels run under 10 us", busy,

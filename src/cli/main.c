@@ -1,7 +1,7 @@
 /* mmprof: where the time of a matrix multiply goes, on the CPU, in CUDA kernels and in cuBLAS.
  *
  * main wires the pipeline: parse the command line, check that every output can be written (before
- * seconds of work, not after), run or read the run model, analyse it, render each output. */
+ * seconds of work, not after), run, read or import the run model, analyse it, render each output. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "cli.h"
 #include "html.h"
+#include "import.h"
 #include "json_report.h"
 #include "model_json.h"
 #include "output_file.h"
@@ -92,7 +93,14 @@ int main(int argc, char **argv)
 
     run_model m;
     int status;
-    if (o.report_mode) {
+    if (o.import_mode) {
+        char err[512];
+        if (!import_file(o.run_file, &m, err, sizeof err)) {
+            fprintf(stderr, "mmprof import: %s\n", err);
+            return EXIT_USAGE;
+        }
+        status = EXIT_OK;
+    } else if (o.report_mode) {
         char err[512];
         if (!model_read_file(o.run_file, &m, err, sizeof err)) {
             fprintf(stderr, "mmprof report: %s\n", err);

@@ -139,7 +139,7 @@ static cJSON *array_of(size_t n, element_maker make, const void *ctx, int64_t ep
     return arr;
 }
 
-/* Element makers: ctx is the array (or, for the last ones, the run) the elements come from. */
+/* Element makers: ctx is the array the elements come from. */
 static cJSON *make_kernel(const void *a, size_t i, int64_t e) { return kernel_json(&((const kernel_event *)a)[i], e); }
 static cJSON *make_copy(const void *a, size_t i, int64_t e) { return copy_json(&((const copy_event *)a)[i], e); }
 static cJSON *make_memset(const void *a, size_t i, int64_t e) { return memset_json(&((const memset_event *)a)[i], e); }

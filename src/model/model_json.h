@@ -6,13 +6,16 @@
 
 #include "model.h"
 
-/* The model as a cJSON tree (the caller owns it), or NULL when memory ran out. Times are written
- * relative to m->epoch_ns. */
+/* The model as a cJSON tree of the current schema_version (the caller owns it), or NULL when
+ * memory ran out. Times are written relative to m->epoch_ns. */
 cJSON *model_to_json(const run_model *m);
 
-/* Fills m from a tree written by model_to_json. On failure returns false, leaves m empty and
- * puts in err where the tree went wrong ("workloads[1].kernels[0].start_ns: expected an
- * integer"). Fields the writer adds for readers (metrics, analysis) are ignored. */
+/* Fills m from a tree written by model_to_json, of schema_version 2 or (from an older mmprof) 1,
+ * whose missing fields take their defaults; either way m ends with its regions made
+ * (model_finish_regions), and m->schema_version says which version the tree was. On failure
+ * returns false, leaves m empty and puts in err where the tree went wrong
+ * ("workloads[1].kernels[0].start_ns: expected an integer"). Fields the writer adds for readers
+ * (metrics, analysis) are ignored. */
 bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen);
 
 /* Reads a run file: the whole file, parsed and checked. Errors name the file; on failure m is

@@ -1,0 +1,70 @@
+/* The Kineto importer's state while it reads one trace, shared by its three files:
+ * kineto.c (the document, top-level fields, messages), kineto_events.c (one trace event into the
+ * model) and kineto_finish.c (what can be done only once every event is in). Not for other
+ * callers: they use import_kineto (import.h). */
+#ifndef MMPROF_KINETO_READER_H
+#define MMPROF_KINETO_READER_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+typedef struct {
+    uint32_t pid, tid;
+    char name[128];
+} named_id;
+
+/* A cuda_sync record waiting for the API call it belongs to (known once every event is in). */
+typedef struct {
+    sync_kind kind;
+    int64_t start_ns, end_ns;
+    uint32_t stream, correlation;
+} pending_sync;
+
+typedef struct {
+    const char *path;
+    run_model *m;
+    char *err;
+    size_t errlen;
+
+    size_t index;    /* traceEvents index of the event at hand */
+    uint64_t offset; /* its byte offset in the file */
+    const char *text; /* its text */
+    size_t text_len;
+
+    bool have_events, mmprof_trace;
+    bool failed; /* err holds the first fault; later ones do not replace it */
+    char schema[32];  /* a top-level "schema" (mmprof's run files have one) */
+    char keys[160];   /* the first top-level keys, to say what a file without traceEvents is */
+    int nkeys;
+    int64_t base_ns;
+
+    named_id *process_names, *thread_names;
+    size_t nprocess_names, nthread_names;
+    uint64_t *cpu_threads; /* hash set of (pid << 32 | tid) + 1 seen on CPU events; 0 = empty */
+    size_t cpu_threads_cap, ncpu_threads;
+    pending_sync *pending;
+    size_t npending;
+    size_t unnamed_copies; /* copies whose name is not in Kineto's form */
+    int driver_version, runtime_version;
+} kineto_reader;
+
+/* Messages: "<file>: ..." into r->err, the first fault only; each returns false. */
+bool kr_fail(kineto_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A fault in the event at hand: "<file>: traceEvents[i] (byte n): ..." */
+bool kr_bad_event(kineto_reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool kr_no_memory(kineto_reader *r);
+const char *kr_type_name(const cJSON *v); /* "a string", "an object", ... */
+
+/* kineto_events.c: one trace event (r->index, r->offset, r->text say which) into the model. */
+bool kr_read_event(kineto_reader *r, const cJSON *ev);
+/* The kind of host wait a CUDA runtime or driver call is, by name; SYNC_UNKNOWN when none. */
+sync_kind kr_api_sync_kind(const char *name);
+
+/* kineto_finish.c: refuses what is no PyTorch GPU trace, then links, nests and names. */
+bool kr_finish(kineto_reader *r);
+
+#endif
