@@ -196,6 +196,11 @@ make_install_into_destdir() {
     "$bin" report samples/h200-2048.json --color never >"$tmp/report-tree.txt" || fail "$bin report failed"
     cmp -s "$tmp/report.txt" "$tmp/report-tree.txt" ||
         fail "the installed mmprof reports the installed sample differently from $bin on samples/"
+    # Every command: import too, on an installed trace.
+    local traces=("$stage$prefix"/share/doc/mmprof/samples/*.kineto.json)
+    [ -f "${traces[0]}" ] || fail "no PyTorch trace among the installed samples (samples/*.kineto.json)"
+    "$mm" import "${traces[0]}" --quiet --html "$tmp/import.html" || fail "the installed mmprof could not import ${traces[0]}"
+    [ -s "$tmp/import.html" ] || fail "import wrote no page"
     same_options "$mm" "$stage$prefix/share/man/man1/mmprof.1"
     # bash-completion looks in share/bash-completion/completions/ of each $XDG_DATA_DIRS folder
     # (by default /usr/local/share and /usr/share): PREFIX/share is one.
