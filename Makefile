@@ -6,6 +6,8 @@
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
 #   make fuzz-kineto    libFuzzer on the PyTorch trace importer (FUZZ_SECONDS, default 60)
+#   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
+#   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
 # build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
@@ -43,7 +45,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c \
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
-             src/builtin/inputs.c
+             src/builtin/inputs.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -57,7 +59,7 @@ UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_o
               test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean install uninstall deb
 
 all: $(BIN) $(CARRIED)
 
@@ -81,10 +83,12 @@ $(LIBDIR)/%:
 	@mkdir -p $(LIBDIR)
 	cp -L /usr/lib/x86_64-linux-gnu/$* $@
 
-# Debian packages the build needs, and those only the tests need (a real browser for the HTML
-# page). Each list installs only what is missing.
+# Debian packages the build needs, and those only the tests need: a real browser for the HTML
+# page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot, and
+# build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
+# bash-completion, which loads the installed completion. Each list installs only what is missing.
 DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
-TEST_PKGS := chromium
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -154,8 +158,8 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
 
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu
+	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN)
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_install
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
@@ -188,6 +192,77 @@ fuzz-kineto: $(BUILD)/tests/fuzz_import_kineto
 clean:
 	rm -rf $(BUILD)
 
+# ---------- install ----------
+# `make install` puts, under PREFIX (DESTDIR before it stages the tree for a package):
+#   bin/mmprof                               the program
+#   lib/mmprof/                              what it loads at run time, found relative to the
+#                                            binary ($ORIGIN/../lib/mmprof), never through the
+#                                            build tree: every file the build put in
+#                                            build/lib/mmprof/ (none yet: the place for the
+#                                            injection library of a future `mmprof profile`)
+#   share/man/man1/mmprof.1                  docs/mmprof.1
+#   share/bash-completion/completions/mmprof completion/mmprof
+#   share/doc/mmprof/                        README.md and samples/
+# The installed binary is build/mmprof relinked without its run path into build/lib: that folder
+# holds copies of cJSON and cmocka for the GPU machine only, and is never installed, so the
+# installed binary uses the system's cJSON and OpenBLAS. Its one run path is the CUDA toolkit's
+# library folder: libcupti and libcudart come from the toolkit, which is not a Debian package and
+# not on the loader's default path.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+PKGLIBDIR   := $(PREFIX)/lib/mmprof
+MAN1DIR     := $(PREFIX)/share/man/man1
+COMPDIR     := $(PREFIX)/share/bash-completion/completions
+DOCDIR      := $(PREFIX)/share/doc/mmprof
+PKGLIB_SRC  ?= $(LIBDIR)/mmprof
+INSTALL_BIN := $(BUILD)/install/mmprof
+SAMPLES     := $(wildcard samples/*)
+
+$(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
+
+install: $(INSTALL_BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/samples
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/mmprof
+	install -m 644 docs/mmprof.1 $(DESTDIR)$(MAN1DIR)/mmprof.1
+	install -m 644 completion/mmprof $(DESTDIR)$(COMPDIR)/mmprof
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 644 $(SAMPLES) $(DESTDIR)$(DOCDIR)/samples/
+	if [ -n "$$(ls -A $(PKGLIB_SRC) 2>/dev/null)" ]; then \
+	  install -d $(DESTDIR)$(PKGLIBDIR) && install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; fi
+
+# Removes each file install put there, and the folders that are mmprof's own once they are empty
+# (a file someone else put in one stays, and so does the folder). lib/mmprof is mmprof's private
+# folder and goes whole: the build that installed it may be gone.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mmprof $(DESTDIR)$(MAN1DIR)/mmprof.1 $(DESTDIR)$(COMPDIR)/mmprof
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(SAMPLES:%=$(DESTDIR)$(DOCDIR)/%)
+	rm -rf $(DESTDIR)$(PKGLIBDIR)
+	@rmdir $(DESTDIR)$(DOCDIR)/samples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# ---------- the Debian package ----------
+# Built by dpkg-buildpackage (debian/ says how) in a copy of the tree under build/deb/, so its
+# own build, its clean and the files it writes beside the tree stay inside build/; the .deb is
+# moved to build/. The copy has no .git: the commit --version names is passed in MMPROF_COMMIT.
+# The package's version is debian/changelog's, which must be the program's.
+DEB_DIR := $(BUILD)/deb
+
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+	  { echo "make deb needs dpkg-dev and debhelper (make test-deps installs them)" >&2; exit 1; }
+	@v=$$(sed -n 's/^#define MMPROF_VERSION "\(.*\)"/\1/p' src/model/model.h); \
+	d=$$(dpkg-parsechangelog -S Version); \
+	[ "$$v" = "$$d" ] || { echo "debian/changelog says $$d, src/model/model.h says $$v: add a changelog entry" >&2; exit 1; }
+	rm -rf $(DEB_DIR) $(BUILD)/mmprof_*.deb
+	mkdir -p $(DEB_DIR)/mmprof
+	tar -c --exclude=./$(BUILD) --exclude=./.git -f - . | tar -x -C $(DEB_DIR)/mmprof -f -
+	cd $(DEB_DIR)/mmprof && MMPROF_COMMIT=$$(cd $(CURDIR) && src/cli/commit.sh .) CUDA=$(CUDA) \
+	  dpkg-buildpackage -b -us -uc -J2
+	mv $(DEB_DIR)/mmprof_*.deb $(BUILD)/
+	@ls $(BUILD)/mmprof_*.deb
+
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
 # report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
@@ -200,5 +275,18 @@ $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh
 
 $(HTML_OBJ): $(BUILD)/gen/templates.h
 $(HTML_OBJ): CPPFLAGS += -I$(BUILD)/gen
+
+# ---------- the commit --version names ----------
+# Asked of git on every make (src/cli/commit.sh), but the header is replaced only when the answer
+# changes, so only build_info.o is recompiled, and only then.
+$(BUILD)/gen/commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo "#define MMPROF_COMMIT \"$$(src/cli/commit.sh .)\"" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/src/cli/build_info.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
+
+FORCE:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs cmocka test binaries and prints one closing line CI reads: "N passed, N failed, N skipped".
 #   tests/run_tests.sh BUILD_DIR test_a test_b ...      (make test)
+# A test that is a script, tests/NAME.sh, is run with bash and BUILD_DIR; it prints cmocka's lines.
 #   tests/run_tests.sh --gpu BUILD_DIR test_gpu         (make test-gpu: a skip there is a failure)
 set -u
 gpu=0
@@ -9,11 +10,14 @@ build=$1; shift
 passed=0 failed=0 skipped=0
 for t in "$@"; do
   bin="$build/tests/$t"
-  if [ ! -x "$bin" ]; then
+  cmd=("$bin")
+  if [ -f "tests/$t.sh" ]; then
+    cmd=(bash "tests/$t.sh" "$build")
+  elif [ ! -x "$bin" ]; then
     echo "$t: not built ($bin missing)"; failed=$((failed + 1)); continue
   fi
   log=$(mktemp)
-  MMPROF_BIN="$build/mmprof" CMOCKA_MESSAGE_OUTPUT=STDOUT "$bin" >"$log" 2>&1
+  MMPROF_BIN="$build/mmprof" CMOCKA_MESSAGE_OUTPUT=STDOUT "${cmd[@]}" >"$log" 2>&1
   rc=$?
   cat "$log"
   # The line after "[ RUN ]" that gives the result decides; cmocka lists failed and skipped

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_info.h"
 #include "model.h"
 #include "workloads.h"
 
@@ -39,7 +40,7 @@ static void usage(FILE *f)
           "  -q, --quiet             no text report on standard output\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
           "  -h, --help              this help\n"
-          "  -V, --version           the version\n"
+          "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
           "\n"
           "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
           "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
@@ -264,7 +265,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             usage(out);
             return EXIT_OK;
         case 'V':
-            fprintf(out, "mmprof %s (run file schema %d)\n", MMPROF_VERSION, MMPROF_SCHEMA_VERSION);
+            print_version(out);
             return EXIT_OK;
         case ':':
             fprintf(err, "mmprof: option '%s' needs a value\n", argv[optind - 1]);
