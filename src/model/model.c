@@ -385,66 +385,11 @@ bool model_finish_regions(run_model *m, const char *run_name)
     return builtin_regions || add_builtin_regions(m, 0);
 }
 
-/* Name tables: one place for the strings the JSON form and the reports share. */
-static const char *const timing_names[] = {"none", "cupti", "cudaEvent", "host-clock"};
-static const char *const status_names[] = {"ok", "failed", "error", "skipped"};
-static const char *const precision_names[] = {"fp32", "tf32"};
-
-static bool parse_name(const char *s, const char *const *names, int count, int *out)
-{
-    for (int i = 0; i < count; i++)
-        if (s && strcmp(s, names[i]) == 0) {
-            *out = i;
-            return true;
-        }
-    return false;
-}
-
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-const char *timing_source_name(timing_source s)
-{
-    return (s >= 0 && (int)s < COUNT(timing_names)) ? timing_names[s] : "none";
-}
-
-bool timing_source_parse(const char *s, timing_source *out)
-{
-    int v;
-    if (!parse_name(s, timing_names, COUNT(timing_names), &v))
-        return false;
-    *out = (timing_source)v;
-    return true;
-}
-
-const char *status_name(workload_status s)
-{
-    return (s >= 0 && (int)s < COUNT(status_names)) ? status_names[s] : "error";
-}
-
-bool status_parse(const char *s, workload_status *out)
-{
-    int v;
-    if (!parse_name(s, status_names, COUNT(status_names), &v))
-        return false;
-    *out = (workload_status)v;
-    return true;
-}
-
-const char *precision_name(precision p)
-{
-    return (p >= 0 && (int)p < COUNT(precision_names)) ? precision_names[p] : "fp32";
-}
-
-bool precision_parse(const char *s, precision *out)
-{
-    int v;
-    if (!parse_name(s, precision_names, COUNT(precision_names), &v))
-        return false;
-    *out = (precision)v;
-    return true;
-}
-
-/* Enumerations numbered sparsely (as CUPTI numbers them) map names through a value table. */
+/* Name tables: one place for the strings the JSON form and the reports share. Each enumeration
+ * maps names through a value table, which also serves those numbered sparsely as CUPTI numbers
+ * them. */
 typedef struct {
     int value;
     const char *name;
@@ -489,6 +434,11 @@ static const named_value sources[] = {
     {SOURCE_BUILTIN, "builtin"}, {SOURCE_KINETO, "kineto"}, {SOURCE_NSYS, "nsys-sqlite"}, {SOURCE_PROFILE, "profile"},
 };
 static const named_value api_kinds[] = {{API_RUNTIME, "runtime"}, {API_DRIVER, "driver"}};
+static const named_value timing_sources[] = {
+    {TIMING_NONE, "none"}, {TIMING_CUPTI, "cupti"}, {TIMING_CUDA_EVENT, "cudaEvent"}, {TIMING_HOST_CLOCK, "host-clock"},
+};
+static const named_value statuses[] = {{WL_OK, "ok"}, {WL_FAILED, "failed"}, {WL_ERROR, "error"}, {WL_SKIPPED, "skipped"}};
+static const named_value precisions[] = {{PREC_FP32, "fp32"}, {PREC_TF32, "tf32"}};
 
 #define NAME_AND_PARSE(type, table, fallback, name_fn, parse_fn)                                  \
     const char *name_fn(type v) { return value_name(table, COUNT(table), (int)v, fallback); }      \
@@ -507,6 +457,9 @@ NAME_AND_PARSE(sync_kind, sync_kinds, "unknown", sync_kind_name, sync_kind_parse
 NAME_AND_PARSE(region_kind, region_kinds, "run", region_kind_name, region_kind_parse)
 NAME_AND_PARSE(run_source, sources, "builtin", run_source_name, run_source_parse)
 NAME_AND_PARSE(api_kind, api_kinds, "runtime", api_kind_name, api_kind_parse)
+NAME_AND_PARSE(timing_source, timing_sources, "none", timing_source_name, timing_source_parse)
+NAME_AND_PARSE(workload_status, statuses, "error", status_name, status_parse)
+NAME_AND_PARSE(precision, precisions, "fp32", precision_name, precision_parse)
 
 void workload_label(const workload_run *w, char *buf, size_t len)
 {
