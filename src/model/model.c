@@ -169,23 +169,11 @@ static bool append_api(api_event **arr, size_t *count, const api_event *a)
 bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->kernels, &w->nkernels, k); }
 bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->apis, &w->napis, a); }
 
-bool workload_add_copy(workload_run *w, const copy_event *c)
-{
-    APPEND(w->copies, w->ncopies, *c);
-    return true;
-}
+bool workload_add_copy(workload_run *w, const copy_event *c) { APPEND(w->copies, w->ncopies, *c); return true; }
 
-bool workload_add_memset(workload_run *w, const memset_event *s)
-{
-    APPEND(w->memsets, w->nmemsets, *s);
-    return true;
-}
+bool workload_add_memset(workload_run *w, const memset_event *s) { APPEND(w->memsets, w->nmemsets, *s); return true; }
 
-bool workload_add_sync(workload_run *w, const sync_event *s)
-{
-    APPEND(w->syncs, w->nsyncs, *s);
-    return true;
-}
+bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->syncs, w->nsyncs, *s); return true; }
 
 bool workload_add_product_ms(workload_run *w, double ms)
 {
@@ -225,23 +213,11 @@ const phase *workload_find_phase(const workload_run *w, const char *name)
 bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(&e->kernels, &e->nkernels, k); }
 bool events_add_api(event_list *e, const api_event *a) { return append_api(&e->apis, &e->napis, a); }
 
-bool events_add_copy(event_list *e, const copy_event *c)
-{
-    APPEND(e->copies, e->ncopies, *c);
-    return true;
-}
+bool events_add_copy(event_list *e, const copy_event *c) { APPEND(e->copies, e->ncopies, *c); return true; }
 
-bool events_add_memset(event_list *e, const memset_event *s)
-{
-    APPEND(e->memsets, e->nmemsets, *s);
-    return true;
-}
+bool events_add_memset(event_list *e, const memset_event *s) { APPEND(e->memsets, e->nmemsets, *s); return true; }
 
-bool events_add_sync(event_list *e, const sync_event *s)
-{
-    APPEND(e->syncs, e->nsyncs, *s);
-    return true;
-}
+bool events_add_sync(event_list *e, const sync_event *s) { APPEND(e->syncs, e->nsyncs, *s); return true; }
 
 static char *dup_or_null(const char *s, bool *ok)
 {
