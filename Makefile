@@ -32,9 +32,9 @@ LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c \
-             src/analysis/regions.c src/analysis/metrics.c \
+             src/analysis/regions.c src/analysis/metrics.c src/analysis/summary.c \
              src/builtin/verify.c src/cli/output_file.c report/text.c report/text_parts.c report/text_regions.c report/json_report.c src/util/strbuf.c \
-             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c
+             report/svg.c report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/csv.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
@@ -48,7 +48,7 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
+UNIT_TESTS := test_model_json test_json_report test_regions test_summary test_csv test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
               test_html_report test_trace test_browser
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 

@@ -65,7 +65,9 @@ static void sec_header(html_ctx *x)
     if (x->a->nwarnings > 0)
         sb_printf(x->b, "<p class=\"alert\">%d warning%s about this run: <a href=\"#warnings\">see Warnings</a></p>\n",
                   x->a->nwarnings, x->a->nwarnings == 1 ? "" : "s");
-    sb_add(x->b, "<dl class=\"facts\">\n");
+    /* The run's facts matter less than its findings: folded, one click away (open in print). */
+    sb_add(x->b, "<details class=\"runfacts\"><summary>Run details: GPU, host, BLAS, timing, command</summary>\n"
+                 "<dl class=\"facts\">\n");
 
     for (int i = 0; i < m->ndevices; i++) {
         const device_info *d = &m->devices[i];
@@ -161,7 +163,44 @@ static void sec_header(html_ctx *x)
     sb_html(x->b, m->command_line ? m->command_line : "(not recorded)");
     sb_add(x->b, "</code>");
     fact_close(x);
-    sb_add(x->b, "</dl>\n");
+    sb_add(x->b, "</dl></details>\n");
+}
+
+/* The deciding figure of a finding, in its unit. */
+static void finding_figure(html_ctx *x, const finding *f)
+{
+    const char *u = f->unit;
+    if (strcmp(u, "x") == 0)
+        sb_printf(x->b, "%.1f&times;", f->figure.v);
+    else if (strcmp(u, "%") == 0)
+        sb_printf(x->b, "%.1f%%", f->figure.v);
+    else if (strcmp(u, "ms") == 0)
+        sb_printf(x->b, "%.3f<small> ms</small>", f->figure.v);
+    else {
+        sb_printf(x->b, "%.0f<small> ", f->figure.v);
+        sb_html(x->b, u);
+        sb_add(x->b, "</small>");
+    }
+}
+
+/* The answer first: the analysis's findings, heaviest first, each led by its deciding figure. */
+static void sec_findings(html_ctx *x)
+{
+    const analysis *a = x->a;
+    if (a->nsummary == 0) {
+        sb_add(x->b, "<p class=\"quiet\">Nothing to summarise: the run recorded no work.</p>\n");
+        return;
+    }
+    sb_add(x->b, "<ol class=\"findings\">\n");
+    for (int i = 0; i < a->nsummary; i++) {
+        const finding *f = &a->summary[i];
+        sb_printf(x->b, "<li class=\"f-%s\"><span class=\"fig\">", finding_kind_name(f->kind));
+        finding_figure(x, f);
+        sb_add(x->b, "</span><span class=\"ftext\">");
+        sb_html(x->b, f->text);
+        sb_add(x->b, "</span></li>\n");
+    }
+    sb_add(x->b, "</ol>\n");
 }
 
 static void sec_warnings(html_ctx *x)
@@ -457,7 +496,8 @@ typedef struct {
 
 static const slot slots[] = {
     {"title", sec_title},       {"version", sec_version},   {"css", sec_css},
-    {"header", sec_header},     {"warnings", sec_warnings}, {"summary", sec_summary},
+    {"header", sec_header},     {"findings", sec_findings}, {"warnings", sec_warnings},
+    {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
     {"regions", html_regions},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},

@@ -214,6 +214,33 @@ static bool analysis_json(cJSON *root, const analysis *a)
     return true;
 }
 
+/* "summary": the findings, heaviest first, as the first member of the document: what to read
+ * before anything else. Each has its kind, sentence and deciding figure with its unit. */
+static bool summary_json(cJSON *root, const analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || !cJSON_AddItemToObject(root, "summary", arr)) {
+        cJSON_Delete(arr);
+        return false;
+    }
+    cJSON_DetachItemViaPointer(root, arr);
+    if (!cJSON_InsertItemInArray(root, 0, arr)) {
+        cJSON_Delete(arr);
+        return false;
+    }
+    for (int i = 0; i < a->nsummary; i++) {
+        const finding *f = &a->summary[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o))
+            return cJSON_Delete(o), false;
+        if (!cJSON_AddStringToObject(o, "kind", finding_kind_name(f->kind)) ||
+            !cJSON_AddStringToObject(o, "text", f->text) || !cJSON_AddNumberToObject(o, "value", f->figure.v) ||
+            !cJSON_AddStringToObject(o, "unit", f->unit) || !cJSON_AddNumberToObject(o, "weight", f->weight))
+            return false;
+    }
+    return true;
+}
+
 char *render_json(const analysis *a)
 {
     cJSON *root = model_to_json(a->m);
@@ -223,7 +250,7 @@ char *render_json(const analysis *a)
     cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
     for (int i = 0; ok && i < a->nwl; i++)
         ok = workload_metrics_json(cJSON_GetArrayItem(wls, i), &a->wl[i]);
-    ok = ok && analysis_json(root, a);
+    ok = ok && analysis_json(root, a) && summary_json(root, a);
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     return text;

@@ -318,6 +318,18 @@ static void tool_time(ctx *x, const analysis *a)
     fputc('\n', x->out);
 }
 
+/* The answer first: the analysis's findings, heaviest first, one numbered paragraph each. */
+static void summary(ctx *x, const analysis *a)
+{
+    if (a->nsummary == 0)
+        return;
+    fprintf(x->out, "\n%sSummary%s\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < a->nsummary; i++) {
+        fprintf(x->out, "%2d. ", i + 1);
+        wrapped(x, 4, a->summary[i].text);
+    }
+}
+
 static void footer(ctx *x, const analysis *a)
 {
     if (x->nna > 0) {
@@ -343,6 +355,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
+    summary(&x, a);
     if (a->m->source != SOURCE_BUILTIN)
         text_regions(&x, a);
     workload_table(&x, a);

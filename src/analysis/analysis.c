@@ -756,7 +756,7 @@ bool analyze(const run_model *m, analysis *a)
         analysis_free(a);
         return false;
     }
-    if (!collect_warnings(m, a)) {
+    if (!collect_warnings(m, a) || !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -775,5 +775,6 @@ void analysis_free(analysis *a)
     free(a->peaks);
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
+    free(a->summary);
     memset(a, 0, sizeof *a);
 }

@@ -12,6 +12,7 @@
 #include "metric.h"
 #include "model.h"
 #include "regions.h"
+#include "summary.h"
 
 typedef enum {
     VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
@@ -74,7 +75,7 @@ typedef struct {
     int fp32_lanes_per_sm;
 } device_peaks;
 
-typedef struct {
+typedef struct analysis {
     const run_model *m;
     device_peaks *peaks;    /* one per device */
     workload_metrics *wl;   /* one per workload, same order */
@@ -89,6 +90,8 @@ typedef struct {
                              * annotations of a timeline (at most MAX_LISTED_REGIONS) */
     int nlisted;
     int unlisted;           /* regions of those kinds left out of the list */
+    finding *summary;       /* what to read first, heaviest first (summary.h) */
+    int nsummary;
 } analysis;
 
 #define MAX_LISTED_REGIONS 40
