@@ -119,6 +119,10 @@ void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *bus
 
 double median_of(const double *v, int n); /* n > 0; does not reorder v */
 
+/* A CUDA API call's name without CUPTI's version suffix: "cudaLaunchKernel_v7000" reads
+ * "cudaLaunchKernel" (the suffix tells ABI versions apart, not calls). */
+void api_display_name(const char *name, char *buf, size_t len);
+
 /* A readable kernel name: demangled, without the parameter list. */
 void kernel_display_name(const char *mangled, char *buf, size_t len);
 
