@@ -4,6 +4,7 @@
  * goes through svg.c's escaping. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "html_parts.h"
@@ -277,6 +278,49 @@ static void kernel_mark(strbuf *b, const tscale *s, const workload_metrics *r, c
     svg_rect(b, tx(s, k->start_ns), y, twidth(s, k->start_ns, k->end_ns), TL_LANE_H, 1, "ev k", NULL, tip);
 }
 
+/* Launches of one kernel closer together than a chart unit (a compute phase of 200 launches of
+ * 46 us each) are drawn as one mark, as a pixel can show them; its tip counts them and gives their
+ * total and range. data-launches says how many launches a mark stands for. */
+typedef struct {
+    const kernel_event *first;
+    size_t n;
+    int64_t end;
+    double sum_ms, min_ms, max_ms;
+} kernel_run;
+
+static void kernel_run_flush(strbuf *b, const tscale *s, const workload_metrics *r, kernel_run *run, double y)
+{
+    if (run->n == 1)
+        kernel_mark(b, s, r, run->first, y);
+    else if (run->n > 1) {
+        char name[256], tip[512], attr[40];
+        kernel_display_name(run->first->name, name, sizeof name);
+        snprintf(tip, sizeof tip, "%s\n%zu launches over %.3f ms: %.3f ms of kernel time\neach %.3f to %.3f ms",
+                 name, run->n, (double)(run->end - run->first->start_ns) / 1e6, run->sum_ms, run->min_ms,
+                 run->max_ms);
+        snprintf(attr, sizeof attr, "data-launches=\"%zu\"", run->n);
+        svg_rect(b, tx(s, run->first->start_ns), y, twidth(s, run->first->start_ns, run->end), TL_LANE_H, 1,
+                 "ev k", attr, tip);
+    }
+    run->n = 0;
+}
+
+static void kernel_run_add(strbuf *b, const tscale *s, const workload_metrics *r, kernel_run *run,
+                           const kernel_event *k, double y)
+{
+    double ms = (double)(k->end_ns - k->start_ns) / 1e6;
+    if (run->n > 0 && strcmp(run->first->name, k->name) == 0 && tx(s, k->start_ns) - tx(s, run->end) < 1.0) {
+        run->n++;
+        run->end = k->end_ns > run->end ? k->end_ns : run->end;
+        run->sum_ms += ms;
+        run->min_ms = ms < run->min_ms ? ms : run->min_ms;
+        run->max_ms = ms > run->max_ms ? ms : run->max_ms;
+        return;
+    }
+    kernel_run_flush(b, s, r, run, y);
+    *run = (kernel_run){k, 1, k->end_ns, ms, ms, ms};
+}
+
 static void span_of(const workload_run *w, int64_t *lo, int64_t *hi)
 {
     *lo = INT64_MAX;
@@ -346,6 +390,88 @@ static void run_overview(html_ctx *x)
     sb_add(b, "</figure>\n");
 }
 
+/* CUDA API calls, as many as a pixel can show: calls closer than one chart unit to the previous
+ * mark join it, and the mark's tip counts them by name (a workload makes thousands of calls a few
+ * microseconds long: drawn one by one they were most of the page's bytes and one grey bar to the
+ * eye). data-calls says how many calls a mark stands for. */
+#define API_NAMES 4
+
+typedef struct {
+    const char *name;
+    int count;
+} name_count;
+
+static int cmp_api_start(const void *pa, const void *pb)
+{
+    const api_event *a = *(const api_event *const *)pa, *b = *(const api_event *const *)pb;
+    return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+static void api_mark(strbuf *b, const tscale *s, const api_event *const *calls, size_t n, int64_t end, double y)
+{
+    name_count names[API_NAMES];
+    int nn = 0, other = 0;
+    double busy_ms = 0;
+    for (size_t i = 0; i < n; i++) {
+        busy_ms += (double)(calls[i]->end_ns - calls[i]->start_ns) / 1e6;
+        int k = 0;
+        while (k < nn && strcmp(names[k].name, calls[i]->name) != 0)
+            k++;
+        if (k < nn)
+            names[k].count++;
+        else if (nn < API_NAMES)
+            names[nn++] = (name_count){calls[i]->name, 1};
+        else
+            other++;
+    }
+    char tip[512], attr[32];
+    int len;
+    if (n == 1) {
+        char nm[128];
+        api_display_name(calls[0]->name, nm, sizeof nm);
+        len = snprintf(tip, sizeof tip, "%s\n%.3f ms\nthread %u, correlation %u", nm, busy_ms, calls[0]->thread,
+                       calls[0]->correlation);
+    } else {
+        len = snprintf(tip, sizeof tip, "%zu CUDA API calls\n%.3f ms in calls over %.3f ms", n, busy_ms,
+                       (double)(end - calls[0]->start_ns) / 1e6);
+        for (int k = 0; k < nn && len > 0 && (size_t)len < sizeof tip; k++) {
+            char nm[128];
+            api_display_name(names[k].name, nm, sizeof nm);
+            len += snprintf(tip + len, sizeof tip - (size_t)len, "\n%s \xc3\x97%d", nm, names[k].count);
+        }
+        if (other > 0 && len > 0 && (size_t)len < sizeof tip)
+            snprintf(tip + len, sizeof tip - (size_t)len, "\nother calls \xc3\x97%d", other);
+    }
+    snprintf(attr, sizeof attr, "data-calls=\"%zu\"", n);
+    svg_rect(b, tx(s, calls[0]->start_ns), y, twidth(s, calls[0]->start_ns, end), TL_LANE_H, 1, "ev api", attr, tip);
+}
+
+static bool api_lane(strbuf *b, const tscale *s, const api_event *apis, size_t n, double y)
+{
+    const api_event **calls = malloc(n * sizeof *calls);
+    if (!calls)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        calls[i] = &apis[i];
+    qsort(calls, n, sizeof *calls, cmp_api_start);
+    size_t first = 0;
+    int64_t end = calls[0]->end_ns;
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && tx(s, calls[i]->start_ns) - tx(s, end) < 1.0) {
+            if (calls[i]->end_ns > end)
+                end = calls[i]->end_ns;
+            continue;
+        }
+        api_mark(b, s, calls + first, i - first, end, y);
+        if (i < n) {
+            first = i;
+            end = calls[i]->end_ns;
+        }
+    }
+    free(calls);
+    return true;
+}
+
 static void workload_timeline(html_ctx *x, const workload_metrics *r)
 {
     const workload_run *w = r->w;
@@ -408,6 +534,7 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
             else
                 snprintf(name, sizeof name, "kernels");
             lane_label(b, y, TL_LANE_H, name);
+            kernel_run run = {0};
             for (size_t i = 0; i < w->nkernels; i++) {
                 int lane = klanes - 1; /* streams past the last lane share it */
                 for (int j = 0; j < nstreams; j++)
@@ -416,8 +543,9 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
                         break;
                     }
                 if (lane == l)
-                    kernel_mark(b, &s, r, &w->kernels[i], y);
+                    kernel_run_add(b, &s, r, &run, &w->kernels[i], y);
             }
+            kernel_run_flush(b, &s, r, &run, y);
             y += TL_LANE_H + TL_GAP;
         }
         lane_label(b, y, TL_LANE_H, "D2H");
@@ -435,13 +563,8 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
     }
     if (w->napis > 0) {
         lane_label(b, y, TL_LANE_H, "CUDA API");
-        for (size_t i = 0; i < w->napis; i++) {
-            const api_event *e = &w->apis[i];
-            char tip[192];
-            snprintf(tip, sizeof tip, "%s\n%.3f ms\nthread %u, correlation %u", e->name,
-                     (double)(e->end_ns - e->start_ns) / 1e6, e->thread, e->correlation);
-            svg_rect(b, tx(&s, e->start_ns), y, twidth(&s, e->start_ns, e->end_ns), TL_LANE_H, 1, "ev api", NULL, tip);
-        }
+        if (!api_lane(b, &s, w->apis, w->napis, y))
+            b->oom = true;
     }
     svg_close(b);
     sb_add(b, "</figure>\n");

@@ -5,16 +5,6 @@
 
 #include "text_parts.h"
 
-/* Names wider than their column end in "..." so a cut is never silent. */
-static void clipped(const char *s, int width, char *buf, size_t len)
-{
-    size_t n = strlen(s);
-    if ((int)n <= width || width < 4)
-        snprintf(buf, len, "%s", s);
-    else
-        snprintf(buf, len, "%.*s...", width - 3, s);
-}
-
 static int depth_of(const run_model *m, int i)
 {
     int d = 0;

@@ -541,6 +541,39 @@ static void long_names_whole(void **state)
     free_rendered(&r);
 }
 
+/* On a run built here: a kernel name longer than a line is cut with "...", never silently, and
+ * the BLAS line does not end on a comma before the library's path. */
+static void long_kernel_name_cut_with_a_mark(void **state)
+{
+    (void)state;
+    rendered r;
+    small_builtin_run(&r.m);
+    char longname[200];
+    memset(longname, 'k', 150);
+    longname[150] = '\0';
+    workload_run *w = &r.m.workloads[1];
+    for (size_t i = 0; i < w->nkernels; i++) {
+        free(w->kernels[i].name);
+        w->kernels[i].name = strdup(longname);
+    }
+    copy_str(r.m.host.blas_library, sizeof r.m.host.blas_library,
+             "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.26.so");
+    r.m.host.blas_threads = 16;
+    assert_true(analyze(&r.m, &r.a));
+    r.plain = render(&r.a, false);
+    r.color = render(&r.a, true);
+    assert_fits(r.plain);
+    char want[128];
+    snprintf(want, sizeof want, "  %.95s...\n", longname);
+    assert_non_null(strstr(r.plain, want));
+    char *blas = line_starting(r.plain, "BLAS    ");
+    assert_non_null(blas);
+    assert_true(blas[strlen(blas) - 1] != ',');
+    free(blas);
+    assert_contains(r.plain, r.m.host.blas_library);
+    free_rendered(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +588,7 @@ int main(void)
         cmocka_unit_test(failed_workload),
         cmocka_unit_test(long_texts_wrap),
         cmocka_unit_test(long_names_whole),
+        cmocka_unit_test(long_kernel_name_cut_with_a_mark),
     };
     return cmocka_run_group_tests_name("text report", tests, NULL, NULL);
 }
