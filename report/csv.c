@@ -1,7 +1,7 @@
 /* The CSV output (csv.h): one table whose columns are the registry's figures.
  *
  * Rows, in this order: one per region of the run (every region, timeline order); one per kernel
- * name and one per copy direction and memory kind of each region the reports list (the run, then
+ * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
  * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
  * figures); one per device (its peaks). The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
@@ -15,9 +15,9 @@
 #include "strbuf.h"
 
 /* The registry tables, in column order, and what each row kind fills. */
-typedef enum { ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_WORKLOAD, ROW_DEVICE, NROWS } row_kind;
+typedef enum { ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE, NROWS } row_kind;
 
-static const char *const row_names[NROWS] = {"region", "kernel", "copy", "workload", "device"};
+static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -25,6 +25,7 @@ static const metric_table *table_of(row_kind k)
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
+    case ROW_API: return &api_stat_table;
     case ROW_WORKLOAD: return &workload_metric_table;
     default: return &device_peaks_table;
     }
@@ -136,6 +137,13 @@ char *render_csv(const analysis *a)
             id.v[6] = copy_dir_name(r->flows[f].dir);
             id.v[7] = mem_kind_name(r->flows[f].host);
             row(&b, ROW_COPY, &id, &r->flows[f]);
+        }
+        for (int k = 0; k < r->napistats; k++) {
+            region_ids(m, r->region, &id);
+            id.v[4] = r->apis[k].name;
+            snprintf(id.count, sizeof id.count, "%d", r->apis[k].count);
+            id.v[5] = id.count;
+            row(&b, ROW_API, &id, &r->apis[k]);
         }
     }
     for (int i = 0; i < a->nwl; i++) {

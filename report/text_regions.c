@@ -144,6 +144,35 @@ static void copies_by_kind(ctx *x, const region_metrics *r)
     }
 }
 
+#define TOP_APIS 10
+
+/* CUDA API calls by total time, as nsys stats lists them. */
+static void apis_by_time(ctx *x, const region_metrics *r)
+{
+    if (r->napistats == 0)
+        return;
+    fprintf(x->out, "\n%sCUDA API calls by total time%s  (%d names, %d calls)\n", c(x, BOLD), c(x, RESET),
+            r->napistats, r->napis);
+    fprintf(x->out, "%s%-32s %8s %10s %6s %10s %10s %10s%s\n", c(x, DIM), "call", "count", "total ms", "share",
+            "median us", "min us", "max us", c(x, RESET));
+    static const char *const keys[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
+    for (int i = 0; i < r->napistats && i < TOP_APIS; i++) {
+        const api_stat *k = &r->apis[i];
+        char name[40], v[5][32];
+        clipped(k->name, 32, name, sizeof name);
+        for (int j = 0; j < 5; j++) {
+            const metric_def *d = metric_find(&api_stat_table, keys[j]);
+            const metric *m = metric_of(k, d);
+            if (!m->ok)
+                note_na(x, d->label, m);
+            metric_format(d, m, false, v[j], sizeof v[j]);
+        }
+        fprintf(x->out, "%-32s %8d %10s %6s %10s %10s %10s\n", name, k->count, v[0], v[1], v[2], v[3], v[4]);
+    }
+    if (r->napistats > TOP_APIS)
+        fprintf(x->out, "  (%d more call names in the JSON and CSV reports)\n", r->napistats - TOP_APIS);
+}
+
 void text_regions(ctx *x, const analysis *a)
 {
     if (a->nlisted == 0)
@@ -153,5 +182,6 @@ void text_regions(ctx *x, const analysis *a)
     if (a->m->source != SOURCE_BUILTIN) {
         kernels_by_time(x, &a->rg[a->listed[0]]);
         copies_by_kind(x, &a->rg[a->listed[0]]);
+        apis_by_time(x, &a->rg[a->listed[0]]);
     }
 }

@@ -99,10 +99,10 @@ static int count_rows(const csv_doc *d, const char *kind)
 static void check_document(const analysis *a, const csv_doc *d)
 {
     /* The header names every figure of every table, with its unit. */
-    const metric_table *tables[] = {&region_metric_table, &kernel_stat_table, &copy_flow_table,
+    const metric_table *tables[] = {&region_metric_table, &kernel_stat_table, &copy_flow_table, &api_stat_table,
                                     &workload_metric_table, &device_peaks_table};
-    const char *names[] = {"region", "kernel", "copy", "workload", "device"};
-    for (size_t t = 0; t < 5; t++)
+    const char *names[] = {"region", "kernel", "copy", "api", "workload", "device"};
+    for (size_t t = 0; t < 6; t++)
         for (int i = 0; i < tables[t]->n; i++) {
             char want[96];
             const metric_def *def = &tables[t]->defs[i];
@@ -115,11 +115,13 @@ static void check_document(const analysis *a, const csv_doc *d)
     for (int r = 1; r < d->nrows; r++)
         assert_int_equal(d->nf[r], d->nf[0]);
     /* Row counts: every region; kernels and copy kinds of each listed region; workloads; devices. */
-    int kernels = 0, copies = 0;
+    int kernels = 0, copies = 0, calls = 0;
     for (int li = 0; li < a->nlisted; li++) {
         kernels += a->rg[a->listed[li]].nkstats;
         copies += a->rg[a->listed[li]].nflows;
+        calls += a->rg[a->listed[li]].napistats;
     }
+    assert_int_equal(count_rows(d, "api"), calls);
     assert_int_equal(count_rows(d, "region"), a->nrg);
     assert_int_equal(count_rows(d, "kernel"), kernels);
     assert_int_equal(count_rows(d, "copy"), copies);
