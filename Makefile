@@ -38,7 +38,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c sr
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
-             src/builtin/inputs.c
+             src/builtin/inputs.c src/builtin/progress.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
