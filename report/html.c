@@ -275,7 +275,9 @@ static void card(html_ctx *x, const workload_metrics *r)
     if (gpu) {
         sb_add(x->b, "<dt>kernel</dt><dd>");
         html_metric_inline(x, &r->kernel_ms, "%.3f", " ms", "kernel time");
-        sb_printf(x->b, " <span class=\"quiet\">median of %d</span></dd>", w->repeat);
+        sb_printf(x->b, " <span class=\"quiet\">median of %d, spread</span> ", w->repeat);
+        html_metric(x, &r->kernel_spread_pct, "%.1f", "%", "kernel spread");
+        sb_add(x->b, "</dd>");
     }
     sb_add(x->b, "<dt>GFLOP/s</dt><dd>");
     if (r->tflops.ok) {
@@ -298,7 +300,11 @@ static void card(html_ctx *x, const workload_metrics *r)
         html_metric_inline(x, &r->copy_ms, "%.3f", " ms", "copy time");
         sb_add(x->b, " <span class=\"quiet\">&middot; copy:compute</span> ");
         html_metric(x, &r->copy_compute_ratio, "%.2f", "", "copy:compute");
-        sb_add(x->b, "</dd>");
+        sb_add(x->b, "</dd><dt>link</dt><dd>H2D ");
+        html_metric(x, &r->h2d_link_pct, "%.0f", "%", "H2D %link");
+        sb_add(x->b, " <span class=\"quiet\">&middot;</span> D2H ");
+        html_metric(x, &r->d2h_link_pct, "%.0f", "%", "D2H %link");
+        sb_add(x->b, " <span class=\"quiet\">of the PCIe ceiling</span></dd>");
     }
     sb_add(x->b, "<dt>verified</dt><dd>");
     verification(x, w);
@@ -319,9 +325,32 @@ static void sec_summary(html_ctx *x)
         sb_add(x->b, "<p class=\"quiet\">The run holds no workloads.</p>\n");
         return;
     }
+    /* Skipped runs (no GPU) share one reason: one line for all of them, not a card each. */
+    int skipped = 0;
+    for (int i = 0; i < x->a->nwl; i++)
+        skipped += x->a->wl[i].w->status == WL_SKIPPED;
+    if (skipped > 0) {
+        sb_printf(x->b, "<p class=\"status quiet\">%d workload run%s skipped: ", skipped, skipped == 1 ? "" : "s");
+        bool first = true;
+        for (int i = 0; i < x->a->nwl; i++) {
+            const workload_run *w = x->a->wl[i].w;
+            bool dup = false;
+            for (int j = 0; j < i; j++)
+                dup |= x->a->wl[j].w->status == WL_SKIPPED && strcmp(x->a->wl[j].w->name, w->name) == 0;
+            if (w->status != WL_SKIPPED || dup)
+                continue;
+            sb_add(x->b, first ? "" : ", ");
+            sb_html(x->b, w->name);
+            first = false;
+        }
+        sb_add(x->b, ". ");
+        sb_html(x->b, x->a->m->gpu_skip_reason[0] ? x->a->m->gpu_skip_reason : x->a->wl[0].w->status_reason);
+        sb_add(x->b, "</p>\n");
+    }
     sb_add(x->b, "<div class=\"cards\">\n");
     for (int i = 0; i < x->a->nwl; i++)
-        card(x, &x->a->wl[i]);
+        if (x->a->wl[i].w->status != WL_SKIPPED)
+            card(x, &x->a->wl[i]);
     sb_add(x->b, "</div>\n");
 }
 
@@ -473,6 +502,25 @@ static void sec_version(html_ctx *x)
     sb_html(x->b, x->a->m->tool_version);
 }
 
+/* What timed the timeline's marks, in the words its source deserves. */
+static void sec_timeline_lede(html_ctx *x)
+{
+    const run_model *m = x->a->m;
+    const char *what;
+    if (m->source == SOURCE_NSYS)
+        what = "copies, kernels and API calls as the Nsight Systems export recorded them";
+    else if (m->source == SOURCE_KINETO)
+        what = "copies, kernels and API calls as the PyTorch profiler recorded them";
+    else if (m->collection.source == TIMING_CUPTI)
+        what = "copies and kernels as CUPTI recorded them, under the NVTX phases that bracket them";
+    else if (m->collection.source == TIMING_CUDA_EVENT)
+        what = "copies and kernels timed by cudaEvents around each call (another profiler held CUPTI), under the "
+               "NVTX phases that bracket them";
+    else
+        what = "no GPU work: the CPU workload's phases on the host clock";
+    sb_add(x->b, what);
+}
+
 static void sec_events(html_ctx *x)
 {
     sb_printf(x->b, "%zu", html_timeline_events(x->a->m));
@@ -499,6 +547,7 @@ static const slot slots[] = {
     {"header", sec_header},     {"findings", sec_findings}, {"warnings", sec_warnings},
     {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
+    {"timeline_lede", sec_timeline_lede},
     {"regions", html_regions},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},

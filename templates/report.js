@@ -90,4 +90,5 @@
     /* For the browser test: the script ran to the end, and how tall the page is. */
     root.setAttribute("data-js", "ready");
     root.setAttribute("data-height", String(Math.ceil(root.scrollHeight)));
+    root.setAttribute("data-ready-ms", String(Math.round(performance.now())));
 })();
