@@ -52,7 +52,13 @@ static void sec_header(html_ctx *x)
     char date[48];
     readable_date(m->started_at, date, sizeof date);
     sb_add(x->b, "<div class=\"title\"><h1>mmprof <span class=\"what\">");
-    sb_printf(x->b, "C = A &times; B, n = %d, FP32</span></h1><p class=\"sub\">", m->n);
+    if (m->source == SOURCE_BUILTIN)
+        sb_printf(x->b, "C = A &times; B, n = %d, FP32</span></h1><p class=\"sub\">", m->n);
+    else {
+        sb_printf(x->b, "%s ", html_source_words(m));
+        sb_html(x->b, m->source_file);
+        sb_add(x->b, "</span></h1><p class=\"sub\">");
+    }
     if (m->ndevices > 0)
         sb_html(x->b, m->devices[0].name);
     else
@@ -321,6 +327,8 @@ static void card(html_ctx *x, const workload_metrics *r)
 
 static void sec_summary(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     if (x->a->nwl == 0) {
         sb_add(x->b, "<p class=\"quiet\">The run holds no workloads.</p>\n");
         return;
@@ -372,6 +380,8 @@ static void num_cell(html_ctx *x, double sort_value, const char *html)
 
 static void sec_kernels(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     int rows = 0;
     for (int i = 0; i < a->nwl; i++)
@@ -492,6 +502,11 @@ static void sec_footer(html_ctx *x)
 static void sec_title(html_ctx *x)
 {
     const run_model *m = x->a->m;
+    if (m->source != SOURCE_BUILTIN) {
+        sb_printf(x->b, "mmprof: %s ", html_source_words(m));
+        sb_html(x->b, m->source_file);
+        return;
+    }
     sb_printf(x->b, "mmprof: n = %d on ", m->n);
     sb_html(x->b, m->ndevices > 0 ? m->devices[0].name : "the CPU");
 }
@@ -511,6 +526,8 @@ static void sec_timeline_lede(html_ctx *x)
         what = "copies, kernels and API calls as the Nsight Systems export recorded them";
     else if (m->source == SOURCE_KINETO)
         what = "copies, kernels and API calls as the PyTorch profiler recorded them";
+    else if (m->source == SOURCE_PROFILE)
+        what = "copies, kernels and API calls of the profiled program, as CUPTI recorded them";
     else if (m->collection.source == TIMING_CUPTI)
         what = "copies and kernels as CUPTI recorded them, under the NVTX phases that bracket them";
     else if (m->collection.source == TIMING_CUDA_EVENT)
@@ -519,6 +536,12 @@ static void sec_timeline_lede(html_ctx *x)
     else
         what = "no GPU work: the CPU workload's phases on the host clock";
     sb_add(x->b, what);
+}
+
+/* "builtin" or "timeline": a timeline's page puts its Regions right under the summary. */
+static void sec_body_class(html_ctx *x)
+{
+    sb_add(x->b, x->a->m->source == SOURCE_BUILTIN ? "builtin" : "timeline");
 }
 
 static void sec_events(html_ctx *x)
@@ -547,7 +570,7 @@ static const slot slots[] = {
     {"header", sec_header},     {"findings", sec_findings}, {"warnings", sec_warnings},
     {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
-    {"timeline_lede", sec_timeline_lede},
+    {"timeline_lede", sec_timeline_lede}, {"body_class", sec_body_class},
     {"regions", html_regions},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},

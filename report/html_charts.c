@@ -51,6 +51,8 @@ static int ladder_lines(const workload_metrics *r)
 
 void html_ladder(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     strbuf *b = x->b;
     double top = 100;
@@ -779,6 +781,8 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
 
 void html_timeline(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     run_overview(x);
     sb_add(x->b, "<p class=\"legend\"><b>Each workload:</b> <span class=\"sw h2d\"></span>host to device "
@@ -850,6 +854,8 @@ static void kind_contrast(html_ctx *x, bool h2d)
 
 void html_copies(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     strbuf *b = x->b;
     int rows = 0;
@@ -960,6 +966,8 @@ void html_copies(html_ctx *x)
 
 void html_speedup(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     strbuf *b = x->b;
     int rows = 0;

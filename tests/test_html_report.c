@@ -227,6 +227,77 @@ static void empty_run_renders(void **state)
     model_free(&m);
 }
 
+/* The section's markup, from its opening tag to the next section's (a copy). */
+static char *section_of(const char *html, const char *id)
+{
+    char open[64];
+    snprintf(open, sizeof open, "<section id=\"%s\"", id);
+    const char *p = strstr(html, open);
+    assert_non_null(p);
+    const char *end = strstr(p + 1, "<section ");
+    return strndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/* A built-in run made here: the charts that make a wide spread readable. The overview labels
+ * every workload (its key lists 5) and has a GPU busy lane; each GPU run has a one-product
+ * timeline; the copy chart scales each row to its own end-to-end time (cuda-naive pageable:
+ * H2D 4 of 8 ms fills half the 340-unit bar); cards show spread and %link; every API call is
+ * counted once by the marks. */
+static void charts_of_a_run_built_here(void **state)
+{
+    (void)state;
+    run_model m;
+    small_builtin_run(&m);
+    char *html = page_of(&m);
+    char *tl = section_of(html, "timeline");
+    assert_non_null(strstr(tl, "class=\"busy\""));
+    assert_int_equal(count(tl, "<figure class=\"tl one\">"), 4);
+    char *key = strstr(tl, "<ol class=\"spankey\">");
+    assert_non_null(key);
+    assert_int_equal(count(key, "<li>"), 5);
+    size_t calls = 0;
+    for (int i = 0; i < m.nworkloads; i++)
+        calls += m.workloads[i].napis;
+    assert_int_equal(marked(tl, "ev api", "data-calls"), calls);
+    assert_non_null(strstr(tl, "CUPTI recorded them"));
+    free(tl);
+    char *cc = section_of(html, "copies");
+    assert_non_null(strstr(cc, "<rect class=\"bar h2d\" x=\"200.00\" y=\"37.0\" width=\"170.00\""));
+    free(cc);
+    char *cards = section_of(html, "summary");
+    assert_non_null(strstr(cards, "spread</span>"));
+    assert_non_null(strstr(cards, "of the PCIe ceiling"));
+    free(cards);
+    free(html);
+    model_free(&m);
+}
+
+/* A profiled program: named as such, Regions right after the summary, the built-in workloads'
+ * sections a pointer to Regions, the API calls table, region verdicts on a badge of their own. */
+static void timeline_page(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    char *html = page_of(&m);
+    assert_non_null(strstr(html, "<title>mmprof: profiled program ./train</title>"));
+    assert_non_null(strstr(html, "<body class=\"timeline\">"));
+    assert_null(strstr(html, "C = A &times; B"));
+    const char *ids[] = {"ladder", "copies", "timeline", "summary", "speedup", "kernels"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char *sec = section_of(html, ids[i]);
+        assert_non_null(strstr(sec, "a profiled program has none. Its figures are under <a href=\"#regions\">"));
+        free(sec);
+    }
+    char *rg = section_of(html, "regions");
+    assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
+    assert_non_null(strstr(rg, "<code>cudaLaunchKernel</code></td><td class=\"r\" data-v=\"11\">11</td>"));
+    assert_non_null(strstr(rg, "<span class=\"verdict copy-bound\">copy-bound</span>"));
+    free(rg);
+    free(html);
+    model_free(&m);
+}
+
 /* ---------- through the command line ---------- */
 
 static char *tmp;
@@ -313,6 +384,8 @@ int main(void)
         cmocka_unit_test(outside_strings_are_escaped),
         cmocka_unit_test(not_available_shows_its_reason),
         cmocka_unit_test(empty_run_renders),
+        cmocka_unit_test(charts_of_a_run_built_here),
+        cmocka_unit_test(timeline_page),
         cmocka_unit_test(report_writes_html_and_trace),
         cmocka_unit_test(bad_run_files_are_refused),
     };

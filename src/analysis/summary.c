@@ -355,11 +355,16 @@ static void timeline_findings(builder *b)
     add(b, FIND_VERDICT, r->verdict == RV_COMPUTE_BOUND ? 60 : 80, v, unit, "%s is %s%s%s", name, r->verdict_text,
         r->advice[0] ? ". Try: " : "", r->advice);
     double gpu = r->kernel_ms.v + r->memcpy_ms.v + r->memset_ms.v;
-    if (gpu > 0)
+    if (gpu > 0) {
+        char memsets[96] = "";
+        if (r->nmemsets > 0)
+            snprintf(memsets, sizeof memsets, ", memsets %.1f%% (%.3f ms in %d)", 100 * r->memset_ms.v / gpu,
+                     r->memset_ms.v, r->nmemsets);
         add(b, FIND_GPU_TIME, 55, 100 * r->kernel_ms.v / gpu, "%",
-            "GPU time: kernels %.1f%% (%.3f ms in %d launches), copies %.1f%% (%.3f ms, %d), memsets %.1f%% (%.3f ms)",
-            100 * r->kernel_ms.v / gpu, r->kernel_ms.v, r->nkernels, 100 * r->memcpy_ms.v / gpu, r->memcpy_ms.v,
-            r->ncopies, 100 * r->memset_ms.v / gpu, r->memset_ms.v);
+            "GPU time: kernels %.1f%% (%.3f ms in %d launch%s), copies %.1f%% (%.3f ms in %d cop%s)%s",
+            100 * r->kernel_ms.v / gpu, r->kernel_ms.v, r->nkernels, r->nkernels == 1 ? "" : "es",
+            100 * r->memcpy_ms.v / gpu, r->memcpy_ms.v, r->ncopies, r->ncopies == 1 ? "y" : "ies", memsets);
+    }
     if (r->nkstats > 0 && r->kernels[0].share_pct.ok) {
         const kernel_stat *k = &r->kernels[0];
         char kn[160];
