@@ -175,14 +175,13 @@ void html_regions(html_ctx *x)
     }
     region_rows(x);
     verdict_list(x);
-    if (a->m->source != SOURCE_BUILTIN) {
-        const region_metrics *run = &a->rg[a->listed[0]];
-        if (run->nkstats > 0)
-            kernel_rows(x, run);
-        if (run->nflows > 0)
-            flow_rows(x, run);
-    }
-    /* Every timeline, the built-in run's too: where the host's CUDA time went. */
-    if (a->rg[a->listed[0]].napistats > 0)
-        api_rows(x, &a->rg[a->listed[0]]);
+    /* The run's kernels, copies and API calls as nsys stats tables them, for every source (the
+     * built-in run's Kernels section is per workload, with launch shapes; this is the whole run). */
+    const region_metrics *run = &a->rg[a->listed[0]];
+    if (run->nkstats > 0)
+        kernel_rows(x, run);
+    if (run->nflows > 0)
+        flow_rows(x, run);
+    if (run->napistats > 0)
+        api_rows(x, run);
 }

@@ -264,6 +264,12 @@ static void charts_of_a_run_built_here(void **state)
     char *cc = section_of(html, "copies");
     assert_non_null(strstr(cc, "<rect class=\"bar h2d\" x=\"200.00\" y=\"37.0\" width=\"170.00\""));
     free(cc);
+    /* The run's tables as nsys stats gives them, for a built-in run too. */
+    char *rg = section_of(html, "regions");
+    assert_non_null(strstr(rg, "<h3>Kernels by total time</h3>"));
+    assert_non_null(strstr(rg, "<h3>Copies by direction and host memory</h3>"));
+    assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
+    free(rg);
     char *cards = section_of(html, "summary");
     assert_non_null(strstr(cards, "spread</span>"));
     assert_non_null(strstr(cards, "of the PCIe ceiling"));
