@@ -104,14 +104,14 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
         return;
     fprintf(x->out, "\n%sKernels by total time%s  (%d names, %d launches; occupancy is theoretical)\n", c(x, BOLD),
             c(x, RESET), r->nkstats, r->nkernels);
-    fprintf(x->out, "%s%-36s %6s %10s %6s %9s %9s %9s %9s %5s%s\n", c(x, DIM), "kernel", "count", "total ms",
+    fprintf(x->out, "%s%-30s %6s %10s %6s %8s %8s %8s %8s %5s%s\n", c(x, DIM), "kernel", "count", "total ms",
             "share", "min ms", "median", "max ms", "stddev", "occ%", c(x, RESET));
     const metric_table *t = &kernel_stat_table;
     for (int i = 0; i < r->nkstats && i < TOP_KERNELS; i++) {
         const kernel_stat *k = &r->kernels[i];
         char full[512], name[64], v[7][32];
         kernel_display_name(k->name, full, sizeof full);
-        clipped(full, 36, name, sizeof name);
+        clipped(full, 30, name, sizeof name);
         static const char *const keys[] = {"total_ms", "share_pct", "min_ms", "median_ms", "max_ms", "stddev_ms",
                                            "occupancy_pct"};
         for (int j = 0; j < 7; j++) {
@@ -121,7 +121,7 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
                 note_na(x, d->label, m);
             metric_format(d, m, false, v[j], sizeof v[j]);
         }
-        fprintf(x->out, "%-36s %6d %10s %6s %9s %9s %9s %9s %5s\n", name, k->count, v[0], v[1], v[2], v[3], v[4],
+        fprintf(x->out, "%-30s %6d %10s %6s %8s %8s %8s %8s %5s\n", name, k->count, v[0], v[1], v[2], v[3], v[4],
                 v[5], v[6]);
     }
     if (r->nkstats > TOP_KERNELS)
@@ -179,9 +179,8 @@ void text_regions(ctx *x, const analysis *a)
         return;
     region_table(x, a);
     verdict_lines(x, a);
-    if (a->m->source != SOURCE_BUILTIN) {
-        kernels_by_time(x, &a->rg[a->listed[0]]);
-        copies_by_kind(x, &a->rg[a->listed[0]]);
-        apis_by_time(x, &a->rg[a->listed[0]]);
-    }
+    /* The whole run as nsys stats tables it, for every source. */
+    kernels_by_time(x, &a->rg[a->listed[0]]);
+    copies_by_kind(x, &a->rg[a->listed[0]]);
+    apis_by_time(x, &a->rg[a->listed[0]]);
 }
