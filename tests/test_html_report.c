@@ -304,6 +304,38 @@ static void timeline_page(void **state)
     model_free(&m);
 }
 
+/* Without a GPU: the skipped runs share one line (not a card each with the same driver error),
+ * the summary says no GPU workload ran and why, the timeline's words do not claim CUPTI. */
+static void no_gpu_page(void **state)
+{
+    (void)state;
+    run_model m;
+    small_builtin_run(&m);
+    for (int i = 0; i < m.nworkloads; i++) {
+        workload_run *w = &m.workloads[i];
+        if (!w->needs_gpu)
+            continue;
+        w->status = WL_SKIPPED;
+        copy_str(w->status_reason, sizeof w->status_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
+    }
+    copy_str(m.gpu_skip_reason, sizeof m.gpu_skip_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
+    m.collection.source = TIMING_NONE;
+    char *html = page_of(&m);
+    char *cards = section_of(html, "summary");
+    assert_int_equal(count(cards, "<article class=\"card"), 1); /* the CPU's */
+    assert_int_equal(count(cards, "cudaErrorInsufficientDriver"), 1);
+    assert_non_null(strstr(cards, "4 workload runs skipped: cuda-naive, cublas-sgemm."));
+    free(cards);
+    char *f = section_of(html, "findings");
+    assert_non_null(strstr(f, "No GPU workload ran (4 skipped): no NVIDIA driver"));
+    free(f);
+    char *tl = section_of(html, "timeline");
+    assert_null(strstr(tl, "CUPTI"));
+    free(tl);
+    free(html);
+    model_free(&m);
+}
+
 /* ---------- through the command line ---------- */
 
 static char *tmp;
@@ -392,6 +424,7 @@ int main(void)
         cmocka_unit_test(empty_run_renders),
         cmocka_unit_test(charts_of_a_run_built_here),
         cmocka_unit_test(timeline_page),
+        cmocka_unit_test(no_gpu_page),
         cmocka_unit_test(report_writes_html_and_trace),
         cmocka_unit_test(bad_run_files_are_refused),
     };
