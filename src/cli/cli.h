@@ -40,7 +40,7 @@ typedef struct {
     bool no_cupti;
     bool quiet;
     color_mode color;
-    const char *json_path, *html_path, *trace_path;
+    const char *json_path, *html_path, *trace_path, *csv_path;
 } cli_options;
 
 /* Parses argv into o. Returns -1 to go on, or an exit status: EXIT_OK after --help, --version

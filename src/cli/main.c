@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "csv.h"
 #include "html.h"
 #include "import.h"
 #include "json_report.h"
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
         {"--json", o.json_path, render_json},
         {"--html", o.html_path, render_html},
         {"--trace", o.trace_path, render_trace},
+        {"--csv", o.csv_path, render_csv},
     };
     int nouts = (int)(sizeof outs / sizeof outs[0]);
     for (int i = 0; i < nouts; i++) {
