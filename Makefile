@@ -32,7 +32,7 @@ LDLIBS    := -lopenblas -lcjson -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c src/analysis/analysis.c src/analysis/occupancy.c \
-             src/builtin/verify.c src/cli/output_file.c report/text.c report/json_report.c src/util/strbuf.c \
+             src/builtin/verify.c src/cli/output_file.c report/text.c report/json_report.c src/util/strbuf.c src/util/interrupt.c \
              report/svg.c report/html.c report/html_charts.c report/trace.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
