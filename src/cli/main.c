@@ -202,5 +202,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "mmprof: standard output: write failed: %s\n", strerror(errno));
         out_status = EXIT_OUTPUT;
     }
-    return out_status ? out_status : status;
+    status = out_status ? out_status : status;
+    if (!o.report_mode && runner_abandoned())
+        _exit(status); /* a workload's thread still runs: no destructors under it */
+    return status;
 }
