@@ -48,7 +48,7 @@ LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
-              test_html_report test_trace test_browser
+              test_html_report test_trace test_browser test_outputs
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench clean
