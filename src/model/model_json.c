@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,6 +274,7 @@ typedef struct {
     size_t errlen;
     bool failed;
     char path[160];
+    int ndevices;      /* devices read so far: what a kernel's or copy's device may name */
 } reader;
 
 static bool fail(reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -478,6 +480,17 @@ static bool read_phases(reader *r, const cJSON *o, const char *key, int64_t epoc
     return true;
 }
 
+/* A kernel's or copy's device indexes run.devices: one beyond them would be read out of bounds
+ * (and overflowed the trace's process ids), so it is refused where it is read. */
+static bool device_known(reader *r, uint32_t device)
+{
+    if (device < (uint32_t)r->ndevices)
+        return true;
+    if (r->ndevices == 0)
+        return fail(r, "device", "%u names no recorded device (the run has none)", device);
+    return fail(r, "device", "%u names no recorded device (expected 0 to %d)", device, r->ndevices - 1);
+}
+
 static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
 {
     kernel_event k;
@@ -487,6 +500,8 @@ static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, workload_run *
         !get_u32(r, e, "device", &k.device) || !get_u32(r, e, "stream", &k.stream) ||
         !get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
         !get_int3(r, e, "block", k.block))
+        return false;
+    if (!device_known(r, k.device))
         return false;
     const cJSON *regs = field(r, e, "registers");
     if (!regs)
@@ -511,6 +526,8 @@ static bool read_copy(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
         !get_str(r, e, "dst", false, dst, sizeof dst) || !get_u64(r, e, "bytes", &c.bytes) ||
         !read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_u32(r, e, "device", &c.device) ||
         !get_u32(r, e, "stream", &c.stream) || !get_u32(r, e, "correlation", &c.correlation))
+        return false;
+    if (!device_known(r, c.device))
         return false;
     if (strcmp(dir, "HtoD") == 0)
         c.dir = COPY_H2D;
@@ -783,6 +800,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
         if (!ok)
             return false;
         m->ndevices++;
+        r->ndevices = m->ndevices;
     }
     if (!get_str(r, root, "gpu_skip_reason", true, m->gpu_skip_reason, sizeof m->gpu_skip_reason) ||
         !read_phases(r, root, "tool_phases", m->epoch_ns, m->tool_phases,
@@ -835,6 +853,110 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
  * try to allocate it. */
 #define MAX_RUN_FILE_BYTES ((long)1 << 30)
 
+/* cJSON mallocs every node (64 bytes) and every key separately; a run file's tree is a few
+ * million of them, and malloc's own header on each made reading cost 5.5x the file's size. While
+ * a file is parsed, cJSON allocates from large chunks instead, freed all at once with the tree
+ * (cJSON_Delete is never called on it; its free hook does nothing). */
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+} chunk;
+
+static chunk *arena;
+
+static void *arena_alloc(size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (!arena || arena->cap - arena->used < n) {
+        size_t cap = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
+        chunk *c = malloc(sizeof *c + cap);
+        if (!c)
+            return NULL;
+        c->next = arena;
+        c->used = 0;
+        c->cap = cap;
+        arena = c;
+    }
+    void *p = (char *)arena->data + arena->used;
+    arena->used += n;
+    return p;
+}
+
+static void arena_free(void *p)
+{
+    (void)p;
+}
+
+static void arena_release(void)
+{
+    while (arena) {
+        chunk *next = arena->next;
+        free(arena);
+        arena = next;
+    }
+}
+
+static cJSON *parse_in_arena(const char *buf, size_t len, const char **end)
+{
+    cJSON_Hooks hooks = {arena_alloc, arena_free};
+    cJSON_InitHooks(&hooks);
+    cJSON *root = cJSON_ParseWithLengthOpts(buf, len + 1, end, true) /* the NUL included */;
+    cJSON_InitHooks(NULL);
+    return root;
+}
+
+/* How deeply the text before `at` is nested (brackets outside strings): cJSON gives up at
+ * CJSON_NESTING_LIMIT levels, which is valid JSON it will not read, not a syntax error. */
+static int depth_at(const char *buf, size_t at)
+{
+    int depth = 0, deepest = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < at; i++) {
+        char c = buf[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '[' || c == '{') {
+            depth++;
+            deepest = depth > deepest ? depth : deepest;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
+bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+{
+    model_init(m);
+    const char *end = NULL;
+    cJSON *root = parse_in_arena(buf, len, &end);
+    if (!root) {
+        size_t at = end ? (size_t)(end - buf) : 0;
+        int line = 1;
+        for (size_t i = 0; i < at && i < len; i++)
+            line += buf[i] == '\n';
+        if (depth_at(buf, at < len ? at + 1 : len) > CJSON_NESTING_LIMIT)
+            snprintf(err, errlen, "run file '%s' is nested deeper than %d levels (near byte %zu, line %d)", name,
+                     CJSON_NESTING_LIMIT, at, line);
+        else
+            snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", name, at, line);
+        arena_release();
+        return false;
+    }
+    char inner[384];
+    bool ok = model_from_json(root, m, inner, sizeof inner);
+    arena_release();
+    if (!ok)
+        snprintf(err, errlen, "run file '%s': %s", name, inner);
+    return ok;
+}
+
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
 {
     model_init(m); /* empty on every failure, as model_from_json leaves it, so freeing it is safe */
@@ -875,22 +997,7 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
         return false;
     }
     buf[len] = '\0';
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(buf, &end, true);
-    if (!root) {
-        size_t at = end ? (size_t)(end - buf) : 0;
-        int line = 1;
-        for (size_t i = 0; i < at && i < len; i++)
-            line += buf[i] == '\n';
-        snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", path, at, line);
-        free(buf);
-        return false;
-    }
+    ok = model_read_text(path, buf, len, m, err, errlen);
     free(buf);
-    char inner[384];
-    ok = model_from_json(root, m, inner, sizeof inner);
-    cJSON_Delete(root);
-    if (!ok)
-        snprintf(err, errlen, "run file '%s': %s", path, inner);
     return ok;
 }

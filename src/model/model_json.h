@@ -19,4 +19,8 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen);
  * left empty, as by model_from_json. */
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen);
 
+/* Reads a run file's text (buf[len] must be '\0'); name is the file's name for messages. The
+ * entry model_read_file uses, and the fuzz target's. */
+bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen);
+
 #endif
