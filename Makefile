@@ -48,10 +48,10 @@ LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test_cpu_blas test_cli \
-              test_html_report test_trace test_browser test_outputs
+              test_html_report test_trace test_browser test_outputs bench_cpu
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu clean
 
 all: $(BIN) $(CARRIED)
 
@@ -159,6 +159,10 @@ test-gpu:
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
+
+# The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
+bench-cpu: all $(BUILD)/tests/bench_cpu
+	@tests/run_tests.sh $(BUILD) bench_cpu
 
 clean:
 	rm -rf $(BUILD)

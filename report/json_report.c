@@ -140,8 +140,9 @@ static bool analysis_json(cJSON *root, const analysis *a)
     return true;
 }
 
-char *render_json(const analysis *a)
+static cJSON *build(const void *ctx)
 {
+    const analysis *a = ctx;
     cJSON *root = model_to_json(a->m);
     if (!root)
         return NULL;
@@ -150,7 +151,10 @@ char *render_json(const analysis *a)
     for (int i = 0; ok && i < a->nwl; i++)
         ok = workload_metrics_json(cJSON_GetArrayItem(wls, i), &a->wl[i]);
     ok = ok && analysis_json(root, a);
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    return text;
+    return ok ? root : NULL;
+}
+
+char *render_json(const analysis *a)
+{
+    return json_print_built(build, a);
 }

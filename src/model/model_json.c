@@ -931,9 +931,10 @@ static int depth_at(const char *buf, size_t at)
     return deepest;
 }
 
-bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+/* Parses buf (buf[len] == '\0') into the arena; NULL with the message in err when it is not a
+ * run file's JSON. */
+static cJSON *parse_text(const char *name, const char *buf, size_t len, char *err, size_t errlen)
 {
-    model_init(m);
     const char *end = NULL;
     cJSON *root = parse_in_arena(buf, len, &end);
     if (!root) {
@@ -947,14 +948,38 @@ bool model_read_text(const char *name, const char *buf, size_t len, run_model *m
         else
             snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", name, at, line);
         arena_release();
-        return false;
     }
+    return root;
+}
+
+/* The model from a parsed tree, which is released (the arena with it). */
+static bool read_tree(const char *name, cJSON *root, run_model *m, char *err, size_t errlen)
+{
     char inner[384];
     bool ok = model_from_json(root, m, inner, sizeof inner);
     arena_release();
     if (!ok)
         snprintf(err, errlen, "run file '%s': %s", name, inner);
     return ok;
+}
+
+bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+{
+    model_init(m);
+    cJSON *root = parse_text(name, buf, len, err, errlen);
+    return root && read_tree(name, root, m, err, errlen);
+}
+
+char *json_print_built(cJSON *(*build)(const void *ctx), const void *ctx)
+{
+    cJSON_Hooks hooks = {arena_alloc, arena_free};
+    cJSON_InitHooks(&hooks);
+    cJSON *root = build(ctx);
+    /* Printing reallocates its buffer: back to malloc for that, and for the text returned. */
+    cJSON_InitHooks(NULL);
+    char *text = root ? cJSON_Print(root) : NULL;
+    arena_release();
+    return text;
 }
 
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
@@ -997,7 +1022,8 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
         return false;
     }
     buf[len] = '\0';
-    ok = model_read_text(path, buf, len, m, err, errlen);
+    /* The text is let go before the model is built: the tree holds all of it by then. */
+    cJSON *root = parse_text(path, buf, len, err, errlen);
     free(buf);
-    return ok;
+    return root && read_tree(path, root, m, err, errlen);
 }

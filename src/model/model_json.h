@@ -19,6 +19,12 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen);
  * left empty, as by model_from_json. */
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen);
 
+/* Calls build(ctx) with cJSON allocating its nodes from an arena (a few million nodes, each a
+ * malloc of its own otherwise), prints the tree it returns, and releases the tree. The text is
+ * the caller's to free; NULL when build returned NULL or memory ran out. The tree must not be
+ * given to cJSON_Delete (build's own failures may: it does nothing then). */
+char *json_print_built(cJSON *(*build)(const void *ctx), const void *ctx);
+
 /* Reads a run file's text (buf[len] must be '\0'); name is the file's name for messages. The
  * entry model_read_file uses, and the fuzz target's. */
 bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen);
