@@ -51,7 +51,7 @@ UNIT_TESTS := test_model_json test_analysis test_occupancy test_text_report test
               test_html_report test_trace test_browser test_outputs bench_cpu
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu fuzz fuzz-build clean
 
 all: $(BIN) $(CARRIED)
 
@@ -76,9 +76,9 @@ $(LIBDIR)/%:
 	cp -L /usr/lib/x86_64-linux-gnu/$* $@
 
 # Debian packages the build needs, and those only the tests need (a real browser for the HTML
-# page). Each list installs only what is missing.
+# page, clang's libFuzzer for the fuzz targets). Each list installs only what is missing.
 DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev
-TEST_PKGS := chromium
+TEST_PKGS := chromium clang libclang-rt-14-dev
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -147,8 +147,8 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
 
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu
+	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) fuzz-build
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
@@ -166,6 +166,44 @@ bench-cpu: all $(BUILD)/tests/bench_cpu
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------- fuzzing (libFuzzer) ----------
+# Each target is tests/fuzz/fuzz_NAME.c, built with clang, libFuzzer, ASan and UBSan together with
+# the sources it reaches, and seeded from tests/fuzz/corpus/NAME (small inputs, checked in; an
+# input that once crashed stays there, so every run replays it first). Adding a target is one
+# line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
+#   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
+#   make test              each for FUZZ_TEST_SECONDS (30) over the checked-in corpus, counted
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include
+FUZZ_TARGETS :=
+comma        := ,
+
+define fuzz_target
+FUZZ_TARGETS += fuzz_$(1)
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lm
+endef
+
+$(eval $(call fuzz_target,run_file,$(CORE_SRC)))
+# The parser reaches the workload table, which names the GPU workloads: the program's own
+# sources and kernels, less main.
+$(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ),$(CUDA_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))
+
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  n=$${t#fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+	  echo "== $$t for $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
+	      $(BUILD)/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
 
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a

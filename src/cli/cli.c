@@ -198,8 +198,14 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         o->report_mode = true;
         first = 2;
     }
-    optind = first;
+    /* getopt keeps its place inside a cluster of short options ("-xq") between calls: a parse
+     * that stopped there would resume in the previous argv. Parsing an empty argv from optind 0
+     * resets that state; then parsing starts after the subcommand. */
+    static char *const empty[] = {"mmprof", NULL};
+    optind = 0;
     opterr = 0;
+    getopt(1, empty, "");
+    optind = first;
     int c;
     long v;
     while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
