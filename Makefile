@@ -151,10 +151,11 @@ test: test-deps
 	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
-# targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
+# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh)
+# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu concurrent_gpu.sh sanitize_gpu.sh
 
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
