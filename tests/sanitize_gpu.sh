@@ -20,11 +20,11 @@ tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 sizes=${SANITIZE_SIZES:-1 17 257 1000}
 workloads=${SANITIZE_WORKLOADS:-$("$bin" --list-workloads | awk '$2 == "GPU" && $1 ~ /^cuda-/ { print $1 }')}
 
-if [ -z "$san" ]; then
-  echo "[ RUN      ] compute-sanitizer"; echo "compute-sanitizer not found (in $cuda/bin, $cuda/compute-sanitizer, on PATH; or set COMPUTE_SANITIZER)"; echo "[  FAILED  ] compute-sanitizer"; exit 1
-fi
 if ! "$bin" --require-gpu --quiet --json /dev/null --size 16 --workloads cuda-naive --no-cupti >/dev/null 2>&1; then
   echo "[ RUN      ] compute-sanitizer"; echo "no usable GPU"; echo "[  SKIPPED ] compute-sanitizer"; exit 0
+fi
+if [ -z "$san" ]; then
+  echo "[ RUN      ] compute-sanitizer"; echo "compute-sanitizer not found (in $cuda/bin, $cuda/compute-sanitizer, on PATH; or set COMPUTE_SANITIZER)"; echo "[  FAILED  ] compute-sanitizer"; exit 1
 fi
 log=$(mktemp)
 status=0
