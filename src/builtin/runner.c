@@ -155,6 +155,19 @@ static void cpu_run_watched(const cli_options *o, const float *A, const float *B
     fprintf(err, "mmprof: cpu-openblas did not finish within --timeout %d s; abandoned, going on\n", o->timeout_s);
 }
 
+/* SIGINT/SIGTERM while a GPU is ours (the handler only recorded it): release the device, then
+ * end as the signal asks, with no output. Called between steps that take long. */
+static void stop_if_interrupted(bool gpu)
+{
+    if (!interrupt_pending())
+        return;
+    if (gpu) {
+        gpu_profiler_stop();
+        gpu_reset();
+    }
+    interrupt_defer(false);
+}
+
 static int fail_run(run_model *m, int status)
 {
     model_free(m);
@@ -304,11 +317,13 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         goto out;
     }
 
+    stop_if_interrupted(gpu);
     if (want_cpu) {
         workload_run *w = model_add_workload(m);
         if (w)
             cpu_run_watched(o, A, B, ref, w, err);
     }
+    stop_if_interrupted(gpu);
 
     gpu_inputs in = {.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat,
                      .target_ms = GPU_TARGET_MS, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
@@ -339,12 +354,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                 add_skipped(m, sel[i], kinds[k], m->gpu_skip_reason);
                 continue;
             }
-            if (interrupt_pending()) {
-                /* SIGINT/SIGTERM: release the device, then end as the signal asks (no output). */
-                gpu_profiler_stop();
-                gpu_reset();
-                interrupt_defer(false);
-            }
+            stop_if_interrupted(gpu);
             workload_run *w = model_add_workload(m);
             if (!w)
                 continue;
