@@ -216,6 +216,11 @@ static cJSON *device_json(const device_info *d)
 
 static cJSON *make_device(const void *m, size_t i, int64_t e) { (void)e; return device_json(&((const run_model *)m)->devices[i]); }
 static cJSON *make_workload(const void *m, size_t i, int64_t e) { return workload_json(&((const run_model *)m)->workloads[i], e); }
+
+cJSON *model_workload_to_json(const workload_run *w, int64_t epoch)
+{
+    return workload_json(w, epoch);
+}
 static cJSON *make_warning(const void *m, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((const run_model *)m)->warnings[i]); }
 
 cJSON *model_to_json(const run_model *m)

@@ -10,6 +10,9 @@
  * relative to m->epoch_ns. */
 cJSON *model_to_json(const run_model *m);
 
+/* One workload as model_to_json writes it in "workloads" (the caller owns it), or NULL. */
+cJSON *model_workload_to_json(const workload_run *w, int64_t epoch);
+
 /* Fills m from a tree written by model_to_json. On failure returns false, leaves m empty and
  * puts in err where the tree went wrong ("workloads[1].kernels[0].start_ns: expected an
  * integer"). Fields the writer adds for readers (metrics, analysis) are ignored. */
