@@ -454,6 +454,17 @@ static void watchdog_abandons_stuck_workload(void **state)
     assert_non_null(strstr(text, "\"error\""));
     free(text);
 
+    /* Under the watchdog, a workload that finishes is reported whole: its thread got its
+     * arguments before it started (a race here once ran it with n = 0), every time. */
+    for (int i = 0; i < 8; i++) {
+        const char *small[] = {mmprof_bin(), "--size", "48", "--workloads", "cpu-openblas", "--color", "never", NULL};
+        r = run_argv(small, NULL);
+        assert_int_equal(r.status, 0);
+        assert_non_null(strstr(r.out, "\ncpu-openblas      host "));
+        assert_non_null(strstr(r.out, "n = 48"));
+        cmd_free(&r);
+    }
+
     static const char *const bad[] = {"-1", "abc", "604801", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *b[] = {mmprof_bin(), "--timeout", bad[i], NULL};

@@ -129,14 +129,16 @@ static void cpu_run_watched(const cli_options *o, const float *A, const float *B
                             workload_run *w, FILE *err)
 {
     cpu_job *j = calloc(1, sizeof *j);
+    if (j) {
+        *j = (cpu_job){.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat};
+        j->w.device = -1;
+    }
     pthread_t t;
     if (!j || o->timeout_s == 0 || pthread_create(&t, NULL, cpu_job_run, j) != 0) {
         free(j);
         cpu_run(o->n, A, B, ref, o->repeat, CPU_TARGET_MS, w);
         return;
     }
-    *j = (cpu_job){.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat};
-    j->w.device = -1;
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
     deadline.tv_sec += o->timeout_s;
