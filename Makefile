@@ -5,7 +5,7 @@
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
-#   make fuzz-kineto    libFuzzer on the PyTorch trace importer (FUZZ_SECONDS, default 60)
+#   make fuzz       libFuzzer on the run-file reader, the importers and the command line
 #   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
 #   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
@@ -37,7 +37,7 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/summary.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
+             src/analysis/metrics.c src/analysis/summary.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/csv.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
@@ -57,10 +57,11 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_json_report test_regions test_summary test_csv test_analysis test_occupancy \
               test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser test_import_kineto \
-              test_import_nsys test_import_cli
+              test_import_nsys test_import_cli test_outputs bench_cpu
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean install uninstall deb
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu bench-import fuzz fuzz-build clean install \
+        uninstall deb
 
 all: $(BIN) $(CARRIED)
 
@@ -87,9 +88,11 @@ $(LIBDIR)/%:
 # Debian packages the build needs, and those only the tests need: a real browser for the HTML
 # page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot, and
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
-# bash-completion, which loads the installed completion. Each list installs only what is missing.
+# bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
+# targets). Each list installs only what is missing.
 DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
-TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang \
+             libclang-rt-14-dev
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -167,14 +170,15 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
 
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN)
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_install
+	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_install $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
-# targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
+# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh)
+# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu concurrent_gpu.sh sanitize_gpu.sh
 
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
@@ -186,17 +190,9 @@ BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/m
 bench-import: $(BUILD)/tests/bench_import
 	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
 
-# libFuzzer on the Kineto importer (clang's -fsanitize=fuzzer, with ASan and UBSan), seeded with
-# the hand-made traces; new inputs it finds stay in a scratch corpus under build/.
-FUZZ_SECONDS ?= 60
-KINETO_SRC := src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/json_stream.c
-$(BUILD)/tests/fuzz_import_kineto: tests/fuzz_import_kineto.c $(KINETO_SRC) src/model/model.c
-	@mkdir -p $(dir $@)
-	clang -std=c11 -g -O1 -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -o $@ $^ -lcjson
-fuzz-kineto: $(BUILD)/tests/fuzz_import_kineto
-	@mkdir -p $(BUILD)/fuzz-kineto-corpus
-	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-kineto-corpus tests/data/kineto
+# The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
+bench-cpu: all $(BUILD)/tests/bench_cpu
+	@tests/run_tests.sh $(BUILD) bench_cpu
 
 clean:
 	rm -rf $(BUILD)
@@ -271,6 +267,46 @@ deb:
 	  dpkg-buildpackage -b -us -uc -J2
 	mv $(DEB_DIR)/mmprof_*.deb $(BUILD)/
 	@ls $(BUILD)/mmprof_*.deb
+# ---------- fuzzing (libFuzzer) ----------
+# Each target is tests/fuzz/fuzz_NAME.c, built with clang, libFuzzer, ASan and UBSan together with
+# the sources it reaches, and seeded from tests/fuzz/corpus/NAME (small inputs, checked in; an
+# input that once crashed stays there, so every run replays it first). Adding a target is one
+# line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
+#   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
+#   make test              each for FUZZ_TEST_SECONDS (30) over the checked-in corpus, counted
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include
+FUZZ_TARGETS :=
+comma        := ,
+
+define fuzz_target
+FUZZ_TARGETS += fuzz_$(1)
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lm
+endef
+
+$(eval $(call fuzz_target,run_file,$(CORE_SRC)))
+# The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
+$(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
+$(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
+# The parser reaches the workload table, which names the GPU workloads: the program's own
+# sources and kernels, less main.
+$(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ),$(CUDA_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))
+
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  n=$${t#fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+	  echo "== $$t for $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
+	      $(BUILD)/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
 
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a

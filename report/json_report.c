@@ -4,8 +4,10 @@
 #include "json_report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "model_json.h"
+#include "strbuf.h"
 
 typedef struct {
     cJSON *obj;      /* where values go */
@@ -255,17 +257,72 @@ static bool summary_json(cJSON *root, const analysis *a)
     return true;
 }
 
+/* ---------- printing in parts ----------
+ * A run's whole tree is about 3.6 times its text: built at once, it was most of the memory
+ * `mmprof report --json` needed. The document is printed in parts instead: everything but the
+ * workloads (with an empty "workloads" array), then each workload, its tree built, printed and let
+ * go in turn, and the parts spliced. cJSON_Print indents by depth with tabs and separates array
+ * elements with ", ", so a workload printed on its own, two tabs added after each newline (a
+ * string holds no raw newline), reads exactly as it would inside the whole document. */
+static cJSON *build_head(const void *ctx)
+{
+    const analysis *a = ctx;
+    run_model head = *a->m;
+    head.nworkloads = 0;
+    cJSON *root = model_to_json(&head);
+    return root && analysis_json(root, a) && summary_json(root, a) ? root : NULL;
+}
+
+typedef struct {
+    const workload_metrics *r;
+    int64_t epoch_ns;
+} workload_part;
+
+static cJSON *build_workload(const void *ctx)
+{
+    const workload_part *p = ctx;
+    cJSON *w = model_workload_to_json(p->r->w, p->epoch_ns);
+    return w && workload_metrics_json(w, p->r) ? w : NULL;
+}
+
 char *render_json(const analysis *a)
 {
-    cJSON *root = model_to_json(a->m);
-    if (!root)
+    static const char anchor[] = "\n\t\"workloads\":\t[]";
+    char *head = json_print_built(build_head, a);
+    char *at = head ? strstr(head, anchor) : NULL;
+    if (!at) {
+        free(head);
         return NULL;
-    bool ok = true;
-    cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
-    for (int i = 0; ok && i < a->nwl; i++)
-        ok = workload_metrics_json(cJSON_GetArrayItem(wls, i), &a->wl[i]);
-    ok = ok && analysis_json(root, a) && summary_json(root, a);
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    return text;
+    }
+    size_t split = (size_t)(at - head) + sizeof anchor - 2; /* just past the '[' */
+    strbuf b;
+    sb_init(&b);
+    sb_addn(&b, head, split);
+    for (int i = 0; i < a->nwl && !b.oom; i++) {
+        workload_part part = {&a->wl[i], a->m->epoch_ns};
+        char *w = json_print_built(build_workload, &part);
+        if (!w) {
+            b.oom = true;
+            break;
+        }
+        if (i > 0)
+            sb_add(&b, ", ");
+        for (const char *p = w, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            if (!nl) {
+                sb_add(&b, p);
+                break;
+            }
+            sb_addn(&b, p, (size_t)(nl - p));
+            sb_add(&b, "\n\t\t");
+        }
+        free(w);
+    }
+    sb_add(&b, head + split);
+    free(head);
+    if (b.oom) {
+        sb_free(&b);
+        return NULL;
+    }
+    return sb_finish(&b);
 }

@@ -3,6 +3,8 @@
  * it), and CUPTI activity is enabled before the first context exists (it is not retroactive). */
 #include "runner.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +16,7 @@
 #include "hostinfo.h"
 #include "inputs.h"
 #include "progress.h"
+#include "interrupt.h"
 #include "ranges.h"
 #include "workloads.h"
 
@@ -82,6 +85,90 @@ static void now_iso(char *buf, size_t len)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* ---------- the watchdog ----------
+ * A product that never returns (a hung BLAS, a machine thrashing) must not hang the tool: the
+ * CPU workload runs on its own thread, and when --timeout passes it is abandoned, reported as an
+ * error, and the rest of the run goes on. Its thread cannot be cancelled inside OpenBLAS, so it
+ * keeps its inputs (never freed) and the process ends with _exit (runner_abandoned()) rather than
+ * running library destructors under it. */
+static bool abandoned;
+
+bool runner_abandoned(void)
+{
+    return abandoned;
+}
+
+typedef struct {
+    int n;
+    const float *A, *B;
+    const double *ref;
+    int repeat;
+    workload_run w;
+} cpu_job;
+
+static void *cpu_job_run(void *arg)
+{
+    cpu_job *j = arg;
+    cpu_run(j->n, j->A, j->B, j->ref, j->repeat, CPU_TARGET_MS, &j->w);
+    return NULL;
+}
+
+static void timed_out(workload_run *w, const char *name, int timeout_s)
+{
+    memset(w, 0, sizeof *w);
+    w->device = -1;
+    copy_str(w->name, sizeof w->name, name);
+    w->status = WL_ERROR;
+    snprintf(w->status_reason, sizeof w->status_reason,
+             "did not finish within --timeout %d s; abandoned (the run went on without it)", timeout_s);
+}
+
+/* cpu_run under the watchdog, into w (a workload of m). */
+static void cpu_run_watched(const cli_options *o, const float *A, const float *B, const double *ref,
+                            workload_run *w, FILE *err)
+{
+    cpu_job *j = calloc(1, sizeof *j);
+    if (j) {
+        *j = (cpu_job){.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat};
+        j->w.device = -1;
+    }
+    pthread_t t;
+    if (!j || o->timeout_s == 0 || pthread_create(&t, NULL, cpu_job_run, j) != 0) {
+        free(j);
+        cpu_run(o->n, A, B, ref, o->repeat, CPU_TARGET_MS, w);
+        return;
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += o->timeout_s;
+    int rc;
+    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
+        ;
+    if (rc == 0) {
+        *w = j->w; /* the arrays it allocated move with it */
+        free(j);
+        return;
+    }
+    /* j and its workload stay with the thread still writing them. */
+    abandoned = true;
+    pthread_detach(t);
+    timed_out(w, "cpu-openblas", o->timeout_s);
+    fprintf(err, "mmprof: cpu-openblas did not finish within --timeout %d s; abandoned, going on\n", o->timeout_s);
+}
+
+/* SIGINT/SIGTERM while a GPU is ours (the handler only recorded it): release the device, then
+ * end as the signal asks, with no output. Called between steps that take long. */
+static void stop_if_interrupted(bool gpu)
+{
+    if (!interrupt_pending())
+        return;
+    if (gpu) {
+        gpu_profiler_stop();
+        gpu_reset();
+    }
+    interrupt_defer(false);
 }
 
 static int fail_run(run_model *m, int status)
@@ -194,8 +281,12 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                          "(%s) has %.1f GiB free of %.1f GiB\n", o->n, (double)dneed / GiB, o->device, d->name,
                     (double)d->free_mem / GiB, (double)d->total_mem / GiB);
             gpu_close();
+            interrupt_defer(false);
             return fail_run(m, EXIT_USAGE);
         }
+        /* From here the device is ours: a signal waits for the runner to release it. */
+        if (opened)
+            interrupt_defer(true);
         if (!opened) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
@@ -238,12 +329,14 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         goto out;
     }
 
+    stop_if_interrupted(gpu);
     if (want_cpu) {
         workload_run *w = model_add_workload(m);
         progress_step(&pr, "cpu-openblas");
         if (w)
-            cpu_run(o->n, A, B, ref, o->repeat, CPU_TARGET_MS, w);
+            cpu_run_watched(o, A, B, ref, w, err);
     }
+    stop_if_interrupted(gpu);
 
     gpu_inputs in = {.n = o->n, .A = A, .B = B, .ref = ref, .repeat = o->repeat,
                      .target_ms = GPU_TARGET_MS, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
@@ -260,6 +353,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
             gpu_close();
+            interrupt_defer(false);
             gpu = false;
         }
     }
@@ -273,6 +367,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                 add_skipped(m, sel[i], kinds[k], m->gpu_skip_reason);
                 continue;
             }
+            stop_if_interrupted(gpu);
             workload_run *w = model_add_workload(m);
             if (!w)
                 continue;
@@ -292,6 +387,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         collector_finish(m, &m->collection);
         tool_phase_end(tp);
         gpu_close();
+        interrupt_defer(false);
     }
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
@@ -301,9 +397,11 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         model_add_warning(m, "out of memory while listing the run's regions");
 out:
     progress_done(&pr);
-    free(A);
-    free(B);
-    free(ref);
+    if (!abandoned) {
+        free(A);
+        free(B);
+        free(ref);
+    }
     if (status == EXIT_USAGE)
         model_free(m);
     return status;

@@ -23,7 +23,8 @@ static void usage(FILE *f)
           "\n"
           "Run options:\n"
           "  -s, --size N            matrix size n (default 2048)\n"
-          "  -w, --workloads LIST    comma-separated workloads (default: all; see --list-workloads)\n"
+          "  -w, --workloads LIST    comma-separated workloads, each named once (default: all; see\n"
+          "                          --list-workloads)\n"
           "  -r, --repeat N          timed products per workload (default: enough for ~25 ms on the\n"
           "                          GPU, ~100 ms on the CPU)\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
@@ -31,6 +32,9 @@ static void usage(FILE *f)
           "      --device N          CUDA device index (default 0)\n"
           "      --require-gpu       fail (exit 3) instead of skipping GPU workloads without a GPU\n"
           "      --no-cupti          time GPU work with cudaEvents only, as under another profiler\n"
+          "      --timeout SECONDS   a CPU workload still running after SECONDS is abandoned and\n"
+          "                          reported as an error (exit 1), the rest of the run goes on\n"
+          "                          (default 600; 0: no limit)\n"
           "      --list-workloads    list the workloads and exit\n"
           "\n"
           "Output options (every command):\n"
@@ -39,14 +43,21 @@ static void usage(FILE *f)
           "      --trace FILE        write a Chrome/Perfetto trace\n"
           "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"
           "                          workload and device\n"
-          "  -q, --quiet             no text report on standard output\n"
+          "  -q, --quiet             no text report on standard output (warned about when no\n"
+          "                          output file is named either)\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
           "  -h, --help              this help\n"
           "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
           "\n"
+          "FILE '-' is standard output (the text report is then left out). A regular FILE is\n"
+          "replaced whole, through a temporary file, keeping its mode and owner; a symlink is\n"
+          "followed; a device or FIFO (/dev/null, >(cmd)) is written in place. A read-only FILE,\n"
+          "the run file being read, or an output that cannot be opened is refused before any work.\n"
+          "\n"
           "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
           "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
-          "4 an output file could not be written.\n",
+          "4 an output could not be written (standard output included: a full disk, a closed pipe);\n"
+          "130 or 143 interrupted by SIGINT or SIGTERM (no output or temporary file is left).\n",
           f);
 }
 
@@ -87,11 +98,23 @@ static bool parse_workloads(const char *list, cli_options *o, FILE *err)
         return false;
     bool ok = true;
     int names = 0;
+    bool all_given = false;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         names++;
+        /* A name given twice (or with "all") is an error, not silently merged: the user may
+         * have meant to type another workload. */
         if (strcmp(tok, "all") == 0) {
-            for (int i = 0; i < count && i < MAX_SELECTED; i++)
+            for (int i = 0; i < count && i < MAX_SELECTED; i++) {
+                if (chosen[i]) {
+                    fprintf(err, "mmprof: --workloads: '%s' is named twice ('all' includes it)\n", defs[i].name);
+                    ok = false;
+                    break;
+                }
                 chosen[i] = true;
+            }
+            if (!ok)
+                break;
+            all_given = true;
             continue;
         }
         const workload_def *d = workload_find(tok);
@@ -100,6 +123,11 @@ static bool parse_workloads(const char *list, cli_options *o, FILE *err)
             for (int i = 0; i < count; i++)
                 fprintf(err, " %s", defs[i].name);
             fprintf(err, ")\n");
+            ok = false;
+            break;
+        }
+        if (chosen[d - defs]) {
+            fprintf(err, "mmprof: --workloads: '%s' is named twice%s\n", tok, all_given ? " ('all' includes it)" : "");
             ok = false;
             break;
         }
@@ -139,7 +167,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV };
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -152,6 +180,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"device", required_argument, NULL, OPT_DEVICE},
         {"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
         {"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"list-workloads", no_argument, NULL, OPT_LIST},
         {"json", required_argument, NULL, 'j'},
         {"html", required_argument, NULL, OPT_HTML},
@@ -165,6 +194,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     };
     memset(o, 0, sizeof *o);
     o->n = 2048;
+    o->timeout_s = DEFAULT_TIMEOUT_S;
     bool run_only_given = false;
     const char *run_only_name = NULL;
 
@@ -178,8 +208,14 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         first = 2;
     }
     const char *cmd = o->import_mode ? "mmprof import" : "mmprof report";
-    optind = first;
+    /* getopt keeps its place inside a cluster of short options ("-xq") between calls: a parse
+     * that stopped there would resume in the previous argv. Parsing an empty argv from optind 0
+     * resets that state; then parsing starts after the subcommand. */
+    static char *const empty[] = {"mmprof", NULL};
+    optind = 0;
     opterr = 0;
+    getopt(1, empty, "");
+    optind = first;
     int c;
     long v;
     while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
@@ -244,6 +280,17 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_NO_CUPTI:
             o->no_cupti = true;
             run_only_given = true, run_only_name = "--no-cupti";
+            break;
+        case OPT_TIMEOUT:
+            if (strcmp(arg, "0") == 0)
+                v = 0;
+            else if (!parse_positive(arg, MAX_TIMEOUT_S, &v)) {
+                fprintf(err, "mmprof: --timeout '%s': expected whole seconds from 0 (no limit) to %d\n", arg,
+                        MAX_TIMEOUT_S);
+                return EXIT_USAGE;
+            }
+            o->timeout_s = (int)v;
+            run_only_given = true, run_only_name = "--timeout";
             break;
         case OPT_LIST:
             list_workloads(out);

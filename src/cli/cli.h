@@ -20,6 +20,8 @@ enum {
 #define MAX_SIZE 1000000
 #define MAX_REPEAT_OPT 100000
 #define MAX_SELECTED 32
+#define DEFAULT_TIMEOUT_S 600
+#define MAX_TIMEOUT_S 604800 /* a week */
 
 typedef enum { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER } color_mode;
 typedef enum { HOSTMEM_BOTH = 0, HOSTMEM_PAGEABLE, HOSTMEM_PINNED } host_memory_opt;
@@ -38,6 +40,7 @@ typedef struct {
     int nselected;
     bool require_gpu;
     bool no_cupti;
+    int timeout_s;           /* watchdog per workload, seconds; 0: none */
     bool quiet;
     color_mode color;
     const char *json_path, *html_path, *trace_path, *csv_path;
