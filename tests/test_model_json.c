@@ -504,6 +504,16 @@ static void build_timeline(run_model *m)
     m->n = 0; /* an import multiplies no matrices */
     m->collection.source = TIMING_CUPTI;
     m->collection.outside_workloads = 7;
+    /* Two devices, as an export describes them: only what it knows (0 where it does not). */
+    m->devices = calloc(2, sizeof *m->devices);
+    assert_non_null(m->devices);
+    m->ndevices = 2;
+    for (int i = 0; i < 2; i++) {
+        m->devices[i].index = i;
+        snprintf(m->devices[i].name, sizeof m->devices[i].name, "NVIDIA H200 #%d", i);
+        m->devices[i].cc_major = 9;
+        m->devices[i].sm_count = 132;
+    }
 
     const int64_t far = (int64_t)1 << 50; /* far from the epoch, still exact in a double */
     event_list *ev = &m->events;
@@ -998,6 +1008,8 @@ static void rejects_v2_without_v2_fields(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_spoilt_rejected(timeline_tree(), cases[i].obj, cases[i].key, NULL, "missing");
+}
+
 /* A kernel's or copy's device beyond the run's devices is refused where it is read, naming the
  * field (the sample has one device; 2147483648 once overflowed the trace's process ids). */
 static void rejects_devices_beyond_the_run(void **state)

@@ -887,12 +887,12 @@ static bool read_device(reader *r, const cJSON *e, device_info *d)
               get_int(r, e, "bus_width_bits", 0, 1 << 20, &d->bus_width_bits) &&
               get_int(r, e, "l2_bytes", 0, INT32_MAX, &d->l2_bytes) && get_i64(r, e, "total_mem", 0, big, &total) &&
               get_i64(r, e, "free_mem", 0, big, &free_mem) &&
-              get_int(r, e, "max_threads_per_sm", 1, 1 << 20, &d->max_threads_per_sm) &&
-              get_int(r, e, "max_threads_per_block", 1, 1 << 20, &d->max_threads_per_block) &&
+              get_int(r, e, "max_threads_per_sm", 0, 1 << 20, &d->max_threads_per_sm) &&
+              get_int(r, e, "max_threads_per_block", 0, 1 << 20, &d->max_threads_per_block) &&
               get_int(r, e, "max_blocks_per_sm", 0, 1 << 20, &d->max_blocks_per_sm) &&
               get_int(r, e, "regs_per_sm", 0, 1 << 24, &d->regs_per_sm) &&
               get_int(r, e, "regs_per_block", 0, 1 << 24, &d->regs_per_block) &&
-              get_int(r, e, "warp_size", 1, 1024, &d->warp_size) && get_i64(r, e, "smem_per_sm", 0, big, &smem_sm) &&
+              get_int(r, e, "warp_size", 0, 1024, &d->warp_size) && get_i64(r, e, "smem_per_sm", 0, big, &smem_sm) &&
               get_i64(r, e, "smem_per_block", 0, big, &smem_blk) &&
               get_i64(r, e, "smem_per_block_optin", 0, big, &smem_optin) &&
               get_i64(r, e, "reserved_smem_per_block", 0, big, &reserved) &&
