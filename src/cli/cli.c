@@ -357,7 +357,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     if (o->report_mode)
         for (int i = 0; i < NPATHS; i++)
             if (paths[i] && strcmp(paths[i], o->run_file) == 0) {
-                fprintf(err, "%s: output '%s' would overwrite the file it reads\n", cmd, paths[i]);
+                fprintf(err, "%s: output '%s' would overwrite the %s it reads\n", cmd, paths[i],
+                        o->import_mode ? "trace" : "run file");
                 return EXIT_USAGE;
             }
     return -1;
