@@ -10,7 +10,8 @@
  *  - nsys's memory-kind numbering, which is not CUPTI's (pinned is 1 there, 2 here);
  *  - totals over a few thousand rows against SQL's own COUNT and SUM on the same file;
  *  - the data region attribution needs: an NVTX range, the runtime call made inside it and the
- *    kernel it launched, which ends after the range has;
+ *    kernel it launched, which ends after the range has; and the region analysis on the import,
+ *    and the import through the run file and back;
  *  - bad input: not SQLite, no CUDA tables, wrong types, NULLs, huge names with markup, damaged
  *    and cut-short databases, a missing path; each refused with a message naming the file, the
  *    model left empty and the file untouched. */
@@ -27,6 +28,8 @@
 #include <sqlite3.h>
 
 #include "import.h"
+#include "model_json.h"
+#include "regions.h"
 #include "test_support.h"
 
 /* 2024-11-30 15:40:34 UTC in ns: past 2^53, so a double on the way would show. */
@@ -623,6 +626,74 @@ static void range_call_and_late_kernel(void **state)
     model_free(&m);
 }
 
+/* The same through the region analysis: the late kernel is forward's through its launch. */
+static const region_metrics *metrics_of(const region_metrics *rm, int n, int region)
+{
+    for (int i = 0; i < n; i++)
+        if (rm[i].region == region)
+            return &rm[i];
+    fail_msg("no figures for region %d", region);
+    return NULL;
+}
+
+static void regions_own_what_they_launched(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    run_model m;
+    import_ok(f->path, &m);
+    region_metrics *rm = NULL;
+    int n = 0;
+    assert_true(analyze_regions(&m, &rm, &n));
+    const region_metrics *fwd = metrics_of(rm, n, region_named(&m, "forward"));
+    assert_int_equal(fwd->nkernels, 1);
+    assert_int_equal(fwd->by_time, 0);
+    assert_true(fwd->kernel_ms.ok);
+    assert_close(fwd->kernel_ms.v, 39000 / 1e6, 1e-12); /* [21000, 60000] ns */
+    /* step: the sgemm and reduce_sum kernels, both copies, the memset and the sync. */
+    const region_metrics *step = metrics_of(rm, n, region_named(&m, "step"));
+    assert_int_equal(step->nkernels, 2);
+    assert_int_equal(step->ncopies, 2);
+    assert_int_equal(step->nmemsets, 1);
+    assert_int_equal(step->nsyncs, 1);
+    assert_true(step->h2d_bytes.ok && step->h2d_bytes.v == 1 << 20);
+    bool pinned_h2d = false;
+    for (int i = 0; i < step->nflows; i++)
+        pinned_h2d |= step->flows[i].dir == COPY_H2D && step->flows[i].host == MEM_PINNED;
+    assert_true(pinned_h2d);
+    /* load ran on a thread that launched nothing. */
+    assert_int_equal(metrics_of(rm, n, region_named(&m, "load"))->nkernels, 0);
+    region_metrics_free(rm, n);
+    model_free(&m);
+}
+
+/* What the importer made survives the run file (v2) unchanged: names, times past 2^53 ns,
+ * domains, threads, kinds. */
+static void run_file_keeps_the_import(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    run_model a, b;
+    import_ok(f->path, &a);
+    cJSON *root = model_to_json(&a);
+    assert_non_null(root);
+    char err[512] = "";
+    model_init(&b);
+    if (!model_from_json(root, &b, err, sizeof err))
+        fail_msg("run file refused: %s", err);
+    cJSON_Delete(root);
+    check_story(&b, 0);
+    assert_int_equal(b.events.ncopies, a.events.ncopies);
+    for (size_t i = 0; i < a.events.ncopies; i++) {
+        assert_int_equal(b.events.copies[i].src, a.events.copies[i].src);
+        assert_int_equal(b.events.copies[i].dir, a.events.copies[i].dir);
+        assert_true(b.events.copies[i].start_ns == a.events.copies[i].start_ns);
+    }
+    assert_int_equal(b.nregions, a.nregions);
+    model_free(&a);
+    model_free(&b);
+}
+
 /* ---------- bad input ---------- */
 
 static void assert_empty(const run_model *m)
@@ -862,6 +933,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(memory_kinds_are_nsys_numbered, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
+        cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_file_keeps_the_import, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_what_is_not_sqlite, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_path_is_not_created, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_database_without_cuda_tables, setup, teardown),
