@@ -530,6 +530,24 @@ static void memory_kinds_are_nsys_numbered(void **state)
     model_free(&m);
 }
 
+/* Names are cached by string id: two ids that share a slot must not swap names. */
+static void string_ids_sharing_a_cache_slot(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    exec_sql(db, "INSERT INTO StringIds VALUES (%d, 'other_kernel(int)');"
+                 "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = %d WHERE correlationId = 201",
+             S_SGEMM_DEM + 1024, S_SGEMM_DEM + 1024);
+    sqlite3_close(db);
+    run_model m;
+    import_ok(f->path, &m);
+    assert_string_equal(kernel_by_corr(&m, PID_A, 101)->name, fixture_strings[S_SGEMM_DEM]);
+    assert_string_equal(kernel_by_corr(&m, PID_B, 201)->name, "other_kernel(int)");
+    model_free(&m);
+}
+
 /* ---------- totals against SQL's own arithmetic ---------- */
 
 static int64_t sql_int(sqlite3 *db, const char *sql)
@@ -931,6 +949,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(reads_old_style_export, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_tables_warn, setup, teardown),
         cmocka_unit_test_setup_teardown(memory_kinds_are_nsys_numbered, setup, teardown),
+        cmocka_unit_test_setup_teardown(string_ids_sharing_a_cache_slot, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
         cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),
