@@ -6,6 +6,7 @@
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
 #   make fuzz-kineto    libFuzzer on the PyTorch trace importer (FUZZ_SECONDS, default 60)
+#   make fuzz-nsys      libFuzzer on the Nsight Systems importer (FUZZ_SECONDS, default 60)
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
 # build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
@@ -57,7 +58,7 @@ UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_o
               test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto fuzz-nsys clean
 
 all: $(BIN) $(CARRIED)
 
@@ -184,6 +185,21 @@ $(BUILD)/tests/fuzz_import_kineto: tests/fuzz_import_kineto.c $(KINETO_SRC) src/
 fuzz-kineto: $(BUILD)/tests/fuzz_import_kineto
 	@mkdir -p $(BUILD)/fuzz-kineto-corpus
 	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-kineto-corpus tests/data/kineto
+
+# libFuzzer on the Nsight Systems importer, seeded with small exports that the sqlite3 shell
+# builds from the SQL files in tests/data/nsys.
+NSYS_SRC   := src/import/nsys_sqlite.c src/import/sqlite_table.c src/util/strbuf.c
+NSYS_SEEDS := $(patsubst tests/data/nsys/%.sql,$(BUILD)/fuzz-nsys-seeds/%.sqlite,$(wildcard tests/data/nsys/*.sql))
+$(BUILD)/fuzz-nsys-seeds/%.sqlite: tests/data/nsys/%.sql
+	@mkdir -p $(dir $@)
+	rm -f $@ && sqlite3 $@ < $<
+$(BUILD)/tests/fuzz_import_nsys: tests/fuzz_import_nsys.c $(NSYS_SRC) src/model/model.c
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ $^ -lsqlite3
+fuzz-nsys: $(BUILD)/tests/fuzz_import_nsys $(NSYS_SEEDS)
+	@mkdir -p $(BUILD)/fuzz-nsys-corpus
+	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-nsys-corpus $(BUILD)/fuzz-nsys-seeds
 
 clean:
 	rm -rf $(BUILD)
