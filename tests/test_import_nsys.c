@@ -548,6 +548,33 @@ static void string_ids_sharing_a_cache_slot(void **state)
     model_free(&m);
 }
 
+/* Rows no interval can be made of are left out, each kind with its warning; the rest stay. */
+static void unusable_rows_are_left_out(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+    exec_sql(db, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 0, end = 0 WHERE correlationId = 105;"
+                 "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 103;"
+                 "UPDATE NVTX_EVENTS SET end = NULL WHERE text = 'step';"
+                 "UPDATE NVTX_EVENTS SET end = start - 5 WHERE text = 'load'");
+    sqlite3_close(db);
+    run_model m;
+    import_ok(f->path, &m);
+    print_warnings(&m);
+    assert_int_equal(m.events.nkernels, 2);
+    assert_int_equal(m.collection.lost_timestamps, 1);
+    assert_int_equal(m.events.ncopies, 2);
+    assert_int_equal(count_regions(&m, REGION_NVTX), 1); /* forward alone */
+    assert_int_equal(m.regions[region_named(&m, "forward")].parent, 0);
+    assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_KERNEL: 1 row has no timestamps", NULL));
+    assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_MEMCPY: 1 row ends before it starts", NULL));
+    assert_true(has_warning(&m, "NVTX_EVENTS: 1 range never ended", NULL));
+    assert_true(has_warning(&m, "NVTX_EVENTS: 1 range ends before it starts", NULL));
+    model_free(&m);
+}
+
 /* ---------- totals against SQL's own arithmetic ---------- */
 
 static int64_t sql_int(sqlite3 *db, const char *sql)
@@ -950,6 +977,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(missing_tables_warn, setup, teardown),
         cmocka_unit_test_setup_teardown(memory_kinds_are_nsys_numbered, setup, teardown),
         cmocka_unit_test_setup_teardown(string_ids_sharing_a_cache_slot, setup, teardown),
+        cmocka_unit_test_setup_teardown(unusable_rows_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
         cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),
