@@ -51,18 +51,37 @@ enum {
 
 /* ---------- building databases ---------- */
 
-static void exec_sql(sqlite3 *db, const char *fmt, ...)
+static void vexec_sql(sqlite3 *db, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     char *sql = sqlite3_vmprintf(fmt, ap);
-    va_end(ap);
     char *msg = NULL;
     int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK)
         fail_msg("SQL failed (%s): %.300s", msg ? msg : "?", sql);
     sqlite3_free(msg);
     sqlite3_free(sql);
+}
+
+/* Statements (sqlite3_mprintf's format: %Q quotes) run on the database. */
+static void exec_sql(sqlite3 *db, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vexec_sql(db, fmt, ap);
+    va_end(ap);
+}
+
+/* The same on the database at path, opened for them alone. */
+static void alter_export(const char *path, const char *fmt, ...)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        fail_msg("cannot open %s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vexec_sql(db, fmt, ap);
+    va_end(ap);
+    sqlite3_close(db);
 }
 
 static sqlite3 *create_db(const char *path)
@@ -474,10 +493,7 @@ static void missing_tables_warn(void **state)
     model_free(&m);
 
     /* A column gone: its figures n/a, the rest read. */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN registersPerThread");
-    sqlite3_close(db);
+    alter_export(f->path, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN registersPerThread");
     import_ok(f->path, &m);
     assert_int_equal(m.events.nkernels, 3);
     assert_false(m.events.kernels[0].has_resources);
@@ -486,9 +502,7 @@ static void missing_tables_warn(void **state)
 
     /* An NVTX table with marks but no ranges: no regions beyond the run's. */
     build_export(f->path, 0);
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "DELETE FROM NVTX_EVENTS WHERE eventType <> 34");
-    sqlite3_close(db);
+    alter_export(f->path, "DELETE FROM NVTX_EVENTS WHERE eventType <> 34");
     import_ok(f->path, &m);
     assert_int_equal(m.nregions, 1);
     assert_int_equal(m.events.nkernels, 3);
@@ -511,14 +525,11 @@ static void memory_kinds_are_nsys_numbered(void **state)
         model_free(&m);
     }
     /* Where the export names its kinds, the names decide, not the fixed numbering. */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+    alter_export(f->path, "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
                  "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0, 'CUDA_MEMOPR_MEMORY_KIND_MANAGED', 'Managed'),"
                  "(1, 'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE', 'Pageable'), (2, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned');"
                  "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
                  "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (1, NULL, 'Device-to-Host'), (2, NULL, 'Host-to-Device');");
-    sqlite3_close(db);
     run_model m;
     import_ok(f->path, &m);
     const copy_event *c = copy_by_corr(&m, 102); /* copyKind 1, srcKind 1, dstKind 2 */
@@ -535,12 +546,9 @@ static void string_ids_sharing_a_cache_slot(void **state)
 {
     fixture *f = *state;
     build_export(f->path, 0);
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "INSERT INTO StringIds VALUES (%d, 'other_kernel(int)');"
-                 "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = %d WHERE correlationId = 201",
-             S_SGEMM_DEM + 1024, S_SGEMM_DEM + 1024);
-    sqlite3_close(db);
+    alter_export(f->path, "INSERT INTO StringIds VALUES (%d, 'other_kernel(int)');"
+                          "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = %d WHERE correlationId = 201",
+                 S_SGEMM_DEM + 1024, S_SGEMM_DEM + 1024);
     run_model m;
     import_ok(f->path, &m);
     assert_string_equal(kernel_by_corr(&m, PID_A, 101)->name, fixture_strings[S_SGEMM_DEM]);
@@ -553,13 +561,10 @@ static void unusable_rows_are_left_out(void **state)
 {
     fixture *f = *state;
     build_export(f->path, 0);
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 0, end = 0 WHERE correlationId = 105;"
-                 "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 103;"
-                 "UPDATE NVTX_EVENTS SET end = NULL WHERE text = 'step';"
-                 "UPDATE NVTX_EVENTS SET end = start - 5 WHERE text = 'load'");
-    sqlite3_close(db);
+    alter_export(f->path, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 0, end = 0 WHERE correlationId = 105;"
+                          "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 103;"
+                          "UPDATE NVTX_EVENTS SET end = NULL WHERE text = 'step';"
+                          "UPDATE NVTX_EVENTS SET end = start - 5 WHERE text = 'load'");
     run_model m;
     import_ok(f->path, &m);
     print_warnings(&m);
@@ -811,10 +816,7 @@ static void refuses_database_without_cuda_tables(void **state)
 static void spoil(fixture *f, const char *sql, const char *const *want)
 {
     build_export(f->path, 0);
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "%s", sql);
-    sqlite3_close(db);
+    alter_export(f->path, "%s", sql);
     expect_refusal(f->path, want);
 }
 
@@ -864,11 +866,9 @@ static void keeps_huge_names_with_markup(void **state)
     for (size_t i = 0; i < len; i++)
         name[i] = piece[i % (sizeof piece - 1)];
     name[len] = '\0';
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "UPDATE StringIds SET value = %Q WHERE id = %d", name, S_SGEMM_DEM);
-    exec_sql(db, "UPDATE NVTX_EVENTS SET text = %Q WHERE text = 'step'", name);
-    sqlite3_close(db);
+    alter_export(f->path, "UPDATE StringIds SET value = %Q WHERE id = %d;"
+                          "UPDATE NVTX_EVENTS SET text = %Q WHERE text = 'step'",
+                 name, S_SGEMM_DEM, name);
     run_model m;
     import_ok(f->path, &m);
     assert_string_equal(kernel_by_corr(&m, PID_A, 101)->name, name);
