@@ -13,6 +13,7 @@
 #include "gpu_runner.h"
 #include "hostinfo.h"
 #include "inputs.h"
+#include "nvml.h"
 #include "ranges.h"
 #include "workloads.h"
 
@@ -21,6 +22,9 @@
  * inside a few seconds. */
 #define GPU_TARGET_MS 25.0
 #define CPU_TARGET_MS 100.0
+/* NVML readings while a GPU workload runs: a few inside a 25 ms compute phase, on a thread of its
+ * own, at a cost of a few driver calls per reading. */
+#define NVML_PERIOD_MS 5
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -252,6 +256,15 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             gpu = false;
         }
     }
+    /* NVML watches the device around each GPU workload (clocks, power, other processes); where it
+     * cannot, each workload's device state says why. */
+    nvml_watch *nw = NULL;
+    char nvml_why[256] = "";
+    if (gpu) {
+        tp = tool_phase_begin(m, "nvml-init");
+        nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        tool_phase_end(tp);
+    }
     if (gpu)
         gpu_profiler_start();
     for (int i = 0; i < nsel; i++) {
@@ -266,7 +279,9 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             if (!w)
                 continue;
             copy_str(w->name, sizeof w->name, sel[i]->name);
+            nvml_watch_begin(nw);
             gpu_run(sel[i]->gpu, &in, kinds[k], w);
+            nvml_watch_end(nw, w, nvml_why);
         }
     }
     if (gpu) {
@@ -277,6 +292,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         tool_phase_end(tp);
         gpu_close();
     }
+    nvml_watch_close(nw);
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;
