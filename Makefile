@@ -35,13 +35,13 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/device_check.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
+             src/analysis/metrics.c src/analysis/device_check.c src/analysis/compare.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
-             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/compare_cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
@@ -54,7 +54,7 @@ LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
-              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli test_nvml
+              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli test_nvml test_compare
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean

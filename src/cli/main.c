@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "compare_cli.h"
 #include "html.h"
 #include "import.h"
 #include "json_report.h"
@@ -72,6 +73,9 @@ static int write_outputs(const analysis *a, const file_output *outs, int n)
 
 int main(int argc, char **argv)
 {
+    /* `mmprof compare BASE NEW`: a command of its own (compare_cli.c). */
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return compare_main(argc - 1, argv + 1, stdout, stderr);
     cli_options o;
     int rc = cli_parse(argc, argv, &o, stdout, stderr);
     if (rc >= 0)
