@@ -289,13 +289,15 @@ static void test_sampling_thread(void **state)
     model_init(&m);
     int64_t t0 = real_clock();
     nvml_watch_begin(nw);
-    struct timespec nap = {0, 30 * 1000000L};
+    struct timespec nap = {0, 100 * 1000000L};
     nanosleep(&nap, NULL);
     workload_run *w = add_gpu_workload(&m, "cuda-naive", MEM_PINNED, t0 + 1, real_clock());
     nvml_watch_end(nw, w, why);
     nvml_watch_close(nw);
-    /* 30 ms at one reading a millisecond, with room for a slow machine. */
-    assert_true(w->device_state.samples >= 5);
+    /* 100 ms at one reading a millisecond would be 100; on a loaded machine (the tests share it
+     * with builds) the thread may get far fewer turns, but one reading of its own beside the first
+     * and the last shows it ran. */
+    assert_true(w->device_state.samples >= 3);
     assert_int_equal(w->device_state.before.sm_mhz, 1980);
     model_free(&m);
 }
