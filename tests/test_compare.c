@@ -1,6 +1,7 @@
 /* mmprof compare: the noise rule on constructed numbers, matching (repeats, unmatched regions and
  * workloads) on built models, the recorded H200 run against itself and against a copy whose
- * cuda-tiled (pinned) kernels were made 10% longer, and bad input through the real binary. */
+ * cuda-tiled (pinned) kernels were made 10% longer, imports written as run files, and bad input
+ * through the real binary. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -385,6 +386,33 @@ static void binary_pairs_with_warnings(void **state)
     free(v2);
 }
 
+/* Imports written as run files compare like built-in runs: regions by kind and path. */
+static void binary_imports(void **state)
+{
+    const char *dir = *state;
+    char *a = path_in(dir, "a.json"), *b = path_in(dir, "b.json");
+    const char *imp_a[] = {mmprof_bin(), "import", "samples/h200-train-step.kineto.json", "-q", "--json", a, NULL};
+    const char *imp_b[] = {mmprof_bin(), "import", "samples/h200-train-step.kineto.json", "-q", "--json", b, NULL};
+    cmd_result r = run_argv(imp_a, NULL);
+    expect_status(&r, 0, "import a");
+    cmd_free(&r);
+    r = run_argv(imp_b, NULL);
+    expect_status(&r, 0, "import b");
+    cmd_free(&r);
+    r = compare((const char *const[]){a, b, "--threshold", "0", NULL});
+    expect_status(&r, 0, "an import against the same import");
+    assert_non_null(strstr(r.out, "(0 unmatched)"));
+    assert_non_null(strstr(r.out, " 0 slower/worse, 0 faster/better, 0 changed,"));
+    cmd_free(&r);
+    /* Against the built-in sample: told, and only the whole run matches. */
+    r = compare((const char *const[]){sample_path(), a, "-q", NULL});
+    expect_status(&r, 0, "built-in against an import");
+    assert_non_null(strstr(r.err, "BASE is a builtin run, NEW a kineto run"));
+    cmd_free(&r);
+    free(a);
+    free(b);
+}
+
 static void refused(const char *const *args, const char *want)
 {
     cmd_result r = compare(args);
@@ -440,6 +468,7 @@ int main(void)
         cmocka_unit_test(renamed_workload_unmatched),
         cmocka_unit_test_setup_teardown(binary_copy_same_slowed_worse, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(binary_pairs_with_warnings, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(binary_imports, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(binary_bad_input, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
