@@ -82,7 +82,8 @@ static bool key_in(const char *key, const char *const *keys, size_t n)
 }
 
 /* The noise of a workload figure: its compute phase's per-product times, for the figures that
- * follow the kernel time. */
+ * follow the kernel time. (Where a run records its own noise figure per workload, from adaptive
+ * sampling, this is the one place to prefer it.) */
 static void workload_noise(const workload_metrics *w, const metric_def *d, metric *out)
 {
     static const char *const timed[] = {"kernel_ms", "kernel_total_ms", "tflops", "peak_pct"};
