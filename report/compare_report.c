@@ -93,15 +93,15 @@ void render_compare_text(const compare_report *r, bool all, FILE *f)
 {
     const comparison *c = r->c;
     fprintf(f, "mmprof compare\n");
-    fprintf(f, "  base  %.60s  (%s, %s)\n", r->base.path, device_name(r->base.m), r->base.m->started_at);
-    fprintf(f, "  new   %.60s  (%s, %s)\n", r->new_run.path, device_name(r->new_run.m), r->new_run.m->started_at);
+    fprintf(f, "  base  %.52s  (%.20s, %.20s)\n", r->base.path, device_name(r->base.m), r->base.m->started_at);
+    fprintf(f, "  new   %.52s  (%.20s, %.20s)\n", r->new_run.path, device_name(r->new_run.m), r->new_run.m->started_at);
     fprintf(f, "  rule  a change counts when |change| > max(noise base, noise new); noise = stdev/mean\n"
                "        of the timed samples; \"!\": worse beyond the noise and the --threshold\n");
     render_rows(r, all, f);
     if (c->nunmatched) {
         fprintf(f, "\n");
         for (int i = 0; i < c->nunmatched; i++)
-            fprintf(f, "only in %-4s  %-16s %.74s\n", c->unmatched[i].side, unmatched_kind(&c->unmatched[i]),
+            fprintf(f, "only in %-4s  %-16s %.68s\n", c->unmatched[i].side, unmatched_kind(&c->unmatched[i]),
                     c->unmatched[i].name);
     }
     char words[5][40];

@@ -357,6 +357,14 @@ static void binary_copy_same_slowed_worse(void **state)
     r = compare((const char *const[]){sample_path(), slow, "--threshold", "12%", "-q", NULL});
     expect_status(&r, 0, "slowed kernels, --threshold 12%");
     cmd_free(&r);
+    /* --all lists the figures that did not move too. */
+    r = compare((const char *const[]){sample_path(), slow, "--all", NULL});
+    expect_status(&r, 0, "--all");
+    assert_non_null(strstr(r.out, "\nworkload cublas-sgemm (pinned)\n"));
+    assert_non_null(strstr(r.out, "same within noise\n"));
+    assert_null(strstr(r.out, "not shown"));
+    lines_fit(r.out, 100);
+    cmd_free(&r);
     free(copy);
     free(slow);
     free(json);
