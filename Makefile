@@ -35,15 +35,15 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c \
+CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/summary.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
+             src/analysis/metrics.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
-             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/csv.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/compare_cli.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
@@ -57,7 +57,7 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_json_report test_regions test_summary test_csv test_analysis test_occupancy \
               test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser test_import_kineto \
-              test_import_nsys test_import_cli test_outputs bench_cpu
+              test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu bench-import fuzz fuzz-build clean install \
@@ -151,6 +151,13 @@ $(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN
 $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
+
+# A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
+# answers); test_nvml finds it beside itself.
+$(BUILD)/tests/libfake_nvml.so: tests/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -shared -fPIC -o $@ $<
+$(BUILD)/tests/test_nvml: | $(BUILD)/tests/libfake_nvml.so
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka

@@ -69,6 +69,15 @@ bool write_text(const char *path, const char *text)
     return fclose(f) == 0 && ok;
 }
 
+char *path_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
 char *make_temp_dir(void)
 {
     char tmpl[] = "/tmp/mmprof-test-XXXXXX";

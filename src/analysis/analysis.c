@@ -1,5 +1,6 @@
 /* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
 #include "analysis.h"
+#include "device_check.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -578,6 +579,8 @@ static bool add_warning(analysis *a, const char *fmt, ...)
     return true;
 }
 
+static bool add_warning_text(void *a, const char *text) { return add_warning(a, "%s", text); }
+
 /* Generic OpenBLAS cores: what a build falls back to when it does not know the CPU. */
 static bool generic_blas_core(const char *core)
 {
@@ -618,6 +621,8 @@ static bool collect_warnings(const run_model *m, analysis *a)
         !add_warning(a, "GPU times come from cudaEvents, not CUPTI: %s", c->reason))
         return false;
     if (m->gpu_skip_reason[0] && !add_warning(a, "GPU workloads skipped: %s", m->gpu_skip_reason))
+        return false;
+    if (!device_state_warnings(m, add_warning_text, a))
         return false;
     for (int i = 0; i < a->nwl; i++) {
         const workload_run *w = a->wl[i].w;

@@ -17,6 +17,7 @@
 #include "inputs.h"
 #include "progress.h"
 #include "interrupt.h"
+#include "nvml.h"
 #include "ranges.h"
 #include "workloads.h"
 
@@ -25,6 +26,9 @@
  * inside a few seconds. */
 #define GPU_TARGET_MS 25.0
 #define CPU_TARGET_MS 100.0
+/* NVML readings while a GPU workload runs: a few inside a 25 ms compute phase, on a thread of its
+ * own, at a cost of a few driver calls per reading. */
+#define NVML_PERIOD_MS 5
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -357,6 +361,15 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             gpu = false;
         }
     }
+    /* NVML watches the device around each GPU workload (clocks, power, other processes); where it
+     * cannot, each workload's device state says why. */
+    nvml_watch *nw = NULL;
+    char nvml_why[256] = "";
+    if (gpu) {
+        tp = tool_phase_begin(m, "nvml-init");
+        nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        tool_phase_end(tp);
+    }
     if (gpu)
         gpu_profiler_start();
     for (int i = 0; i < nsel; i++) {
@@ -377,7 +390,9 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             w->needs_gpu = true;
             workload_label(w, label, sizeof label);
             progress_step(&pr, label);
+            nvml_watch_begin(nw);
             gpu_run(sel[i]->gpu, &in, kinds[k], w);
+            nvml_watch_end(nw, w, nvml_why);
         }
     }
     if (gpu) {
@@ -389,6 +404,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         gpu_close();
         interrupt_defer(false);
     }
+    nvml_watch_close(nw);
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;

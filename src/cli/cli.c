@@ -16,6 +16,7 @@ static void usage(FILE *f)
           "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
+          "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
           "\n"
           "A matrix multiply C = A x B (FP32, row-major, n x n, the same random inputs for every\n"
           "workload) on the CPU through OpenBLAS, through CUDA kernels and through cuBLAS; for each,\n"

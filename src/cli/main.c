@@ -13,6 +13,7 @@
 #include "analysis.h"
 #include "csv.h"
 #include "cli.h"
+#include "compare_cli.h"
 #include "html.h"
 #include "import.h"
 #include "interrupt.h"
@@ -141,6 +142,9 @@ int main(int argc, char **argv)
     /* A closed pipe is an error to report (exit 4), not a silent death by SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     interrupt_install(output_remove_temporary);
+    /* `mmprof compare BASE NEW`: a command of its own (compare_cli.c). */
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return compare_main(argc - 1, argv + 1, stdout, stderr);
     cli_options o;
     int rc = cli_parse(argc, argv, &o, stdout, stderr);
     if (rc >= 0)

@@ -179,6 +179,66 @@ static event_list workload_events(const workload_run *w)
                         .apis = w->apis, .napis = w->napis, .syncs = w->syncs, .nsyncs = w->nsyncs};
 }
 
+/* A figure NVML did not give (-1) is null. */
+static bool add_int_or_null(cJSON *o, const char *k, int v)
+{
+    return ok_add(o, k, v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static cJSON *reading_json(const device_reading *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_int_or_null(o, "sm_clock_mhz", r->sm_mhz) &&
+                        add_int_or_null(o, "mem_clock_mhz", r->mem_mhz) &&
+                        add_int_or_null(o, "power_mw", r->power_mw) && add_int_or_null(o, "temp_c", r->temp_c));
+}
+
+/* Clock event reasons as the bitmask (what the reader takes) and their names (for people). */
+static bool add_reasons(cJSON *o, const char *mask_key, const char *names_key, uint64_t mask)
+{
+    cJSON *names = cJSON_CreateArray();
+    for (int b = 0; names && b < 64; b++) {
+        if (!(mask & (1ull << b)))
+            continue;
+        char unknown[16];
+        cJSON *item = cJSON_CreateString(clock_reason_label(b, unknown));
+        if (!item || !cJSON_AddItemToArray(names, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(names);
+            return false;
+        }
+    }
+    return add_num(o, mask_key, (double)mask) && ok_add(o, names_key, names);
+}
+
+static cJSON *with_reasons(cJSON *reading, uint64_t mask)
+{
+    return built(reading, reading && add_reasons(reading, "clock_event_mask", "clock_event_reasons", mask));
+}
+
+static cJSON *device_state_json(const device_state *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_bool(o, "valid", d->valid) && add_str_or_null(o, "reason", d->reason);
+    if (ok && d->valid) {
+        int npids = 0;
+        while (npids < DEVICE_STATE_MAX_PIDS && d->other_pid[npids])
+            npids++;
+        ok = add_int_or_null(o, "sm_clock_max_mhz", d->sm_clock_max_mhz) &&
+             add_int_or_null(o, "mem_clock_max_mhz", d->mem_clock_max_mhz) &&
+             ok_add(o, "power_limit_mw", d->power_limit_mw > 0 ? cJSON_CreateNumber(d->power_limit_mw) : cJSON_CreateNull()) &&
+             add_num(o, "samples", d->samples) &&
+             ok_add(o, "before", with_reasons(reading_json(&d->before), d->before_reasons)) &&
+             ok_add(o, "after", with_reasons(reading_json(&d->after), d->after_reasons)) &&
+             ok_add(o, "low", reading_json(&d->low)) && ok_add(o, "high", reading_json(&d->high)) &&
+             add_int_or_null(o, "busy_sm_clock_min_mhz", d->busy_sm_min_mhz) &&
+             add_reasons(o, "clock_event_mask", "clock_event_reasons", d->reasons) &&
+             add_num(o, "other_processes", d->other_pids) &&
+             ok_add(o, "other_pids", cJSON_CreateIntArray((const int *)d->other_pid, npids));
+    }
+    return built(o, ok);
+}
+
 static cJSON *workload_json(const workload_run *w, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
@@ -201,6 +261,9 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     ok = ok && ver && ok_add(o, "verification", ver) &&
          ok_add(ver, "rel_error", w->verified ? cJSON_CreateNumber(w->rel_error) : cJSON_CreateNull()) &&
          add_num(ver, "bound", w->error_bound);
+    /* Only where it was sampled: CPU workloads and older files have none. */
+    if (ok && w->device_state.recorded)
+        ok = ok_add(o, "device_state", device_state_json(&w->device_state));
     return built(o, ok);
 }
 
@@ -737,6 +800,71 @@ static bool read_events(reader *r, const cJSON *o, const char *api_key, int64_t 
            (v1_default(r, o, "syncs") || read_each(r, o, "syncs", epoch, ev, read_sync, true));
 }
 
+/* An integer from 0 to hi, or null read as -1 (NVML gave none). */
+static bool get_int_or_null(reader *r, const cJSON *o, const char *key, int hi, int *out)
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    if (cJSON_IsNull(v)) {
+        *out = -1;
+        return true;
+    }
+    return get_int(r, o, key, 0, hi, out);
+}
+
+static bool read_reading(reader *r, const cJSON *o, const char *key, device_reading *out, uint64_t *mask)
+{
+    const cJSON *v = get_object(r, o, key);
+    if (!v)
+        return false;
+    size_t s = enter_obj(r, key);
+    bool ok = get_int_or_null(r, v, "sm_clock_mhz", 1 << 20, &out->sm_mhz) &&
+              get_int_or_null(r, v, "mem_clock_mhz", 1 << 20, &out->mem_mhz) &&
+              get_int_or_null(r, v, "power_mw", INT32_MAX, &out->power_mw) &&
+              get_int_or_null(r, v, "temp_c", 1000, &out->temp_c) &&
+              (!mask || get_u64(r, v, "clock_event_mask", mask));
+    leave(r, s);
+    return ok;
+}
+
+/* device_state (optional: files from before it existed load without it). The reasons are read
+ * from the mask; their names beside it are for people. */
+static bool read_device_state(reader *r, const cJSON *o, device_state *d)
+{
+    memset(d, 0, sizeof *d);
+    d->recorded = true;
+    if (!get_bool(r, o, "valid", &d->valid) || !get_str(r, o, "reason", true, d->reason, sizeof d->reason))
+        return false;
+    if (!d->valid)
+        return true;
+    const cJSON *pids = get_array(r, o, "other_pids");
+    if (!pids ||
+        !get_int_or_null(r, o, "sm_clock_max_mhz", 1 << 20, &d->sm_clock_max_mhz) ||
+        !get_int_or_null(r, o, "mem_clock_max_mhz", 1 << 20, &d->mem_clock_max_mhz) ||
+        !get_int_or_null(r, o, "power_limit_mw", INT32_MAX, &d->power_limit_mw) ||
+        !get_int(r, o, "samples", 0, INT32_MAX, &d->samples) ||
+        !read_reading(r, o, "before", &d->before, &d->before_reasons) ||
+        !read_reading(r, o, "after", &d->after, &d->after_reasons) ||
+        !read_reading(r, o, "low", &d->low, NULL) || !read_reading(r, o, "high", &d->high, NULL) ||
+        !get_int_or_null(r, o, "busy_sm_clock_min_mhz", 1 << 20, &d->busy_sm_min_mhz) ||
+        !get_u64(r, o, "clock_event_mask", &d->reasons) ||
+        !get_int(r, o, "other_processes", 0, INT32_MAX, &d->other_pids))
+        return false;
+    if (d->power_limit_mw < 0)
+        d->power_limit_mw = 0;
+    int i = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pids) {
+        if (!cJSON_IsNumber(p) || p->valuedouble != floor(p->valuedouble) || p->valuedouble < 1 ||
+            p->valuedouble > UINT32_MAX)
+            return fail(r, "other_pids", "expected an array of process ids");
+        if (i < DEVICE_STATE_MAX_PIDS)
+            d->other_pid[i++] = (uint32_t)p->valuedouble;
+    }
+    return true;
+}
+
 /* Reads a workload's events through read_events and hands the arrays to w, which owns them from
  * then on (failed or not, so that model_free frees them). Capacity follows from the count in
  * model.c, so an array grown in one list can keep growing in the other. */
@@ -800,6 +928,12 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
         w->verified = ok;
     }
     leave(r, s);
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(e, "device_state");
+    if (ok && ds) {
+        s = enter_obj(r, "device_state");
+        ok = cJSON_IsObject(ds) ? read_device_state(r, ds, &w->device_state) : fail(r, NULL, "expected an object");
+        leave(r, s);
+    }
     return ok;
 }
 

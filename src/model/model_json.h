@@ -18,7 +18,8 @@ cJSON *model_workload_to_json(const workload_run *w, int64_t epoch);
  * (model_finish_regions), and m->schema_version says which version the tree was. On failure
  * returns false, leaves m empty and puts in err where the tree went wrong
  * ("workloads[1].kernels[0].start_ns: expected an integer"). Fields the writer adds for readers
- * (metrics, analysis) are ignored. */
+ * (metrics, analysis) are ignored. A workload's "device_state" (NVML's readings) is optional in
+ * either version: a file without it loads with the state not recorded. */
 bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen);
 
 /* Reads a run file: the whole file, parsed and checked. Errors name the file; on failure m is
