@@ -61,7 +61,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean install uninstall deb
 
-all: $(BIN) $(CARRIED)
+all: $(BIN) $(CARRIED) $(INJECT)
 
 $(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
@@ -77,6 +77,24 @@ $(BUILD)/cuda/%.o: cuda/%.cu
 # wgmma exists only in the architecture-specific sm_90a target (no PTX: it runs on compute
 # capability 9.0 alone, and the workload's setup refuses other GPUs).
 $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=sm_90a
+
+# The injection library `mmprof profile` puts into the program it runs (CUDA_INJECTION64_PATH
+# and NVTX_INJECTION64_PATH). It lives in someone else's process, so it needs only libcupti (by
+# its soname, so a program that loaded its own copy keeps that one), libc and pthread; hidden
+# visibility keeps everything but its two entry points out of the program's symbol space.
+INJECT     := $(BUILD)/libmmprof_inject.so
+INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
+              src/collect/inject_nvtx.c src/collect/cupti_records.c src/collect/stream_format.c \
+              src/model/model.c src/util/strbuf.c
+INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(INJECT): $(INJECT_OBJ)
+	$(CC) -shared -Wl,-soname,libmmprof_inject.so -Wl,-z,defs -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
+	    -o $@ $^ -lcupti -ldl -lpthread
 
 # Shared libraries the H200 machine does not have, carried beside the binaries.
 $(LIBDIR)/%:

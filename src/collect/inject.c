@@ -1,0 +1,201 @@
+/* libmmprof_inject.so's CUDA side: InitializeInjection, which the CUDA driver calls at the
+ * program's cuInit because CUDA_INJECTION64_PATH names this library.
+ *
+ * It enables the activity kinds cupti_records.c understands and, as each CUPTI buffer completes,
+ * turns the records into run-model events (the same code as mmprof's own collector) and appends
+ * them to this process's stream at once: memory stays bounded by a few buffers however long the
+ * program runs, and a crash loses at most the buffers CUPTI still held. At exit (atexit) a forced
+ * flush hands over the rest.
+ *
+ * What can still be lost: a process that leaves through _exit (Python multiprocessing workers
+ * use os._exit) or is killed runs no atexit handler, so the records of its last flush period
+ * (MMPROF_FLUSH_MS, default 100 ms) and of its partly filled buffer never arrive. The launcher
+ * says so for every process whose stream has no "exit" line.
+ *
+ * One libcupti per process: the library is linked against the soname libcupti.so.13, so in a
+ * program that already loaded a copy (PyTorch's wheel ships one) it binds to that copy, and only
+ * a program without one loads the toolkit's (through the rpath). */
+#include <cupti.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti_records.h"
+#include "inject.h"
+#include "stream_format.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* Small buffers complete (and reach the file) sooner; CUPTI asks for more as it needs them. */
+#define BUFFER_BYTES (2u << 20)
+#define DEFAULT_FLUSH_MS 100
+
+static CUpti_SubscriberHandle subscriber;
+static bool initialized;
+
+static const char *result_string(CUptiResult r)
+{
+    const char *s = NULL;
+    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+        return "unknown CUPTI error";
+    return s;
+}
+
+static void emit_error(const char *what, CUptiResult r)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "error\t%s: %s\n", what, result_string(r));
+    inject_emit(&b);
+    sb_free(&b);
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = aligned_alloc(8, BUFFER_BYTES);
+    *size = *buffer ? BUFFER_BYTES : 0;
+    *max_records = 0;
+}
+
+/* The events of one buffer as stream lines (stream_format.h), thread names first. */
+static void format_events(strbuf *b, const event_list *e)
+{
+    for (size_t i = 0; i < e->napis; i++)
+        inject_thread_name(b, e->apis[i].thread);
+    for (size_t i = 0; i < e->nkernels; i++) {
+        const kernel_event *k = &e->kernels[i];
+        sb_printf(b, "kernel\t%lld\t%lld\t%u\t%u\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t",
+                  (long long)k->start_ns, (long long)k->end_ns, k->device, k->stream, k->correlation, k->grid[0],
+                  k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->registers, k->static_smem,
+                  k->dynamic_smem, k->smem_optin ? 1 : 0, k->local_mem);
+        stream_escape(b, k->name);
+        sb_add(b, "\n");
+    }
+    for (size_t i = 0; i < e->ncopies; i++) {
+        const copy_event *c = &e->copies[i];
+        sb_printf(b, "copy\t%lld\t%lld\t%u\t%u\t%u\t%d\t%d\t%d\t%llu\n", (long long)c->start_ns, (long long)c->end_ns,
+                  c->device, c->stream, c->correlation, (int)c->dir, (int)c->src, (int)c->dst,
+                  (unsigned long long)c->bytes);
+    }
+    for (size_t i = 0; i < e->nmemsets; i++) {
+        const memset_event *s = &e->memsets[i];
+        sb_printf(b, "memset\t%lld\t%lld\t%u\t%u\t%u\t%d\t%llu\n", (long long)s->start_ns, (long long)s->end_ns,
+                  s->device, s->stream, s->correlation, (int)s->mem, (unsigned long long)s->bytes);
+    }
+    for (size_t i = 0; i < e->napis; i++) {
+        const api_event *a = &e->apis[i];
+        sb_printf(b, "api\t%lld\t%lld\t%d\t%u\t%u\t", (long long)a->start_ns, (long long)a->end_ns, (int)a->kind,
+                  a->thread, a->correlation);
+        stream_escape(b, a->name);
+        sb_add(b, "\n");
+    }
+    for (size_t i = 0; i < e->nsyncs; i++) {
+        const sync_event *s = &e->syncs[i];
+        sb_printf(b, "sync\t%lld\t%lld\t%d\t%u\t%u\n", (long long)s->start_ns, (long long)s->end_ns, (int)s->kind,
+                  s->stream, s->correlation);
+    }
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    (void)size;
+    event_list e;
+    memset(&e, 0, sizeof e);
+    record_counts n;
+    memset(&n, 0, sizeof n);
+    CUpti_Activity *rec = NULL;
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+        cupti_record_store(rec, 0, &e, &n);
+    free(buffer);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
+        dropped = 0;
+    strbuf b;
+    sb_init(&b);
+    format_events(&b, &e);
+    sb_printf(&b, "stats\t%llu\t%zu\t%llu\t%llu\t%lld\n", (unsigned long long)n.records, dropped,
+              (unsigned long long)n.lost, (unsigned long long)n.overhead_records, (long long)n.overhead_ns);
+    inject_emit(&b);
+    sb_free(&b);
+    events_clear(&e);
+}
+
+/* A context was created: describe its device (the driver can be asked from here). */
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+        return;
+    const CUpti_ResourceData *r = data;
+    uint32_t device;
+    if (cuptiGetDeviceId(r->context, &device) != CUPTI_SUCCESS)
+        return;
+    strbuf b;
+    sb_init(&b);
+    inject_device(&b, device);
+    inject_emit(&b);
+    sb_free(&b);
+}
+
+static void at_exit(void)
+{
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
+    inject_emit(&b);
+    sb_free(&b);
+}
+
+static unsigned flush_period_ms(void)
+{
+    const char *s = getenv("MMPROF_FLUSH_MS");
+    char *end;
+    long v = s ? strtol(s, &end, 10) : -1;
+    return s && *s && !*end && v >= 0 && v <= 60000 ? (unsigned)v : DEFAULT_FLUSH_MS;
+}
+
+/* Returns 1 when collection is on; 0 tells the driver the injection failed, and the program
+ * runs on unprofiled (the reason is in the stream as an "error" line). */
+EXPORT int InitializeInjection(void)
+{
+    if (initialized)
+        return 1;
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "cuda\t%lld\n", (long long)inject_now_ns());
+    inject_emit(&b);
+    sb_free(&b);
+
+    /* Subscribing first finds another tool holding CUPTI, before any kind is half enabled. */
+    CUptiResult r = cuptiSubscribe(&subscriber, on_callback, NULL);
+    if (r != CUPTI_SUCCESS) {
+        emit_error("cuptiSubscribe", r);
+        return 0;
+    }
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    /* Kernel thread ids (gettid), the ids NVTX ranges and /proc carry. */
+    cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (r != CUPTI_SUCCESS) {
+        emit_error("cuptiActivityRegisterCallbacks", r);
+        return 0;
+    }
+    bool any = false;
+    for (int i = 0; i < cupti_record_nkinds; i++) {
+        r = cuptiActivityEnable(cupti_record_kinds[i].kind);
+        if (r == CUPTI_SUCCESS) {
+            any = true;
+            continue;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
+        emit_error(what, r);
+    }
+    if (!any)
+        return 0;
+    cuptiActivityFlushPeriod(flush_period_ms());
+    atexit(at_exit);
+    initialized = true;
+    return 1;
+}
