@@ -41,9 +41,10 @@ CORE_SRC  := src/model/model.c src/model/model_json.c \
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
+             src/collect/stream_read.c src/collect/stream_format.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/profile.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)

@@ -16,6 +16,9 @@ static void usage(FILE *f)
           "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
+          "       mmprof profile [OPTIONS] [--] CMD [ARGS...]\n"
+          "                                         run CMD and report its CUDA kernels, copies and\n"
+          "                                         NVTX ranges, in every process it starts\n"
           "\n"
           "A matrix multiply C = A x B (FP32, row-major, n x n, the same random inputs for every\n"
           "workload) on the CPU through OpenBLAS, through CUDA kernels and through cuBLAS; for each,\n"
@@ -42,9 +45,23 @@ static void usage(FILE *f)
           "  -h, --help              this help\n"
           "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
           "\n"
+          "Profile options (mmprof profile): the output options above, and\n"
+          "      --text FILE         the text report to FILE (default: standard error, so the\n"
+          "                          program's standard output stays its own)\n"
+          "  Options end at CMD (or --): what follows belongs to CMD. CMD keeps its stdin, stdout,\n"
+          "  arguments and environment; mmprof adds CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH\n"
+          "  (naming libmmprof_inject.so) and MMPROF_PROFILE_DIR. When either injection variable is\n"
+          "  already set, another profiler (Nsight Systems, Nsight Compute) holds CUPTI, and mmprof\n"
+          "  profile refuses (exit 2) rather than record nothing. Ctrl-C reaches CMD; mmprof then\n"
+          "  reports what was recorded. A process that ends through _exit or a signal may lose its\n"
+          "  last ~100 ms of CUDA records (MMPROF_FLUSH_MS sets how often records are flushed).\n"
+          "\n"
           "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
           "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
-          "4 an output file could not be written.\n",
+          "4 an output file could not be written. mmprof profile exits with CMD's status (128+N when\n"
+          "signal N killed it), or 2 on a bad option or under another profiler, 4 when an output\n"
+          "cannot be written, 125 when the injection library is missing or the records cannot be\n"
+          "read, 126 when CMD cannot be run, 127 when CMD is not found.\n",
           f);
 }
 
@@ -137,7 +154,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR };
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_TEXT };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -154,6 +171,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"json", required_argument, NULL, 'j'},
         {"html", required_argument, NULL, OPT_HTML},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"text", required_argument, NULL, OPT_TEXT},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"help", no_argument, NULL, 'h'},
@@ -173,13 +191,18 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     } else if (argc > 1 && strcmp(argv[1], "import") == 0) {
         o->report_mode = o->import_mode = true;
         first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "profile") == 0) {
+        o->profile_mode = true;
+        first = 2;
     }
-    const char *cmd = o->import_mode ? "mmprof import" : "mmprof report";
+    const char *cmd = o->import_mode ? "mmprof import" : o->profile_mode ? "mmprof profile" : "mmprof report";
     optind = first;
     opterr = 0;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
+    /* profile: options stop at CMD ("+"), so CMD's own options stay CMD's. */
+    const char *shortopts = o->profile_mode ? "+" SHORT_OPTS : SHORT_OPTS;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *arg = optarg;
         switch (c) {
         case 's':
@@ -248,6 +271,13 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case 'j': o->json_path = arg; break;
         case OPT_HTML: o->html_path = arg; break;
         case OPT_TRACE: o->trace_path = arg; break;
+        case OPT_TEXT:
+            if (!o->profile_mode) {
+                fprintf(err, "mmprof: --text applies to mmprof profile only\n");
+                return EXIT_USAGE;
+            }
+            o->text_path = arg;
+            break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
             if (strcmp(arg, "auto") == 0)
@@ -278,6 +308,18 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         }
         }
     }
+    if (o->profile_mode) {
+        if (run_only_given) {
+            fprintf(err, "%s: %s applies to the built-in run, not to a program\n", cmd, run_only_name);
+            return EXIT_USAGE;
+        }
+        if (optind >= argc) {
+            fprintf(err, "%s: expected a command to run (mmprof profile [OPTIONS] [--] CMD [ARGS...])\n", cmd);
+            return EXIT_USAGE;
+        }
+        o->command = &argv[optind];
+        optind = argc;
+    }
     if (o->report_mode) {
         if (optind >= argc) {
             fprintf(err, "%s: expected a %s\n", cmd,
@@ -295,9 +337,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         return EXIT_USAGE;
     }
     /* Two outputs on one path would overwrite each other. */
-    const char *paths[] = {o->json_path, o->html_path, o->trace_path};
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
+    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->text_path};
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
             if (paths[i] && paths[j] && strcmp(paths[i], paths[j]) == 0) {
                 fprintf(err, "mmprof: '%s' is named for two outputs\n", paths[i]);
                 return EXIT_USAGE;

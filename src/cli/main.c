@@ -14,11 +14,12 @@
 #include "json_report.h"
 #include "model_json.h"
 #include "output_file.h"
+#include "profile.h"
 #include "runner.h"
 #include "text.h"
 #include "trace.h"
 
-static bool use_color(color_mode mode)
+static bool use_color(color_mode mode, FILE *f)
 {
     if (mode == COLOR_ALWAYS)
         return true;
@@ -27,7 +28,7 @@ static bool use_color(color_mode mode)
     const char *no = getenv("NO_COLOR");
     if (no && no[0])
         return false;
-    return isatty(STDOUT_FILENO);
+    return isatty(fileno(f));
 }
 
 /* Every file output: its option name, path and renderer. */
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
         {"--json", o.json_path, render_json},
         {"--html", o.html_path, render_html},
         {"--trace", o.trace_path, render_trace},
+        {"--text", o.text_path, render_text_string},
     };
     int nouts = (int)(sizeof outs / sizeof outs[0]);
     for (int i = 0; i < nouts; i++) {
@@ -110,6 +112,9 @@ int main(int argc, char **argv)
         for (int i = 0; i < m.nworkloads; i++)
             if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
+    } else if (o.profile_mode) {
+        if (!profile_run(&o, &m, &status, stderr))
+            return status;
     } else {
         status = run_profile(&o, argc, argv, &m, stderr);
         if (status != EXIT_OK && status != EXIT_WORKLOAD_FAILED)
@@ -122,9 +127,11 @@ int main(int argc, char **argv)
         model_free(&m);
         return EXIT_OUTPUT;
     }
-    if (!o.quiet) {
-        render_text(&a, stdout, use_color(o.color));
-        fflush(stdout);
+    /* profile: the report goes to stderr, so the program's stdout stays its own. */
+    FILE *text = o.profile_mode ? stderr : stdout;
+    if (!o.quiet && !o.text_path) {
+        render_text(&a, text, use_color(o.color, text));
+        fflush(text);
     }
     int out_status = write_outputs(&a, outs, nouts);
     analysis_free(&a);
