@@ -57,7 +57,8 @@ LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
-              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli
+              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli \
+              test_stream_read test_profile
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean install uninstall deb
@@ -161,6 +162,14 @@ $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# A program the profile tests run under `mmprof profile`: NVTX ranges only (header-only NVTX, no
+# GPU needed), so the injection library's NVTX side is tested on any machine.
+$(BUILD)/tests/nvtx_demo: tests/nvtx_demo.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -I$(CUDA)/include -o $@ $< -ldl
+
+$(BUILD)/tests/test_profile: | $(BUILD)/tests/nvtx_demo $(INJECT)
 
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by

@@ -69,6 +69,14 @@ bool write_text(const char *path, const char *text)
     return fclose(f) == 0 && ok;
 }
 
+char *path_in(const char *dir, const char *name)
+{
+    char *p = malloc(strlen(dir) + strlen(name) + 2);
+    assert_non_null(p);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
 char *make_temp_dir(void)
 {
     char tmpl[] = "/tmp/mmprof-test-XXXXXX";

@@ -28,6 +28,9 @@ void cmd_free(cmd_result *r);
 char *read_file(const char *path, size_t *len);
 bool write_text(const char *path, const char *text);
 
+/* dir/name, malloc'd (fails the test when memory ran out). */
+char *path_in(const char *dir, const char *name);
+
 /* A fresh temporary directory (removed by rm_rf). */
 char *make_temp_dir(void);
 void rm_rf(const char *dir);

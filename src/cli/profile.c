@@ -208,6 +208,7 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int wait
     model_init(m);
     m->source = SOURCE_PROFILE;
     m->command_line = join_command(argv);
+    copy_str(m->source_file, sizeof m->source_file, m->command_line); /* the report's header names it */
     time_t now = (time_t)(launched / 1000000000);
     struct tm tm;
     gmtime_r(&now, &tm);
