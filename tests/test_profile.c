@@ -6,19 +6,25 @@
  * two documented places, and NVTX ranges recorded through the real injection library from a
  * program that needs no GPU (tests/nvtx_demo.c): in a forked child too, and from programs that
  * crash or leave through _exit. */
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "test_support.h"
+
+extern char **environ;
 
 static char *tmp;
 
@@ -224,6 +230,55 @@ static void stdin_and_stdout_are_the_programs(void **state)
     free(input);
 }
 
+/* Starts `mmprof profile -- sleep 5` in a process group of its own with default signal
+ * dispositions (a shell's background job would ignore SIGINT), sends sig after half a second to
+ * the group (a terminal's Ctrl-C) or to mmprof alone, and returns its status; stderr to err_path. */
+static int interrupted(int sig, bool group, const char *err_path)
+{
+    const char *argv[] = {mmprof_bin(), "profile", "--", "sleep", "5", NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    sigset_t all;
+    sigfillset(&all);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, argv[0], &fa, &at, (char *const *)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    usleep(500000);
+    kill(group ? -pid : pid, sig);
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Ctrl-C reaches the whole process group: the program dies of it, mmprof (which ignores it while
+ * waiting) reports and exits 128 + SIGINT. SIGTERM sent to mmprof alone is passed to the
+ * program. */
+static void interrupts_reach_the_program(void **state)
+{
+    (void)state;
+    char *err = in_tmp("interrupted.txt");
+    const int sigs[] = {SIGINT, SIGTERM};
+    const char *said[] = {"killed by SIGINT", "killed by SIGTERM"};
+    for (int i = 0; i < 2; i++) {
+        int status = interrupted(sigs[i], i == 0, err);
+        char *text = read_file(err, NULL);
+        assert_non_null(text);
+        print_message("signal %d -> exit %d; stderr: %.300s\n", sigs[i], status, text);
+        assert_int_equal(status, 128 + sigs[i]);
+        assert_non_null(strstr(text, said[i]));
+        assert_non_null(strstr(text, "Timeline"));
+        free(text);
+    }
+    free(err);
+}
+
 /* --text FILE: the report there, nothing on stderr. */
 static void text_report_to_a_file(void **state)
 {
@@ -360,6 +415,7 @@ int main(void)
         cmocka_unit_test(refused_under_another_profiler),
         cmocka_unit_test(stdin_and_stdout_are_the_programs),
         cmocka_unit_test(text_report_to_a_file),
+        cmocka_unit_test(interrupts_reach_the_program),
         cmocka_unit_test(missing_library_names_the_paths_tried),
         cmocka_unit_test(nvtx_ranges_of_every_process),
         cmocka_unit_test(nvtx_ranges_survive_crash_and_exit),
