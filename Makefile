@@ -132,7 +132,7 @@ run: deps
 # ---------- tests ----------
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
-GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/bench
+GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
 
 # The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
@@ -182,18 +182,25 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 	$(NVCC) -std=c++17 -O3 -g -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -Xptxas -warn-spills \
 	    $(SRC_DIRS:%=-I%) -Icuda -o $@ $< $(LADDER_OBJ) -lcublas
 
+# Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
+# counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
+EXAMPLES := $(BUILD)/examples/copies_and_streams
+$(BUILD)/examples/%: examples/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
+
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
-gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
+gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
 test: test-deps
 	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN)
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_install
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_profile_gpu test_install
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
-	@test -x $(BUILD)/tests/test_gpu || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu
+	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu
 
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }

@@ -46,14 +46,7 @@ static int group_teardown(void **state)
 static char *in_tmp(const char *name) { return path_in(tmp, name); }
 
 /* The NVTX demo program beside the test binaries. */
-static const char *demo(void)
-{
-    static char path[512];
-    const char *bin = mmprof_bin();
-    const char *slash = strrchr(bin, '/');
-    snprintf(path, sizeof path, "%.*s/tests/nvtx_demo", slash ? (int)(slash - bin) : 1, slash ? bin : ".");
-    return path;
-}
+static const char *demo(void) { return beside_bin("tests/nvtx_demo"); }
 
 static cmd_result run(const char *const *argv, const char *const *env)
 {
