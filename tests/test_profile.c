@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "model_json.h"
 #include "test_support.h"
 
 extern char **environ;
@@ -369,6 +370,32 @@ static void nvtx_ranges_of_every_process(void **state)
         registered += strstr(cJSON_GetStringValue(cJSON_GetObjectItem(g, "name")), "registered step") != NULL;
     assert_int_equal(registered, 2);
     cJSON_Delete(doc);
+
+    /* The run file itself: two processes, each range on the process and thread that opened it,
+     * nested in its thread's enclosing push, the registered string in its domain. */
+    run_model m;
+    load_run(json, &m);
+    assert_int_equal(m.source, SOURCE_PROFILE);
+    assert_int_equal(m.nprocesses, 2);
+    assert_string_equal(m.processes[0].name, "nvtx_demo fork");
+    for (int i = 1; i < m.nregions; i++) {
+        const region *g = &m.regions[i];
+        const region *top = g;
+        while (top->parent > 0)
+            top = &m.regions[top->parent];
+        /* "main" is the parent's top range, "child" the child's; start-end stands alone. */
+        if (strcmp(g->name, "start-end") != 0)
+            assert_int_equal(g->pid, m.processes[strcmp(top->name, "main") == 0 ? 0 : 1].pid);
+        assert_int_equal(g->tid, g->pid); /* the main thread of each */
+        assert_int_equal(g->push_pop, strcmp(g->name, "start-end") != 0);
+        if (strcmp(g->name, "registered step") == 0) {
+            assert_string_equal(g->domain, "demo-domain");
+            assert_true(strcmp(m.regions[g->parent].name, "main") == 0 || strcmp(m.regions[g->parent].name, "child") == 0);
+        } else {
+            assert_null(g->domain);
+        }
+    }
+    model_free(&m);
     free(json);
 }
 
