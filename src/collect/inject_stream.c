@@ -110,7 +110,9 @@ static bool open_stream(void)
     }
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0) {
-        fprintf(stderr, "mmprof: cannot write the profile stream %s: %s\n", path, strerror(errno));
+        /* A process outliving `mmprof profile` finds the directory gone: nothing to say then. */
+        if (errno != ENOENT)
+            fprintf(stderr, "mmprof: cannot write the profile stream %s: %s\n", path, strerror(errno));
         failed = true;
         return false;
     }
