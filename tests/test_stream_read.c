@@ -238,6 +238,97 @@ static void missing_directory_is_an_error(void **state)
     model_free(&m);
 }
 
+/* What the injection library writes (stream_format_events, stream_format_device) reads back field
+ * for field: times past 2^53 ns exactly, names with tabs and newlines, every enum value. */
+static void written_events_read_back_exactly(void **state)
+{
+    (void)state;
+    const int64_t t0 = 1796054920537216543; /* CLOCK_REALTIME in 2026: more than a double holds */
+    event_list e;
+    memset(&e, 0, sizeof e);
+    kernel_event k = {.name = "void gemm<128,\t64>(float*)\n", .start_ns = t0, .end_ns = t0 + 1234567,
+                      .device = 1, .stream = 13, .correlation = 77, .grid = {40, 2, 3}, .block = {256, 2, 1},
+                      .has_resources = true, .registers = 168, .static_smem = 1024, .dynamic_smem = 200704,
+                      .smem_optin = true, .local_mem = 16};
+    copy_event c = {.dir = COPY_D2H, .src = MEM_DEVICE, .dst = MEM_PINNED, .bytes = 5000000000ull,
+                    .start_ns = t0 + 1, .end_ns = t0 + 3, .device = 1, .stream = 14, .correlation = 78};
+    memset_event z = {.mem = MEM_MANAGED, .bytes = 12, .start_ns = t0 + 4, .end_ns = t0 + 5, .device = 0,
+                      .stream = 7, .correlation = 79};
+    api_event a = {.name = "cuLaunchKernelEx", .start_ns = t0 - 10, .end_ns = t0 - 2, .kind = API_DRIVER,
+                   .thread = 4000001, .correlation = 77};
+    sync_event y = {.kind = SYNC_STREAM_WAIT_EVENT, .start_ns = t0 + 6, .end_ns = t0 + 9, .stream = 14,
+                    .correlation = 80};
+    assert_true(events_add_kernel(&e, &k) && events_add_copy(&e, &c) && events_add_memset(&e, &z) &&
+                events_add_api(&e, &a) && events_add_sync(&e, &y));
+    device_info d = {.index = 1, .cc_major = 9, .cc_minor = 0, .sm_count = 132, .clock_khz = 1980000,
+                     .mem_clock_khz = 2619000, .bus_width_bits = 6144, .l2_bytes = 52428800,
+                     .max_threads_per_block = 1024, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+                     .regs_per_sm = 65536, .regs_per_block = 65535, .smem_per_sm = 233472, .smem_per_block = 49152,
+                     .smem_per_block_optin = 232448, .reserved_smem_per_block = 1024, .warp_size = 32,
+                     .total_mem = 150754820096ull, .driver_version = 13000};
+    copy_str(d.name, sizeof d.name, "NVIDIA H200");
+    copy_str(d.pci_bus_id, sizeof d.pci_bus_id, "00000000:19:00.0");
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "mmprof-stream\t1\nprocess\t42\t1\t%lld\tprog\n", (long long)t0);
+    stream_format_device(&b, &d);
+    stream_format_events(&b, &e);
+    events_clear(&e);
+    char *text = sb_finish(&b);
+    assert_non_null(text);
+    put("42.stream", text);
+    free(text);
+
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(m.nwarnings, 0);
+    assert_int_equal(m.events.nkernels, 1);
+    const kernel_event *rk = &m.events.kernels[0];
+    assert_string_equal(rk->name, k.name);
+    assert_true(rk->start_ns == k.start_ns && rk->end_ns == k.end_ns);
+    assert_int_equal(rk->pid, 42);
+    assert_true(rk->device == 1 && rk->stream == 13 && rk->correlation == 77);
+    assert_memory_equal(rk->grid, k.grid, sizeof k.grid);
+    assert_memory_equal(rk->block, k.block, sizeof k.block);
+    assert_true(rk->has_resources && rk->registers == 168 && rk->static_smem == 1024 && rk->dynamic_smem == 200704 &&
+                rk->smem_optin && rk->local_mem == 16);
+    assert_int_equal(m.events.ncopies, 1);
+    const copy_event *rc = &m.events.copies[0];
+    assert_true(rc->dir == COPY_D2H && rc->src == MEM_DEVICE && rc->dst == MEM_PINNED && rc->bytes == c.bytes &&
+                rc->start_ns == c.start_ns && rc->end_ns == c.end_ns && rc->stream == 14 && rc->correlation == 78 &&
+                rc->device == 1 && rc->pid == 42);
+    assert_int_equal(m.events.nmemsets, 1);
+    const memset_event *rz = &m.events.memsets[0];
+    assert_true(rz->mem == MEM_MANAGED && rz->bytes == 12 && rz->start_ns == z.start_ns && rz->stream == 7 &&
+                rz->correlation == 79 && rz->pid == 42);
+    assert_int_equal(m.events.napis, 1);
+    const api_event *ra = &m.events.apis[0];
+    assert_string_equal(ra->name, "cuLaunchKernelEx");
+    assert_true(ra->kind == API_DRIVER && ra->thread == 4000001 && ra->correlation == 77 && ra->start_ns == a.start_ns &&
+                ra->end_ns == a.end_ns && ra->pid == 42);
+    assert_int_equal(m.events.nsyncs, 1);
+    const sync_event *ry = &m.events.syncs[0];
+    assert_true(ry->kind == SYNC_STREAM_WAIT_EVENT && ry->start_ns == y.start_ns && ry->end_ns == y.end_ns &&
+                ry->stream == 14 && ry->correlation == 80 && ry->pid == 42);
+    assert_int_equal(m.ndevices, 1);
+    const device_info *rd = &m.devices[0];
+    assert_string_equal(rd->name, d.name);
+    assert_string_equal(rd->pci_bus_id, d.pci_bus_id);
+    assert_true(rd->index == d.index && rd->cc_major == d.cc_major && rd->cc_minor == d.cc_minor &&
+                rd->sm_count == d.sm_count && rd->clock_khz == d.clock_khz && rd->mem_clock_khz == d.mem_clock_khz &&
+                rd->bus_width_bits == d.bus_width_bits && rd->l2_bytes == d.l2_bytes &&
+                rd->max_threads_per_block == d.max_threads_per_block && rd->max_threads_per_sm == d.max_threads_per_sm &&
+                rd->max_blocks_per_sm == d.max_blocks_per_sm && rd->regs_per_sm == d.regs_per_sm &&
+                rd->regs_per_block == d.regs_per_block && rd->smem_per_sm == d.smem_per_sm &&
+                rd->smem_per_block == d.smem_per_block && rd->smem_per_block_optin == d.smem_per_block_optin &&
+                rd->reserved_smem_per_block == d.reserved_smem_per_block && rd->warp_size == d.warp_size &&
+                rd->total_mem == d.total_mem && rd->driver_version == d.driver_version);
+    model_free(&m);
+}
+
 static void escaping_round_trips(void **state)
 {
     (void)state;
@@ -263,6 +354,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_directory_is_an_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(written_events_read_back_exactly, setup, teardown),
         cmocka_unit_test(escaping_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

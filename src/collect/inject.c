@@ -57,43 +57,12 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *max_records = 0;
 }
 
-/* The events of one buffer as stream lines (stream_format.h), thread names first. */
+/* The events of one buffer as stream lines, each thread's name before its first call. */
 static void format_events(strbuf *b, const event_list *e)
 {
     for (size_t i = 0; i < e->napis; i++)
         inject_thread_name(b, e->apis[i].thread);
-    for (size_t i = 0; i < e->nkernels; i++) {
-        const kernel_event *k = &e->kernels[i];
-        sb_printf(b, "kernel\t%lld\t%lld\t%u\t%u\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t",
-                  (long long)k->start_ns, (long long)k->end_ns, k->device, k->stream, k->correlation, k->grid[0],
-                  k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->registers, k->static_smem,
-                  k->dynamic_smem, k->smem_optin ? 1 : 0, k->local_mem);
-        stream_escape(b, k->name);
-        sb_add(b, "\n");
-    }
-    for (size_t i = 0; i < e->ncopies; i++) {
-        const copy_event *c = &e->copies[i];
-        sb_printf(b, "copy\t%lld\t%lld\t%u\t%u\t%u\t%d\t%d\t%d\t%llu\n", (long long)c->start_ns, (long long)c->end_ns,
-                  c->device, c->stream, c->correlation, (int)c->dir, (int)c->src, (int)c->dst,
-                  (unsigned long long)c->bytes);
-    }
-    for (size_t i = 0; i < e->nmemsets; i++) {
-        const memset_event *s = &e->memsets[i];
-        sb_printf(b, "memset\t%lld\t%lld\t%u\t%u\t%u\t%d\t%llu\n", (long long)s->start_ns, (long long)s->end_ns,
-                  s->device, s->stream, s->correlation, (int)s->mem, (unsigned long long)s->bytes);
-    }
-    for (size_t i = 0; i < e->napis; i++) {
-        const api_event *a = &e->apis[i];
-        sb_printf(b, "api\t%lld\t%lld\t%d\t%u\t%u\t", (long long)a->start_ns, (long long)a->end_ns, (int)a->kind,
-                  a->thread, a->correlation);
-        stream_escape(b, a->name);
-        sb_add(b, "\n");
-    }
-    for (size_t i = 0; i < e->nsyncs; i++) {
-        const sync_event *s = &e->syncs[i];
-        sb_printf(b, "sync\t%lld\t%lld\t%d\t%u\t%u\n", (long long)s->start_ns, (long long)s->end_ns, (int)s->kind,
-                  s->stream, s->correlation);
-    }
+    stream_format_events(b, e);
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)

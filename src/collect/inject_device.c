@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "stream_format.h"
 
@@ -48,35 +49,53 @@ void inject_device(strbuf *b, uint32_t device)
         dlclose(cuda);
         return;
     }
-    static const CUdevice_attribute wanted[] = {
-        CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-        CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
-        CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-        CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-        CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
-        CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-        CU_DEVICE_ATTRIBUTE_WARP_SIZE,
+    device_info d;
+    memset(&d, 0, sizeof d);
+    d.index = (int)device;
+    /* Each attribute and the field it fills; one the driver does not know stays 0. */
+    const struct {
+        CUdevice_attribute attr;
+        int *field;
+    } ints[] = {
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &d.cc_major},
+        {CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &d.cc_minor},
+        {CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &d.sm_count},
+        {CU_DEVICE_ATTRIBUTE_CLOCK_RATE, &d.clock_khz},
+        {CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, &d.mem_clock_khz},
+        {CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, &d.bus_width_bits},
+        {CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, &d.l2_bytes},
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &d.max_threads_per_block},
+        {CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, &d.max_threads_per_sm},
+        {CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, &d.max_blocks_per_sm},
+        {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, &d.regs_per_sm},
+        {CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, &d.regs_per_block},
+        {CU_DEVICE_ATTRIBUTE_WARP_SIZE, &d.warp_size},
     };
-    char dname[256] = "", pci[32] = "";
-    size_t total = 0;
-    int driver = 0;
-    name(dname, sizeof dname, dev);
-    mem(&total, dev);
-    bus(pci, sizeof pci, dev);
-    ver(&driver);
-    sb_printf(b, "device\t%u", device);
-    for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (attr(ints[i].field, ints[i].attr, dev) != CUDA_SUCCESS)
+            *ints[i].field = 0;
+    const struct {
+        CUdevice_attribute attr;
+        uint64_t *field;
+    } sizes[] = {
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, &d.smem_per_sm},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, &d.smem_per_block},
+        {CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, &d.smem_per_block_optin},
+        {CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, &d.reserved_smem_per_block},
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         int v = 0;
-        if (attr(&v, wanted[i], dev) != CUDA_SUCCESS)
-            v = 0;
-        sb_printf(b, "\t%d", v);
+        *sizes[i].field = attr(&v, sizes[i].attr, dev) == CUDA_SUCCESS && v > 0 ? (uint64_t)v : 0;
     }
-    sb_printf(b, "\t%zu\t%d\t", total, driver);
-    stream_escape(b, pci);
-    sb_add(b, "\t");
-    stream_escape(b, dname);
-    sb_add(b, "\n");
+    size_t total = 0;
+    if (mem(&total, dev) == CUDA_SUCCESS)
+        d.total_mem = total;
+    if (ver(&d.driver_version) != CUDA_SUCCESS)
+        d.driver_version = 0;
+    if (name(d.name, sizeof d.name, dev) != CUDA_SUCCESS)
+        d.name[0] = '\0';
+    if (bus(d.pci_bus_id, sizeof d.pci_bus_id, dev) != CUDA_SUCCESS)
+        d.pci_bus_id[0] = '\0';
+    stream_format_device(b, &d);
     dlclose(cuda);
 }

@@ -36,6 +36,7 @@
 #ifndef MMPROF_STREAM_FORMAT_H
 #define MMPROF_STREAM_FORMAT_H
 
+#include "model.h"
 #include "strbuf.h"
 
 #define STREAM_MAGIC "mmprof-stream"
@@ -47,5 +48,12 @@
 void stream_escape(strbuf *b, const char *s);
 /* Undoes stream_escape in place. */
 void stream_unescape(char *s);
+
+/* The kernel, copy, memset, api and sync lines of e (its pids are not written: the file is the
+ * process's). */
+void stream_format_events(strbuf *b, const event_list *e);
+
+/* The device line of d. */
+void stream_format_device(strbuf *b, const device_info *d);
 
 #endif
