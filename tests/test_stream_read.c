@@ -224,6 +224,21 @@ static void bad_lines_and_foreign_files(void **state)
     model_free(&m);
 }
 
+/* No process wrote a stream (the program never used CUDA or NVTX): nothing read, no error. */
+static void empty_directory_reads_nothing(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(s.files, 0);
+    assert_int_equal(s.cuda_processes, 0);
+    assert_int_equal(m.events.nkernels + m.nregions + m.nprocesses + m.nwarnings, 0);
+    model_free(&m);
+}
+
 static void missing_directory_is_an_error(void **state)
 {
     (void)state;
@@ -353,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(merges_processes_events_and_ranges, setup, teardown),
         cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_directory_is_an_error, setup, teardown),
         cmocka_unit_test_setup_teardown(written_events_read_back_exactly, setup, teardown),
         cmocka_unit_test(escaping_round_trips),

@@ -500,7 +500,7 @@ bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err
     closedir(d);
     if (!ok)
         snprintf(err, errlen, "%s: out of memory", dir);
-    if (ok)
+    if (ok && n > 1)
         qsort(names, n, sizeof *names, by_pid);
     for (size_t i = 0; ok && i < n; i++) {
         char path[4096];
