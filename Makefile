@@ -163,13 +163,15 @@ $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
-# A program the profile tests run under `mmprof profile`: NVTX ranges only (header-only NVTX, no
-# GPU needed), so the injection library's NVTX side is tested on any machine.
-$(BUILD)/tests/nvtx_demo: tests/nvtx_demo.c
+# Programs the profile tests run under `mmprof profile`, needing no GPU: nvtx_demo makes NVTX
+# ranges (header-only NVTX), so the injection library's NVTX side is tested on any machine;
+# inject_probe calls the library's CUDA entry point itself, as the driver would.
+PROFILE_HELPERS := $(BUILD)/tests/nvtx_demo $(BUILD)/tests/inject_probe
+$(PROFILE_HELPERS): $(BUILD)/tests/%: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -I$(CUDA)/include -o $@ $< -ldl
 
-$(BUILD)/tests/test_profile: | $(BUILD)/tests/nvtx_demo $(INJECT)
+$(BUILD)/tests/test_profile: | $(PROFILE_HELPERS) $(INJECT)
 
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by

@@ -177,11 +177,21 @@ static void killed_program_gives_a_partial_report(void **state)
 static void program_without_cuda_is_reported_as_such(void **state)
 {
     (void)state;
-    const char *argv[] = {mmprof_bin(), "profile", "true", NULL};
+    char *json = in_tmp("no-cuda.json");
+    const char *argv[] = {mmprof_bin(), "profile", "--json", json, "sleep", "0.05", NULL};
     cmd_result r = run(argv, NULL);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.err, "the program made no CUDA calls"));
     cmd_free(&r);
+    /* The run file reads back; with nothing recorded the run is the program's lifetime. */
+    run_model m;
+    load_run(json, &m);
+    assert_int_equal(m.collection.source, TIMING_NONE);
+    assert_true(m.nregions >= 1);
+    int64_t wall = m.regions[0].end_ns - m.regions[0].start_ns;
+    assert_true(wall >= 50000000 && wall < 5000000000);
+    model_free(&m);
+    free(json);
 }
 
 /* Another profiler's variable set: refused before the program runs. */
@@ -422,6 +432,40 @@ static void nvtx_ranges_survive_crash_and_exit(void **state)
     }
 }
 
+/* The library's CUDA entry point, called as the driver calls it (tests/inject_probe.c): the
+ * process is recorded, its normal exit marked (no "exit handlers" warning), and on a machine
+ * where CUPTI cannot start, why is a warning; through _exit, the warning that records may be
+ * missing. */
+static void cuda_entry_point_marks_exit_and_failures(void **state)
+{
+    (void)state;
+    const char *modes[] = {"normal", "exit"};
+    for (int i = 0; i < 2; i++) {
+        char *json = in_tmp("probe.json");
+        const char *argv[] = {mmprof_bin(), "profile", "--json", json, "--", beside_bin("tests/inject_probe"), modes[i],
+                              NULL};
+        cmd_result r = run(argv, NULL);
+        assert_int_equal(r.status, i == 0 ? 0 : 5);
+        assert_string_equal(r.out, "InitializeInjection returned 1\n");
+        cmd_free(&r);
+        run_model m;
+        load_run(json, &m);
+        assert_int_equal(m.nprocesses, 1);
+        assert_string_equal(m.processes[0].name, i == 0 ? "inject_probe normal" : "inject_probe exit");
+        bool no_exit = false, collect_failed = false, no_cuda = false;
+        for (int w = 0; w < m.nwarnings; w++) {
+            no_exit |= strstr(m.warnings[w], "without running its exit handlers") != NULL;
+            collect_failed |= strstr(m.warnings[w], "could not collect everything") != NULL;
+            no_cuda |= strstr(m.warnings[w], "made no CUDA calls") != NULL;
+        }
+        assert_int_equal(no_exit, i == 1);
+        assert_false(no_cuda); /* cuInit's entry point ran */
+        print_message("CUPTI %s here\n", collect_failed ? "could not start" : "started");
+        model_free(&m);
+        free(json);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +483,7 @@ int main(void)
         cmocka_unit_test(missing_library_names_the_paths_tried),
         cmocka_unit_test(nvtx_ranges_of_every_process),
         cmocka_unit_test(nvtx_ranges_survive_crash_and_exit),
+        cmocka_unit_test(cuda_entry_point_marks_exit_and_failures),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

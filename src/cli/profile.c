@@ -203,7 +203,8 @@ static const char *signal_name(int sig)
 }
 
 /* Fills m from the streams in dir; false when they could not be read. */
-static bool build_model(char **argv, const char *dir, int64_t launched, int wait_status, run_model *m, FILE *err)
+static bool build_model(char **argv, const char *dir, int64_t launched, int64_t ended, int wait_status, run_model *m,
+                        FILE *err)
 {
     model_init(m);
     m->source = SOURCE_PROFILE;
@@ -239,11 +240,14 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int wait
         model_free(m);
         return false;
     }
-    /* JSON keeps times relative to the epoch: the launch, or an earlier record. */
-    m->epoch_ns = launched;
-    if (m->nregions > 0 && (m->regions[0].start_ns != 0 || m->regions[0].end_ns != 0) &&
-        m->regions[0].start_ns < launched)
-        m->epoch_ns = m->regions[0].start_ns;
+    /* Nothing recorded: the run is the program's lifetime, so it still has a wall time and every
+     * time sits near the epoch (JSON keeps times relative to it). */
+    region *run = &m->regions[0];
+    if (run->start_ns == 0 && run->end_ns == 0) {
+        run->start_ns = launched;
+        run->end_ns = ended;
+    }
+    m->epoch_ns = run->start_ns < launched ? run->start_ns : launched;
     return true;
 }
 
@@ -287,7 +291,7 @@ bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err)
     child_pid = 0;
     restore_signals(&saved);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    bool ok = build_model(o->command, dir, launched, st, m, err);
+    bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);
     remove_dir(dir);
     if (!ok)
         *status = EXIT_PROFILE_FAILED;

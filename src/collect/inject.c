@@ -7,18 +7,26 @@
  * program runs, and a crash loses at most the buffers CUPTI still held. At exit (atexit) a forced
  * flush hands over the rest.
  *
- * What can still be lost: a process that leaves through _exit (Python multiprocessing workers
- * use os._exit) or is killed runs no atexit handler, so the records of its last flush period
- * (MMPROF_FLUSH_MS, default 100 ms) and of its partly filled buffer never arrive. The launcher
- * says so for every process whose stream has no "exit" line.
+ * CUPTI hands a buffer over only when it is full or flushed, and its own periodic flush
+ * (cuptiActivityFlushPeriod) returns full buffers only; so a thread of ours calls
+ * cuptiActivityFlushAll(0) every MMPROF_FLUSH_MS (default 100 ms), which returns the completed
+ * records of partly filled buffers too. What can still be lost: a process that leaves through
+ * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
+ * records since the last flush never arrive. The launcher says so for every process whose stream
+ * has no "exit" line.
  *
  * One libcupti per process: the library is linked against the soname libcupti.so.13, so in a
  * program that already loaded a copy (PyTorch's wheel ships one) it binds to that copy, and only
  * a program without one loads the toolkit's (through the rpath). */
 #include <cupti.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cupti_records.h"
 #include "inject.h"
@@ -26,12 +34,17 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* Small buffers complete (and reach the file) sooner; CUPTI asks for more as it needs them. */
+/* 2 MB: a 100 ms flush rarely fills one; CUPTI asks for more as it needs them. */
 #define BUFFER_BYTES (2u << 20)
 #define DEFAULT_FLUSH_MS 100
 
 static CUpti_SubscriberHandle subscriber;
 static bool initialized;
+/* The process that initialised collection. A child it forks (PyTorch's DataLoader workers, for
+ * one) inherits this state but not CUPTI's threads or the flusher: it must make no CUPTI call
+ * at exit. */
+static pid_t owner;
+static bool collecting; /* at least one activity kind is enabled */
 
 static const char *result_string(CUptiResult r)
 {
@@ -106,9 +119,73 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
     sb_free(&b);
 }
 
+/* The flusher thread: wakes every period, or when at_exit asks it to stop. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stop, running;
+    unsigned period_ms;
+    pthread_t thread;
+} flusher = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static void *flush_loop(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&flusher.lock);
+    while (!flusher.stop) {
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_sec += flusher.period_ms / 1000;
+        at.tv_nsec += (long)(flusher.period_ms % 1000) * 1000000;
+        if (at.tv_nsec >= 1000000000) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000;
+        }
+        if (pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT && !flusher.stop) {
+            pthread_mutex_unlock(&flusher.lock);
+            cuptiActivityFlushAll(0); /* completed records, partly filled buffers included */
+            pthread_mutex_lock(&flusher.lock);
+        }
+    }
+    pthread_mutex_unlock(&flusher.lock);
+    return NULL;
+}
+
+/* Starts the flusher with every signal blocked in it, so the program's signals go to its own
+ * threads. */
+static void start_flusher(unsigned period_ms)
+{
+    if (period_ms == 0)
+        return;
+    flusher.period_ms = period_ms;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    flusher.running = pthread_create(&flusher.thread, NULL, flush_loop, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (flusher.running)
+        pthread_setname_np(flusher.thread, "mmprof-flush");
+}
+
+static void stop_flusher(void)
+{
+    if (!flusher.running)
+        return;
+    pthread_mutex_lock(&flusher.lock);
+    flusher.stop = true;
+    pthread_cond_signal(&flusher.wake);
+    pthread_mutex_unlock(&flusher.lock);
+    pthread_join(flusher.thread, NULL);
+    flusher.running = false;
+}
+
 static void at_exit(void)
 {
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    if (getpid() != owner)
+        return;
+    stop_flusher();
+    if (collecting)
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     strbuf b;
     sb_init(&b);
     sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
@@ -136,6 +213,10 @@ EXPORT int InitializeInjection(void)
     sb_printf(&b, "cuda\t%lld\n", (long long)inject_now_ns());
     inject_emit(&b);
     sb_free(&b);
+    /* From here on the process's exit is marked in the stream, collecting or not. */
+    initialized = true;
+    owner = getpid();
+    atexit(at_exit);
 
     /* Subscribing first finds another tool holding CUPTI, before any kind is half enabled. */
     CUptiResult r = cuptiSubscribe(&subscriber, on_callback, NULL);
@@ -162,10 +243,8 @@ EXPORT int InitializeInjection(void)
         snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
         emit_error(what, r);
     }
-    if (!any)
-        return 1;
-    cuptiActivityFlushPeriod(flush_period_ms());
-    atexit(at_exit);
-    initialized = true;
+    collecting = any;
+    if (any)
+        start_flusher(flush_period_ms());
     return 1;
 }
