@@ -13,7 +13,7 @@
 /* CLOCK_REALTIME in nanoseconds: the clock CUPTI's timestamps are on. */
 int64_t inject_now_ns(void);
 
-/* The calling thread's kernel id (gettid). */
+/* The calling thread's kernel id (gettid), cached per thread. */
 uint32_t inject_tid(void);
 
 /* Appends b's lines to this process's stream with one write(2), so a line is never split by
@@ -24,6 +24,8 @@ bool inject_emit(strbuf *b);
 
 /* Adds a "thread" line for tid the first time tid is seen in this process. */
 void inject_thread_name(strbuf *b, uint32_t tid);
+/* The same for the calling thread, checked without a lock after its first time. */
+void inject_name_this_thread(strbuf *b);
 
 /* Adds a "device" line for the CUDA device ordinal (the driver's attributes), once per device. */
 void inject_device(strbuf *b, uint32_t device);

@@ -53,26 +53,29 @@ static const char *attr_message(const nvtxEventAttributes_t *a, char *buf, size_
 }
 
 /* One range line: kind, time, thread, [id,] and domain and name where given. */
+/* Each thread's line buffer, kept between calls so a range costs no allocation (freed with the
+ * thread's exit never: a few KB per thread that made NVTX calls). */
+static __thread strbuf line;
+
 static void range_line(const char *kind, uint64_t id, const char *domain, bool has_name, const char *name)
 {
     uint32_t tid = inject_tid();
-    strbuf b;
-    sb_init(&b);
-    inject_thread_name(&b, tid);
-    sb_printf(&b, "%s\t%lld\t%u", kind, (long long)inject_now_ns(), tid);
+    strbuf *b = &line;
+    inject_name_this_thread(b);
+    sb_printf(b, "%s\t%lld\t%u", kind, (long long)inject_now_ns(), tid);
     if (id)
-        sb_printf(&b, "\t%llu", (unsigned long long)id);
+        sb_printf(b, "\t%llu", (unsigned long long)id);
     if (domain || has_name) {
-        sb_add(&b, "\t");
-        stream_escape(&b, domain);
+        sb_add(b, "\t");
+        stream_escape(b, domain);
     }
     if (has_name) {
-        sb_add(&b, "\t");
-        stream_escape(&b, name);
+        sb_add(b, "\t");
+        stream_escape(b, name);
     }
-    sb_add(&b, "\n");
-    inject_emit(&b);
-    sb_free(&b);
+    sb_add(b, "\n");
+    if (!inject_emit(b) && b->oom) /* out of memory once: start over with an empty buffer */
+        sb_free(b);
 }
 
 static int push(nvtxDomainHandle_t domain, const char *name)

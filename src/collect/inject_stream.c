@@ -21,8 +21,11 @@
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int fd = -1;
-static pid_t fd_pid; /* the process fd was opened for */
-static bool failed;  /* opening failed in this process: do not retry on every line */
+/* Bumped in every forked child, so per-process state (the file, thread ids and names) is known to
+ * be the parent's without a getpid() system call on every NVTX range. */
+static unsigned fork_gen;
+static unsigned fd_gen;   /* the fork generation fd was opened in */
+static bool failed;       /* opening failed in this process: do not retry on every line */
 
 /* Thread ids already named in this process (bounded: past the table, threads go unnamed). */
 #define MAX_NAMED 1024
@@ -31,11 +34,16 @@ static int nnamed;
 
 /* A fork while another thread holds the lock would leave it held forever in the child. */
 static void before_fork(void) { pthread_mutex_lock(&lock); }
-static void after_fork(void) { pthread_mutex_unlock(&lock); }
+static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void after_fork_child(void)
+{
+    fork_gen++;
+    pthread_mutex_unlock(&lock);
+}
 
 __attribute__((constructor)) static void stream_setup(void)
 {
-    pthread_atfork(before_fork, after_fork, after_fork);
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 }
 
 int64_t inject_now_ns(void)
@@ -45,9 +53,17 @@ int64_t inject_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The thread's id and whether it was named, cached per thread for the fork generation. */
+static __thread unsigned tid_gen = ~0u, named_gen = ~0u;
+static __thread uint32_t tid_cached;
+
 uint32_t inject_tid(void)
 {
-    return (uint32_t)syscall(SYS_gettid);
+    if (tid_gen != fork_gen) {
+        tid_cached = (uint32_t)syscall(SYS_gettid);
+        tid_gen = fork_gen;
+    }
+    return tid_cached;
 }
 
 static bool write_all(const char *p, size_t n)
@@ -91,15 +107,17 @@ static void process_line(strbuf *b, pid_t pid)
 /* Called with lock held. */
 static bool open_stream(void)
 {
-    pid_t pid = getpid();
-    if (fd >= 0 && fd_pid == pid)
+    if (fd >= 0 && fd_gen == fork_gen)
         return true;
-    if (fd >= 0) { /* a forked child: the descriptor is the parent's */
-        close(fd);
+    if (fd_gen != fork_gen) { /* a forked child: the descriptor and names are the parent's */
+        if (fd >= 0)
+            close(fd);
         fd = -1;
         failed = false;
         nnamed = 0;
+        fd_gen = fork_gen;
     }
+    pid_t pid = getpid();
     if (failed)
         return false;
     const char *dir = getenv(STREAM_DIR_ENV);
@@ -116,7 +134,6 @@ static bool open_stream(void)
         failed = true;
         return false;
     }
-    fd_pid = pid;
     strbuf head;
     sb_init(&head);
     process_line(&head, pid);
@@ -138,11 +155,20 @@ bool inject_emit(strbuf *b)
     return ok;
 }
 
+void inject_name_this_thread(strbuf *b)
+{
+    if (named_gen == fork_gen)
+        return;
+    named_gen = fork_gen;
+    inject_thread_name(b, inject_tid());
+}
+
 void inject_thread_name(strbuf *b, uint32_t tid)
 {
     pthread_mutex_lock(&lock);
-    if (fd_pid != getpid())
+    if (fd_gen != fork_gen) { /* a forked child that has not written yet */
         nnamed = 0;
+    }
     bool seen = false;
     for (int i = 0; i < nnamed && !seen; i++)
         seen = named[i] == tid;
