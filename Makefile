@@ -235,8 +235,8 @@ clean:
 #   lib/mmprof/                              what it loads at run time, found relative to the
 #                                            binary ($ORIGIN/../lib/mmprof), never through the
 #                                            build tree: every file the build put in
-#                                            build/lib/mmprof/ (none yet: the place for the
-#                                            injection library of a future `mmprof profile`)
+#                                            build/lib/mmprof/ (the injection library of
+#                                            `mmprof profile`)
 #   share/man/man1/mmprof.1                  docs/mmprof.1
 #   share/bash-completion/completions/mmprof completion/mmprof
 #   share/doc/mmprof/                        README.md and samples/
@@ -260,7 +260,14 @@ $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
 
-install: $(INSTALL_BIN)
+# The build tree's binary finds the injection library beside it; the installed one in
+# ../lib/mmprof, so install carries a copy from build/lib/mmprof/.
+PKGLIB_FILES := $(LIBDIR)/mmprof/libmmprof_inject.so
+$(PKGLIB_FILES): $(INJECT)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+install: $(INSTALL_BIN) $(PKGLIB_FILES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/samples
 	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/mmprof
 	install -m 644 docs/mmprof.1 $(DESTDIR)$(MAN1DIR)/mmprof.1

@@ -80,7 +80,7 @@ static void no_command_is_a_usage_error(void **state)
     free(json);
 }
 
-/* --size belongs to the built-in run, --text to profile only. */
+/* --size belongs to the built-in run; two outputs cannot share a file. */
 static void options_of_other_commands_are_refused(void **state)
 {
     (void)state;
@@ -89,10 +89,11 @@ static void options_of_other_commands_are_refused(void **state)
     assert_int_equal(r.status, EXIT_USAGE);
     assert_non_null(strstr(r.err, "--size"));
     cmd_free(&r);
-    const char *a2[] = {mmprof_bin(), "--text", "x.txt", NULL};
+    /* --text names one file: not the same as another output's. */
+    const char *a2[] = {mmprof_bin(), "profile", "--text", "same.out", "--json", "same.out", "--", "true", NULL};
     r = run(a2, NULL);
     assert_int_equal(r.status, EXIT_USAGE);
-    assert_non_null(strstr(r.err, "--text"));
+    assert_non_null(strstr(r.err, "same.out"));
     cmd_free(&r);
 }
 
@@ -301,6 +302,23 @@ static void text_report_to_a_file(void **state)
     free(txt);
 }
 
+/* --text works for every command: `mmprof report RUN --text F` prints nothing and writes F. */
+static void text_option_for_every_command(void **state)
+{
+    (void)state;
+    char *txt = in_tmp("sample.txt");
+    const char *argv[] = {mmprof_bin(), "report", sample_path(), "--text", txt, "--color", "never", NULL};
+    cmd_result r = run(argv, NULL);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    char *text = read_file(txt, NULL);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "cpu-openblas"));
+    free(text);
+    cmd_free(&r);
+    free(txt);
+}
+
 /* A copy of the binary with no library beside it or in ../lib/mmprof: 125, naming both paths. */
 static void missing_library_names_the_paths_tried(void **state)
 {
@@ -479,6 +497,7 @@ int main(void)
         cmocka_unit_test(refused_under_another_profiler),
         cmocka_unit_test(stdin_and_stdout_are_the_programs),
         cmocka_unit_test(text_report_to_a_file),
+        cmocka_unit_test(text_option_for_every_command),
         cmocka_unit_test(interrupts_reach_the_program),
         cmocka_unit_test(missing_library_names_the_paths_tried),
         cmocka_unit_test(nvtx_ranges_of_every_process),

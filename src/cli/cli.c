@@ -40,21 +40,21 @@ static void usage(FILE *f)
           "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`)\n"
           "      --html FILE         write a self-contained HTML report\n"
           "      --trace FILE        write a Chrome/Perfetto trace\n"
+          "      --text FILE         write the text report to FILE instead of printing it\n"
           "  -q, --quiet             no text report on standard output\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
           "  -h, --help              this help\n"
           "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
           "\n"
-          "Profile options (mmprof profile): the output options above, and\n"
-          "      --text FILE         the text report to FILE (default: standard error, so the\n"
-          "                          program's standard output stays its own)\n"
-          "  Options end at CMD (or --): what follows belongs to CMD. CMD keeps its stdin, stdout,\n"
-          "  arguments and environment; mmprof adds CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH\n"
-          "  (naming libmmprof_inject.so) and MMPROF_PROFILE_DIR. When either injection variable is\n"
-          "  already set, another profiler (Nsight Systems, Nsight Compute) holds CUPTI, and mmprof\n"
-          "  profile refuses (exit 2) rather than record nothing. Ctrl-C reaches CMD; mmprof then\n"
-          "  reports what was recorded. A process that ends through _exit or a signal may lose its\n"
-          "  last ~100 ms of CUDA records (MMPROF_FLUSH_MS sets how often records are flushed).\n"
+          "mmprof profile: the output options apply, and the text report goes to standard error\n"
+          "unless --text names a file, so the program's standard output stays its own. Options end\n"
+          "at CMD (or --): what follows belongs to CMD. CMD keeps its stdin, stdout, arguments and\n"
+          "environment; mmprof adds CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH (naming\n"
+          "libmmprof_inject.so) and MMPROF_PROFILE_DIR. When either injection variable is already\n"
+          "set, another profiler (Nsight Systems, Nsight Compute) holds CUPTI, and mmprof profile\n"
+          "refuses (exit 2) rather than record nothing. Ctrl-C reaches CMD; mmprof then reports\n"
+          "what was recorded. A process that ends through _exit or a signal may lose its last\n"
+          "~100 ms of CUDA records (MMPROF_FLUSH_MS sets how often records are flushed).\n"
           "\n"
           "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
           "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
@@ -271,13 +271,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case 'j': o->json_path = arg; break;
         case OPT_HTML: o->html_path = arg; break;
         case OPT_TRACE: o->trace_path = arg; break;
-        case OPT_TEXT:
-            if (!o->profile_mode) {
-                fprintf(err, "mmprof: --text applies to mmprof profile only\n");
-                return EXIT_USAGE;
-            }
-            o->text_path = arg;
-            break;
+        case OPT_TEXT: o->text_path = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
             if (strcmp(arg, "auto") == 0)

@@ -48,7 +48,7 @@ typedef struct {
     const char *json_path, *html_path, *trace_path;
     bool profile_mode;       /* `mmprof profile [OPTIONS] [--] CMD [ARGS...]` */
     char **command;          /* its CMD and ARGS, NULL-terminated (points into argv) */
-    const char *text_path;   /* profile: the text report to this file instead of stderr */
+    const char *text_path;   /* the text report to this file instead of stdout (profile: stderr) */
 } cli_options;
 
 /* Parses argv into o. Returns -1 to go on, or an exit status: EXIT_OK after --help, --version
