@@ -37,16 +37,16 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
+             src/analysis/metrics.c src/analysis/summary.c src/builtin/verify.c src/cli/output_file.c src/util/strbuf.c \
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
-             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/csv.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
              src/collect/stream_read.c src/collect/stream_format.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/profile.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
-             src/builtin/inputs.c src/cli/build_info.c
+             src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -56,8 +56,9 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
-              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli \
+UNIT_TESTS := test_model_json test_json_report test_regions test_summary test_csv test_analysis test_occupancy \
+              test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser test_import_kineto \
+              test_import_nsys test_import_cli \
               test_stream_read test_profile
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
@@ -122,8 +123,16 @@ deps:
 	$(call install_missing,$(DEB_PKGS))
 	@test -x $(NVCC) || { echo "nvcc not found at $(NVCC): install the CUDA toolkit or set CUDA=" >&2; exit 1; }
 
+# axe-core (the accessibility engine test_browser runs in Chromium) comes from npm into
+# tests/node_modules, pinned; npm itself from Debian when the machine has no npm yet.
+AXE_VERSION := 4.10.3
+AXE_JS      := tests/node_modules/axe-core/axe.min.js
+
+NPM_PKG     := $(if $(shell command -v npm),,npm)
+
 test-deps: deps
-	$(call install_missing,$(TEST_PKGS))
+	$(call install_missing,$(TEST_PKGS) $(NPM_PKG))
+	@test -f $(AXE_JS) || npm install --prefix tests --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION)
 
 run: deps
 	$(MAKE) all

@@ -131,6 +131,17 @@ static bool kernel_stat_json(cJSON *arr, const kernel_stat *k)
     return close_row(row, missing, o.ok);
 }
 
+static bool api_stat_json(cJSON *arr, const api_stat *k)
+{
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddStringToObject(row, "name", k->name) && cJSON_AddNumberToObject(row, "count", k->count);
+    put_table(&o, &api_stat_table, k);
+    return close_row(row, missing, o.ok);
+}
+
 /* One region's figures: what it is, the registry's figures, copies per direction and memory
  * kind, kernels by total time, the idle gaps and the verdict with its advice. */
 static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
@@ -151,7 +162,8 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
     put_table(&o, &region_metric_table, r);
     cJSON *flows = o.ok ? cJSON_AddArrayToObject(row, "copy_flows") : NULL;
     cJSON *kernels = flows ? cJSON_AddArrayToObject(row, "kernel_stats") : NULL;
-    cJSON *gaps = kernels ? cJSON_AddArrayToObject(row, "idle_gaps") : NULL;
+    cJSON *apis = kernels ? cJSON_AddArrayToObject(row, "api_stats") : NULL;
+    cJSON *gaps = apis ? cJSON_AddArrayToObject(row, "idle_gaps") : NULL;
     o.ok = o.ok && gaps && cJSON_AddStringToObject(row, "verdict", region_verdict_name(r->verdict)) &&
            cJSON_AddStringToObject(row, "verdict_reason", r->verdict_text) &&
            cJSON_AddStringToObject(row, "advice", r->advice);
@@ -159,6 +171,8 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
         o.ok = flow_json(flows, &r->flows[i]);
     for (int i = 0; o.ok && i < r->nkstats; i++)
         o.ok = kernel_stat_json(kernels, &r->kernels[i]);
+    for (int i = 0; o.ok && i < r->napistats; i++)
+        o.ok = api_stat_json(apis, &r->apis[i]);
     for (int i = 0; o.ok && i < r->ngaps; i++) {
         cJSON *g = cJSON_CreateObject();
         o.ok = g && cJSON_AddItemToArray(gaps, g) &&
@@ -214,6 +228,33 @@ static bool analysis_json(cJSON *root, const analysis *a)
     return true;
 }
 
+/* "summary": the findings, heaviest first, as the first member of the document: what to read
+ * before anything else. Each has its kind, sentence and deciding figure with its unit. */
+static bool summary_json(cJSON *root, const analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || !cJSON_AddItemToObject(root, "summary", arr)) {
+        cJSON_Delete(arr);
+        return false;
+    }
+    cJSON_DetachItemViaPointer(root, arr);
+    if (!cJSON_InsertItemInArray(root, 0, arr)) {
+        cJSON_Delete(arr);
+        return false;
+    }
+    for (int i = 0; i < a->nsummary; i++) {
+        const finding *f = &a->summary[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o))
+            return cJSON_Delete(o), false;
+        if (!cJSON_AddStringToObject(o, "kind", finding_kind_name(f->kind)) ||
+            !cJSON_AddStringToObject(o, "text", f->text) || !cJSON_AddNumberToObject(o, "value", f->figure.v) ||
+            !cJSON_AddStringToObject(o, "unit", f->unit) || !cJSON_AddNumberToObject(o, "weight", f->weight))
+            return false;
+    }
+    return true;
+}
+
 char *render_json(const analysis *a)
 {
     cJSON *root = model_to_json(a->m);
@@ -223,7 +264,7 @@ char *render_json(const analysis *a)
     cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
     for (int i = 0; ok && i < a->nwl; i++)
         ok = workload_metrics_json(cJSON_GetArrayItem(wls, i), &a->wl[i]);
-    ok = ok && analysis_json(root, a);
+    ok = ok && analysis_json(root, a) && summary_json(root, a);
     char *text = ok ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     return text;

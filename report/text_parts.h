@@ -34,6 +34,8 @@ const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, c
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
 void bytes_str(int b, char *buf, size_t len);
+/* s in width columns: cut with "..." when longer, so a cut is never silent. */
+void clipped(const char *s, int width, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
 

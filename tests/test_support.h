@@ -57,6 +57,22 @@ void load_run(const char *path, run_model *m);
 /* Loads the sample run; fails the test with the reader's message when it cannot. */
 void load_sample(run_model *m);
 
+/* A built-in run made here, whose figures can be worked out by hand (n = 1024, one H200-like
+ * device, PCIe 5 x16, 2 products per workload, phases exactly around their events):
+ *   cpu-openblas              10 ms per product
+ *   cuda-naive    pageable    H2D 4.0 ms, kernel 3.0 ms, D2H 1.0 ms   copy-bound (5.0 > 3.0)
+ *   cuda-naive    pinned      H2D 0.6 ms, kernel 3.0 ms, D2H 0.3 ms   compute-bound
+ *   cublas-sgemm  pageable    H2D 4.0 ms, kernel 0.5 ms, D2H 1.0 ms   copy-bound
+ *   cublas-sgemm  pinned      H2D 0.6 ms, kernel 0.5 ms, D2H 0.3 ms   copy-bound (0.9 > 0.5)
+ * H2D moves 8 MiB (A and B), D2H 4 MiB (C). Regions are finished. */
+void small_builtin_run(run_model *m);
+
+/* A profiled program made here: one NVTX range "train" on thread 1 holding 10 launches of
+ * "gemm_kernel" (2 ms each) and one of "relu" (0.5 ms), each launched by cudaLaunchKernel_v7000
+ * (10 us), and one pageable H2D copy of 64 MiB taking 30 ms before them: the run is copy-bound
+ * (30 ms of copies against 20.5 ms of kernels). */
+void small_profiled_run(run_model *m);
+
 /* got equals want within a relative tolerance rel (0: exactly). cmocka's own float assertion
  * compares in single precision, too coarse for figures derived from nanoseconds. */
 #define assert_close(got, want, rel) assert_close_at((got), (want), (rel), #got, __FILE__, __LINE__)

@@ -134,6 +134,18 @@ void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *bus
     *gap_start = gap_at;
 }
 
+void api_display_name(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", name ? name : "");
+    char *v = strrchr(buf, '_');
+    if (!v || v == buf || v[1] != 'v' || v[2] == '\0')
+        return;
+    for (const char *d = v + 2; *d; d++)
+        if (*d < '0' || *d > '9')
+            return;
+    *v = '\0';
+}
+
 void kernel_display_name(const char *mangled, char *buf, size_t len)
 {
     int status = -1;
@@ -758,7 +770,7 @@ bool analyze(const run_model *m, analysis *a)
         analysis_free(a);
         return false;
     }
-    if (!collect_warnings(m, a)) {
+    if (!collect_warnings(m, a) || !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -777,5 +789,6 @@ void analysis_free(analysis *a)
     free(a->peaks);
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
+    free(a->summary);
     memset(a, 0, sizeof *a);
 }

@@ -12,6 +12,7 @@
 #include "metric.h"
 #include "model.h"
 #include "regions.h"
+#include "summary.h"
 
 typedef enum {
     VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
@@ -74,7 +75,7 @@ typedef struct {
     int fp32_lanes_per_sm;
 } device_peaks;
 
-typedef struct {
+typedef struct analysis {
     const run_model *m;
     device_peaks *peaks;    /* one per device */
     workload_metrics *wl;   /* one per workload, same order */
@@ -88,6 +89,8 @@ typedef struct {
                              * longest NVTX ranges and annotations (at most MAX_LISTED_REGIONS) */
     int nlisted;
     int unlisted;           /* regions of those kinds left out of the list */
+    finding *summary;       /* what to read first, heaviest first (summary.h) */
+    int nsummary;
 } analysis;
 
 #define MAX_LISTED_REGIONS 40
@@ -114,6 +117,10 @@ void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *bus
                     int64_t *largest_gap, int64_t *gap_start);
 
 double median_of(const double *v, int n); /* n > 0; does not reorder v */
+
+/* A CUDA API call's name without CUPTI's version suffix: "cudaLaunchKernel_v7000" reads
+ * "cudaLaunchKernel" (the suffix tells ABI versions apart, not calls). */
+void api_display_name(const char *name, char *buf, size_t len);
 
 /* A readable kernel name: demangled, without the parameter list. */
 void kernel_display_name(const char *mangled, char *buf, size_t len);

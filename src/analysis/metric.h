@@ -43,6 +43,7 @@ extern const metric_table device_peaks_table;     /* device_peaks (analysis.h) *
 extern const metric_table region_metric_table;    /* region_metrics (regions.h) */
 extern const metric_table kernel_stat_table;      /* kernel_stat (regions.h) */
 extern const metric_table copy_flow_table;        /* copy_flow (regions.h) */
+extern const metric_table api_stat_table;         /* api_stat (regions.h) */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {

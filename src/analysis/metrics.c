@@ -97,3 +97,13 @@ static const metric_def copy_flow_defs[] = {
     F(mean_bytes, "mean_bytes", "per copy", "B", "%.0f", "mean bytes per copy"),
 };
 TABLE(copy_flow_table, "copy", copy_flow_defs);
+
+#define A(field, key, label, unit, fmt, what) DEF(api_stat, field, key, label, unit, fmt, what)
+static const metric_def api_stat_defs[] = {
+    A(total_ms, "total_ms", "total", "ms", "%.3f", "summed durations of the calls"),
+    A(share_pct, "share_pct", "share", "%", "%.1f", "of the region's time in API calls"),
+    A(median_us, "median_us", "median", "us", "%.1f", "median call"),
+    A(min_us, "min_us", "min", "us", "%.1f", "shortest call"),
+    A(max_us, "max_us", "max", "us", "%.1f", "longest call"),
+};
+TABLE(api_stat_table, "api", api_stat_defs);

@@ -13,6 +13,7 @@
 #include "gpu_runner.h"
 #include "hostinfo.h"
 #include "inputs.h"
+#include "progress.h"
 #include "ranges.h"
 #include "workloads.h"
 
@@ -203,6 +204,14 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     }
     tool_phase_end(tp);
 
+    /* Progress: inputs, the reference, the CPU workload and each GPU run are the steps. */
+    int ngpu_runs = 0;
+    for (int i = 0; i < nsel; i++)
+        ngpu_runs += sel[i]->needs_gpu ? nkinds : 0;
+    progress pr;
+    progress_init(&pr, err, !o->quiet && isatty(fileno(err)), 2 + want_cpu + (gpu ? ngpu_runs : 0), o->n);
+    progress_step(&pr, "inputs");
+
     /* Inputs and the reference, shared by every workload. */
     size_t n2 = (size_t)o->n * (size_t)o->n;
     tp = tool_phase_begin(m, "inputs");
@@ -219,6 +228,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         status = EXIT_USAGE;
         goto out;
     }
+    progress_step(&pr, "FP64 reference product (OpenBLAS dgemm)");
     tp = tool_phase_begin(m, "reference");
     bool ref_ok = reference_product(o->n, A, B, ref);
     tool_phase_end(tp);
@@ -230,6 +240,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
 
     if (want_cpu) {
         workload_run *w = model_add_workload(m);
+        progress_step(&pr, "cpu-openblas");
         if (w)
             cpu_run(o->n, A, B, ref, o->repeat, CPU_TARGET_MS, w);
     }
@@ -266,6 +277,11 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             if (!w)
                 continue;
             copy_str(w->name, sizeof w->name, sel[i]->name);
+            char label[64];
+            w->host_memory = kinds[k];
+            w->needs_gpu = true;
+            workload_label(w, label, sizeof label);
+            progress_step(&pr, label);
             gpu_run(sel[i]->gpu, &in, kinds[k], w);
         }
     }
@@ -284,6 +300,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     if (!model_finish_regions(m, "mmprof run"))
         model_add_warning(m, "out of memory while listing the run's regions");
 out:
+    progress_done(&pr);
     free(A);
     free(B);
     free(ref);

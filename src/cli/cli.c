@@ -40,6 +40,8 @@ static void usage(FILE *f)
           "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`)\n"
           "      --html FILE         write a self-contained HTML report\n"
           "      --trace FILE        write a Chrome/Perfetto trace\n"
+          "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"
+          "                          workload and device\n"
           "      --text FILE         write the text report to FILE instead of printing it\n"
           "  -q, --quiet             no text report on standard output\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
@@ -154,7 +156,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_TEXT };
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TEXT };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -171,6 +173,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"json", required_argument, NULL, 'j'},
         {"html", required_argument, NULL, OPT_HTML},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"csv", required_argument, NULL, OPT_CSV},
         {"text", required_argument, NULL, OPT_TEXT},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
@@ -271,6 +274,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case 'j': o->json_path = arg; break;
         case OPT_HTML: o->html_path = arg; break;
         case OPT_TRACE: o->trace_path = arg; break;
+        case OPT_CSV: o->csv_path = arg; break;
         case OPT_TEXT: o->text_path = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
@@ -331,15 +335,16 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         return EXIT_USAGE;
     }
     /* Two outputs on one path would overwrite each other. */
-    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->text_path};
-    for (int i = 0; i < 4; i++)
-        for (int j = i + 1; j < 4; j++)
+    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->csv_path, o->text_path};
+    enum { NPATHS = sizeof paths / sizeof paths[0] };
+    for (int i = 0; i < NPATHS; i++)
+        for (int j = i + 1; j < NPATHS; j++)
             if (paths[i] && paths[j] && strcmp(paths[i], paths[j]) == 0) {
                 fprintf(err, "mmprof: '%s' is named for two outputs\n", paths[i]);
                 return EXIT_USAGE;
             }
     if (o->report_mode)
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < NPATHS; i++)
             if (paths[i] && strcmp(paths[i], o->run_file) == 0) {
                 fprintf(err, "%s: output '%s' would overwrite the file it reads\n", cmd, paths[i]);
                 return EXIT_USAGE;

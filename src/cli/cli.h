@@ -45,7 +45,7 @@ typedef struct {
     bool no_cupti;
     bool quiet;
     color_mode color;
-    const char *json_path, *html_path, *trace_path;
+    const char *json_path, *html_path, *trace_path, *csv_path;
     bool profile_mode;       /* `mmprof profile [OPTIONS] [--] CMD [ARGS...]` */
     char **command;          /* its CMD and ARGS, NULL-terminated (points into argv) */
     const char *text_path;   /* the text report to this file instead of stdout (profile: stderr) */

@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "cli.h"
+#include "csv.h"
 #include "html.h"
 #include "import.h"
 #include "json_report.h"
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
         {"--json", o.json_path, render_json},
         {"--html", o.html_path, render_html},
         {"--trace", o.trace_path, render_trace},
+        {"--csv", o.csv_path, render_csv},
         {"--text", o.text_path, render_text_string},
     };
     int nouts = (int)(sizeof outs / sizeof outs[0]);
