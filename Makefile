@@ -41,9 +41,10 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c s
              report/text.c report/text_parts.c report/text_regions.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_regions.c report/trace.c report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
+             src/collect/stream_read.c src/collect/stream_format.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/compare_cli.c src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/compare_cli.c src/cli/profile.c src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
@@ -57,13 +58,14 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
 UNIT_TESTS := test_model_json test_json_report test_regions test_summary test_csv test_analysis test_occupancy \
               test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser test_import_kineto \
-              test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare
+              test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare test_stream_read \
+              test_profile
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu bench-import fuzz fuzz-build clean install \
         uninstall deb
 
-all: $(BIN) $(CARRIED)
+all: $(BIN) $(CARRIED) $(INJECT)
 
 $(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
@@ -79,6 +81,24 @@ $(BUILD)/cuda/%.o: cuda/%.cu
 # wgmma exists only in the architecture-specific sm_90a target (no PTX: it runs on compute
 # capability 9.0 alone, and the workload's setup refuses other GPUs).
 $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=sm_90a
+
+# The injection library `mmprof profile` puts into the program it runs (CUDA_INJECTION64_PATH
+# and NVTX_INJECTION64_PATH). It lives in someone else's process, so it needs only libcupti (by
+# its soname, so a program that loaded its own copy keeps that one), libc and pthread; hidden
+# visibility keeps everything but its two entry points out of the program's symbol space.
+INJECT     := $(BUILD)/libmmprof_inject.so
+INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
+              src/collect/inject_nvtx.c src/collect/cupti_records.c src/collect/stream_format.c \
+              src/model/model.c src/util/strbuf.c
+INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(INJECT): $(INJECT_OBJ)
+	$(CC) -shared -Wl,-soname,libmmprof_inject.so -Wl,-z,defs -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
+	    -o $@ $^ -lcupti -ldl -lpthread
 
 # Shared libraries the H200 machine does not have, carried beside the binaries.
 $(LIBDIR)/%:
@@ -124,7 +144,7 @@ run: deps
 # ---------- tests ----------
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
-GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/bench
+GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
 
 # The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
@@ -162,6 +182,16 @@ $(BUILD)/tests/test_nvml: | $(BUILD)/tests/libfake_nvml.so
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
+# Programs the profile tests run under `mmprof profile`, needing no GPU: nvtx_demo makes NVTX
+# ranges (header-only NVTX), so the injection library's NVTX side is tested on any machine;
+# inject_probe calls the library's CUDA entry point itself, as the driver would.
+PROFILE_HELPERS := $(BUILD)/tests/nvtx_demo $(BUILD)/tests/inject_probe
+$(PROFILE_HELPERS): $(BUILD)/tests/%: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -I$(CUDA)/include -o $@ $< -ldl
+
+$(BUILD)/tests/test_profile: | $(PROFILE_HELPERS) $(INJECT)
+
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
 # gpu-build only (many template instances); run on the GPU machine as build/tests/ladder_tune.
@@ -173,19 +203,26 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 	$(NVCC) -std=c++17 -O3 -g -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -Xptxas -warn-spills \
 	    $(SRC_DIRS:%=-I%) -Icuda -o $@ $< $(LADDER_OBJ) -lcublas
 
+# Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
+# counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
+EXAMPLES := $(BUILD)/examples/copies_and_streams
+$(BUILD)/examples/%: examples/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
+
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
-gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
+gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
 test: test-deps
 	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_install $(FUZZ_TARGETS)
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh)
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
-	@test -x $(BUILD)/tests/test_gpu || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu concurrent_gpu.sh sanitize_gpu.sh
+	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh
 
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
@@ -210,8 +247,8 @@ clean:
 #   lib/mmprof/                              what it loads at run time, found relative to the
 #                                            binary ($ORIGIN/../lib/mmprof), never through the
 #                                            build tree: every file the build put in
-#                                            build/lib/mmprof/ (none yet: the place for the
-#                                            injection library of a future `mmprof profile`)
+#                                            build/lib/mmprof/ (the injection library of
+#                                            `mmprof profile`)
 #   share/man/man1/mmprof.1                  docs/mmprof.1
 #   share/bash-completion/completions/mmprof completion/mmprof
 #   share/doc/mmprof/                        README.md and samples/
@@ -235,7 +272,14 @@ $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
 
-install: $(INSTALL_BIN)
+# The build tree's binary finds the injection library beside it; the installed one in
+# ../lib/mmprof, so install carries a copy from build/lib/mmprof/.
+PKGLIB_FILES := $(LIBDIR)/mmprof/libmmprof_inject.so
+$(PKGLIB_FILES): $(INJECT)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+install: $(INSTALL_BIN) $(PKGLIB_FILES)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/samples
 	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/mmprof
 	install -m 644 docs/mmprof.1 $(DESTDIR)$(MAN1DIR)/mmprof.1

@@ -173,7 +173,8 @@ make_install_into_destdir() {
         [ -f "$stage$prefix/$f" ] || fail "make install did not install $prefix/$f"
     done
     cmp -s docs/mmprof.1 "$stage$prefix/share/man/man1/mmprof.1" || fail "the installed man page is not docs/mmprof.1"
-    [ ! -e "$stage$prefix/lib/mmprof" ] || fail "lib/mmprof installed although the build made nothing for it"
+    cmp -s "$build/libmmprof_inject.so" "$stage$prefix/lib/mmprof/libmmprof_inject.so" ||
+        fail "make install did not install the injection library as $prefix/lib/mmprof/libmmprof_inject.so"
 
     # The installed binary: no run path into the build tree, the system's cJSON.
     local mm=$stage$prefix/bin/mmprof runpath
@@ -201,6 +202,9 @@ make_install_into_destdir() {
     [ -f "${traces[0]}" ] || fail "no PyTorch trace among the installed samples (samples/*.kineto.json)"
     "$mm" import "${traces[0]}" --quiet --html "$tmp/import.html" || fail "the installed mmprof could not import ${traces[0]}"
     [ -s "$tmp/import.html" ] || fail "import wrote no page"
+    # profile finds its injection library in ../lib/mmprof (no GPU here: a program without CUDA).
+    "$mm" profile --color never -- true 2>"$tmp/profile.txt" || { cat "$tmp/profile.txt"; fail "the installed mmprof could not profile 'true'"; }
+    grep -q "made no CUDA calls" "$tmp/profile.txt" || fail "the installed mmprof profile did not report: $(cat "$tmp/profile.txt")"
     same_options "$mm" "$stage$prefix/share/man/man1/mmprof.1"
     # bash-completion looks in share/bash-completion/completions/ of each $XDG_DATA_DIRS folder
     # (by default /usr/local/share and /usr/share): PREFIX/share is one.
@@ -212,7 +216,7 @@ make_install_into_destdir() {
     fi
 
     # What the build puts in build/lib/mmprof/ goes to PREFIX/lib/mmprof/ (PKGLIB_SRC stands in
-    # for that folder: the injection library does not exist yet).
+    # for that folder).
     mkdir -p "$tmp/pkglib" && echo "not a real library" >"$tmp/pkglib/libmmprof_inject.so"
     submake -s install DESTDIR="$tmp/stage2" PREFIX=$prefix PKGLIB_SRC="$tmp/pkglib" >"$tmp/install2.log" 2>&1 ||
         { cat "$tmp/install2.log"; fail "make install with a library to carry failed"; }

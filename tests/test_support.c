@@ -69,6 +69,26 @@ bool write_text(const char *path, const char *text)
     return fclose(f) == 0 && ok;
 }
 
+const char *beside_bin(const char *rel)
+{
+    static char path[1024];
+    const char *bin = mmprof_bin();
+    const char *slash = strrchr(bin, '/');
+    snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - bin) : 1, slash ? bin : ".", rel);
+    return path;
+}
+
+bool gpu_usable(void)
+{
+    const char *argv[] = {mmprof_bin(), "--require-gpu", "--quiet", "--size", "16", "--workloads", "cuda-naive", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    bool ok = r.status == 0;
+    if (!ok)
+        print_message("no usable GPU (mmprof --require-gpu exited %d: %s)\n", r.status, r.err);
+    cmd_free(&r);
+    return ok;
+}
+
 char *path_in(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

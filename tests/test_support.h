@@ -28,7 +28,14 @@ void cmd_free(cmd_result *r);
 char *read_file(const char *path, size_t *len);
 bool write_text(const char *path, const char *text);
 
-/* dir/name, malloc'ed (fails the test when memory ran out). */
+/* A path relative to the directory of the binary under test ("tests/nvtx_demo" gives
+ * build/tests/nvtx_demo), in a static buffer. */
+const char *beside_bin(const char *rel);
+
+/* True when `mmprof --require-gpu` runs a tiny GPU workload: the GPU tests' gate. */
+bool gpu_usable(void);
+
+/* dir/name, malloc'd (fails the test when memory ran out). */
 char *path_in(const char *dir, const char *name);
 
 /* A fresh temporary directory (removed by rm_rf). */

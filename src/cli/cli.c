@@ -17,6 +17,9 @@ static void usage(FILE *f)
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
           "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
+          "       mmprof profile [OPTIONS] [--] CMD [ARGS...]\n"
+          "                                         run CMD and report its CUDA kernels, copies and\n"
+          "                                         NVTX ranges, in every process it starts\n"
           "\n"
           "A matrix multiply C = A x B (FP32, row-major, n x n, the same random inputs for every\n"
           "workload) on the CPU through OpenBLAS, through CUDA kernels and through cuBLAS; for each,\n"
@@ -44,11 +47,23 @@ static void usage(FILE *f)
           "      --trace FILE        write a Chrome/Perfetto trace\n"
           "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"
           "                          workload and device\n"
+          "      --text FILE         write the text report to FILE instead of printing it\n"
           "  -q, --quiet             no text report on standard output (warned about when no\n"
           "                          output file is named either)\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
           "  -h, --help              this help\n"
           "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
+          "\n"
+          "mmprof profile: the output options apply, and the text report goes to standard error\n"
+          "unless --text names a file, so the program's standard output stays its own. Options end\n"
+          "at CMD (or --): what follows belongs to CMD. CMD keeps its stdin, stdout, arguments and\n"
+          "environment; mmprof adds CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH (naming\n"
+          "libmmprof_inject.so) and MMPROF_PROFILE_DIR. When either injection variable is already\n"
+          "set, another profiler (Nsight Systems, Nsight Compute) holds CUPTI, and mmprof profile\n"
+          "refuses (exit 2) rather than record nothing. Ctrl-C reaches CMD; mmprof then reports\n"
+          "what was recorded. A process that ends through _exit or a signal may lose its last\n"
+          "~100 ms of CUDA records (MMPROF_FLUSH_MS sets how often records are flushed).\n"
+          "\n"
           "\n"
           "FILE '-' is standard output (the text report is then left out). A regular FILE is\n"
           "replaced whole, through a temporary file, keeping its mode and owner; a symlink is\n"
@@ -58,7 +73,11 @@ static void usage(FILE *f)
           "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
           "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
           "4 an output could not be written (standard output included: a full disk, a closed pipe);\n"
-          "130 or 143 interrupted by SIGINT or SIGTERM (no output or temporary file is left).\n",
+          "130 or 143 interrupted by SIGINT or SIGTERM (no output or temporary file is left).\n"
+          "mmprof profile exits with CMD's status (128+N when signal N killed it), or 2 on a bad\n"
+          "option or under another profiler, 4 when an output cannot be written, 125 when the\n"
+          "injection library is missing or the records cannot be read, 126 when CMD cannot be run,\n"
+          "127 when CMD is not found.\n",
           f);
 }
 
@@ -168,7 +187,8 @@ static void rejected_option(char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT };
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
+       OPT_TEXT };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -187,6 +207,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"html", required_argument, NULL, OPT_HTML},
         {"trace", required_argument, NULL, OPT_TRACE},
         {"csv", required_argument, NULL, OPT_CSV},
+        {"text", required_argument, NULL, OPT_TEXT},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"help", no_argument, NULL, 'h'},
@@ -207,8 +228,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     } else if (argc > 1 && strcmp(argv[1], "import") == 0) {
         o->report_mode = o->import_mode = true;
         first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "profile") == 0) {
+        o->profile_mode = true;
+        first = 2;
     }
-    const char *cmd = o->import_mode ? "mmprof import" : "mmprof report";
+    const char *cmd = o->import_mode ? "mmprof import" : o->profile_mode ? "mmprof profile" : "mmprof report";
     /* getopt keeps its place inside a cluster of short options ("-xq") between calls: a parse
      * that stopped there would resume in the previous argv. Parsing an empty argv from optind 0
      * resets that state; then parsing starts after the subcommand. */
@@ -219,7 +243,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     optind = first;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
+    /* profile: options stop at CMD ("+"), so CMD's own options stay CMD's. */
+    const char *shortopts = o->profile_mode ? "+" SHORT_OPTS : SHORT_OPTS;
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *arg = optarg;
         switch (c) {
         case 's':
@@ -300,6 +326,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_HTML: o->html_path = arg; break;
         case OPT_TRACE: o->trace_path = arg; break;
         case OPT_CSV: o->csv_path = arg; break;
+        case OPT_TEXT: o->text_path = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
             if (strcmp(arg, "auto") == 0)
@@ -330,6 +357,18 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         }
         }
     }
+    if (o->profile_mode) {
+        if (run_only_given) {
+            fprintf(err, "%s: %s applies to the built-in run, not to a program\n", cmd, run_only_name);
+            return EXIT_USAGE;
+        }
+        if (optind >= argc) {
+            fprintf(err, "%s: expected a command to run (mmprof profile [OPTIONS] [--] CMD [ARGS...])\n", cmd);
+            return EXIT_USAGE;
+        }
+        o->command = &argv[optind];
+        optind = argc;
+    }
     if (o->report_mode) {
         if (optind >= argc) {
             fprintf(err, "%s: expected a %s\n", cmd,
@@ -347,7 +386,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         return EXIT_USAGE;
     }
     /* Two outputs on one path would overwrite each other. */
-    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->csv_path};
+    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->csv_path, o->text_path};
     enum { NPATHS = sizeof paths / sizeof paths[0] };
     for (int i = 0; i < NPATHS; i++)
         for (int j = i + 1; j < NPATHS; j++)

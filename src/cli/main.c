@@ -20,11 +20,13 @@
 #include "json_report.h"
 #include "model_json.h"
 #include "output_file.h"
+#include "profile.h"
+#include "profile.h"
 #include "runner.h"
 #include "text.h"
 #include "trace.h"
 
-static bool use_color(color_mode mode)
+static bool use_color(color_mode mode, FILE *f)
 {
     if (mode == COLOR_ALWAYS)
         return true;
@@ -33,7 +35,7 @@ static bool use_color(color_mode mode)
     const char *no = getenv("NO_COLOR");
     if (no && no[0])
         return false;
-    return isatty(STDOUT_FILENO);
+    return isatty(fileno(f));
 }
 
 /* Every file output: its option name, path, renderer and where it goes. */
@@ -155,6 +157,7 @@ int main(int argc, char **argv)
         {"--html", o.html_path, render_html, {0}},
         {"--trace", o.trace_path, render_trace, {0}},
         {"--csv", o.csv_path, render_csv, {0}},
+        {"--text", o.text_path, render_text_string, {0}},
     };
     int nouts = (int)(sizeof outs / sizeof outs[0]);
     rc = open_outputs(&o, outs, nouts);
@@ -164,8 +167,8 @@ int main(int argc, char **argv)
     bool text = !o.quiet;
     for (int i = 0; i < nouts; i++)
         text &= !(outs[i].path && outs[i].file.is_stdout);
-    if (o.quiet && !o.json_path && !o.html_path && !o.trace_path && !o.csv_path)
-        fprintf(stderr, "mmprof: warning: --quiet and no --json, --html, --trace or --csv: this run writes no "
+    if (o.quiet && !o.json_path && !o.html_path && !o.trace_path && !o.csv_path && !o.text_path)
+        fprintf(stderr, "mmprof: warning: --quiet and no --json, --html, --trace, --csv or --text: this run writes no "
                         "report; only the exit status tells the outcome\n");
 
     run_model m;
@@ -193,6 +196,12 @@ int main(int argc, char **argv)
         for (int i = 0; i < m.nworkloads; i++)
             if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
+    } else if (o.profile_mode) {
+        if (!profile_run(&o, &m, &status, stderr))
+            return status;
+    } else if (o.profile_mode) {
+        if (!profile_run(&o, &m, &status, stderr))
+            return status;
     } else {
         status = run_profile(&o, argc, argv, &m, stderr);
         if (status != EXIT_OK && status != EXIT_WORKLOAD_FAILED)
@@ -206,8 +215,12 @@ int main(int argc, char **argv)
         return EXIT_OUTPUT;
     }
     int out_status = EXIT_OK;
-    if (text) {
-        render_text(&a, stdout, use_color(o.color));
+    if (text && !o.text_path && o.profile_mode) {
+        /* profile: the report goes to stderr, so the program's stdout stays its own. */
+        render_text(&a, stderr, use_color(o.color, stderr));
+        fflush(stderr);
+    } else if (text && !o.text_path) {
+        render_text(&a, stdout, use_color(o.color, stdout));
         if (!stdout_ok())
             out_status = EXIT_OUTPUT;
     }
