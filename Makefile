@@ -5,7 +5,9 @@
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
-#   make fuzz-kineto    libFuzzer on the PyTorch trace importer (FUZZ_SECONDS, default 60)
+#   make fuzz       libFuzzer on the run-file reader, the importers and the command line
+#   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
+#   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
 # build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
@@ -33,17 +35,21 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c \
+CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/sweep.c src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c \
+             src/analysis/metrics.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
+             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
              report/text.c report/text_parts.c report/text_regions.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_sweep.c report/html_regions.c report/trace.c \
+             report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
+             src/collect/stream_read.c src/collect/stream_format.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/compare_cli.c src/cli/profile.c \
+             src/builtin/workloads.c src/builtin/runner.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
-             src/builtin/inputs.c
+             src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
@@ -53,13 +59,16 @@ BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 
-UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_analysis test_occupancy test_text_report test_cpu_blas \
-              test_cli test_html_report test_trace test_browser test_import_kineto test_import_nsys test_import_cli
+UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
+              test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
+              test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
+              test_stream_read test_profile
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-import fuzz-kineto clean
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu bench-import fuzz fuzz-build clean install \
+        uninstall deb
 
-all: $(BIN) $(CARRIED)
+all: $(BIN) $(CARRIED) $(INJECT)
 
 $(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
@@ -76,15 +85,37 @@ $(BUILD)/cuda/%.o: cuda/%.cu
 # capability 9.0 alone, and the workload's setup refuses other GPUs).
 $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=sm_90a
 
+# The injection library `mmprof profile` puts into the program it runs (CUDA_INJECTION64_PATH
+# and NVTX_INJECTION64_PATH). It lives in someone else's process, so it needs only libcupti (by
+# its soname, so a program that loaded its own copy keeps that one), libc and pthread; hidden
+# visibility keeps everything but its two entry points out of the program's symbol space.
+INJECT     := $(BUILD)/libmmprof_inject.so
+INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
+              src/collect/inject_nvtx.c src/collect/cupti_records.c src/collect/stream_format.c \
+              src/model/model.c src/util/strbuf.c
+INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(INJECT): $(INJECT_OBJ)
+	$(CC) -shared -Wl,-soname,libmmprof_inject.so -Wl,-z,defs -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
+	    -o $@ $^ -lcupti -ldl -lpthread
+
 # Shared libraries the H200 machine does not have, carried beside the binaries.
 $(LIBDIR)/%:
 	@mkdir -p $(LIBDIR)
 	cp -L /usr/lib/x86_64-linux-gnu/$* $@
 
-# Debian packages the build needs, and those only the tests need (a real browser for the HTML
-# page). Each list installs only what is missing.
+# Debian packages the build needs, and those only the tests need: a real browser for the HTML
+# page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot, and
+# build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
+# bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
+# targets). Each list installs only what is missing.
 DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
-TEST_PKGS := chromium
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang \
+             libclang-rt-14-dev
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -98,8 +129,16 @@ deps:
 	$(call install_missing,$(DEB_PKGS))
 	@test -x $(NVCC) || { echo "nvcc not found at $(NVCC): install the CUDA toolkit or set CUDA=" >&2; exit 1; }
 
+# axe-core (the accessibility engine test_browser runs in Chromium) comes from npm into
+# tests/node_modules, pinned; npm itself from Debian when the machine has no npm yet.
+AXE_VERSION := 4.10.3
+AXE_JS      := tests/node_modules/axe-core/axe.min.js
+
+NPM_PKG     := $(if $(shell command -v npm),,npm)
+
 test-deps: deps
-	$(call install_missing,$(TEST_PKGS))
+	$(call install_missing,$(TEST_PKGS) $(NPM_PKG))
+	@test -f $(AXE_JS) || npm install --prefix tests --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION)
 
 run: deps
 	$(MAKE) all
@@ -108,7 +147,7 @@ run: deps
 # ---------- tests ----------
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
-GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/bench
+GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
 
 # The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
@@ -136,8 +175,25 @@ $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
 
+# A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
+# answers); test_nvml finds it beside itself.
+$(BUILD)/tests/libfake_nvml.so: tests/fake_nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -shared -fPIC -o $@ $<
+$(BUILD)/tests/test_nvml: | $(BUILD)/tests/libfake_nvml.so
+
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_CORE) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+
+# Programs the profile tests run under `mmprof profile`, needing no GPU: nvtx_demo makes NVTX
+# ranges (header-only NVTX), so the injection library's NVTX side is tested on any machine;
+# inject_probe calls the library's CUDA entry point itself, as the driver would.
+PROFILE_HELPERS := $(BUILD)/tests/nvtx_demo $(BUILD)/tests/inject_probe
+$(PROFILE_HELPERS): $(BUILD)/tests/%: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -I$(CUDA)/include -o $@ $< -ldl
+
+$(BUILD)/tests/test_profile: | $(PROFILE_HELPERS) $(INJECT)
 
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
@@ -150,18 +206,26 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 	$(NVCC) -std=c++17 -O3 -g -gencode arch=compute_90a,code=sm_90a -Xcompiler -Wall,-Wextra -Xptxas -warn-spills \
 	    $(SRC_DIRS:%=-I%) -Icuda -o $@ $< $(LADDER_OBJ) -lcublas
 
+# Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
+# counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
+EXAMPLES := $(BUILD)/examples/copies_and_streams
+$(BUILD)/examples/%: examples/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
+
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
-gpu-build: all $(GPU_BINS) $(LADDER_TUNE)
+gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS)
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu
+	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
-# targets only run them. They never rebuild: that machine has no cJSON or cmocka headers.
+# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh)
+# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
-	@test -x $(BUILD)/tests/test_gpu || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu
+	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh
 
 bench:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
@@ -173,20 +237,130 @@ BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/m
 bench-import: $(BUILD)/tests/bench_import
 	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
 
-# libFuzzer on the Kineto importer (clang's -fsanitize=fuzzer, with ASan and UBSan), seeded with
-# the hand-made traces; new inputs it finds stay in a scratch corpus under build/.
-FUZZ_SECONDS ?= 60
-KINETO_SRC := src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/json_stream.c
-$(BUILD)/tests/fuzz_import_kineto: tests/fuzz_import_kineto.c $(KINETO_SRC) src/model/model.c
-	@mkdir -p $(dir $@)
-	clang -std=c11 -g -O1 -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -o $@ $^ -lcjson
-fuzz-kineto: $(BUILD)/tests/fuzz_import_kineto
-	@mkdir -p $(BUILD)/fuzz-kineto-corpus
-	$< -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(BUILD)/fuzz-kineto-corpus tests/data/kineto
+# The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
+bench-cpu: all $(BUILD)/tests/bench_cpu
+	@tests/run_tests.sh $(BUILD) bench_cpu
 
 clean:
 	rm -rf $(BUILD)
+
+# ---------- install ----------
+# `make install` puts, under PREFIX (DESTDIR before it stages the tree for a package):
+#   bin/mmprof                               the program
+#   lib/mmprof/                              what it loads at run time, found relative to the
+#                                            binary ($ORIGIN/../lib/mmprof), never through the
+#                                            build tree: every file the build put in
+#                                            build/lib/mmprof/ (the injection library of
+#                                            `mmprof profile`)
+#   share/man/man1/mmprof.1                  docs/mmprof.1
+#   share/bash-completion/completions/mmprof completion/mmprof
+#   share/doc/mmprof/                        README.md and samples/
+# The installed binary is build/mmprof relinked without its run path into build/lib: that folder
+# holds copies of cJSON and cmocka for the GPU machine only, and is never installed, so the
+# installed binary uses the system's cJSON and OpenBLAS. Its one run path is the CUDA toolkit's
+# library folder: libcupti and libcudart come from the toolkit, which is not a Debian package and
+# not on the loader's default path.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+PKGLIBDIR   := $(PREFIX)/lib/mmprof
+MAN1DIR     := $(PREFIX)/share/man/man1
+COMPDIR     := $(PREFIX)/share/bash-completion/completions
+DOCDIR      := $(PREFIX)/share/doc/mmprof
+PKGLIB_SRC  ?= $(LIBDIR)/mmprof
+INSTALL_BIN := $(BUILD)/install/mmprof
+SAMPLES     := $(wildcard samples/*)
+
+$(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
+
+# The build tree's binary finds the injection library beside it; the installed one in
+# ../lib/mmprof, so install carries a copy from build/lib/mmprof/.
+PKGLIB_FILES := $(LIBDIR)/mmprof/libmmprof_inject.so
+$(PKGLIB_FILES): $(INJECT)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+install: $(INSTALL_BIN) $(PKGLIB_FILES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(COMPDIR) $(DESTDIR)$(DOCDIR)/samples
+	install -m 755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/mmprof
+	install -m 644 docs/mmprof.1 $(DESTDIR)$(MAN1DIR)/mmprof.1
+	install -m 644 completion/mmprof $(DESTDIR)$(COMPDIR)/mmprof
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/README.md
+	install -m 644 $(SAMPLES) $(DESTDIR)$(DOCDIR)/samples/
+	if [ -n "$$(ls -A $(PKGLIB_SRC) 2>/dev/null)" ]; then \
+	  install -d $(DESTDIR)$(PKGLIBDIR) && install -m 644 $(PKGLIB_SRC)/* $(DESTDIR)$(PKGLIBDIR)/; fi
+
+# Removes each file install put there, and the folders that are mmprof's own once they are empty
+# (a file someone else put in one stays, and so does the folder). lib/mmprof is mmprof's private
+# folder and goes whole: the build that installed it may be gone.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/mmprof $(DESTDIR)$(MAN1DIR)/mmprof.1 $(DESTDIR)$(COMPDIR)/mmprof
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(SAMPLES:%=$(DESTDIR)$(DOCDIR)/%)
+	rm -rf $(DESTDIR)$(PKGLIBDIR)
+	@rmdir $(DESTDIR)$(DOCDIR)/samples $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+
+# ---------- the Debian package ----------
+# Built by dpkg-buildpackage (debian/ says how) in a copy of the tree under build/deb/, so its
+# own build, its clean and the files it writes beside the tree stay inside build/; the .deb is
+# moved to build/. The copy has no .git: the commit --version names is passed in MMPROF_COMMIT.
+# The package's version is debian/changelog's, which must be the program's.
+DEB_DIR := $(BUILD)/deb
+
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+	  { echo "make deb needs dpkg-dev and debhelper (make test-deps installs them)" >&2; exit 1; }
+	@v=$$(sed -n 's/^#define MMPROF_VERSION "\(.*\)"/\1/p' src/model/model.h); \
+	d=$$(dpkg-parsechangelog -S Version); \
+	[ "$$v" = "$$d" ] || { echo "debian/changelog says $$d, src/model/model.h says $$v: add a changelog entry" >&2; exit 1; }
+	rm -rf $(DEB_DIR) $(BUILD)/mmprof_*.deb
+	mkdir -p $(DEB_DIR)/mmprof
+	tar -c --exclude=./$(BUILD) --exclude=./.git -f - . | tar -x -C $(DEB_DIR)/mmprof -f -
+	cd $(DEB_DIR)/mmprof && MMPROF_COMMIT=$$(cd $(CURDIR) && src/cli/commit.sh .) CUDA=$(CUDA) \
+	  dpkg-buildpackage -b -us -uc -J2
+	mv $(DEB_DIR)/mmprof_*.deb $(BUILD)/
+	@ls $(BUILD)/mmprof_*.deb
+# ---------- fuzzing (libFuzzer) ----------
+# Each target is tests/fuzz/fuzz_NAME.c, built with clang, libFuzzer, ASan and UBSan together with
+# the sources it reaches, and seeded from tests/fuzz/corpus/NAME (small inputs, checked in; an
+# input that once crashed stays there, so every run replays it first). Adding a target is one
+# line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
+#   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
+#   make test              each for FUZZ_TEST_SECONDS (30) over the checked-in corpus, counted
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 300
+FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include
+FUZZ_TARGETS :=
+comma        := ,
+
+define fuzz_target
+FUZZ_TARGETS += fuzz_$(1)
+$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lm
+endef
+
+$(eval $(call fuzz_target,run_file,$(CORE_SRC)))
+# The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
+$(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
+$(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
+# The parser reaches the workload table, which names the GPU workloads: the program's own
+# sources and kernels, less main.
+$(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ),$(CUDA_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))
+
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+	  n=$${t#fuzz_}; mkdir -p $(BUILD)/fuzz/corpus/$$n; \
+	  echo "== $$t for $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
+	      $(BUILD)/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
 
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
@@ -200,5 +374,18 @@ $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh
 
 $(HTML_OBJ): $(BUILD)/gen/templates.h
 $(HTML_OBJ): CPPFLAGS += -I$(BUILD)/gen
+
+# ---------- the commit --version names ----------
+# Asked of git on every make (src/cli/commit.sh), but the header is replaced only when the answer
+# changes, so only build_info.o is recompiled, and only then.
+$(BUILD)/gen/commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo "#define MMPROF_COMMIT \"$$(src/cli/commit.sh .)\"" >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/src/cli/build_info.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
+
+FORCE:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -9,8 +9,13 @@
 /* Returns e after writing "what: message" to err when e is an error. */
 static inline int cuda_fail(cudaError_t e, const char *what, char *err, size_t errlen)
 {
+    /* A trap reads as a plain launch failure: say what traps on purpose. */
+    const char *hint = e == cudaErrorLaunchFailure
+                           ? " (a kernel faulted or trapped; cuda-tf32-wgmma traps when an mbarrier wait "
+                             "passes its 10 s bound)"
+                           : "";
     if (e != cudaSuccess && err)
-        snprintf(err, errlen, "%s: %s", what, cudaGetErrorString(e));
+        snprintf(err, errlen, "%s: %s%s", what, cudaGetErrorString(e), hint);
     return (int)e;
 }
 

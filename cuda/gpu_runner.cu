@@ -567,3 +567,9 @@ extern "C" void gpu_close(void)
     cudaStreamDestroy(g.stream);
     memset(&g, 0, sizeof g);
 }
+
+extern "C" void gpu_reset(void)
+{
+    gpu_close();
+    cudaDeviceReset();
+}

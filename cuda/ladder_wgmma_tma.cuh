@@ -71,18 +71,44 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t byt
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes) : "memory");
 }
-// Waits until the phase of the given parity has completed. (No trap after a bounded number of
-// tries: with one, ptxas no longer applied the consumers' setmaxnreg budget, serialized the
-// wgmma instructions (C7512) and spilled. A deadlock hangs; the device scripts run under timeout.)
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+// One try at the phase of the given parity: true once it has completed.
+__device__ __forceinline__ bool mbar_try(uint32_t bar, uint32_t parity)
 {
     uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(bar), "r"(parity)
-                     : "memory");
-    } while (!done);
+    asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                 : "=r"(done)
+                 : "r"(bar), "r"(parity)
+                 : "memory");
+    return done != 0;
+}
+// A wait that has not completed after MBAR_TIMEOUT_NS of the global timer is a deadlock (a
+// fault in the producer, a miscounted transaction): the kernel traps, the launch fails with
+// cudaErrorLaunchFailure, and the runner reports the workload as an error (gpu_runner.cu names
+// the bound) instead of hanging the GPU. Kept cheap, as ptxas -v shows (168 registers, no spill,
+// no C75xx message): the bound is counted only after a first try has failed, the timer is read
+// once per 4096 tries, and the trap is inline PTX. No printf: it is a call, and a call in the
+// kernel makes ptxas serialize the wgmma instructions (C7510) and ignore setmaxnreg (C7507),
+// as an out-of-line slow path did too; round 5's trap inside the plain wait loop had cost the
+// register budget in the same way.
+#define MBAR_TIMEOUT_NS 10000000000ull
+__device__ __forceinline__ uint64_t global_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+// Waits until the phase of the given parity has completed.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    if (mbar_try(bar, parity))
+        return;
+    const uint64_t start = global_ns();
+    for (uint32_t tries = 1;; tries++) {
+        if (mbar_try(bar, parity))
+            return;
+        if ((tries & 4095) == 0 && global_ns() - start > MBAR_TIMEOUT_NS)
+            asm volatile("trap;");
+    }
 }
 // Tile copy global -> shared through the tensor map; completes bytes on the mbarrier. c0 is the
 // inner (contiguous) coordinate, c1 the row.

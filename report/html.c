@@ -52,9 +52,15 @@ static void sec_header(html_ctx *x)
     char date[48];
     readable_date(m->started_at, date, sizeof date);
     sb_add(x->b, "<div class=\"title\"><h1>mmprof <span class=\"what\">");
-    sb_add(x->b, "C = A &times; B, ");
-    html_run_sizes(x->b, m);
-    sb_add(x->b, ", FP32</span></h1><p class=\"sub\">");
+    if (m->source == SOURCE_BUILTIN) {
+        sb_add(x->b, "C = A &times; B, ");
+        html_run_sizes(x->b, m);
+        sb_add(x->b, ", FP32</span></h1><p class=\"sub\">");
+    } else {
+        sb_printf(x->b, "%s ", html_source_words(m));
+        sb_html(x->b, m->source_file);
+        sb_add(x->b, "</span></h1><p class=\"sub\">");
+    }
     if (m->ndevices > 0)
         sb_html(x->b, m->devices[0].name);
     else
@@ -67,7 +73,9 @@ static void sec_header(html_ctx *x)
     if (x->a->nwarnings > 0)
         sb_printf(x->b, "<p class=\"alert\">%d warning%s about this run: <a href=\"#warnings\">see Warnings</a></p>\n",
                   x->a->nwarnings, x->a->nwarnings == 1 ? "" : "s");
-    sb_add(x->b, "<dl class=\"facts\">\n");
+    /* The run's facts matter less than its findings: folded, one click away (open in print). */
+    sb_add(x->b, "<details class=\"runfacts\"><summary>Run details: GPU, host, BLAS, timing, command</summary>\n"
+                 "<dl class=\"facts\">\n");
 
     for (int i = 0; i < m->ndevices; i++) {
         const device_info *d = &m->devices[i];
@@ -168,7 +176,44 @@ static void sec_header(html_ctx *x)
     sb_html(x->b, m->command_line ? m->command_line : "(not recorded)");
     sb_add(x->b, "</code>");
     fact_close(x);
-    sb_add(x->b, "</dl>\n");
+    sb_add(x->b, "</dl></details>\n");
+}
+
+/* The deciding figure of a finding, in its unit. */
+static void finding_figure(html_ctx *x, const finding *f)
+{
+    const char *u = f->unit;
+    if (strcmp(u, "x") == 0)
+        sb_printf(x->b, "%.1f&times;", f->figure.v);
+    else if (strcmp(u, "%") == 0)
+        sb_printf(x->b, "%.1f%%", f->figure.v);
+    else if (strcmp(u, "ms") == 0)
+        sb_printf(x->b, "%.3f<small> ms</small>", f->figure.v);
+    else {
+        sb_printf(x->b, "%.0f<small> ", f->figure.v);
+        sb_html(x->b, u);
+        sb_add(x->b, "</small>");
+    }
+}
+
+/* The answer first: the analysis's findings, heaviest first, each led by its deciding figure. */
+static void sec_findings(html_ctx *x)
+{
+    const analysis *a = x->a;
+    if (a->nsummary == 0) {
+        sb_add(x->b, "<p class=\"quiet\">Nothing to summarise: the run recorded no work.</p>\n");
+        return;
+    }
+    sb_add(x->b, "<ol class=\"findings\">\n");
+    for (int i = 0; i < a->nsummary; i++) {
+        const finding *f = &a->summary[i];
+        sb_printf(x->b, "<li class=\"f-%s\"><span class=\"fig\">", finding_kind_name(f->kind));
+        finding_figure(x, f);
+        sb_add(x->b, "</span><span class=\"ftext\">");
+        sb_html(x->b, f->text);
+        sb_add(x->b, "</span></li>\n");
+    }
+    sb_add(x->b, "</ol>\n");
 }
 
 static void sec_warnings(html_ctx *x)
@@ -245,7 +290,9 @@ static void card(html_ctx *x, const workload_metrics *r)
     if (gpu) {
         sb_add(x->b, "<dt>kernel</dt><dd>");
         html_metric_inline(x, &r->kernel_ms, "%.3f", " ms", "kernel time");
-        sb_printf(x->b, " <span class=\"quiet\">median of %d</span></dd>", w->repeat);
+        sb_printf(x->b, " <span class=\"quiet\">median of %d, spread</span> ", w->repeat);
+        html_metric(x, &r->kernel_spread_pct, "%.1f", "%", "kernel spread");
+        sb_add(x->b, "</dd>");
     }
     sb_add(x->b, "<dt>noise</dt><dd>");
     html_metric_inline(x, &r->noise_pct, "%.2f", "%", "noise (stdev / mean)");
@@ -273,7 +320,11 @@ static void card(html_ctx *x, const workload_metrics *r)
         html_metric_inline(x, &r->copy_ms, "%.3f", " ms", "copy time");
         sb_add(x->b, " <span class=\"quiet\">&middot; copy:compute</span> ");
         html_metric(x, &r->copy_compute_ratio, "%.2f", "", "copy:compute");
-        sb_add(x->b, "</dd>");
+        sb_add(x->b, "</dd><dt>link</dt><dd>H2D ");
+        html_metric(x, &r->h2d_link_pct, "%.0f", "%", "H2D %link");
+        sb_add(x->b, " <span class=\"quiet\">&middot;</span> D2H ");
+        html_metric(x, &r->d2h_link_pct, "%.0f", "%", "D2H %link");
+        sb_add(x->b, " <span class=\"quiet\">of the PCIe ceiling</span></dd>");
     }
     sb_add(x->b, "<dt>verified</dt><dd>");
     verification(x, w);
@@ -290,13 +341,38 @@ static void card(html_ctx *x, const workload_metrics *r)
 
 static void sec_summary(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     if (x->a->nwl == 0) {
         sb_add(x->b, "<p class=\"quiet\">The run holds no workloads.</p>\n");
         return;
     }
+    /* Skipped runs (no GPU) share one reason: one line for all of them, not a card each. */
+    int skipped = 0;
+    for (int i = 0; i < x->a->nwl; i++)
+        skipped += x->a->wl[i].w->status == WL_SKIPPED;
+    if (skipped > 0) {
+        sb_printf(x->b, "<p class=\"status quiet\">%d workload run%s skipped: ", skipped, skipped == 1 ? "" : "s");
+        bool first = true;
+        for (int i = 0; i < x->a->nwl; i++) {
+            const workload_run *w = x->a->wl[i].w;
+            bool dup = false;
+            for (int j = 0; j < i; j++)
+                dup |= x->a->wl[j].w->status == WL_SKIPPED && strcmp(x->a->wl[j].w->name, w->name) == 0;
+            if (w->status != WL_SKIPPED || dup)
+                continue;
+            sb_add(x->b, first ? "" : ", ");
+            sb_html(x->b, w->name);
+            first = false;
+        }
+        sb_add(x->b, ". ");
+        sb_html(x->b, x->a->m->gpu_skip_reason[0] ? x->a->m->gpu_skip_reason : x->a->wl[0].w->status_reason);
+        sb_add(x->b, "</p>\n");
+    }
     sb_add(x->b, "<div class=\"cards\">\n");
     for (int i = 0; i < x->a->nwl; i++)
-        card(x, &x->a->wl[i]);
+        if (x->a->wl[i].w->status != WL_SKIPPED)
+            card(x, &x->a->wl[i]);
     sb_add(x->b, "</div>\n");
 }
 
@@ -318,6 +394,8 @@ static void num_cell(html_ctx *x, double sort_value, const char *html)
 
 static void sec_kernels(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     int rows = 0;
     for (int i = 0; i < a->nwl; i++)
@@ -438,6 +516,11 @@ static void sec_footer(html_ctx *x)
 static void sec_title(html_ctx *x)
 {
     const run_model *m = x->a->m;
+    if (m->source != SOURCE_BUILTIN) {
+        sb_printf(x->b, "mmprof: %s ", html_source_words(m));
+        sb_html(x->b, m->source_file);
+        return;
+    }
     sb_add(x->b, "mmprof: ");
     html_run_sizes(x->b, m);
     sb_add(x->b, " on ");
@@ -448,6 +531,33 @@ static void sec_version(html_ctx *x)
 {
     sb_add(x->b, "mmprof ");
     sb_html(x->b, x->a->m->tool_version);
+}
+
+/* What timed the timeline's marks, in the words its source deserves. */
+static void sec_timeline_lede(html_ctx *x)
+{
+    const run_model *m = x->a->m;
+    const char *what;
+    if (m->source == SOURCE_NSYS)
+        what = "copies, kernels and API calls as the Nsight Systems export recorded them";
+    else if (m->source == SOURCE_KINETO)
+        what = "copies, kernels and API calls as the PyTorch profiler recorded them";
+    else if (m->source == SOURCE_PROFILE)
+        what = "copies, kernels and API calls of the profiled program, as CUPTI recorded them";
+    else if (m->collection.source == TIMING_CUPTI)
+        what = "copies and kernels as CUPTI recorded them, under the NVTX phases that bracket them";
+    else if (m->collection.source == TIMING_CUDA_EVENT)
+        what = "copies and kernels timed by cudaEvents around each call (another profiler held CUPTI), under the "
+               "NVTX phases that bracket them";
+    else
+        what = "no GPU work: the CPU workload's phases on the host clock";
+    sb_add(x->b, what);
+}
+
+/* "builtin" or "timeline": a timeline's page puts its Regions right under the summary. */
+static void sec_body_class(html_ctx *x)
+{
+    sb_add(x->b, x->a->m->source == SOURCE_BUILTIN ? "builtin" : "timeline");
 }
 
 static void sec_events(html_ctx *x)
@@ -473,8 +583,10 @@ typedef struct {
 
 static const slot slots[] = {
     {"title", sec_title},       {"version", sec_version},   {"css", sec_css},
-    {"header", sec_header},     {"warnings", sec_warnings}, {"summary", sec_summary},
+    {"header", sec_header},     {"findings", sec_findings}, {"warnings", sec_warnings},
+    {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
+    {"timeline_lede", sec_timeline_lede}, {"body_class", sec_body_class},
     {"regions", html_regions},  {"sweep", html_sweep},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},

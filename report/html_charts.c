@@ -4,6 +4,8 @@
  * goes through svg.c's escaping. */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "html_parts.h"
@@ -49,6 +51,8 @@ static int ladder_lines(const workload_metrics *r)
 
 void html_ladder(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     strbuf *b = x->b;
     double top = 100;
@@ -201,6 +205,15 @@ static void time_axis(strbuf *b, const tscale *s, double y_lines_end)
     }
 }
 
+/* A timeline's drawing: its SVG, named "what name" for screen readers, and its time axis. */
+static void timeline_open(strbuf *b, const tscale *s, double h, const char *what, const char *name)
+{
+    char aria[96];
+    snprintf(aria, sizeof aria, "%s %s", what, name);
+    svg_open(b, CHART_W, h, "timeline", aria);
+    time_axis(b, s, h - 2);
+}
+
 /* A labelled interval: a phase or a workload's span; the name is written inside when it fits. */
 static void labelled(strbuf *b, const tscale *s, int64_t start, int64_t end, double y, double h, const char *cls,
                      const char *name, const char *tip_extra)
@@ -236,7 +249,9 @@ static const char *dir_word(copy_dir d)
     return d == COPY_H2D ? "H2D" : d == COPY_D2H ? "D2H" : d == COPY_D2D ? "D2D" : "copy";
 }
 
-static void copy_mark(strbuf *b, const tscale *s, const copy_event *c, double y)
+/* Marks of the whole-span timelines are "ev", those of the one-product view "ev1": each recorded
+ * event is one "ev" mark (or part of one), and "ev1" marks repeat a few of them. */
+static void copy_mark(strbuf *b, const tscale *s, const copy_event *c, double y, bool again)
 {
     char tip[256];
     double ms = (double)(c->end_ns - c->start_ns) / 1e6;
@@ -247,6 +262,8 @@ static void copy_mark(strbuf *b, const tscale *s, const copy_event *c, double y)
     n = (int)strlen(tip);
     snprintf(tip + n, sizeof tip - (size_t)n, "\nstream %u, correlation %u", c->stream, c->correlation);
     const char *cls = c->dir == COPY_H2D ? "ev h2d" : c->dir == COPY_D2H ? "ev d2h" : "ev oc";
+    if (again)
+        cls = c->dir == COPY_H2D ? "ev1 h2d" : c->dir == COPY_D2H ? "ev1 d2h" : "ev1 oc";
     svg_rect(b, tx(s, c->start_ns), y, twidth(s, c->start_ns, c->end_ns), TL_LANE_H, 1, cls, NULL, tip);
 }
 
@@ -258,7 +275,8 @@ static const kernel_summary *summary_of(const workload_metrics *r, const char *n
     return NULL;
 }
 
-static void kernel_mark(strbuf *b, const tscale *s, const workload_metrics *r, const kernel_event *k, double y)
+static void kernel_mark(strbuf *b, const tscale *s, const workload_metrics *r, const kernel_event *k, double y,
+                        bool again)
 {
     char name[256], tip[640];
     kernel_display_name(k->name, name, sizeof name);
@@ -274,7 +292,51 @@ static void kernel_mark(strbuf *b, const tscale *s, const workload_metrics *r, c
                       ks->limiter[0] ? ks->limiter : "none");
     if (n > 0 && (size_t)n < sizeof tip)
         snprintf(tip + n, sizeof tip - (size_t)n, "\nstream %u, correlation %u", k->stream, k->correlation);
-    svg_rect(b, tx(s, k->start_ns), y, twidth(s, k->start_ns, k->end_ns), TL_LANE_H, 1, "ev k", NULL, tip);
+    svg_rect(b, tx(s, k->start_ns), y, twidth(s, k->start_ns, k->end_ns), TL_LANE_H, 1, again ? "ev1 k" : "ev k", NULL,
+             tip);
+}
+
+/* Launches of one kernel closer together than a chart unit (a compute phase of 200 launches of
+ * 46 us each) are drawn as one mark, as a pixel can show them; its tip counts them and gives their
+ * total and range. data-launches says how many launches a mark stands for. */
+typedef struct {
+    const kernel_event *first;
+    size_t n;
+    int64_t end;
+    double sum_ms, min_ms, max_ms;
+} kernel_run;
+
+static void kernel_run_flush(strbuf *b, const tscale *s, const workload_metrics *r, kernel_run *run, double y)
+{
+    if (run->n == 1)
+        kernel_mark(b, s, r, run->first, y, false);
+    else if (run->n > 1) {
+        char name[256], tip[512], attr[40];
+        kernel_display_name(run->first->name, name, sizeof name);
+        snprintf(tip, sizeof tip, "%s\n%zu launches over %.3f ms: %.3f ms of kernel time\neach %.3f to %.3f ms",
+                 name, run->n, (double)(run->end - run->first->start_ns) / 1e6, run->sum_ms, run->min_ms,
+                 run->max_ms);
+        snprintf(attr, sizeof attr, "data-launches=\"%zu\"", run->n);
+        svg_rect(b, tx(s, run->first->start_ns), y, twidth(s, run->first->start_ns, run->end), TL_LANE_H, 1,
+                 "ev k", attr, tip);
+    }
+    run->n = 0;
+}
+
+static void kernel_run_add(strbuf *b, const tscale *s, const workload_metrics *r, kernel_run *run,
+                           const kernel_event *k, double y)
+{
+    double ms = (double)(k->end_ns - k->start_ns) / 1e6;
+    if (run->n > 0 && strcmp(run->first->name, k->name) == 0 && tx(s, k->start_ns) - tx(s, run->end) < 1.0) {
+        run->n++;
+        run->end = k->end_ns > run->end ? k->end_ns : run->end;
+        run->sum_ms += ms;
+        run->min_ms = ms < run->min_ms ? ms : run->min_ms;
+        run->max_ms = ms > run->max_ms ? ms : run->max_ms;
+        return;
+    }
+    kernel_run_flush(b, s, r, run, y);
+    *run = (kernel_run){k, 1, k->end_ns, ms, ms, ms};
 }
 
 static void span_of(const workload_run *w, int64_t *lo, int64_t *hi)
@@ -293,7 +355,9 @@ static void span_of(const workload_run *w, int64_t *lo, int64_t *hi)
 #undef WIDEN
 }
 
-/* The whole run on one axis: mmprof's own phases and each workload's span. */
+static bool busy_lane(strbuf *b, const tscale *s, const run_model *m, double y);
+
+/* The whole run on one axis: mmprof's own phases, each workload's span, and the GPU's busy time. */
 static void run_overview(html_ctx *x)
 {
     const run_model *m = x->a->m;
@@ -317,8 +381,8 @@ static void run_overview(html_ctx *x)
     sb_printf(b, "<figure class=\"tl overview\"><figcaption><b>The whole run</b> <span class=\"quiet\">%.0f ms "
                  "from start; where mmprof's own time went, and each workload</span></figcaption>\n",
               (double)(s.hi - s.lo) / 1e6);
-    double y = 18, h = y + 2 * (TL_PHASE_H + TL_GAP) + 2;
-    svg_open(b, CHART_W, h, "timeline", "The whole run: mmprof's phases and each workload");
+    double y = 18, h = y + 2 * (TL_PHASE_H + TL_GAP) + TL_LANE_H + TL_GAP + 2;
+    svg_open(b, CHART_W, h, "timeline", "The whole run: mmprof's phases, each workload and when the GPU was busy");
     time_axis(b, &s, h - 2);
     lane_label(b, y, TL_PHASE_H, "mmprof");
     for (int i = 0; i < m->ntool_phases; i++)
@@ -326,6 +390,38 @@ static void run_overview(html_ctx *x)
                  m->tool_phases[i].name, NULL);
     y += TL_PHASE_H + TL_GAP;
     lane_label(b, y, TL_PHASE_H, "workloads");
+    int number = 0;
+    for (int i = 0; i < m->nworkloads; i++) {
+        const workload_run *w = &m->workloads[i];
+        int64_t a, z;
+        span_of(w, &a, &z);
+        if (a >= z)
+            continue;
+        number++;
+        char label[64];
+        workload_label(w, label, sizeof label);
+        char tip[96];
+        snprintf(tip, sizeof tip, "%d. %s\n%.1f ms", number, label, (double)(z - a) / 1e6);
+        svg_rect(b, tx(&s, a), y, twidth(&s, a, z), TL_PHASE_H, 1,
+                 !w->needs_gpu ? "span cpu" : (w->host_memory == MEM_PINNED ? "span gpu pinned" : "span gpu"), NULL, tip);
+        /* Every span is labelled: its name inside when it fits, else its number in the key below. */
+        char num[12];
+        snprintf(num, sizeof num, "%d", number);
+        if (twidth(&s, a, z) > 7.0 * (double)strlen(w->name) + 8)
+            svg_text(b, tx(&s, a) + 4, y + TL_PHASE_H - 5, "start", "in", w->name);
+        else
+            svg_text(b, tx(&s, a) + twidth(&s, a, z) / 2, y + TL_PHASE_H - 5, "middle", "in", num);
+    }
+    y += TL_PHASE_H + TL_GAP;
+    lane_label(b, y, TL_LANE_H, "GPU busy");
+    if (!busy_lane(b, &s, m, y))
+        b->oom = true;
+    svg_close(b);
+    /* The key: every workload by its number, and what the lanes' colours mean. */
+    sb_add(b, "<figcaption class=\"key\"><span class=\"sw tool\"></span>mmprof's own phases "
+              "<span class=\"sw cpu\"></span>CPU workload <span class=\"sw gpu\"></span>GPU, pageable "
+              "<span class=\"sw gpupin\"></span>GPU, pinned <span class=\"sw busy\"></span>GPU busy "
+              "(kernels, copies, memsets)<ol class=\"spankey\">");
     for (int i = 0; i < m->nworkloads; i++) {
         const workload_run *w = &m->workloads[i];
         int64_t a, z;
@@ -334,13 +430,255 @@ static void run_overview(html_ctx *x)
             continue;
         char label[64];
         workload_label(w, label, sizeof label);
-        char tip[96];
-        snprintf(tip, sizeof tip, "%s\n%.1f ms", label, (double)(z - a) / 1e6);
-        svg_rect(b, tx(&s, a), y, twidth(&s, a, z), TL_PHASE_H, 1,
-                 !w->needs_gpu ? "span cpu" : (w->host_memory == MEM_PINNED ? "span gpu pinned" : "span gpu"), NULL, tip);
-        /* The name inside when it fits. */
-        if (twidth(&s, a, z) > 7.0 * (double)strlen(w->name) + 8)
-            svg_text(b, tx(&s, a) + 4, y + TL_PHASE_H - 5, "start", "in", w->name);
+        sb_add(b, "<li>");
+        sb_html(b, label);
+        sb_add(b, "</li>");
+    }
+    sb_add(b, "</ol></figcaption>\n</figure>\n");
+}
+
+static int cmp_iv(const void *pa, const void *pb)
+{
+    const interval *a = pa, *b = pb;
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+static size_t add_spans(interval *iv, size_t n, const kernel_event *k, size_t nk, const copy_event *c, size_t nc,
+                        const memset_event *ms, size_t nms)
+{
+    for (size_t i = 0; i < nk; i++)
+        iv[n++] = (interval){k[i].start_ns, k[i].end_ns};
+    for (size_t i = 0; i < nc; i++)
+        iv[n++] = (interval){c[i].start_ns, c[i].end_ns};
+    for (size_t i = 0; i < nms; i++)
+        iv[n++] = (interval){ms[i].start_ns, ms[i].end_ns};
+    return n;
+}
+
+/* When the GPU ran anything, drawn as a pixel can show it: busy stretches closer than one chart
+ * unit join, and each mark's tip says how busy it was inside. */
+static bool busy_lane(strbuf *b, const tscale *s, const run_model *m, double y)
+{
+    size_t n = m->events.nkernels + m->events.ncopies + m->events.nmemsets;
+    for (int i = 0; i < m->nworkloads; i++)
+        n += m->workloads[i].nkernels + m->workloads[i].ncopies + m->workloads[i].nmemsets;
+    if (n == 0)
+        return true;
+    interval *iv = malloc(n * sizeof *iv);
+    if (!iv)
+        return false;
+    n = add_spans(iv, 0, m->events.kernels, m->events.nkernels, m->events.copies, m->events.ncopies,
+                  m->events.memsets, m->events.nmemsets);
+    for (int i = 0; i < m->nworkloads; i++) {
+        const workload_run *w = &m->workloads[i];
+        n = add_spans(iv, n, w->kernels, w->nkernels, w->copies, w->ncopies, w->memsets, w->nmemsets);
+    }
+    qsort(iv, n, sizeof *iv, cmp_iv);
+    int64_t unit = (int64_t)((double)(s->hi - s->lo) / (s->x1 - s->x0)) + 1;
+    int64_t start = iv[0].start, end = iv[0].end, busy = 0, cursor = iv[0].start;
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && iv[i].start - end < unit) {
+            int64_t from = iv[i].start > cursor ? iv[i].start : cursor;
+            if (iv[i].end > from)
+                busy += iv[i].end - from;
+            cursor = iv[i].end > cursor ? iv[i].end : cursor;
+            end = iv[i].end > end ? iv[i].end : end;
+            continue;
+        }
+        char tip[128];
+        snprintf(tip, sizeof tip, "GPU busy %.3f ms of %.3f ms (%.0f%%)", (double)busy / 1e6,
+                 (double)(end - start) / 1e6, end > start ? 100.0 * (double)busy / (double)(end - start) : 100.0);
+        svg_rect(b, tx(s, start), y, twidth(s, start, end), TL_LANE_H, 1, "busy", NULL, tip);
+        if (i < n) {
+            start = cursor = iv[i].start;
+            end = iv[i].end;
+            busy = 0;
+            i--; /* count this one's time in the new stretch */
+        }
+    }
+    free(iv);
+    return true;
+}
+
+/* CUDA API calls, as many as a pixel can show: calls closer than one chart unit to the previous
+ * mark join it, and the mark's tip counts them by name (a workload makes thousands of calls a few
+ * microseconds long: drawn one by one they were most of the page's bytes and one grey bar to the
+ * eye). data-calls says how many calls a mark stands for. */
+#define API_NAMES 4
+
+typedef struct {
+    const char *name;
+    int count;
+} name_count;
+
+static int cmp_api_start(const void *pa, const void *pb)
+{
+    const api_event *a = *(const api_event *const *)pa, *b = *(const api_event *const *)pb;
+    return (a->start_ns > b->start_ns) - (a->start_ns < b->start_ns);
+}
+
+static void api_mark(strbuf *b, const tscale *s, const api_event *const *calls, size_t n, int64_t end, double y)
+{
+    name_count names[API_NAMES];
+    int nn = 0, other = 0;
+    double busy_ms = 0;
+    for (size_t i = 0; i < n; i++) {
+        busy_ms += (double)(calls[i]->end_ns - calls[i]->start_ns) / 1e6;
+        int k = 0;
+        while (k < nn && strcmp(names[k].name, calls[i]->name) != 0)
+            k++;
+        if (k < nn)
+            names[k].count++;
+        else if (nn < API_NAMES)
+            names[nn++] = (name_count){calls[i]->name, 1};
+        else
+            other++;
+    }
+    char tip[512], attr[32];
+    int len;
+    if (n == 1) {
+        char nm[128];
+        api_display_name(calls[0]->name, nm, sizeof nm);
+        len = snprintf(tip, sizeof tip, "%s\n%.3f ms\nthread %u, correlation %u", nm, busy_ms, calls[0]->thread,
+                       calls[0]->correlation);
+    } else {
+        len = snprintf(tip, sizeof tip, "%zu CUDA API calls\n%.3f ms in calls over %.3f ms", n, busy_ms,
+                       (double)(end - calls[0]->start_ns) / 1e6);
+        for (int k = 0; k < nn && len > 0 && (size_t)len < sizeof tip; k++) {
+            char nm[128];
+            api_display_name(names[k].name, nm, sizeof nm);
+            len += snprintf(tip + len, sizeof tip - (size_t)len, "\n%s \xc3\x97%d", nm, names[k].count);
+        }
+        if (other > 0 && len > 0 && (size_t)len < sizeof tip)
+            snprintf(tip + len, sizeof tip - (size_t)len, "\nother calls \xc3\x97%d", other);
+    }
+    snprintf(attr, sizeof attr, "data-calls=\"%zu\"", n);
+    svg_rect(b, tx(s, calls[0]->start_ns), y, twidth(s, calls[0]->start_ns, end), TL_LANE_H, 1, "ev api", attr, tip);
+}
+
+static bool api_lane(strbuf *b, const tscale *s, const api_event *apis, size_t n, double y)
+{
+    const api_event **calls = malloc(n * sizeof *calls);
+    if (!calls)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        calls[i] = &apis[i];
+    qsort(calls, n, sizeof *calls, cmp_api_start);
+    size_t first = 0;
+    int64_t end = calls[0]->end_ns;
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && tx(s, calls[i]->start_ns) - tx(s, end) < 1.0) {
+            if (calls[i]->end_ns > end)
+                end = calls[i]->end_ns;
+            continue;
+        }
+        api_mark(b, s, calls + first, i - first, end, y);
+        if (i < n) {
+            first = i;
+            end = calls[i]->end_ns;
+        }
+    }
+    free(calls);
+    return true;
+}
+
+/* One product as a program would run it once: copy A and B in, the product's kernels (the one of
+ * the timed products closest to the median), copy C out, back to back on one axis with the host's
+ * gaps between phases left out. Beside a whole span of warm-up, hundreds of repeats and
+ * verification, this is what the verdict is about. */
+static void one_product(html_ctx *x, const workload_metrics *r)
+{
+    const workload_run *w = r->w;
+    strbuf *b = x->b;
+    const phase *in = workload_find_phase(w, "copy-in"), *comp = workload_find_phase(w, "compute"),
+                *out = workload_find_phase(w, "copy-out");
+    int kpp = r->kernels_per_product;
+    if (!in || !comp || !out || kpp <= 0 || !r->kernel_ms.ok)
+        return;
+    /* The compute phase's products, in order; the one nearest the median. */
+    size_t first = 0, best = SIZE_MAX, seen = 0;
+    double best_d = 0, sum = 0;
+    for (size_t i = 0; i < w->nkernels; i++) {
+        const kernel_event *k = &w->kernels[i];
+        if (k->start_ns < comp->start_ns || k->start_ns > comp->end_ns)
+            continue;
+        if (seen % (size_t)kpp == 0) {
+            first = i;
+            sum = 0;
+        }
+        sum += (double)(k->end_ns - k->start_ns) / 1e6;
+        if (++seen % (size_t)kpp == 0 && (best == SIZE_MAX || fabs(sum - r->kernel_ms.v) < best_d)) {
+            best = first;
+            best_d = fabs(sum - r->kernel_ms.v);
+        }
+    }
+    if (best == SIZE_MAX)
+        return;
+    /* Offsets: H2D from the first copy-in copy; kernels after the last H2D; D2H after the product. */
+    int64_t h2d0 = INT64_MAX, h2d1 = 0, d2h0 = INT64_MAX;
+    for (size_t i = 0; i < w->ncopies; i++) {
+        const copy_event *c = &w->copies[i];
+        if (c->dir == COPY_H2D && c->start_ns >= in->start_ns && c->start_ns <= in->end_ns) {
+            h2d0 = c->start_ns < h2d0 ? c->start_ns : h2d0;
+            h2d1 = c->end_ns > h2d1 ? c->end_ns : h2d1;
+        }
+        if (c->dir == COPY_D2H && c->start_ns >= out->start_ns && c->start_ns <= out->end_ns)
+            d2h0 = c->start_ns < d2h0 ? c->start_ns : d2h0;
+    }
+    if (h2d0 == INT64_MAX || d2h0 == INT64_MAX)
+        return;
+    int64_t kshift = (h2d1 - h2d0) - (w->kernels[best].start_ns), kend = 0;
+    size_t seen_k = 0;
+    for (size_t i = best; i < w->nkernels && seen_k < (size_t)kpp; i++)
+        if (w->kernels[i].start_ns >= comp->start_ns && w->kernels[i].start_ns <= comp->end_ns) {
+            seen_k++;
+            kend = w->kernels[i].end_ns + kshift > kend ? w->kernels[i].end_ns + kshift : kend;
+        }
+    int64_t dshift = kend - d2h0, total = kend;
+    for (size_t i = 0; i < w->ncopies; i++) {
+        const copy_event *c = &w->copies[i];
+        if (c->dir == COPY_D2H && c->start_ns >= out->start_ns && c->start_ns <= out->end_ns)
+            total = c->end_ns + dshift > total ? c->end_ns + dshift : total;
+    }
+    tscale s = {.lo = 0, .hi = total, .x0 = TL_X0, .x1 = TL_X1};
+    if (total <= 0)
+        return;
+    double h = 18 + 3 * (TL_LANE_H + TL_GAP) + 2;
+    sb_printf(b, "<figure class=\"tl one\"><figcaption>One product <span class=\"quiet\">%.3f ms: copies in, the "
+                 "product nearest the median, copies out, back to back</span></figcaption>\n",
+              (double)total / 1e6);
+    timeline_open(b, &s, h, "One product of", w->name);
+    double y = 18;
+    lane_label(b, y, TL_LANE_H, "H2D");
+    for (size_t i = 0; i < w->ncopies; i++) {
+        copy_event c = w->copies[i];
+        if (c.dir != COPY_H2D || c.start_ns < in->start_ns || c.start_ns > in->end_ns)
+            continue;
+        c.start_ns -= h2d0;
+        c.end_ns -= h2d0;
+        copy_mark(b, &s, &c, y, true);
+    }
+    y += TL_LANE_H + TL_GAP;
+    lane_label(b, y, TL_LANE_H, "kernels");
+    seen_k = 0;
+    for (size_t i = best; i < w->nkernels && seen_k < (size_t)kpp; i++) {
+        kernel_event k = w->kernels[i];
+        if (k.start_ns < comp->start_ns || k.start_ns > comp->end_ns)
+            continue;
+        seen_k++;
+        k.start_ns += kshift;
+        k.end_ns += kshift;
+        kernel_mark(b, &s, r, &k, y, true);
+    }
+    y += TL_LANE_H + TL_GAP;
+    lane_label(b, y, TL_LANE_H, "D2H");
+    for (size_t i = 0; i < w->ncopies; i++) {
+        copy_event c = w->copies[i];
+        if (c.dir != COPY_D2H || c.start_ns < out->start_ns || c.start_ns > out->end_ns)
+            continue;
+        c.start_ns += dshift;
+        c.end_ns += dshift;
+        copy_mark(b, &s, &c, y, true);
     }
     svg_close(b);
     sb_add(b, "</figure>\n");
@@ -382,10 +720,7 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
         sb_printf(b, " &middot; GPU busy %.1f%% of copy-in, compute and copy-out", r->busy_pct.v);
     sb_printf(b, " &middot; timed by %s</span></figcaption>\n", timing_source_name(w->timing));
 
-    char aria[96];
-    snprintf(aria, sizeof aria, "Timeline of %s", w->name);
-    svg_open(b, CHART_W, h, "timeline", aria);
-    time_axis(b, &s, h - 2);
+    timeline_open(b, &s, h, "Timeline of", w->name);
     double y = 18;
     lane_label(b, y, TL_PHASE_H, "NVTX");
     for (int i = 0; i < w->nphases; i++) {
@@ -398,7 +733,7 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
         lane_label(b, y, TL_LANE_H, "H2D");
         for (size_t i = 0; i < w->ncopies; i++)
             if (w->copies[i].dir == COPY_H2D)
-                copy_mark(b, &s, &w->copies[i], y);
+                copy_mark(b, &s, &w->copies[i], y, false);
         y += TL_LANE_H + TL_GAP;
         int klanes = nstreams > 0 ? nstreams : 1;
         for (int l = 0; l < klanes; l++) {
@@ -408,6 +743,7 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
             else
                 snprintf(name, sizeof name, "kernels");
             lane_label(b, y, TL_LANE_H, name);
+            kernel_run run = {0};
             for (size_t i = 0; i < w->nkernels; i++) {
                 int lane = klanes - 1; /* streams past the last lane share it */
                 for (int j = 0; j < nstreams; j++)
@@ -416,32 +752,28 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
                         break;
                     }
                 if (lane == l)
-                    kernel_mark(b, &s, r, &w->kernels[i], y);
+                    kernel_run_add(b, &s, r, &run, &w->kernels[i], y);
             }
+            kernel_run_flush(b, &s, r, &run, y);
             y += TL_LANE_H + TL_GAP;
         }
         lane_label(b, y, TL_LANE_H, "D2H");
         for (size_t i = 0; i < w->ncopies; i++)
             if (w->copies[i].dir == COPY_D2H)
-                copy_mark(b, &s, &w->copies[i], y);
+                copy_mark(b, &s, &w->copies[i], y, false);
         y += TL_LANE_H + TL_GAP;
         if (other_copies) {
             lane_label(b, y, TL_LANE_H, "other copies");
             for (size_t i = 0; i < w->ncopies; i++)
                 if (w->copies[i].dir != COPY_H2D && w->copies[i].dir != COPY_D2H)
-                    copy_mark(b, &s, &w->copies[i], y);
+                    copy_mark(b, &s, &w->copies[i], y, false);
             y += TL_LANE_H + TL_GAP;
         }
     }
     if (w->napis > 0) {
         lane_label(b, y, TL_LANE_H, "CUDA API");
-        for (size_t i = 0; i < w->napis; i++) {
-            const api_event *e = &w->apis[i];
-            char tip[192];
-            snprintf(tip, sizeof tip, "%s\n%.3f ms\nthread %u, correlation %u", e->name,
-                     (double)(e->end_ns - e->start_ns) / 1e6, e->thread, e->correlation);
-            svg_rect(b, tx(&s, e->start_ns), y, twidth(&s, e->start_ns, e->end_ns), TL_LANE_H, 1, "ev api", NULL, tip);
-        }
+        if (!api_lane(b, &s, w->apis, w->napis, y))
+            b->oom = true;
     }
     svg_close(b);
     sb_add(b, "</figure>\n");
@@ -449,16 +781,21 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
 
 void html_timeline(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     run_overview(x);
-    sb_add(x->b, "<p class=\"legend\"><span class=\"sw h2d\"></span>host to device <span class=\"sw k\"></span>kernel "
-                 "<span class=\"sw d2h\"></span>device to host <span class=\"sw api\"></span>CUDA API call "
-                 "<span class=\"quiet\">&middot; each workload on its own axis; NVTX phases on top</span></p>\n");
+    sb_add(x->b, "<p class=\"legend\"><b>Each workload:</b> <span class=\"sw h2d\"></span>host to device "
+                 "<span class=\"sw k\"></span>kernel <span class=\"sw d2h\"></span>device to host "
+                 "<span class=\"sw api\"></span>CUDA API calls <span class=\"quiet\">&middot; its whole span on its own "
+                 "axis, NVTX phases on top; then one product on its own</span></p>\n");
     int drawn = 0;
     for (int i = 0; i < a->nwl; i++) {
         if (a->wl[i].w->status == WL_SKIPPED)
             continue;
         workload_timeline(x, &a->wl[i]);
+        if (a->wl[i].w->needs_gpu && a->wl[i].w->status == WL_OK)
+            one_product(x, &a->wl[i]);
         drawn++;
     }
     if (drawn == 0)
@@ -517,17 +854,17 @@ static void kind_contrast(html_ctx *x, bool h2d)
 
 void html_copies(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     strbuf *b = x->b;
     int rows = 0;
-    double top_ms = 0, top_gbps = 0;
+    double top_gbps = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         if (!r->w->needs_gpu || !ran(r->w))
             continue;
         rows++;
-        if (r->e2e_ms.ok && r->e2e_ms.v > top_ms)
-            top_ms = r->e2e_ms.v;
         if (r->w->device >= 0 && r->w->device < a->m->ndevices && a->peaks[r->w->device].link_gbps.ok &&
             a->peaks[r->w->device].link_gbps.v > top_gbps)
             top_gbps = a->peaks[r->w->device].link_gbps.v;
@@ -542,8 +879,6 @@ void html_copies(html_ctx *x)
         top_gbps = a->best_d2h_gbps.v;
     if (top_gbps <= 0)
         top_gbps = 1;
-    if (top_ms <= 0)
-        top_ms = 1;
 
     sb_add(b, "<ul class=\"facts-inline\">");
     kind_contrast(x, true);
@@ -554,20 +889,23 @@ void html_copies(html_ctx *x)
     html_metric(x, &a->best_d2h_gbps, "%.1f", " GB/s", "fastest D2H");
     sb_add(b, "</li></ul>\n");
     sb_add(b, "<p class=\"legend\"><span class=\"sw h2d\"></span>copy A and B in <span class=\"sw k\"></span>one "
-              "product (median kernel time) <span class=\"sw d2h\"></span>copy C out</p>\n");
+              "product (median kernel time) <span class=\"sw d2h\"></span>copy C out <span class=\"quiet\">&middot; each bar is "
+              "its own run's end-to-end time, written beside it</span></p>\n");
 
     double h = 30 + rows * CC_ROW + 4;
     svg_open(b, CHART_W, h, "copies", "Per-product time split into copies and compute, and copy bandwidth");
-    svg_text(b, CC_X0, 12, "start", "colhead", "one product, end to end (ms)");
+    svg_text(b, CC_X0, 12, "start", "colhead", "one product: share of its end-to-end time");
     svg_text(b, CC_RATIO, 12, "end", "colhead", "copy:compute");
     svg_text(b, CC_BW0, 12, "start", "colhead", "H2D GB/s, % of fastest");
     svg_text(b, CC_BW1, 12, "start", "colhead", "D2H GB/s, % of fastest");
-    double step = svg_nice_step(top_ms, 6);
-    for (double v = 0; v <= top_ms + 1e-9; v += step) {
-        double gx = svg_scale(v, 0, top_ms, CC_X0, CC_X1);
+    /* Each row on its own scale: the bar is that run's end-to-end time, split into its parts (one
+     * scale for all was set by the slowest run, 40 ms, and left a fast run's kernel a pixel wide);
+     * the time itself is written beside the bar. */
+    for (int v = 0; v <= 100; v += 25) {
+        double gx = svg_scale(v, 0, 100, CC_X0, CC_X1);
         svg_line(b, gx, 20, gx, h - 2, "grid");
         char t[16];
-        snprintf(t, sizeof t, step < 1 ? "%.1f" : "%.0f", v);
+        snprintf(t, sizeof t, "%d%%", v);
         svg_text(b, gx, 28, "middle", "tick small", t);
     }
     /* The fastest measured copy in each direction, as a reference line in its column. */
@@ -595,7 +933,7 @@ void html_copies(html_ctx *x)
             const char *what[3] = {"copy A and B in", "one product on the GPU", "copy C out"};
             double at = CC_X0;
             for (int p = 0; p < 3; p++) {
-                double w_px = svg_scale(parts[p], 0, top_ms, 0, CC_X1 - CC_X0);
+                double w_px = svg_scale(parts[p], 0, r->e2e_ms.v, 0, CC_X1 - CC_X0);
                 char tip[160];
                 snprintf(tip, sizeof tip, "%s: %.3f ms (%.0f%% of %.3f ms end to end)", what[p], parts[p],
                          100 * parts[p] / r->e2e_ms.v, r->e2e_ms.v);
@@ -604,7 +942,7 @@ void html_copies(html_ctx *x)
             }
             char val[48];
             snprintf(val, sizeof val, "%.3f ms", r->e2e_ms.v);
-            svg_text(b, at + 6, cy + 4, "start", "val", val);
+            svg_text(b, CC_X1 + 6, cy + 4, "start", "val", val);
             if (r->copy_compute_ratio.ok) {
                 snprintf(val, sizeof val, "%.2f", r->copy_compute_ratio.v);
                 svg_text(b, CC_RATIO, cy + 4, "end", r->copy_compute_ratio.v > 1 ? "val lim" : "val", val);
@@ -628,6 +966,8 @@ void html_copies(html_ctx *x)
 
 void html_speedup(html_ctx *x)
 {
+    if (html_builtin_only(x))
+        return;
     const analysis *a = x->a;
     strbuf *b = x->b;
     int rows = 0;

@@ -79,3 +79,24 @@ void html_workload_label(html_ctx *x, const workload_run *w)
     sb_html(x->b, w->name);
     sb_printf(x->b, "</span> <span class=\"chip %s\">%s</span>", html_memory_word(w), html_memory_word(w));
 }
+
+/* What a timeline that is not a built-in run is, in a reader's words. */
+const char *html_source_words(const run_model *m)
+{
+    switch (m->source) {
+    case SOURCE_NSYS: return "Nsight Systems export";
+    case SOURCE_KINETO: return "PyTorch profiler trace";
+    case SOURCE_PROFILE: return "profiled program";
+    default: return "mmprof run";
+    }
+}
+
+bool html_builtin_only(html_ctx *x)
+{
+    if (x->a->m->source == SOURCE_BUILTIN)
+        return false;
+    sb_printf(x->b, "<p class=\"quiet\">This section shows mmprof's built-in matrix-multiply workloads; a %s has "
+                    "none. Its figures are under <a href=\"#regions\">Regions</a>.</p>\n",
+              html_source_words(x->a->m));
+    return true;
+}

@@ -34,6 +34,12 @@ void html_workload_label(html_ctx *x, const workload_run *w);
 /* "pageable", "pinned" or "host". */
 const char *html_memory_word(const workload_run *w);
 
+/* "Nsight Systems export", "PyTorch profiler trace", "profiled program" or "mmprof run". */
+const char *html_source_words(const run_model *m);
+/* For a timeline that is not a built-in run, a line saying the section is the built-in
+ * workloads' and pointing at Regions; true when it wrote it (the caller then writes nothing). */
+bool html_builtin_only(html_ctx *x);
+
 /* The regions section (html_regions.c). */
 void html_regions(html_ctx *x);
 

@@ -145,6 +145,27 @@ static void flow_rows(html_ctx *x, const region_metrics *r)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
+#define HTML_TOP_APIS 25
+
+static void api_rows(html_ctx *x, const region_metrics *r)
+{
+    static const char *const cols[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
+    sb_add(x->b, "<h3>CUDA API calls by total time</h3>\n<div class=\"scroll\"><table class=\"apis sortable\">\n"
+                 "<thead><tr><th data-sort=\"text\">call</th><th data-sort=\"num\" class=\"r\">count</th>");
+    heading_cells(x, &api_stat_table, cols, (int)(sizeof cols / sizeof cols[0]));
+    sb_add(x->b, "</tr></thead>\n<tbody>\n");
+    for (int i = 0; i < r->napistats && i < HTML_TOP_APIS; i++) {
+        const api_stat *k = &r->apis[i];
+        sb_add(x->b, "<tr><td><code>");
+        sb_html(x->b, k->name);
+        sb_printf(x->b, "</code></td><td class=\"r\" data-v=\"%d\">%d</td>", k->count, k->count);
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+            metric_cell(x, &api_stat_table, k, cols[c]);
+        sb_add(x->b, "</tr>\n");
+    }
+    sb_add(x->b, "</tbody></table></div>\n");
+}
+
 void html_regions(html_ctx *x)
 {
     const analysis *a = x->a;
@@ -154,11 +175,13 @@ void html_regions(html_ctx *x)
     }
     region_rows(x);
     verdict_list(x);
-    if (a->m->source != SOURCE_BUILTIN) {
-        const region_metrics *run = &a->rg[a->listed[0]];
-        if (run->nkstats > 0)
-            kernel_rows(x, run);
-        if (run->nflows > 0)
-            flow_rows(x, run);
-    }
+    /* The run's kernels, copies and API calls as nsys stats tables them, for every source (the
+     * built-in run's Kernels section is per workload, with launch shapes; this is the whole run). */
+    const region_metrics *run = &a->rg[a->listed[0]];
+    if (run->nkstats > 0)
+        kernel_rows(x, run);
+    if (run->nflows > 0)
+        flow_rows(x, run);
+    if (run->napistats > 0)
+        api_rows(x, run);
 }

@@ -4,8 +4,10 @@
 #include "json_report.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "model_json.h"
+#include "strbuf.h"
 
 typedef struct {
     cJSON *obj;      /* where values go */
@@ -131,6 +133,17 @@ static bool kernel_stat_json(cJSON *arr, const kernel_stat *k)
     return close_row(row, missing, o.ok);
 }
 
+static bool api_stat_json(cJSON *arr, const api_stat *k)
+{
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddStringToObject(row, "name", k->name) && cJSON_AddNumberToObject(row, "count", k->count);
+    put_table(&o, &api_stat_table, k);
+    return close_row(row, missing, o.ok);
+}
+
 /* One region's figures: what it is, the registry's figures, copies per direction and memory
  * kind, kernels by total time, the idle gaps and the verdict with its advice. */
 static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
@@ -151,7 +164,8 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
     put_table(&o, &region_metric_table, r);
     cJSON *flows = o.ok ? cJSON_AddArrayToObject(row, "copy_flows") : NULL;
     cJSON *kernels = flows ? cJSON_AddArrayToObject(row, "kernel_stats") : NULL;
-    cJSON *gaps = kernels ? cJSON_AddArrayToObject(row, "idle_gaps") : NULL;
+    cJSON *apis = kernels ? cJSON_AddArrayToObject(row, "api_stats") : NULL;
+    cJSON *gaps = apis ? cJSON_AddArrayToObject(row, "idle_gaps") : NULL;
     o.ok = o.ok && gaps && cJSON_AddStringToObject(row, "verdict", region_verdict_name(r->verdict)) &&
            cJSON_AddStringToObject(row, "verdict_reason", r->verdict_text) &&
            cJSON_AddStringToObject(row, "advice", r->advice);
@@ -159,6 +173,8 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
         o.ok = flow_json(flows, &r->flows[i]);
     for (int i = 0; o.ok && i < r->nkstats; i++)
         o.ok = kernel_stat_json(kernels, &r->kernels[i]);
+    for (int i = 0; o.ok && i < r->napistats; i++)
+        o.ok = api_stat_json(apis, &r->apis[i]);
     for (int i = 0; o.ok && i < r->ngaps; i++) {
         cJSON *g = cJSON_CreateObject();
         o.ok = g && cJSON_AddItemToArray(gaps, g) &&
@@ -275,17 +291,99 @@ static bool analysis_json(cJSON *root, const analysis *a)
     return true;
 }
 
+/* "summary": the findings, heaviest first, as the first member of the document: what to read
+ * before anything else. Each has its kind, sentence and deciding figure with its unit. */
+static bool summary_json(cJSON *root, const analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr || !cJSON_AddItemToObject(root, "summary", arr)) {
+        cJSON_Delete(arr);
+        return false;
+    }
+    cJSON_DetachItemViaPointer(root, arr);
+    if (!cJSON_InsertItemInArray(root, 0, arr)) {
+        cJSON_Delete(arr);
+        return false;
+    }
+    for (int i = 0; i < a->nsummary; i++) {
+        const finding *f = &a->summary[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(arr, o))
+            return cJSON_Delete(o), false;
+        if (!cJSON_AddStringToObject(o, "kind", finding_kind_name(f->kind)) ||
+            !cJSON_AddStringToObject(o, "text", f->text) || !cJSON_AddNumberToObject(o, "value", f->figure.v) ||
+            !cJSON_AddStringToObject(o, "unit", f->unit) || !cJSON_AddNumberToObject(o, "weight", f->weight))
+            return false;
+    }
+    return true;
+}
+
+/* ---------- printing in parts ----------
+ * A run's whole tree is about 3.6 times its text: built at once, it was most of the memory
+ * `mmprof report --json` needed. The document is printed in parts instead: everything but the
+ * workloads (with an empty "workloads" array), then each workload, its tree built, printed and let
+ * go in turn, and the parts spliced. cJSON_Print indents by depth with tabs and separates array
+ * elements with ", ", so a workload printed on its own, two tabs added after each newline (a
+ * string holds no raw newline), reads exactly as it would inside the whole document. */
+static cJSON *build_head(const void *ctx)
+{
+    const analysis *a = ctx;
+    run_model head = *a->m;
+    head.nworkloads = 0;
+    cJSON *root = model_to_json(&head);
+    return root && analysis_json(root, a) && summary_json(root, a) ? root : NULL;
+}
+
+typedef struct {
+    const workload_metrics *r;
+    int64_t epoch_ns;
+} workload_part;
+
+static cJSON *build_workload(const void *ctx)
+{
+    const workload_part *p = ctx;
+    cJSON *w = model_workload_to_json(p->r->w, p->epoch_ns);
+    return w && workload_metrics_json(w, p->r) ? w : NULL;
+}
+
 char *render_json(const analysis *a)
 {
-    cJSON *root = model_to_json(a->m);
-    if (!root)
+    static const char anchor[] = "\n\t\"workloads\":\t[]";
+    char *head = json_print_built(build_head, a);
+    char *at = head ? strstr(head, anchor) : NULL;
+    if (!at) {
+        free(head);
         return NULL;
-    bool ok = true;
-    cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
-    for (int i = 0; ok && i < a->nwl; i++)
-        ok = workload_metrics_json(cJSON_GetArrayItem(wls, i), &a->wl[i]);
-    ok = ok && analysis_json(root, a);
-    char *text = ok ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    return text;
+    }
+    size_t split = (size_t)(at - head) + sizeof anchor - 2; /* just past the '[' */
+    strbuf b;
+    sb_init(&b);
+    sb_addn(&b, head, split);
+    for (int i = 0; i < a->nwl && !b.oom; i++) {
+        workload_part part = {&a->wl[i], a->m->epoch_ns};
+        char *w = json_print_built(build_workload, &part);
+        if (!w) {
+            b.oom = true;
+            break;
+        }
+        if (i > 0)
+            sb_add(&b, ", ");
+        for (const char *p = w, *nl; *p; p = nl + 1) {
+            nl = strchr(p, '\n');
+            if (!nl) {
+                sb_add(&b, p);
+                break;
+            }
+            sb_addn(&b, p, (size_t)(nl - p));
+            sb_add(&b, "\n\t\t");
+        }
+        free(w);
+    }
+    sb_add(&b, head + split);
+    free(head);
+    if (b.oom) {
+        sb_free(&b);
+        return NULL;
+    }
+    return sb_finish(&b);
 }

@@ -98,10 +98,15 @@ static void header(ctx *x, const analysis *a)
              h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
     fputs("Host    ", x->out);
     wrapped(x, 8, line);
-    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads, %s", h->blas_version[0] ? h->blas_version : "?",
-             h->blas_core[0] ? h->blas_core : "?", h->blas_threads, h->blas_library[0] ? h->blas_library : "?");
+    /* The library's path on a line of its own: wrapped after "threads," it left a dangling comma. */
+    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads", h->blas_version[0] ? h->blas_version : "?",
+             h->blas_core[0] ? h->blas_core : "?", h->blas_threads);
     fputs("BLAS    ", x->out);
     wrapped(x, 8, line);
+    if (h->blas_library[0]) {
+        fputs("        ", x->out);
+        wrapped(x, 8, h->blas_library);
+    }
     const collection_info *ci = &m->collection;
     if (ci->source == TIMING_CUPTI)
         snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
@@ -277,9 +282,11 @@ static void kernel_table(ctx *x, const analysis *a)
             }
             fmt(x, occ, sizeof occ, &s->occupancy_pct, "%.0f", "occupancy");
             fmt(x, med, sizeof med, &s->median_ms, "%.3f", "kernel median");
-            /* A name longer than its column gets a line of its own. */
+            /* A name longer than its column gets a line of its own, cut with a mark past it. */
             if (strlen(name) > 31) {
-                fprintf(x->out, "  %.98s\n", name);
+                char line[128];
+                clipped(name, TEXT_WIDTH - 2, line, sizeof line);
+                fprintf(x->out, "  %s\n", line);
                 name[0] = '\0';
             }
             fprintf(x->out, "  %-31.31s %5d %9s %9s %7s %4s %7s %5s %s\n", name, s->launches, med, grid, block,
@@ -365,6 +372,18 @@ static void tool_time(ctx *x, const analysis *a)
     fputc('\n', x->out);
 }
 
+/* The answer first: the analysis's findings, heaviest first, one numbered paragraph each. */
+static void summary(ctx *x, const analysis *a)
+{
+    if (a->nsummary == 0)
+        return;
+    fprintf(x->out, "\n%sSummary%s\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < a->nsummary; i++) {
+        fprintf(x->out, "%2d. ", i + 1);
+        wrapped(x, 4, a->summary[i].text);
+    }
+}
+
 static void footer(ctx *x, const analysis *a)
 {
     if (x->nna > 0) {
@@ -390,6 +409,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
+    summary(&x, a);
     text_sweep(&x, a);
     if (a->m->source != SOURCE_BUILTIN)
         text_regions(&x, a);

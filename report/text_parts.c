@@ -98,3 +98,13 @@ const char *noise_fmt(const metric *m)
 {
     return m->v < 10 ? "%.2f" : (m->v < 100 ? "%.1f" : "%.0f");
 }
+
+/* Names wider than their column end in "..." so a cut is never silent. */
+void clipped(const char *s, int width, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    if ((int)n <= width || width < 4)
+        snprintf(buf, len, "%s", s);
+    else
+        snprintf(buf, len, "%.*s...", width - 3, s);
+}

@@ -36,6 +36,8 @@ void dims(const int d[3], char *buf, size_t len);
 /* The format of a noise in %: two decimals under 10, one under 100, none above (fits 5 columns). */
 const char *noise_fmt(const metric *m);
 void bytes_str(int b, char *buf, size_t len);
+/* s in width columns: cut with "..." when longer, so a cut is never silent. */
+void clipped(const char *s, int width, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
 

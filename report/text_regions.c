@@ -5,16 +5,6 @@
 
 #include "text_parts.h"
 
-/* Names wider than their column end in "..." so a cut is never silent. */
-static void clipped(const char *s, int width, char *buf, size_t len)
-{
-    size_t n = strlen(s);
-    if ((int)n <= width || width < 4)
-        snprintf(buf, len, "%s", s);
-    else
-        snprintf(buf, len, "%.*s...", width - 3, s);
-}
-
 static int depth_of(const run_model *m, int i)
 {
     int d = 0;
@@ -42,11 +32,13 @@ static const char *rfmt(ctx *x, char *buf, size_t len, const region_metrics *r, 
 static void region_table(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    static const char *const cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "copy_compute_ratio", "busy_pct", "launch_us"};
+    /* Five figures, so the table fits TEXT_WIDTH with 30-column names; the kind shows in the
+     * indentation (workloads and ranges under the run), launch time in the verdicts that need it. */
+    static const char *const cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "copy_compute_ratio", "busy_pct"};
     enum { NCOLS = sizeof cols / sizeof cols[0] };
     fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
                     "them\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-25s", c(x, DIM), "region");
+    fprintf(x->out, "%s%-30s", c(x, DIM), "region");
     for (int i = 0; i < NCOLS; i++) {
         const metric_def *d = def(cols[i]);
         char head[32];
@@ -64,8 +56,8 @@ static void region_table(ctx *x, const analysis *a)
             snprintf(label, sizeof label, "%*s%s@%s", 2 * depth, "", rg->domain, rg->name);
         else
             snprintf(label, sizeof label, "%*s%s", 2 * depth, "", rg->name);
-        clipped(label, 25, name, sizeof name);
-        fprintf(x->out, "%-25s", name);
+        clipped(label, 30, name, sizeof name);
+        fprintf(x->out, "%-30s", name);
         for (int i = 0; i < NCOLS; i++) {
             char v[32];
             fprintf(x->out, " %9s", rfmt(x, v, sizeof v, r, cols[i]));
@@ -131,14 +123,14 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
         return;
     fprintf(x->out, "\n%sKernels by total time%s  (%d names, %d launches; occupancy is theoretical)\n", c(x, BOLD),
             c(x, RESET), r->nkstats, r->nkernels);
-    fprintf(x->out, "%s%-36s %6s %10s %6s %9s %9s %9s %9s %5s%s\n", c(x, DIM), "kernel", "count", "total ms",
+    fprintf(x->out, "%s%-30s %6s %10s %6s %8s %8s %8s %8s %5s%s\n", c(x, DIM), "kernel", "count", "total ms",
             "share", "min ms", "median", "max ms", "stddev", "occ%", c(x, RESET));
     const metric_table *t = &kernel_stat_table;
     for (int i = 0; i < r->nkstats && i < TOP_KERNELS; i++) {
         const kernel_stat *k = &r->kernels[i];
         char full[512], name[64], v[7][32];
         kernel_display_name(k->name, full, sizeof full);
-        clipped(full, 36, name, sizeof name);
+        clipped(full, 30, name, sizeof name);
         static const char *const keys[] = {"total_ms", "share_pct", "min_ms", "median_ms", "max_ms", "stddev_ms",
                                            "occupancy_pct"};
         for (int j = 0; j < 7; j++) {
@@ -148,7 +140,7 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
                 note_na(x, d->label, m);
             metric_format(d, m, false, v[j], sizeof v[j]);
         }
-        fprintf(x->out, "%-36s %6d %10s %6s %9s %9s %9s %9s %5s\n", name, k->count, v[0], v[1], v[2], v[3], v[4],
+        fprintf(x->out, "%-30s %6d %10s %6s %8s %8s %8s %8s %5s\n", name, k->count, v[0], v[1], v[2], v[3], v[4],
                 v[5], v[6]);
     }
     if (r->nkstats > TOP_KERNELS)
@@ -171,14 +163,43 @@ static void copies_by_kind(ctx *x, const region_metrics *r)
     }
 }
 
+#define TOP_APIS 10
+
+/* CUDA API calls by total time, as nsys stats lists them. */
+static void apis_by_time(ctx *x, const region_metrics *r)
+{
+    if (r->napistats == 0)
+        return;
+    fprintf(x->out, "\n%sCUDA API calls by total time%s  (%d names, %d calls)\n", c(x, BOLD), c(x, RESET),
+            r->napistats, r->napis);
+    fprintf(x->out, "%s%-32s %8s %10s %6s %10s %10s %10s%s\n", c(x, DIM), "call", "count", "total ms", "share",
+            "median us", "min us", "max us", c(x, RESET));
+    static const char *const keys[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
+    for (int i = 0; i < r->napistats && i < TOP_APIS; i++) {
+        const api_stat *k = &r->apis[i];
+        char name[40], v[5][32];
+        clipped(k->name, 32, name, sizeof name);
+        for (int j = 0; j < 5; j++) {
+            const metric_def *d = metric_find(&api_stat_table, keys[j]);
+            const metric *m = metric_of(k, d);
+            if (!m->ok)
+                note_na(x, d->label, m);
+            metric_format(d, m, false, v[j], sizeof v[j]);
+        }
+        fprintf(x->out, "%-32s %8d %10s %6s %10s %10s %10s\n", name, k->count, v[0], v[1], v[2], v[3], v[4]);
+    }
+    if (r->napistats > TOP_APIS)
+        fprintf(x->out, "  (%d more call names in the JSON and CSV reports)\n", r->napistats - TOP_APIS);
+}
+
 void text_regions(ctx *x, const analysis *a)
 {
     if (a->nlisted == 0)
         return;
     region_table(x, a);
     verdict_lines(x, a);
-    if (a->m->source != SOURCE_BUILTIN) {
-        kernels_by_time(x, &a->rg[a->listed[0]]);
-        copies_by_kind(x, &a->rg[a->listed[0]]);
-    }
+    /* The whole run as nsys stats tables it, for every source. */
+    kernels_by_time(x, &a->rg[a->listed[0]]);
+    copies_by_kind(x, &a->rg[a->listed[0]]);
+    apis_by_time(x, &a->rg[a->listed[0]]);
 }

@@ -23,6 +23,7 @@ enum {
     T_D2H = 3000000,
     T_OTHER = 3000001, /* device to device and the rest */
 };
+#define T_RANGES (1LL << 40) /* + host thread: the timeline's NVTX ranges and annotations */
 
 #define HOST_PID 1
 #define GPU_PID(dev) (10 + (int)(dev))
@@ -42,7 +43,11 @@ typedef struct {
     char *name;       /* owned */
     const char *cat;
     char *args;       /* owned: a JSON object */
+    char flow;        /* FLOW_FROM: a launching API call; FLOW_TO: a kernel or copy it launched */
+    uint32_t flow_pid, flow_corr;
 } tevent;
+
+enum { FLOW_NONE = 0, FLOW_FROM, FLOW_TO };
 
 typedef struct {
     const analysis *a;
@@ -76,6 +81,11 @@ static int thread_of(trace *t, int pid, int64_t key, const char *name)
 static void add(trace *t, int thread, int64_t start, int64_t end, const char *name, const char *cat, strbuf *args)
 {
     char *a = sb_finish(args);
+    /* A strbuf starts at 4 KiB; an event's args are ~200 bytes, and a run file holds hundreds of
+     * thousands of events: kept at full capacity they made a 39 MB run's trace need 0.9 GB. */
+    char *fit = a ? realloc(a, strlen(a) + 1) : NULL;
+    if (fit)
+        a = fit;
     if (thread < 0 || !a || t->oom) {
         free(a);
         t->oom = true;
@@ -99,7 +109,7 @@ static void add(trace *t, int thread, int64_t start, int64_t end, const char *na
         return;
     }
     /* A record with its end before its start (a clock hiccup) is kept, as an instant. */
-    t->ev[t->nev++] = (tevent){thread, 0, start, end < start ? start : end, n, cat, a};
+    t->ev[t->nev++] = (tevent){thread, 0, start, end < start ? start : end, n, cat, a, FLOW_NONE, 0, 0};
 }
 
 /* args helpers: each appends ,"key":value (the caller opens with '{' and closes with '}'). */
@@ -127,6 +137,17 @@ static void args_open(strbuf *b, const workload_run *w)
     }
 }
 
+/* Marks the event just added as one end of a launch flow, matched by process and correlation id. */
+static void link_last(trace *t, char role, uint32_t pid, uint32_t corr)
+{
+    if (t->oom || t->nev == 0 || corr == 0)
+        return;
+    tevent *e = &t->ev[t->nev - 1];
+    e->flow = role;
+    e->flow_pid = pid;
+    e->flow_corr = corr;
+}
+
 static const kernel_summary *summary_of(const workload_metrics *r, const char *name)
 {
     for (int i = 0; i < r->nkernels; i++)
@@ -138,6 +159,114 @@ static const kernel_summary *summary_of(const workload_metrics *r, const char *n
 static void dims(const int d[3], char *buf, size_t len)
 {
     snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
+}
+
+/* One CUDA API call on its host thread, named without its version suffix. */
+static void add_api(trace *t, const workload_run *w, const api_event *e)
+{
+    strbuf args;
+    char name[48], call[128];
+    snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
+    api_display_name(e->name, call, sizeof call);
+    args_open(&args, w);
+    arg_num(&args, "correlation", e->correlation, "%.0f");
+    sb_add(&args, "}");
+    add(t, thread_of(t, HOST_PID, T_API + e->thread, name), e->start_ns, e->end_ns, call, "cuda_api", &args);
+    link_last(t, FLOW_FROM, e->pid, e->correlation);
+}
+
+/* One kernel on its stream's thread; r (NULL for events outside every workload) gives its
+ * occupancy. */
+static void add_kernel(trace *t, const workload_metrics *r, const kernel_event *k)
+{
+    const workload_run *w = r ? r->w : NULL;
+    strbuf args;
+    char name[512], tname[48], g[48], bl[48];
+    kernel_display_name(k->name, name, sizeof name);
+    snprintf(tname, sizeof tname, "stream %u", k->stream);
+    dims(k->grid, g, sizeof g);
+    dims(k->block, bl, sizeof bl);
+    args_open(&args, w);
+    arg_str(&args, "grid", g);
+    arg_str(&args, "block", bl);
+    if (k->has_resources) {
+        arg_num(&args, "registers", k->registers, "%.0f");
+        arg_num(&args, "static_smem", k->static_smem, "%.0f");
+        arg_num(&args, "dynamic_smem", k->dynamic_smem, "%.0f");
+        arg_num(&args, "local_mem", k->local_mem, "%.0f");
+    } else {
+        char why[96];
+        snprintf(why, sizeof why, "not recorded (%s timing)", w ? timing_source_name(w->timing) : "trace");
+        arg_str(&args, "registers", why);
+    }
+    const kernel_summary *s = r ? summary_of(r, k->name) : NULL;
+    if (s && s->occupancy_pct.ok) {
+        arg_num(&args, "occupancy_pct", s->occupancy_pct.v, "%.1f");
+        arg_str(&args, "occupancy_limiter", s->limiter[0] ? s->limiter : "none");
+        arg_num(&args, "blocks_per_sm", s->active_blocks, "%.0f");
+    } else if (s) {
+        char na[128];
+        snprintf(na, sizeof na, "n/a (%s)", s->occupancy_pct.why);
+        arg_str(&args, "occupancy_pct", na);
+    }
+    arg_num(&args, "stream", k->stream, "%.0f");
+    arg_num(&args, "correlation", k->correlation, "%.0f");
+    arg_str(&args, "mangled", k->name);
+    sb_add(&args, "}");
+    add(t, thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname), k->start_ns, k->end_ns, name, "kernel",
+        &args);
+    link_last(t, FLOW_TO, k->pid, k->correlation);
+}
+
+static void add_copy(trace *t, const workload_run *w, const copy_event *c)
+{
+    strbuf args;
+    const char *dir = c->dir == COPY_H2D ? "H2D" : c->dir == COPY_D2H ? "D2H" : c->dir == COPY_D2D ? "D2D" : "other";
+    int64_t key = c->dir == COPY_H2D ? T_H2D : c->dir == COPY_D2H ? T_D2H : T_OTHER;
+    char tname[48], name[64];
+    snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : dir);
+    snprintf(name, sizeof name, "%s %s", dir, mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
+    args_open(&args, w);
+    arg_num(&args, "bytes", (double)c->bytes, "%.0f");
+    double ns = (double)(c->end_ns - c->start_ns);
+    if (ns > 0)
+        arg_num(&args, "GB/s", (double)c->bytes / ns, "%.2f");
+    arg_str(&args, "src", mem_kind_name(c->src));
+    arg_str(&args, "dst", mem_kind_name(c->dst));
+    arg_num(&args, "stream", c->stream, "%.0f");
+    arg_num(&args, "correlation", c->correlation, "%.0f");
+    sb_add(&args, "}");
+    add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", &args);
+    link_last(t, FLOW_TO, c->pid, c->correlation);
+}
+
+/* Events outside every workload (an import's, a profiled program's, a built-in run's records
+ * between workloads) and the NVTX ranges and annotations of the timeline, each range on a thread
+ * of its own per host thread. */
+static void gather_run(trace *t)
+{
+    const run_model *m = t->a->m;
+    const event_list *e = &m->events;
+    for (size_t i = 0; i < e->napis; i++)
+        add_api(t, NULL, &e->apis[i]);
+    for (size_t i = 0; i < e->nkernels; i++)
+        add_kernel(t, NULL, &e->kernels[i]);
+    for (size_t i = 0; i < e->ncopies; i++)
+        add_copy(t, NULL, &e->copies[i]);
+    for (int i = 0; i < m->nregions; i++) {
+        const region *rg = &m->regions[i];
+        if (rg->kind != REGION_NVTX && rg->kind != REGION_ANNOTATION)
+            continue;
+        char tname[64];
+        snprintf(tname, sizeof tname, "%s (thread %u)", rg->kind == REGION_NVTX ? "NVTX" : "annotations", rg->tid);
+        strbuf args;
+        args_open(&args, NULL);
+        if (rg->domain)
+            arg_str(&args, "domain", rg->domain);
+        sb_add(&args, "}");
+        add(t, thread_of(t, HOST_PID, T_RANGES + rg->tid, tname), rg->start_ns, rg->end_ns, rg->name,
+            rg->kind == REGION_NVTX ? "nvtx" : "annotation", &args);
+    }
 }
 
 static void gather_workload(trace *t, const workload_metrics *r)
@@ -167,71 +296,12 @@ static void gather_workload(trace *t, const workload_metrics *r)
         sb_add(&args, "}");
         add(t, wt, w->phases[i].start_ns, w->phases[i].end_ns, w->phases[i].name, "nvtx", &args);
     }
-    for (size_t i = 0; i < w->napis; i++) {
-        const api_event *e = &w->apis[i];
-        char name[48];
-        snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
-        args_open(&args, w);
-        arg_num(&args, "correlation", e->correlation, "%.0f");
-        sb_add(&args, "}");
-        add(t, thread_of(t, HOST_PID, T_API + e->thread, name), e->start_ns, e->end_ns, e->name, "cuda_api", &args);
-    }
-    for (size_t i = 0; i < w->nkernels; i++) {
-        const kernel_event *k = &w->kernels[i];
-        char name[512], tname[48], g[48], bl[48];
-        kernel_display_name(k->name, name, sizeof name);
-        snprintf(tname, sizeof tname, "stream %u", k->stream);
-        dims(k->grid, g, sizeof g);
-        dims(k->block, bl, sizeof bl);
-        args_open(&args, w);
-        arg_str(&args, "grid", g);
-        arg_str(&args, "block", bl);
-        if (k->has_resources) {
-            arg_num(&args, "registers", k->registers, "%.0f");
-            arg_num(&args, "static_smem", k->static_smem, "%.0f");
-            arg_num(&args, "dynamic_smem", k->dynamic_smem, "%.0f");
-            arg_num(&args, "local_mem", k->local_mem, "%.0f");
-        } else {
-            char why[96];
-            snprintf(why, sizeof why, "not recorded (%s timing)", timing_source_name(w->timing));
-            arg_str(&args, "registers", why);
-        }
-        const kernel_summary *s = summary_of(r, k->name);
-        if (s && s->occupancy_pct.ok) {
-            arg_num(&args, "occupancy_pct", s->occupancy_pct.v, "%.1f");
-            arg_str(&args, "occupancy_limiter", s->limiter[0] ? s->limiter : "none");
-            arg_num(&args, "blocks_per_sm", s->active_blocks, "%.0f");
-        } else if (s) {
-            char na[128];
-            snprintf(na, sizeof na, "n/a (%s)", s->occupancy_pct.why);
-            arg_str(&args, "occupancy_pct", na);
-        }
-        arg_num(&args, "stream", k->stream, "%.0f");
-        arg_num(&args, "correlation", k->correlation, "%.0f");
-        arg_str(&args, "mangled", k->name);
-        sb_add(&args, "}");
-        add(t, thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname), k->start_ns, k->end_ns, name, "kernel",
-            &args);
-    }
-    for (size_t i = 0; i < w->ncopies; i++) {
-        const copy_event *c = &w->copies[i];
-        const char *dir = c->dir == COPY_H2D ? "H2D" : c->dir == COPY_D2H ? "D2H" : c->dir == COPY_D2D ? "D2D" : "other";
-        int64_t key = c->dir == COPY_H2D ? T_H2D : c->dir == COPY_D2H ? T_D2H : T_OTHER;
-        char tname[48], name[64];
-        snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : dir);
-        snprintf(name, sizeof name, "%s %s", dir, mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
-        args_open(&args, w);
-        arg_num(&args, "bytes", (double)c->bytes, "%.0f");
-        double ns = (double)(c->end_ns - c->start_ns);
-        if (ns > 0)
-            arg_num(&args, "GB/s", (double)c->bytes / ns, "%.2f");
-        arg_str(&args, "src", mem_kind_name(c->src));
-        arg_str(&args, "dst", mem_kind_name(c->dst));
-        arg_num(&args, "stream", c->stream, "%.0f");
-        arg_num(&args, "correlation", c->correlation, "%.0f");
-        sb_add(&args, "}");
-        add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", &args);
-    }
+    for (size_t i = 0; i < w->napis; i++)
+        add_api(t, w, &w->apis[i]);
+    for (size_t i = 0; i < w->nkernels; i++)
+        add_kernel(t, r, &w->kernels[i]);
+    for (size_t i = 0; i < w->ncopies; i++)
+        add_copy(t, w, &w->copies[i]);
 }
 
 static int cmp_event(const void *pa, const void *pb)
@@ -303,6 +373,156 @@ static void meta(strbuf *b, const char *what, int pid, int tid, const char *key,
     sb_add(b, "}},\n");
 }
 
+/* The document's last line ends "}\n": another event follows it. */
+static void more(strbuf *b)
+{
+    if (b->len > 0 && b->s[b->len - 1] == '\n')
+        b->len--;
+    sb_add(b, ",\n");
+}
+
+typedef struct {
+    uint32_t pid, corr;
+    size_t ev;
+} flow_end;
+
+static int cmp_flow_end(const void *pa, const void *pb)
+{
+    const flow_end *a = pa, *b = pb;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return (a->corr > b->corr) - (a->corr < b->corr);
+}
+
+/* Flow arrows from each launching API call to the kernel or copy it launched ('s' on the call,
+ * 'f' bound to the enclosing slice on the GPU), matched by process and correlation id. */
+static void write_flows(trace *t, strbuf *b)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        n += t->ev[i].flow == FLOW_FROM;
+    if (n == 0)
+        return;
+    flow_end *from = malloc(n * sizeof *from);
+    if (!from) {
+        t->oom = true;
+        return;
+    }
+    n = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        if (t->ev[i].flow == FLOW_FROM)
+            from[n++] = (flow_end){t->ev[i].flow_pid, t->ev[i].flow_corr, i};
+    qsort(from, n, sizeof *from, cmp_flow_end);
+    const int64_t epoch = t->a->m->epoch_ns;
+    unsigned long id = 0;
+    for (size_t i = 0; i < t->nev; i++) {
+        const tevent *g = &t->ev[i];
+        if (g->flow != FLOW_TO)
+            continue;
+        flow_end key = {g->flow_pid, g->flow_corr, 0};
+        const flow_end *f = bsearch(&key, from, n, sizeof *from, cmp_flow_end);
+        if (!f)
+            continue;
+        const tevent *api = &t->ev[f->ev];
+        const lthread *ta = &t->threads[api->thread], *tg = &t->threads[g->thread];
+        id++;
+        more(b);
+        sb_printf(b, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"s\",\"id\":%lu,\"pid\":%d,\"tid\":%d,\"ts\":",
+                  id, ta->pid, ta->lanes_tid[api->lane]);
+        us(b, api->start - epoch);
+        sb_printf(b, "},\n{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%lu,\"pid\":%d,"
+                     "\"tid\":%d,\"ts\":", id, tg->pid, tg->lanes_tid[g->lane]);
+        us(b, g->start - epoch);
+        sb_add(b, "}\n");
+    }
+    free(from);
+}
+
+static int cmp_span(const void *pa, const void *pb)
+{
+    const int64_t *a = pa, *b = pb;
+    return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+#define BUSY_BINS 1000
+
+/* A "GPU busy %" counter per GPU: the share of each of BUSY_BINS equal stretches of its span in
+ * which a kernel, copy or memset ran (the union, so overlapping streams count once). A value is
+ * written only where it changes. */
+static void write_busy_counter(trace *t, strbuf *b, int pid)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        n += t->threads[t->ev[i].thread].pid == pid;
+    int64_t (*iv)[2] = malloc((n ? n : 1) * sizeof *iv);
+    if (!iv) {
+        t->oom = true;
+        return;
+    }
+    n = 0;
+    for (size_t i = 0; i < t->nev; i++)
+        if (t->threads[t->ev[i].thread].pid == pid) {
+            iv[n][0] = t->ev[i].start;
+            iv[n++][1] = t->ev[i].end;
+        }
+    qsort(iv, n, sizeof *iv, cmp_span);
+    /* Merge into disjoint spans, in place. */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m > 0 && iv[i][0] <= iv[m - 1][1]) {
+            if (iv[i][1] > iv[m - 1][1])
+                iv[m - 1][1] = iv[i][1];
+        } else {
+            iv[m][0] = iv[i][0];
+            iv[m++][1] = iv[i][1];
+        }
+    }
+    if (m == 0) {
+        free(iv);
+        return;
+    }
+    int64_t lo = iv[0][0], hi = iv[m - 1][1];
+    int64_t bin = (hi - lo + BUSY_BINS - 1) / BUSY_BINS;
+    if (bin < 1000)
+        bin = 1000; /* 1 us: finer than any trace viewer shows a counter */
+    double last = -1;
+    size_t j = 0;
+    for (int64_t s = lo; s < hi; s += bin) {
+        int64_t e = s + bin, busy = 0;
+        while (j < m && iv[j][1] <= s)
+            j++;
+        for (size_t k = j; k < m && iv[k][0] < e; k++) {
+            int64_t a = iv[k][0] > s ? iv[k][0] : s, z = iv[k][1] < e ? iv[k][1] : e;
+            busy += z > a ? z - a : 0;
+        }
+        double pct = 100.0 * (double)busy / (double)bin;
+        if (pct == last)
+            continue;
+        last = pct;
+        more(b);
+        sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
+        us(b, s - t->a->m->epoch_ns);
+        sb_printf(b, ",\"args\":{\"busy %%\":%.1f}}\n", pct);
+    }
+    more(b);
+    sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
+    us(b, hi - t->a->m->epoch_ns);
+    sb_add(b, ",\"args\":{\"busy %\":0}}\n");
+    free(iv);
+}
+
+static void write_counters(trace *t, strbuf *b)
+{
+    for (int i = 0; i < t->nthreads && !t->oom; i++) {
+        int pid = t->threads[i].pid;
+        bool first = pid != HOST_PID;
+        for (int j = 0; j < i; j++)
+            first &= t->threads[j].pid != pid;
+        if (first)
+            write_busy_counter(t, b, pid);
+    }
+}
+
 static void write_doc(trace *t, strbuf *b)
 {
     const run_model *m = t->a->m;
@@ -360,6 +580,9 @@ static void write_doc(trace *t, strbuf *b)
         /* No events: drop the last metadata line's comma. */
         b->len -= 2;
         sb_add(b, "\n");
+    } else if (t->nev > 0) {
+        write_flows(t, b);
+        write_counters(t, b);
     }
     sb_add(b, "],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"tool\":\"mmprof ");
     sb_json(b, m->tool_version);
@@ -376,7 +599,7 @@ static int cmp_thread_index(const void *pa, const void *pb, void *ctx)
     const lthread *th = ctx;
     const lthread *a = &th[*(const int *)pa], *b = &th[*(const int *)pb];
     if (a->pid != b->pid)
-        return a->pid - b->pid;
+        return (a->pid > b->pid) - (a->pid < b->pid);
     return (a->key > b->key) - (a->key < b->key);
 }
 
@@ -395,6 +618,8 @@ char *render_trace(const analysis *a)
     }
     for (int i = 0; i < a->nwl && !t.oom; i++)
         gather_workload(&t, &a->wl[i]);
+    if (!t.oom)
+        gather_run(&t);
 
     strbuf out;
     sb_init(&out);

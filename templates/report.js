@@ -81,7 +81,14 @@
         })(tables[k]);
     }
 
+    /* Printing opens the folded run details, so paper has every fact. */
+    window.addEventListener("beforeprint", function () {
+        var folded = document.querySelectorAll("details");
+        for (var d = 0; d < folded.length; d++) folded[d].open = true;
+    });
+
     /* For the browser test: the script ran to the end, and how tall the page is. */
     root.setAttribute("data-js", "ready");
     root.setAttribute("data-height", String(Math.ceil(root.scrollHeight)));
+    root.setAttribute("data-ready-ms", String(Math.round(performance.now())));
 })();

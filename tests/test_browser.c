@@ -95,6 +95,22 @@ static size_t count(const char *hay, const char *needle)
     return n;
 }
 
+/* Timeline marks stand for one event each, or for several: data-launches (kernels) and data-calls
+ * (API calls) say how many. The events the marks of one class stand for. */
+static size_t marked(const char *html, const char *cls, const char *attr)
+{
+    char open[64], key[48];
+    snprintf(open, sizeof open, "<rect class=\"%s\"", cls);
+    snprintf(key, sizeof key, "%s=\"", attr);
+    size_t n = 0;
+    for (const char *p = html; (p = strstr(p, open)); p += strlen(open)) {
+        const char *end = strchr(p, '>');
+        const char *a = strstr(p, key);
+        n += (a && end && a < end) ? strtoul(a + strlen(key), NULL, 10) : 1;
+    }
+    return n;
+}
+
 static int group_setup(void **state)
 {
     (void)state;
@@ -170,7 +186,7 @@ static void every_section_is_rendered(void **state)
     (void)state;
     need_chromium();
     const char *d = sample_dom();
-    const char *ids[] = {"run", "summary", "ladder", "timeline", "copies", "speedup", "kernels", "warnings", "notes",
+    const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "speedup", "kernels", "warnings", "notes",
                          "tip"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         char id[32];
@@ -199,11 +215,29 @@ static void timeline_has_one_mark_per_event(void **state)
     const char *d = sample_dom();
     size_t events = recorded_events();
     assert_true(events > 0);
-    assert_int_equal(count(d, "<rect class=\"ev "), events);
+    size_t marks = marked(d, "ev k", "data-launches") + marked(d, "ev h2d", "-") + marked(d, "ev d2h", "-") +
+                   marked(d, "ev oc", "-") + marked(d, "ev api", "data-calls");
+    assert_int_equal(marks, events);
+    events = count(d, "<rect class=\"ev "); /* each mark has its tip */
     /* The script moved every mark's title into its tooltip. */
     const char *tl = strstr(d, "id=\"timeline\"");
     assert_non_null(tl);
     assert_true(count(d, "data-tip=\"") >= events);
+}
+
+/* The 2048 sample's page stays under 500 kB (2.4 MB when every API call and launch had its own
+ * mark) and its script runs in the page. */
+static void page_is_small(void **state)
+{
+    (void)state;
+    need_chromium();
+    size_t len = 0;
+    char *html = read_file(page, &len);
+    assert_non_null(html);
+    free(html);
+    if (len > 500 * 1000)
+        fail_msg("the page is %zu bytes", len);
+    assert_non_null(strstr(sample_dom(), "data-js=\"ready\""));
 }
 
 /* Whether markup carries an event handler attribute: " on" + letters + "=". */
@@ -242,9 +276,9 @@ static void page_reads_with_scripts_off(void **state)
     cmd_result r = browse(plain, extra);
     assert_int_equal(r.status, 0);
     assert_null(strstr(r.out, "data-js=\"ready\""));
-    size_t events = recorded_events();
-    assert_int_equal(count(r.out, "<rect class=\"ev "), events);
-    assert_true(count(r.out, "<title>") >= events);
+    size_t marks = count(r.out, "<rect class=\"ev ");
+    assert_true(marks > 0);
+    assert_true(count(r.out, "<title>") >= marks); /* every mark keeps its native tooltip */
     assert_non_null(strstr(r.out, "id=\"kernels\""));
     assert_int_equal(console_lines(r.err), 0);
     cmd_free(&r);
@@ -312,7 +346,135 @@ static void page_prints(void **state)
     char *doc = read_file(PRINTED, &len);
     assert_non_null(doc);
     assert_true(len > 10000 && memcmp(doc, "%PDF-", 5) == 0);
+    /* At most 8 A4 pages: the page tree's largest /Count is the document's page count. */
+    long pages = 0;
+    for (const char *p = doc; (p = memmem(p, len - (size_t)(p - doc), "/Count ", 7)); p += 7) {
+        long n = strtol(p + 7, NULL, 10);
+        pages = n > pages ? n : pages;
+    }
+    print_message("printed: %ld pages\n", pages);
+    assert_true(pages >= 1 && pages <= 8);
     free(doc);
+}
+
+/* The page's copy with scripts added before </body>: each file's text, then inline (may be NULL).
+ * Returns the copy's path (static). */
+static const char *page_with(const char *name, const char *const *files, const char *inline_js)
+{
+    static char path[600];
+    char *html = read_file(page, NULL);
+    assert_non_null(html);
+    char *end = strstr(html, "</body>");
+    assert_non_null(end);
+    *end = '\0';
+    snprintf(path, sizeof path, "%s/%s", tmp, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(html, f);
+    for (; files && *files; files++) {
+        char *js = read_file(*files, NULL);
+        if (!js)
+            fail_msg("cannot read %s", *files);
+        fprintf(f, "<script>%s</script>\n", js);
+        free(js);
+    }
+    if (inline_js)
+        fprintf(f, "<script>%s</script>\n", inline_js);
+    fputs("</body></html>\n", f);
+    assert_int_equal(fclose(f), 0);
+    free(html);
+    return path;
+}
+
+/* The value of an attribute of the root element in a dumped DOM (a copy), or NULL. */
+static char *root_attr(const char *dumped, const char *attr)
+{
+    const char *html = strstr(dumped, "<html");
+    assert_non_null(html);
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", attr);
+    /* The root's attributes come before <head>; a value may hold '>' but not '<'. */
+    const char *head = strstr(html, "<head"), *v = strstr(html, key);
+    if (!v || (head && v > head))
+        return NULL;
+    v += strlen(key);
+    return strndup(v, strcspn(v, "\""));
+}
+
+/* The layout checks of tests/browser_checks.js at one window size: sections, navigation within
+ * reach, no text under 9 px. */
+static void layout_ok_at(const char *size)
+{
+    const char *files[] = {"tests/browser_checks.js", NULL};
+    const char *copy = page_with("checks.html", files, NULL);
+    char win[64];
+    snprintf(win, sizeof win, "--window-size=%s", size);
+    const char *extra[] = {win, "--dump-dom", NULL};
+    cmd_result r = browse(copy, extra);
+    assert_int_equal(r.status, 0);
+    char *check = root_attr(r.out, "data-check");
+    if (!check || strcmp(check, "ok") != 0)
+        fail_msg("at %s: %s", size, check ? check : "the checks did not run");
+    free(check);
+    cmd_free(&r);
+}
+
+static void layout_at_1280(void **state)
+{
+    (void)state;
+    need_chromium();
+    layout_ok_at("1280,900");
+}
+
+/* A phone: the navigation scrolls sideways, charts keep a readable size in their own scroll box. */
+static void layout_at_390(void **state)
+{
+    (void)state;
+    need_chromium();
+    layout_ok_at("390,844");
+}
+
+/* axe-core (npm, installed by make test-deps into tests/node_modules) finds no text below WCAG AA
+ * contrast (4.5:1, 3:1 for large text). */
+#define AXE "tests/node_modules/axe-core/axe.min.js"
+
+static void contrast_by_axe(void **state)
+{
+    (void)state;
+    need_chromium();
+    if (access(AXE, R_OK) != 0) {
+        print_message("no %s (make test-deps installs it): contrast test skipped\n", AXE);
+        skip();
+    }
+    const char *files[] = {AXE, NULL};
+    const char *run =
+        "axe.run(document, {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']})"
+        ".then(function (r) { var v = r.violations.map(function (x) { return x.nodes.length + ' x ' + x.id + ': ' + "
+        "x.nodes.slice(0, 6).map(function (n) { return n.target.join(' '); }).join('; '); });"
+        "document.documentElement.setAttribute('data-axe', v.length ? v.join(' | ') : 'none'); },"
+        "function (e) { document.documentElement.setAttribute('data-axe', 'error ' + e); });";
+    const char *copy = page_with("axe.html", files, run);
+    const char *extra[] = {"--window-size=1280,900", "--virtual-time-budget=120000", "--dump-dom", NULL};
+    cmd_result r = browse(copy, extra);
+    assert_int_equal(r.status, 0);
+    char *axe = root_attr(r.out, "data-axe");
+    if (!axe || strcmp(axe, "none") != 0)
+        fail_msg("axe-core: %s", axe ? axe : "did not finish");
+    free(axe);
+    cmd_free(&r);
+}
+
+/* The page is ready (its script ran to the end) within a second of navigation starting. */
+static void loads_within_a_second(void **state)
+{
+    (void)state;
+    need_chromium();
+    char *ms = root_attr(sample_dom(), "data-ready-ms");
+    assert_non_null(ms);
+    long v = strtol(ms, NULL, 10);
+    print_message("page ready after %ld ms\n", v);
+    free(ms);
+    assert_true(v > 0 && v < 1000);
 }
 
 /* Hostile kernel, workload, device and command-line strings show as text: the browser's DOM has
@@ -341,6 +503,11 @@ int main(void)
         cmocka_unit_test(page_loads_without_console_messages),
         cmocka_unit_test(every_section_is_rendered),
         cmocka_unit_test(timeline_has_one_mark_per_event),
+        cmocka_unit_test(page_is_small),
+        cmocka_unit_test(loads_within_a_second),
+        cmocka_unit_test(layout_at_1280),
+        cmocka_unit_test(layout_at_390),
+        cmocka_unit_test(contrast_by_axe),
         cmocka_unit_test(page_reads_with_scripts_off),
         cmocka_unit_test(screenshot_at_1280),
         cmocka_unit_test(page_prints),

@@ -688,9 +688,39 @@ static void require_gpu_without_gpu(void **state)
     cmd_free(&r);
 }
 
+/* Progress goes to stderr on a terminal (a pseudo-terminal from script(1) here): each step with
+ * the workload and size, the line cleared at the end; nothing with -q or when stderr is a pipe. */
+static void progress_on_a_terminal_only(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s -w cpu-openblas -s 32 -r 1", mmprof_bin());
+    const char *tty[] = {"script", "-qec", cmd, "/dev/null", NULL};
+    cmd_result r = run_argv(tty, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "mmprof: [1/3] inputs, n = 32"));
+    assert_non_null(strstr(r.out, "mmprof: [3/3] cpu-openblas, n = 32"));
+    const char *last = strstr(r.out, "[3/3] cpu-openblas");
+    assert_non_null(strstr(last, " so far)\r\033[K")); /* the line is cleared before the report */
+    cmd_free(&r);
+    snprintf(cmd, sizeof cmd, "%s -w cpu-openblas -s 32 -r 1 -q", mmprof_bin());
+    const char *quiet[] = {"script", "-qec", cmd, "/dev/null", NULL};
+    r = run_argv(quiet, NULL);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.out, "mmprof: ["));
+    cmd_free(&r);
+    const char *pipe[] = {mmprof_bin(), "-w", "cpu-openblas", "-s", "32", "-r", "1", NULL};
+    r = run_argv(pipe, NULL);
+    assert_int_equal(r.status, 0);
+    assert_null(strstr(r.err, "mmprof: ["));
+    assert_null(strchr(r.err, '\r'));
+    cmd_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(progress_on_a_terminal_only),
         cmocka_unit_test(bad_sizes),
         cmocka_unit_test(size_beyond_host_memory),
         cmocka_unit_test(bad_options),

@@ -7,15 +7,22 @@
  *  - CUPTI kernel durations agree with cudaEvent timings within 2% (n = 4096, so each kernel is
  *    long next to the ~1 us between back-to-back launches that events also count);
  *  - with CUPTI taken by someone else (--no-cupti, or an NVTX injection library named), the run
- *    still completes, timed by cudaEvents, and says so. */
+ *    still completes, timed by cudaEvents, and says so;
+ *  - NVML's device state is recorded for every GPU workload (clocks against maxima, power, no
+ *    other process on a dedicated GPU), and two runs at once on one GPU each name the other. */
+#include <fcntl.h>
 #include <math.h>
 #include <setjmp.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <cmocka.h>
+
+extern char **environ;
 
 #include "analysis.h"
 #include "model_json.h"
@@ -296,6 +303,87 @@ static void sweep_by_noise_with_cold_l2(void **state)
     model_free(&m);
 }
 
+/* Every GPU workload's device state, read through the machine's NVML. */
+static void assert_device_state(const run_model *m, bool alone)
+{
+    for (int i = 0; i < m->nworkloads; i++) {
+        const workload_run *w = &m->workloads[i];
+        if (!w->needs_gpu)
+            continue;
+        char label[64];
+        workload_label(w, label, sizeof label);
+        const device_state *d = &w->device_state;
+        assert_true(d->recorded);
+        if (!d->valid)
+            fail_msg("%s: device state n/a: %s", label, d->reason);
+        print_message("%s: %d readings, SM %d-%d MHz (max %d, busy min %d), mem %d MHz (max %d), %d-%d mW "
+                      "(limit %d), %d-%d C, reasons 0x%llx, %d other process(es)\n",
+                      label, d->samples, d->low.sm_mhz, d->high.sm_mhz, d->sm_clock_max_mhz, d->busy_sm_min_mhz,
+                      d->high.mem_mhz, d->mem_clock_max_mhz, d->low.power_mw, d->high.power_mw, d->power_limit_mw,
+                      d->low.temp_c, d->high.temp_c, (unsigned long long)d->reasons, d->other_pids);
+        assert_true(d->samples >= 2);
+        assert_true(d->sm_clock_max_mhz > 0);
+        assert_true(d->before.sm_mhz > 0 && d->before.sm_mhz <= d->sm_clock_max_mhz);
+        assert_true(d->high.power_mw > 0);
+        assert_true(d->high.temp_c > 0);
+        if (alone)
+            assert_int_equal(d->other_pids, 0);
+    }
+}
+
+static void nvml_device_state_recorded(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    assert_int_equal(run_mmprof(&m, "nvml.json", NULL, "--size", "2048", "--workloads", "cuda-tiled,cublas-sgemm",
+                                NULL), 0);
+    assert_int_equal(m.nworkloads, 4);
+    assert_device_state(&m, true);
+    model_free(&m);
+}
+
+/* Two runs started together on one GPU: each holds a context while the other measures, so NVML
+ * lists each in the other's readings. */
+static void two_runs_see_each_other(void **state)
+{
+    (void)state;
+    need_gpu();
+    char json[2][512];
+    pid_t pid[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(json[i], sizeof json[i], "%s/shared-%d.json", tmp, i);
+        char *argv[] = {(char *)mmprof_bin(), "--quiet", "--size", "4096", "--workloads", "cublas-sgemm",
+                        "--host-memory", "pinned", "--repeat", "300", "--json", json[i], NULL};
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+        assert_int_equal(posix_spawn(&pid[i], argv[0], &fa, NULL, argv, environ), 0);
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    for (int i = 0; i < 2; i++) {
+        int st = 0;
+        assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        run_model m;
+        char err[512];
+        if (!model_read_file(json[i], &m, err, sizeof err))
+            fail_msg("%s", err);
+        assert_device_state(&m, false);
+        assert_true(m.workloads[0].device_state.other_pids >= 1);
+        analysis a;
+        assert_true(analyze(&m, &a));
+        bool warned = false;
+        for (int k = 0; k < a.nwarnings; k++)
+            warned |= strstr(a.warnings[k], "other process used the GPU") != NULL;
+        assert_true(warned);
+        analysis_free(&a);
+        model_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +394,8 @@ int main(void)
         cmocka_unit_test(cupti_agrees_with_events),
         cmocka_unit_test(falls_back_to_events_without_cupti),
         cmocka_unit_test(leaves_cupti_to_an_injected_tool),
+        cmocka_unit_test(nvml_device_state_recorded),
+        cmocka_unit_test(two_runs_see_each_other),
     };
     return cmocka_run_group_tests_name("gpu", tests, group_setup, group_teardown);
 }

@@ -26,6 +26,22 @@ static size_t count(const char *hay, const char *needle)
     return n;
 }
 
+/* Timeline marks stand for one event each, or for several: data-launches (kernels) and data-calls
+ * (API calls) say how many. The events the marks of one class stand for. */
+static size_t marked(const char *html, const char *cls, const char *attr)
+{
+    char open[64], key[48];
+    snprintf(open, sizeof open, "<rect class=\"%s\"", cls);
+    snprintf(key, sizeof key, "%s=\"", attr);
+    size_t n = 0;
+    for (const char *p = html; (p = strstr(p, open)); p += strlen(open)) {
+        const char *end = strchr(p, '>');
+        const char *a = strstr(p, key);
+        n += (a && end && a < end) ? strtoul(a + strlen(key), NULL, 10) : 1;
+    }
+    return n;
+}
+
 /* The page for a model: analysed and rendered; the caller frees it. */
 static char *page_of(const run_model *m)
 {
@@ -58,12 +74,22 @@ static void every_section_is_there(void **state)
     }
     /* Every slot was filled, none left behind. */
     assert_null(strstr(html, "{{"));
-    /* One summary card per workload, one timeline mark per kernel, copy and API call. */
+    /* One summary card per workload; the timeline marks every kernel, copy and API call, runs of
+     * them closer than a pixel as one mark that says how many it stands for. */
     assert_int_equal(count(html, "<article class=\"card"), m.nworkloads);
-    size_t events = 0;
-    for (int i = 0; i < m.nworkloads; i++)
+    size_t events = 0, kernels = 0, copies = 0, calls = 0;
+    for (int i = 0; i < m.nworkloads; i++) {
         events += m.workloads[i].nkernels + m.workloads[i].ncopies + m.workloads[i].napis;
-    assert_int_equal(count(html, "<rect class=\"ev "), events);
+        kernels += m.workloads[i].nkernels;
+        copies += m.workloads[i].ncopies;
+        calls += m.workloads[i].napis;
+    }
+    assert_int_equal(marked(html, "ev k", "data-launches"), kernels);
+    assert_int_equal(marked(html, "ev h2d", "-") + marked(html, "ev d2h", "-") + marked(html, "ev oc", "-"), copies);
+    assert_int_equal(marked(html, "ev api", "data-calls"), calls);
+    /* Fewer marks than events: the page stays small (2.4 MB before API calls and launches were
+     * joined; under 500 kB after). */
+    assert_true(count(html, "<rect class=\"ev ") < events / 4);
     char attr[64];
     snprintf(attr, sizeof attr, "data-events=\"%zu\"", events);
     assert_non_null(strstr(html, attr));
@@ -201,6 +227,115 @@ static void empty_run_renders(void **state)
     model_free(&m);
 }
 
+/* The section's markup, from its opening tag to the next section's (a copy). */
+static char *section_of(const char *html, const char *id)
+{
+    char open[64];
+    snprintf(open, sizeof open, "<section id=\"%s\"", id);
+    const char *p = strstr(html, open);
+    assert_non_null(p);
+    const char *end = strstr(p + 1, "<section ");
+    return strndup(p, end ? (size_t)(end - p) : strlen(p));
+}
+
+/* A built-in run made here: the charts that make a wide spread readable. The overview labels
+ * every workload (its key lists 5) and has a GPU busy lane; each GPU run has a one-product
+ * timeline; the copy chart scales each row to its own end-to-end time (cuda-naive pageable:
+ * H2D 4 of 8 ms fills half the 340-unit bar); cards show spread and %link; every API call is
+ * counted once by the marks. */
+static void charts_of_a_run_built_here(void **state)
+{
+    (void)state;
+    run_model m;
+    small_builtin_run(&m);
+    char *html = page_of(&m);
+    char *tl = section_of(html, "timeline");
+    assert_non_null(strstr(tl, "class=\"busy\""));
+    assert_int_equal(count(tl, "<figure class=\"tl one\">"), 4);
+    char *key = strstr(tl, "<ol class=\"spankey\">");
+    assert_non_null(key);
+    assert_int_equal(count(key, "<li>"), 5);
+    size_t calls = 0;
+    for (int i = 0; i < m.nworkloads; i++)
+        calls += m.workloads[i].napis;
+    assert_int_equal(marked(tl, "ev api", "data-calls"), calls);
+    assert_non_null(strstr(tl, "CUPTI recorded them"));
+    free(tl);
+    char *cc = section_of(html, "copies");
+    assert_non_null(strstr(cc, "<rect class=\"bar h2d\" x=\"200.00\" y=\"37.0\" width=\"170.00\""));
+    free(cc);
+    /* The run's tables as nsys stats gives them, for a built-in run too. */
+    char *rg = section_of(html, "regions");
+    assert_non_null(strstr(rg, "<h3>Kernels by total time</h3>"));
+    assert_non_null(strstr(rg, "<h3>Copies by direction and host memory</h3>"));
+    assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
+    free(rg);
+    char *cards = section_of(html, "summary");
+    assert_non_null(strstr(cards, "spread</span>"));
+    assert_non_null(strstr(cards, "of the PCIe ceiling"));
+    free(cards);
+    free(html);
+    model_free(&m);
+}
+
+/* A profiled program: named as such, Regions right after the summary, the built-in workloads'
+ * sections a pointer to Regions, the API calls table, region verdicts on a badge of their own. */
+static void timeline_page(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    char *html = page_of(&m);
+    assert_non_null(strstr(html, "<title>mmprof: profiled program ./train</title>"));
+    assert_non_null(strstr(html, "<body class=\"timeline\">"));
+    assert_null(strstr(html, "C = A &times; B"));
+    const char *ids[] = {"ladder", "copies", "timeline", "summary", "speedup", "kernels"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
+        char *sec = section_of(html, ids[i]);
+        assert_non_null(strstr(sec, "a profiled program has none. Its figures are under <a href=\"#regions\">"));
+        free(sec);
+    }
+    char *rg = section_of(html, "regions");
+    assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
+    assert_non_null(strstr(rg, "<code>cudaLaunchKernel</code></td><td class=\"r\" data-v=\"11\">11</td>"));
+    assert_non_null(strstr(rg, "<span class=\"verdict copy-bound\">copy-bound</span>"));
+    free(rg);
+    free(html);
+    model_free(&m);
+}
+
+/* Without a GPU: the skipped runs share one line (not a card each with the same driver error),
+ * the summary says no GPU workload ran and why, the timeline's words do not claim CUPTI. */
+static void no_gpu_page(void **state)
+{
+    (void)state;
+    run_model m;
+    small_builtin_run(&m);
+    for (int i = 0; i < m.nworkloads; i++) {
+        workload_run *w = &m.workloads[i];
+        if (!w->needs_gpu)
+            continue;
+        w->status = WL_SKIPPED;
+        copy_str(w->status_reason, sizeof w->status_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
+    }
+    copy_str(m.gpu_skip_reason, sizeof m.gpu_skip_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
+    m.collection.source = TIMING_NONE;
+    char *html = page_of(&m);
+    char *cards = section_of(html, "summary");
+    assert_int_equal(count(cards, "<article class=\"card"), 1); /* the CPU's */
+    assert_int_equal(count(cards, "cudaErrorInsufficientDriver"), 1);
+    assert_non_null(strstr(cards, "4 workload runs skipped: cuda-naive, cublas-sgemm."));
+    free(cards);
+    char *f = section_of(html, "findings");
+    assert_non_null(strstr(f, "No GPU workload ran (4 skipped): no NVIDIA driver"));
+    free(f);
+    char *tl = section_of(html, "timeline");
+    assert_null(strstr(tl, "CUPTI"));
+    free(tl);
+    free(html);
+    model_free(&m);
+}
+
 /* ---------- through the command line ---------- */
 
 static char *tmp;
@@ -287,6 +422,9 @@ int main(void)
         cmocka_unit_test(outside_strings_are_escaped),
         cmocka_unit_test(not_available_shows_its_reason),
         cmocka_unit_test(empty_run_renders),
+        cmocka_unit_test(charts_of_a_run_built_here),
+        cmocka_unit_test(timeline_page),
+        cmocka_unit_test(no_gpu_page),
         cmocka_unit_test(report_writes_html_and_trace),
         cmocka_unit_test(bad_run_files_are_refused),
     };

@@ -16,15 +16,6 @@
 
 #define KINETO_SAMPLE "samples/h200-matmul-copies.kineto.json"
 
-static char *path_in(const char *dir, const char *name)
-{
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    assert_non_null(p);
-    snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
-
 static void exec_sql(const char *db, const char *sql)
 {
     sqlite3 *h = NULL;

@@ -10,7 +10,8 @@
  *  - nsys's memory-kind numbering, which is not CUPTI's (pinned is 1 there, 2 here);
  *  - totals over a few thousand rows against SQL's own COUNT and SUM on the same file;
  *  - the data region attribution needs: an NVTX range, the runtime call made inside it and the
- *    kernel it launched, which ends after the range has;
+ *    kernel it launched, which ends after the range has; and the region analysis on the import,
+ *    and the import through the run file and back;
  *  - bad input: not SQLite, no CUDA tables, wrong types, NULLs, huge names with markup, damaged
  *    and cut-short databases, a missing path; each refused with a message naming the file, the
  *    model left empty and the file untouched. */
@@ -27,6 +28,8 @@
 #include <sqlite3.h>
 
 #include "import.h"
+#include "model_json.h"
+#include "regions.h"
 #include "test_support.h"
 
 /* 2024-11-30 15:40:34 UTC in ns: past 2^53, so a double on the way would show. */
@@ -48,18 +51,37 @@ enum {
 
 /* ---------- building databases ---------- */
 
-static void exec_sql(sqlite3 *db, const char *fmt, ...)
+static void vexec_sql(sqlite3 *db, const char *fmt, va_list ap)
 {
-    va_list ap;
-    va_start(ap, fmt);
     char *sql = sqlite3_vmprintf(fmt, ap);
-    va_end(ap);
     char *msg = NULL;
     int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
     if (rc != SQLITE_OK)
         fail_msg("SQL failed (%s): %.300s", msg ? msg : "?", sql);
     sqlite3_free(msg);
     sqlite3_free(sql);
+}
+
+/* Statements (sqlite3_mprintf's format: %Q quotes) run on the database. */
+static void exec_sql(sqlite3 *db, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vexec_sql(db, fmt, ap);
+    va_end(ap);
+}
+
+/* The same on the database at path, opened for them alone. */
+static void alter_export(const char *path, const char *fmt, ...)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        fail_msg("cannot open %s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vexec_sql(db, fmt, ap);
+    va_end(ap);
+    sqlite3_close(db);
 }
 
 static sqlite3 *create_db(const char *path)
@@ -471,10 +493,7 @@ static void missing_tables_warn(void **state)
     model_free(&m);
 
     /* A column gone: its figures n/a, the rest read. */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN registersPerThread");
-    sqlite3_close(db);
+    alter_export(f->path, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL DROP COLUMN registersPerThread");
     import_ok(f->path, &m);
     assert_int_equal(m.events.nkernels, 3);
     assert_false(m.events.kernels[0].has_resources);
@@ -483,9 +502,7 @@ static void missing_tables_warn(void **state)
 
     /* An NVTX table with marks but no ranges: no regions beyond the run's. */
     build_export(f->path, 0);
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "DELETE FROM NVTX_EVENTS WHERE eventType <> 34");
-    sqlite3_close(db);
+    alter_export(f->path, "DELETE FROM NVTX_EVENTS WHERE eventType <> 34");
     import_ok(f->path, &m);
     assert_int_equal(m.nregions, 1);
     assert_int_equal(m.events.nkernels, 3);
@@ -508,14 +525,11 @@ static void memory_kinds_are_nsys_numbered(void **state)
         model_free(&m);
     }
     /* Where the export names its kinds, the names decide, not the fixed numbering. */
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
+    alter_export(f->path, "CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
                  "INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0, 'CUDA_MEMOPR_MEMORY_KIND_MANAGED', 'Managed'),"
                  "(1, 'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE', 'Pageable'), (2, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned');"
                  "CREATE TABLE ENUM_CUDA_MEMCPY_OPER (id INTEGER PRIMARY KEY, name TEXT, label TEXT);"
                  "INSERT INTO ENUM_CUDA_MEMCPY_OPER VALUES (1, NULL, 'Device-to-Host'), (2, NULL, 'Host-to-Device');");
-    sqlite3_close(db);
     run_model m;
     import_ok(f->path, &m);
     const copy_event *c = copy_by_corr(&m, 102); /* copyKind 1, srcKind 1, dstKind 2 */
@@ -524,6 +538,45 @@ static void memory_kinds_are_nsys_numbered(void **state)
     assert_int_equal(c->dst, MEM_PINNED);
     assert_int_equal(copy_by_corr(&m, 103)->dst, MEM_MANAGED);
     assert_int_equal(copy_by_corr(&m, 202)->dir, COPY_OTHER); /* 8 is not in this table */
+    model_free(&m);
+}
+
+/* Names are cached by string id: two ids that share a slot must not swap names. */
+static void string_ids_sharing_a_cache_slot(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    alter_export(f->path, "INSERT INTO StringIds VALUES (%d, 'other_kernel(int)');"
+                          "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET demangledName = %d WHERE correlationId = 201",
+                 S_SGEMM_DEM + 1024, S_SGEMM_DEM + 1024);
+    run_model m;
+    import_ok(f->path, &m);
+    assert_string_equal(kernel_by_corr(&m, PID_A, 101)->name, fixture_strings[S_SGEMM_DEM]);
+    assert_string_equal(kernel_by_corr(&m, PID_B, 201)->name, "other_kernel(int)");
+    model_free(&m);
+}
+
+/* Rows no interval can be made of are left out, each kind with its warning; the rest stay. */
+static void unusable_rows_are_left_out(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    alter_export(f->path, "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 0, end = 0 WHERE correlationId = 105;"
+                          "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start - 1 WHERE correlationId = 103;"
+                          "UPDATE NVTX_EVENTS SET end = NULL WHERE text = 'step';"
+                          "UPDATE NVTX_EVENTS SET end = start - 5 WHERE text = 'load'");
+    run_model m;
+    import_ok(f->path, &m);
+    print_warnings(&m);
+    assert_int_equal(m.events.nkernels, 2);
+    assert_int_equal(m.collection.lost_timestamps, 1);
+    assert_int_equal(m.events.ncopies, 2);
+    assert_int_equal(count_regions(&m, REGION_NVTX), 1); /* forward alone */
+    assert_int_equal(m.regions[region_named(&m, "forward")].parent, 0);
+    assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_KERNEL: 1 row has no timestamps", NULL));
+    assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_MEMCPY: 1 row ends before it starts", NULL));
+    assert_true(has_warning(&m, "NVTX_EVENTS: 1 range never ended", NULL));
+    assert_true(has_warning(&m, "NVTX_EVENTS: 1 range ends before it starts", NULL));
     model_free(&m);
 }
 
@@ -623,6 +676,74 @@ static void range_call_and_late_kernel(void **state)
     model_free(&m);
 }
 
+/* The same through the region analysis: the late kernel is forward's through its launch. */
+static const region_metrics *metrics_of(const region_metrics *rm, int n, int region)
+{
+    for (int i = 0; i < n; i++)
+        if (rm[i].region == region)
+            return &rm[i];
+    fail_msg("no figures for region %d", region);
+    return NULL;
+}
+
+static void regions_own_what_they_launched(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    run_model m;
+    import_ok(f->path, &m);
+    region_metrics *rm = NULL;
+    int n = 0;
+    assert_true(analyze_regions(&m, &rm, &n));
+    const region_metrics *fwd = metrics_of(rm, n, region_named(&m, "forward"));
+    assert_int_equal(fwd->nkernels, 1);
+    assert_int_equal(fwd->by_time, 0);
+    assert_true(fwd->kernel_ms.ok);
+    assert_close(fwd->kernel_ms.v, 39000 / 1e6, 1e-12); /* [21000, 60000] ns */
+    /* step: the sgemm and reduce_sum kernels, both copies, the memset and the sync. */
+    const region_metrics *step = metrics_of(rm, n, region_named(&m, "step"));
+    assert_int_equal(step->nkernels, 2);
+    assert_int_equal(step->ncopies, 2);
+    assert_int_equal(step->nmemsets, 1);
+    assert_int_equal(step->nsyncs, 1);
+    assert_true(step->h2d_bytes.ok && step->h2d_bytes.v == 1 << 20);
+    bool pinned_h2d = false;
+    for (int i = 0; i < step->nflows; i++)
+        pinned_h2d |= step->flows[i].dir == COPY_H2D && step->flows[i].host == MEM_PINNED;
+    assert_true(pinned_h2d);
+    /* load ran on a thread that launched nothing. */
+    assert_int_equal(metrics_of(rm, n, region_named(&m, "load"))->nkernels, 0);
+    region_metrics_free(rm, n);
+    model_free(&m);
+}
+
+/* What the importer made survives the run file (v2) unchanged: names, times past 2^53 ns,
+ * domains, threads, kinds. */
+static void run_file_keeps_the_import(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    run_model a, b;
+    import_ok(f->path, &a);
+    cJSON *root = model_to_json(&a);
+    assert_non_null(root);
+    char err[512] = "";
+    model_init(&b);
+    if (!model_from_json(root, &b, err, sizeof err))
+        fail_msg("run file refused: %s", err);
+    cJSON_Delete(root);
+    check_story(&b, 0);
+    assert_int_equal(b.events.ncopies, a.events.ncopies);
+    for (size_t i = 0; i < a.events.ncopies; i++) {
+        assert_int_equal(b.events.copies[i].src, a.events.copies[i].src);
+        assert_int_equal(b.events.copies[i].dir, a.events.copies[i].dir);
+        assert_true(b.events.copies[i].start_ns == a.events.copies[i].start_ns);
+    }
+    assert_int_equal(b.nregions, a.nregions);
+    model_free(&a);
+    model_free(&b);
+}
+
 /* ---------- bad input ---------- */
 
 static void assert_empty(const run_model *m)
@@ -695,10 +816,7 @@ static void refuses_database_without_cuda_tables(void **state)
 static void spoil(fixture *f, const char *sql, const char *const *want)
 {
     build_export(f->path, 0);
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "%s", sql);
-    sqlite3_close(db);
+    alter_export(f->path, "%s", sql);
     expect_refusal(f->path, want);
 }
 
@@ -748,11 +866,9 @@ static void keeps_huge_names_with_markup(void **state)
     for (size_t i = 0; i < len; i++)
         name[i] = piece[i % (sizeof piece - 1)];
     name[len] = '\0';
-    sqlite3 *db = NULL;
-    assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
-    exec_sql(db, "UPDATE StringIds SET value = %Q WHERE id = %d", name, S_SGEMM_DEM);
-    exec_sql(db, "UPDATE NVTX_EVENTS SET text = %Q WHERE text = 'step'", name);
-    sqlite3_close(db);
+    alter_export(f->path, "UPDATE StringIds SET value = %Q WHERE id = %d;"
+                          "UPDATE NVTX_EVENTS SET text = %Q WHERE text = 'step'",
+                 name, S_SGEMM_DEM, name);
     run_model m;
     import_ok(f->path, &m);
     assert_string_equal(kernel_by_corr(&m, PID_A, 101)->name, name);
@@ -860,8 +976,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(reads_old_style_export, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_tables_warn, setup, teardown),
         cmocka_unit_test_setup_teardown(memory_kinds_are_nsys_numbered, setup, teardown),
+        cmocka_unit_test_setup_teardown(string_ids_sharing_a_cache_slot, setup, teardown),
+        cmocka_unit_test_setup_teardown(unusable_rows_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
+        cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),
+        cmocka_unit_test_setup_teardown(run_file_keeps_the_import, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_what_is_not_sqlite, setup, teardown),
         cmocka_unit_test_setup_teardown(missing_path_is_not_created, setup, teardown),
         cmocka_unit_test_setup_teardown(refuses_database_without_cuda_tables, setup, teardown),

@@ -594,6 +594,16 @@ static void build_timeline(run_model *m)
     m->n = 0; /* an import multiplies no matrices */
     m->collection.source = TIMING_CUPTI;
     m->collection.outside_workloads = 7;
+    /* Two devices, as an export describes them: only what it knows (0 where it does not). */
+    m->devices = calloc(2, sizeof *m->devices);
+    assert_non_null(m->devices);
+    m->ndevices = 2;
+    for (int i = 0; i < 2; i++) {
+        m->devices[i].index = i;
+        snprintf(m->devices[i].name, sizeof m->devices[i].name, "NVIDIA H200 #%d", i);
+        m->devices[i].cc_major = 9;
+        m->devices[i].sm_count = 132;
+    }
 
     const int64_t far = (int64_t)1 << 50; /* far from the epoch, still exact in a double */
     event_list *ev = &m->events;
@@ -1090,6 +1100,26 @@ static void rejects_v2_without_v2_fields(void **state)
         assert_spoilt_rejected(timeline_tree(), cases[i].obj, cases[i].key, NULL, "missing");
 }
 
+/* A kernel's or copy's device beyond the run's devices is refused where it is read, naming the
+ * field (the sample has one device; 2147483648 once overflowed the trace's process ids). */
+static void rejects_devices_beyond_the_run(void **state)
+{
+    (void)state;
+    static const struct { const char *obj; double device; } cases[] = {
+        {"workloads[1].kernels[0]", 2147483648.0},
+        {"workloads[1].kernels[0]", 1},
+        {"workloads[1].copies[1]", 1},
+        {"workloads[1].copies[0]", 4294967295.0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *r = sample_copy();
+        set_field(r, cases[i].obj, "device", cJSON_CreateNumber(cases[i].device));
+        char where[160];
+        snprintf(where, sizeof where, "%s.device", cases[i].obj);
+        assert_rejected(r, where, "names no recorded device");
+    }
+}
+
 /* ---------- files ---------- */
 
 static char *tmp;
@@ -1177,6 +1207,37 @@ static void read_file_names_the_line(void **state)
     assert_file_rejected(path, "line 3");
 }
 
+/* Valid JSON nested past cJSON's limit is reported as too deep, not as invalid; at the limit it
+ * is read as JSON (and refused as no run file: an array). */
+static void read_file_names_nesting_depth(void **state)
+{
+    (void)state;
+    char path[512];
+    size_t deep = 100000;
+    char *text = malloc(2 * deep + 2);
+    assert_non_null(text);
+    memset(text, '[', deep);
+    memset(text + deep, ']', deep);
+    text[2 * deep] = '\n';
+    text[2 * deep + 1] = '\0';
+    snprintf(path, sizeof path, "%s/deep.json", tmp);
+    assert_true(write_text(path, text));
+    char limit[64];
+    snprintf(limit, sizeof limit, "nested deeper than %d levels", CJSON_NESTING_LIMIT);
+    assert_file_rejected(path, limit);
+    /* A string full of brackets does not count as nesting. */
+    snprintf(text, 2 * deep + 2, "{\"s\": \"[[[[[[[[[[\", \"t\": ");
+    assert_true(write_text(path, text));
+    assert_file_rejected(path, "not valid JSON");
+    size_t ok = CJSON_NESTING_LIMIT;
+    memset(text, '[', ok);
+    memset(text + ok, ']', ok);
+    text[2 * ok] = '\0';
+    assert_true(write_text(path, text));
+    assert_file_rejected(path, "not a JSON object");
+    free(text);
+}
+
 static void read_file_reads_what_was_written(void **state)
 {
     (void)state;
@@ -1221,10 +1282,12 @@ int main(void)
         cmocka_unit_test(rejects_times_past_the_clock),
         cmocka_unit_test(rejects_bad_timeline),
         cmocka_unit_test(rejects_v2_without_v2_fields),
+        cmocka_unit_test(rejects_devices_beyond_the_run),
     };
     const struct CMUnitTest files[] = {
         cmocka_unit_test(read_file_errors),
         cmocka_unit_test(read_file_names_the_line),
+        cmocka_unit_test(read_file_names_nesting_depth),
         cmocka_unit_test(read_file_reads_what_was_written),
     };
     int failed = cmocka_run_group_tests_name("model_json round trip", round_trips, NULL, NULL);

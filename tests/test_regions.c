@@ -211,6 +211,31 @@ static void kernel_table_statistics(void **state)
     model_free(&m);
 }
 
+/* API calls by total time, names without their version suffix: the profiled program's one 30 ms
+ * cudaMemcpy_v3020, then its 11 cudaLaunchKernel_v7000 of 10 us each. */
+static void api_calls_by_total_time(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const region_metrics *r = &a.rg[0];
+    assert_int_equal(r->napistats, 2);
+    assert_string_equal(r->apis[0].name, "cudaMemcpy");
+    assert_int_equal(r->apis[0].count, 1);
+    assert_close(r->apis[0].total_ms.v, 30.0, 1e-9);
+    assert_string_equal(r->apis[1].name, "cudaLaunchKernel");
+    assert_int_equal(r->apis[1].count, 11);
+    assert_close(r->apis[1].total_ms.v, 0.11, 1e-6);
+    assert_close(r->apis[1].median_us.v, 10.0, 1e-6);
+    assert_close(r->apis[1].min_us.v, 10.0, 1e-6);
+    assert_close(r->apis[1].max_us.v, 10.0, 1e-6);
+    assert_close(r->apis[0].share_pct.v + r->apis[1].share_pct.v, 100.0, 1e-9);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* On the recorded H200 run: the run region holds every event of every workload plus the run's
  * own, and each workload's region holds exactly its own kernels and copies. */
 static void builtin_sample_regions(void **state)
@@ -246,6 +271,7 @@ int main(void)
         cmocka_unit_test(copy_bound_with_pageable_advice),
         cmocka_unit_test(many_short_kernels_are_launch_bound),
         cmocka_unit_test(kernel_table_statistics),
+        cmocka_unit_test(api_calls_by_total_time),
         cmocka_unit_test(builtin_sample_regions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "model_json.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -67,6 +68,35 @@ bool write_text(const char *path, const char *text)
         return false;
     bool ok = fputs(text, f) >= 0;
     return fclose(f) == 0 && ok;
+}
+
+const char *beside_bin(const char *rel)
+{
+    static char path[1024];
+    const char *bin = mmprof_bin();
+    const char *slash = strrchr(bin, '/');
+    snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - bin) : 1, slash ? bin : ".", rel);
+    return path;
+}
+
+bool gpu_usable(void)
+{
+    const char *argv[] = {mmprof_bin(), "--require-gpu", "--quiet", "--size", "16", "--workloads", "cuda-naive", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    bool ok = r.status == 0;
+    if (!ok)
+        print_message("no usable GPU (mmprof --require-gpu exited %d: %s)\n", r.status, r.err);
+    cmd_free(&r);
+    return ok;
+}
+
+char *path_in(const char *dir, const char *name)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/%s", dir, name);
+    return p;
 }
 
 char *make_temp_dir(void)
@@ -169,4 +199,169 @@ void assert_close_at(double got, double want, double rel, const char *what, cons
         return;
     print_error("%s is %.17g, expected %.17g (relative tolerance %g)\n", what, got, want, rel);
     _fail(file, line);
+}
+
+/* ---------- models built here ---------- */
+
+#define MS_NS 1000000LL
+#define T0_NS 1732981234000000000LL /* a realistic CLOCK_REALTIME start, beyond 2^53 ns */
+
+static int64_t at_ms(double ms)
+{
+    return T0_NS + (int64_t)(ms * MS_NS + (ms >= 0 ? 0.5 : -0.5));
+}
+
+static void phase_at(workload_run *w, const char *name, double s, double e)
+{
+    phase *p = workload_add_phase(w, name);
+    assert_non_null(p);
+    p->start_ns = at_ms(s);
+    p->end_ns = at_ms(e);
+}
+
+/* One GPU workload from t ms on: copy-in, compute (repeat products), copy-out, each phase exactly
+ * around its events. Returns the time it ends. */
+static double gpu_workload(run_model *m, const char *name, mem_kind mem, double t, double h2d, double kern,
+                           double d2h, const char *kname)
+{
+    static uint32_t corr = 1;
+    workload_run *w = model_add_workload(m);
+    assert_non_null(w);
+    copy_str(w->name, sizeof w->name, name);
+    w->host_memory = mem;
+    w->needs_gpu = true;
+    w->prec = PREC_FP32;
+    w->status = WL_OK;
+    w->device = 0;
+    w->repeat = 2;
+    w->launched = 2;
+    w->timing = TIMING_CUPTI;
+    w->verified = true;
+    w->rel_error = 1e-7;
+    w->error_bound = 1e-5;
+    uint64_t n = (uint64_t)m->n;
+    copy_event c = {.dir = COPY_H2D, .src = mem, .dst = MEM_DEVICE, .bytes = 2 * n * n * 4, .stream = 7};
+    c.correlation = corr++;
+    c.start_ns = at_ms(t);
+    c.end_ns = at_ms(t + h2d);
+    assert_true(workload_add_copy(w, &c));
+    phase_at(w, "copy-in", t, t + h2d);
+    t += h2d;
+    phase_at(w, "compute", t, t + 2 * kern);
+    for (int i = 0; i < 2; i++, t += kern) {
+        api_event a = {.name = (char *)"cudaLaunchKernel_v7000", .start_ns = at_ms(t), .end_ns = at_ms(t) + 5000,
+                       .thread = 1, .correlation = corr};
+        kernel_event k = {.name = (char *)kname, .start_ns = at_ms(t), .end_ns = at_ms(t + kern), .stream = 7,
+                          .correlation = corr++, .grid = {64, 64, 1}, .block = {16, 16, 1}};
+        assert_true(workload_add_api(w, &a));
+        assert_true(workload_add_kernel(w, &k));
+        assert_true(workload_add_product_ms(w, kern));
+    }
+    c = (copy_event){.dir = COPY_D2H, .src = MEM_DEVICE, .dst = mem, .bytes = n * n * 4, .stream = 7};
+    c.correlation = corr++;
+    c.start_ns = at_ms(t);
+    c.end_ns = at_ms(t + d2h);
+    assert_true(workload_add_copy(w, &c));
+    phase_at(w, "copy-out", t, t + d2h);
+    return t + d2h + 1;
+}
+
+void small_builtin_run(run_model *m)
+{
+    model_init(m);
+    m->schema_version = MMPROF_SCHEMA_VERSION;
+    m->source = SOURCE_BUILTIN;
+    copy_str(m->tool_version, sizeof m->tool_version, MMPROF_VERSION);
+    copy_str(m->started_at, sizeof m->started_at, "2026-11-30T12:00:00Z");
+    m->command_line = strdup("mmprof --size 1024");
+    m->epoch_ns = T0_NS;
+    m->n = 1024;
+    m->seed = 7;
+    m->devices = calloc(1, sizeof *m->devices);
+    assert_non_null(m->devices);
+    m->ndevices = 1;
+    device_info *d = &m->devices[0];
+    copy_str(d->name, sizeof d->name, "NVIDIA H200");
+    d->cc_major = 9;
+    d->sm_count = 132;
+    d->clock_khz = 1980000;
+    d->mem_clock_khz = 2619000;
+    d->bus_width_bits = 6144;
+    d->pcie_gen = 5;
+    d->pcie_width = 16;
+    d->max_threads_per_sm = 2048;
+    d->max_threads_per_block = 1024;
+    d->max_blocks_per_sm = 32;
+    d->regs_per_sm = 65536;
+    d->regs_per_block = 65536;
+    d->warp_size = 32;
+    d->smem_per_sm = 233472;
+    d->smem_per_block = 49152;
+    d->smem_per_block_optin = 232448;
+    d->driver_version = d->runtime_version = 13000;
+    m->collection.source = TIMING_CUPTI;
+    workload_run *cpu = model_add_workload(m);
+    assert_non_null(cpu);
+    copy_str(cpu->name, sizeof cpu->name, "cpu-openblas");
+    cpu->status = WL_OK;
+    cpu->device = -1;
+    cpu->repeat = 2;
+    cpu->timing = TIMING_HOST_CLOCK;
+    cpu->verified = true;
+    cpu->rel_error = 1e-7;
+    cpu->error_bound = 1e-5;
+    phase_at(cpu, "compute", 0, 20);
+    assert_true(workload_add_product_ms(cpu, 10));
+    assert_true(workload_add_product_ms(cpu, 10));
+    double t = 21;
+    t = gpu_workload(m, "cuda-naive", MEM_PAGEABLE, t, 4.0, 3.0, 1.0, "mmprof_naive");
+    t = gpu_workload(m, "cuda-naive", MEM_PINNED, t, 0.6, 3.0, 0.3, "mmprof_naive");
+    t = gpu_workload(m, "cublas-sgemm", MEM_PAGEABLE, t, 4.0, 0.5, 1.0, "cutlass_sgemm");
+    gpu_workload(m, "cublas-sgemm", MEM_PINNED, t, 0.6, 0.5, 0.3, "cutlass_sgemm");
+    assert_true(model_finish_regions(m, "mmprof run"));
+}
+
+void small_profiled_run(run_model *m)
+{
+    model_init(m);
+    m->schema_version = MMPROF_SCHEMA_VERSION;
+    m->source = SOURCE_PROFILE;
+    copy_str(m->tool_version, sizeof m->tool_version, MMPROF_VERSION);
+    copy_str(m->source_file, sizeof m->source_file, "./train");
+    m->command_line = strdup("mmprof profile -- ./train");
+    m->epoch_ns = T0_NS;
+    uint32_t corr = 1;
+    api_event a = {.name = (char *)"cudaMemcpy_v3020", .start_ns = at_ms(0), .end_ns = at_ms(30), .pid = 42,
+                   .thread = 1, .correlation = corr};
+    copy_event c = {.dir = COPY_H2D, .src = MEM_PAGEABLE, .dst = MEM_DEVICE, .bytes = 64ull << 20,
+                    .start_ns = at_ms(0), .end_ns = at_ms(30), .pid = 42, .stream = 7, .correlation = corr++};
+    assert_true(events_add_api(&m->events, &a));
+    assert_true(events_add_copy(&m->events, &c));
+    double t = 31;
+    for (int i = 0; i < 11; i++) {
+        double len = i < 10 ? 2.0 : 0.5;
+        a = (api_event){.name = (char *)"cudaLaunchKernel_v7000", .start_ns = at_ms(t), .end_ns = at_ms(t + 0.01),
+                        .pid = 42, .thread = 1, .correlation = corr};
+        kernel_event k = {.name = (char *)(i < 10 ? "gemm_kernel" : "relu"), .start_ns = at_ms(t + 0.02),
+                          .end_ns = at_ms(t + 0.02 + len), .pid = 42, .stream = 7, .correlation = corr++,
+                          .grid = {128, 1, 1}, .block = {256, 1, 1}};
+        assert_true(events_add_api(&m->events, &a));
+        assert_true(events_add_kernel(&m->events, &k));
+        t += len + 0.05;
+    }
+    assert_true(model_add_region(m, REGION_NVTX, "train", NULL, at_ms(0), at_ms(t), 42, 1, -1) >= 0);
+    assert_true(model_add_process(m, 42, "train"));
+    assert_true(model_add_thread(m, 42, 1, "main"));
+    assert_true(model_finish_regions(m, "./train"));
+}
+
+char *text_report_of(const analysis *a)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    render_text(a, f, false);
+    assert_int_equal(fclose(f), 0);
+    return buf;
 }

@@ -28,6 +28,16 @@ void cmd_free(cmd_result *r);
 char *read_file(const char *path, size_t *len);
 bool write_text(const char *path, const char *text);
 
+/* A path relative to the directory of the binary under test ("tests/nvtx_demo" gives
+ * build/tests/nvtx_demo), in a static buffer. */
+const char *beside_bin(const char *rel);
+
+/* True when `mmprof --require-gpu` runs a tiny GPU workload: the GPU tests' gate. */
+bool gpu_usable(void);
+
+/* dir/name, malloc'd (fails the test when memory ran out). */
+char *path_in(const char *dir, const char *name);
+
 /* A fresh temporary directory (removed by rm_rf). */
 char *make_temp_dir(void);
 void rm_rf(const char *dir);
@@ -46,6 +56,26 @@ void load_run(const char *path, run_model *m);
 
 /* Loads the sample run; fails the test with the reader's message when it cannot. */
 void load_sample(run_model *m);
+
+/* A built-in run made here, whose figures can be worked out by hand (n = 1024, one H200-like
+ * device, PCIe 5 x16, 2 products per workload, phases exactly around their events):
+ *   cpu-openblas              10 ms per product
+ *   cuda-naive    pageable    H2D 4.0 ms, kernel 3.0 ms, D2H 1.0 ms   copy-bound (5.0 > 3.0)
+ *   cuda-naive    pinned      H2D 0.6 ms, kernel 3.0 ms, D2H 0.3 ms   compute-bound
+ *   cublas-sgemm  pageable    H2D 4.0 ms, kernel 0.5 ms, D2H 1.0 ms   copy-bound
+ *   cublas-sgemm  pinned      H2D 0.6 ms, kernel 0.5 ms, D2H 0.3 ms   copy-bound (0.9 > 0.5)
+ * H2D moves 8 MiB (A and B), D2H 4 MiB (C). Regions are finished. */
+void small_builtin_run(run_model *m);
+
+/* A profiled program made here: one NVTX range "train" on thread 1 holding 10 launches of
+ * "gemm_kernel" (2 ms each) and one of "relu" (0.5 ms), each launched by cudaLaunchKernel_v7000
+ * (10 us), and one pageable H2D copy of 64 MiB taking 30 ms before them: the run is copy-bound
+ * (30 ms of copies against 20.5 ms of kernels). */
+void small_profiled_run(run_model *m);
+
+/* The text report of a (no colour), as a string to free. */
+struct analysis;
+char *text_report_of(const struct analysis *a);
 
 /* got equals want within a relative tolerance rel (0: exactly). cmocka's own float assertion
  * compares in single precision, too coarse for figures derived from nanoseconds. */

@@ -200,20 +200,10 @@ static void one_size_no_sweep(void **state)
     model_free(&m);
 }
 
-static char *text_of(const analysis *a)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    render_text(a, f, false);
-    fclose(f);
-    return buf;
-}
-
 static void text_section(void **state)
 {
     const analysis *a = the_analysis(state);
-    char *t = text_of(a);
+    char *t = text_report_of(a);
     char want[160];
     snprintf(want, sizeof want, "with pinned copies the GPU pays off from n = %.0f", a->sweep->cross[0].n.v);
     const char *sweep = strstr(t, "Sweep  ");

@@ -541,6 +541,76 @@ static void long_names_whole(void **state)
     free_rendered(&r);
 }
 
+/* On a run built here: a kernel name longer than a line is cut with "...", never silently, and
+ * the BLAS line does not end on a comma before the library's path. */
+static void long_kernel_name_cut_with_a_mark(void **state)
+{
+    (void)state;
+    rendered r;
+    small_builtin_run(&r.m);
+    char longname[200];
+    memset(longname, 'k', 150);
+    longname[150] = '\0';
+    workload_run *w = &r.m.workloads[1];
+    for (size_t i = 0; i < w->nkernels; i++) {
+        free(w->kernels[i].name);
+        w->kernels[i].name = strdup(longname);
+    }
+    copy_str(r.m.host.blas_library, sizeof r.m.host.blas_library,
+             "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.26.so");
+    r.m.host.blas_threads = 16;
+    assert_true(analyze(&r.m, &r.a));
+    r.plain = render(&r.a, false);
+    r.color = render(&r.a, true);
+    assert_fits(r.plain);
+    char want[128];
+    snprintf(want, sizeof want, "  %.95s...\n", longname);
+    assert_non_null(strstr(r.plain, want));
+    char *blas = line_starting(r.plain, "BLAS    ");
+    assert_non_null(blas);
+    assert_true(blas[strlen(blas) - 1] != ',');
+    free(blas);
+    assert_contains(r.plain, r.m.host.blas_library);
+    free_rendered(&r);
+}
+
+/* The run as nsys stats tables it, for a built-in run too: kernels by total time (mmprof_naive
+ * 4 x 3 ms before cutlass_sgemm 4 x 0.5 ms), copies by direction and memory kind, API calls by
+ * name without the version suffix (8 cudaLaunchKernel_v7000 of 5 us). */
+static void nsys_tables_for_a_built_run(void **state)
+{
+    (void)state;
+    rendered r;
+    small_builtin_run(&r.m);
+    assert_true(analyze(&r.m, &r.a));
+    r.plain = render(&r.a, false);
+    r.color = render(&r.a, true);
+    assert_fits(r.plain);
+    char *k = section(r.plain, "Kernels by total time");
+    assert_non_null(k);
+    char *first = line_starting(k, "mmprof_naive ");
+    assert_non_null(first);
+    assert_string_equal(field_of(first, 1), "4");
+    assert_string_equal(field_of(first, 2), "12.000");
+    assert_true(strstr(k, "mmprof_naive") < strstr(k, "cutlass_sgemm"));
+    free(first);
+    free(k);
+    char *c = section(r.plain, "Copies");
+    assert_non_null(c);
+    assert_int_equal(count_lines_starting(c, "HtoD   pageable"), 1);
+    assert_int_equal(count_lines_starting(c, "DtoH   pinned"), 1);
+    free(c);
+    char *a = section(r.plain, "CUDA API calls by total time");
+    assert_non_null(a);
+    char *launch = line_starting(a, "cudaLaunchKernel ");
+    assert_non_null(launch);
+    assert_string_equal(field_of(launch, 1), "8");
+    assert_string_equal(field_of(launch, 4), "5.0");
+    free(launch);
+    free(a);
+    free_rendered(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -555,6 +625,8 @@ int main(void)
         cmocka_unit_test(failed_workload),
         cmocka_unit_test(long_texts_wrap),
         cmocka_unit_test(long_names_whole),
+        cmocka_unit_test(long_kernel_name_cut_with_a_mark),
+        cmocka_unit_test(nsys_tables_for_a_built_run),
     };
     return cmocka_run_group_tests_name("text report", tests, NULL, NULL);
 }

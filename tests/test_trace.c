@@ -70,10 +70,12 @@ static void complete_events_have_their_fields(void **state)
     cJSON_ArrayForEach(e, events_of(doc)) {
         const char *ph = str(e, "ph");
         assert_non_null(ph);
-        assert_true(strcmp(ph, "X") == 0 || strcmp(ph, "M") == 0);
+        /* Complete events and metadata; flow ends ('s', 'f') and the busy counter ('C'). */
+        assert_true(strcmp(ph, "X") == 0 || strcmp(ph, "M") == 0 || strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0 ||
+                    strcmp(ph, "C") == 0);
         double v;
         assert_true(num(e, "pid", &v));
-        assert_true(num(e, "tid", &v));
+        assert_true(strcmp(ph, "C") == 0 || num(e, "tid", &v)); /* a counter belongs to its process */
         assert_non_null(str(e, "name"));
         if (!is_x(e))
             continue;
@@ -104,7 +106,8 @@ static void one_event_per_kernel_copy_and_call(void **state)
     run_model m;
     load_sample(&m);
     cJSON *doc = trace_of(&m);
-    size_t kernels = 0, copies = 0, apis = 0, phases = 0;
+    /* The run's own events (outside every workload) are in the trace too. */
+    size_t kernels = m.events.nkernels, copies = m.events.ncopies, apis = m.events.napis, phases = 0;
     for (int i = 0; i < m.nworkloads; i++) {
         kernels += m.workloads[i].nkernels;
         copies += m.workloads[i].ncopies;
@@ -333,6 +336,92 @@ static void hostile_names_stay_data(void **state)
     model_free(&m);
 }
 
+static int count_ph(cJSON *events, const char *ph)
+{
+    int n = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events)
+    {
+        const char *p = str(e, "ph");
+        n += p && strcmp(p, ph) == 0;
+    }
+    return n;
+}
+
+/* A profiled program: its own events and its NVTX range are in the trace, API calls read without
+ * their version suffix, each launch has a flow arrow to its kernel or copy (11 kernels and one
+ * copy, all launched by recorded calls), and the GPU has a busy counter. */
+static void timeline_events_flows_and_counter(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    cJSON *doc = trace_of(&m);
+    cJSON *events = events_of(doc);
+    int kernels = 0, calls = 0, ranges = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events)
+    {
+        const char *cat = str(e, "cat"), *name = str(e, "name");
+        if (!is_x(e))
+            continue;
+        kernels += strcmp(cat, "kernel") == 0;
+        if (strcmp(cat, "cuda_api") == 0) {
+            calls++;
+            assert_null(strstr(name, "_v"));
+            assert_true(strcmp(name, "cudaLaunchKernel") == 0 || strcmp(name, "cudaMemcpy") == 0);
+        }
+        ranges += strcmp(cat, "nvtx") == 0 && strcmp(name, "train") == 0;
+    }
+    assert_int_equal(kernels, 11);
+    assert_int_equal(calls, 12);
+    assert_int_equal(ranges, 1);
+    assert_int_equal(count_ph(events, "s"), 12);
+    assert_int_equal(count_ph(events, "f"), 12);
+    /* Each arrow starts where its call starts and ends where its kernel or copy starts. */
+    cJSON_ArrayForEach(e, events)
+    {
+        const char *ph = str(e, "ph");
+        if (!ph || strcmp(ph, "f") != 0)
+            continue;
+        assert_string_equal(str(e, "bp"), "e");
+    }
+    /* The counter: busy from the copy's start; 0 after the last kernel. */
+    int counters = 0;
+    double last = -1;
+    cJSON_ArrayForEach(e, events)
+    {
+        const char *ph = str(e, "ph");
+        if (!ph || strcmp(ph, "C") != 0)
+            continue;
+        counters++;
+        assert_string_equal(str(e, "name"), "GPU busy");
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        assert_true(num(args, "busy %", &last));
+        assert_true(last >= 0 && last <= 100);
+    }
+    assert_true(counters >= 3);
+    assert_close(last, 0, 0);
+    cJSON_Delete(doc);
+    model_free(&m);
+}
+
+static void api_names_lose_their_version(void **state)
+{
+    (void)state;
+    char buf[64];
+    api_display_name("cudaLaunchKernel_v7000", buf, sizeof buf);
+    assert_string_equal(buf, "cudaLaunchKernel");
+    api_display_name("cuLaunchKernel", buf, sizeof buf);
+    assert_string_equal(buf, "cuLaunchKernel");
+    api_display_name("cudaMemcpy_v3020", buf, sizeof buf);
+    assert_string_equal(buf, "cudaMemcpy");
+    api_display_name("my_var", buf, sizeof buf); /* not a version */
+    assert_string_equal(buf, "my_var");
+    api_display_name("cuda_v", buf, sizeof buf);
+    assert_string_equal(buf, "cuda_v");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -343,6 +432,8 @@ int main(void)
         cmocka_unit_test(events_carry_their_figures),
         cmocka_unit_test(overlapping_ranges_get_a_second_thread),
         cmocka_unit_test(hostile_names_stay_data),
+        cmocka_unit_test(timeline_events_flows_and_counter),
+        cmocka_unit_test(api_names_lose_their_version),
     };
     return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }

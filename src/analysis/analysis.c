@@ -1,5 +1,6 @@
 /* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
 #include "analysis.h"
+#include "device_check.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -134,6 +135,18 @@ void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *bus
     *busy = covered;
     *largest_gap = gap;
     *gap_start = gap_at;
+}
+
+void api_display_name(const char *name, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", name ? name : "");
+    char *v = strrchr(buf, '_');
+    if (!v || v == buf || v[1] != 'v' || v[2] == '\0')
+        return;
+    for (const char *d = v + 2; *d; d++)
+        if (*d < '0' || *d > '9')
+            return;
+    *v = '\0';
 }
 
 void kernel_display_name(const char *mangled, char *buf, size_t len)
@@ -585,6 +598,8 @@ static bool add_warning(analysis *a, const char *fmt, ...)
     return true;
 }
 
+static bool add_warning_text(void *a, const char *text) { return add_warning(a, "%s", text); }
+
 /* Generic OpenBLAS cores: what a build falls back to when it does not know the CPU. */
 static bool generic_blas_core(const char *core)
 {
@@ -625,6 +640,8 @@ static bool collect_warnings(const run_model *m, analysis *a)
         !add_warning(a, "GPU times come from cudaEvents, not CUPTI: %s", c->reason))
         return false;
     if (m->gpu_skip_reason[0] && !add_warning(a, "GPU workloads skipped: %s", m->gpu_skip_reason))
+        return false;
+    if (!device_state_warnings(m, add_warning_text, a))
         return false;
     for (int i = 0; i < a->nwl; i++) {
         const workload_run *w = a->wl[i].w;
@@ -777,7 +794,7 @@ bool analyze(const run_model *m, analysis *a)
         analysis_free(a);
         return false;
     }
-    if (!collect_warnings(m, a) || !sweep_analyze(a)) {
+    if (!collect_warnings(m, a) || !sweep_analyze(a) || !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -797,5 +814,6 @@ void analysis_free(analysis *a)
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
     sweep_free(a->sweep);
+    free(a->summary);
     memset(a, 0, sizeof *a);
 }

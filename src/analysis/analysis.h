@@ -13,6 +13,7 @@
 #include "model.h"
 #include "regions.h"
 #include "sweep.h"
+#include "summary.h"
 
 typedef enum {
     VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
@@ -76,7 +77,7 @@ typedef struct {
     int fp32_lanes_per_sm;
 } device_peaks;
 
-typedef struct analysis_s {
+typedef struct analysis {
     const run_model *m;
     device_peaks *peaks;    /* one per device */
     workload_metrics *wl;   /* one per workload, same order */
@@ -91,6 +92,8 @@ typedef struct analysis_s {
     int nlisted;
     int unlisted;           /* regions of those kinds left out of the list */
     sweep_analysis *sweep;  /* a run of several sizes: series and crossovers (sweep.h); else NULL */
+    finding *summary;       /* what to read first, heaviest first (summary.h) */
+    int nsummary;
 } analysis;
 
 #define MAX_LISTED_REGIONS 40
@@ -117,6 +120,10 @@ void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *bus
                     int64_t *largest_gap, int64_t *gap_start);
 
 double median_of(const double *v, int n); /* n > 0; does not reorder v */
+
+/* A CUDA API call's name without CUPTI's version suffix: "cudaLaunchKernel_v7000" reads
+ * "cudaLaunchKernel" (the suffix tells ABI versions apart, not calls). */
+void api_display_name(const char *name, char *buf, size_t len);
 
 /* A readable kernel name: demangled, without the parameter list. */
 void kernel_display_name(const char *mangled, char *buf, size_t len);

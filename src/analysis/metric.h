@@ -21,6 +21,10 @@ void metric_na(metric *m, const char *fmt, ...) __attribute__((format(printf, 2,
 /* scale * a / b, or n/a with the reason of whichever input is missing. */
 void metric_ratio(metric *out, const metric *a, const metric *b, double scale);
 
+/* Which way a figure improves, for comparisons (mmprof compare): times lower, throughputs higher;
+ * NONE for figures that only describe (bytes, shares, occupancy). */
+typedef enum { BETTER_NONE = 0, BETTER_LOWER, BETTER_HIGHER } metric_better;
+
 typedef struct {
     const char *key;   /* snake_case: the JSON member and CSV column */
     const char *label; /* a short heading */
@@ -28,6 +32,7 @@ typedef struct {
     const char *fmt;   /* printf format of the value alone */
     size_t offset;     /* of the metric inside the struct the table describes */
     const char *what;  /* how it is computed, one line */
+    metric_better better;
 } metric_def;
 
 typedef struct {
@@ -45,6 +50,7 @@ extern const metric_table kernel_stat_table;      /* kernel_stat (regions.h) */
 extern const metric_table copy_flow_table;        /* copy_flow (regions.h) */
 extern const metric_table sweep_point_table;      /* sweep_point (sweep.h) */
 extern const metric_table crossover_table;        /* crossover (sweep.h) */
+extern const metric_table api_stat_table;         /* api_stat (regions.h) */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {

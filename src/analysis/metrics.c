@@ -5,43 +5,51 @@
 #include "analysis.h"
 #include "regions.h"
 
-#define DEF(type, field, key, label, unit, fmt, what) {key, label, unit, fmt, offsetof(type, field), what}
+#define DEF(type, field, key, label, unit, fmt, what) {key, label, unit, fmt, offsetof(type, field), what, BETTER_NONE}
+/* Each table's macro X has X_LO (lower is better: times) and X_HI (higher is better: throughputs)
+ * beside it; plain X describes without a direction. */
+#define DEF_BY(better, type, field, key, label, unit, fmt, what) \
+    {key, label, unit, fmt, offsetof(type, field), what, better}
 #define TABLE(var, name, defs) const metric_table var = {name, defs, (int)(sizeof defs / sizeof defs[0])}
 
 #define W(field, key, label, unit, fmt, what) DEF(workload_metrics, field, key, label, unit, fmt, what)
+#define W_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, workload_metrics, field, key, label, unit, fmt, what)
+#define W_HI(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, workload_metrics, field, key, label, unit, fmt, what)
 static const metric_def workload_defs[] = {
-    W(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "median kernel time of one product over the timed launches"),
-    W(kernel_total_ms, "kernel_total_ms", "kernel total", "ms", "%.3f", "kernel time of the whole compute phase"),
-    W(kernel_spread_pct, "kernel_spread_pct", "spread", "%", "%.1f", "(max - min) / median of per-product kernel times"),
+    W_LO(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "median kernel time of one product over the timed launches"),
+    W_LO(kernel_total_ms, "kernel_total_ms", "kernel total", "ms", "%.3f", "kernel time of the whole compute phase"),
+    W_LO(kernel_spread_pct, "kernel_spread_pct", "spread", "%", "%.1f", "(max - min) / median of per-product kernel times"),
     W(noise_pct, "noise_pct", "noise", "%", "%.2f", "relative noise: stdev / mean of the timed samples (sampling stops below --max-noise)"),
-    W(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time of one product"),
+    W_LO(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time of one product"),
     W(h2d_bytes, "h2d_bytes", "H2D bytes", "B", "%.0f", "bytes copied host to device per product"),
-    W(h2d_gbps, "h2d_gbps", "H2D GB/s", "GB/s", "%.1f", "H2D bytes / H2D time (GB = 1e9 bytes)"),
-    W(h2d_link_pct, "h2d_link_pct", "H2D %link", "%", "%.0f", "H2D GB/s over the PCIe link's ceiling"),
-    W(d2h_ms, "d2h_ms", "D2H", "ms", "%.3f", "device-to-host copy time of one product"),
+    W_HI(h2d_gbps, "h2d_gbps", "H2D GB/s", "GB/s", "%.1f", "H2D bytes / H2D time (GB = 1e9 bytes)"),
+    W_HI(h2d_link_pct, "h2d_link_pct", "H2D %link", "%", "%.0f", "H2D GB/s over the PCIe link's ceiling"),
+    W_LO(d2h_ms, "d2h_ms", "D2H", "ms", "%.3f", "device-to-host copy time of one product"),
     W(d2h_bytes, "d2h_bytes", "D2H bytes", "B", "%.0f", "bytes copied device to host per product"),
-    W(d2h_gbps, "d2h_gbps", "D2H GB/s", "GB/s", "%.1f", "D2H bytes / D2H time"),
-    W(d2h_link_pct, "d2h_link_pct", "D2H %link", "%", "%.0f", "D2H GB/s over the PCIe link's ceiling"),
-    W(copy_ms, "copy_ms", "copies", "ms", "%.3f", "H2D + D2H per product"),
-    W(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: copy time over kernel time"),
-    W(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product"),
-    W(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
-    W(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
-    W(peak_pct, "peak_pct", "%peak", "%", "%.1f", "kernel TFLOP/s over the device's FP32 peak"),
-    W(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernel, copy and memset intervals over the copy-in, compute and copy-out phases"),
-    W(gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "largest GPU idle stretch inside those phases"),
-    W(vs_cublas_pct, "vs_cublas_pct", "%cuBLAS", "%", "%.1f", "cuBLAS's kernel time (same precision and memory) over this one's"),
-    W(speedup, "speedup_vs_cpu", "vs CPU", "x", "%.2f", "cpu-openblas product time over kernel time"),
-    W(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time over end-to-end time"),
+    W_HI(d2h_gbps, "d2h_gbps", "D2H GB/s", "GB/s", "%.1f", "D2H bytes / D2H time"),
+    W_HI(d2h_link_pct, "d2h_link_pct", "D2H %link", "%", "%.0f", "D2H GB/s over the PCIe link's ceiling"),
+    W_LO(copy_ms, "copy_ms", "copies", "ms", "%.3f", "H2D + D2H per product"),
+    W_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: copy time over kernel time"),
+    W_LO(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product"),
+    W_HI(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
+    W_HI(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
+    W_HI(peak_pct, "peak_pct", "%peak", "%", "%.1f", "kernel TFLOP/s over the device's FP32 peak"),
+    W_HI(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernel, copy and memset intervals over the copy-in, compute and copy-out phases"),
+    W_LO(gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "largest GPU idle stretch inside those phases"),
+    W_HI(vs_cublas_pct, "vs_cublas_pct", "%cuBLAS", "%", "%.1f", "cuBLAS's kernel time (same precision and memory) over this one's"),
+    W_HI(speedup, "speedup_vs_cpu", "vs CPU", "x", "%.2f", "cpu-openblas product time over kernel time"),
+    W_HI(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time over end-to-end time"),
     W(event_agreement_pct, "cupti_vs_event_pct", "CUPTI vs events", "%", "%+.2f", "CUPTI kernel median against the cudaEvent median"),
 };
 TABLE(workload_metric_table, "workload", workload_defs);
 
 #define K(field, key, label, unit, fmt, what) DEF(kernel_summary, field, key, label, unit, fmt, what)
+#define K_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, kernel_summary, field, key, label, unit, fmt, what)
+#define K_HI(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, kernel_summary, field, key, label, unit, fmt, what)
 static const metric_def kernel_summary_defs[] = {
-    K(median_ms, "median_ms", "median", "ms", "%.3f", "median duration over the compute phase's launches"),
+    K_LO(median_ms, "median_ms", "median", "ms", "%.3f", "median duration over the compute phase's launches"),
     K(occupancy_pct, "occupancy_pct", "occupancy", "%", "%.0f", "theoretical occupancy (cuda_occupancy.h)"),
-    K(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / median, when one kernel makes one product"),
+    K_HI(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / median, when one kernel makes one product"),
 };
 TABLE(kernel_summary_table, "kernel", kernel_summary_defs);
 
@@ -54,47 +62,52 @@ static const metric_def device_peak_defs[] = {
 TABLE(device_peaks_table, "device", device_peak_defs);
 
 #define R(field, key, label, unit, fmt, what) DEF(region_metrics, field, key, label, unit, fmt, what)
+#define R_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, region_metrics, field, key, label, unit, fmt, what)
+#define R_HI(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, region_metrics, field, key, label, unit, fmt, what)
 static const metric_def region_defs[] = {
-    R(wall_ms, "wall_ms", "wall", "ms", "%.3f", "from the region's start to the later of its end and its last GPU event's end"),
-    R(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "summed kernel durations"),
-    R(memcpy_ms, "memcpy_ms", "memcpy", "ms", "%.3f", "summed copy durations, every direction"),
-    R(memset_ms, "memset_ms", "memset", "ms", "%.3f", "summed memset durations"),
-    R(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: memcpy time over kernel time"),
-    R(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time"),
+    R_LO(wall_ms, "wall_ms", "wall", "ms", "%.3f", "from the region's start to the later of its end and its last GPU event's end"),
+    R_LO(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "summed kernel durations"),
+    R_LO(memcpy_ms, "memcpy_ms", "memcpy", "ms", "%.3f", "summed copy durations, every direction"),
+    R_LO(memset_ms, "memset_ms", "memset", "ms", "%.3f", "summed memset durations"),
+    R_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: memcpy time over kernel time"),
+    R_LO(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time"),
     R(h2d_bytes, "h2d_bytes", "H2D bytes", "B", "%.0f", "bytes copied host to device"),
-    R(h2d_gbps, "h2d_gbps", "H2D GB/s", "GB/s", "%.1f", "H2D bytes / H2D time"),
-    R(d2h_ms, "d2h_ms", "D2H", "ms", "%.3f", "device-to-host copy time"),
+    R_HI(h2d_gbps, "h2d_gbps", "H2D GB/s", "GB/s", "%.1f", "H2D bytes / H2D time"),
+    R_LO(d2h_ms, "d2h_ms", "D2H", "ms", "%.3f", "device-to-host copy time"),
     R(d2h_bytes, "d2h_bytes", "D2H bytes", "B", "%.0f", "bytes copied device to host"),
-    R(d2h_gbps, "d2h_gbps", "D2H GB/s", "GB/s", "%.1f", "D2H bytes / D2H time"),
+    R_HI(d2h_gbps, "d2h_gbps", "D2H GB/s", "GB/s", "%.1f", "D2H bytes / D2H time"),
     R(gpu_busy_ms, "gpu_busy_ms", "GPU busy", "ms", "%.3f", "union of kernel, copy and memset intervals"),
-    R(busy_pct, "busy_pct", "busy", "%", "%.1f", "GPU busy time over wall time"),
-    R(largest_gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "longest stretch with nothing on the GPU"),
-    R(launch_us, "launch_us", "launch", "us", "%.1f", "mean duration of the API calls that launched kernels"),
-    R(kernel_us, "kernel_us", "kernel median", "us", "%.1f", "median kernel duration"),
-    R(short_kernel_pct, "short_kernel_pct", "short kernels", "%", "%.0f", "kernels under 10 us, % of launches"),
-    R(sync_ms, "sync_ms", "sync", "ms", "%.3f", "host time waiting in synchronization"),
-    R(api_ms, "api_ms", "API", "ms", "%.3f", "host time in CUDA runtime and driver calls"),
-    R(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "FLOPs over kernel time, where the region carries a FLOP count"),
+    R_HI(busy_pct, "busy_pct", "busy", "%", "%.1f", "GPU busy time over wall time"),
+    R_LO(largest_gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "longest stretch with nothing on the GPU"),
+    R_LO(launch_us, "launch_us", "launch", "us", "%.1f", "mean duration of the API calls that launched kernels"),
+    R_LO(kernel_us, "kernel_us", "kernel median", "us", "%.1f", "median kernel duration"),
+    R_LO(short_kernel_pct, "short_kernel_pct", "short kernels", "%", "%.0f", "kernels under 10 us, % of launches"),
+    R_LO(sync_ms, "sync_ms", "sync", "ms", "%.3f", "host time waiting in synchronization"),
+    R_LO(api_ms, "api_ms", "API", "ms", "%.3f", "host time in CUDA runtime and driver calls"),
+    R_HI(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "FLOPs over kernel time, where the region carries a FLOP count"),
 };
 TABLE(region_metric_table, "region", region_defs);
 
 #define S(field, key, label, unit, fmt, what) DEF(kernel_stat, field, key, label, unit, fmt, what)
+#define S_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, kernel_stat, field, key, label, unit, fmt, what)
 static const metric_def kernel_stat_defs[] = {
-    S(total_ms, "total_ms", "total", "ms", "%.3f", "summed durations"),
+    S_LO(total_ms, "total_ms", "total", "ms", "%.3f", "summed durations"),
     S(share_pct, "share_pct", "share", "%", "%.1f", "of the region's kernel time"),
-    S(min_ms, "min_ms", "min", "ms", "%.3f", "shortest launch"),
-    S(median_ms, "median_ms", "median", "ms", "%.3f", "median launch"),
-    S(max_ms, "max_ms", "max", "ms", "%.3f", "longest launch"),
-    S(stddev_ms, "stddev_ms", "stddev", "ms", "%.3f", "sample standard deviation of the launches"),
+    S_LO(min_ms, "min_ms", "min", "ms", "%.3f", "shortest launch"),
+    S_LO(median_ms, "median_ms", "median", "ms", "%.3f", "median launch"),
+    S_LO(max_ms, "max_ms", "max", "ms", "%.3f", "longest launch"),
+    S_LO(stddev_ms, "stddev_ms", "stddev", "ms", "%.3f", "sample standard deviation of the launches"),
     S(occupancy_pct, "occupancy_pct", "occupancy", "%", "%.0f", "theoretical occupancy (cuda_occupancy.h)"),
 };
 TABLE(kernel_stat_table, "kernel", kernel_stat_defs);
 
 #define F(field, key, label, unit, fmt, what) DEF(copy_flow, field, key, label, unit, fmt, what)
+#define F_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, copy_flow, field, key, label, unit, fmt, what)
+#define F_HI(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, copy_flow, field, key, label, unit, fmt, what)
 static const metric_def copy_flow_defs[] = {
     F(bytes, "bytes", "bytes", "B", "%.0f", "bytes moved"),
-    F(ms, "ms", "time", "ms", "%.3f", "summed copy durations"),
-    F(gbps, "gbps", "GB/s", "GB/s", "%.1f", "bytes / time"),
+    F_LO(ms, "ms", "time", "ms", "%.3f", "summed copy durations"),
+    F_HI(gbps, "gbps", "GB/s", "GB/s", "%.1f", "bytes / time"),
     F(mean_bytes, "mean_bytes", "per copy", "B", "%.0f", "mean bytes per copy"),
 };
 TABLE(copy_flow_table, "copy", copy_flow_defs);
@@ -115,3 +128,13 @@ static const metric_def crossover_defs[] = {
     C(n, "n", "crossover n", "", "%.0f", "size from which the GPU beats cpu-openblas, log-log interpolated between the sizes around it"),
 };
 TABLE(crossover_table, "crossover", crossover_defs);
+
+#define A(field, key, label, unit, fmt, what) DEF(api_stat, field, key, label, unit, fmt, what)
+static const metric_def api_stat_defs[] = {
+    A(total_ms, "total_ms", "total", "ms", "%.3f", "summed durations of the calls"),
+    A(share_pct, "share_pct", "share", "%", "%.1f", "of the region's time in API calls"),
+    A(median_us, "median_us", "median", "us", "%.1f", "median call"),
+    A(min_us, "min_us", "min", "us", "%.1f", "shortest call"),
+    A(max_us, "max_us", "max", "us", "%.1f", "longest call"),
+};
+TABLE(api_stat_table, "api", api_stat_defs);

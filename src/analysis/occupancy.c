@@ -37,6 +37,12 @@ bool occupancy_of(const device_info *d, int block_threads, int registers, int st
                  d->max_threads_per_block);
         return false;
     }
+    /* An imported trace may not describe every limit; the calculator divides by some of them. */
+    if (d->max_threads_per_sm <= 0 || d->warp_size <= 0 || d->regs_per_sm <= 0 || d->regs_per_block <= 0 ||
+        d->smem_per_sm == 0 || d->cc_major <= 0) {
+        snprintf(why, why_len, "the device's limits were not recorded (threads, registers, shared memory per SM)");
+        return false;
+    }
     cudaOccDeviceProp prop;
     memset(&prop, 0, sizeof prop);
     prop.computeMajor = d->cc_major;

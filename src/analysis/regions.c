@@ -397,6 +397,72 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
 }
 
 
+typedef struct {
+    char name[64];
+    double us;
+} named_call;
+
+static int cmp_call(const void *a, const void *b)
+{
+    const named_call *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->us > y->us) - (x->us < y->us);
+}
+
+static int cmp_api_total(const void *a, const void *b)
+{
+    const api_stat *x = a, *y = b;
+    if (x->total_ms.v != y->total_ms.v)
+        return x->total_ms.v < y->total_ms.v ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* API calls by name (version suffix dropped): count, total, share, median, min, max. */
+static bool api_stats(const host_item *const *calls, int n, double total_ms, region_metrics *r)
+{
+    r->apis = NULL;
+    r->napistats = 0;
+    if (n == 0)
+        return true;
+    named_call *c = malloc((size_t)n * sizeof *c);
+    api_stat *st = calloc((size_t)n, sizeof *st);
+    if (!c || !st) {
+        free(c);
+        free(st);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        api_display_name(((const api_event *)calls[i]->ev)->name, c[i].name, sizeof c[i].name);
+        c[i].us = 1e3 * ms(calls[i]->end - calls[i]->start);
+    }
+    qsort(c, (size_t)n, sizeof *c, cmp_call);
+    int ns = 0;
+    for (int i = 0; i < n;) {
+        int j = i;
+        double sum = 0;
+        while (j < n && strcmp(c[j].name, c[i].name) == 0)
+            sum += c[j++].us;
+        int k = j - i;
+        api_stat *s = &st[ns++];
+        memcpy(s->name, c[i].name, sizeof s->name);
+        s->count = k;
+        metric_set(&s->total_ms, sum / 1e3);
+        if (total_ms > 0)
+            metric_set(&s->share_pct, 100.0 * sum / 1e3 / total_ms);
+        else
+            metric_na(&s->share_pct, "no time in API calls");
+        metric_set(&s->min_us, c[i].us);
+        metric_set(&s->max_us, c[j - 1].us);
+        metric_set(&s->median_us, (k % 2) ? c[i + k / 2].us : 0.5 * (c[i + k / 2 - 1].us + c[i + k / 2].us));
+        i = j;
+    }
+    qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
+    free(c);
+    r->apis = st;
+    r->napistats = ns;
+    return true;
+}
+
 /* Copies grouped by direction and host-side memory kind. */
 static mem_kind host_side(const copy_event *c)
 {
@@ -662,6 +728,8 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     }
     r->nkernels = nk;
     double launch_sum = 0, sync_t = 0, api_t = 0;
+    const host_item **calls = NULL;
+    int ncalls = 0, ccap = 0;
     for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
         const host_item *h = &t->host[i];
         if (!member(rg, h->start, h->pid, h->tid, h->workload))
@@ -671,6 +739,16 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             r->nsyncs++;
             sync_t += d;
         } else {
+            if (ncalls == ccap) {
+                ccap = ccap ? 2 * ccap : 64;
+                const host_item **grown = realloc(calls, (size_t)ccap * sizeof *calls);
+                if (!grown) {
+                    ok = false;
+                    break;
+                }
+                calls = grown;
+            }
+            calls[ncalls++] = h;
             r->napis++;
             api_t += d;
             if (h->launches) {
@@ -729,7 +807,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_na(&r->api_ms, "no host-side API records in the timeline");
         }
         finish_flows(r);
-        ok = kernel_stats(m, ks, nk, kernel, r);
+        ok = kernel_stats(m, ks, nk, kernel, r) && api_stats(calls, ncalls, api_t, r);
         if (nk > 0) {
             double *d = malloc((size_t)nk * sizeof *d);
             if (!d)
@@ -748,6 +826,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     }
     free(iv);
     free(ks);
+    free(calls);
     return ok;
 }
 
@@ -784,6 +863,7 @@ void region_metrics_free(region_metrics *r, int n)
     for (int i = 0; i < n; i++) {
         free(r[i].flows);
         free(r[i].kernels);
+        free(r[i].apis);
     }
     free(r);
 }

@@ -35,6 +35,13 @@ typedef struct {
     char limiter[32];
 } kernel_stat;
 
+/* One CUDA API call name (without its version suffix) within a region, as nsys stats lists them. */
+typedef struct {
+    char name[64];
+    int count;
+    metric total_ms, share_pct, median_us, min_us, max_us;
+} api_stat;
+
 typedef struct {
     int64_t start_ns, length_ns;
 } idle_gap;
@@ -75,6 +82,8 @@ typedef struct {
     int nflows;
     kernel_stat *kernels; /* by total time, longest first */
     int nkstats;
+    api_stat *apis;       /* API calls by total time, longest first */
+    int napistats;
     region_verdict verdict;
     char verdict_text[200]; /* the figure that decided it */
     char advice[200];       /* one line: what to try */

@@ -14,7 +14,7 @@
 #include "metric.h"
 #include "model.h"
 
-struct analysis_s;
+struct analysis;
 
 /* One workload at one size: figures taken from its workload_metrics. */
 typedef struct {
@@ -66,7 +66,7 @@ typedef struct {
 
 /* Builds a->sweep when the run holds two or more sizes (NULL otherwise); false when memory ran
  * out. */
-bool sweep_analyze(struct analysis_s *a);
+bool sweep_analyze(struct analysis *a);
 void sweep_free(sweep_analysis *s);
 
 /* Where gpu_ms[i] / cpu_ms[i] falls below 1 for good, over sizes n[0 .. count-1] (ascending, all

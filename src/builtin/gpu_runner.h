@@ -58,6 +58,10 @@ void gpu_profiler_stop(void);
 void gpu_sync(void);
 void gpu_close(void);
 
+/* gpu_close, then cudaDeviceReset: for an interrupted run, so the device is released whatever
+ * state a workload left it in. */
+void gpu_reset(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,8 @@
  * it), and CUPTI activity is enabled before the first context exists (it is not retroactive). */
 #include "runner.h"
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,8 +15,15 @@
 #include "gpu_runner.h"
 #include "hostinfo.h"
 #include "inputs.h"
+#include "progress.h"
+#include "interrupt.h"
+#include "nvml.h"
 #include "ranges.h"
 #include "workloads.h"
+
+/* NVML readings while a GPU workload runs: a few inside a short compute phase, on a thread of
+ * its own, at a cost of a few driver calls per reading. */
+#define NVML_PERIOD_MS 5
 
 static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
@@ -77,6 +86,92 @@ static void now_iso(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* ---------- the watchdog ----------
+ * A product that never returns (a hung BLAS, a machine thrashing) must not hang the tool: the
+ * CPU workload runs on its own thread, and when --timeout passes it is abandoned, reported as an
+ * error, and the rest of the run goes on. Its thread cannot be cancelled inside OpenBLAS, so it
+ * keeps its inputs (never freed) and the process ends with _exit (runner_abandoned()) rather than
+ * running library destructors under it. */
+static bool abandoned;
+
+bool runner_abandoned(void)
+{
+    return abandoned;
+}
+
+typedef struct {
+    int n;
+    const float *A, *B;
+    const double *ref;
+    sample_rule rule;
+    workload_run w;
+} cpu_job;
+
+static void *cpu_job_run(void *arg)
+{
+    cpu_job *j = arg;
+    cpu_run(j->n, j->A, j->B, j->ref, &j->rule, &j->w);
+    return NULL;
+}
+
+static void timed_out(workload_run *w, const char *name, int n, int timeout_s)
+{
+    memset(w, 0, sizeof *w);
+    w->device = -1;
+    w->n = n;
+    copy_str(w->name, sizeof w->name, name);
+    w->status = WL_ERROR;
+    snprintf(w->status_reason, sizeof w->status_reason,
+             "did not finish within --timeout %d s; abandoned (the run went on without it)", timeout_s);
+}
+
+/* cpu_run under the watchdog, into w (a workload of m). */
+static void cpu_run_watched(const cli_options *o, int n, const float *A, const float *B, const double *ref,
+                            const sample_rule *rule, workload_run *w, FILE *err)
+{
+    cpu_job *j = calloc(1, sizeof *j);
+    if (j) {
+        *j = (cpu_job){.n = n, .A = A, .B = B, .ref = ref, .rule = *rule};
+        j->w.device = -1;
+    }
+    pthread_t t;
+    if (!j || o->timeout_s == 0 || pthread_create(&t, NULL, cpu_job_run, j) != 0) {
+        free(j);
+        cpu_run(n, A, B, ref, rule, w);
+        return;
+    }
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += o->timeout_s;
+    int rc;
+    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
+        ;
+    if (rc == 0) {
+        *w = j->w; /* the arrays it allocated move with it */
+        free(j);
+        return;
+    }
+    /* j and its workload stay with the thread still writing them. */
+    abandoned = true;
+    pthread_detach(t);
+    timed_out(w, "cpu-openblas", n, o->timeout_s);
+    fprintf(err, "mmprof: cpu-openblas did not finish within --timeout %d s at n = %d; abandoned, going on\n",
+            o->timeout_s, n);
+}
+
+/* SIGINT/SIGTERM while a GPU is ours (the handler only recorded it): release the device, then
+ * end as the signal asks, with no output. Called between steps that take long. */
+static void stop_if_interrupted(bool gpu)
+{
+    if (!interrupt_pending())
+        return;
+    if (gpu) {
+        gpu_profiler_stop();
+        gpu_reset();
+    }
+    interrupt_defer(false);
+}
+
 static int fail_run(run_model *m, int status)
 {
     model_free(m);
@@ -109,14 +204,36 @@ static phase *size_phase(run_model *m, const char *name, int n)
     return tool_phase_begin(m, buf);
 }
 
+/* What every size of a run shares: the selection, the memory kinds, the GPU's state, NVML's
+ * watch and the progress line. */
+typedef struct {
+    const cli_options *o;
+    run_model *m;
+    const workload_def *const *sel;
+    int nsel;
+    const mem_kind *kinds;
+    int nkinds;
+    bool opened;    /* the device's context is ours until the end (a signal must release it) */
+    bool gpu;       /* cleared when the GPU cannot be set up for a size: its workloads are skipped */
+    bool profiling; /* gpu_profiler_start was called */
+    nvml_watch *nw;
+    const char *nvml_why;
+    progress *pr;
+    FILE *err;
+} size_run;
+
 /* One size: its inputs and FP64 reference, then every selected workload at that size, as a
- * single-size run does. EXIT_OK, or EXIT_USAGE after a message when host memory ran out. A GPU
- * that cannot be set up for this size clears *gpu: its workloads are skipped from here on. */
-static int run_size(const cli_options *o, run_model *m, const workload_def *const *sel, int nsel,
-                    const mem_kind *kinds, int nkinds, int n, bool *gpu, bool *profiling, FILE *err)
+ * single-size run does, with progress, interrupt checks, the CPU watchdog and NVML's watch.
+ * EXIT_OK, or EXIT_USAGE after a message when host memory ran out. */
+static int run_size(size_run *r, int n)
 {
+    const cli_options *o = r->o;
+    run_model *m = r->m;
+    FILE *err = r->err;
     char why[256];
     const char *size_opt = o->nsizes > 0 ? "--sizes: size" : "--size";
+    r->pr->n = n;
+    progress_step(r->pr, "inputs");
     size_t n2 = (size_t)n * (size_t)n;
     phase *tp = size_phase(m, "inputs", n);
     float *A = malloc(n2 * sizeof *A), *B = malloc(n2 * sizeof *B);
@@ -127,11 +244,13 @@ static int run_size(const cli_options *o, run_model *m, const workload_def *cons
     }
     tool_phase_end(tp);
     int status = EXIT_OK;
+    bool kept = false; /* the inputs stay with an abandoned CPU thread */
     if (!A || !B || !ref) {
         fprintf(err, "mmprof: %s %d: out of host memory for the inputs\n", size_opt, n);
         status = EXIT_USAGE;
         goto out;
     }
+    progress_step(r->pr, "FP64 reference product (OpenBLAS dgemm)");
     tp = size_phase(m, "reference", n);
     bool ref_ok = reference_product(n, A, B, ref);
     tool_phase_end(tp);
@@ -142,19 +261,25 @@ static int run_size(const cli_options *o, run_model *m, const workload_def *cons
     }
 
     double max_time_ms = o->max_time_s * 1e3;
-    for (int i = 0; i < nsel; i++) {
-        if (sel[i]->needs_gpu)
+    stop_if_interrupted(r->opened);
+    for (int i = 0; i < r->nsel; i++) {
+        if (r->sel[i]->needs_gpu)
             continue;
         workload_run *w = model_add_workload(m);
         sample_rule rule = cpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms);
-        if (w)
-            cpu_run(n, A, B, ref, &rule, w);
+        progress_step(r->pr, r->sel[i]->name);
+        if (w) {
+            bool before = abandoned;
+            cpu_run_watched(o, n, A, B, ref, &rule, w, err);
+            kept |= abandoned && !before;
+        }
+        stop_if_interrupted(r->opened);
     }
 
     gpu_inputs in = {.n = n, .A = A, .B = B, .ref = ref,
                      .rule = gpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms),
                      .cold_l2 = o->cold_l2, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
-    if (*gpu) {
+    if (r->gpu) {
         tp = size_phase(m, "gpu-buffers", n);
         bool ready = gpu_prepare(&in, why, sizeof why);
         tool_phase_end(tp);
@@ -162,33 +287,43 @@ static int run_size(const cli_options *o, run_model *m, const workload_def *cons
                        * end so that what earlier sizes recorded is still collected */
             model_add_warning(m, "GPU %d could not be set up for n = %d: %s", o->device, n, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
-            *gpu = false;
+            r->gpu = false;
         }
     }
-    if (*gpu && !*profiling) {
+    if (r->gpu && !r->profiling) {
         gpu_profiler_start();
-        *profiling = true;
+        r->profiling = true;
     }
-    for (int i = 0; i < nsel; i++) {
-        if (!sel[i]->needs_gpu)
+    for (int i = 0; i < r->nsel; i++) {
+        if (!r->sel[i]->needs_gpu)
             continue;
-        for (int k = 0; k < nkinds; k++) {
-            if (!*gpu) {
-                add_skipped(m, sel[i], kinds[k], n, m->gpu_skip_reason);
+        for (int k = 0; k < r->nkinds; k++) {
+            if (!r->gpu) {
+                add_skipped(m, r->sel[i], r->kinds[k], n, m->gpu_skip_reason);
                 continue;
             }
+            stop_if_interrupted(true);
             workload_run *w = model_add_workload(m);
             if (!w)
                 continue;
-            copy_str(w->name, sizeof w->name, sel[i]->name);
+            copy_str(w->name, sizeof w->name, r->sel[i]->name);
             w->n = n;
-            gpu_run(sel[i]->gpu, &in, kinds[k], w);
+            w->host_memory = r->kinds[k];
+            w->needs_gpu = true;
+            char label[64];
+            workload_label(w, label, sizeof label);
+            progress_step(r->pr, label);
+            nvml_watch_begin(r->nw);
+            gpu_run(r->sel[i]->gpu, &in, r->kinds[k], w);
+            nvml_watch_end(r->nw, w, r->nvml_why);
         }
     }
 out:
-    free(A);
-    free(B);
-    free(ref);
+    if (!kept) {
+        free(A);
+        free(B);
+        free(ref);
+    }
     return status;
 }
 
@@ -294,9 +429,13 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                              "(%s) has %.1f GiB free of %.1f GiB\n", size_opt, sizes[s], (double)dneed / GiB,
                         o->device, d->name, (double)d->free_mem / GiB, (double)d->total_mem / GiB);
                 gpu_close();
+                interrupt_defer(false);
                 return fail_run(m, EXIT_USAGE);
             }
         }
+        /* From here the device is ours: a signal waits for the runner to release it. */
+        if (opened)
+            interrupt_defer(true);
         if (!opened) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
@@ -314,27 +453,51 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
             gpu_close();
+            interrupt_defer(false);
             gpu = false;
         }
     }
+    /* NVML watches the device around each GPU workload (clocks, power, other processes); where it
+     * cannot, each workload's device state says why. */
+    nvml_watch *nw = NULL;
+    char nvml_why[256] = "";
+    if (gpu) {
+        tp = tool_phase_begin(m, "nvml-init");
+        nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        tool_phase_end(tp);
+    }
+    /* Progress: at each size the inputs, the reference, the CPU workload and each GPU run are the
+     * steps. */
+    int steps = 2;
+    for (int i = 0; i < nsel; i++)
+        steps += sel[i]->needs_gpu ? (gpu ? nkinds : 0) : 1;
+    progress pr;
+    progress_init(&pr, err, !o->quiet && isatty(fileno(err)), steps * nsizes, o->n);
+    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu,
+                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .pr = &pr, .err = err};
     int status = EXIT_OK;
-    bool profiling = false, opened = gpu;
     for (int s = 0; s < nsizes && status == EXIT_OK; s++)
-        status = run_size(o, m, sel, nsel, kinds, nkinds, sizes[s], &gpu, &profiling, err);
+        status = run_size(&r, sizes[s]);
+    progress_done(&pr);
     if (status != EXIT_OK) {
-        if (opened)
+        if (r.opened) {
             gpu_close();
+            interrupt_defer(false);
+        }
+        nvml_watch_close(nw);
         return fail_run(m, status);
     }
-    if (profiling)
+    if (r.profiling)
         gpu_profiler_stop();
-    if (opened) {
+    if (r.opened) {
         gpu_sync();
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
         tool_phase_end(tp);
         gpu_close();
+        interrupt_defer(false);
     }
+    nvml_watch_close(nw);
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;

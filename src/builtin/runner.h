@@ -12,6 +12,10 @@
  * then freed). */
 int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE *err);
 
+/* True when a workload passed --timeout and its thread was abandoned, still running: the process
+ * must then end with _exit once the report is written, not run library destructors under it. */
+bool runner_abandoned(void);
+
 /* Host memory a run of size n needs at its peak, in bytes; false when it overflows. */
 bool host_bytes_needed(int n, bool gpu, uint64_t *bytes);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_info.h"
 #include "model.h"
 #include "workloads.h"
 
@@ -15,6 +16,10 @@ static void usage(FILE *f)
           "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
+          "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
+          "       mmprof profile [OPTIONS] [--] CMD [ARGS...]\n"
+          "                                         run CMD and report its CUDA kernels, copies and\n"
+          "                                         NVTX ranges, in every process it starts\n"
           "\n"
           "A matrix multiply C = A x B (FP32, row-major, n x n, the same random inputs for every\n"
           "workload) on the CPU through OpenBLAS, through CUDA kernels and through cuBLAS; for each,\n"
@@ -24,7 +29,8 @@ static void usage(FILE *f)
           "  -s, --size N            matrix size n (default 2048)\n"
           "      --sizes LIST        a sweep in one run: sizes 256,512,1000 or powers of two A:B\n"
           "                          (64:8192); at most 32; the report adds where the GPU pays off\n"
-          "  -w, --workloads LIST    comma-separated workloads (default: all; see --list-workloads)\n"
+          "  -w, --workloads LIST    comma-separated workloads, each named once (default: all; see\n"
+          "                          --list-workloads)\n"
           "  -r, --repeat N          timed products per workload (default: sampled by noise, below)\n"
           "      --max-noise PCT     sample until the relative noise, stdev / mean of the timed\n"
           "                          products in %, is at most PCT (default 0.5; at least 10 GPU\n"
@@ -37,20 +43,48 @@ static void usage(FILE *f)
           "      --device N          CUDA device index (default 0)\n"
           "      --require-gpu       fail (exit 3) instead of skipping GPU workloads without a GPU\n"
           "      --no-cupti          time GPU work with cudaEvents only, as under another profiler\n"
+          "      --timeout SECONDS   a CPU workload still running after SECONDS is abandoned and\n"
+          "                          reported as an error (exit 1), the rest of the run goes on\n"
+          "                          (default 600; 0: no limit)\n"
           "      --list-workloads    list the workloads and exit\n"
           "\n"
           "Output options (every command):\n"
           "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`)\n"
           "      --html FILE         write a self-contained HTML report\n"
           "      --trace FILE        write a Chrome/Perfetto trace\n"
-          "  -q, --quiet             no text report on standard output\n"
+          "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"
+          "                          workload and device\n"
+          "      --text FILE         write the text report to FILE instead of printing it\n"
+          "  -q, --quiet             no text report on standard output (warned about when no\n"
+          "                          output file is named either)\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
           "  -h, --help              this help\n"
-          "  -V, --version           the version\n"
+          "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
+          "\n"
+          "mmprof profile: the output options apply, and the text report goes to standard error\n"
+          "unless --text names a file, so the program's standard output stays its own. Options end\n"
+          "at CMD (or --): what follows belongs to CMD. CMD keeps its stdin, stdout, arguments and\n"
+          "environment; mmprof adds CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH (naming\n"
+          "libmmprof_inject.so) and MMPROF_PROFILE_DIR. When either injection variable is already\n"
+          "set, another profiler (Nsight Systems, Nsight Compute) holds CUPTI, and mmprof profile\n"
+          "refuses (exit 2) rather than record nothing. Ctrl-C reaches CMD; mmprof then reports\n"
+          "what was recorded. A process that ends through _exit or a signal may lose its last\n"
+          "~100 ms of CUDA records (MMPROF_FLUSH_MS sets how often records are flushed).\n"
+          "\n"
+          "\n"
+          "FILE '-' is standard output (the text report is then left out). A regular FILE is\n"
+          "replaced whole, through a temporary file, keeping its mode and owner; a symlink is\n"
+          "followed; a device or FIFO (/dev/null, >(cmd)) is written in place. A read-only FILE,\n"
+          "the run file being read, or an output that cannot be opened is refused before any work.\n"
           "\n"
           "Exit status: 0 all workloads verified; 1 a workload failed verification or a CUDA call\n"
           "failed; 2 bad option, size, workload or run file; 3 --require-gpu without a usable GPU;\n"
-          "4 an output file could not be written.\n",
+          "4 an output could not be written (standard output included: a full disk, a closed pipe);\n"
+          "130 or 143 interrupted by SIGINT or SIGTERM (no output or temporary file is left).\n"
+          "mmprof profile exits with CMD's status (128+N when signal N killed it), or 2 on a bad\n"
+          "option or under another profiler, 4 when an output cannot be written, 125 when the\n"
+          "injection library is missing or the records cannot be read, 126 when CMD cannot be run,\n"
+          "127 when CMD is not found.\n",
           f);
 }
 
@@ -91,11 +125,23 @@ static bool parse_workloads(const char *list, cli_options *o, FILE *err)
         return false;
     bool ok = true;
     int names = 0;
+    bool all_given = false;
     for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         names++;
+        /* A name given twice (or with "all") is an error, not silently merged: the user may
+         * have meant to type another workload. */
         if (strcmp(tok, "all") == 0) {
-            for (int i = 0; i < count && i < MAX_SELECTED; i++)
+            for (int i = 0; i < count && i < MAX_SELECTED; i++) {
+                if (chosen[i]) {
+                    fprintf(err, "mmprof: --workloads: '%s' is named twice ('all' includes it)\n", defs[i].name);
+                    ok = false;
+                    break;
+                }
                 chosen[i] = true;
+            }
+            if (!ok)
+                break;
+            all_given = true;
             continue;
         }
         const workload_def *d = workload_find(tok);
@@ -104,6 +150,11 @@ static bool parse_workloads(const char *list, cli_options *o, FILE *err)
             for (int i = 0; i < count; i++)
                 fprintf(err, " %s", defs[i].name);
             fprintf(err, ")\n");
+            ok = false;
+            break;
+        }
+        if (chosen[d - defs]) {
+            fprintf(err, "mmprof: --workloads: '%s' is named twice%s\n", tok, all_given ? " ('all' includes it)" : "");
             ok = false;
             break;
         }
@@ -143,8 +194,8 @@ static void rejected_option(char **argv, char *buf, size_t len)
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR,
-       OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2 };
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
+       OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2 };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -161,10 +212,13 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"device", required_argument, NULL, OPT_DEVICE},
         {"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
         {"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"list-workloads", no_argument, NULL, OPT_LIST},
         {"json", required_argument, NULL, 'j'},
         {"html", required_argument, NULL, OPT_HTML},
         {"trace", required_argument, NULL, OPT_TRACE},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"text", required_argument, NULL, OPT_TEXT},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"help", no_argument, NULL, 'h'},
@@ -175,6 +229,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     o->n = 2048;
     o->max_noise_pct = DEFAULT_MAX_NOISE_PCT;
     o->max_time_s = DEFAULT_MAX_TIME_S;
+    o->timeout_s = DEFAULT_TIMEOUT_S;
     bool size_given = false, sizes_given = false;
     bool run_only_given = false;
     const char *run_only_name = NULL;
@@ -187,13 +242,26 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     } else if (argc > 1 && strcmp(argv[1], "import") == 0) {
         o->report_mode = o->import_mode = true;
         first = 2;
+    } else if (argc > 1 && strcmp(argv[1], "profile") == 0) {
+        o->profile_mode = true;
+        first = 2;
     }
-    const char *cmd = o->import_mode ? "mmprof import" : "mmprof report";
-    optind = first;
+    const char *cmd = o->import_mode ? "mmprof import" : o->profile_mode ? "mmprof profile" : "mmprof report";
+    /* getopt keeps its place inside a cluster of short options ("-xq") between calls: a parse
+     * that stopped there would resume in the previous argv. Parsing an empty argv from optind 0
+     * resets that state; then parsing starts after the subcommand.
+     * glibc also takes the ordering ("+": stop at the first non-option) from the optstring of
+     * that initialising call, so it is given the same one. profile: options stop at CMD ("+"),
+     * so CMD's own options stay CMD's. */
+    const char *shortopts = o->profile_mode ? "+" SHORT_OPTS : SHORT_OPTS;
+    static char *const empty[] = {"mmprof", NULL};
+    optind = 0;
     opterr = 0;
+    getopt(1, empty, shortopts);
+    optind = first;
     int c;
     long v;
-    while ((c = getopt_long(argc, argv, SHORT_OPTS, longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *arg = optarg;
         switch (c) {
         case 's':
@@ -277,12 +345,25 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             o->no_cupti = true;
             run_only_given = true, run_only_name = "--no-cupti";
             break;
+        case OPT_TIMEOUT:
+            if (strcmp(arg, "0") == 0)
+                v = 0;
+            else if (!parse_positive(arg, MAX_TIMEOUT_S, &v)) {
+                fprintf(err, "mmprof: --timeout '%s': expected whole seconds from 0 (no limit) to %d\n", arg,
+                        MAX_TIMEOUT_S);
+                return EXIT_USAGE;
+            }
+            o->timeout_s = (int)v;
+            run_only_given = true, run_only_name = "--timeout";
+            break;
         case OPT_LIST:
             list_workloads(out);
             return EXIT_OK;
         case 'j': o->json_path = arg; break;
         case OPT_HTML: o->html_path = arg; break;
         case OPT_TRACE: o->trace_path = arg; break;
+        case OPT_CSV: o->csv_path = arg; break;
+        case OPT_TEXT: o->text_path = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
             if (strcmp(arg, "auto") == 0)
@@ -300,7 +381,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             usage(out);
             return EXIT_OK;
         case 'V':
-            fprintf(out, "mmprof %s (run file schema %d)\n", MMPROF_VERSION, MMPROF_SCHEMA_VERSION);
+            print_version(out);
             return EXIT_OK;
         case ':':
             fprintf(err, "mmprof: option '%s' needs a value\n", argv[optind - 1]);
@@ -316,6 +397,18 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     if (size_given && sizes_given) {
         fprintf(err, "mmprof: --sizes and --size both give the size: use one\n");
         return EXIT_USAGE;
+    }
+    if (o->profile_mode) {
+        if (run_only_given) {
+            fprintf(err, "%s: %s applies to the built-in run, not to a program\n", cmd, run_only_name);
+            return EXIT_USAGE;
+        }
+        if (optind >= argc) {
+            fprintf(err, "%s: expected a command to run (mmprof profile [OPTIONS] [--] CMD [ARGS...])\n", cmd);
+            return EXIT_USAGE;
+        }
+        o->command = &argv[optind];
+        optind = argc;
     }
     if (o->report_mode) {
         if (optind >= argc) {
@@ -334,17 +427,19 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         return EXIT_USAGE;
     }
     /* Two outputs on one path would overwrite each other. */
-    const char *paths[] = {o->json_path, o->html_path, o->trace_path};
-    for (int i = 0; i < 3; i++)
-        for (int j = i + 1; j < 3; j++)
+    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->csv_path, o->text_path};
+    enum { NPATHS = sizeof paths / sizeof paths[0] };
+    for (int i = 0; i < NPATHS; i++)
+        for (int j = i + 1; j < NPATHS; j++)
             if (paths[i] && paths[j] && strcmp(paths[i], paths[j]) == 0) {
                 fprintf(err, "mmprof: '%s' is named for two outputs\n", paths[i]);
                 return EXIT_USAGE;
             }
     if (o->report_mode)
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < NPATHS; i++)
             if (paths[i] && strcmp(paths[i], o->run_file) == 0) {
-                fprintf(err, "%s: output '%s' would overwrite the file it reads\n", cmd, paths[i]);
+                fprintf(err, "%s: output '%s' would overwrite the %s it reads\n", cmd, paths[i],
+                        o->import_mode ? "trace" : "run file");
                 return EXIT_USAGE;
             }
     return -1;

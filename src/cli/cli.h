@@ -1,6 +1,6 @@
 /* The command line: `mmprof [options]` runs and reports; `mmprof report RUN.json [options]`
  * re-renders a recorded run; `mmprof import TRACE [options]` analyses a PyTorch profiler trace or
- * an Nsight Systems SQLite export. Parsing only: nothing here runs anything. */
+ * an Nsight Systems SQLite export; `mmprof profile CMD` runs a program and profiles it. Parsing only: nothing here runs anything. */
 #ifndef MMPROF_CLI_H
 #define MMPROF_CLI_H
 
@@ -17,11 +17,18 @@ enum {
     EXIT_USAGE = 2,           /* bad option, size, workload or run file */
     EXIT_NO_GPU = 3,          /* --require-gpu and no usable GPU */
     EXIT_OUTPUT = 4,          /* an output file could not be written */
+    /* `mmprof profile` exits with the program's own status; these are its own failures, numbered
+     * as env(1) and the shells number them. */
+    EXIT_PROFILE_FAILED = 125, /* profile: the injection library or the records directory failed */
+    EXIT_CANNOT_EXEC = 126,    /* profile: CMD was found but could not be run */
+    EXIT_NOT_FOUND = 127,      /* profile: CMD was not found */
 };
 
 #define MAX_SIZE 1000000
 #define MAX_REPEAT_OPT 100000
 #define MAX_SELECTED 32
+#define DEFAULT_TIMEOUT_S 600
+#define MAX_TIMEOUT_S 604800 /* a week */
 
 typedef enum { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER } color_mode;
 typedef enum { HOSTMEM_BOTH = 0, HOSTMEM_PAGEABLE, HOSTMEM_PINNED } host_memory_opt;
@@ -45,9 +52,13 @@ typedef struct {
     int nselected;
     bool require_gpu;
     bool no_cupti;
+    int timeout_s;           /* watchdog per workload, seconds; 0: none */
     bool quiet;
     color_mode color;
-    const char *json_path, *html_path, *trace_path;
+    const char *json_path, *html_path, *trace_path, *csv_path;
+    bool profile_mode;       /* `mmprof profile [OPTIONS] [--] CMD [ARGS...]` */
+    char **command;          /* its CMD and ARGS, NULL-terminated (points into argv) */
+    const char *text_path;   /* the text report to this file instead of stdout (profile: stderr) */
 } cli_options;
 
 /* Parses argv into o. Returns -1 to go on, or an exit status: EXIT_OK after --help, --version

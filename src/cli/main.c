@@ -2,23 +2,31 @@
  *
  * main wires the pipeline: parse the command line, check that every output can be written (before
  * seconds of work, not after), run, read or import the run model, analyse it, render each output. */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analysis.h"
+#include "csv.h"
 #include "cli.h"
+#include "compare_cli.h"
 #include "html.h"
 #include "import.h"
+#include "interrupt.h"
 #include "json_report.h"
 #include "model_json.h"
 #include "output_file.h"
+#include "profile.h"
+#include "profile.h"
 #include "runner.h"
 #include "text.h"
 #include "trace.h"
 
-static bool use_color(color_mode mode)
+static bool use_color(color_mode mode, FILE *f)
 {
     if (mode == COLOR_ALWAYS)
         return true;
@@ -27,17 +35,18 @@ static bool use_color(color_mode mode)
     const char *no = getenv("NO_COLOR");
     if (no && no[0])
         return false;
-    return isatty(STDOUT_FILENO);
+    return isatty(fileno(f));
 }
 
-/* Every file output: its option name, path and renderer. */
+/* Every file output: its option name, path, renderer and where it goes. */
 typedef struct {
     const char *option;
     const char *path;
     char *(*render)(const analysis *a);
+    output_file file;
 } file_output;
 
-static int write_outputs(const analysis *a, const file_output *outs, int n)
+static int write_outputs(const analysis *a, file_output *outs, int n)
 {
     int status = 0;
     for (int i = 0; i < n; i++) {
@@ -59,8 +68,12 @@ static int write_outputs(const analysis *a, const file_output *outs, int n)
             full[len++] = '\n';
             full[len] = '\0';
         }
-        if (!full || !write_file_atomic(outs[i].option, outs[i].path, full, len, err, sizeof err)) {
+        if (!full || !output_write(&outs[i].file, full, len, err, sizeof err)) {
             fprintf(stderr, "mmprof: %s\n", full ? err : "out of memory");
+            status = EXIT_OUTPUT;
+        }
+        if (!output_close(&outs[i].file, err, sizeof err)) {
+            fprintf(stderr, "mmprof: %s\n", err);
             status = EXIT_OUTPUT;
         }
         if (full != text)
@@ -70,31 +83,101 @@ static int write_outputs(const analysis *a, const file_output *outs, int n)
     return status;
 }
 
-int main(int argc, char **argv)
+/* Standard output's writes, checked: a full disk or a closed pipe must not pass for a report. */
+static bool stdout_ok(void)
 {
-    cli_options o;
-    int rc = cli_parse(argc, argv, &o, stdout, stderr);
-    if (rc >= 0)
-        return rc;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return true;
+    fprintf(stderr, "mmprof: standard output: write failed: %s\n",
+            errno == EPIPE ? "the reader closed the pipe" : strerror(errno));
+    return false;
+}
 
-    const file_output outs[] = {
-        {"--json", o.json_path, render_json},
-        {"--html", o.html_path, render_html},
-        {"--trace", o.trace_path, render_trace},
-    };
-    int nouts = (int)(sizeof outs / sizeof outs[0]);
-    for (int i = 0; i < nouts; i++) {
-        char err[512];
-        if (outs[i].path && !output_path_ok(outs[i].option, outs[i].path, err, sizeof err)) {
+/* Opens every output before any work, and refuses an output that is the run file being read or
+ * another output, by device and inode (so ./x, x and a symlink to x are one file). */
+static int open_outputs(const cli_options *o, file_output *outs, int n)
+{
+    char err[512];
+    struct stat in;
+    bool have_in = o->report_mode && stat(o->run_file, &in) == 0;
+    for (int i = 0; i < n; i++) {
+        if (!outs[i].path)
+            continue;
+        if (!output_open(&outs[i].file, outs[i].option, outs[i].path, err, sizeof err)) {
             fprintf(stderr, "mmprof: %s\n", err);
             return EXIT_OUTPUT;
         }
+        const output_file *f = &outs[i].file;
+        if (have_in && output_is(f, &in) && S_ISREG(in.st_mode)) {
+            fprintf(stderr, "%s: %s '%s' is the %s '%s' it reads; not overwriting it\n",
+                    o->import_mode ? "mmprof import" : "mmprof report", outs[i].option, outs[i].path,
+                    o->import_mode ? "trace" : "run file", o->run_file);
+            return EXIT_USAGE;
+        }
+        for (int j = 0; j < i; j++)
+            if (outs[j].path && output_is(&outs[j].file, &f->st) && (S_ISREG(f->st.st_mode) || f->is_stdout)) {
+                fprintf(stderr, "mmprof: %s '%s' and %s '%s' are the same file\n", outs[j].option, outs[j].path,
+                        outs[i].option, outs[i].path);
+                return EXIT_USAGE;
+            }
     }
+    return EXIT_OK;
+}
+
+/* Outputs about this large for a run file of `bytes` bytes (measured on the samples: the JSON
+ * is as large again, the trace about as large, the page a little less). Warned about before the
+ * work when the disk has less; the write itself refuses what does not fit. */
+static void warn_space(const file_output *outs, int n, uint64_t bytes)
+{
+    for (int i = 0; i < n; i++) {
+        if (!outs[i].path || outs[i].file.in_place)
+            continue;
+        uint64_t space = output_free_space(&outs[i].file);
+        if (space != UINT64_MAX && space < bytes)
+            fprintf(stderr, "mmprof: warning: %s '%s': about %llu bytes to write and %llu free\n", outs[i].option,
+                    outs[i].path, (unsigned long long)bytes, (unsigned long long)space);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    /* A closed pipe is an error to report (exit 4), not a silent death by SIGPIPE. */
+    signal(SIGPIPE, SIG_IGN);
+    interrupt_install(output_remove_temporary);
+    /* `mmprof compare BASE NEW`: a command of its own (compare_cli.c). */
+    if (argc > 1 && strcmp(argv[1], "compare") == 0)
+        return compare_main(argc - 1, argv + 1, stdout, stderr);
+    cli_options o;
+    int rc = cli_parse(argc, argv, &o, stdout, stderr);
+    if (rc >= 0)
+        return rc == EXIT_OK && !stdout_ok() ? EXIT_OUTPUT : rc;
+
+    file_output outs[] = {
+        {"--json", o.json_path, render_json, {0}},
+        {"--html", o.html_path, render_html, {0}},
+        {"--trace", o.trace_path, render_trace, {0}},
+        {"--csv", o.csv_path, render_csv, {0}},
+        {"--text", o.text_path, render_text_string, {0}},
+    };
+    int nouts = (int)(sizeof outs / sizeof outs[0]);
+    rc = open_outputs(&o, outs, nouts);
+    if (rc != EXIT_OK)
+        return rc;
+    /* An output on standard output takes it: the text report would corrupt it. */
+    bool text = !o.quiet;
+    for (int i = 0; i < nouts; i++)
+        text &= !(outs[i].path && outs[i].file.is_stdout);
+    if (o.quiet && !o.json_path && !o.html_path && !o.trace_path && !o.csv_path && !o.text_path)
+        fprintf(stderr, "mmprof: warning: --quiet and no --json, --html, --trace, --csv or --text: this run writes no "
+                        "report; only the exit status tells the outcome\n");
 
     run_model m;
     int status;
     if (o.import_mode) {
         char err[512];
+        struct stat in;
+        if (stat(o.run_file, &in) == 0)
+            warn_space(outs, nouts, (uint64_t)in.st_size);
         if (!import_file(o.run_file, &m, err, sizeof err)) {
             fprintf(stderr, "mmprof import: %s\n", err);
             return EXIT_USAGE;
@@ -102,6 +185,9 @@ int main(int argc, char **argv)
         status = EXIT_OK;
     } else if (o.report_mode) {
         char err[512];
+        struct stat in;
+        if (stat(o.run_file, &in) == 0)
+            warn_space(outs, nouts, (uint64_t)in.st_size);
         if (!model_read_file(o.run_file, &m, err, sizeof err)) {
             fprintf(stderr, "mmprof report: %s\n", err);
             return EXIT_USAGE;
@@ -110,6 +196,12 @@ int main(int argc, char **argv)
         for (int i = 0; i < m.nworkloads; i++)
             if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
+    } else if (o.profile_mode) {
+        if (!profile_run(&o, &m, &status, stderr))
+            return status;
+    } else if (o.profile_mode) {
+        if (!profile_run(&o, &m, &status, stderr))
+            return status;
     } else {
         status = run_profile(&o, argc, argv, &m, stderr);
         if (status != EXIT_OK && status != EXIT_WORKLOAD_FAILED)
@@ -122,12 +214,27 @@ int main(int argc, char **argv)
         model_free(&m);
         return EXIT_OUTPUT;
     }
-    if (!o.quiet) {
-        render_text(&a, stdout, use_color(o.color));
-        fflush(stdout);
+    int out_status = EXIT_OK;
+    if (text && !o.text_path && o.profile_mode) {
+        /* profile: the report goes to stderr, so the program's stdout stays its own. */
+        render_text(&a, stderr, use_color(o.color, stderr));
+        fflush(stderr);
+    } else if (text && !o.text_path) {
+        render_text(&a, stdout, use_color(o.color, stdout));
+        if (!stdout_ok())
+            out_status = EXIT_OUTPUT;
     }
-    int out_status = write_outputs(&a, outs, nouts);
+    if (write_outputs(&a, outs, nouts) != EXIT_OK)
+        out_status = EXIT_OUTPUT;
     analysis_free(&a);
     model_free(&m);
-    return out_status ? out_status : status;
+    /* The last buffered bytes and the close itself can fail too (a full disk, a closed pipe). */
+    if (fclose(stdout) != 0 && out_status == EXIT_OK) {
+        fprintf(stderr, "mmprof: standard output: write failed: %s\n", strerror(errno));
+        out_status = EXIT_OUTPUT;
+    }
+    status = out_status ? out_status : status;
+    if (!o.report_mode && runner_abandoned())
+        _exit(status); /* a workload's thread still runs: no destructors under it */
+    return status;
 }

@@ -276,10 +276,11 @@ static bool usable(nsys_reader *r, skipped_rows *k, int64_t start, int64_t end)
 static void warn_skipped(nsys_reader *r, const char *table, const skipped_rows *k)
 {
     if (k->backwards)
-        model_add_warning(r->m, "%s: %lld rows end before they start; left out", table, (long long)k->backwards);
+        model_add_warning(r->m, "%s: %lld %s; left out", table, (long long)k->backwards,
+                          k->backwards == 1 ? "row ends before it starts" : "rows end before they start");
     if (k->lost)
-        model_add_warning(r->m, "%s: %lld rows have no timestamps (start = end = 0); left out", table,
-                          (long long)k->lost);
+        model_add_warning(r->m, "%s: %lld %s no timestamps (start = end = 0); left out", table, (long long)k->lost,
+                          k->lost == 1 ? "row has" : "rows have");
 }
 
 /* The table's rows, each handed to row(); the scan's shared loop and its bookkeeping. A missing
@@ -618,11 +619,14 @@ static bool add_ranges(nsys_reader *r, nvtx_rows *n)
     }
     free(open);
     if (unknown_domains)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld ranges are in domains no domain-creation row names", (long long)unknown_domains);
+        model_add_warning(r->m, "NVTX_EVENTS: %lld %s in domains no domain-creation row names", (long long)unknown_domains,
+                          unknown_domains == 1 ? "range is" : "ranges are");
     if (n->unclosed)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld ranges never ended; left out", (long long)n->unclosed);
+        model_add_warning(r->m, "NVTX_EVENTS: %lld %s never ended; left out", (long long)n->unclosed,
+                          n->unclosed == 1 ? "range" : "ranges");
     if (n->backwards)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld ranges end before they start; left out", (long long)n->backwards);
+        model_add_warning(r->m, "NVTX_EVENTS: %lld %s; left out", (long long)n->backwards,
+                          n->backwards == 1 ? "range ends before it starts" : "ranges end before they start");
     return true;
 }
 

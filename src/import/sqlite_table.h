@@ -13,6 +13,8 @@
 
 #include <sqlite3.h>
 
+#define SQ_STRING_CACHE 1024
+
 /* One open database and the first error met reading it. */
 typedef struct {
     sqlite3 *db;
@@ -22,6 +24,12 @@ typedef struct {
     bool failed;            /* err holds the first error */
     sqlite3_stmt *string_q; /* StringIds lookup, prepared on first use */
     bool no_string_table;
+    /* The last strings looked up, by id modulo SQ_STRING_CACHE: an export names its millions of
+     * kernels and calls with a few hundred strings. */
+    struct {
+        int64_t id;
+        char *value; /* NULL: empty slot */
+    } cache[SQ_STRING_CACHE];
 } sq_db;
 
 /* Opens path read-only (never creating it). False with the reason in db->err. */

@@ -171,23 +171,11 @@ static bool append_api(api_event **arr, size_t *count, const api_event *a)
 bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->kernels, &w->nkernels, k); }
 bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->apis, &w->napis, a); }
 
-bool workload_add_copy(workload_run *w, const copy_event *c)
-{
-    APPEND(w->copies, w->ncopies, *c);
-    return true;
-}
+bool workload_add_copy(workload_run *w, const copy_event *c) { APPEND(w->copies, w->ncopies, *c); return true; }
 
-bool workload_add_memset(workload_run *w, const memset_event *s)
-{
-    APPEND(w->memsets, w->nmemsets, *s);
-    return true;
-}
+bool workload_add_memset(workload_run *w, const memset_event *s) { APPEND(w->memsets, w->nmemsets, *s); return true; }
 
-bool workload_add_sync(workload_run *w, const sync_event *s)
-{
-    APPEND(w->syncs, w->nsyncs, *s);
-    return true;
-}
+bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->syncs, w->nsyncs, *s); return true; }
 
 bool workload_add_product_ms(workload_run *w, double ms)
 {
@@ -227,23 +215,11 @@ const phase *workload_find_phase(const workload_run *w, const char *name)
 bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(&e->kernels, &e->nkernels, k); }
 bool events_add_api(event_list *e, const api_event *a) { return append_api(&e->apis, &e->napis, a); }
 
-bool events_add_copy(event_list *e, const copy_event *c)
-{
-    APPEND(e->copies, e->ncopies, *c);
-    return true;
-}
+bool events_add_copy(event_list *e, const copy_event *c) { APPEND(e->copies, e->ncopies, *c); return true; }
 
-bool events_add_memset(event_list *e, const memset_event *s)
-{
-    APPEND(e->memsets, e->nmemsets, *s);
-    return true;
-}
+bool events_add_memset(event_list *e, const memset_event *s) { APPEND(e->memsets, e->nmemsets, *s); return true; }
 
-bool events_add_sync(event_list *e, const sync_event *s)
-{
-    APPEND(e->syncs, e->nsyncs, *s);
-    return true;
-}
+bool events_add_sync(event_list *e, const sync_event *s) { APPEND(e->syncs, e->nsyncs, *s); return true; }
 
 static char *dup_or_null(const char *s, bool *ok)
 {
@@ -387,81 +363,11 @@ bool model_finish_regions(run_model *m, const char *run_name)
     return builtin_regions || add_builtin_regions(m, 0);
 }
 
-/* Name tables: one place for the strings the JSON form and the reports share. */
-static const char *const timing_names[] = {"none", "cupti", "cudaEvent", "host-clock"};
-static const char *const status_names[] = {"ok", "failed", "error", "skipped"};
-static const char *const precision_names[] = {"fp32", "tf32"};
-static const char *const sample_stop_names[] = {"unknown", "noise", "time", "repeat", "max-samples"};
-
-static bool parse_name(const char *s, const char *const *names, int count, int *out)
-{
-    for (int i = 0; i < count; i++)
-        if (s && strcmp(s, names[i]) == 0) {
-            *out = i;
-            return true;
-        }
-    return false;
-}
-
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-const char *timing_source_name(timing_source s)
-{
-    return (s >= 0 && (int)s < COUNT(timing_names)) ? timing_names[s] : "none";
-}
-
-bool timing_source_parse(const char *s, timing_source *out)
-{
-    int v;
-    if (!parse_name(s, timing_names, COUNT(timing_names), &v))
-        return false;
-    *out = (timing_source)v;
-    return true;
-}
-
-const char *status_name(workload_status s)
-{
-    return (s >= 0 && (int)s < COUNT(status_names)) ? status_names[s] : "error";
-}
-
-bool status_parse(const char *s, workload_status *out)
-{
-    int v;
-    if (!parse_name(s, status_names, COUNT(status_names), &v))
-        return false;
-    *out = (workload_status)v;
-    return true;
-}
-
-const char *precision_name(precision p)
-{
-    return (p >= 0 && (int)p < COUNT(precision_names)) ? precision_names[p] : "fp32";
-}
-
-bool precision_parse(const char *s, precision *out)
-{
-    int v;
-    if (!parse_name(s, precision_names, COUNT(precision_names), &v))
-        return false;
-    *out = (precision)v;
-    return true;
-}
-
-const char *sample_stop_name(sample_stop s)
-{
-    return ((int)s >= 0 && (int)s < COUNT(sample_stop_names)) ? sample_stop_names[s] : "unknown";
-}
-
-bool sample_stop_parse(const char *s, sample_stop *out)
-{
-    int v;
-    if (!parse_name(s, sample_stop_names, COUNT(sample_stop_names), &v))
-        return false;
-    *out = (sample_stop)v;
-    return true;
-}
-
-/* Enumerations numbered sparsely (as CUPTI numbers them) map names through a value table. */
+/* Name tables: one place for the strings the JSON form and the reports share. Each enumeration
+ * maps names through a value table, which also serves those numbered sparsely as CUPTI numbers
+ * them. */
 typedef struct {
     int value;
     const char *name;
@@ -506,6 +412,15 @@ static const named_value sources[] = {
     {SOURCE_BUILTIN, "builtin"}, {SOURCE_KINETO, "kineto"}, {SOURCE_NSYS, "nsys-sqlite"}, {SOURCE_PROFILE, "profile"},
 };
 static const named_value api_kinds[] = {{API_RUNTIME, "runtime"}, {API_DRIVER, "driver"}};
+static const named_value timing_sources[] = {
+    {TIMING_NONE, "none"}, {TIMING_CUPTI, "cupti"}, {TIMING_CUDA_EVENT, "cudaEvent"}, {TIMING_HOST_CLOCK, "host-clock"},
+};
+static const named_value statuses[] = {{WL_OK, "ok"}, {WL_FAILED, "failed"}, {WL_ERROR, "error"}, {WL_SKIPPED, "skipped"}};
+static const named_value precisions[] = {{PREC_FP32, "fp32"}, {PREC_TF32, "tf32"}};
+static const named_value sample_stops[] = {
+    {STOP_UNKNOWN, "unknown"}, {STOP_NOISE, "noise"}, {STOP_TIME, "time"}, {STOP_REPEAT, "repeat"},
+    {STOP_MAX_SAMPLES, "max-samples"},
+};
 
 #define NAME_AND_PARSE(type, table, fallback, name_fn, parse_fn)                                  \
     const char *name_fn(type v) { return value_name(table, COUNT(table), (int)v, fallback); }      \
@@ -524,6 +439,10 @@ NAME_AND_PARSE(sync_kind, sync_kinds, "unknown", sync_kind_name, sync_kind_parse
 NAME_AND_PARSE(region_kind, region_kinds, "run", region_kind_name, region_kind_parse)
 NAME_AND_PARSE(run_source, sources, "builtin", run_source_name, run_source_parse)
 NAME_AND_PARSE(api_kind, api_kinds, "runtime", api_kind_name, api_kind_parse)
+NAME_AND_PARSE(timing_source, timing_sources, "none", timing_source_name, timing_source_parse)
+NAME_AND_PARSE(workload_status, statuses, "error", status_name, status_parse)
+NAME_AND_PARSE(precision, precisions, "fp32", precision_name, precision_parse)
+NAME_AND_PARSE(sample_stop, sample_stops, "unknown", sample_stop_name, sample_stop_parse)
 
 void workload_label(const workload_run *w, char *buf, size_t len)
 {

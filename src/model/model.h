@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device_state.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -253,6 +255,8 @@ typedef struct {
 
     occupancy_check *occ;
     int nocc;
+
+    device_state device_state; /* the GPU's clocks, power and neighbours while it ran (NVML) */
 } workload_run;
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,66 @@ static event_list workload_events(const workload_run *w)
                         .apis = w->apis, .napis = w->napis, .syncs = w->syncs, .nsyncs = w->nsyncs};
 }
 
+/* A figure NVML did not give (-1) is null. */
+static bool add_int_or_null(cJSON *o, const char *k, int v)
+{
+    return ok_add(o, k, v >= 0 ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static cJSON *reading_json(const device_reading *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_int_or_null(o, "sm_clock_mhz", r->sm_mhz) &&
+                        add_int_or_null(o, "mem_clock_mhz", r->mem_mhz) &&
+                        add_int_or_null(o, "power_mw", r->power_mw) && add_int_or_null(o, "temp_c", r->temp_c));
+}
+
+/* Clock event reasons as the bitmask (what the reader takes) and their names (for people). */
+static bool add_reasons(cJSON *o, const char *mask_key, const char *names_key, uint64_t mask)
+{
+    cJSON *names = cJSON_CreateArray();
+    for (int b = 0; names && b < 64; b++) {
+        if (!(mask & (1ull << b)))
+            continue;
+        char unknown[16];
+        cJSON *item = cJSON_CreateString(clock_reason_label(b, unknown));
+        if (!item || !cJSON_AddItemToArray(names, item)) {
+            cJSON_Delete(item);
+            cJSON_Delete(names);
+            return false;
+        }
+    }
+    return add_num(o, mask_key, (double)mask) && ok_add(o, names_key, names);
+}
+
+static cJSON *with_reasons(cJSON *reading, uint64_t mask)
+{
+    return built(reading, reading && add_reasons(reading, "clock_event_mask", "clock_event_reasons", mask));
+}
+
+static cJSON *device_state_json(const device_state *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_bool(o, "valid", d->valid) && add_str_or_null(o, "reason", d->reason);
+    if (ok && d->valid) {
+        int npids = 0;
+        while (npids < DEVICE_STATE_MAX_PIDS && d->other_pid[npids])
+            npids++;
+        ok = add_int_or_null(o, "sm_clock_max_mhz", d->sm_clock_max_mhz) &&
+             add_int_or_null(o, "mem_clock_max_mhz", d->mem_clock_max_mhz) &&
+             ok_add(o, "power_limit_mw", d->power_limit_mw > 0 ? cJSON_CreateNumber(d->power_limit_mw) : cJSON_CreateNull()) &&
+             add_num(o, "samples", d->samples) &&
+             ok_add(o, "before", with_reasons(reading_json(&d->before), d->before_reasons)) &&
+             ok_add(o, "after", with_reasons(reading_json(&d->after), d->after_reasons)) &&
+             ok_add(o, "low", reading_json(&d->low)) && ok_add(o, "high", reading_json(&d->high)) &&
+             add_int_or_null(o, "busy_sm_clock_min_mhz", d->busy_sm_min_mhz) &&
+             add_reasons(o, "clock_event_mask", "clock_event_reasons", d->reasons) &&
+             add_num(o, "other_processes", d->other_pids) &&
+             ok_add(o, "other_pids", cJSON_CreateIntArray((const int *)d->other_pid, npids));
+    }
+    return built(o, ok);
+}
+
 static cJSON *workload_json(const workload_run *w, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
@@ -203,6 +264,9 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     ok = ok && ver && ok_add(o, "verification", ver) &&
          ok_add(ver, "rel_error", w->verified ? cJSON_CreateNumber(w->rel_error) : cJSON_CreateNull()) &&
          add_num(ver, "bound", w->error_bound);
+    /* Only where it was sampled: CPU workloads and older files have none. */
+    if (ok && w->device_state.recorded)
+        ok = ok_add(o, "device_state", device_state_json(&w->device_state));
     return built(o, ok);
 }
 
@@ -264,6 +328,11 @@ static cJSON *make_thread(const void *a, size_t i, int64_t e)
 static cJSON *make_device(const void *a, size_t i, int64_t e) { (void)e; return device_json(&((const device_info *)a)[i]); }
 static cJSON *make_workload(const void *a, size_t i, int64_t e) { return workload_json(&((const workload_run *)a)[i], e); }
 static cJSON *make_warning(const void *a, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((char *const *)a)[i]); }
+
+cJSON *model_workload_to_json(const workload_run *w, int64_t epoch)
+{
+    return workload_json(w, epoch);
+}
 
 cJSON *model_to_json(const run_model *m)
 {
@@ -336,6 +405,7 @@ typedef struct {
     bool failed;
     int version; /* the file's schema_version */
     char path[160];
+    int ndevices;      /* devices read so far: what a kernel's or copy's device may name */
 } reader;
 
 static bool fail(reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -586,6 +656,17 @@ static bool read_phases(reader *r, const cJSON *o, const char *key, int64_t epoc
     return true;
 }
 
+/* A kernel's or copy's device indexes run.devices: one beyond them would be read out of bounds
+ * (and overflowed the trace's process ids), so it is refused where it is read. */
+static bool device_known(reader *r, uint32_t device)
+{
+    if (device < (uint32_t)r->ndevices)
+        return true;
+    if (r->ndevices == 0)
+        return fail(r, "device", "%u names no recorded device (the run has none)", device);
+    return fail(r, "device", "%u names no recorded device (expected 0 to %d)", device, r->ndevices - 1);
+}
+
 /* Event readers: one per event type, each appending to an event_list, for a workload's events
  * and run_model.events alike. */
 static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, void *dst)
@@ -596,6 +677,8 @@ static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, void *dst)
         !get_u32(r, e, "device", &k.device) || !get_u32(r, e, "stream", &k.stream) ||
         !get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
         !get_int3(r, e, "block", k.block))
+        return false;
+    if (!device_known(r, k.device))
         return false;
     const cJSON *regs = field(r, e, "registers");
     if (!regs)
@@ -632,6 +715,8 @@ static bool read_copy(reader *r, const cJSON *e, int64_t epoch, void *dst)
         !read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_pid(r, e, &c.pid) ||
         !get_u32(r, e, "device", &c.device) || !get_u32(r, e, "stream", &c.stream) ||
         !get_u32(r, e, "correlation", &c.correlation))
+        return false;
+    if (!device_known(r, c.device))
         return false;
     if (!copy_dir_parse(dir, &c.dir))
         return fail(r, "dir", "expected HtoD, DtoH, DtoD, HtoH, PtoP or other, not '%s'", dir);
@@ -740,6 +825,71 @@ static bool read_events(reader *r, const cJSON *o, const char *api_key, int64_t 
            (v1_default(r, o, "syncs") || read_each(r, o, "syncs", epoch, ev, read_sync, true));
 }
 
+/* An integer from 0 to hi, or null read as -1 (NVML gave none). */
+static bool get_int_or_null(reader *r, const cJSON *o, const char *key, int hi, int *out)
+{
+    const cJSON *v = field(r, o, key);
+    if (!v)
+        return false;
+    if (cJSON_IsNull(v)) {
+        *out = -1;
+        return true;
+    }
+    return get_int(r, o, key, 0, hi, out);
+}
+
+static bool read_reading(reader *r, const cJSON *o, const char *key, device_reading *out, uint64_t *mask)
+{
+    const cJSON *v = get_object(r, o, key);
+    if (!v)
+        return false;
+    size_t s = enter_obj(r, key);
+    bool ok = get_int_or_null(r, v, "sm_clock_mhz", 1 << 20, &out->sm_mhz) &&
+              get_int_or_null(r, v, "mem_clock_mhz", 1 << 20, &out->mem_mhz) &&
+              get_int_or_null(r, v, "power_mw", INT32_MAX, &out->power_mw) &&
+              get_int_or_null(r, v, "temp_c", 1000, &out->temp_c) &&
+              (!mask || get_u64(r, v, "clock_event_mask", mask));
+    leave(r, s);
+    return ok;
+}
+
+/* device_state (optional: files from before it existed load without it). The reasons are read
+ * from the mask; their names beside it are for people. */
+static bool read_device_state(reader *r, const cJSON *o, device_state *d)
+{
+    memset(d, 0, sizeof *d);
+    d->recorded = true;
+    if (!get_bool(r, o, "valid", &d->valid) || !get_str(r, o, "reason", true, d->reason, sizeof d->reason))
+        return false;
+    if (!d->valid)
+        return true;
+    const cJSON *pids = get_array(r, o, "other_pids");
+    if (!pids ||
+        !get_int_or_null(r, o, "sm_clock_max_mhz", 1 << 20, &d->sm_clock_max_mhz) ||
+        !get_int_or_null(r, o, "mem_clock_max_mhz", 1 << 20, &d->mem_clock_max_mhz) ||
+        !get_int_or_null(r, o, "power_limit_mw", INT32_MAX, &d->power_limit_mw) ||
+        !get_int(r, o, "samples", 0, INT32_MAX, &d->samples) ||
+        !read_reading(r, o, "before", &d->before, &d->before_reasons) ||
+        !read_reading(r, o, "after", &d->after, &d->after_reasons) ||
+        !read_reading(r, o, "low", &d->low, NULL) || !read_reading(r, o, "high", &d->high, NULL) ||
+        !get_int_or_null(r, o, "busy_sm_clock_min_mhz", 1 << 20, &d->busy_sm_min_mhz) ||
+        !get_u64(r, o, "clock_event_mask", &d->reasons) ||
+        !get_int(r, o, "other_processes", 0, INT32_MAX, &d->other_pids))
+        return false;
+    if (d->power_limit_mw < 0)
+        d->power_limit_mw = 0;
+    int i = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, pids) {
+        if (!cJSON_IsNumber(p) || p->valuedouble != floor(p->valuedouble) || p->valuedouble < 1 ||
+            p->valuedouble > UINT32_MAX)
+            return fail(r, "other_pids", "expected an array of process ids");
+        if (i < DEVICE_STATE_MAX_PIDS)
+            d->other_pid[i++] = (uint32_t)p->valuedouble;
+    }
+    return true;
+}
+
 /* Reads a workload's events through read_events and hands the arrays to w, which owns them from
  * then on (failed or not, so that model_free frees them). Capacity follows from the count in
  * model.c, so an array grown in one list can keep growing in the other. */
@@ -830,6 +980,12 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
         w->verified = ok;
     }
     leave(r, s);
+    const cJSON *ds = cJSON_GetObjectItemCaseSensitive(e, "device_state");
+    if (ok && ds) {
+        s = enter_obj(r, "device_state");
+        ok = cJSON_IsObject(ds) ? read_device_state(r, ds, &w->device_state) : fail(r, NULL, "expected an object");
+        leave(r, s);
+    }
     return ok;
 }
 
@@ -917,12 +1073,12 @@ static bool read_device(reader *r, const cJSON *e, device_info *d)
               get_int(r, e, "bus_width_bits", 0, 1 << 20, &d->bus_width_bits) &&
               get_int(r, e, "l2_bytes", 0, INT32_MAX, &d->l2_bytes) && get_i64(r, e, "total_mem", 0, big, &total) &&
               get_i64(r, e, "free_mem", 0, big, &free_mem) &&
-              get_int(r, e, "max_threads_per_sm", 1, 1 << 20, &d->max_threads_per_sm) &&
-              get_int(r, e, "max_threads_per_block", 1, 1 << 20, &d->max_threads_per_block) &&
+              get_int(r, e, "max_threads_per_sm", 0, 1 << 20, &d->max_threads_per_sm) &&
+              get_int(r, e, "max_threads_per_block", 0, 1 << 20, &d->max_threads_per_block) &&
               get_int(r, e, "max_blocks_per_sm", 0, 1 << 20, &d->max_blocks_per_sm) &&
               get_int(r, e, "regs_per_sm", 0, 1 << 24, &d->regs_per_sm) &&
               get_int(r, e, "regs_per_block", 0, 1 << 24, &d->regs_per_block) &&
-              get_int(r, e, "warp_size", 1, 1024, &d->warp_size) && get_i64(r, e, "smem_per_sm", 0, big, &smem_sm) &&
+              get_int(r, e, "warp_size", 0, 1024, &d->warp_size) && get_i64(r, e, "smem_per_sm", 0, big, &smem_sm) &&
               get_i64(r, e, "smem_per_block", 0, big, &smem_blk) &&
               get_i64(r, e, "smem_per_block_optin", 0, big, &smem_optin) &&
               get_i64(r, e, "reserved_smem_per_block", 0, big, &reserved) &&
@@ -967,7 +1123,11 @@ static bool parse_u64_string(reader *r, const cJSON *o, const char *key, bool is
     return true;
 }
 
-static bool read_root(reader *r, const cJSON *root, run_model *m)
+typedef struct workload_split workload_split;
+static bool read_split_workloads(reader *r, workload_split *sp, run_model *m);
+
+/* sp: where the workloads are when the file was parsed in parts (NULL: in root's array). */
+static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split *sp)
 {
     if (!cJSON_IsObject(root))
         return fail(r, NULL, "the run file is not a JSON object");
@@ -1074,6 +1234,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
         if (!ok)
             return false;
         m->ndevices++;
+        r->ndevices = m->ndevices;
     }
     if (!get_str(r, root, "gpu_skip_reason", true, m->gpu_skip_reason, sizeof m->gpu_skip_reason) ||
         !read_phases(r, root, "tool_phases", m->epoch_ns, m->tool_phases,
@@ -1082,6 +1243,8 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
 
     const cJSON *wls = get_array(r, root, "workloads");
     if (!wls)
+        return false;
+    if (sp && !read_split_workloads(r, sp, m))
         return false;
     int i = 0;
     cJSON_ArrayForEach(e, wls) {
@@ -1117,7 +1280,7 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 {
     model_init(m);
     reader r = {.err = err, .errlen = errlen};
-    if (!read_root(&r, root, m) ||
+    if (!read_root(&r, root, m, NULL) ||
         /* A version 1 file (or one that has no regions) gets the whole-run region and the
          * built-in workloads' and phases' regions, as a run recorded now would have. */
         !(model_finish_regions(m, "mmprof run") || fail(&r, NULL, "out of memory"))) {
@@ -1130,6 +1293,369 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 /* Run files hold every event of a run: tens of MB at most. Refuse anything absurd rather than
  * try to allocate it. */
 #define MAX_RUN_FILE_BYTES ((long)1 << 30)
+
+/* cJSON mallocs every node (64 bytes) and every key separately; a run file's tree is a few
+ * million of them, and malloc's own header on each made reading cost 5.5x the file's size. While
+ * a file is parsed, cJSON allocates from large chunks instead, freed all at once with the tree
+ * (cJSON_Delete is never called on it; its free hook does nothing). */
+typedef struct chunk {
+    struct chunk *next;
+    size_t used, cap;
+    max_align_t data[];
+} chunk;
+
+static chunk *arena;
+
+static void *arena_alloc(size_t n)
+{
+    n = (n + 7) & ~(size_t)7;
+    if (!arena || arena->cap - arena->used < n) {
+        size_t cap = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
+        chunk *c = malloc(sizeof *c + cap);
+        if (!c)
+            return NULL;
+        c->next = arena;
+        c->used = 0;
+        c->cap = cap;
+        arena = c;
+    }
+    void *p = (char *)arena->data + arena->used;
+    arena->used += n;
+    return p;
+}
+
+static void arena_free(void *p)
+{
+    (void)p;
+}
+
+static void arena_release(void)
+{
+    while (arena) {
+        chunk *next = arena->next;
+        free(arena);
+        arena = next;
+    }
+}
+
+/* A point in the arena to go back to: what was allocated after it is let go. */
+typedef struct {
+    chunk *c;
+    size_t used;
+} arena_mark;
+
+static arena_mark arena_here(void)
+{
+    return (arena_mark){arena, arena ? arena->used : 0};
+}
+
+static void arena_rewind(arena_mark at)
+{
+    while (arena && arena != at.c) {
+        chunk *next = arena->next;
+        free(arena);
+        arena = next;
+    }
+    if (arena)
+        arena->used = at.used;
+}
+
+/* cJSON's parse of buf[0, len) into the arena; *end where it stopped. With whole, the text must
+ * be one value and nothing after it (buf[len] == '\0'). */
+static cJSON *parse_in_arena(const char *buf, size_t len, bool whole, const char **end)
+{
+    cJSON_Hooks hooks = {arena_alloc, arena_free};
+    cJSON_InitHooks(&hooks);
+    cJSON *root = cJSON_ParseWithLengthOpts(buf, whole ? len + 1 : len, end, whole); /* the NUL included */
+    cJSON_InitHooks(NULL);
+    return root;
+}
+
+/* How deeply the text before `at` is nested (brackets outside strings): cJSON gives up at
+ * CJSON_NESTING_LIMIT levels, which is valid JSON it will not read, not a syntax error. */
+static int depth_at(const char *buf, size_t at)
+{
+    int depth = 0, deepest = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < at; i++) {
+        char c = buf[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '[' || c == '{') {
+            depth++;
+            deepest = depth > deepest ? depth : deepest;
+        } else if (c == ']' || c == '}') {
+            depth--;
+        }
+    }
+    return deepest;
+}
+
+/* The message for text that cJSON stopped reading at byte `at` of buf (from `from`, where the
+ * value it was reading began). */
+static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at, char *err,
+                         size_t errlen)
+{
+    int line = 1;
+    for (size_t i = 0; i < at && i < len; i++)
+        line += buf[i] == '\n';
+    if (depth_at(buf + from, (at < len ? at + 1 : len) - from) > CJSON_NESTING_LIMIT)
+        snprintf(err, errlen, "run file '%s' is nested deeper than %d levels (near byte %zu, line %d)", name,
+                 CJSON_NESTING_LIMIT, at, line);
+    else
+        snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", name, at, line);
+}
+
+/* ---------- reading in parts ----------
+ * cJSON's tree is about 3.6 times the text it was parsed from, so a whole run file's tree beside
+ * its text was most of `mmprof report`'s memory. The workloads, which hold nearly every event,
+ * are parsed one at a time instead: the rest of the document with an empty "workloads" array,
+ * then each element on its own, read into the model, and its tree let go. A small scanner finds
+ * the elements (strings and brackets only: cJSON still checks every byte); when the text is not
+ * shaped as it expects, the document is parsed whole, as before, so a malformed file gets cJSON's
+ * own error. */
+struct workload_split {
+    const char *name, *buf;
+    size_t len;
+    size_t (*el)[2];         /* each element's [start, end) in buf */
+    int n;
+    bool syntax;             /* the failure was a syntax error, already in err */
+    char *err;
+    size_t errlen;
+};
+
+static size_t skip_ws(const char *b, size_t i, size_t len)
+{
+    while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Past the string that starts at b[i] == '"' (len when it does not end). */
+static size_t skip_string(const char *b, size_t i, size_t len)
+{
+    for (i++; i < len; i++) {
+        if (b[i] == '\\')
+            i++;
+        else if (b[i] == '"')
+            return i + 1;
+    }
+    return len;
+}
+
+/* Past the value that starts at b[i]: a string, a bracketed value (brackets counted outside
+ * strings), or a number or literal. */
+static size_t skip_value(const char *b, size_t i, size_t len)
+{
+    if (i >= len)
+        return len;
+    if (b[i] == '"')
+        return skip_string(b, i, len);
+    if (b[i] != '[' && b[i] != '{') {
+        while (i < len && !strchr(",]} \t\r\n", b[i]))
+            i++;
+        return i;
+    }
+    size_t depth = 0;
+    while (i < len) {
+        char c = b[i];
+        if (c == '"') {
+            i = skip_string(b, i, len);
+            continue;
+        }
+        if (c == '[' || c == '{')
+            depth++;
+        else if ((c == ']' || c == '}') && --depth == 0)
+            return i + 1;
+        i++;
+    }
+    return len;
+}
+
+/* Finds the top-level "workloads" array ([*open, *close] its brackets) and its elements. */
+static bool split_workloads(workload_split *sp, size_t *open, size_t *close)
+{
+    const char *b = sp->buf;
+    size_t len = sp->len, i = skip_ws(b, 0, len);
+    if (i >= len || b[i] != '{')
+        return false;
+    i++;
+    for (;;) {
+        i = skip_ws(b, i, len);
+        if (i >= len || b[i] != '"')
+            return false;
+        size_t key = i, key_end = skip_string(b, i, len);
+        i = skip_ws(b, key_end, len);
+        if (i >= len || b[i] != ':')
+            return false;
+        i = skip_ws(b, i + 1, len);
+        /* The first member of that name, as cJSON_GetObjectItem finds it. */
+        if (key_end - key == 11 && memcmp(b + key, "\"workloads\"", 11) == 0)
+            break;
+        i = skip_ws(b, skip_value(b, i, len), len);
+        if (i >= len || b[i] != ',')
+            return false;
+        i++;
+    }
+    if (i >= len || b[i] != '[')
+        return false;
+    *open = i;
+    int cap = 0;
+    i = skip_ws(b, i + 1, len);
+    if (i < len && b[i] == ']') {
+        *close = i;
+        return true;
+    }
+    for (;;) {
+        size_t start = i, end = skip_value(b, i, len);
+        if (end >= len || end == start)
+            return false;
+        if (sp->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            size_t(*p)[2] = realloc(sp->el, (size_t)cap * sizeof *p);
+            if (!p)
+                return false;
+            sp->el = p;
+        }
+        sp->el[sp->n][0] = start;
+        sp->el[sp->n][1] = end;
+        sp->n++;
+        i = skip_ws(b, end, len);
+        if (i < len && b[i] == ']') {
+            *close = i;
+            return true;
+        }
+        if (i >= len || b[i] != ',')
+            return false;
+        i = skip_ws(b, i + 1, len);
+    }
+}
+
+static bool read_split_workloads(reader *r, workload_split *sp, run_model *m)
+{
+    for (int i = 0; i < sp->n; i++) {
+        size_t start = sp->el[i][0], end = sp->el[i][1];
+        arena_mark mark = arena_here();
+        const char *stop = NULL;
+        cJSON *e = parse_in_arena(sp->buf + start, end - start, false, &stop);
+        if (!e || stop != sp->buf + end) {
+            size_t at = stop ? (size_t)(stop - sp->buf) : start;
+            syntax_error(sp->name, sp->buf, sp->len, start, at, sp->err, sp->errlen);
+            sp->syntax = true;
+            arena_rewind(mark);
+            return fail(r, NULL, "syntax");
+        }
+        workload_run *w = model_add_workload(m);
+        bool ok = w != NULL;
+        size_t s = enter(r, "workloads", i);
+        if (!w)
+            fail(r, NULL, "out of memory");
+        else
+            ok = cJSON_IsObject(e) ? read_workload(r, e, m->epoch_ns, m->ndevices, w) : fail(r, NULL, "expected an object");
+        leave(r, s);
+        arena_rewind(mark);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The model from a parsed tree, which is released (the arena with it). */
+static bool read_tree(const char *name, cJSON *root, run_model *m, char *err, size_t errlen)
+{
+    char inner[384];
+    bool ok = model_from_json(root, m, inner, sizeof inner);
+    arena_release();
+    if (!ok)
+        snprintf(err, errlen, "run file '%s': %s", name, inner);
+    return ok;
+}
+
+/* The whole document in one tree. */
+static bool read_whole(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+{
+    const char *end = NULL;
+    cJSON *root = parse_in_arena(buf, len, true, &end);
+    if (!root) {
+        syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, err, errlen);
+        arena_release();
+        return false;
+    }
+    return read_tree(name, root, m, err, errlen);
+}
+
+bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+{
+    model_init(m);
+    /* JSON text has no NUL byte; one would cut a string short wherever it is read. */
+    const char *nul = memchr(buf, '\0', len);
+    if (nul) {
+        syntax_error(name, buf, len, 0, (size_t)(nul - buf), err, errlen);
+        return false;
+    }
+    workload_split sp = {.name = name, .buf = buf, .len = len, .err = err, .errlen = errlen};
+    size_t open = 0, close = 0;
+    if (!split_workloads(&sp, &open, &close)) {
+        free(sp.el);
+        return read_whole(name, buf, len, m, err, errlen);
+    }
+    /* The document less the array's contents: "...\"workloads\": [" then "]...". */
+    size_t head_len = (open + 1) + (len - close);
+    char *head = malloc(head_len + 1);
+    if (!head) {
+        free(sp.el);
+        snprintf(err, errlen, "run file '%s': out of memory", name);
+        return false;
+    }
+    memcpy(head, buf, open + 1);
+    memcpy(head + open + 1, buf + close, len - close);
+    head[head_len] = '\0';
+    const char *end = NULL;
+    cJSON *root = parse_in_arena(head, head_len, true, &end);
+    bool ok = root != NULL;
+    if (!ok) {
+        /* Where it stopped, in the file's own bytes. */
+        size_t at = end ? (size_t)(end - head) : 0;
+        if (at > open)
+            at += close - (open + 1);
+        syntax_error(name, buf, len, 0, at, err, errlen);
+    } else {
+        char inner[384];
+        reader r = {.err = inner, .errlen = sizeof inner};
+        ok = read_root(&r, root, m, &sp);
+        /* As model_from_json: the regions a version 1 file lacks. */
+        if (ok && !model_finish_regions(m, "mmprof run")) {
+            snprintf(inner, sizeof inner, "out of memory");
+            ok = false;
+        }
+        if (!ok) {
+            if (!sp.syntax)
+                snprintf(err, errlen, "run file '%s': %s", name, inner);
+            model_free(m);
+        }
+    }
+    arena_release();
+    free(head);
+    free(sp.el);
+    return ok;
+}
+
+char *json_print_built(cJSON *(*build)(const void *ctx), const void *ctx)
+{
+    cJSON_Hooks hooks = {arena_alloc, arena_free};
+    cJSON_InitHooks(&hooks);
+    cJSON *root = build(ctx);
+    /* Printing reallocates its buffer: back to malloc for that, and for the text returned. */
+    cJSON_InitHooks(NULL);
+    char *text = root ? cJSON_Print(root) : NULL;
+    arena_release();
+    return text;
+}
 
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
 {
@@ -1171,22 +1697,7 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
         return false;
     }
     buf[len] = '\0';
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(buf, &end, true);
-    if (!root) {
-        size_t at = end ? (size_t)(end - buf) : 0;
-        int line = 1;
-        for (size_t i = 0; i < at && i < len; i++)
-            line += buf[i] == '\n';
-        snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", path, at, line);
-        free(buf);
-        return false;
-    }
+    ok = model_read_text(path, buf, len, m, err, errlen);
     free(buf);
-    char inner[384];
-    ok = model_from_json(root, m, inner, sizeof inner);
-    cJSON_Delete(root);
-    if (!ok)
-        snprintf(err, errlen, "run file '%s': %s", path, inner);
     return ok;
 }

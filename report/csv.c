@@ -1,0 +1,165 @@
+/* The CSV output (csv.h): one table whose columns are the registry's figures.
+ *
+ * Rows, in this order: one per region of the run (every region, timeline order); one per kernel
+ * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
+ * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
+ * figures); one per device (its peaks). The first columns say what a row is; then each registry
+ * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
+ * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
+ * Numbers are written with 10 significant digits, not the text report's rounding. */
+#include "csv.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "strbuf.h"
+
+/* The registry tables, in column order, and what each row kind fills. */
+typedef enum { ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE, NROWS } row_kind;
+
+static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device"};
+
+static const metric_table *table_of(row_kind k)
+{
+    switch (k) {
+    case ROW_REGION: return &region_metric_table;
+    case ROW_KERNEL: return &kernel_stat_table;
+    case ROW_COPY: return &copy_flow_table;
+    case ROW_API: return &api_stat_table;
+    case ROW_WORKLOAD: return &workload_metric_table;
+    default: return &device_peaks_table;
+    }
+}
+
+/* The identifying columns every row has (empty where they do not apply). */
+static const char *const id_cols[] = {"row", "region_index", "region", "region_kind", "name", "count",
+                                      "direction", "host_memory"};
+#define NID ((int)(sizeof id_cols / sizeof id_cols[0]))
+
+typedef struct {
+    const char *v[NID];
+    char count[24], index[24];
+} ids;
+
+/* A field as RFC 4180 wants it: quoted only when it must be. */
+static void field(strbuf *b, const char *s, bool first)
+{
+    if (!first)
+        sb_add(b, ",");
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\r\n")) {
+        sb_add(b, s);
+        return;
+    }
+    sb_add(b, "\"");
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            sb_add(b, "\"");
+        sb_addn(b, p, 1);
+    }
+    sb_add(b, "\"");
+}
+
+static void header(strbuf *b)
+{
+    for (int i = 0; i < NID; i++)
+        field(b, id_cols[i], i == 0);
+    for (int k = 0; k < NROWS; k++) {
+        const metric_table *t = table_of((row_kind)k);
+        for (int i = 0; i < t->n; i++) {
+            char name[96];
+            if (t->defs[i].unit[0])
+                snprintf(name, sizeof name, "%s.%s (%s)", row_names[k], t->defs[i].key, t->defs[i].unit);
+            else
+                snprintf(name, sizeof name, "%s.%s", row_names[k], t->defs[i].key);
+            field(b, name, false);
+        }
+    }
+    sb_add(b, "\r\n");
+}
+
+/* One row: its ids, then the figures of its own table in that table's columns. */
+static void row(strbuf *b, row_kind kind, const ids *id, const void *figures)
+{
+    for (int i = 0; i < NID; i++)
+        field(b, i == 0 ? row_names[kind] : id->v[i], i == 0);
+    for (int k = 0; k < NROWS; k++) {
+        const metric_table *t = table_of((row_kind)k);
+        for (int i = 0; i < t->n; i++) {
+            sb_add(b, ",");
+            if (k != (int)kind)
+                continue;
+            const metric *m = metric_of(figures, &t->defs[i]);
+            if (m->ok)
+                sb_printf(b, "%.10g", m->v);
+        }
+    }
+    sb_add(b, "\r\n");
+}
+
+static void region_ids(const run_model *m, int ri, ids *id)
+{
+    memset(id, 0, sizeof *id);
+    const region *rg = &m->regions[ri];
+    snprintf(id->index, sizeof id->index, "%d", ri);
+    id->v[1] = id->index;
+    id->v[2] = rg->name;
+    id->v[3] = region_kind_name(rg->kind);
+}
+
+char *render_csv(const analysis *a)
+{
+    const run_model *m = a->m;
+    strbuf b;
+    sb_init(&b);
+    header(&b);
+    ids id;
+    for (int i = 0; i < a->nrg; i++) {
+        region_ids(m, a->rg[i].region, &id);
+        row(&b, ROW_REGION, &id, &a->rg[i]);
+    }
+    for (int li = 0; li < a->nlisted; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        for (int k = 0; k < r->nkstats; k++) {
+            char name[512];
+            region_ids(m, r->region, &id);
+            kernel_display_name(r->kernels[k].name, name, sizeof name);
+            id.v[4] = name;
+            snprintf(id.count, sizeof id.count, "%d", r->kernels[k].count);
+            id.v[5] = id.count;
+            row(&b, ROW_KERNEL, &id, &r->kernels[k]);
+        }
+        for (int f = 0; f < r->nflows; f++) {
+            region_ids(m, r->region, &id);
+            snprintf(id.count, sizeof id.count, "%d", r->flows[f].count);
+            id.v[5] = id.count;
+            id.v[6] = copy_dir_name(r->flows[f].dir);
+            id.v[7] = mem_kind_name(r->flows[f].host);
+            row(&b, ROW_COPY, &id, &r->flows[f]);
+        }
+        for (int k = 0; k < r->napistats; k++) {
+            region_ids(m, r->region, &id);
+            id.v[4] = r->apis[k].name;
+            snprintf(id.count, sizeof id.count, "%d", r->apis[k].count);
+            id.v[5] = id.count;
+            row(&b, ROW_API, &id, &r->apis[k]);
+        }
+    }
+    for (int i = 0; i < a->nwl; i++) {
+        char label[64];
+        memset(&id, 0, sizeof id);
+        workload_label(a->wl[i].w, label, sizeof label);
+        id.v[4] = label;
+        snprintf(id.count, sizeof id.count, "%d", a->wl[i].w->repeat);
+        id.v[5] = id.count;
+        id.v[7] = a->wl[i].w->needs_gpu ? mem_kind_name(a->wl[i].w->host_memory) : NULL;
+        row(&b, ROW_WORKLOAD, &id, &a->wl[i]);
+    }
+    for (int i = 0; i < m->ndevices; i++) {
+        memset(&id, 0, sizeof id);
+        id.v[4] = m->devices[i].name;
+        row(&b, ROW_DEVICE, &id, &a->peaks[i]);
+    }
+    return sb_finish(&b);
+}

@@ -1,0 +1,454 @@
+/* The summary (summary.h): findings read off the analysis, each with its deciding figure.
+ *
+ * A built-in run is judged across its workloads (how many copies bound, what pinning buys, how
+ * close the best kernels come to cuBLAS, where copies start to dominate, the best speedup); any
+ * timeline (an import, a profiled program, and the built-in run as a whole) by its run region:
+ * verdict and advice, where the GPU time went, the top kernel, busy %, and the regions whose
+ * verdict differs from the run's. */
+#include "summary.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* Regions named in the summary besides the run: the longest ones with a verdict of their own. */
+#define MAX_REGION_FINDINGS 3
+
+const char *finding_kind_name(finding_kind k)
+{
+    static const char *const names[] = {"failed", "no_gpu", "copy_bound", "pinned_vs_pageable", "best_kernel",
+                                        "crossover", "speedup", "gpu_busy", "verdict", "gpu_time", "top_kernel",
+                                        "region"};
+    return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
+}
+
+typedef struct {
+    struct analysis *a;
+    bool oom;
+} builder;
+
+static void add(builder *b, finding_kind kind, double weight, double value, const char *unit, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void add(builder *b, finding_kind kind, double weight, double value, const char *unit, const char *fmt, ...)
+{
+    if (b->oom)
+        return;
+    finding *grown = realloc(b->a->summary, (size_t)(b->a->nsummary + 1) * sizeof *grown);
+    if (!grown) {
+        b->oom = true;
+        return;
+    }
+    b->a->summary = grown;
+    finding *f = &grown[b->a->nsummary++];
+    memset(f, 0, sizeof *f);
+    f->kind = kind;
+    f->weight = weight;
+    metric_set(&f->figure, value);
+    f->unit = unit;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->text, sizeof f->text, fmt, ap);
+    va_end(ap);
+}
+
+static bool is_library(const analysis *a, const workload_metrics *r)
+{
+    return r->library >= 0 && &a->wl[r->library] == r;
+}
+
+static bool gpu_ok(const workload_metrics *r)
+{
+    return r->w->needs_gpu && r->w->status == WL_OK;
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Median of the copy time per product of the GPU runs with the given host memory; 0 when none. */
+static double median_copy_ms(const analysis *a, mem_kind mem, const char *which, int *count)
+{
+    double *v = malloc((size_t)(a->nwl ? a->nwl : 1) * sizeof *v);
+    int n = 0;
+    for (int i = 0; v && i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const metric *m = strcmp(which, "copy") == 0 ? &r->copy_ms : strcmp(which, "h2d") == 0 ? &r->h2d_gbps
+                                                                                             : &r->d2h_gbps;
+        if (gpu_ok(r) && r->w->host_memory == mem && m->ok)
+            v[n++] = m->v;
+    }
+    double med = 0;
+    if (n > 0) {
+        qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+        med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    }
+    free(v);
+    *count = n;
+    return med;
+}
+
+static void failures(builder *b)
+{
+    const analysis *a = b->a;
+    int failed = 0, total = 0;
+    char names[160] = "";
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_run *w = a->wl[i].w;
+        total += w->status != WL_SKIPPED;
+        if (w->status != WL_FAILED && w->status != WL_ERROR)
+            continue;
+        char label[64];
+        workload_label(w, label, sizeof label);
+        size_t used = strlen(names);
+        if (used + strlen(label) + 8 < sizeof names)
+            snprintf(names + used, sizeof names - used, "%s%s", failed ? ", " : "", label);
+        else if (!strstr(names, "..."))
+            snprintf(names + used, sizeof names - used, ", ...");
+        failed++;
+    }
+    if (failed > 0)
+        add(b, FIND_FAILED, 100, failed, "runs",
+            "%d of %d workload runs failed (%s): their figures are not to be trusted; see Warnings", failed, total,
+            names);
+}
+
+static void no_gpu(builder *b)
+{
+    const analysis *a = b->a;
+    int gpu = 0, skipped = 0;
+    for (int i = 0; i < a->nwl; i++) {
+        gpu += a->wl[i].w->needs_gpu;
+        skipped += a->wl[i].w->needs_gpu && a->wl[i].w->status == WL_SKIPPED;
+    }
+    if (gpu > 0 && skipped == gpu)
+        add(b, FIND_NO_GPU, 95, skipped, "runs", "No GPU workload ran (%d skipped): %s; only the CPU was measured",
+            skipped, a->m->gpu_skip_reason[0] ? a->m->gpu_skip_reason : "no usable GPU");
+}
+
+static void copy_bound(builder *b)
+{
+    const analysis *a = b->a;
+    int judged = 0, bound = 0, pageable = 0, pageable_bound = 0;
+    double worst = 0;
+    const workload_metrics *worst_r = NULL;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        if (!gpu_ok(r) || r->verdict == VERDICT_NONE)
+            continue;
+        judged++;
+        pageable += r->w->host_memory == MEM_PAGEABLE;
+        if (r->verdict != VERDICT_COPY_BOUND)
+            continue;
+        bound++;
+        pageable_bound += r->w->host_memory == MEM_PAGEABLE;
+        if (r->copy_compute_ratio.ok && r->copy_compute_ratio.v > worst) {
+            worst = r->copy_compute_ratio.v;
+            worst_r = r;
+        }
+    }
+    if (judged == 0)
+        return;
+    double share = (double)bound / judged;
+    if (bound == 0) {
+        add(b, FIND_COPY_BOUND, 40, 0, "runs",
+            "No GPU run is copy-bound: in all %d the kernel outlasts copying A and B in and C out", judged);
+        return;
+    }
+    char label[64];
+    workload_label(worst_r ? worst_r->w : a->wl[0].w, label, sizeof label);
+    char why[160] = "";
+    if (pageable > 0 && pageable_bound == pageable && bound > pageable_bound)
+        snprintf(why, sizeof why, "every pageable run, and %d of %d pinned ones", bound - pageable_bound,
+                 judged - pageable);
+    else if (pageable > 0 && pageable_bound == pageable)
+        snprintf(why, sizeof why, "every pageable run");
+    else
+        snprintf(why, sizeof why, "%d pageable, %d pinned", pageable_bound, bound - pageable_bound);
+    add(b, FIND_COPY_BOUND, 50 + 50 * share, bound, "runs",
+        "%d of %d GPU runs are copy-bound (%s): copying A and B in and C out takes longer than the multiply; "
+        "worst %s, copies %.1fx its kernel time",
+        bound, judged, why, label, worst);
+}
+
+static void pinned_vs_pageable(builder *b)
+{
+    const analysis *a = b->a;
+    int np, nq, h1, h2, d1, d2;
+    double pageable = median_copy_ms(a, MEM_PAGEABLE, "copy", &np);
+    double pinned = median_copy_ms(a, MEM_PINNED, "copy", &nq);
+    if (np == 0 || nq == 0 || pinned <= 0)
+        return;
+    double h2d_pg = median_copy_ms(a, MEM_PAGEABLE, "h2d", &h1), h2d_pn = median_copy_ms(a, MEM_PINNED, "h2d", &h2);
+    double d2h_pg = median_copy_ms(a, MEM_PAGEABLE, "d2h", &d1), d2h_pn = median_copy_ms(a, MEM_PINNED, "d2h", &d2);
+    double x = pageable / pinned;
+    if (x >= 1)
+        add(b, FIND_PINNED, 45, x, "x",
+            "Pinned host memory makes copies %.1fx faster: %.3f ms against %.3f ms per product (medians of %d pinned "
+            "and %d pageable runs); H2D %.1f against %.1f GB/s, D2H %.1f against %.1f GB/s",
+            x, pinned, pageable, nq, np, h2d_pn, h2d_pg, d2h_pn, d2h_pg);
+    else
+        add(b, FIND_PINNED, 45, x, "x",
+            "Pinned host memory did not help: copies took %.3f ms pinned against %.3f ms pageable per product",
+            pinned, pageable);
+}
+
+/* The best own kernel of each precision against its library, and the library's own figure. */
+static void best_kernels(builder *b)
+{
+    const analysis *a = b->a;
+    for (int p = PREC_FP32; p <= PREC_TF32; p++) {
+        const workload_metrics *best = NULL;
+        for (int i = 0; i < a->nwl; i++) {
+            const workload_metrics *r = &a->wl[i];
+            if (!gpu_ok(r) || (int)r->w->prec != p || !r->ladder_row || is_library(a, r) || !r->vs_cublas_pct.ok)
+                continue;
+            if (!best || r->vs_cublas_pct.v > best->vs_cublas_pct.v)
+                best = r;
+        }
+        if (!best)
+            continue;
+        const workload_metrics *lib = &a->wl[best->library];
+        add(b, FIND_BEST_KERNEL, 40 - p, best->vs_cublas_pct.v, "%",
+            "Best %s kernel: %s at %.1f%% of %s (%.1f against %.1f TFLOP/s, %.3f against %.3f ms)",
+            p == PREC_TF32 ? "TF32" : "FP32", best->w->name, best->vs_cublas_pct.v, lib->w->name, best->tflops.v,
+            lib->tflops.v, best->kernel_ms.v, lib->kernel_ms.v);
+    }
+}
+
+/* With pinned copies (the fastest a program gets), a kernel faster than the copies leaves the
+ * product copy-bound: the first ladder rung below that line. */
+static void copy_crossover(builder *b)
+{
+    const analysis *a = b->a;
+    int n;
+    double copy = median_copy_ms(a, MEM_PINNED, "copy", &n);
+    if (n == 0 || copy <= 0)
+        return;
+    const workload_metrics *slowest_bound = NULL;
+    int below = 0, rungs = 0;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        if (!gpu_ok(r) || r->w->host_memory != MEM_PINNED || !r->kernel_ms.ok)
+            continue;
+        rungs++;
+        if (r->kernel_ms.v < copy) {
+            below++;
+            if (!slowest_bound || r->kernel_ms.v > slowest_bound->kernel_ms.v)
+                slowest_bound = r;
+        }
+    }
+    if (rungs == 0)
+        return;
+    if (!slowest_bound) {
+        add(b, FIND_CROSSOVER, 30, copy, "ms",
+            "Pinned copies take %.3f ms per product: every kernel here is slower than that, so none is copy-bound "
+            "when pinned", copy);
+        return;
+    }
+    add(b, FIND_CROSSOVER, 30, copy, "ms",
+        "Crossover: pinned copies take %.3f ms per product, so a kernel faster than that is copy-bound even when "
+        "pinned: %d of %d pinned runs, from %s (%.3f ms) down; faster kernels then buy little end to end",
+        copy, below, rungs, slowest_bound->w->name, slowest_bound->kernel_ms.v);
+}
+
+static void speedup(builder *b)
+{
+    const analysis *a = b->a;
+    const workload_metrics *best = NULL, *best_k = NULL;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        if (!gpu_ok(r))
+            continue;
+        if (r->speedup_e2e.ok && (!best || r->speedup_e2e.v > best->speedup_e2e.v))
+            best = r;
+        if (r->speedup.ok && (!best_k || r->speedup.v > best_k->speedup.v))
+            best_k = r;
+    }
+    if (!best || !best_k)
+        return;
+    char label[64], kernel[96];
+    workload_label(best->w, label, sizeof label);
+    if (strcmp(best->w->name, best_k->w->name) == 0)
+        snprintf(kernel, sizeof kernel, "its kernel alone is");
+    else
+        snprintf(kernel, sizeof kernel, "the fastest kernel alone (%s) is", best_k->w->name);
+    add(b, FIND_SPEEDUP, 20, best->speedup_e2e.v, "x",
+        "Fastest end to end: %s, %.3f ms per product with copies, %.1fx the CPU (OpenBLAS); %s %.0fx", label,
+        best->e2e_ms.v, best->speedup_e2e.v, kernel, best_k->speedup.v);
+}
+
+/* ---------- any timeline: the run region ---------- */
+
+static const region_metrics *run_region(const analysis *a)
+{
+    return a->nlisted > 0 ? &a->rg[a->listed[0]] : NULL;
+}
+
+static void busy(builder *b, bool builtin)
+{
+    const region_metrics *r = run_region(b->a);
+    if (!r || !r->busy_pct.ok)
+        return;
+    char inside[160] = "";
+    if (builtin) {
+        int n = 0;
+        double *v = malloc((size_t)(b->a->nwl ? b->a->nwl : 1) * sizeof *v);
+        for (int i = 0; v && i < b->a->nwl; i++)
+            if (gpu_ok(&b->a->wl[i]) && b->a->wl[i].busy_pct.ok)
+                v[n++] = b->a->wl[i].busy_pct.v;
+        if (n > 0) {
+            qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+            snprintf(inside, sizeof inside, "; inside the workloads' copy and compute phases %.1f%% (median of %d)",
+                     (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), n);
+        }
+        free(v);
+        if (!v)
+            b->oom = true;
+    }
+    add(b, FIND_BUSY, builtin ? 15 : 35, r->busy_pct.v, "%",
+        "GPU busy %.1f%% of the run's %.1f ms (kernels %.1f ms, copies %.1f ms); largest idle stretch %.1f ms%s",
+        r->busy_pct.v, r->wall_ms.v, r->kernel_ms.v, r->memcpy_ms.v,
+        r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0, inside);
+}
+
+/* The figure a region verdict rests on. */
+static void verdict_figure(const region_metrics *r, double *v, const char **unit)
+{
+    switch (r->verdict) {
+    case RV_COPY_BOUND:
+        *v = r->copy_compute_ratio.ok ? r->copy_compute_ratio.v : r->memcpy_ms.v;
+        *unit = r->copy_compute_ratio.ok ? "x" : "ms";
+        break;
+    case RV_LAUNCH_BOUND:
+        *v = r->short_kernel_pct.v;
+        *unit = "%";
+        break;
+    case RV_SYNC_BOUND:
+        *v = r->sync_ms.v;
+        *unit = "ms";
+        break;
+    default:
+        *v = r->busy_pct.ok ? r->busy_pct.v : 0;
+        *unit = "%";
+    }
+}
+
+static void timeline_findings(builder *b)
+{
+    const analysis *a = b->a;
+    const region_metrics *r = run_region(a);
+    if (!r)
+        return;
+    const char *name = a->m->regions[r->region].name;
+    if (r->verdict == RV_NO_GPU) {
+        add(b, FIND_VERDICT, 90, 0, "events", "No GPU activity in %s: no kernel, copy or memset was recorded", name);
+        return;
+    }
+    double v;
+    const char *unit;
+    verdict_figure(r, &v, &unit);
+    add(b, FIND_VERDICT, r->verdict == RV_COMPUTE_BOUND ? 60 : 80, v, unit, "%s is %s%s%s", name, r->verdict_text,
+        r->advice[0] ? ". Try: " : "", r->advice);
+    double gpu = r->kernel_ms.v + r->memcpy_ms.v + r->memset_ms.v;
+    if (gpu > 0) {
+        char memsets[96] = "";
+        if (r->nmemsets > 0)
+            snprintf(memsets, sizeof memsets, ", memsets %.1f%% (%.3f ms in %d)", 100 * r->memset_ms.v / gpu,
+                     r->memset_ms.v, r->nmemsets);
+        add(b, FIND_GPU_TIME, 55, 100 * r->kernel_ms.v / gpu, "%",
+            "GPU time: kernels %.1f%% (%.3f ms in %d launch%s), copies %.1f%% (%.3f ms in %d cop%s)%s",
+            100 * r->kernel_ms.v / gpu, r->kernel_ms.v, r->nkernels, r->nkernels == 1 ? "" : "es",
+            100 * r->memcpy_ms.v / gpu, r->memcpy_ms.v, r->ncopies, r->ncopies == 1 ? "y" : "ies", memsets);
+    }
+    if (r->nkstats > 0 && r->kernels[0].share_pct.ok) {
+        const kernel_stat *k = &r->kernels[0];
+        char kn[160];
+        kernel_display_name(k->name, kn, sizeof kn);
+        add(b, FIND_TOP_KERNEL, 50, k->share_pct.v, "%",
+            "Top kernel: %s takes %.1f%% of kernel time (%d launches, median %.3f ms)%s", kn, k->share_pct.v, k->count,
+            k->median_ms.v, r->nkstats > 1 ? "" : "; it is the only one");
+    }
+}
+
+typedef struct {
+    int region;
+    double wall;
+} ranked;
+
+static int by_wall(const void *x, const void *y)
+{
+    const ranked *p = x, *q = y;
+    return (p->wall < q->wall) - (p->wall > q->wall);
+}
+
+/* Listed regions (not the run, not built-in workloads, which the workload findings cover) with a
+ * GPU verdict other than the run's, longest first. */
+static void region_findings(builder *b)
+{
+    const analysis *a = b->a;
+    const region_metrics *run = run_region(a);
+    if (!run || a->nlisted < 2)
+        return;
+    ranked *c = malloc((size_t)a->nlisted * sizeof *c);
+    if (!c) {
+        b->oom = true;
+        return;
+    }
+    int n = 0;
+    for (int li = 1; li < a->nlisted; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        region_kind k = a->m->regions[r->region].kind;
+        if (k == REGION_WORKLOAD || r->verdict == RV_NO_GPU || r->verdict == run->verdict)
+            continue;
+        c[n++] = (ranked){a->listed[li], r->wall_ms.ok ? r->wall_ms.v : 0};
+    }
+    qsort(c, (size_t)n, sizeof *c, by_wall);
+    for (int i = 0; i < n && i < MAX_REGION_FINDINGS; i++) {
+        const region_metrics *r = &a->rg[c[i].region];
+        double v;
+        const char *unit;
+        verdict_figure(r, &v, &unit);
+        add(b, FIND_REGION, 25 - i, v, unit, "Region %s (%.3f ms) is %s", a->m->regions[r->region].name, c[i].wall,
+            r->verdict_text);
+    }
+    free(c);
+}
+
+static int by_weight(const void *x, const void *y)
+{
+    const finding *p = x, *q = y;
+    if (p->weight != q->weight)
+        return p->weight < q->weight ? 1 : -1;
+    return (int)p->kind - (int)q->kind;
+}
+
+bool summarize(struct analysis *a)
+{
+    builder b = {a, false};
+    a->summary = NULL;
+    a->nsummary = 0;
+    bool builtin = a->m->source == SOURCE_BUILTIN && a->nwl > 0;
+    failures(&b);
+    if (builtin) {
+        no_gpu(&b);
+        copy_bound(&b);
+        pinned_vs_pageable(&b);
+        best_kernels(&b);
+        copy_crossover(&b);
+        speedup(&b);
+    } else {
+        timeline_findings(&b);
+        region_findings(&b);
+    }
+    busy(&b, builtin);
+    if (b.oom)
+        return false;
+    if (a->nsummary > 1)
+        qsort(a->summary, (size_t)a->nsummary, sizeof *a->summary, by_weight);
+    return true;
+}

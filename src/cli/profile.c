@@ -1,0 +1,314 @@
+/* The profile launcher. See profile.h.
+ *
+ * The program keeps its own stdin, stdout, stderr, arguments and environment (three variables
+ * added), and stays in mmprof's process group, so the terminal's Ctrl-C reaches it directly;
+ * mmprof ignores SIGINT and SIGQUIT while it waits and passes SIGTERM and SIGHUP on, then
+ * reports what was recorded. */
+#include "profile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stream_format.h"
+#include "stream_read.h"
+#include "text.h"
+
+#define INJECT_NAME "libmmprof_inject.so"
+
+/* The injection library beside the binary (the build tree), then in ../lib/mmprof (installed). */
+static bool find_library(char *out, size_t len, FILE *err)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) {
+        fprintf(err, "mmprof profile: cannot tell where mmprof is (/proc/self/exe): %s\n", strerror(errno));
+        return false;
+    }
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = '\0';
+    const char *tails[] = {"/" INJECT_NAME, "/../lib/mmprof/" INJECT_NAME};
+    char tried[2][PATH_MAX + 64];
+    for (int i = 0; i < 2; i++) {
+        snprintf(tried[i], sizeof tried[i], "%s%s", exe, tails[i]);
+        if (access(tried[i], R_OK) == 0 && realpath(tried[i], out) && strlen(out) < len)
+            return true;
+    }
+    fprintf(err, "mmprof profile: the injection library %s was not found; tried %s and %s\n", INJECT_NAME, tried[0],
+            tried[1]);
+    return false;
+}
+
+/* Another profiler (Nsight Systems, Nsight Compute) injects through the same variables and holds
+ * CUPTI; two in one process record nothing. */
+static bool under_another_profiler(FILE *err)
+{
+    const char *vars[] = {"CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH"};
+    for (int i = 0; i < 2; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && v[0]) {
+            fprintf(err,
+                    "mmprof profile: %s is already set (%s): another profiler is injecting into programs, and CUPTI "
+                    "serves one at a time; run mmprof profile outside it, or unset the variable\n",
+                    vars[i], v);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The forwarded signals go to the child, whose pid the handler reads. */
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill((pid_t)child_pid, sig);
+}
+
+typedef struct {
+    struct sigaction intr, quit, term, hup;
+} saved_signals;
+
+static void catch_signals(saved_signals *s)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = forward};
+    sigemptyset(&ign.sa_mask);
+    sigemptyset(&fwd.sa_mask);
+    fwd.sa_flags = SA_RESTART;
+    sigaction(SIGINT, &ign, &s->intr);
+    sigaction(SIGQUIT, &ign, &s->quit);
+    sigaction(SIGTERM, &fwd, &s->term);
+    sigaction(SIGHUP, &fwd, &s->hup);
+}
+
+static void restore_signals(const saved_signals *s)
+{
+    sigaction(SIGINT, &s->intr, NULL);
+    sigaction(SIGQUIT, &s->quit, NULL);
+    sigaction(SIGTERM, &s->term, NULL);
+    sigaction(SIGHUP, &s->hup, NULL);
+}
+
+/* Starts argv with the injection variables set. Returns the child's pid, or -1 with *exec_errno
+ * set when execvp failed (told through a close-on-exec pipe) or errno when fork did. */
+static pid_t start_program(char **argv, const char *lib, const char *dir, const saved_signals *saved, int *exec_errno)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        *exec_errno = errno;
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        *exec_errno = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
+        if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
+            setenv(STREAM_DIR_ENV, dir, 1) == 0)
+            execvp(argv[0], argv);
+        int e = errno;
+        ssize_t w = write(fds[1], &e, sizeof e);
+        (void)w;
+        _exit(EXIT_NOT_FOUND);
+    }
+    close(fds[1]);
+    int e = 0;
+    ssize_t r;
+    while ((r = read(fds[0], &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(fds[0]);
+    if (r == (ssize_t)sizeof e) { /* exec failed: reap the child that said so */
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+            ;
+        *exec_errno = e;
+        return -1;
+    }
+    return pid;
+}
+
+/* Removes the stream files and the directory (only files this run's processes wrote). */
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d))) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+static int64_t realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The command as one line, arguments separated by spaces. */
+static char *join_command(char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; argv[i]; i++)
+        len += strlen(argv[i]) + 1;
+    char *s = malloc(len);
+    if (!s)
+        return NULL;
+    s[0] = '\0';
+    for (int i = 0; argv[i]; i++) {
+        if (i)
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* "SIGSEGV"; a table rather than sigabbrev_np, which older C libraries lack. */
+static const char *signal_name(int sig)
+{
+    static const struct {
+        int sig;
+        const char *name;
+    } t[] = {
+        {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},
+        {SIGBUS, "SIGBUS"}, {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"}, {SIGHUP, "SIGHUP"}, {SIGQUIT, "SIGQUIT"},
+        {SIGPIPE, "SIGPIPE"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"}, {SIGXCPU, "SIGXCPU"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].sig == sig)
+            return t[i].name;
+    return "a signal";
+}
+
+/* Fills m from the streams in dir; false when they could not be read. */
+static bool build_model(char **argv, const char *dir, int64_t launched, int64_t ended, int wait_status, run_model *m,
+                        FILE *err)
+{
+    model_init(m);
+    m->source = SOURCE_PROFILE;
+    m->command_line = join_command(argv);
+    copy_str(m->source_file, sizeof m->source_file, m->command_line); /* the report's header names it */
+    time_t now = (time_t)(launched / 1000000000);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(m->started_at, sizeof m->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    stream_summary s = {0};
+    char msg[512];
+    if (!m->command_line || !stream_read_dir(dir, m, &s, msg, sizeof msg)) {
+        fprintf(err, "mmprof profile: reading the records: %s\n", m->command_line ? msg : "out of memory");
+        model_free(m);
+        return false;
+    }
+    m->collection.source = s.cuda_processes > 0 ? TIMING_CUPTI : TIMING_NONE;
+    if (s.cuda_processes == 0) {
+        copy_str(m->collection.reason, sizeof m->collection.reason, "the program made no CUDA calls");
+        model_add_warning(m, "the program made no CUDA calls: no process it started initialised CUDA, so there are no "
+                             "kernels or copies to report");
+    }
+    if (m->collection.dropped > 0)
+        model_add_warning(m, "CUPTI dropped %llu records: the figures undercount", (unsigned long long)m->collection.dropped);
+    if (WIFSIGNALED(wait_status)) {
+        int sig = WTERMSIG(wait_status);
+        model_add_warning(m, "%s was killed by %s: the report is partial; the last buffer of records may be lost",
+                          argv[0], signal_name(sig));
+    }
+    const char *base = strrchr(argv[0], '/');
+    if (!model_finish_regions(m, base ? base + 1 : argv[0])) {
+        fprintf(err, "mmprof profile: out of memory while reading the records\n");
+        model_free(m);
+        return false;
+    }
+    /* Nothing recorded: the run is the program's lifetime, so it still has a wall time and every
+     * time sits near the epoch (JSON keeps times relative to it). */
+    region *run = &m->regions[0];
+    if (run->start_ns == 0 && run->end_ns == 0) {
+        run->start_ns = launched;
+        run->end_ns = ended;
+    }
+    m->epoch_ns = run->start_ns < launched ? run->start_ns : launched;
+    return true;
+}
+
+bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err)
+{
+    char lib[PATH_MAX];
+    if (under_another_profiler(err)) {
+        *status = EXIT_USAGE;
+        return false;
+    }
+    if (!find_library(lib, sizeof lib, err)) {
+        *status = EXIT_PROFILE_FAILED;
+        return false;
+    }
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/mmprof-profile-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        fprintf(err, "mmprof profile: cannot make a directory for the records (%s): %s\n", dir, strerror(errno));
+        *status = EXIT_PROFILE_FAILED;
+        return false;
+    }
+    int64_t launched = realtime_ns();
+    int e = 0;
+    saved_signals saved;
+    fflush(NULL); /* nothing of ours buffered twice */
+    /* Before the fork, so no Ctrl-C can fall between it and the wait. */
+    catch_signals(&saved);
+    pid_t pid = start_program(o->command, lib, dir, &saved, &e);
+    if (pid < 0) {
+        restore_signals(&saved);
+        remove_dir(dir);
+        fprintf(err, "mmprof profile: %s: %s\n", o->command[0], strerror(e));
+        *status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+        return false;
+    }
+    child_pid = pid;
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    child_pid = 0;
+    restore_signals(&saved);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);
+    remove_dir(dir);
+    if (!ok)
+        *status = EXIT_PROFILE_FAILED;
+    return ok;
+}
+
+char *render_text_string(const analysis *a)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    render_text(a, f, false);
+    if (fclose(f) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

@@ -1,0 +1,250 @@
+/* libmmprof_inject.so's CUDA side: InitializeInjection, which the CUDA driver calls at the
+ * program's cuInit because CUDA_INJECTION64_PATH names this library.
+ *
+ * It enables the activity kinds cupti_records.c understands and, as each CUPTI buffer completes,
+ * turns the records into run-model events (the same code as mmprof's own collector) and appends
+ * them to this process's stream at once: memory stays bounded by a few buffers however long the
+ * program runs, and a crash loses at most the buffers CUPTI still held. At exit (atexit) a forced
+ * flush hands over the rest.
+ *
+ * CUPTI hands a buffer over only when it is full or flushed, and its own periodic flush
+ * (cuptiActivityFlushPeriod) returns full buffers only; so a thread of ours calls
+ * cuptiActivityFlushAll(0) every MMPROF_FLUSH_MS (default 100 ms), which returns the completed
+ * records of partly filled buffers too. What can still be lost: a process that leaves through
+ * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
+ * records since the last flush never arrive. The launcher says so for every process whose stream
+ * has no "exit" line.
+ *
+ * One libcupti per process: the library is linked against the soname libcupti.so.13, so in a
+ * program that already loaded a copy (PyTorch's wheel ships one) it binds to that copy, and only
+ * a program without one loads the toolkit's (through the rpath). */
+#include <cupti.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cupti_records.h"
+#include "inject.h"
+#include "stream_format.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* 2 MB: a 100 ms flush rarely fills one; CUPTI asks for more as it needs them. */
+#define BUFFER_BYTES (2u << 20)
+#define DEFAULT_FLUSH_MS 100
+
+static CUpti_SubscriberHandle subscriber;
+static bool initialized;
+/* The process that initialised collection. A child it forks (PyTorch's DataLoader workers, for
+ * one) inherits this state but not CUPTI's threads or the flusher: it must make no CUPTI call
+ * at exit. */
+static pid_t owner;
+static bool collecting; /* at least one activity kind is enabled */
+
+static const char *result_string(CUptiResult r)
+{
+    const char *s = NULL;
+    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+        return "unknown CUPTI error";
+    return s;
+}
+
+static void emit_error(const char *what, CUptiResult r)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "error\t%s: %s\n", what, result_string(r));
+    inject_emit(&b);
+    sb_free(&b);
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    *buffer = aligned_alloc(8, BUFFER_BYTES);
+    *size = *buffer ? BUFFER_BYTES : 0;
+    *max_records = 0;
+}
+
+/* The events of one buffer as stream lines, each thread's name before its first call. */
+static void format_events(strbuf *b, const event_list *e)
+{
+    for (size_t i = 0; i < e->napis; i++)
+        inject_thread_name(b, e->apis[i].thread);
+    stream_format_events(b, e);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+    (void)size;
+    event_list e;
+    memset(&e, 0, sizeof e);
+    record_counts n;
+    memset(&n, 0, sizeof n);
+    CUpti_Activity *rec = NULL;
+    while (cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS)
+        cupti_record_store(rec, 0, &e, &n);
+    free(buffer);
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS)
+        dropped = 0;
+    strbuf b;
+    sb_init(&b);
+    format_events(&b, &e);
+    sb_printf(&b, "stats\t%llu\t%zu\t%llu\t%llu\t%lld\n", (unsigned long long)n.records, dropped,
+              (unsigned long long)n.lost, (unsigned long long)n.overhead_records, (long long)n.overhead_ns);
+    inject_emit(&b);
+    sb_free(&b);
+    events_clear(&e);
+}
+
+/* A context was created: describe its device (the driver can be asked from here). */
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+    (void)userdata;
+    if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+        return;
+    const CUpti_ResourceData *r = data;
+    uint32_t device;
+    if (cuptiGetDeviceId(r->context, &device) != CUPTI_SUCCESS)
+        return;
+    strbuf b;
+    sb_init(&b);
+    inject_device(&b, device);
+    inject_emit(&b);
+    sb_free(&b);
+}
+
+/* The flusher thread: wakes every period, or when at_exit asks it to stop. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    bool stop, running;
+    unsigned period_ms;
+    pthread_t thread;
+} flusher = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static void *flush_loop(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&flusher.lock);
+    while (!flusher.stop) {
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_sec += flusher.period_ms / 1000;
+        at.tv_nsec += (long)(flusher.period_ms % 1000) * 1000000;
+        if (at.tv_nsec >= 1000000000) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000;
+        }
+        if (pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT && !flusher.stop) {
+            pthread_mutex_unlock(&flusher.lock);
+            cuptiActivityFlushAll(0); /* completed records, partly filled buffers included */
+            pthread_mutex_lock(&flusher.lock);
+        }
+    }
+    pthread_mutex_unlock(&flusher.lock);
+    return NULL;
+}
+
+/* Starts the flusher with every signal blocked in it, so the program's signals go to its own
+ * threads. */
+static void start_flusher(unsigned period_ms)
+{
+    if (period_ms == 0)
+        return;
+    flusher.period_ms = period_ms;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    flusher.running = pthread_create(&flusher.thread, NULL, flush_loop, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (flusher.running)
+        pthread_setname_np(flusher.thread, "mmprof-flush");
+}
+
+static void stop_flusher(void)
+{
+    if (!flusher.running)
+        return;
+    pthread_mutex_lock(&flusher.lock);
+    flusher.stop = true;
+    pthread_cond_signal(&flusher.wake);
+    pthread_mutex_unlock(&flusher.lock);
+    pthread_join(flusher.thread, NULL);
+    flusher.running = false;
+}
+
+static void at_exit(void)
+{
+    if (getpid() != owner)
+        return;
+    stop_flusher();
+    if (collecting)
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
+    inject_emit(&b);
+    sb_free(&b);
+}
+
+static unsigned flush_period_ms(void)
+{
+    const char *s = getenv("MMPROF_FLUSH_MS");
+    char *end;
+    long v = s ? strtol(s, &end, 10) : -1;
+    return s && *s && !*end && v >= 0 && v <= 60000 ? (unsigned)v : DEFAULT_FLUSH_MS;
+}
+
+/* Always returns 1 (success): what the driver does with a failed injection is not documented, and
+ * a profiler must never stop the program. What could not be enabled is in the stream as "error"
+ * lines, which the report shows as warnings. */
+EXPORT int InitializeInjection(void)
+{
+    if (initialized)
+        return 1;
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "cuda\t%lld\n", (long long)inject_now_ns());
+    inject_emit(&b);
+    sb_free(&b);
+    /* From here on the process's exit is marked in the stream, collecting or not. */
+    initialized = true;
+    owner = getpid();
+    atexit(at_exit);
+
+    /* Subscribing first finds another tool holding CUPTI, before any kind is half enabled. */
+    CUptiResult r = cuptiSubscribe(&subscriber, on_callback, NULL);
+    if (r != CUPTI_SUCCESS) {
+        emit_error("cuptiSubscribe", r);
+        return 1;
+    }
+    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+    /* Kernel thread ids (gettid), the ids NVTX ranges and /proc carry. */
+    cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+    r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+    if (r != CUPTI_SUCCESS) {
+        emit_error("cuptiActivityRegisterCallbacks", r);
+        return 1;
+    }
+    bool any = false;
+    for (int i = 0; i < cupti_record_nkinds; i++) {
+        r = cuptiActivityEnable(cupti_record_kinds[i].kind);
+        if (r == CUPTI_SUCCESS) {
+            any = true;
+            continue;
+        }
+        char what[96];
+        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
+        emit_error(what, r);
+    }
+    collecting = any;
+    if (any)
+        start_flusher(flush_period_ms());
+    return 1;
+}

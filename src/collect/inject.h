@@ -1,0 +1,33 @@
+/* Internals of libmmprof_inject.so, the library `mmprof profile` injects into the program it
+ * runs (CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH both name it). Each part appends lines of
+ * the record stream (stream_format.h) to this process's file. Nothing here is visible outside
+ * the library: it is built with hidden visibility and exports only the two entry points. */
+#ifndef MMPROF_INJECT_H
+#define MMPROF_INJECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+/* CLOCK_REALTIME in nanoseconds: the clock CUPTI's timestamps are on. */
+int64_t inject_now_ns(void);
+
+/* The calling thread's kernel id (gettid), cached per thread. */
+uint32_t inject_tid(void);
+
+/* Appends b's lines to this process's stream with one write(2), so a line is never split by
+ * another thread's and a process killed afterwards keeps them. Opens the file on first use (and
+ * again in a forked child, under the child's pid). Empties b. False when the stream cannot be
+ * written (no MMPROF_PROFILE_DIR, or the write failed): the program goes on unprofiled. */
+bool inject_emit(strbuf *b);
+
+/* Adds a "thread" line for tid the first time tid is seen in this process. */
+void inject_thread_name(strbuf *b, uint32_t tid);
+/* The same for the calling thread, checked without a lock after its first time. */
+void inject_name_this_thread(strbuf *b);
+
+/* Adds a "device" line for the CUDA device ordinal (the driver's attributes), once per device. */
+void inject_device(strbuf *b, uint32_t device);
+
+#endif

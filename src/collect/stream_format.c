@@ -1,0 +1,83 @@
+/* Writing the record stream's lines. See stream_format.h; stream_read.c reads them, and the
+ * tests check that the two agree field by field. */
+#include "stream_format.h"
+
+void stream_escape(strbuf *b, const char *s)
+{
+    if (!s)
+        return;
+    const char *run = s;
+    for (; *s; s++) {
+        const char *esc = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" : *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : NULL;
+        if (!esc)
+            continue;
+        sb_addn(b, run, (size_t)(s - run));
+        sb_add(b, esc);
+        run = s + 1;
+    }
+    sb_addn(b, run, (size_t)(s - run));
+}
+
+void stream_unescape(char *s)
+{
+    char *out = s;
+    for (; *s; s++) {
+        if (*s != '\\' || !s[1]) {
+            *out++ = *s;
+            continue;
+        }
+        s++;
+        *out++ = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+    }
+    *out = '\0';
+}
+
+void stream_format_events(strbuf *b, const event_list *e)
+{
+    for (size_t i = 0; i < e->nkernels; i++) {
+        const kernel_event *k = &e->kernels[i];
+        sb_printf(b, "kernel\t%lld\t%lld\t%u\t%u\t%u\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t",
+                  (long long)k->start_ns, (long long)k->end_ns, k->device, k->stream, k->correlation, k->grid[0],
+                  k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], k->registers, k->static_smem,
+                  k->dynamic_smem, k->smem_optin ? 1 : 0, k->local_mem);
+        stream_escape(b, k->name);
+        sb_add(b, "\n");
+    }
+    for (size_t i = 0; i < e->ncopies; i++) {
+        const copy_event *c = &e->copies[i];
+        sb_printf(b, "copy\t%lld\t%lld\t%u\t%u\t%u\t%d\t%d\t%d\t%llu\n", (long long)c->start_ns, (long long)c->end_ns,
+                  c->device, c->stream, c->correlation, (int)c->dir, (int)c->src, (int)c->dst,
+                  (unsigned long long)c->bytes);
+    }
+    for (size_t i = 0; i < e->nmemsets; i++) {
+        const memset_event *s = &e->memsets[i];
+        sb_printf(b, "memset\t%lld\t%lld\t%u\t%u\t%u\t%d\t%llu\n", (long long)s->start_ns, (long long)s->end_ns,
+                  s->device, s->stream, s->correlation, (int)s->mem, (unsigned long long)s->bytes);
+    }
+    for (size_t i = 0; i < e->napis; i++) {
+        const api_event *a = &e->apis[i];
+        sb_printf(b, "api\t%lld\t%lld\t%d\t%u\t%u\t", (long long)a->start_ns, (long long)a->end_ns, (int)a->kind,
+                  a->thread, a->correlation);
+        stream_escape(b, a->name);
+        sb_add(b, "\n");
+    }
+    for (size_t i = 0; i < e->nsyncs; i++) {
+        const sync_event *s = &e->syncs[i];
+        sb_printf(b, "sync\t%lld\t%lld\t%d\t%u\t%u\n", (long long)s->start_ns, (long long)s->end_ns, (int)s->kind,
+                  s->stream, s->correlation);
+    }
+}
+
+void stream_format_device(strbuf *b, const device_info *d)
+{
+    sb_printf(b, "device\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%llu\t%llu\t%llu\t%llu\t%d\t%llu\t%d\t",
+              d->index, d->cc_major, d->cc_minor, d->sm_count, d->clock_khz, d->mem_clock_khz, d->bus_width_bits,
+              d->l2_bytes, d->max_threads_per_block, d->max_threads_per_sm, d->max_blocks_per_sm, d->regs_per_sm,
+              d->regs_per_block, (unsigned long long)d->smem_per_sm, (unsigned long long)d->smem_per_block,
+              (unsigned long long)d->smem_per_block_optin, (unsigned long long)d->reserved_smem_per_block,
+              d->warp_size, (unsigned long long)d->total_mem, d->driver_version);
+    stream_escape(b, d->pci_bus_id);
+    sb_add(b, "\t");
+    stream_escape(b, d->name);
+    sb_add(b, "\n");
+}

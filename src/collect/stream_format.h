@@ -1,0 +1,59 @@
+/* The record stream `mmprof profile` collects: one file per process, written by the injection
+ * library (libmmprof_inject.so) inside the profiled program and read back by the launcher.
+ *
+ * Why a line format of its own, not JSON: the library runs inside someone else's program and
+ * must need nothing but libc and libcupti (the program may have no cJSON), and timestamps are
+ * nanoseconds on CLOCK_REALTIME (about 1.8e18), which a JSON reader holding numbers as doubles
+ * would round. Every line is complete or absent: a process that crashes mid-write leaves a last
+ * line without its newline, which the reader drops and counts.
+ *
+ * File: MMPROF_PROFILE_DIR/<pid>.stream. Lines are tab-separated fields, the first naming the
+ * line. Text fields (names, command lines) come last or are escaped: backslash, tab, newline and
+ * carriage return become \\ \t \n \r. Integers are decimal. Times are CLOCK_REALTIME ns (CUPTI's
+ * timestamps are on that clock on Linux).
+ *
+ *   mmprof-stream 1                                   first line: format and version
+ *   process PID PPID START_NS CMDLINE                 CMDLINE: the arguments joined by spaces
+ *   thread  TID NAME
+ *   cuda    TS                                         InitializeInjection ran (cuInit)
+ *   device  ID CC_MAJ CC_MIN SMS CLOCK_KHZ MEM_CLOCK_KHZ BUS_WIDTH L2 THREADS_PER_BLOCK
+ *           THREADS_PER_SM BLOCKS_PER_SM REGS_PER_SM REGS_PER_BLOCK SMEM_PER_SM SMEM_PER_BLOCK
+ *           SMEM_OPTIN SMEM_RESERVED WARP GLOBAL_MEM DRIVER_VERSION PCI_BUS_ID NAME
+ *   kernel  START END DEVICE STREAM CORR GX GY GZ BX BY BZ REGS SSMEM DSMEM OPTIN LMEM NAME
+ *   copy    START END DEVICE STREAM CORR DIR SRC DST BYTES
+ *   memset  START END DEVICE STREAM CORR MEM BYTES
+ *   api     START END KIND TID CORR NAME              KIND: 0 runtime, 1 driver
+ *   sync    START END KIND STREAM CORR
+ *   stats   RECORDS DROPPED LOST OVERHEAD_RECORDS OVERHEAD_NS   per buffer; the reader sums
+ *   error   MESSAGE                                   the library could not do something
+ *   push    TS TID DOMAIN NAME                        NVTX push/pop range (DOMAIN empty: default)
+ *   pop     TS TID DOMAIN
+ *   start   TS TID ID DOMAIN NAME                     NVTX start/end range, ID unique per process
+ *   end     TS TID ID
+ *   exit    TS                                        the atexit handler flushed everything
+ *
+ * A reader skips lines it does not know, so later versions may add some. */
+#ifndef MMPROF_STREAM_FORMAT_H
+#define MMPROF_STREAM_FORMAT_H
+
+#include "model.h"
+#include "strbuf.h"
+
+#define STREAM_MAGIC "mmprof-stream"
+#define STREAM_VERSION 1
+#define STREAM_SUFFIX ".stream"
+#define STREAM_DIR_ENV "MMPROF_PROFILE_DIR"
+
+/* s escaped as a stream text field; NULL adds nothing (an empty field). */
+void stream_escape(strbuf *b, const char *s);
+/* Undoes stream_escape in place. */
+void stream_unescape(char *s);
+
+/* The kernel, copy, memset, api and sync lines of e (its pids are not written: the file is the
+ * process's). */
+void stream_format_events(strbuf *b, const event_list *e);
+
+/* The device line of d. */
+void stream_format_device(strbuf *b, const device_info *d);
+
+#endif

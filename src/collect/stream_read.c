@@ -1,0 +1,514 @@
+/* Stream files to the run model. See stream_read.h and stream_format.h for the lines. */
+#include "stream_read.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stream_format.h"
+
+#define MAX_FIELDS 32
+
+/* A range opened and not yet closed: a push (by thread and domain) or a start (by id). */
+typedef struct {
+    bool push;
+    uint32_t tid;
+    uint64_t id;
+    int region;
+} open_range;
+
+/* What one file's reading keeps between lines. */
+typedef struct {
+    run_model *m;
+    const char *path;
+    uint32_t pid;
+    char name[128];     /* the process, for messages */
+    bool cuda, exited;
+    int64_t last_ts;
+    open_range *open;
+    size_t nopen, capopen;
+    uint64_t bad_lines;
+    bool oom;
+} reader;
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_u32(const char *s, uint32_t *out)
+{
+    uint64_t v;
+    if (!parse_u64(s, &v) || v > UINT32_MAX)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+static bool parse_int(const char *s, int *out)
+{
+    int64_t v;
+    if (!parse_i64(s, &v) || v < INT32_MIN || v > INT32_MAX)
+        return false;
+    *out = (int)v;
+    return true;
+}
+
+/* Parses fields f[first..first+n) as ints into out; false if any is not one. */
+static bool ints(char **f, int first, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (!parse_int(f[first + i], &out[i]))
+            return false;
+    return true;
+}
+
+static void saw_time(reader *r, int64_t t)
+{
+    if (t > r->last_ts)
+        r->last_ts = t;
+}
+
+/* Fields shared by the GPU events: START END DEVICE STREAM CORR. */
+typedef struct {
+    int64_t start, end;
+    uint32_t device, stream, corr;
+} gpu_fields;
+
+static bool gpu_common(reader *r, char **f, gpu_fields *g)
+{
+    if (!parse_i64(f[1], &g->start) || !parse_i64(f[2], &g->end) || !parse_u32(f[3], &g->device) ||
+        !parse_u32(f[4], &g->stream) || !parse_u32(f[5], &g->corr))
+        return false;
+    saw_time(r, g->end);
+    return true;
+}
+
+static bool line_kernel(reader *r, char **f, int n)
+{
+    gpu_fields g;
+    int v[11];
+    if (n != 18 || !gpu_common(r, f, &g) || !ints(f, 6, 11, v))
+        return false;
+    kernel_event k = {
+        .name = f[17], .start_ns = g.start, .end_ns = g.end, .pid = r->pid, .device = g.device,
+        .stream = g.stream, .correlation = g.corr, .grid = {v[0], v[1], v[2]}, .block = {v[3], v[4], v[5]},
+        .has_resources = true, .registers = v[6], .static_smem = v[7], .dynamic_smem = v[8],
+        .smem_optin = v[9] != 0, .local_mem = v[10],
+    };
+    r->oom |= !events_add_kernel(&r->m->events, &k);
+    return true;
+}
+
+static bool line_copy(reader *r, char **f, int n)
+{
+    gpu_fields g;
+    int v[3];
+    uint64_t bytes;
+    if (n != 10 || !gpu_common(r, f, &g) || !ints(f, 6, 3, v) || !parse_u64(f[9], &bytes))
+        return false;
+    copy_event c = {
+        .dir = (copy_dir)v[0], .src = (mem_kind)v[1], .dst = (mem_kind)v[2], .bytes = bytes, .start_ns = g.start,
+        .end_ns = g.end, .pid = r->pid, .device = g.device, .stream = g.stream, .correlation = g.corr,
+    };
+    r->oom |= !events_add_copy(&r->m->events, &c);
+    return true;
+}
+
+static bool line_memset(reader *r, char **f, int n)
+{
+    gpu_fields g;
+    int mem;
+    uint64_t bytes;
+    if (n != 8 || !gpu_common(r, f, &g) || !parse_int(f[6], &mem) || !parse_u64(f[7], &bytes))
+        return false;
+    memset_event s = {
+        .mem = (mem_kind)mem, .bytes = bytes, .start_ns = g.start, .end_ns = g.end, .pid = r->pid,
+        .device = g.device, .stream = g.stream, .correlation = g.corr,
+    };
+    r->oom |= !events_add_memset(&r->m->events, &s);
+    return true;
+}
+
+static bool line_api(reader *r, char **f, int n)
+{
+    int64_t start, end;
+    int kind;
+    uint32_t tid, corr;
+    if (n != 7 || !parse_i64(f[1], &start) || !parse_i64(f[2], &end) || !parse_int(f[3], &kind) ||
+        (kind != API_RUNTIME && kind != API_DRIVER) || !parse_u32(f[4], &tid) || !parse_u32(f[5], &corr))
+        return false;
+    saw_time(r, end);
+    api_event a = {.name = f[6], .start_ns = start, .end_ns = end, .kind = (api_kind)kind, .pid = r->pid,
+                   .thread = tid, .correlation = corr};
+    r->oom |= !events_add_api(&r->m->events, &a);
+    return true;
+}
+
+static bool line_sync(reader *r, char **f, int n)
+{
+    int64_t start, end;
+    int kind;
+    uint32_t stream, corr;
+    if (n != 6 || !parse_i64(f[1], &start) || !parse_i64(f[2], &end) || !parse_int(f[3], &kind) ||
+        !parse_u32(f[4], &stream) || !parse_u32(f[5], &corr))
+        return false;
+    saw_time(r, end);
+    sync_event s = {.kind = kind >= 1 && kind <= 4 ? (sync_kind)kind : SYNC_UNKNOWN, .start_ns = start,
+                    .end_ns = end, .pid = r->pid, .stream = stream, .correlation = corr};
+    r->oom |= !events_add_sync(&r->m->events, &s);
+    return true;
+}
+
+static bool line_device(reader *r, char **f, int n)
+{
+    int v[18];
+    uint64_t mem;
+    if (n != 23 || !ints(f, 1, 18, v) || !parse_u64(f[19], &mem) || v[0] < 0)
+        return false;
+    run_model *m = r->m;
+    for (int i = 0; i < m->ndevices; i++)
+        if (m->devices[i].index == v[0])
+            return true; /* another process described it */
+    device_info *p = realloc(m->devices, (size_t)(m->ndevices + 1) * sizeof *p);
+    if (!p) {
+        r->oom = true;
+        return true;
+    }
+    m->devices = p;
+    device_info *d = &p[m->ndevices++];
+    memset(d, 0, sizeof *d);
+    d->index = v[0];
+    d->cc_major = v[1], d->cc_minor = v[2], d->sm_count = v[3], d->clock_khz = v[4];
+    d->mem_clock_khz = v[5], d->bus_width_bits = v[6], d->l2_bytes = v[7];
+    d->max_threads_per_block = v[8], d->max_threads_per_sm = v[9], d->max_blocks_per_sm = v[10];
+    d->regs_per_sm = v[11], d->regs_per_block = v[12], d->smem_per_sm = (uint64_t)v[13];
+    d->smem_per_block = (uint64_t)v[14], d->smem_per_block_optin = (uint64_t)v[15];
+    d->reserved_smem_per_block = (uint64_t)v[16], d->warp_size = v[17];
+    d->total_mem = mem;
+    parse_int(f[20], &d->driver_version);
+    copy_str(d->pci_bus_id, sizeof d->pci_bus_id, f[21]);
+    copy_str(d->name, sizeof d->name, f[22]);
+    copy_str(d->pcie_why, sizeof d->pcie_why, "not recorded by mmprof profile");
+    return true;
+}
+
+static bool remember(reader *r, open_range o)
+{
+    if (r->nopen == r->capopen) {
+        size_t cap = r->capopen ? r->capopen * 2 : 16;
+        open_range *p = realloc(r->open, cap * sizeof *p);
+        if (!p)
+            return false;
+        r->open = p;
+        r->capopen = cap;
+    }
+    r->open[r->nopen++] = o;
+    return true;
+}
+
+static void forget(reader *r, size_t i)
+{
+    memmove(&r->open[i], &r->open[i + 1], (r->nopen - i - 1) * sizeof *r->open);
+    r->nopen--;
+}
+
+static const char *domain_of(const region *g) { return g->domain ? g->domain : ""; }
+
+/* push TS TID DOMAIN NAME / start TS TID ID DOMAIN NAME */
+static bool line_open(reader *r, char **f, int n, bool push)
+{
+    int64_t ts;
+    uint32_t tid;
+    uint64_t id = 0;
+    if (n != (push ? 5 : 6) || !parse_i64(f[1], &ts) || !parse_u32(f[2], &tid) || (!push && !parse_u64(f[3], &id)))
+        return false;
+    const char *domain = f[push ? 3 : 4], *name = f[push ? 4 : 5];
+    saw_time(r, ts);
+    /* A push nests in the innermost push still open on its thread. */
+    int parent = -1;
+    for (size_t i = r->nopen; push && i-- > 0;)
+        if (r->open[i].push && r->open[i].tid == tid) {
+            parent = r->open[i].region;
+            break;
+        }
+    int at = model_add_region(r->m, REGION_NVTX, name, domain[0] ? domain : NULL, ts, ts, r->pid, tid, parent);
+    if (at < 0 || !remember(r, (open_range){.push = push, .tid = tid, .id = id, .region = at})) {
+        r->oom = true;
+        return true;
+    }
+    r->m->regions[at].push_pop = push;
+    return true;
+}
+
+/* pop TS TID DOMAIN / end TS TID ID. A close with no open range is ignored, as NVTX does. */
+static bool line_close(reader *r, char **f, int n, bool push)
+{
+    int64_t ts;
+    uint32_t tid;
+    uint64_t id = 0;
+    if (n != 4 || !parse_i64(f[1], &ts) || !parse_u32(f[2], &tid) || (!push && !parse_u64(f[3], &id)))
+        return false;
+    saw_time(r, ts);
+    for (size_t i = r->nopen; i-- > 0;) {
+        open_range *o = &r->open[i];
+        region *g = &r->m->regions[o->region];
+        bool match = push ? o->push && o->tid == tid && strcmp(domain_of(g), f[3]) == 0 : !o->push && o->id == id;
+        if (match) {
+            g->end_ns = ts;
+            forget(r, i);
+            break;
+        }
+    }
+    return true;
+}
+
+static bool line_process(reader *r, char **f, int n)
+{
+    uint32_t pid, ppid;
+    int64_t start;
+    if (n != 5 || !parse_u32(f[1], &pid) || !parse_u32(f[2], &ppid) || !parse_i64(f[3], &start))
+        return false;
+    r->pid = pid;
+    /* The name: the program's basename and its arguments. */
+    const char *cmd = f[4];
+    size_t prog = strcspn(cmd, " ");
+    const char *base = cmd;
+    for (const char *p = cmd; p < cmd + prog; p++)
+        if (*p == '/')
+            base = p + 1;
+    copy_str(r->name, sizeof r->name, base[0] ? base : "?");
+    r->oom |= !model_add_process(r->m, pid, r->name);
+    return true;
+}
+
+static bool line_thread(reader *r, char **f, int n)
+{
+    uint32_t tid;
+    if (n != 3 || !parse_u32(f[1], &tid))
+        return false;
+    for (int i = 0; i < r->m->nthreads; i++)
+        if (r->m->threads[i].pid == r->pid && r->m->threads[i].tid == tid)
+            return true;
+    r->oom |= !model_add_thread(r->m, r->pid, tid, f[2]);
+    return true;
+}
+
+static bool line_stats(reader *r, char **f, int n)
+{
+    uint64_t v[4];
+    int64_t ns;
+    for (int i = 0; i < 4; i++)
+        if (n != 6 || !parse_u64(f[1 + i], &v[i]))
+            return false;
+    if (!parse_i64(f[5], &ns))
+        return false;
+    collection_info *c = &r->m->collection;
+    c->records += v[0];
+    c->dropped += v[1];
+    c->lost_timestamps += v[2];
+    c->overhead_records += v[3];
+    c->overhead_ns += ns;
+    return true;
+}
+
+/* One line, split into fields; false when it is malformed. */
+static bool read_line(reader *r, char **f, int n)
+{
+    const char *k = f[0];
+    if (strcmp(k, "kernel") == 0) return line_kernel(r, f, n);
+    if (strcmp(k, "copy") == 0) return line_copy(r, f, n);
+    if (strcmp(k, "memset") == 0) return line_memset(r, f, n);
+    if (strcmp(k, "api") == 0) return line_api(r, f, n);
+    if (strcmp(k, "sync") == 0) return line_sync(r, f, n);
+    if (strcmp(k, "push") == 0) return line_open(r, f, n, true);
+    if (strcmp(k, "start") == 0) return line_open(r, f, n, false);
+    if (strcmp(k, "pop") == 0) return line_close(r, f, n, true);
+    if (strcmp(k, "end") == 0) return line_close(r, f, n, false);
+    if (strcmp(k, "thread") == 0) return line_thread(r, f, n);
+    if (strcmp(k, "device") == 0) return line_device(r, f, n);
+    if (strcmp(k, "stats") == 0) return line_stats(r, f, n);
+    if (strcmp(k, "process") == 0) return line_process(r, f, n);
+    if (strcmp(k, "cuda") == 0 || strcmp(k, "exit") == 0) {
+        int64_t ts;
+        if (n != 2 || !parse_i64(f[1], &ts))
+            return false;
+        saw_time(r, ts);
+        if (k[0] == 'c')
+            r->cuda = true;
+        else
+            r->exited = true;
+        return true;
+    }
+    if (strcmp(k, "error") == 0) {
+        model_add_warning(r->m, "process %u (%s): the profiling library could not collect everything: %s", r->pid,
+                          r->name, n > 1 ? f[1] : "?");
+        return true;
+    }
+    return true; /* a line of a later version */
+}
+
+static int split(char *line, char **f)
+{
+    int n = 0;
+    for (char *p = line;; p++) {
+        if (n < MAX_FIELDS)
+            f[n] = p;
+        n++;
+        p = strchr(p, '\t');
+        if (!p)
+            break;
+        *p = '\0';
+    }
+    for (int i = 0; i < n && i < MAX_FIELDS; i++)
+        stream_unescape(f[i]);
+    return n;
+}
+
+/* What the file's end says about what may be missing. */
+static void closing_warnings(reader *r, bool truncated)
+{
+    run_model *m = r->m;
+    if (r->nopen > 0) {
+        for (size_t i = 0; i < r->nopen; i++)
+            m->regions[r->open[i].region].end_ns = r->last_ts;
+        model_add_warning(m, "process %u (%s): %zu NVTX range(s) were still open when it ended; they end at its last record",
+                          r->pid, r->name, r->nopen);
+    }
+    if (r->cuda && !r->exited)
+        model_add_warning(m, "process %u (%s) ended without running its exit handlers (killed, crashed or left through "
+                          "_exit): the records CUPTI still held (up to its last flush period and buffer) are missing",
+                          r->pid, r->name);
+    if (truncated)
+        model_add_warning(m, "process %u (%s): its record stream ends in a partial line (it was killed while writing); "
+                          "that line was dropped", r->pid, r->name);
+    if (r->bad_lines > 0)
+        model_add_warning(m, "process %u (%s): %llu malformed line(s) in its record stream were skipped", r->pid, r->name,
+                          (unsigned long long)r->bad_lines);
+}
+
+/* The pid a stream file's name gives, for a file whose process line is missing. */
+static uint32_t pid_from_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return (uint32_t)strtoul(base, NULL, 10);
+}
+
+bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *err, size_t errlen)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    reader r = {.m = m, .path = path, .pid = pid_from_name(path), .last_ts = INT64_MIN};
+    snprintf(r.name, sizeof r.name, "?");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    bool first = true, truncated = false;
+    char *f[MAX_FIELDS];
+    while (!r.oom && (len = getline(&line, &cap, fp)) > 0) {
+        if (line[len - 1] != '\n') {
+            truncated = true; /* the process died mid-write */
+            break;
+        }
+        line[len - 1] = '\0';
+        int n = split(line, f);
+        if (first) {
+            first = false;
+            char magic[32];
+            snprintf(magic, sizeof magic, "%d", STREAM_VERSION);
+            if (n < 2 || strcmp(f[0], STREAM_MAGIC) != 0 || strcmp(f[1], magic) != 0) {
+                model_add_warning(m, "%s: not an mmprof record stream (version %d); skipped", path, STREAM_VERSION);
+                break;
+            }
+            continue;
+        }
+        if (n > MAX_FIELDS || !read_line(&r, f, n))
+            r.bad_lines++;
+    }
+    free(line);
+    fclose(fp);
+    if (!r.oom) {
+        closing_warnings(&r, truncated);
+        s->files++;
+        if (r.cuda)
+            s->cuda_processes++;
+    }
+    free(r.open);
+    if (r.oom)
+        snprintf(err, errlen, "%s: out of memory", path);
+    return !r.oom;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+    unsigned long x = strtoul(*(char *const *)a, NULL, 10), y = strtoul(*(char *const *)b, NULL, 10);
+    return x < y ? -1 : x > y;
+}
+
+bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err, size_t errlen)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "%s: %s", dir, strerror(errno));
+        return false;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    bool ok = true;
+    struct dirent *e;
+    size_t suffix = strlen(STREAM_SUFFIX);
+    while (ok && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len <= suffix || strcmp(e->d_name + len - suffix, STREAM_SUFFIX) != 0)
+            continue;
+        char **p = realloc(names, (n + 1) * sizeof *names);
+        ok = p != NULL;
+        if (ok) {
+            names = p;
+            names[n] = strdup(e->d_name);
+            ok = names[n++] != NULL;
+        }
+    }
+    closedir(d);
+    if (!ok)
+        snprintf(err, errlen, "%s: out of memory", dir);
+    if (ok && n > 1)
+        qsort(names, n, sizeof *names, by_pid);
+    for (size_t i = 0; ok && i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        ok = stream_read_file(path, m, s, err, errlen);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return ok;
+}

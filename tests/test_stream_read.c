@@ -1,0 +1,377 @@
+/* The record stream's reader (src/collect/stream_read.c): stream files written here by hand, in
+ * the format stream_format.h defines and libmmprof_inject.so writes, merged into one run model.
+ * Checked: every event kind with its pid, NVTX push/pop nesting per thread and domain, start/end
+ * ranges by id, processes, threads and devices, CUPTI's counts summed over processes, and what a
+ * damaged stream still gives: a truncated last line dropped and reported, a process that never
+ * ran its exit handler reported, a malformed line skipped, a file of something else skipped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "stream_format.h"
+#include "stream_read.h"
+#include "test_support.h"
+
+static char *tmp;
+
+static int setup(void **state)
+{
+    (void)state;
+    tmp = make_temp_dir();
+    return tmp ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    rm_rf(tmp);
+    free(tmp);
+    tmp = NULL;
+    return 0;
+}
+
+static void put(const char *name, const char *text)
+{
+    char *path = path_in(tmp, name);
+    assert_true(write_text(path, text));
+    free(path);
+}
+
+static bool has_warning(const run_model *m, const char *part)
+{
+    for (int i = 0; i < m->nwarnings; i++)
+        if (strstr(m->warnings[i], part))
+            return true;
+    return false;
+}
+
+static int find_region(const run_model *m, const char *name, uint32_t pid)
+{
+    for (int i = 0; i < m->nregions; i++)
+        if (strcmp(m->regions[i].name, name) == 0 && m->regions[i].pid == pid)
+            return i;
+    return -1;
+}
+
+/* A parent process with a CUDA context: every event kind, nested pushes, a domain, a start/end
+ * range; and a worker it started, with one kernel. */
+static const char *parent_stream =
+    "mmprof-stream\t1\n"
+    "process\t100\t1\t1000\t/usr/bin/python3 train.py --epochs 2\n"
+    "thread\t100\tpython3\n"
+    "push\t1100\t100\t\tepoch\n"
+    "push\t1200\t100\t\tstep\\t1\n"
+    "start\t1250\t100\t7\tio\tload\n"
+    "cuda\t1300\n"
+    "device\t0\t9\t0\t132\t1980000\t2619000\t6144\t52428800\t1024\t2048\t32\t65536\t65536\t233472\t49152\t232448\t1024\t32\t150000000000\t13000\t0000:19:00.0\tNVIDIA H200\n"
+    "api\t1400\t1450\t0\t100\t5\tcudaMemcpy_v3020\n"
+    "copy\t1420\t1520\t0\t7\t5\t1\t1\t3\t1048576\n"
+    "api\t1600\t1610\t1\t100\t6\tcuLaunchKernel\n"
+    "kernel\t1620\t1900\t0\t7\t6\t64\t1\t1\t256\t1\t1\t40\t1024\t0\t0\t0\t_Z3fooPf\n"
+    "memset\t1910\t1920\t0\t7\t8\t3\t4096\n"
+    "sync\t1930\t1990\t3\t7\t9\n"
+    "stats\t6\t2\t1\t3\t500\n"
+    "pop\t2000\t100\t\n"
+    "push\t2050\t100\tio\tflush\n"
+    "pop\t2060\t100\tio\n"
+    "end\t2070\t100\t7\n"
+    "pop\t2100\t100\t\n"
+    "exit\t2200\n";
+
+static const char *worker_stream =
+    "mmprof-stream\t1\n"
+    "process\t101\t100\t1500\tpython3 -c worker\n"
+    "cuda\t1510\n"
+    "kernel\t1700\t1800\t0\t13\t2\t1\t1\t1\t32\t1\t1\t16\t0\t0\t0\t0\tworker_kernel\n"
+    "stats\t1\t0\t0\t0\t0\n"
+    "exit\t1900\n";
+
+static void merges_processes_events_and_ranges(void **state)
+{
+    (void)state;
+    put("100.stream", parent_stream);
+    put("101.stream", worker_stream);
+    put("notes.txt", "not a stream: ignored by name\n");
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(s.files, 2);
+    assert_int_equal(s.cuda_processes, 2);
+
+    assert_int_equal(m.nprocesses, 2);
+    assert_int_equal(m.processes[0].pid, 100);
+    assert_string_equal(m.processes[0].name, "python3 train.py --epochs 2");
+    assert_int_equal(m.processes[1].pid, 101);
+    assert_int_equal(m.nthreads, 1);
+    assert_string_equal(m.threads[0].name, "python3");
+
+    assert_int_equal(m.events.nkernels, 2);
+    assert_string_equal(m.events.kernels[0].name, "_Z3fooPf");
+    assert_int_equal(m.events.kernels[0].pid, 100);
+    assert_int_equal(m.events.kernels[0].start_ns, 1620);
+    assert_int_equal(m.events.kernels[0].grid[0], 64);
+    assert_int_equal(m.events.kernels[0].block[0], 256);
+    assert_int_equal(m.events.kernels[0].registers, 40);
+    assert_int_equal(m.events.kernels[0].static_smem, 1024);
+    assert_int_equal(m.events.kernels[1].pid, 101);
+    assert_int_equal(m.events.kernels[1].stream, 13);
+    assert_int_equal(m.events.ncopies, 1);
+    assert_int_equal(m.events.copies[0].dir, COPY_H2D);
+    assert_int_equal(m.events.copies[0].src, MEM_PAGEABLE);
+    assert_int_equal(m.events.copies[0].dst, MEM_DEVICE);
+    assert_int_equal(m.events.copies[0].bytes, 1048576);
+    assert_int_equal(m.events.nmemsets, 1);
+    assert_int_equal(m.events.memsets[0].bytes, 4096);
+    assert_int_equal(m.events.napis, 2);
+    assert_string_equal(m.events.apis[1].name, "cuLaunchKernel");
+    assert_int_equal(m.events.apis[1].kind, API_DRIVER);
+    assert_int_equal(m.events.apis[1].thread, 100);
+    assert_int_equal(m.events.nsyncs, 1);
+    assert_int_equal(m.events.syncs[0].kind, SYNC_STREAM);
+
+    assert_int_equal(m.ndevices, 1);
+    assert_string_equal(m.devices[0].name, "NVIDIA H200");
+    assert_int_equal(m.devices[0].sm_count, 132);
+    assert_int_equal(m.devices[0].smem_per_block_optin, 232448);
+    assert_int_equal(m.devices[0].total_mem, 150000000000ull);
+
+    assert_int_equal(m.collection.records, 7);
+    assert_int_equal(m.collection.dropped, 2);
+    assert_int_equal(m.collection.lost_timestamps, 1);
+    assert_int_equal(m.collection.overhead_ns, 500);
+
+    /* Ranges: step nests in epoch (same thread), flush in domain io, load by start/end id. */
+    int epoch = find_region(&m, "epoch", 100), step = find_region(&m, "step\t1", 100);
+    int load = find_region(&m, "load", 100), flush = find_region(&m, "flush", 100);
+    assert_true(epoch >= 0 && step >= 0 && load >= 0 && flush >= 0);
+    assert_int_equal(m.regions[epoch].kind, REGION_NVTX);
+    assert_true(m.regions[epoch].push_pop);
+    assert_int_equal(m.regions[epoch].start_ns, 1100);
+    assert_int_equal(m.regions[epoch].end_ns, 2100);
+    assert_int_equal(m.regions[step].parent, epoch);
+    assert_int_equal(m.regions[step].end_ns, 2000);
+    assert_null(m.regions[step].domain);
+    assert_string_equal(m.regions[flush].domain, "io");
+    assert_int_equal(m.regions[flush].end_ns, 2060);
+    assert_false(m.regions[load].push_pop);
+    assert_int_equal(m.regions[load].end_ns, 2070);
+    assert_int_equal(m.regions[load].tid, 100);
+    assert_int_equal(m.nwarnings, 0);
+
+    assert_true(model_finish_regions(&m, "python3"));
+    assert_int_equal(m.regions[0].kind, REGION_RUN);
+    assert_int_equal(m.regions[0].start_ns, 1100);
+    assert_int_equal(m.regions[0].end_ns, 2100); /* the last range; "exit" is no event */
+    model_free(&m);
+}
+
+/* A process killed while writing: its last line has no newline. The complete lines count, the
+ * partial one does not, no exit handler ran, and the range it had open ends at its last record. */
+static void truncated_stream_keeps_complete_lines(void **state)
+{
+    (void)state;
+    put("200.stream", "mmprof-stream\t1\n"
+                      "process\t200\t1\t10\tcrasher\n"
+                      "cuda\t20\n"
+                      "push\t30\t200\t\tdoomed\n"
+                      "kernel\t40\t90\t0\t7\t1\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk1\n"
+                      "kernel\t95\t99\t0\t7\t2\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk2\n"
+                      "kernel\t100\t150\t0\t7\t3\t1\t1");
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(m.events.nkernels, 2);
+    assert_true(has_warning(&m, "partial line"));
+    assert_true(has_warning(&m, "without running its exit handlers"));
+    assert_true(has_warning(&m, "still open"));
+    int doomed = find_region(&m, "doomed", 200);
+    assert_true(doomed >= 0);
+    assert_int_equal(m.regions[doomed].end_ns, 99);
+    model_free(&m);
+}
+
+/* A line with a bad number or the wrong field count is skipped and counted; lines of unknown
+ * kinds (a later version) are not errors; a file of something else is skipped with a warning. */
+static void bad_lines_and_foreign_files(void **state)
+{
+    (void)state;
+    put("300.stream", "mmprof-stream\t1\n"
+                      "process\t300\t1\t10\tp\n"
+                      "copy\t1\t2\t0\t7\t1\t1\t2\t3\tmany\n"
+                      "kernel\t1\t2\n"
+                      "someday\t1\t2\t3\n"
+                      "copy\t5\t9\t0\t7\t1\t2\t2\t3\t64\n");
+    put("301.stream", "{\"traceEvents\": []}\n");
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(m.events.ncopies, 1);
+    assert_int_equal(m.events.copies[0].bytes, 64);
+    assert_int_equal(m.events.copies[0].dir, COPY_D2H);
+    assert_true(has_warning(&m, "2 malformed line(s)"));
+    assert_true(has_warning(&m, "not an mmprof record stream"));
+    assert_false(has_warning(&m, "exit handlers")); /* no CUDA, nothing CUPTI could have held */
+    model_free(&m);
+}
+
+/* No process wrote a stream (the program never used CUDA or NVTX): nothing read, no error. */
+static void empty_directory_reads_nothing(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(s.files, 0);
+    assert_int_equal(s.cuda_processes, 0);
+    assert_int_equal(m.events.nkernels + m.nregions + m.nprocesses + m.nwarnings, 0);
+    model_free(&m);
+}
+
+static void missing_directory_is_an_error(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512] = "";
+    char path[512];
+    snprintf(path, sizeof path, "%s/none", tmp);
+    assert_false(stream_read_dir(path, &m, &s, err, sizeof err));
+    assert_non_null(strstr(err, path));
+    model_free(&m);
+}
+
+/* What the injection library writes (stream_format_events, stream_format_device) reads back field
+ * for field: times past 2^53 ns exactly, names with tabs and newlines, every enum value. */
+static void written_events_read_back_exactly(void **state)
+{
+    (void)state;
+    const int64_t t0 = 1796054920537216543; /* CLOCK_REALTIME in 2026: more than a double holds */
+    event_list e;
+    memset(&e, 0, sizeof e);
+    kernel_event k = {.name = "void gemm<128,\t64>(float*)\n", .start_ns = t0, .end_ns = t0 + 1234567,
+                      .device = 1, .stream = 13, .correlation = 77, .grid = {40, 2, 3}, .block = {256, 2, 1},
+                      .has_resources = true, .registers = 168, .static_smem = 1024, .dynamic_smem = 200704,
+                      .smem_optin = true, .local_mem = 16};
+    copy_event c = {.dir = COPY_D2H, .src = MEM_DEVICE, .dst = MEM_PINNED, .bytes = 5000000000ull,
+                    .start_ns = t0 + 1, .end_ns = t0 + 3, .device = 1, .stream = 14, .correlation = 78};
+    memset_event z = {.mem = MEM_MANAGED, .bytes = 12, .start_ns = t0 + 4, .end_ns = t0 + 5, .device = 0,
+                      .stream = 7, .correlation = 79};
+    api_event a = {.name = "cuLaunchKernelEx", .start_ns = t0 - 10, .end_ns = t0 - 2, .kind = API_DRIVER,
+                   .thread = 4000001, .correlation = 77};
+    sync_event y = {.kind = SYNC_STREAM_WAIT_EVENT, .start_ns = t0 + 6, .end_ns = t0 + 9, .stream = 14,
+                    .correlation = 80};
+    assert_true(events_add_kernel(&e, &k) && events_add_copy(&e, &c) && events_add_memset(&e, &z) &&
+                events_add_api(&e, &a) && events_add_sync(&e, &y));
+    device_info d = {.index = 1, .cc_major = 9, .cc_minor = 0, .sm_count = 132, .clock_khz = 1980000,
+                     .mem_clock_khz = 2619000, .bus_width_bits = 6144, .l2_bytes = 52428800,
+                     .max_threads_per_block = 1024, .max_threads_per_sm = 2048, .max_blocks_per_sm = 32,
+                     .regs_per_sm = 65536, .regs_per_block = 65535, .smem_per_sm = 233472, .smem_per_block = 49152,
+                     .smem_per_block_optin = 232448, .reserved_smem_per_block = 1024, .warp_size = 32,
+                     .total_mem = 150754820096ull, .driver_version = 13000};
+    copy_str(d.name, sizeof d.name, "NVIDIA H200");
+    copy_str(d.pci_bus_id, sizeof d.pci_bus_id, "00000000:19:00.0");
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "mmprof-stream\t1\nprocess\t42\t1\t%lld\tprog\n", (long long)t0);
+    stream_format_device(&b, &d);
+    stream_format_events(&b, &e);
+    events_clear(&e);
+    char *text = sb_finish(&b);
+    assert_non_null(text);
+    put("42.stream", text);
+    free(text);
+
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_int_equal(m.nwarnings, 0);
+    assert_int_equal(m.events.nkernels, 1);
+    const kernel_event *rk = &m.events.kernels[0];
+    assert_string_equal(rk->name, k.name);
+    assert_true(rk->start_ns == k.start_ns && rk->end_ns == k.end_ns);
+    assert_int_equal(rk->pid, 42);
+    assert_true(rk->device == 1 && rk->stream == 13 && rk->correlation == 77);
+    assert_memory_equal(rk->grid, k.grid, sizeof k.grid);
+    assert_memory_equal(rk->block, k.block, sizeof k.block);
+    assert_true(rk->has_resources && rk->registers == 168 && rk->static_smem == 1024 && rk->dynamic_smem == 200704 &&
+                rk->smem_optin && rk->local_mem == 16);
+    assert_int_equal(m.events.ncopies, 1);
+    const copy_event *rc = &m.events.copies[0];
+    assert_true(rc->dir == COPY_D2H && rc->src == MEM_DEVICE && rc->dst == MEM_PINNED && rc->bytes == c.bytes &&
+                rc->start_ns == c.start_ns && rc->end_ns == c.end_ns && rc->stream == 14 && rc->correlation == 78 &&
+                rc->device == 1 && rc->pid == 42);
+    assert_int_equal(m.events.nmemsets, 1);
+    const memset_event *rz = &m.events.memsets[0];
+    assert_true(rz->mem == MEM_MANAGED && rz->bytes == 12 && rz->start_ns == z.start_ns && rz->stream == 7 &&
+                rz->correlation == 79 && rz->pid == 42);
+    assert_int_equal(m.events.napis, 1);
+    const api_event *ra = &m.events.apis[0];
+    assert_string_equal(ra->name, "cuLaunchKernelEx");
+    assert_true(ra->kind == API_DRIVER && ra->thread == 4000001 && ra->correlation == 77 && ra->start_ns == a.start_ns &&
+                ra->end_ns == a.end_ns && ra->pid == 42);
+    assert_int_equal(m.events.nsyncs, 1);
+    const sync_event *ry = &m.events.syncs[0];
+    assert_true(ry->kind == SYNC_STREAM_WAIT_EVENT && ry->start_ns == y.start_ns && ry->end_ns == y.end_ns &&
+                ry->stream == 14 && ry->correlation == 80 && ry->pid == 42);
+    assert_int_equal(m.ndevices, 1);
+    const device_info *rd = &m.devices[0];
+    assert_string_equal(rd->name, d.name);
+    assert_string_equal(rd->pci_bus_id, d.pci_bus_id);
+    assert_true(rd->index == d.index && rd->cc_major == d.cc_major && rd->cc_minor == d.cc_minor &&
+                rd->sm_count == d.sm_count && rd->clock_khz == d.clock_khz && rd->mem_clock_khz == d.mem_clock_khz &&
+                rd->bus_width_bits == d.bus_width_bits && rd->l2_bytes == d.l2_bytes &&
+                rd->max_threads_per_block == d.max_threads_per_block && rd->max_threads_per_sm == d.max_threads_per_sm &&
+                rd->max_blocks_per_sm == d.max_blocks_per_sm && rd->regs_per_sm == d.regs_per_sm &&
+                rd->regs_per_block == d.regs_per_block && rd->smem_per_sm == d.smem_per_sm &&
+                rd->smem_per_block == d.smem_per_block && rd->smem_per_block_optin == d.smem_per_block_optin &&
+                rd->reserved_smem_per_block == d.reserved_smem_per_block && rd->warp_size == d.warp_size &&
+                rd->total_mem == d.total_mem && rd->driver_version == d.driver_version);
+    model_free(&m);
+}
+
+static void escaping_round_trips(void **state)
+{
+    (void)state;
+    const char *names[] = {"plain", "tab\there", "line\nbreak\r", "back\\slash\\t", "", "end\\"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        strbuf b;
+        sb_init(&b);
+        stream_escape(&b, names[i]);
+        char *s = sb_finish(&b);
+        assert_non_null(s);
+        assert_null(strchr(s, '\t'));
+        assert_null(strchr(s, '\n'));
+        stream_unescape(s);
+        assert_string_equal(s, names[i]);
+        free(s);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(merges_processes_events_and_ranges, setup, teardown),
+        cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_directory_is_an_error, setup, teardown),
+        cmocka_unit_test_setup_teardown(written_events_read_back_exactly, setup, teardown),
+        cmocka_unit_test(escaping_round_trips),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
