@@ -235,16 +235,18 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     const char *cmd = o->import_mode ? "mmprof import" : o->profile_mode ? "mmprof profile" : "mmprof report";
     /* getopt keeps its place inside a cluster of short options ("-xq") between calls: a parse
      * that stopped there would resume in the previous argv. Parsing an empty argv from optind 0
-     * resets that state; then parsing starts after the subcommand. */
+     * resets that state; then parsing starts after the subcommand.
+     * glibc also takes the ordering ("+": stop at the first non-option) from the optstring of
+     * that initialising call, so it is given the same one. profile: options stop at CMD ("+"),
+     * so CMD's own options stay CMD's. */
+    const char *shortopts = o->profile_mode ? "+" SHORT_OPTS : SHORT_OPTS;
     static char *const empty[] = {"mmprof", NULL};
     optind = 0;
     opterr = 0;
-    getopt(1, empty, "");
+    getopt(1, empty, shortopts);
     optind = first;
     int c;
     long v;
-    /* profile: options stop at CMD ("+"), so CMD's own options stay CMD's. */
-    const char *shortopts = o->profile_mode ? "+" SHORT_OPTS : SHORT_OPTS;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *arg = optarg;
         switch (c) {
