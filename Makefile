@@ -3,7 +3,8 @@
 #   make run        install what is missing (Debian), build, and profile a 2048 product
 #   make test       everything that needs no GPU (CI runs this)
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
-#   make bench      GFLOP/s per workload and the cost of CUPTI collection, on a GPU
+#   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
+#                   a GPU machine TFLOP/s per workload and the cost of CUPTI collection (bench-gpu)
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
 #   make fuzz       libFuzzer on the run-file reader, the importers and the command line
 #   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
@@ -65,7 +66,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_stream_read test_profile
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-cpu bench-import fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import fuzz fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED) $(INJECT)
@@ -227,7 +228,14 @@ test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh
 
-bench:
+# Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
+# the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
+# `make gpu-build` made them (bench-gpu).
+bench: bench-import bench-cpu
+	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
+	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
+
+bench-gpu:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
 
