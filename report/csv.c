@@ -3,7 +3,8 @@
  * Rows, in this order: one per region of the run (every region, timeline order); one per kernel
  * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
  * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
- * figures); one per device (its peaks). The first columns say what a row is; then each registry
+ * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks).
+ * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
  * Numbers are written with 10 significant digits, not the text report's rounding. */
@@ -33,12 +34,12 @@ static const metric_table *table_of(row_kind k)
 
 /* The identifying columns every row has (empty where they do not apply). */
 static const char *const id_cols[] = {"row", "region_index", "region", "region_kind", "name", "count",
-                                      "direction", "host_memory"};
+                                      "direction", "host_memory", "n"};
 #define NID ((int)(sizeof id_cols / sizeof id_cols[0]))
 
 typedef struct {
     const char *v[NID];
-    char count[24], index[24];
+    char count[24], index[24], n[24];
 } ids;
 
 /* A field as RFC 4180 wants it: quoted only when it must be. */
@@ -154,6 +155,8 @@ char *render_csv(const analysis *a)
         snprintf(id.count, sizeof id.count, "%d", a->wl[i].w->repeat);
         id.v[5] = id.count;
         id.v[7] = a->wl[i].w->needs_gpu ? mem_kind_name(a->wl[i].w->host_memory) : NULL;
+        snprintf(id.n, sizeof id.n, "%d", a->wl[i].w->n);
+        id.v[8] = id.n;
         row(&b, ROW_WORKLOAD, &id, &a->wl[i]);
     }
     for (int i = 0; i < m->ndevices; i++) {

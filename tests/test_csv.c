@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "csv.h"
 #include "model_json.h"
+#include "sweep_model.h"
 #include "test_support.h"
 
 #define MAX_FIELDS 160
@@ -177,6 +178,35 @@ static void builtin_run_by_hand(void **state)
     model_free(&m);
 }
 
+/* A sweep: each workload has a row per size, its n in the "n" column. */
+static void sweep_rows_by_size(void **state)
+{
+    (void)state;
+    run_model m;
+    sweep_model(&m);
+    analysis a;
+    char *csv = csv_of(&m, &a);
+    csv_doc *d = parse(csv);
+    check_document(&a, d);
+    int name = col(d, "name"), n = col(d, "n"), k = col(d, "workload.kernel_ms (ms)");
+    int seen = 0;
+    for (int i = 1; i < d->nrows; i++) {
+        if (strcmp(d->f[i][0], "workload") != 0 || strcmp(d->f[i][name], "cublas-sgemm (pinned)") != 0)
+            continue;
+        int size = atoi(d->f[i][n]), s = 0;
+        while (s < SWEEP_SIZES && sweep_n[s] != size)
+            s++;
+        assert_true(s < SWEEP_SIZES);
+        assert_close(strtod(d->f[i][k], NULL), sweep_cublas_ms[s], 1e-6);
+        seen |= 1 << s;
+    }
+    assert_int_equal(seen, (1 << SWEEP_SIZES) - 1);
+    doc_free(d);
+    free(csv);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* A kernel name with a comma and quotes is one field, quoted, quotes doubled. */
 static void names_are_quoted(void **state)
 {
@@ -256,6 +286,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(builtin_run_by_hand),
+        cmocka_unit_test(sweep_rows_by_size),
         cmocka_unit_test(names_are_quoted),
         cmocka_unit_test(sample_run),
         cmocka_unit_test(command_line_writes_it),
