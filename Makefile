@@ -69,7 +69,7 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import fuzz fuzz-build clean install \
         uninstall deb
 
-all: $(BIN) $(CARRIED) $(INJECT)
+all: $(BIN) $(CARRIED)
 
 $(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
@@ -103,6 +103,14 @@ $(BUILD)/pic/%.o: %.c
 $(INJECT): $(INJECT_OBJ)
 	$(CC) -shared -Wl,-soname,libmmprof_inject.so -Wl,-z,defs -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
 	    -o $@ $^ -lcupti -ldl -lpthread
+
+# Preloaded beside it (LD_PRELOAD): an _exit that flushes the injection library first. No
+# libcupti dependency: it must not load a CUPTI before the program loads its own.
+EXIT_HOOK := $(BUILD)/libmmprof_exit.so
+$(EXIT_HOOK): src/collect/exit_hook.c
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libmmprof_exit.so -Wl,-z,defs -o $@ $< -ldl
+# (defined here, after the variables: a prerequisite is expanded where its rule is read)
+all: $(INJECT) $(EXIT_HOOK)
 
 # Shared libraries the H200 machine does not have, carried beside the binaries.
 $(LIBDIR)/%:
@@ -285,8 +293,8 @@ $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
 
 # The build tree's binary finds the injection library beside it; the installed one in
 # ../lib/mmprof, so install carries a copy from build/lib/mmprof/.
-PKGLIB_FILES := $(LIBDIR)/mmprof/libmmprof_inject.so
-$(PKGLIB_FILES): $(INJECT)
+PKGLIB_FILES := $(LIBDIR)/mmprof/libmmprof_inject.so $(LIBDIR)/mmprof/libmmprof_exit.so
+$(LIBDIR)/mmprof/%.so: $(BUILD)/%.so
 	@mkdir -p $(dir $@)
 	cp $< $@
 

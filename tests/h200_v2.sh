@@ -9,7 +9,7 @@ set -u
 step=${1:-main}
 if [ "$step" = stage ]; then
   rm -rf build-gpu && mkdir -p build-gpu/tests build-gpu/examples
-  cp -a build/mmprof build/libmmprof_inject.so build/lib build-gpu/
+  cp -a build/mmprof build/libmmprof_inject.so build/libmmprof_exit.so build/lib build-gpu/
   for t in test_gpu test_profile_gpu bench nvtx_demo; do [ -e build/tests/$t ] && cp -a build/tests/$t build-gpu/tests/; done
   cp -a build/examples/copies_and_streams build-gpu/examples/
   du -sh build-gpu; exit 0

@@ -452,8 +452,8 @@ static void nvtx_ranges_survive_crash_and_exit(void **state)
 
 /* The library's CUDA entry point, called as the driver calls it (tests/inject_probe.c): the
  * process is recorded, its normal exit marked (no "exit handlers" warning), and on a machine
- * where CUPTI cannot start, why is a warning; through _exit, the warning that records may be
- * missing. */
+ * where CUPTI cannot start, why is a warning; through _exit as well, since the preloaded
+ * libmmprof_exit.so flushes before the process ends (a multiprocessing worker's way out). */
 static void cuda_entry_point_marks_exit_and_failures(void **state)
 {
     (void)state;
@@ -476,7 +476,8 @@ static void cuda_entry_point_marks_exit_and_failures(void **state)
             collect_failed |= strstr(m.warnings[w], "could not collect everything") != NULL;
             no_cuda |= strstr(m.warnings[w], "made no CUDA calls") != NULL;
         }
-        assert_int_equal(no_exit, i == 1);
+        /* Through _exit too the exit is marked: libmmprof_exit.so, preloaded, flushes first. */
+        assert_false(no_exit);
         assert_false(no_cuda); /* cuInit's entry point ran */
         print_message("CUPTI %s here\n", collect_failed ? "could not start" : "started");
         model_free(&m);

@@ -36,7 +36,7 @@ static void usage(FILE *f)
           "                          products in %, is at most PCT (default 0.5; at least 10 GPU\n"
           "                          or 3 CPU products)...\n"
           "      --max-time S        ... or S seconds of sampling per workload and size have passed\n"
-          "                          (default 0.5)\n"
+          "                          (default 0.1)\n"
           "      --cold-l2           flush the GPU's L2 before each timed launch (outside the timing)\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"

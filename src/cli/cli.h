@@ -75,6 +75,6 @@ bool parse_sizes(const char *arg, cli_options *o, FILE *err);
 bool parse_positive_real(const char *opt, const char *arg, double max, const char *unit, double *out, FILE *err);
 
 #define DEFAULT_MAX_NOISE_PCT 0.5
-#define DEFAULT_MAX_TIME_S 0.5
+#define DEFAULT_MAX_TIME_S 0.1
 
 #endif

@@ -48,6 +48,27 @@ static bool find_library(char *out, size_t len, FILE *err)
     return false;
 }
 
+/* In the child, before exec: libmmprof_exit.so (beside the injection library) goes first in
+ * LD_PRELOAD, so a process that leaves through _exit (Python multiprocessing workers) flushes its
+ * last CUDA records; the program's own preloads stay after it. Without the file the run goes on:
+ * such processes may then lose their last records, and the report says which. */
+static bool preload_exit_hook(const char *inject_lib)
+{
+    char hook[PATH_MAX];
+    const char *slash = strrchr(inject_lib, '/');
+    int dir_len = slash ? (int)(slash - inject_lib) : 1;
+    snprintf(hook, sizeof hook, "%.*s/libmmprof_exit.so", dir_len, slash ? inject_lib : ".");
+    if (access(hook, R_OK) != 0)
+        return true;
+    const char *old = getenv("LD_PRELOAD");
+    char value[2 * PATH_MAX];
+    if (old && old[0])
+        snprintf(value, sizeof value, "%s:%s", hook, old);
+    else
+        snprintf(value, sizeof value, "%s", hook);
+    return setenv("LD_PRELOAD", value, 1) == 0;
+}
+
 /* Another profiler (Nsight Systems, Nsight Compute) injects through the same variables and holds
  * CUPTI; two in one process record nothing. */
 static bool under_another_profiler(FILE *err)
@@ -119,7 +140,7 @@ static pid_t start_program(char **argv, const char *lib, const char *dir, const 
         close(fds[0]);
         restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
         if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
-            setenv(STREAM_DIR_ENV, dir, 1) == 0)
+            setenv(STREAM_DIR_ENV, dir, 1) == 0 && preload_exit_hook(lib))
             execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fds[1], &e, sizeof e);

@@ -12,8 +12,9 @@
  * cuptiActivityFlushAll(0) every MMPROF_FLUSH_MS (default 100 ms), which returns the completed
  * records of partly filled buffers too. What can still be lost: a process that leaves through
  * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
- * records since the last flush never arrive. The launcher says so for every process whose stream
- * has no "exit" line.
+ * records since the last flush never arrive; `mmprof profile` therefore also preloads
+ * libmmprof_exit.so, whose _exit calls mmprof_inject_flush first. A killed process still loses
+ * them: the launcher says so for every process whose stream has no "exit" line.
  *
  * One libcupti per process: the library is linked against the soname libcupti.so.13, so in a
  * program that already loaded a copy (PyTorch's wheel ships one) it binds to that copy, and only
@@ -183,6 +184,9 @@ static void at_exit(void)
 {
     if (getpid() != owner)
         return;
+    static int done; /* atexit and _exit (libmmprof_exit.so) may both call it */
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+        return;
     stop_flusher();
     if (collecting)
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
@@ -204,6 +208,13 @@ static unsigned flush_period_ms(void)
 /* Always returns 1 (success): what the driver does with a failed injection is not documented, and
  * a profiler must never stop the program. What could not be enabled is in the stream as "error"
  * lines, which the report shows as warnings. */
+/* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
+ * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here. */
+EXPORT void mmprof_inject_flush(void)
+{
+    at_exit();
+}
+
 EXPORT int InitializeInjection(void)
 {
     if (initialized)

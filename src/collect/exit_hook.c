@@ -1,0 +1,30 @@
+/* libmmprof_exit.so: preloaded (LD_PRELOAD) into the programs `mmprof profile` runs, so a process
+ * that leaves through _exit still hands over its last CUDA records. Python's multiprocessing
+ * workers end with os._exit, which runs no atexit handler: without this, the records CUPTI held
+ * since the injection library's last periodic flush were lost (seen on the H200: a worker's
+ * kernels missing entirely).
+ *
+ * It defines _exit, calls the injection library's mmprof_inject_flush when that library is in the
+ * process (looked up at the call, so this library needs no libcupti: it must not load a copy of
+ * CUPTI before the program loads its own), then ends the process as _exit would. Not async-signal-
+ * safe, unlike the real _exit: a program that calls _exit from a signal handler in the middle of
+ * a CUPTI call could deadlock in the flush; the child of a fork without CUDA is unaffected (the
+ * injection library is not loaded there, or not its owner: the flush returns at once). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+    /* The CUDA driver loads the injection library privately (its symbols are not global), so it
+     * is found by the path the driver loaded it from, and only if it is already loaded. */
+    const char *lib = getenv("CUDA_INJECTION64_PATH");
+    void *h = lib && lib[0] ? dlopen(lib, RTLD_NOW | RTLD_NOLOAD) : NULL;
+    void (*flush)(void) = h ? (void (*)(void))dlsym(h, "mmprof_inject_flush") : NULL;
+    if (flush)
+        flush();
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
