@@ -3,7 +3,7 @@
 # `make gpu-build` and staged by `tests/h200_v2.sh stage` into build-gpu/ (carried; the call moves
 # it to build/). Everything it measures goes to one tarball under $OUT.
 #   tests/h200_v2.sh stage       (here) copy what the GPU machine runs into build-gpu/
-#   tests/h200_v2.sh main        (there) samples, profiles, sweep, test-gpu, bench
+#   tests/h200_v2.sh main        (there) samples, profiles, sweep, test-gpu, bench (SKIP_BENCH=1: not)
 #   tests/h200_v2.sh sanitize    (there) compute-sanitizer over every hand-written kernel
 set -u
 step=${1:-main}
@@ -44,7 +44,7 @@ if [ "$step" = main ]; then
       --html "$S/h200-sweep-64-8192.html" --color never >"$S/h200-sweep-64-8192.txt"; echo "exit $?"; } >>"$log" 2>&1
   { echo "== make test-gpu (without compute-sanitizer: its own call)"; SANITIZE_TOOLS=none timeout 400 \
       tests/run_tests.sh --gpu build test_gpu test_profile_gpu concurrent_gpu.sh; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
-  { echo "== make bench"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof timeout 300 build/tests/bench; echo "exit $?"
+  [ -n "${SKIP_BENCH:-}" ] || { echo "== make bench"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof timeout 300 build/tests/bench; echo "exit $?"
     echo "== cost of being profiled"; timeout 200 python3 tests/h200/profile_overhead.py build 5; echo "exit $?"; } >"$S/bench.log" 2>&1
 fi
 if [ "$step" = sanitize ]; then
