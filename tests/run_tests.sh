@@ -52,9 +52,11 @@ for t in "$@"; do
   # tests again at the end, which must not count twice.
   read -r run ok sk < <(awk '
     /^\[ RUN      \]/ { run++; open = 1; next }
-    open && /^\[       OK \]/ { ok++; open = 0 }
-    open && /^\[  SKIPPED \]/ { sk++; open = 0 }
-    open && /^\[  FAILED  \]/ { open = 0 }
+    # A test's own output may end without a newline (a program it ran wrote the last bytes), so
+    # the result may follow other text on its line.
+    open && /\[       OK \] / { ok++; open = 0 }
+    open && /\[  SKIPPED \] / { sk++; open = 0 }
+    open && /\[  FAILED  \] / { open = 0 }
     END { print run + 0, ok + 0, sk + 0 }' "$log")
   bad=$((run - ok - sk))
   # A binary that died before or between tests counts as one failure more.

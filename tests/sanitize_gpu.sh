@@ -38,7 +38,9 @@ for tool in $tools; do
         "$bin" --workloads "$w" --size "$n" --repeat 1 --host-memory pinned --require-gpu --no-cupti \
         --quiet --json /dev/null >"$log" 2>&1
       rc=$?
-      if [ $rc -eq 0 ] && grep -q "ERROR SUMMARY: 0 errors" "$log"; then
+      # memcheck, synccheck and initcheck end with "ERROR SUMMARY: 0 errors"; racecheck with
+      # "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" (seen on the H200).
+      if [ $rc -eq 0 ] && grep -Eq "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$log"; then
         echo "[       OK ] $name"
       else
         tail -n 30 "$log"
