@@ -415,18 +415,18 @@ static void binary_pairs_with_warnings(void **state)
 {
     const char *dir = *state;
     char *h100 = sample_copy(dir, "h100.json", other_gpu);
-    cmd_result r = compare((const char *const[]){sample_path(), h100, "-q", NULL});
+    cmd_result r = compare((const char *const[]){V1_SAMPLE, h100, "-q", NULL});
     expect_status(&r, 0, "runs of two devices");
     assert_non_null(strstr(r.err, "different devices: BASE 'NVIDIA H200', NEW 'NVIDIA H100 80GB HBM3'"));
     cmd_free(&r);
 
     /* The sample is schema_version 1; mmprof report writes it again as version 2. */
     char *v2 = path_in(dir, "v2.json");
-    const char *rep[] = {mmprof_bin(), "report", sample_path(), "-q", "--json", v2, NULL};
+    const char *rep[] = {mmprof_bin(), "report", V1_SAMPLE, "-q", "--json", v2, NULL};
     r = run_argv(rep, NULL);
     expect_status(&r, 0, "report --json");
     cmd_free(&r);
-    r = compare((const char *const[]){sample_path(), v2, "--threshold", "0", NULL});
+    r = compare((const char *const[]){V1_SAMPLE, v2, "--threshold", "0", NULL});
     expect_status(&r, 0, "version 1 against version 2");
     assert_non_null(strstr(r.err, "BASE is schema_version 1, NEW 2"));
     assert_non_null(strstr(r.out, " 0 slower/worse, 0 faster/better, 0 changed,"));

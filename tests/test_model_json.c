@@ -528,7 +528,7 @@ static void sample_without_sweep_fields_takes_the_run_n(void **state)
 {
     (void)state;
     run_model m;
-    load_sample(&m);
+    load_run(V1_SAMPLE, &m);
     assert_int_equal(m.n, 2048);
     assert_int_equal(m.nsizes, 0);
     assert_false(m.cold_l2);
@@ -725,7 +725,7 @@ static void v1_sample_gets_regions(void **state)
 {
     (void)state;
     run_model m, back;
-    load_sample(&m);
+    load_run(V1_SAMPLE, &m);
     assert_int_equal(m.schema_version, 1);
     assert_int_equal(m.source, SOURCE_BUILTIN);
     assert_int_equal(m.events.nkernels + m.events.ncopies + m.events.napis, 0);

@@ -48,6 +48,9 @@ int temp_dir_teardown(void **state);
 
 /* The second recorded run: made under Nsight Compute, so timed by cudaEvents, not CUPTI. */
 #define NCU_SAMPLE "samples/h200-512-under-ncu.json"
+/* A version 1 run file, recorded on the H200 by an earlier mmprof (before the timeline model):
+ * version 2 readers must still load it. */
+#define V1_SAMPLE "tests/data/v1/h200-2048.json"
 /* A run made under Nsight Systems (nsys profile): CUDA_INJECTION64_PATH named nsys's library. */
 #define NSYS_SAMPLE "samples/h200-512-under-nsys.json"
 

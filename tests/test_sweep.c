@@ -394,10 +394,80 @@ static void html_section(void **state)
     model_free(&m);
 }
 
+/* The committed H200 sweep (64:8192, every default workload; xz-compressed: 57 MB of JSON): each
+ * crossover the analysis reports is checked against the workloads' own per-product times, found
+ * here by another path: at each size the fastest FP32 GPU run of the memory kind (end to end or
+ * kernel only) against cpu-openblas, and the crossing interpolated log-log between the two sizes
+ * around it. */
+#define SWEEP_SAMPLE "samples/h200-sweep-64-8192.json.xz"
+
+static double best_gpu_ms(const analysis *a, int n, mem_kind mem, bool e2e)
+{
+    double best = 0;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        const metric *t = e2e ? &r->e2e_ms : &r->kernel_ms;
+        if (w->n == n && w->needs_gpu && w->status == WL_OK && w->prec == PREC_FP32 && w->host_memory == mem && t->ok &&
+            (best == 0 || t->v < best))
+            best = t->v;
+    }
+    return best;
+}
+
+static double cpu_ms(const analysis *a, int n)
+{
+    for (int i = 0; i < a->nwl; i++)
+        if (!a->wl[i].w->needs_gpu && a->wl[i].w->n == n && a->wl[i].kernel_ms.ok)
+            return a->wl[i].kernel_ms.v;
+    return 0;
+}
+
+static void committed_h200_sweep(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    char *json = path_in(dir, "sweep.json");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", SWEEP_SAMPLE, json);
+    assert_int_equal(system(cmd), 0);
+    run_model m;
+    load_run(json, &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_non_null(a.sweep);
+    assert_int_equal(a.sweep->nsizes, 8);
+    int checked = 0;
+    for (int c = 0; c < a.sweep->ncross; c++) {
+        const crossover *x = &a.sweep->cross[c];
+        if (x->kind != CROSS_AT || x->below == x->above)
+            continue;
+        double g0 = best_gpu_ms(&a, x->below, x->mem, x->e2e), g1 = best_gpu_ms(&a, x->above, x->mem, x->e2e);
+        double c0 = cpu_ms(&a, x->below), c1 = cpu_ms(&a, x->above);
+        assert_true(g0 > 0 && g1 > 0 && c0 > 0 && c1 > 0);
+        /* The GPU loses at the smaller size and wins at the larger one. */
+        assert_true(g0 >= c0);
+        assert_true(g1 < c1);
+        double r0 = log(g0 / c0), r1 = log(g1 / c1);
+        double want = exp(log(x->below) + (log(x->above) - log(x->below)) * r0 / (r0 - r1));
+        print_message("%s %s: n = %.1f between %d and %d (independently %.1f)\n", mem_kind_name(x->mem),
+                      x->e2e ? "end to end" : "kernel only", x->n.v, x->below, x->above, want);
+        assert_close(x->n.v, want, 1e-9);
+        checked++;
+    }
+    assert_true(checked >= 2);
+    analysis_free(&a);
+    model_free(&m);
+    rm_rf(dir);
+    free(json);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(crossing_between_sizes),
+        cmocka_unit_test(committed_h200_sweep),
         cmocka_unit_test(crossing_exactly_at_a_size),
         cmocka_unit_test(below_and_beyond_the_range),
         cmocka_unit_test(the_last_crossing_counts),

@@ -59,9 +59,21 @@ static bool is_library(const analysis *a, const workload_metrics *r)
     return r->library >= 0 && &a->wl[r->library] == r;
 }
 
-static bool gpu_ok(const workload_metrics *r)
+/* The size a built-in run's findings speak of: a sweep's largest (its smallest sizes would
+ * otherwise crown a kernel that wins only where nothing is measurable); 0 for a one-size run. */
+static int summary_size(const analysis *a)
 {
-    return r->w->needs_gpu && r->w->status == WL_OK;
+    const run_model *m = a->m;
+    int n = 0;
+    for (int i = 0; m->nsizes > 1 && i < m->nsizes; i++)
+        n = m->sizes[i] > n ? m->sizes[i] : n;
+    return n;
+}
+
+static bool gpu_ok(const analysis *a, const workload_metrics *r)
+{
+    int n = summary_size(a);
+    return r->w->needs_gpu && r->w->status == WL_OK && (n == 0 || r->w->n == n);
 }
 
 static int cmp_dbl(const void *x, const void *y)
@@ -79,7 +91,7 @@ static double median_copy_ms(const analysis *a, mem_kind mem, const char *which,
         const workload_metrics *r = &a->wl[i];
         const metric *m = strcmp(which, "copy") == 0 ? &r->copy_ms : strcmp(which, "h2d") == 0 ? &r->h2d_gbps
                                                                                              : &r->d2h_gbps;
-        if (gpu_ok(r) && r->w->host_memory == mem && m->ok)
+        if (gpu_ok(a, r) && r->w->host_memory == mem && m->ok)
             v[n++] = m->v;
     }
     double med = 0;
@@ -138,7 +150,7 @@ static void copy_bound(builder *b)
     const workload_metrics *worst_r = NULL;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
-        if (!gpu_ok(r) || r->verdict == VERDICT_NONE)
+        if (!gpu_ok(a, r) || r->verdict == VERDICT_NONE)
             continue;
         judged++;
         pageable += r->w->host_memory == MEM_PAGEABLE;
@@ -205,7 +217,7 @@ static void best_kernels(builder *b)
         const workload_metrics *best = NULL;
         for (int i = 0; i < a->nwl; i++) {
             const workload_metrics *r = &a->wl[i];
-            if (!gpu_ok(r) || (int)r->w->prec != p || !r->ladder_row || is_library(a, r) || !r->vs_cublas_pct.ok)
+            if (!gpu_ok(a, r) || (int)r->w->prec != p || !r->ladder_row || is_library(a, r) || !r->vs_cublas_pct.ok)
                 continue;
             if (!best || r->vs_cublas_pct.v > best->vs_cublas_pct.v)
                 best = r;
@@ -233,7 +245,7 @@ static void copy_crossover(builder *b)
     int below = 0, rungs = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
-        if (!gpu_ok(r) || r->w->host_memory != MEM_PINNED || !r->kernel_ms.ok)
+        if (!gpu_ok(a, r) || r->w->host_memory != MEM_PINNED || !r->kernel_ms.ok)
             continue;
         rungs++;
         if (r->kernel_ms.v < copy) {
@@ -262,7 +274,7 @@ static void speedup(builder *b)
     const workload_metrics *best = NULL, *best_k = NULL;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
-        if (!gpu_ok(r))
+        if (!gpu_ok(a, r))
             continue;
         if (r->speedup_e2e.ok && (!best || r->speedup_e2e.v > best->speedup_e2e.v))
             best = r;
@@ -299,7 +311,7 @@ static void busy(builder *b, bool builtin)
         int n = 0;
         double *v = malloc((size_t)(b->a->nwl ? b->a->nwl : 1) * sizeof *v);
         for (int i = 0; v && i < b->a->nwl; i++)
-            if (gpu_ok(&b->a->wl[i]) && b->a->wl[i].busy_pct.ok)
+            if (gpu_ok(b->a, &b->a->wl[i]) && b->a->wl[i].busy_pct.ok)
                 v[n++] = b->a->wl[i].busy_pct.v;
         if (n > 0) {
             qsort(v, (size_t)n, sizeof *v, cmp_dbl);
