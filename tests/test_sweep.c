@@ -456,6 +456,11 @@ static void committed_h200_sweep(void **state)
         checked++;
     }
     assert_true(checked >= 2);
+    /* The answer comes first in the summary, its figure the pinned end-to-end crossing. */
+    assert_true(a.nsummary > 1);
+    assert_int_equal(a.summary[0].kind, FIND_SWEEP);
+    assert_close(a.summary[0].figure.v, a.sweep->cross[0].n.v, 0);
+    assert_non_null(strstr(a.summary[0].text, "pays off from n = 90"));
     analysis_free(&a);
     model_free(&m);
     rm_rf(dir);

@@ -6,6 +6,7 @@
  * verdict and advice, where the GPU time went, the top kernel, busy %, and the regions whose
  * verdict differs from the run's. */
 #include "summary.h"
+#include "sweep.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@ const char *finding_kind_name(finding_kind k)
 {
     static const char *const names[] = {"failed", "no_gpu", "copy_bound", "pinned_vs_pageable", "best_kernel",
                                         "crossover", "speedup", "gpu_busy", "verdict", "gpu_time", "top_kernel",
-                                        "region"};
+                                        "region", "sweep"};
     return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
 }
 
@@ -446,6 +447,14 @@ bool summarize(struct analysis *a)
     a->nsummary = 0;
     bool builtin = a->m->source == SOURCE_BUILTIN && a->nwl > 0;
     failures(&b);
+    if (builtin && a->sweep) {
+        /* A sweep's question comes first: from which size the GPU pays off (the other findings
+         * speak of its largest size). The figure is the pinned end-to-end crossover's n. */
+        char line[FINDING_TEXT];
+        sweep_headline(a->sweep, line, sizeof line);
+        const crossover *pinned = &a->sweep->cross[0];
+        add(&b, FIND_SWEEP, 99, pinned->kind == CROSS_AT && pinned->n.ok ? pinned->n.v : 0, "n", "Sweep: %s", line);
+    }
     if (builtin) {
         no_gpu(&b);
         copy_bound(&b);

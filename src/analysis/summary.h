@@ -25,6 +25,7 @@ typedef enum {
     FIND_GPU_TIME,       /* where a timeline's GPU time went: kernels, copies, memsets */
     FIND_TOP_KERNEL,     /* the kernel that takes most of it */
     FIND_REGION,         /* a region whose verdict differs from the run's */
+    FIND_SWEEP,          /* a sweep's answer: from which size the GPU pays off */
 } finding_kind;
 
 typedef struct {
