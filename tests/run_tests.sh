@@ -49,11 +49,10 @@ for t in "$@"; do
   rc=$?
   cat "$log"
   # The line after "[ RUN ]" that gives the result decides; cmocka lists failed and skipped
-  # tests again at the end, which must not count twice.
+  # tests again at the end, which must not count twice. The result may follow other text on its
+  # line: a program the test ran may have written its last bytes without a newline.
   read -r run ok sk < <(awk '
     /^\[ RUN      \]/ { run++; open = 1; next }
-    # A test's own output may end without a newline (a program it ran wrote the last bytes), so
-    # the result may follow other text on its line.
     open && /\[       OK \] / { ok++; open = 0 }
     open && /\[  SKIPPED \] / { sk++; open = 0 }
     open && /\[  FAILED  \] / { open = 0 }
