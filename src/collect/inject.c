@@ -208,11 +208,62 @@ static unsigned flush_period_ms(void)
 /* Always returns 1 (success): what the driver does with a failed injection is not documented, and
  * a profiler must never stop the program. What could not be enabled is in the stream as "error"
  * lines, which the report shows as warnings. */
+static void *forced_flush(void *arg)
+{
+    (void)arg;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    return NULL;
+}
+
+/* Waits for t at most ms milliseconds; false when it is still running. */
+static bool joined_within(pthread_t t, long ms)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += ms / 1000;
+    at.tv_nsec += (ms % 1000) * 1000000;
+    if (at.tv_nsec >= 1000000000) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000;
+    }
+    return pthread_timedjoin_np(t, NULL, &at) == 0;
+}
+
+#define EXIT_FLUSH_MS 1000
+
 /* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
- * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here. */
+ * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here.
+ * _exit must not hang, and in a forked Python worker on the H200 the flusher thread was seen
+ * blocked inside cuptiActivityFlushAll, so every wait here is bounded: past EXIT_FLUSH_MS the
+ * process ends without its last records and the stream says why. */
 EXPORT void mmprof_inject_flush(void)
 {
-    at_exit();
+    if (getpid() != owner)
+        return;
+    static int done;
+    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+        return;
+    bool ok = true;
+    if (flusher.running) {
+        pthread_mutex_lock(&flusher.lock);
+        flusher.stop = true;
+        pthread_cond_signal(&flusher.wake);
+        pthread_mutex_unlock(&flusher.lock);
+        ok = joined_within(flusher.thread, EXIT_FLUSH_MS);
+        flusher.running = !ok;
+    }
+    pthread_t t;
+    if (ok && collecting && pthread_create(&t, NULL, forced_flush, NULL) == 0)
+        ok = joined_within(t, EXIT_FLUSH_MS);
+    strbuf b;
+    sb_init(&b);
+    if (ok)
+        sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
+    else
+        sb_printf(&b, "error\tat _exit the last CUDA records could not be flushed within %d ms (CUPTI busy)\n",
+                  EXIT_FLUSH_MS);
+    inject_emit(&b);
+    sb_free(&b);
 }
 
 EXPORT int InitializeInjection(void)
