@@ -230,6 +230,26 @@ static bool add_row(comparison *c, const cmp_row *row)
     return true;
 }
 
+/* A built-in run samples each workload until its noise is low enough or its time is up, so the
+ * number of products it timed differs from run to run: totals over them (a workload's kernel
+ * total; a built-in run's region sums of time, bytes and calls) say how long it sampled, not how
+ * fast anything ran, and are not compared. Per-product figures, rates and shares are. A profiled
+ * program or an imported trace did the same work in both runs: there every figure counts. */
+static bool sample_count_total(const analysis *a, bool is_region, const metric_def *d)
+{
+    static const char *const region_sums[] = {"wall_ms", "kernel_ms", "memcpy_ms", "memset_ms", "h2d_ms",
+                                              "h2d_bytes", "d2h_ms", "d2h_bytes", "gpu_busy_ms", "sync_ms",
+                                              "api_ms", "largest_gap_ms"};
+    if (a->m->source != SOURCE_BUILTIN)
+        return false;
+    if (!is_region)
+        return strcmp(d->key, "kernel_total_ms") == 0;
+    for (size_t i = 0; i < sizeof region_sums / sizeof region_sums[0]; i++)
+        if (strcmp(d->key, region_sums[i]) == 0)
+            return true;
+    return false;
+}
+
 /* One row per figure of table both rows measured. */
 static bool compare_rows(comparison *c, const entity *e, const metric_table *t, const void *rb, const void *rn,
                          const analysis *ab, const analysis *an, const entity *eb, const entity *en)
@@ -237,7 +257,7 @@ static bool compare_rows(comparison *c, const entity *e, const metric_table *t, 
     for (int i = 0; i < t->n; i++) {
         const metric_def *d = &t->defs[i];
         const metric *mb = metric_of(rb, d), *mn = metric_of(rn, d);
-        if (!mb->ok || !mn->ok)
+        if (!mb->ok || !mn->ok || sample_count_total(ab, e->is_region, d))
             continue;
         cmp_row row;
         memset(&row, 0, sizeof row);

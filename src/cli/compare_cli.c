@@ -43,6 +43,8 @@ static void usage(FILE *f)
           "  -q, --quiet             no table on standard output\n"
           "  -h, --help              this help\n"
           "\n"
+          "Built-in runs sample each workload until its noise is low enough, so totals over the\n"
+          "products timed (a workload's kernel total, a built-in region's sums) are not compared.\n"
           "Files of schema version 1 are brought up to date on reading and compare with version 2 files.\n"
           "Runs from different GPUs or sizes compare with a warning. BASE and NEW may not be one file.\n"
           "\n"
