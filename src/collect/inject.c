@@ -120,7 +120,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
     sb_free(&b);
 }
 
-/* The flusher thread: wakes every period, or when at_exit asks it to stop. */
+/* The flusher thread: wakes every period, or when finish asks it to stop. */
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
@@ -168,56 +168,12 @@ static void start_flusher(unsigned period_ms)
         pthread_setname_np(flusher.thread, "mmprof-flush");
 }
 
-static void stop_flusher(void)
-{
-    if (!flusher.running)
-        return;
-    pthread_mutex_lock(&flusher.lock);
-    flusher.stop = true;
-    pthread_cond_signal(&flusher.wake);
-    pthread_mutex_unlock(&flusher.lock);
-    pthread_join(flusher.thread, NULL);
-    flusher.running = false;
-}
-
-static void at_exit(void)
-{
-    if (getpid() != owner)
-        return;
-    static int done; /* atexit and _exit (libmmprof_exit.so) may both call it */
-    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
-        return;
-    stop_flusher();
-    if (collecting)
-        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    strbuf b;
-    sb_init(&b);
-    sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
-    inject_emit(&b);
-    sb_free(&b);
-}
-
-static unsigned flush_period_ms(void)
-{
-    const char *s = getenv("MMPROF_FLUSH_MS");
-    char *end;
-    long v = s ? strtol(s, &end, 10) : -1;
-    return s && *s && !*end && v >= 0 && v <= 60000 ? (unsigned)v : DEFAULT_FLUSH_MS;
-}
-
-/* Always returns 1 (success): what the driver does with a failed injection is not documented, and
- * a profiler must never stop the program. What could not be enabled is in the stream as "error"
- * lines, which the report shows as warnings. */
-static void *forced_flush(void *arg)
-{
-    (void)arg;
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    return NULL;
-}
-
-/* Waits for t at most ms milliseconds; false when it is still running. */
+/* Waits for t: at most ms milliseconds, or as long as it takes when ms is 0; false when it is
+ * still running. */
 static bool joined_within(pthread_t t, long ms)
 {
+    if (ms == 0)
+        return pthread_join(t, NULL) == 0;
     struct timespec at;
     clock_gettime(CLOCK_REALTIME, &at);
     at.tv_sec += ms / 1000;
@@ -229,43 +185,83 @@ static bool joined_within(pthread_t t, long ms)
     return pthread_timedjoin_np(t, NULL, &at) == 0;
 }
 
-#define EXIT_FLUSH_MS 1000
+/* Asks the flusher to stop and waits for it (wait_ms as joined_within); false when it did not
+ * stop in time. */
+static bool stop_flusher(long wait_ms)
+{
+    if (!flusher.running)
+        return true;
+    pthread_mutex_lock(&flusher.lock);
+    flusher.stop = true;
+    pthread_cond_signal(&flusher.wake);
+    pthread_mutex_unlock(&flusher.lock);
+    bool stopped = joined_within(flusher.thread, wait_ms);
+    flusher.running = !stopped;
+    return stopped;
+}
 
-/* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
- * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here.
+static void *forced_flush(void *arg)
+{
+    (void)arg;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    return NULL;
+}
+
+/* Hands over every record CUPTI still holds and marks the process's exit in its stream, once per
+ * process (atexit and libmmprof_exit.so's _exit may both ask). wait_ms bounds each wait (0: none):
  * _exit must not hang, and in a forked Python worker on the H200 the flusher thread was seen
- * blocked inside cuptiActivityFlushAll, so every wait here is bounded: past EXIT_FLUSH_MS the
- * process ends without its last records and the stream says why. */
-EXPORT void mmprof_inject_flush(void)
+ * blocked inside cuptiActivityFlushAll; past the bound the process ends without its last records
+ * and the stream says why. */
+static void finish(long wait_ms)
 {
     if (getpid() != owner)
         return;
     static int done;
     if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
         return;
-    bool ok = true;
-    if (flusher.running) {
-        pthread_mutex_lock(&flusher.lock);
-        flusher.stop = true;
-        pthread_cond_signal(&flusher.wake);
-        pthread_mutex_unlock(&flusher.lock);
-        ok = joined_within(flusher.thread, EXIT_FLUSH_MS);
-        flusher.running = !ok;
-    }
+    bool ok = stop_flusher(wait_ms);
     pthread_t t;
-    if (ok && collecting && pthread_create(&t, NULL, forced_flush, NULL) == 0)
-        ok = joined_within(t, EXIT_FLUSH_MS);
+    if (ok && collecting && wait_ms == 0)
+        cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    else if (ok && collecting && pthread_create(&t, NULL, forced_flush, NULL) == 0)
+        ok = joined_within(t, wait_ms);
     strbuf b;
     sb_init(&b);
     if (ok)
         sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
     else
-        sb_printf(&b, "error\tat _exit the last CUDA records could not be flushed within %d ms (CUPTI busy)\n",
-                  EXIT_FLUSH_MS);
+        sb_printf(&b, "error\tat _exit the last CUDA records could not be flushed within %ld ms (CUPTI busy)\n",
+                  wait_ms);
     inject_emit(&b);
     sb_free(&b);
 }
 
+static void at_exit(void)
+{
+    finish(0);
+}
+
+static unsigned flush_period_ms(void)
+{
+    const char *s = getenv("MMPROF_FLUSH_MS");
+    char *end;
+    long v = s ? strtol(s, &end, 10) : -1;
+    return s && *s && !*end && v >= 0 && v <= 60000 ? (unsigned)v : DEFAULT_FLUSH_MS;
+}
+
+#define EXIT_FLUSH_MS 1000
+
+/* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
+ * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here,
+ * each wait bounded. */
+EXPORT void mmprof_inject_flush(void)
+{
+    finish(EXIT_FLUSH_MS);
+}
+
+/* Always returns 1 (success): what the driver does with a failed injection is not documented, and
+ * a profiler must never stop the program. What could not be enabled is in the stream as "error"
+ * lines, which the report shows as warnings. */
 EXPORT int InitializeInjection(void)
 {
     if (initialized)
