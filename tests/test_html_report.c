@@ -338,23 +338,6 @@ static void no_gpu_page(void **state)
 
 /* ---------- through the command line ---------- */
 
-static char *tmp;
-
-static int group_setup(void **state)
-{
-    (void)state;
-    tmp = make_temp_dir();
-    return tmp ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmp);
-    free(tmp);
-    return 0;
-}
-
 static bool exists(const char *path)
 {
     struct stat st;
@@ -365,8 +348,8 @@ static void report_writes_html_and_trace(void **state)
 {
     (void)state;
     char html[512], trace[512];
-    snprintf(html, sizeof html, "%s/report.html", tmp);
-    snprintf(trace, sizeof trace, "%s/trace.json", tmp);
+    snprintf(html, sizeof html, "%s/report.html", test_tmp);
+    snprintf(trace, sizeof trace, "%s/trace.json", test_tmp);
     const char *argv[] = {mmprof_bin(), "report", sample_path(), "--quiet", "--html", html, "--trace", trace, NULL};
     cmd_result r = run_argv(argv, NULL);
     if (r.status != 0)
@@ -398,8 +381,8 @@ static void bad_run_files_are_refused(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char run[512], html[512];
-        snprintf(run, sizeof run, "%s/bad-%zu.json", tmp, i);
-        snprintf(html, sizeof html, "%s/bad-%zu.html", tmp, i);
+        snprintf(run, sizeof run, "%s/bad-%zu.json", test_tmp, i);
+        snprintf(html, sizeof html, "%s/bad-%zu.html", test_tmp, i);
         assert_true(write_text(run, cases[i].content));
         const char *argv[] = {mmprof_bin(), "report", run, "--html", html, NULL};
         cmd_result r = run_argv(argv, NULL);
@@ -428,5 +411,5 @@ int main(void)
         cmocka_unit_test(report_writes_html_and_trace),
         cmocka_unit_test(bad_run_files_are_refused),
     };
-    return cmocka_run_group_tests_name("html_report", tests, group_setup, group_teardown);
+    return cmocka_run_group_tests_name("html_report", tests, test_tmp_setup, test_tmp_teardown);
 }

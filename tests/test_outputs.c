@@ -28,31 +28,13 @@
 #include "cli.h"
 #include "test_support.h"
 
-static char *tmp;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmp = make_temp_dir();
-    return tmp ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmp);
-    free(tmp);
-    tmp = NULL;
-    return 0;
-}
-
 /* tmp/name in a static buffer of its own (up to 4 at once). */
 static const char *at(const char *name)
 {
     static char bufs[4][1024];
     static int next;
     char *b = bufs[next++ % 4];
-    snprintf(b, sizeof bufs[0], "%s/%s", tmp, name);
+    snprintf(b, sizeof bufs[0], "%s/%s", test_tmp, name);
     return b;
 }
 
@@ -73,10 +55,10 @@ static cmd_result bash(const char *script, const char *a2, const char *a3)
     return run(argv);
 }
 
-/* Files in tmp (. and .. aside), and how many are temporaries. */
+/* Files in test_tmp (. and .. aside), and how many are temporaries. */
 static int entries(int *temporaries)
 {
-    DIR *d = opendir(tmp);
+    DIR *d = opendir(test_tmp);
     assert_non_null(d);
     int n = 0, t = 0;
     struct dirent *e;
@@ -114,7 +96,7 @@ static void assert_file_is(const char *path, const char *want)
 static void dash_is_stdout(void **state)
 {
     (void)state;
-    cmd_result r = bash("cd \"$2\" && \"$OLDPWD/$1\" report \"$OLDPWD/$3\" --json -", tmp, sample_path());
+    cmd_result r = bash("cd \"$2\" && \"$OLDPWD/$1\" report \"$OLDPWD/$3\" --json -", test_tmp, sample_path());
     assert_int_equal(r.status, 0);
     assert_json_run(r.out);
     assert_int_equal(entries(NULL), 0);
@@ -260,7 +242,7 @@ static void same_file_by_inode(void **state)
     assert_true(write_text(at("in.json"), text));
     assert_int_equal(symlink("in.json", at("alias.json")), 0);
     char dotted[1100];
-    snprintf(dotted, sizeof dotted, "%s/./in.json", tmp);
+    snprintf(dotted, sizeof dotted, "%s/./in.json", test_tmp);
     const char *const cases[][8] = {
         {mmprof_bin(), "report", at("in.json"), "--json", dotted, NULL},
         {mmprof_bin(), "report", at("alias.json"), "--html", at("in.json"), NULL},
@@ -478,18 +460,18 @@ static void watchdog_abandons_stuck_workload(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(dash_is_stdout, setup, teardown),
-        cmocka_unit_test_setup_teardown(devices_written_in_place, setup, teardown),
-        cmocka_unit_test_setup_teardown(pipes_and_fifos, setup, teardown),
-        cmocka_unit_test_setup_teardown(symlinks_followed, setup, teardown),
-        cmocka_unit_test_setup_teardown(mode_and_owner_kept, setup, teardown),
-        cmocka_unit_test_setup_teardown(read_only_refused, setup, teardown),
-        cmocka_unit_test_setup_teardown(same_file_by_inode, setup, teardown),
-        cmocka_unit_test_setup_teardown(stdout_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(full_disk_keeps_old_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(silent_no_ops_are_named, setup, teardown),
-        cmocka_unit_test_setup_teardown(sigint_and_sigterm, setup, teardown),
-        cmocka_unit_test_setup_teardown(watchdog_abandons_stuck_workload, setup, teardown),
+        cmocka_unit_test_setup_teardown(dash_is_stdout, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(devices_written_in_place, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(pipes_and_fifos, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(symlinks_followed, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(mode_and_owner_kept, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(read_only_refused, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(same_file_by_inode, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(stdout_errors, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(full_disk_keeps_old_file, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(silent_no_ops_are_named, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(sigint_and_sigterm, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(watchdog_abandons_stuck_workload, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests_name("outputs", tests, NULL, NULL);
 }

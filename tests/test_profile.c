@@ -27,24 +27,7 @@
 
 extern char **environ;
 
-static char *tmp;
-
-static int group_setup(void **state)
-{
-    (void)state;
-    tmp = make_temp_dir();
-    return tmp ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmp);
-    free(tmp);
-    return 0;
-}
-
-static char *in_tmp(const char *name) { return path_in(tmp, name); }
+static char *in_tmp(const char *name) { return path_in(test_tmp, name); }
 
 /* The NVTX demo program beside the test binaries. */
 static const char *demo(void) { return beside_bin("tests/nvtx_demo"); }
@@ -505,5 +488,5 @@ int main(void)
         cmocka_unit_test(nvtx_ranges_survive_crash_and_exit),
         cmocka_unit_test(cuda_entry_point_marks_exit_and_failures),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, test_tmp_setup, test_tmp_teardown);
 }

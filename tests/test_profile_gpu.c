@@ -24,22 +24,10 @@
 #include "test_support.h"
 
 static bool have_gpu;
-static char *tmp;
-
 static int group_setup(void **state)
 {
-    (void)state;
-    tmp = make_temp_dir();
     have_gpu = gpu_usable();
-    return tmp ? 0 : -1;
-}
-
-static int group_teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmp);
-    free(tmp);
-    return 0;
+    return test_tmp_setup(state);
 }
 
 /* The example beside the test binaries: BUILD/examples/copies_and_streams. */
@@ -96,10 +84,10 @@ static double flow(const cJSON *r, const char *dir, const char *host, const char
 /* Runs `mmprof profile --json RUN -- copies_and_streams OWN [mode]`; returns the status. */
 static int profile_example(const char *mode, char **run_json, char **own_json, char **err)
 {
-    *run_json = path_in(tmp, mode[0] ? mode : "plain");
+    *run_json = path_in(test_tmp, mode[0] ? mode : "plain");
     char own_name[64];
     snprintf(own_name, sizeof own_name, "own-%s.json", mode[0] ? mode : "plain");
-    *own_json = path_in(tmp, own_name);
+    *own_json = path_in(test_tmp, own_name);
     const char *argv[] = {mmprof_bin(), "profile", "--json", *run_json, "--", example(), *own_json,
                           mode[0] ? mode : NULL, NULL};
     cmd_result r = run_argv(argv, NULL);
@@ -203,5 +191,5 @@ int main(void)
         cmocka_unit_test(forked_child_is_recorded),
         cmocka_unit_test(crashing_program_gives_a_partial_report),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, group_setup, test_tmp_teardown);
 }

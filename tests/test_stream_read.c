@@ -16,27 +16,9 @@
 #include "stream_read.h"
 #include "test_support.h"
 
-static char *tmp;
-
-static int setup(void **state)
-{
-    (void)state;
-    tmp = make_temp_dir();
-    return tmp ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    rm_rf(tmp);
-    free(tmp);
-    tmp = NULL;
-    return 0;
-}
-
 static void put(const char *name, const char *text)
 {
-    char *path = path_in(tmp, name);
+    char *path = path_in(test_tmp, name);
     assert_true(write_text(path, text));
     free(path);
 }
@@ -100,7 +82,7 @@ static void merges_processes_events_and_ranges(void **state)
     model_init(&m);
     stream_summary s = {0};
     char err[512];
-    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
     assert_int_equal(s.files, 2);
     assert_int_equal(s.cuda_processes, 2);
 
@@ -187,7 +169,7 @@ static void truncated_stream_keeps_complete_lines(void **state)
     model_init(&m);
     stream_summary s = {0};
     char err[512];
-    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
     assert_int_equal(m.events.nkernels, 2);
     assert_true(has_warning(&m, "partial line"));
     assert_true(has_warning(&m, "without running its exit handlers"));
@@ -214,7 +196,7 @@ static void bad_lines_and_foreign_files(void **state)
     model_init(&m);
     stream_summary s = {0};
     char err[512];
-    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
     assert_int_equal(m.events.ncopies, 1);
     assert_int_equal(m.events.copies[0].bytes, 64);
     assert_int_equal(m.events.copies[0].dir, COPY_D2H);
@@ -232,7 +214,7 @@ static void empty_directory_reads_nothing(void **state)
     model_init(&m);
     stream_summary s = {0};
     char err[512];
-    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
     assert_int_equal(s.files, 0);
     assert_int_equal(s.cuda_processes, 0);
     assert_int_equal(m.events.nkernels + m.nregions + m.nprocesses + m.nwarnings, 0);
@@ -247,7 +229,7 @@ static void missing_directory_is_an_error(void **state)
     stream_summary s = {0};
     char err[512] = "";
     char path[512];
-    snprintf(path, sizeof path, "%s/none", tmp);
+    snprintf(path, sizeof path, "%s/none", test_tmp);
     assert_false(stream_read_dir(path, &m, &s, err, sizeof err));
     assert_non_null(strstr(err, path));
     model_free(&m);
@@ -298,7 +280,7 @@ static void written_events_read_back_exactly(void **state)
     model_init(&m);
     stream_summary s = {0};
     char err[512];
-    assert_true(stream_read_dir(tmp, &m, &s, err, sizeof err));
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
     assert_int_equal(m.nwarnings, 0);
     assert_int_equal(m.events.nkernels, 1);
     const kernel_event *rk = &m.events.kernels[0];
@@ -365,12 +347,12 @@ static void escaping_round_trips(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(merges_processes_events_and_ranges, setup, teardown),
-        cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, setup, teardown),
-        cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, setup, teardown),
-        cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, setup, teardown),
-        cmocka_unit_test_setup_teardown(missing_directory_is_an_error, setup, teardown),
-        cmocka_unit_test_setup_teardown(written_events_read_back_exactly, setup, teardown),
+        cmocka_unit_test_setup_teardown(merges_processes_events_and_ranges, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(missing_directory_is_an_error, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(written_events_read_back_exactly, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(escaping_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

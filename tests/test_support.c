@@ -128,6 +128,24 @@ int temp_dir_teardown(void **state)
     return 0;
 }
 
+char *test_tmp;
+
+int test_tmp_setup(void **state)
+{
+    (void)state;
+    test_tmp = make_temp_dir();
+    return test_tmp ? 0 : -1;
+}
+
+int test_tmp_teardown(void **state)
+{
+    (void)state;
+    rm_rf(test_tmp);
+    free(test_tmp);
+    test_tmp = NULL;
+    return 0;
+}
+
 cmd_result run_argv(const char *const *argv, const char *const *env)
 {
     cmd_result r = {.status = -1};

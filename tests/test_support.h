@@ -44,6 +44,11 @@ void rm_rf(const char *dir);
 
 /* cmocka setup and teardown around a test that needs a temporary directory: *state is its path. */
 int temp_dir_setup(void **state);
+/* A temporary directory for tests that name files in it: test_tmp, made by test_tmp_setup and
+ * removed by test_tmp_teardown (as a group's or a test's setup and teardown). */
+extern char *test_tmp;
+int test_tmp_setup(void **state);
+int test_tmp_teardown(void **state);
 int temp_dir_teardown(void **state);
 
 /* The second recorded run: made under Nsight Compute, so timed by cudaEvents, not CUPTI. */
