@@ -27,17 +27,24 @@ void model_init(run_model *m)
     copy_str(m->tool_version, sizeof m->tool_version, MMPROF_VERSION);
 }
 
+/* Frees a set of event arrays with the names they own: a workload's and run_model.events alike. */
+static void free_events(kernel_event *kernels, size_t nkernels, api_event *apis, size_t napis, copy_event *copies,
+                        memset_event *memsets, sync_event *syncs)
+{
+    for (size_t i = 0; i < nkernels; i++)
+        free(kernels[i].name);
+    for (size_t i = 0; i < napis; i++)
+        free(apis[i].name);
+    free(kernels);
+    free(apis);
+    free(copies);
+    free(memsets);
+    free(syncs);
+}
+
 void workload_clear(workload_run *w)
 {
-    for (size_t i = 0; i < w->nkernels; i++)
-        free(w->kernels[i].name);
-    for (size_t i = 0; i < w->napis; i++)
-        free(w->apis[i].name);
-    free(w->kernels);
-    free(w->copies);
-    free(w->apis);
-    free(w->memsets);
-    free(w->syncs);
+    free_events(w->kernels, w->nkernels, w->apis, w->napis, w->copies, w->memsets, w->syncs);
     free(w->product_ms);
     free(w->occ);
     memset(w, 0, sizeof *w);
@@ -45,15 +52,7 @@ void workload_clear(workload_run *w)
 
 void events_clear(event_list *e)
 {
-    for (size_t i = 0; i < e->nkernels; i++)
-        free(e->kernels[i].name);
-    for (size_t i = 0; i < e->napis; i++)
-        free(e->apis[i].name);
-    free(e->kernels);
-    free(e->copies);
-    free(e->memsets);
-    free(e->apis);
-    free(e->syncs);
+    free_events(e->kernels, e->nkernels, e->apis, e->napis, e->copies, e->memsets, e->syncs);
     memset(e, 0, sizeof *e);
 }
 
