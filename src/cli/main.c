@@ -173,11 +173,11 @@ int main(int argc, char **argv)
 
     run_model m;
     int status;
+    struct stat in;
+    if (o.report_mode && stat(o.run_file, &in) == 0) /* report and import read a file */
+        warn_space(outs, nouts, (uint64_t)in.st_size);
     if (o.import_mode) {
         char err[512];
-        struct stat in;
-        if (stat(o.run_file, &in) == 0)
-            warn_space(outs, nouts, (uint64_t)in.st_size);
         if (!import_file(o.run_file, &m, err, sizeof err)) {
             fprintf(stderr, "mmprof import: %s\n", err);
             return EXIT_USAGE;
@@ -185,9 +185,6 @@ int main(int argc, char **argv)
         status = EXIT_OK;
     } else if (o.report_mode) {
         char err[512];
-        struct stat in;
-        if (stat(o.run_file, &in) == 0)
-            warn_space(outs, nouts, (uint64_t)in.st_size);
         if (!model_read_file(o.run_file, &m, err, sizeof err)) {
             fprintf(stderr, "mmprof report: %s\n", err);
             return EXIT_USAGE;
@@ -196,9 +193,6 @@ int main(int argc, char **argv)
         for (int i = 0; i < m.nworkloads; i++)
             if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
-    } else if (o.profile_mode) {
-        if (!profile_run(&o, &m, &status, stderr))
-            return status;
     } else if (o.profile_mode) {
         if (!profile_run(&o, &m, &status, stderr))
             return status;
