@@ -63,7 +63,7 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
-              test_stream_read test_profile
+              test_stream_read test_profile test_inject_signal
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import fuzz fuzz-build clean install \
@@ -92,7 +92,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 # visibility keeps everything but its two entry points out of the program's symbol space.
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
-              src/collect/inject_nvtx.c src/collect/cupti_records.c src/collect/stream_format.c \
+              src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
               src/model/model.c src/util/strbuf.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 
@@ -183,6 +183,9 @@ $(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN
 $(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
+
+# The injection library's signal path, with a stand-in for the flush it asks for.
+$(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
 
 # A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
 # answers); test_nvml finds it beside itself.
