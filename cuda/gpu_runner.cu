@@ -462,8 +462,35 @@ static bool step(job *j, const char *phase_name, step_fn fn)
     return rc == 0;
 }
 
+// Fault injection for the watchdog's test: with MMPROF_FAULT_GPU_HANG_MS set, one thread spins on
+// the GPU's nanosecond timer that long on the run's stream before the warm-up, so the workload's
+// next wait does not return in time (a stand-in for a kernel that hangs). Not for users; the
+// variable is documented in docs/architecture.md with the watchdog.
+__global__ void mmprof_fault_spin(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+static int fault_hang(job *j, char *err, size_t errlen)
+{
+    (void)j;
+    const char *s = getenv("MMPROF_FAULT_GPU_HANG_MS");
+    long ms = s ? strtol(s, NULL, 10) : 0;
+    if (ms <= 0)
+        return 0;
+    mmprof_fault_spin<<<1, 1, 0, g.stream>>>((unsigned long long)ms * 1000000ull);
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 static int warm_up(job *j, char *err, size_t errlen)
 {
+    if (fault_hang(j, err, errlen) != 0)
+        return -1;
     return launches(j, EV_W0, WARMUP_LAUNCHES, err, errlen);
 }
 
@@ -481,6 +508,14 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     job j;
     memset(&j, 0, sizeof j);
     j.c = c, j.in = in, j.w = w;
+    // The runner calls this on a thread of its own (its watchdog): the run's device is made
+    // current there, as gpu_open made it on the main thread.
+    cudaError_t set = cudaSetDevice(g.device);
+    if (set != cudaSuccess) {
+        w->needs_gpu = true;
+        mark_error(w, cudaGetErrorString(set));
+        return;
+    }
     bool pinned = kind == MEM_PINNED;
     j.hA = pinned ? g.pinA : in->A;
     j.hB = pinned ? g.pinB : in->B;

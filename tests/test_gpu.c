@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
@@ -216,9 +217,14 @@ static void cupti_agrees_with_events(void **state)
         if (!r->w->needs_gpu)
             continue;
         assert_true(r->event_agreement_pct.ok);
-        print_message("%-16s CUPTI %.4f ms vs cudaEvent: %+.2f%%\n", r->w->name, r->kernel_ms.v,
-                      r->event_agreement_pct.v);
-        assert_true(fabs(r->event_agreement_pct.v) <= 2.0);
+        /* The events bracket each launch, so they also hold the few microseconds between the
+         * start event and the kernel: a fixed cost, not a share. On the 2-GPU H200 machine
+         * cuBLAS TF32 at 4096 (0.335 ms) read -2.03 to -2.10% (7 us) with and without the
+         * watchdog thread, on the 1-GPU one -1.55 to -1.62%: within 2% or 10 us agrees. */
+        double diff_us = fabs(r->event_agreement_pct.v) / 100.0 * r->kernel_ms.v * 1e3;
+        print_message("%-16s CUPTI %.4f ms vs cudaEvent: %+.2f%% (%.1f us)\n", r->w->name, r->kernel_ms.v,
+                      r->event_agreement_pct.v, diff_us);
+        assert_true(fabs(r->event_agreement_pct.v) <= 2.0 || diff_us <= 10.0);
     }
     analysis_free(&a);
     model_free(&m);
@@ -345,6 +351,41 @@ static void nvml_device_state_recorded(void **state)
 
 /* Two runs started together on one GPU: each holds a context while the other measures, so NVML
  * lists each in the other's readings. */
+/* The watchdog on a GPU workload: MMPROF_FAULT_GPU_HANG_MS makes the first GPU workload's warm-up
+ * wait behind a kernel that spins 30 s. With --timeout 3 that workload is abandoned as an error,
+ * the next GPU workload is skipped with the reason, the CPU workload is unaffected, the report is
+ * still written, mmprof exits 1, and all of it well before the spin ends. */
+static void hung_gpu_workload_is_abandoned(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    const char *env[] = {"MMPROF_FAULT_GPU_HANG_MS=30000", NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int status = run_mmprof(&m, "hung.json", env, "--size", "256", "--host-memory", "pinned", "--workloads",
+                            "cpu-openblas,cuda-naive,cublas-sgemm", "--timeout", "3", NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("mmprof with a hung GPU workload: exit %d after %.1f s\n", status, s);
+    assert_int_equal(status, 1);
+    assert_true(s < 20.0);
+    assert_int_equal(m.nworkloads, 3);
+    for (int i = 0; i < m.nworkloads; i++) {
+        const workload_run *w = &m.workloads[i];
+        if (strcmp(w->name, "cpu-openblas") == 0) {
+            assert_int_equal(w->status, WL_OK);
+        } else if (strcmp(w->name, "cuda-naive") == 0) {
+            assert_int_equal(w->status, WL_ERROR);
+            assert_non_null(strstr(w->status_reason, "--timeout 3 s"));
+        } else {
+            assert_int_equal(w->status, WL_SKIPPED);
+            assert_non_null(strstr(w->status_reason, "abandoned"));
+        }
+    }
+    model_free(&m);
+}
+
 static void two_runs_see_each_other(void **state)
 {
     (void)state;
@@ -396,6 +437,7 @@ int main(void)
         cmocka_unit_test(leaves_cupti_to_an_injected_tool),
         cmocka_unit_test(nvml_device_state_recorded),
         cmocka_unit_test(two_runs_see_each_other),
+        cmocka_unit_test(hung_gpu_workload_is_abandoned),
     };
     return cmocka_run_group_tests_name("gpu", tests, group_setup, group_teardown);
 }

@@ -107,6 +107,23 @@ typedef struct {
     workload_run w;
 } cpu_job;
 
+/* Waits for a workload's thread at most timeout_s seconds; past that the thread is detached and
+ * the run is marked abandoned (runner_abandoned). True when it finished in time. */
+static bool joined_within(pthread_t t, int timeout_s)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_s;
+    int rc;
+    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
+        ;
+    if (rc == 0)
+        return true;
+    abandoned = true;
+    pthread_detach(t);
+    return false;
+}
+
 static void *cpu_job_run(void *arg)
 {
     cpu_job *j = arg;
@@ -140,24 +157,66 @@ static void cpu_run_watched(const cli_options *o, int n, const float *A, const f
         cpu_run(n, A, B, ref, rule, w);
         return;
     }
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += o->timeout_s;
-    int rc;
-    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
-        ;
-    if (rc == 0) {
+    if (joined_within(t, o->timeout_s)) {
         *w = j->w; /* the arrays it allocated move with it */
         free(j);
         return;
     }
     /* j and its workload stay with the thread still writing them. */
-    abandoned = true;
-    pthread_detach(t);
     timed_out(w, "cpu-openblas", n, o->timeout_s);
     fprintf(err, "mmprof: cpu-openblas did not finish within --timeout %d s at n = %d; abandoned, going on\n",
             o->timeout_s, n);
 }
+
+/* gpu_run under the watchdog, into w: a GPU workload that hangs (a kernel that never ends, a
+ * wait that never returns) must not hang the tool either. It runs on its own thread (gpu_run
+ * makes the run's device current there); past --timeout it is abandoned like a CPU workload, and
+ * since the device is still busy with it, the caller skips every later GPU workload and collects
+ * CUPTI's records with a bounded wait. True when it was abandoned. */
+typedef struct {
+    const gpu_compute *c;
+    gpu_inputs in; /* a copy: an abandoned thread outlives the caller's */
+    mem_kind kind;
+    workload_run w;
+} gpu_job;
+
+static void *gpu_job_run(void *arg)
+{
+    gpu_job *j = arg;
+    gpu_run(j->c, &j->in, j->kind, &j->w);
+    return NULL;
+}
+
+static bool gpu_run_watched(const cli_options *o, const gpu_compute *c, const gpu_inputs *in, mem_kind kind,
+                            workload_run *w, FILE *err)
+{
+    gpu_job *j = calloc(1, sizeof *j);
+    if (j)
+        *j = (gpu_job){.c = c, .in = *in, .kind = kind, .w = *w};
+    pthread_t t;
+    if (!j || o->timeout_s == 0 || pthread_create(&t, NULL, gpu_job_run, j) != 0) {
+        free(j);
+        gpu_run(c, in, kind, w);
+        return false;
+    }
+    if (joined_within(t, o->timeout_s)) {
+        *w = j->w;
+        free(j);
+        return false;
+    }
+    char label[64];
+    workload_label(w, label, sizeof label);
+    w->status = WL_ERROR;
+    snprintf(w->status_reason, sizeof w->status_reason,
+             "did not finish within --timeout %d s; abandoned with the GPU still running it (the later GPU "
+             "workloads were skipped)", o->timeout_s);
+    fprintf(err, "mmprof: %s did not finish within --timeout %d s at n = %d; abandoned, the later GPU workloads "
+                 "are skipped\n", label, o->timeout_s, in->n);
+    return true;
+}
+
+/* After a GPU workload was abandoned, CUPTI's final flush waits at most this long. */
+#define HUNG_FLUSH_WAIT_S 5
 
 /* SIGINT/SIGTERM while a GPU is ours (the handler only recorded it): release the device, then
  * end as the signal asks, with no output. Called between steps that take long. */
@@ -216,6 +275,7 @@ typedef struct {
     bool opened;    /* the device's context is ours until the end (a signal must release it) */
     bool gpu;       /* cleared when the GPU cannot be set up for a size: its workloads are skipped */
     bool profiling; /* gpu_profiler_start was called */
+    bool hung;      /* a GPU workload was abandoned with the device still running it */
     nvml_watch *nw;
     const char *nvml_why;
     progress *pr;
@@ -314,8 +374,17 @@ static int run_size(size_run *r, int n)
             workload_label(w, label, sizeof label);
             progress_step(r->pr, label);
             nvml_watch_begin(r->nw);
-            gpu_run(r->sel[i]->gpu, &in, r->kinds[k], w);
+            bool hung = gpu_run_watched(o, r->sel[i]->gpu, &in, r->kinds[k], w, err);
             nvml_watch_end(r->nw, w, r->nvml_why);
+            if (hung) {
+                /* The device cannot be released while it runs the abandoned work: from here a
+                 * signal ends the process at once, and nothing waits for the device again. */
+                r->gpu = r->opened = false;
+                r->hung = kept = true; /* the abandoned thread still reads the inputs */
+                interrupt_defer(false);
+                snprintf(m->gpu_skip_reason, sizeof m->gpu_skip_reason,
+                         "the GPU was still running %s, abandoned after --timeout %d s", label, o->timeout_s);
+            }
         }
     }
 out:
@@ -487,7 +556,13 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         nvml_watch_close(nw);
         return fail_run(m, status);
     }
-    if (r.profiling)
+    if (r.hung) {
+        /* The device stays busy: no synchronize and no release (both would wait for it); the
+         * process ends with _exit once the reports are written (runner_abandoned). */
+        tp = tool_phase_begin(m, "flush");
+        collector_finish_within(m, &m->collection, HUNG_FLUSH_WAIT_S);
+        tool_phase_end(tp);
+    } else if (r.profiling)
         gpu_profiler_stop();
     if (r.opened) {
         gpu_sync();

@@ -192,15 +192,54 @@ static uint64_t distribute(run_model *m, const event_list *pool)
     return outside;
 }
 
+static void *forced_flush(void *arg)
+{
+    (void)arg;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    return NULL;
+}
+
+/* The forced flush, waiting at most wait_s seconds (0: as long as it takes). False when it did
+ * not return in time: its thread is left inside CUPTI. */
+static bool flush_within(int wait_s)
+{
+    if (wait_s == 0) {
+        forced_flush(NULL);
+        return true;
+    }
+    pthread_t t;
+    if (pthread_create(&t, NULL, forced_flush, NULL) != 0)
+        return false;
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += wait_s;
+    if (pthread_timedjoin_np(t, NULL, &at) == 0)
+        return true;
+    pthread_detach(t);
+    return false;
+}
+
 void collector_finish(run_model *m, collection_info *info)
+{
+    collector_finish_within(m, info, 0);
+}
+
+void collector_finish_within(run_model *m, collection_info *info, int wait_s)
 {
     if (!col.active)
         return;
     int64_t t0 = collector_now();
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    bool flushed = flush_within(wait_s);
     info->flush_ms = (double)(collector_now() - t0) / 1e6;
-    for (int i = 0; i < cupti_record_nkinds; i++)
-        cuptiActivityDisable(cupti_record_kinds[i].kind);
+    /* A flush still inside CUPTI may hold CUPTI's own locks: then no more CUPTI calls, only what
+     * already arrived is distributed. */
+    if (flushed)
+        for (int i = 0; i < cupti_record_nkinds; i++)
+            cuptiActivityDisable(cupti_record_kinds[i].kind);
+    else
+        model_add_warning(m, "CUPTI's last records could not be collected within %d s (the GPU was still running "
+                             "an abandoned workload): figures of the records missing come from cudaEvents or are n/a",
+                          wait_s);
 
     pthread_mutex_lock(&col.lock);
     info->outside_workloads = distribute(m, &col.pool);
@@ -214,6 +253,7 @@ void collector_finish(run_model *m, collection_info *info)
                           (unsigned long long)col.n.errors);
     events_clear(&col.pool); /* the workloads and the run hold copies of what they own */
     pthread_mutex_unlock(&col.lock);
-    cuptiUnsubscribe(col.subscriber);
+    if (flushed)
+        cuptiUnsubscribe(col.subscriber);
     col.active = false;
 }
