@@ -20,7 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 extern char **environ;
@@ -386,6 +390,68 @@ static void hung_gpu_workload_is_abandoned(void **state)
     model_free(&m);
 }
 
+/* Entries of dir (its "." and ".." aside). */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* SIGINT or SIGTERM while the GPU is ours: mmprof stops between steps, resets the device, exits
+ * 130 or 143 with no output and no temporary file, and the GPU is usable at once afterwards.
+ * n = 4096 with 30 products of the uncoalesced kernel (0.27 s each) keeps it on the GPU for 8 s. */
+static void interrupted_on_gpu(int sig, int want)
+{
+    char *dir = path_in(tmp, "interrupt");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    char *json = path_in(dir, "run.json"), *html = path_in(dir, "run.html");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+            _exit(125);
+        execl(mmprof_bin(), mmprof_bin(), "--size", "4096", "--host-memory", "pinned", "--repeat", "30", "--workloads",
+              "cuda-uncoalesced,cuda-naive", "--json", json, "--html", html, (char *)NULL);
+        _exit(127);
+    }
+    struct timespec ts = {3, 0};
+    nanosleep(&ts, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kill(pid, sig), 0);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    print_message("signal %d on the GPU -> exit %d, %.2f s after it\n", sig, status, s);
+    assert_int_equal(status, want);
+    assert_true(s < 10.0);
+    assert_int_equal(entries_in(dir), 0); /* no output, no temporary */
+    const char *again[] = {mmprof_bin(), "--require-gpu", "--quiet", "--size", "64", "--workloads", "cuda-naive", NULL};
+    cmd_result r = run_argv(again, NULL);
+    assert_int_equal(r.status, 0); /* the device was released and works */
+    cmd_free(&r);
+    rmdir(dir);
+    free(json);
+    free(html);
+    free(dir);
+}
+
+static void signals_release_the_gpu(void **state)
+{
+    (void)state;
+    need_gpu();
+    interrupted_on_gpu(SIGINT, 130);
+    interrupted_on_gpu(SIGTERM, 143);
+}
+
 static void two_runs_see_each_other(void **state)
 {
     (void)state;
@@ -438,6 +504,7 @@ int main(void)
         cmocka_unit_test(nvml_device_state_recorded),
         cmocka_unit_test(two_runs_see_each_other),
         cmocka_unit_test(hung_gpu_workload_is_abandoned),
+        cmocka_unit_test(signals_release_the_gpu),
     };
     return cmocka_run_group_tests_name("gpu", tests, group_setup, group_teardown);
 }
