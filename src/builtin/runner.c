@@ -17,6 +17,7 @@
 #include "inputs.h"
 #include "progress.h"
 #include "interrupt.h"
+#include "multi_gpu.h"
 #include "nvml.h"
 #include "ranges.h"
 #include "workloads.h"
@@ -218,6 +219,7 @@ typedef struct {
     bool profiling; /* gpu_profiler_start was called */
     nvml_watch *nw;
     const char *nvml_why;
+    const multi_gpu_work *multi; /* --devices: the GPU workloads go to every listed GPU (multi_gpu.h) */
     progress *pr;
     FILE *err;
 } size_run;
@@ -279,6 +281,12 @@ static int run_size(size_run *r, int n)
     gpu_inputs in = {.n = n, .A = A, .B = B, .ref = ref,
                      .rule = gpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms),
                      .cold_l2 = o->cold_l2, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
+    if (r->multi) {
+        progress_step(r->pr, "GPU workloads on every GPU, one GPU after another, then all at once");
+        multi_gpu_run_size(m, r->multi, &in);
+        stop_if_interrupted(false);
+        goto out;
+    }
     if (r->gpu) {
         tp = size_phase(m, "gpu-buffers", n);
         bool ready = gpu_prepare(&in, why, sizeof why);
@@ -376,6 +384,11 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     bool gpu = false;
     if (want_gpu || o->require_gpu) {
         gpu = gpu_probe(m, why, sizeof why);
+        if (gpu && (o->all_devices || o->ndevices > 0) &&
+            !multi_gpu_select(m, o->all_devices, o->devices, o->ndevices, err)) {
+            tool_phase_end(tp);
+            return fail_run(m, EXIT_USAGE);
+        }
         if (gpu && o->device >= m->ndevices) {
             tool_phase_end(tp);
             fprintf(err, "mmprof: --device %d: this machine has %d CUDA device%s\n", o->device,
@@ -414,7 +427,8 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             return fail_run(m, EXIT_USAGE);
         }
     }
-    if (gpu) {
+    bool multi = gpu && m->multi.ndevices > 0;
+    if (gpu && !multi) {
         /* The context now: its free memory decides whether the size fits, before any work. */
         tool_phase_end(tp);
         tp = tool_phase_begin(m, "cuda-context");
@@ -445,7 +459,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     tool_phase_end(tp);
 
     m->cold_l2 = gpu && o->cold_l2;
-    if (gpu && want_cublas) {
+    if (gpu && !multi && want_cublas) {
         tp = tool_phase_begin(m, "cublas-init");
         bool ready = gpu_open_cublas(why, sizeof why);
         tool_phase_end(tp);
@@ -461,20 +475,31 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
      * cannot, each workload's device state says why. */
     nvml_watch *nw = NULL;
     char nvml_why[256] = "";
+    nvml_watch *watches[MAX_RUN_DEVICES] = {NULL};
     if (gpu) {
         tp = tool_phase_begin(m, "nvml-init");
-        nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        if (!multi)
+            nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        for (int i = 0; multi && i < m->multi.ndevices; i++)
+            watches[i] = nvml_watch_open(m->devices[m->multi.devices[i]].pci_bus_id, NVML_PERIOD_MS, collector_now,
+                                         nvml_why, sizeof nvml_why);
         tool_phase_end(tp);
     }
+    multi_gpu_work work = {.sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .want_cublas = want_cublas,
+                           .cold_l2 = o->cold_l2, .watch = watches, .nvml_why = nvml_why};
     /* Progress: at each size the inputs, the reference, the CPU workload and each GPU run are the
      * steps. */
     int steps = 2;
     for (int i = 0; i < nsel; i++)
-        steps += sel[i]->needs_gpu ? (gpu ? nkinds : 0) : 1;
+        steps += sel[i]->needs_gpu ? (gpu && !multi ? nkinds : 0) : 1;
+    steps += multi ? 1 : 0;
     progress pr;
     progress_init(&pr, err, !o->quiet && isatty(fileno(err)), steps * nsizes, o->n);
-    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu,
-                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .pr = &pr, .err = err};
+    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu && !multi,
+                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .multi = multi ? &work : NULL, .pr = &pr, .err = err};
+    /* The device threads run with signals deferred; each stops at its next workload. */
+    if (multi)
+        interrupt_defer(true);
     int status = EXIT_OK;
     for (int s = 0; s < nsizes && status == EXIT_OK; s++)
         status = run_size(&r, sizes[s]);
@@ -485,11 +510,21 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             interrupt_defer(false);
         }
         nvml_watch_close(nw);
+        for (int i = 0; i < m->multi.ndevices; i++)
+            nvml_watch_close(watches[i]);
+        if (multi)
+            interrupt_defer(false);
         return fail_run(m, status);
+    }
+    if (multi) {
+        multi_gpu_peer_matrix(m);
+        stop_if_interrupted(false);
+    } else if (o->all_devices || o->ndevices > 0) {
+        snprintf(m->multi.why, sizeof m->multi.why, "no GPU ran: %.200s", m->gpu_skip_reason);
     }
     if (r.profiling)
         gpu_profiler_stop();
-    if (r.opened) {
+    if (r.opened || multi) {
         gpu_sync();
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
@@ -498,6 +533,8 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         interrupt_defer(false);
     }
     nvml_watch_close(nw);
+    for (int i = 0; i < m->multi.ndevices; i++)
+        nvml_watch_close(watches[i]);
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;
