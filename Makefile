@@ -41,7 +41,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c s
              src/analysis/metrics.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
              report/text.c report/text_parts.c report/text_devices.c report/text_regions.c report/text_sweep.c report/json_report.c report/svg.c \
-             report/html.c report/html_common.c report/html_charts.c report/html_sweep.c report/html_regions.c report/trace.c \
+             report/html.c report/html_common.c report/html_devices.c report/html_charts.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \

@@ -33,26 +33,21 @@ static void tflops(ctx *x, const devices_analysis *d)
                     "together\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-28s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "n", "GPU", "alone", "together",
             "change", c(x, RESET));
-    for (int g = 0; g < d->nagg; g++) {
-        const device_aggregate_row *ag = &d->agg[g];
-        bool first = true;
-        for (int i = 0; i < d->nrows; i++) {
-            const device_workload_row *r = &d->rows[i];
-            if (r->n != ag->n || strcmp(r->label, ag->label) != 0)
-                continue;
-            char b[3][24], label[32];
-            clipped(r->label, 28, label, sizeof label);
-            fprintf(x->out, "%-28s %6d %5d %9s %9s %7s%s%s\n", first ? label : "", r->n, r->device,
-                    fmt(x, b[0], 24, &r->seq_tflops, "%.2f", "TFLOP/s alone"),
-                    fmt(x, b[1], 24, &r->conc_tflops, "%.2f", "TFLOP/s together"),
-                    fmt(x, b[2], 24, &r->change_pct, "%+.1f", "change together"), r->change_pct.ok ? "%" : " ",
-                    r->seq_verified && r->conc_verified ? "" : "  (not verified)");
-            first = false;
-        }
-        char b[2][24];
-        fprintf(x->out, "%-28s %6s %5s %9s %9s %7s%s\n", "", "", "all", "",
-                fmt(x, b[0], 24, &ag->aggregate_tflops, "%.2f", "aggregate TFLOP/s"),
-                fmt(x, b[1], 24, &ag->scaling, "%.2f", "scaling"), ag->scaling.ok ? "x" : " ");
+    for (int i = 0; i < d->nrows; i++) {
+        const device_workload_row *r = &d->rows[i];
+        const device_aggregate_row *ag = &d->agg[r->agg];
+        bool first = i == 0 || d->rows[i - 1].agg != r->agg, last = i + 1 == d->nrows || d->rows[i + 1].agg != r->agg;
+        char b[3][24], label[32];
+        clipped(r->label, 28, label, sizeof label);
+        fprintf(x->out, "%-28s %6d %5d %9s %9s %7s%s%s\n", first ? label : "", r->n, r->device,
+                fmt(x, b[0], 24, &r->seq_tflops, "%.2f", "TFLOP/s alone"),
+                fmt(x, b[1], 24, &r->conc_tflops, "%.2f", "TFLOP/s together"),
+                fmt(x, b[2], 24, &r->change_pct, "%+.1f", "change together"), r->change_pct.ok ? "%" : " ",
+                r->seq_verified && r->conc_verified ? "" : "  (not verified)");
+        if (last)
+            fprintf(x->out, "%-28s %6s %5s %9s %9s %7s%s\n", "", "", "all", "",
+                    fmt(x, b[0], 24, &ag->aggregate_tflops, "%.2f", "aggregate TFLOP/s"),
+                    fmt(x, b[1], 24, &ag->scaling, "%.2f", "scaling"), ag->scaling.ok ? "x" : " ");
     }
 }
 

@@ -77,11 +77,18 @@ static device_aggregate_row *agg_for(devices_analysis *d, const char *label, int
     return g;
 }
 
+static int by_workload_then_gpu(const void *pa, const void *pb)
+{
+    const device_workload_row *a = pa, *b = pb;
+    return a->agg != b->agg ? (a->agg > b->agg) - (a->agg < b->agg) : (a->device > b->device) - (a->device < b->device);
+}
+
 static void aggregate(devices_analysis *d)
 {
     for (int i = 0; i < d->nrows; i++) {
-        const device_workload_row *r = &d->rows[i];
+        device_workload_row *r = &d->rows[i];
         device_aggregate_row *g = agg_for(d, r->label, r->n);
+        r->agg = (int)(g - d->agg);
         if (r->conc_tflops.ok) {
             metric_set(&g->aggregate_tflops, (g->ngpus ? g->aggregate_tflops.v : 0) + r->conc_tflops.v);
             g->ngpus++;
@@ -93,6 +100,7 @@ static void aggregate(devices_analysis *d)
     }
     for (int i = 0; i < d->nagg; i++)
         metric_ratio(&d->agg[i].scaling, &d->agg[i].aggregate_tflops, &d->agg[i].one_gpu_tflops, 1.0);
+    qsort(d->rows, (size_t)d->nrows, sizeof *d->rows, by_workload_then_gpu);
 }
 
 static void copy_metrics(const peer_copy *c, metric *gbps, metric *lat, const char *mode)

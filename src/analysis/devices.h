@@ -13,6 +13,7 @@ typedef struct {
     int n;
     char label[48];             /* "cuda-tiled (pinned)" */
     int wl_seq, wl_conc;        /* indices into analysis.wl, -1 when that pass has none */
+    int agg;                    /* its workload's index into devices_analysis.agg */
     bool seq_verified, conc_verified;
     metric seq_tflops, conc_tflops;   /* 2n^3 over the median kernel time of one product */
     metric seq_kernel_ms, conc_kernel_ms;
@@ -48,7 +49,7 @@ typedef struct {
 typedef struct {
     bool multi;                 /* a --devices run */
     char why[256];              /* when !multi: why there is no per-GPU section */
-    device_workload_row *rows;
+    device_workload_row *rows; /* grouped by workload (agg), in run order, then by GPU */
     int nrows;
     device_aggregate_row *agg;
     int nagg;
