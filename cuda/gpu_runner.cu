@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector.h"
 #include "cuda_check.h"
@@ -17,7 +18,11 @@
 #include "ranges.h"
 #include "verify.h"
 
-static struct {
+// One state per host thread (thread_local): a --devices run drives each GPU from a thread of its
+// own, each with its own device, stream, buffers and events, while a single-GPU run has just the
+// main thread's. The CUDA runtime keeps the current device per thread too, so a thread's calls go
+// to its own GPU without further bookkeeping.
+static thread_local struct {
     bool open;
     int device;
     cudaStream_t stream;
@@ -508,14 +513,6 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     job j;
     memset(&j, 0, sizeof j);
     j.c = c, j.in = in, j.w = w;
-    // The runner calls this on a thread of its own (its watchdog): the run's device is made
-    // current there, as gpu_open made it on the main thread.
-    cudaError_t set = cudaSetDevice(g.device);
-    if (set != cudaSuccess) {
-        w->needs_gpu = true;
-        mark_error(w, cudaGetErrorString(set));
-        return;
-    }
     bool pinned = kind == MEM_PINNED;
     j.hA = pinned ? g.pinA : in->A;
     j.hB = pinned ? g.pinB : in->B;
@@ -524,6 +521,7 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     w->host_memory = kind;
     w->prec = c->prec;
     w->device = g.device;
+    w->host_tid = (uint32_t)gettid();
     w->timing = collector_cupti_active() ? TIMING_CUPTI : TIMING_CUDA_EVENT;
     w->error_bound = error_bound(c->prec);
     j.has_shape = c->shape && c->shape(in->n, &j.shape);

@@ -587,7 +587,7 @@ static const slot slots[] = {
     {"summary", sec_summary},
     {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
     {"timeline_lede", sec_timeline_lede}, {"body_class", sec_body_class},
-    {"regions", html_regions},  {"sweep", html_sweep},
+    {"regions", html_regions},  {"sweep", html_sweep},     {"devices", html_devices},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},
 };

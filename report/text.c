@@ -128,6 +128,17 @@ static void size_heading(ctx *x, const analysis *a, const workload_run *w, int *
     *last_n = w->n;
 }
 
+/* In a --devices run, a line naming the GPU and the pass before the first row of each. */
+static void pass_heading(ctx *x, const workload_run *w, int *last)
+{
+    int key = w->pass == PASS_ALONE ? -1 : w->device * 4 + (int)w->pass;
+    if (key >= 0 && key != *last)
+        fprintf(x->out, "%sGPU %d, %s%s\n", c(x, BOLD), w->device,
+                w->pass == PASS_SEQUENTIAL ? "alone (one GPU after another)" : "together (every GPU at once)",
+                c(x, RESET));
+    *last = key;
+}
+
 /* Why sampling stopped, as one mark after the noise: blank when the noise fell under the limit. */
 static char stop_mark(const workload_run *w)
 {
@@ -149,13 +160,14 @@ static void workload_table(ctx *x, const analysis *a)
                     "r: --repeat\n");
     fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %7s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
             "kernel ms", "noise", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
-    int last_n = 0;
+    int last_n = 0, last_pass = -1;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
         char label[40], b[10][24];
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
+        pass_heading(x, w, &last_pass);
         if (w->status == WL_SKIPPED) {
             /* One line per skipped workload, whatever its memory kinds; the reason is a warning. */
             bool listed = false;
@@ -414,6 +426,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     if (a->m->source != SOURCE_BUILTIN)
         text_regions(&x, a);
     workload_table(&x, a);
+    text_devices(&x, a);
     copy_table(&x, a);
     verdicts(&x, a);
     kernel_table(&x, a);

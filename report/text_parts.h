@@ -48,4 +48,7 @@ void text_regions(ctx *x, const analysis *a);
 /* text_sweep.c: a run of several sizes: where the GPU pays off, and the series per size. */
 void text_sweep(ctx *x, const analysis *a);
 
+/* text_devices.c: a --devices run: each GPU alone and together, the aggregate, the peer matrix. */
+void text_devices(ctx *x, const analysis *a);
+
 #endif

@@ -122,17 +122,6 @@ static void assert_all_gpu_ok(const run_model *m, int expected_gpu_runs)
     assert_int_equal(gpu_runs, expected_gpu_runs);
 }
 
-static int gpu_workload_count(void)
-{
-    const char *argv[] = {mmprof_bin(), "--list-workloads", NULL};
-    cmd_result r = run_argv(argv, NULL);
-    int n = 0;
-    for (char *p = r.out; (p = strstr(p, " GPU ")); p++)
-        n++;
-    cmd_free(&r);
-    return n;
-}
-
 static void every_workload_verifies_at_2048(void **state)
 {
     (void)state;

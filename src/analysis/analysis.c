@@ -456,7 +456,9 @@ static void versus_library(const analysis *a, workload_metrics *r)
     const char *lib = library_of(w->prec);
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *o = &a->wl[i];
-        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory && o->w->n == w->n) {
+        /* In a --devices run, the library's run on the same GPU in the same pass. */
+        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory && o->w->n == w->n &&
+            o->w->device == w->device && o->w->pass == w->pass) {
             r->library = i;
             ratio(&r->vs_cublas_pct, &o->kernel_ms, &r->kernel_ms, 100.0);
             return;

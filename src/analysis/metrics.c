@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "devices.h"
 #include "regions.h"
 
 #define DEF(type, field, key, label, unit, fmt, what) {key, label, unit, fmt, offsetof(type, field), what, BETTER_NONE}
@@ -138,3 +139,41 @@ static const metric_def api_stat_defs[] = {
     A(max_us, "max_us", "max", "us", "%.1f", "longest call"),
 };
 TABLE(api_stat_table, "api", api_stat_defs);
+
+/* A --devices run (devices.h): each GPU's workloads alone and together, the aggregate over GPUs,
+ * each GPU's passes, and the peer matrix. */
+#define DW(field, key, label, unit, fmt, what) DEF(device_workload_row, field, key, label, unit, fmt, what)
+#define DW_BY(b, field, key, label, unit, fmt, what) DEF_BY(b, device_workload_row, field, key, label, unit, fmt, what)
+static const metric_def device_workload_defs[] = {
+    DW_BY(BETTER_HIGHER, seq_tflops, "sequential_tflops", "alone", "TFLOP/s", "%.2f", "2n^3 / median kernel time, this GPU alone busy"),
+    DW_BY(BETTER_HIGHER, conc_tflops, "concurrent_tflops", "together", "TFLOP/s", "%.2f", "2n^3 / median kernel time, every listed GPU busy at once"),
+    DW(change_pct, "concurrent_change_pct", "change", "%", "%+.1f", "together over alone, minus 1: below 0, running together slowed this GPU"),
+    DW_BY(BETTER_LOWER, seq_kernel_ms, "sequential_kernel_ms", "kernel alone", "ms", "%.3f", "median kernel time of one product, alone"),
+    DW_BY(BETTER_LOWER, conc_kernel_ms, "concurrent_kernel_ms", "kernel together", "ms", "%.3f", "median kernel time of one product, together"),
+};
+TABLE(device_workload_table, "gpu workload", device_workload_defs);
+
+#define DG(field, key, label, unit, fmt, what) DEF(device_aggregate_row, field, key, label, unit, fmt, what)
+static const metric_def device_aggregate_defs[] = {
+    DG(aggregate_tflops, "aggregate_tflops", "all GPUs", "TFLOP/s", "%.2f", "summed TFLOP/s of every GPU running at once"),
+    DG(one_gpu_tflops, "one_gpu_tflops", "one GPU", "TFLOP/s", "%.2f", "the best TFLOP/s of one GPU alone"),
+    DG(scaling, "scaling", "scaling", "x", "%.2f", "all GPUs over one GPU (ideal: the number of GPUs)"),
+    DG(worst_change_pct, "worst_change_pct", "worst change", "%", "%+.1f", "the largest slowdown of one GPU running with the others"),
+};
+TABLE(device_aggregate_table, "gpu aggregate", device_aggregate_defs);
+
+#define DP(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, device_pass_row, field, key, label, unit, fmt, what)
+static const metric_def device_pass_defs[] = {
+    DP(seq_wall_ms, "sequential_wall_ms", "wall alone", "ms", "%.1f", "its workloads' span with this GPU alone busy"),
+    DP(conc_wall_ms, "concurrent_wall_ms", "wall together", "ms", "%.1f", "its workloads' span with every listed GPU busy"),
+};
+TABLE(device_pass_table, "gpu pass", device_pass_defs);
+
+#define PR(b, field, key, label, unit, fmt, what) DEF_BY(b, peer_row, field, key, label, unit, fmt, what)
+static const metric_def peer_defs[] = {
+    PR(BETTER_HIGHER, direct_gbps, "direct_gbps", "GB/s direct", "GB/s", "%.1f", "cudaMemcpyPeerAsync with peer access on: bytes / time (GB = 1e9 bytes)"),
+    PR(BETTER_LOWER, direct_latency_us, "direct_latency_us", "us direct", "us", "%.2f", "mean time of one small copy, back to back, peer access on"),
+    PR(BETTER_HIGHER, staged_gbps, "staged_gbps", "GB/s staged", "GB/s", "%.1f", "cudaMemcpyPeerAsync with peer access off (the driver stages the copy)"),
+    PR(BETTER_LOWER, staged_latency_us, "staged_latency_us", "us staged", "us", "%.2f", "mean time of one small copy, back to back, peer access off"),
+};
+TABLE(peer_table, "peer pair", peer_defs);

@@ -50,6 +50,12 @@ uint64_t gpu_free_memory(void);
 /* Runs one workload through its phases: allocate, copy-in, warm-up, compute, copy-out, verify. */
 void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kind, workload_run *w);
 
+/* The peer matrix's copies from GPU src to GPU dst (cuda/peer_copy.cu): cfg gives the sizes and
+ * counts; fills p's can_access_peer and both copy modes (a mode that could not run says why in its
+ * own why). False, with the reason in why, when the pair's buffers could not be set up. Run on a
+ * thread with nothing else on either GPU; leaves peer access off. */
+bool gpu_peer_pair(const multi_gpu_info *cfg, int src, int dst, peer_pair *p, char *why, size_t len);
+
 /* Brackets the measured region for nsys --capture-range=cudaProfilerApi. */
 void gpu_profiler_start(void);
 void gpu_profiler_stop(void);

@@ -12,11 +12,13 @@
 
 #include "collector.h"
 #include "cpu_workload.h"
+#include "device_thread.h"
 #include "gpu_runner.h"
 #include "hostinfo.h"
 #include "inputs.h"
 #include "progress.h"
 #include "interrupt.h"
+#include "multi_gpu.h"
 #include "nvml.h"
 #include "ranges.h"
 #include "workloads.h"
@@ -168,42 +170,72 @@ static void cpu_run_watched(const cli_options *o, int n, const float *A, const f
             o->timeout_s, n);
 }
 
-/* gpu_run under the watchdog, into w: a GPU workload that hangs (a kernel that never ends, a
- * wait that never returns) must not hang the tool either. It runs on its own thread (gpu_run
- * makes the run's device current there); past --timeout it is abandoned like a CPU workload, and
- * since the device is still busy with it, the caller skips every later GPU workload and collects
- * CUPTI's records with a bounded wait. True when it was abandoned. */
-typedef struct {
-    const gpu_compute *c;
-    gpu_inputs in; /* a copy: an abandoned thread outlives the caller's */
-    mem_kind kind;
-    workload_run w;
-} gpu_job;
+/* ---------- the GPU calls of a single-device run, on the device thread ----------
+ * (device_thread.h says why they cannot run on the main thread once the watchdog may abandon
+ * one.) A --devices run drives its GPUs from threads of its own (multi_gpu.c). */
+typedef enum { GPU_OPEN, GPU_PREPARE, GPU_CUBLAS, GPU_RUN, GPU_PROFILER_START, GPU_PROFILER_STOP, GPU_SYNC, GPU_CLOSE, GPU_RESET } gpu_op;
 
-static void *gpu_job_run(void *arg)
+typedef struct {
+    gpu_op op;
+    run_model *m;         /* GPU_OPEN */
+    int device;           /* GPU_OPEN */
+    gpu_inputs in;        /* GPU_PREPARE, GPU_RUN (a copy: an abandoned run outlives the caller's) */
+    const gpu_compute *c; /* GPU_RUN */
+    mem_kind kind;        /* GPU_RUN */
+    workload_run w;       /* GPU_RUN */
+    bool ok;
+    char why[256];
+} gpu_call;
+
+static void gpu_call_run(void *arg)
 {
-    gpu_job *j = arg;
-    gpu_run(j->c, &j->in, j->kind, &j->w);
-    return NULL;
+    gpu_call *c = arg;
+    c->ok = true;
+    switch (c->op) {
+    case GPU_OPEN: c->ok = gpu_open(c->m, c->device, c->why, sizeof c->why); break;
+    case GPU_PREPARE: c->ok = gpu_prepare(&c->in, c->why, sizeof c->why); break;
+    case GPU_CUBLAS: c->ok = gpu_open_cublas(c->why, sizeof c->why); break;
+    case GPU_RUN: gpu_run(c->c, &c->in, c->kind, &c->w); break;
+    case GPU_PROFILER_START: gpu_profiler_start(); break;
+    case GPU_PROFILER_STOP: gpu_profiler_stop(); break;
+    case GPU_SYNC: gpu_sync(); break;
+    case GPU_CLOSE: gpu_close(); break;
+    case GPU_RESET: gpu_reset(); break;
+    }
 }
 
+/* A GPU call that is not a workload, waited for as long as it takes; c->ok and c->why after. */
+static bool on_gpu(gpu_call *c)
+{
+    return device_thread_call(gpu_call_run, c, 0) && c->ok;
+}
+
+static void on_gpu_op(gpu_op op)
+{
+    gpu_call c = {.op = op};
+    on_gpu(&c);
+}
+
+/* gpu_run under the watchdog, into w: a GPU workload that hangs (a kernel that never ends, a
+ * wait that never returns) must not hang the tool either. Past --timeout it is abandoned like a
+ * CPU workload, and since the device is still busy with it, the caller skips every later GPU
+ * workload and collects CUPTI's records with a bounded wait. True when it was abandoned. */
 static bool gpu_run_watched(const cli_options *o, const gpu_compute *c, const gpu_inputs *in, mem_kind kind,
                             workload_run *w, FILE *err)
 {
-    gpu_job *j = calloc(1, sizeof *j);
-    if (j)
-        *j = (gpu_job){.c = c, .in = *in, .kind = kind, .w = *w};
-    pthread_t t;
-    if (!j || o->timeout_s == 0 || pthread_create(&t, NULL, gpu_job_run, j) != 0) {
-        free(j);
-        gpu_run(c, in, kind, w);
+    gpu_call *call = calloc(1, sizeof *call);
+    if (!call) {
+        w->status = WL_ERROR;
+        copy_str(w->status_reason, sizeof w->status_reason, "out of host memory");
         return false;
     }
-    if (joined_within(t, o->timeout_s)) {
-        *w = j->w;
-        free(j);
+    *call = (gpu_call){.op = GPU_RUN, .in = *in, .c = c, .kind = kind, .w = *w};
+    if (device_thread_call(gpu_call_run, call, o->timeout_s)) {
+        *w = call->w; /* the arrays it allocated move with it */
+        free(call);
         return false;
     }
+    abandoned = true; /* call stays with the device thread */
     char label[64];
     workload_label(w, label, sizeof label);
     w->status = WL_ERROR;
@@ -225,14 +257,15 @@ static void stop_if_interrupted(bool gpu)
     if (!interrupt_pending())
         return;
     if (gpu) {
-        gpu_profiler_stop();
-        gpu_reset();
+        on_gpu_op(GPU_PROFILER_STOP);
+        on_gpu_op(GPU_RESET);
     }
     interrupt_defer(false);
 }
 
 static int fail_run(run_model *m, int status)
 {
+    device_thread_stop();
     model_free(m);
     return status;
 }
@@ -278,6 +311,7 @@ typedef struct {
     bool hung;      /* a GPU workload was abandoned with the device still running it */
     nvml_watch *nw;
     const char *nvml_why;
+    const multi_gpu_work *multi; /* --devices: the GPU workloads go to every listed GPU (multi_gpu.h) */
     progress *pr;
     FILE *err;
 } size_run;
@@ -339,9 +373,17 @@ static int run_size(size_run *r, int n)
     gpu_inputs in = {.n = n, .A = A, .B = B, .ref = ref,
                      .rule = gpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms),
                      .cold_l2 = o->cold_l2, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
+    if (r->multi) {
+        progress_step(r->pr, "GPU workloads on every GPU, one GPU after another, then all at once");
+        multi_gpu_run_size(m, r->multi, &in);
+        stop_if_interrupted(false);
+        goto out;
+    }
     if (r->gpu) {
         tp = size_phase(m, "gpu-buffers", n);
-        bool ready = gpu_prepare(&in, why, sizeof why);
+        gpu_call prep = {.op = GPU_PREPARE, .in = in};
+        bool ready = on_gpu(&prep);
+        copy_str(why, sizeof why, prep.why);
         tool_phase_end(tp);
         if (!ready) { /* this size and the later ones are skipped; the device stays open until the
                        * end so that what earlier sizes recorded is still collected */
@@ -351,7 +393,7 @@ static int run_size(size_run *r, int n)
         }
     }
     if (r->gpu && !r->profiling) {
-        gpu_profiler_start();
+        on_gpu_op(GPU_PROFILER_START);
         r->profiling = true;
     }
     for (int i = 0; i < r->nsel; i++) {
@@ -445,6 +487,11 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     bool gpu = false;
     if (want_gpu || o->require_gpu) {
         gpu = gpu_probe(m, why, sizeof why);
+        if (gpu && (o->all_devices || o->ndevices > 0) &&
+            !multi_gpu_select(m, o->all_devices, o->devices, o->ndevices, err)) {
+            tool_phase_end(tp);
+            return fail_run(m, EXIT_USAGE);
+        }
         if (gpu && o->device >= m->ndevices) {
             tool_phase_end(tp);
             fprintf(err, "mmprof: --device %d: this machine has %d CUDA device%s\n", o->device,
@@ -483,11 +530,15 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             return fail_run(m, EXIT_USAGE);
         }
     }
-    if (gpu) {
+    bool multi = gpu && m->multi.ndevices > 0;
+    if (gpu && !multi) {
         /* The context now: its free memory decides whether the size fits, before any work. */
         tool_phase_end(tp);
         tp = tool_phase_begin(m, "cuda-context");
-        bool opened = gpu_open(m, o->device, why, sizeof why);
+        device_thread_start();
+        gpu_call open = {.op = GPU_OPEN, .m = m, .device = o->device};
+        bool opened = on_gpu(&open);
+        copy_str(why, sizeof why, open.why);
         device_info *d = &m->devices[o->device];
         for (int s = 0; opened && s < nsizes; s++) {
             /* The L2 flush buffer (twice the L2) comes on top with --cold-l2. */
@@ -497,7 +548,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                 fprintf(err, "mmprof: %s %d needs %.1f GiB of device memory for A, B and C; GPU %d "
                              "(%s) has %.1f GiB free of %.1f GiB\n", size_opt, sizes[s], (double)dneed / GiB,
                         o->device, d->name, (double)d->free_mem / GiB, (double)d->total_mem / GiB);
-                gpu_close();
+                on_gpu_op(GPU_CLOSE);
                 interrupt_defer(false);
                 return fail_run(m, EXIT_USAGE);
             }
@@ -514,14 +565,16 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     tool_phase_end(tp);
 
     m->cold_l2 = gpu && o->cold_l2;
-    if (gpu && want_cublas) {
+    if (gpu && !multi && want_cublas) {
         tp = tool_phase_begin(m, "cublas-init");
-        bool ready = gpu_open_cublas(why, sizeof why);
+        gpu_call cublas = {.op = GPU_CUBLAS};
+        bool ready = on_gpu(&cublas);
+        copy_str(why, sizeof why, cublas.why);
         tool_phase_end(tp);
         if (!ready) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
-            gpu_close();
+            on_gpu_op(GPU_CLOSE);
             interrupt_defer(false);
             gpu = false;
         }
@@ -530,31 +583,52 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
      * cannot, each workload's device state says why. */
     nvml_watch *nw = NULL;
     char nvml_why[256] = "";
+    nvml_watch *watches[MAX_RUN_DEVICES] = {NULL};
     if (gpu) {
         tp = tool_phase_begin(m, "nvml-init");
-        nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        if (!multi)
+            nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        for (int i = 0; multi && i < m->multi.ndevices; i++)
+            watches[i] = nvml_watch_open(m->devices[m->multi.devices[i]].pci_bus_id, NVML_PERIOD_MS, collector_now,
+                                         nvml_why, sizeof nvml_why);
         tool_phase_end(tp);
     }
+    multi_gpu_work work = {.sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .want_cublas = want_cublas,
+                           .cold_l2 = o->cold_l2, .watch = watches, .nvml_why = nvml_why};
     /* Progress: at each size the inputs, the reference, the CPU workload and each GPU run are the
      * steps. */
     int steps = 2;
     for (int i = 0; i < nsel; i++)
-        steps += sel[i]->needs_gpu ? (gpu ? nkinds : 0) : 1;
+        steps += sel[i]->needs_gpu ? (gpu && !multi ? nkinds : 0) : 1;
+    steps += multi ? 1 : 0;
     progress pr;
     progress_init(&pr, err, !o->quiet && isatty(fileno(err)), steps * nsizes, o->n);
-    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu,
-                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .pr = &pr, .err = err};
+    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu && !multi,
+                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .multi = multi ? &work : NULL, .pr = &pr, .err = err};
+    /* The device threads run with signals deferred; each stops at its next workload. */
+    if (multi)
+        interrupt_defer(true);
     int status = EXIT_OK;
     for (int s = 0; s < nsizes && status == EXIT_OK; s++)
         status = run_size(&r, sizes[s]);
     progress_done(&pr);
     if (status != EXIT_OK) {
         if (r.opened) {
-            gpu_close();
+            on_gpu_op(GPU_CLOSE);
             interrupt_defer(false);
         }
         nvml_watch_close(nw);
+        for (int i = 0; i < m->multi.ndevices; i++)
+            nvml_watch_close(watches[i]);
+        if (multi)
+            interrupt_defer(false);
         return fail_run(m, status);
+    }
+    if (multi) {
+        multi_gpu_peer_matrix(m);
+        stop_if_interrupted(false);
+    } else if (o->all_devices || o->ndevices > 0) {
+        snprintf(m->multi.why, sizeof m->multi.why, "no GPU ran: %.200s", m->gpu_skip_reason);
     }
     if (r.hung) {
         /* The device stays busy: no synchronize and no release (both would wait for it); the
@@ -563,16 +637,19 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         collector_finish_within(m, &m->collection, HUNG_FLUSH_WAIT_S);
         tool_phase_end(tp);
     } else if (r.profiling)
-        gpu_profiler_stop();
-    if (r.opened) {
-        gpu_sync();
+        on_gpu_op(GPU_PROFILER_STOP);
+    if (r.opened || multi) {
+        on_gpu_op(GPU_SYNC);
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
         tool_phase_end(tp);
-        gpu_close();
+        on_gpu_op(GPU_CLOSE);
         interrupt_defer(false);
     }
+    device_thread_stop();
     nvml_watch_close(nw);
+    for (int i = 0; i < m->multi.ndevices; i++)
+        nvml_watch_close(watches[i]);
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;

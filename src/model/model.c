@@ -73,6 +73,7 @@ void model_free(run_model *m)
         free(m->warnings[i]);
     free(m->warnings);
     free(m->devices);
+    free(m->multi.pairs);
     free(m->command_line);
     memset(m, 0, sizeof *m);
 }
@@ -420,6 +421,9 @@ static const named_value sample_stops[] = {
     {STOP_UNKNOWN, "unknown"}, {STOP_NOISE, "noise"}, {STOP_TIME, "time"}, {STOP_REPEAT, "repeat"},
     {STOP_MAX_SAMPLES, "max-samples"},
 };
+static const named_value device_passes[] = {
+    {PASS_ALONE, "alone"}, {PASS_SEQUENTIAL, "sequential"}, {PASS_CONCURRENT, "concurrent"},
+};
 
 #define NAME_AND_PARSE(type, table, fallback, name_fn, parse_fn)                                  \
     const char *name_fn(type v) { return value_name(table, COUNT(table), (int)v, fallback); }      \
@@ -442,6 +446,7 @@ NAME_AND_PARSE(timing_source, timing_sources, "none", timing_source_name, timing
 NAME_AND_PARSE(workload_status, statuses, "error", status_name, status_parse)
 NAME_AND_PARSE(precision, precisions, "fp32", precision_name, precision_parse)
 NAME_AND_PARSE(sample_stop, sample_stops, "unknown", sample_stop_name, sample_stop_parse)
+NAME_AND_PARSE(device_pass, device_passes, "alone", device_pass_name, device_pass_parse)
 
 void workload_label(const workload_run *w, char *buf, size_t len)
 {

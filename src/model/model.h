@@ -81,6 +81,11 @@ typedef enum {
 #define MAX_SWEEP_SIZES 32
 #define MAX_PHASES 8
 
+/* A built-in run over several GPUs (--devices) runs each GPU workload twice on every listed GPU:
+ * once with that GPU alone busy (the GPUs one after another) and once with every listed GPU busy
+ * at the same time (a host thread per GPU). A single-GPU run's workloads are PASS_ALONE. */
+typedef enum { PASS_ALONE = 0, PASS_SEQUENTIAL, PASS_CONCURRENT } device_pass;
+
 /* One timed interval of a workload (allocate, copy-in, warm-up, compute, copy-out, verify) or of
  * the tool itself (cuda-init, inputs, reference, ...). Each is also an NVTX range. */
 typedef struct {
@@ -257,6 +262,9 @@ typedef struct {
     int nocc;
 
     device_state device_state; /* the GPU's clocks, power and neighbours while it ran (NVML) */
+
+    device_pass pass;      /* --devices: run with its GPU alone busy, or with every listed GPU busy */
+    uint32_t host_tid;     /* the thread that ran it (gettid), for CUPTI's API records; not saved */
 } workload_run;
 
 typedef struct {
@@ -277,6 +285,41 @@ typedef struct {
     char pcie_why[128];
     int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
 } device_info;
+
+/* Copies from one GPU to another (cudaMemcpyPeerAsync), with peer access off (the driver stages
+ * them) or on (direct over the link). */
+enum { PEER_STAGED = 0, PEER_DIRECT = 1, PEER_MODES = 2 };
+
+typedef struct {
+    bool measured;
+    double gbps;          /* copy_bytes x copy_reps over their time between cudaEvents, 1e9 B/s */
+    double latency_us;    /* mean time of one latency_bytes copy, latency_reps back to back */
+    bool verified;        /* every byte of the large copy arrived as sent */
+    char why[256];        /* why not measured, or what went wrong; empty when measured and verified */
+} peer_copy;
+
+typedef struct {
+    int src, dst;         /* indices into run.devices */
+    char link[16];        /* "NVLink", "PCIe" or "n/a" (NVML) */
+    char link_detail[192];/* how NVML saw the link (links, switch, PCIe path), or why it is n/a */
+    bool can_access_peer; /* cudaDeviceCanAccessPeer */
+    peer_copy copy[PEER_MODES];
+} peer_pair;
+
+#define MAX_RUN_DEVICES 16
+
+/* The GPUs of a --devices run and the copies between every ordered pair of them. */
+typedef struct {
+    int devices[MAX_RUN_DEVICES]; /* indices into run.devices, as --devices listed them */
+    int ndevices;                 /* 0: not a --devices run */
+    uint64_t copy_bytes;          /* the bandwidth copies' size */
+    int copy_reps;
+    uint64_t latency_bytes;
+    int latency_reps;
+    peer_pair *pairs;             /* owned; ndevices * (ndevices - 1) in order (src, dst) */
+    int npairs;
+    char why[256];                /* why there is no peer matrix ("one GPU: ..."); empty otherwise */
+} multi_gpu_info;
 
 typedef struct {
     char cpu_model[128];
@@ -341,6 +384,7 @@ typedef struct {
     int nthreads;
     char **warnings;       /* raised while running; analysis adds its own when reporting */
     int nwarnings;
+    multi_gpu_info multi;  /* --devices: the GPUs run and the peer matrix */
 } run_model;
 
 /* Lifetime. */
@@ -400,6 +444,8 @@ const char *status_name(workload_status s);
 bool status_parse(const char *s, workload_status *out);
 const char *precision_name(precision p);
 bool precision_parse(const char *s, precision *out);
+const char *device_pass_name(device_pass p); /* "alone", "sequential", "concurrent" */
+bool device_pass_parse(const char *s, device_pass *out);
 const char *sample_stop_name(sample_stop s); /* "noise", "time", "repeat", "max-samples" */
 bool sample_stop_parse(const char *s, sample_stop *out);
 
