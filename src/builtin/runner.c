@@ -314,7 +314,13 @@ static int run_size(size_run *r, int n)
             workload_label(w, label, sizeof label);
             progress_step(r->pr, label);
             nvml_watch_begin(r->nw);
+            /* One counter pass per workload and size: the kernel is the same whatever the host
+             * memory, so the last kind run (pinned, when both are) has it. */
+            in.counters = m->counters && m->counters_why[0] == '\0' && k == r->nkinds - 1;
             gpu_run(r->sel[i]->gpu, &in, r->kinds[k], w);
+            if (m->counters && !w->counters_why[0] && w->ncounters == 0 && k == r->nkinds - 1)
+                copy_str(w->counters_why, sizeof w->counters_why,
+                         m->counters_why[0] ? m->counters_why : "the workload did not reach its counter pass");
             nvml_watch_end(r->nw, w, r->nvml_why);
         }
     }
@@ -456,6 +462,21 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             interrupt_defer(false);
             gpu = false;
         }
+    }
+    /* Hardware counters: the range profiler on the run's context, or the reason they are n/a.
+     * Under another profiler (Nsight Compute, Nsight Systems) CUPTI is theirs: no counters
+     * (--no-cupti leaves CUPTI unused, and the counters may have it). */
+    m->counters = o->counters;
+    if (o->counters && !gpu)
+        copy_str(m->counters_why, sizeof m->counters_why, "no GPU workload ran");
+    else if (o->counters && !collector_cupti_active() && !o->no_cupti)
+        snprintf(m->counters_why, sizeof m->counters_why, "counters off: %.200s",
+                 m->collection.reason[0] ? m->collection.reason : "CUPTI is not mmprof's in this run");
+    else if (o->counters) {
+        tp = tool_phase_begin(m, "counters-init");
+        if (!gpu_open_counters(m, m->counters_why, sizeof m->counters_why))
+            model_add_warning(m, "hardware counters n/a: %s", m->counters_why);
+        tool_phase_end(tp);
     }
     /* NVML watches the device around each GPU workload (clocks, power, other processes); where it
      * cannot, each workload's device state says why. */
