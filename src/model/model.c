@@ -232,6 +232,10 @@ static const struct {
     [CTR_L2_PCT] = {"l2_throughput_pct", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
     [CTR_L1_PCT] = {"l1_throughput_pct", "l1tex__throughput.avg.pct_of_peak_sustained_active"},
     [CTR_DURATION_NS] = {"duration_ns", "gpu__time_duration.sum"},
+    [CTR_L2_PEAK_BYTES_PER_CYCLE] = {"l2_peak_bytes_per_cycle", "lts__t_bytes.sum.peak_sustained"},
+    [CTR_L2_CYCLES_PER_SECOND] = {"l2_cycles_per_second", "lts__cycles_elapsed.avg.per_second"},
+    [CTR_DRAM_PEAK_BYTES_PER_CYCLE] = {"dram_peak_bytes_per_cycle", "dram__bytes.sum.peak_sustained"},
+    [CTR_DRAM_CYCLES_PER_SECOND] = {"dram_cycles_per_second", "dram__cycles_elapsed.avg.per_second"},
 };
 
 const char *counter_key(counter_id c) { return (unsigned)c < CTR_COUNT ? counter_names[c].key : "?"; }

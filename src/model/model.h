@@ -234,6 +234,10 @@ typedef enum {
     CTR_L2_PCT,            /* L2 throughput, % of peak */
     CTR_L1_PCT,            /* L1/shared throughput, % of peak */
     CTR_DURATION_NS,       /* the kernel's time in the counter pass (replayed: not a timing figure) */
+    CTR_L2_PEAK_BYTES_PER_CYCLE,   /* the L2's peak bandwidth, per L2 cycle: the roofline's L2 ceiling */
+    CTR_L2_CYCLES_PER_SECOND,
+    CTR_DRAM_PEAK_BYTES_PER_CYCLE, /* the same for DRAM */
+    CTR_DRAM_CYCLES_PER_SECOND,
     CTR_COUNT
 } counter_id;
 
