@@ -129,7 +129,7 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
 # targets). Each list installs only what is missing.
-DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang xz-utils \
              libclang-rt-14-dev
 define install_missing

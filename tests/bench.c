@@ -14,7 +14,8 @@
  *
  * Prints tables; exits 1 when collection changes kernel time by more than 1% or the run-to-run
  * spread is 1% or more. BENCH_SIZES (default "2048 4096"), BENCH_PAIRS (default 5) and BENCH_RUNS
- * (default 5) change the work done. */
+ * (default 5) change the work done; BENCH_PARTS (default all) picks parts by name: throughput,
+ * collection, spread, wall, counters. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,6 +282,19 @@ static void counter_cost(const char *size)
     model_free(&without);
 }
 
+/* Whether BENCH_PARTS (a comma-separated list; unset or empty: every part) names part. */
+static bool part(const char *name)
+{
+    const char *parts = getenv("BENCH_PARTS");
+    if (!parts || !parts[0])
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = parts; (p = strstr(p, name)); p += n)
+        if ((p == parts || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return true;
+    return false;
+}
+
 int main(void)
 {
     tmp = make_temp_dir();
@@ -289,16 +303,19 @@ int main(void)
     const char *sizes = getenv("BENCH_SIZES");
     char list[256];
     snprintf(list, sizeof list, "%s", sizes && sizes[0] ? sizes : "2048 4096");
-    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s; s = strtok_r(NULL, " ,", &save))
+    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s && part("throughput"); s = strtok_r(NULL, " ,", &save))
         throughput(s);
     const char *p = getenv("BENCH_PAIRS");
-    int rc = collection_cost(p ? atoi(p) : 5);
+    int rc = part("collection") ? collection_cost(p ? atoi(p) : 5) : 0;
     const char *runs = getenv("BENCH_RUNS");
-    rc |= run_to_run(runs ? atoi(runs) : 5, false);
-    run_to_run(runs ? atoi(runs) : 5, true); /* told, not judged: a cold L2 is another measurement */
-    wall_time();
+    if (part("spread")) {
+        rc |= run_to_run(runs ? atoi(runs) : 5, false);
+        run_to_run(runs ? atoi(runs) : 5, true); /* told, not judged: a cold L2 is another measurement */
+    }
+    if (part("wall"))
+        wall_time();
     snprintf(list, sizeof list, "%s", sizes && sizes[0] ? sizes : "2048 4096");
-    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s; s = strtok_r(NULL, " ,", &save))
+    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s && part("counters"); s = strtok_r(NULL, " ,", &save))
         counter_cost(s);
     rm_rf(tmp);
     free(tmp);
