@@ -21,7 +21,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 timeout 300 "$bin" --size "$n" --workloads "$W" --host-memory pinned --counters --quiet --json "$dir/run.json" 2>"$dir/run.err"
 r1=$?
-timeout 300 ncu --clock-control none --csv --metrics "$M" "$bin" --size "$n" --workloads "$W" --host-memory pinned \
+timeout 300 ncu --clock-control none --print-kernel-base mangled --csv --metrics "$M" "$bin" --size "$n" --workloads "$W" --host-memory pinned \
   --repeat 1 --counters --quiet --json "$dir/under.json" >"$dir/ncu.csv" 2>"$dir/ncu.err"
 r2=$?
 cat "$dir/run.err"; tail -3 "$dir/ncu.err"

@@ -48,7 +48,7 @@ static const metric_def workload_defs[] = {
     W(dram_write_bytes, "dram_write_bytes", "DRAM write", "B", "%.0f", "bytes written to DRAM by one product's kernels"),
     W(l1_hit_pct, "l1_hit_pct", "L1 hit", "%", "%.1f", "L1 sector hit rate of the main kernel"),
     W(l2_hit_pct, "l2_hit_pct", "L2 hit", "%", "%.1f", "L2 sector hit rate of the main kernel"),
-    W(tensor_pct, "tensor_pct", "tensor", "%", "%.1f", "tensor pipe active cycles, % of peak (HMMA or GMMA, the busier)"),
+    W(tensor_pct, "tensor_pct", "tensor", "%", "%.1f", "tensor pipe active cycles, % of peak (mma.sync and, on Hopper, wgmma)"),
     W(flops_executed, "flops_executed", "FLOPs", "", "%.4g", "2 x FFMA + FADD + FMUL thread instructions executed"),
     W_HI(achieved_tflops, "achieved_tflops", "ach. TFLOP/s", "TFLOP/s", "%.2f", "executed FP32 FLOPs / kernel time"),
     W(intensity, "intensity", "FLOP/B", "FLOP/B", "%.1f", "executed FLOPs (2n^3 on the tensor pipe) per DRAM byte"),

@@ -126,9 +126,7 @@ void counter_figures(const run_model *m, workload_metrics *r)
     take(&r->dram_write_bytes, summed(w, CTR_DRAM_WRITE_BYTES), "DRAM bytes written");
     take(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
     take(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
-    /* mma.sync runs on the HMMA pipe, Hopper's wgmma on the GMMA pipe: the busier one. */
-    double hmma = k->v[CTR_TENSOR_PCT], gmma = k->v[CTR_GMMA_PCT];
-    take(&r->tensor_pct, isfinite(gmma) && (!isfinite(hmma) || gmma > hmma) ? gmma : hmma, "tensor-pipe activity");
+    take(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
     take(&r->flops_executed, 2 * summed(w, CTR_FFMA) + summed(w, CTR_FADD) + summed(w, CTR_FMUL),
          "FP32 instruction counts");
 

@@ -228,8 +228,7 @@ typedef enum {
     CTR_FFMA,              /* FP32 thread instructions executed, predicated on */
     CTR_FADD,
     CTR_FMUL,
-    CTR_TENSOR_PCT,        /* tensor pipe (mma.sync) active cycles, % of peak */
-    CTR_GMMA_PCT,          /* tensor pipe (wgmma, Hopper) active cycles, % of peak */
+    CTR_TENSOR_PCT,        /* tensor pipe active cycles, % of peak (on Hopper wgmma's count too) */
     CTR_DRAM_PCT,          /* DRAM throughput, % of peak */
     CTR_L2_PCT,            /* L2 throughput, % of peak */
     CTR_L1_PCT,            /* L1/shared throughput, % of peak */
