@@ -242,11 +242,12 @@ test: test-deps
 	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
-# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh)
+# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
+# compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH)
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh sanitize_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
