@@ -30,9 +30,6 @@ static struct {
     cudaEvent_t *events;       // grown as needed; reused by every workload
     int nevents;
     counter_session *counters; // the range profiler, when the run reads counters
-    float *evict;              // read before each counter pass to empty the L2 of the product's lines
-    size_t evict_floats;
-    float *evict_sink;
 } g;
 
 #define MAX_SAMPLES 200 // as the fixed-target count was capped before: a sweep of tiny kernels stays a few MB
@@ -235,16 +232,6 @@ extern "C" bool gpu_open_cublas(char *why, size_t len)
 
 extern "C" bool gpu_open_counters(run_model *m, char *why, size_t len)
 {
-    int l2 = 0;
-    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, g.device) != cudaSuccess || l2 <= 0)
-        l2 = 64 << 20;
-    g.evict_floats = 2 * (size_t)l2 / sizeof(float);
-    if (cudaMalloc((void **)&g.evict, g.evict_floats * sizeof(float)) != cudaSuccess ||
-        cudaMalloc((void **)&g.evict_sink, sizeof(float)) != cudaSuccess ||
-        cudaMemset(g.evict, 0, g.evict_floats * sizeof(float)) != cudaSuccess) {
-        snprintf(why, len, "no device memory for the L2 flush of the counter pass");
-        return false;
-    }
     g.counters = counters_open(g.device, why, len);
     if (!g.counters)
         return false;
@@ -503,27 +490,8 @@ static int compute(job *j, char *err, size_t errlen)
     return 0;
 }
 
-// Reads a buffer twice the L2's size: every line of the last product leaves the L2 (its dirty
-// lines written back now, outside the profiled range) and clean lines take their place, as Nsight
-// Compute's cache flush leaves it before each pass. The sum goes to sink so the reads stay.
-__global__ void evict_l2(const float *buf, size_t n, float *sink)
-{
-    float s = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-        s += buf[i];
-    if (s == 1234.5f)
-        *sink = s;
-}
-
-static int counter_before_pass(void *ctx)
-{
-    (void)ctx;
-    evict_l2<<<1024, 256, 0, g.stream>>>(g.evict, g.evict_floats, g.evict_sink);
-    return cudaStreamSynchronize(g.stream) == cudaSuccess && cudaGetLastError() == cudaSuccess ? 0 : -1;
-}
-
-// The counter pass: one more product per pass, launched under the range profiler after the timed
-// ones and verification, so no timing and no verified result depends on it.
+// The counter pass: one more product, launched under the range profiler after the timed ones and
+// verification, so replaying it for each pass touches no timing and no verified result.
 static int counter_launch(void *ctx)
 {
     job *j = (job *)ctx;
@@ -536,7 +504,7 @@ static void counter_pass(job *j)
 {
     phase *p = phase_begin(j->w, "counters", j->in->n);
     char why[256] = "";
-    if (counters_collect(g.counters, counter_before_pass, counter_launch, j, j->w, why, sizeof why) != 0)
+    if (counters_collect(g.counters, counter_launch, j, j->w, why, sizeof why) != 0)
         snprintf(j->w->counters_why, sizeof j->w->counters_why, "%s", why);
     phase_end(p);
     // The range profiler numbers its ranges; our own kernel has its name here (a library's is
@@ -637,8 +605,6 @@ extern "C" void gpu_close(void)
     cudaDeviceSynchronize();
     cublas_close();
     counters_close(g.counters);
-    cudaFree(g.evict);
-    cudaFree(g.evict_sink);
     for (int i = 0; i < g.nevents; i++)
         cudaEventDestroy(g.events[i]);
     free(g.events);

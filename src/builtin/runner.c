@@ -333,39 +333,41 @@ out:
     return status;
 }
 
-/* The counter pass's kernel records: the range profiler numbers its ranges, so a counter entry
- * still unnamed (a library's kernel) takes the name of the pass's n-th distinct kernel launch
- * (the L2 flush between passes left out). Then the pass's records are dropped: they are the
- * product relaunched once per pass and the flush, and time nothing; the "counters" phase stays. */
+/* True when a counter entry still has the range profiler's name for it, a range number. */
+static bool numbered(const char *name)
+{
+    char *end;
+    strtol(name, &end, 10);
+    return name[0] && !*end;
+}
+
+/* The counter pass's bookkeeping once the records are in. The range profiler numbers its ranges:
+ * an entry still numbered (a library's kernel) takes the name of the kernel launched at the same
+ * place in the compute phase's first product (the same launches, in the same order). Any kernel
+ * record of the pass itself is dropped: a replayed launch times nothing; the "counters" phase
+ * stays. */
 static void counter_pass_records(workload_run *w)
 {
-    const phase *p = workload_find_phase(w, "counters");
-    if (!p)
+    const phase *pass = workload_find_phase(w, "counters"), *compute = workload_find_phase(w, "compute");
+    if (!pass)
         return;
-    int named = 0;
-    uint32_t last = 0;
     size_t kept = 0;
+    int named = 0;
     for (size_t i = 0; i < w->nkernels; i++) {
         kernel_event *k = &w->kernels[i];
-        if (k->start_ns < p->start_ns || k->start_ns > p->end_ns) {
-            w->kernels[kept++] = *k;
+        if (k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
+            free(k->name);
             continue;
         }
-        bool flush = strstr(k->name, "evict_l2") != NULL;
-        if (!flush && named < w->ncounters && (named == 0 || k->correlation != last)) {
+        w->kernels[kept++] = *k;
+        if (compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns && named < w->ncounters) {
             kernel_counters *c = &w->counters[named++];
-            char *end;
-            strtol(c->name, &end, 10);
-            if (c->name[0] && !*end) { /* still the range's number */
-                char *name = strdup(k->name);
-                if (name) {
-                    free(c->name);
-                    c->name = name;
-                }
+            char *name = numbered(c->name) ? strdup(k->name) : NULL;
+            if (name) {
+                free(c->name);
+                c->name = name;
             }
-            last = k->correlation;
         }
-        free(k->name);
     }
     w->nkernels = kept;
 }

@@ -40,7 +40,7 @@ static void usage(FILE *f)
           "      --cold-l2           flush the GPU's L2 before each timed launch (outside the timing)\n"
           "      --counters          read each GPU kernel's hardware counters (occupancy, throughput,\n"
           "                          DRAM bytes, cache hit rates, FLOPs) in a pass after its timed\n"
-          "                          launches, the product relaunched once per counter pass (timings\n"
+          "                          launches, replaying the kernel once per counter pass (timings\n"
           "                          stay as without it); needs permission to read GPU counters\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"

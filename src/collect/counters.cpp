@@ -5,8 +5,9 @@
 // context's counter-availability image; a host object for the chip; every metric of the counter
 // table the host object accepts goes into one configuration image (its pass count says how many
 // replays each kernel costs); cuptiRangeProfilerEnable on the context. Per collection: a fresh
-// counter-data image, SetConfig (auto range: one range per kernel; user replay: the launches once
-// per pass), per pass Start, the launches, Stop; then DecodeData, then each range's values evaluated on the host.
+// counter-data image, SetConfig (auto range: one range per kernel; kernel replay: CUPTI replays
+// each kernel for every pass, saving and restoring the memory it writes), Start, the launches,
+// Stop, DecodeData, then each range's values evaluated on the host.
 #include "counters.h"
 
 #include <cuda.h>
@@ -295,27 +296,20 @@ static int evaluate(counter_session *s, size_t range, workload_run *w, char *why
     return 0;
 }
 
-// User replay (the default): each pass is ours to run, so before each one before_pass(ctx) may
-// put the caches in a known state outside the profiled range (Nsight Compute flushes them before
-// every pass), and nothing is saved or restored: the launch must give the same result every time
-// (a product does). Kernel replay (MMPROF_COUNTERS_REPLAY=kernel) lets CUPTI replay each kernel
-// within one launch, restoring the memory it writes; that restore's write-backs then land in the
-// kernel's DRAM counts.
-static bool kernel_replay(void)
-{
-    const char *r = getenv("MMPROF_COUNTERS_REPLAY");
-    return r && strcmp(r, "kernel") == 0;
-}
-
-extern "C" int counters_collect(counter_session *s, int (*before_pass)(void *ctx), int (*launch)(void *ctx), void *ctx,
-                                workload_run *w, char *why, size_t len)
+// Kernel replay: CUPTI replays each kernel within its one launch, once per pass, saving and
+// restoring the memory it writes. User replay (the program relaunching the product once per pass,
+// with an L2 flush before each) was tried on the H200: the activity records of the same run came
+// back with a kernel ending before it started and extra kernels in the timed phase, and the SASS
+// instruction counts read 0; so kernel replay it is. Its cost: the restore's write-backs land in
+// the kernel's DRAM bytes written (README, "Hardware counters").
+extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), void *ctx, workload_run *w, char *why,
+                                size_t len)
 {
     PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ci);
     ci.pRangeProfilerObject = s->rp;
     ci.counterDataSize = s->data_size;
     ci.pCounterData = s->data;
     TRY(cuptiRangeProfilerCounterDataImageInitialize(&ci));
-    bool by_kernel = kernel_replay();
     PARAMS(CUpti_RangeProfiler_SetConfig_Params, sc);
     sc.pRangeProfilerObject = s->rp;
     sc.configSize = s->config_size;
@@ -323,21 +317,17 @@ extern "C" int counters_collect(counter_session *s, int (*before_pass)(void *ctx
     sc.counterDataImageSize = s->data_size;
     sc.pCounterDataImage = s->data;
     sc.range = CUPTI_AutoRange;
-    sc.replayMode = by_kernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
+    sc.replayMode = CUPTI_KernelReplay;
     sc.maxRangesPerPass = MAX_RANGES;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
     TRY(cuptiRangeProfilerSetConfig(&sc));
-    // One round per pass (kernel replay: one round in all), bounded so a profiler that never
-    // finishes cannot hang the run.
+    // Kernel replay submits every pass within one Start/Stop; the loop is there in case CUPTI
+    // asks for the launches again, bounded so a profiler that never finishes cannot hang the run.
     bool submitted = false;
     for (int round = 0; !submitted && round < 2 * (s->passes > 0 ? s->passes : 1) + 2; round++) {
-        if (before_pass && before_pass(ctx) != 0) {
-            snprintf(why, len, "the cache flush before a counter pass failed");
-            return -1;
-        }
         PARAMS(CUpti_RangeProfiler_Start_Params, st);
         st.pRangeProfilerObject = s->rp;
         TRY(cuptiRangeProfilerStart(&st));

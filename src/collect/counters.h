@@ -1,7 +1,7 @@
 /* Hardware counters per kernel through CUPTI's range profiler (cupti_range_profiler.h with the
  * host API of cupti_profiler_host.h, CUDA 13): the metrics of model.h's counter table, collected
- * in user replay, one range per kernel launch: the launches run once per pass the metric set
- * needs. A C interface over counters.cpp (the host API's header is C++ only).
+ * in kernel replay, one range per kernel launch, so each kernel is replayed once per pass the
+ * metric set needs. A C interface over counters.cpp (the host API's header is C++ only).
  *
  * The counters are read in a pass of their own, after a workload's timed launches: replay
  * saves and restores device memory and serialises kernels, and must never touch a timing. */
@@ -30,13 +30,12 @@ counter_session *counters_open(int device, char *why, size_t len);
 /* Replays passes for each metric set; 0 until counters_open succeeded. */
 int counters_passes(const counter_session *s);
 
-/* Runs launch(ctx) under the profiler once per pass, each time after before_pass(ctx) (outside the
- * profiled range; NULL for none), and appends one kernel_counters per kernel it launched to w
- * (metrics the chip lacks stay NaN). launch must give the same result every time and synchronise
- * before returning. Returns 0, or -1 with the reason in why (the workload's timings are not
- * affected either way). */
-int counters_collect(counter_session *s, int (*before_pass)(void *ctx), int (*launch)(void *ctx), void *ctx,
-                     workload_run *w, char *why, size_t len);
+/* Runs launch(ctx) under the profiler and appends one kernel_counters per kernel it launched to
+ * w (metrics the chip lacks stay NaN), named by the range profiler's range number. launch must
+ * synchronise before returning. Returns 0, or -1 with the reason in why (the workload's timings
+ * are not affected either way). */
+int counters_collect(counter_session *s, int (*launch)(void *ctx), void *ctx, workload_run *w, char *why,
+                     size_t len);
 
 /* Stops the profiler and frees the session (NULL is fine). */
 void counters_close(counter_session *s);
