@@ -25,7 +25,7 @@ void text_counters(ctx *x, const analysis *a)
         return;
     }
     char head[160];
-    snprintf(head, sizeof head, "a pass after the timed launches, each kernel replayed once per each of %d passes; "
+    snprintf(head, sizeof head, "a pass after the timed launches, each kernel replayed for each of %d passes; "
                                 "Nsight Compute's metrics; bytes and FLOPs per product", m->counter_passes);
     wrapped(x, 20, head);
     fprintf(x->out, "%s%-17s %6s %5s %5s %8s %8s %5s %5s %6s %7s %6s %s%s\n", c(x, DIM), "workload", "occ%", "SM%",
