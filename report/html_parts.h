@@ -48,6 +48,8 @@ void html_ladder(html_ctx *x);
 void html_timeline(html_ctx *x);
 void html_copies(html_ctx *x);
 void html_speedup(html_ctx *x);
+/* The roofline and the counters per workload (html_roofline.c), from mmprof --counters. */
+void html_roofline(html_ctx *x);
 /* A run of several sizes: its own section (html_sweep.c); nothing otherwise. */
 void html_sweep(html_ctx *x);
 /* A --devices run: its own section (html_devices.c); nothing otherwise. */

@@ -86,6 +86,8 @@ static bool workload_metrics_json(cJSON *w, const workload_metrics *r)
     o.ok = o.ok && kernels && cJSON_AddNumberToObject(mj, "kernels_per_product", r->kernels_per_product) &&
            cJSON_AddStringToObject(mj, "verdict", verdict_name(r->verdict)) &&
            cJSON_AddStringToObject(mj, "verdict_reason", r->verdict_text) &&
+           cJSON_AddStringToObject(mj, "bound", bound_name(r->bound)) &&
+           cJSON_AddStringToObject(mj, "bound_reason", r->bound_text) &&
            (r->gap_phase[0] ? cJSON_AddStringToObject(mj, "largest_gap_phase", r->gap_phase) != NULL : true);
     for (int i = 0; o.ok && i < r->nkernels; i++)
         o.ok = kernel_metrics(kernels, &r->kernels[i]);

@@ -41,6 +41,18 @@ static const metric_def workload_defs[] = {
     W_HI(speedup, "speedup_vs_cpu", "vs CPU", "x", "%.2f", "cpu-openblas product time over kernel time"),
     W_HI(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time over end-to-end time"),
     W(event_agreement_pct, "cupti_vs_event_pct", "CUPTI vs events", "%", "%+.2f", "CUPTI kernel median against the cudaEvent median"),
+    /* From the counter pass (--counters): the main kernel's figures, the product's bytes and FLOPs. */
+    W(achieved_occupancy_pct, "achieved_occupancy_pct", "ach. occ", "%", "%.1f", "active warps over the SM's maximum, averaged over the kernel (sm__warps_active)"),
+    W(sm_throughput_pct, "sm_throughput_pct", "SM SOL", "%", "%.1f", "compute (SM) throughput, % of peak (sm__throughput)"),
+    W(memory_throughput_pct, "memory_throughput_pct", "mem SOL", "%", "%.1f", "memory throughput, % of peak (gpu__compute_memory_throughput)"),
+    W(dram_read_bytes, "dram_read_bytes", "DRAM read", "B", "%.0f", "bytes read from DRAM by one product's kernels"),
+    W(dram_write_bytes, "dram_write_bytes", "DRAM write", "B", "%.0f", "bytes written to DRAM by one product's kernels"),
+    W(l1_hit_pct, "l1_hit_pct", "L1 hit", "%", "%.1f", "L1 sector hit rate of the main kernel"),
+    W(l2_hit_pct, "l2_hit_pct", "L2 hit", "%", "%.1f", "L2 sector hit rate of the main kernel"),
+    W(tensor_pct, "tensor_pct", "tensor", "%", "%.1f", "tensor pipe active cycles, % of peak (mma.sync and, on Hopper, wgmma)"),
+    W(flops_executed, "flops_executed", "FLOPs", "", "%.4g", "2 x FFMA + FADD + FMUL thread instructions executed"),
+    W_HI(achieved_tflops, "achieved_tflops", "ach. TFLOP/s", "TFLOP/s", "%.2f", "executed FP32 FLOPs / kernel time"),
+    W(intensity, "intensity", "FLOP/B", "FLOP/B", "%.1f", "executed FLOPs (2n^3 on the tensor pipe) per DRAM byte"),
 };
 TABLE(workload_metric_table, "workload", workload_defs);
 
@@ -58,6 +70,8 @@ TABLE(kernel_summary_table, "kernel", kernel_summary_defs);
 static const metric_def device_peak_defs[] = {
     P(fp32_tflops, "fp32_tflops", "FP32 peak", "TFLOP/s", "%.1f", "SMs x FP32 lanes per SM x 2 x SM clock"),
     P(hbm_gbps, "memory_gbps", "memory", "GB/s", "%.0f", "2 x memory clock x bus width"),
+    P(tf32_tflops, "tf32_tflops", "TF32 peak", "TFLOP/s", "%.1f", "SMs x dense TF32 tensor FLOPs per SM per clock x SM clock"),
+    P(l2_gbps, "l2_gbps", "L2", "GB/s", "%.0f", "the L2's peak bandwidth as the counters read it (lts__t_bytes peak x L2 clock)"),
     P(link_gbps, "link_gbps", "PCIe link", "GB/s", "%.1f", "per direction, from the link's generation and width"),
 };
 TABLE(device_peaks_table, "device", device_peak_defs);

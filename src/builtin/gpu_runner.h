@@ -23,6 +23,7 @@ typedef struct {
     sample_rule rule;    /* how many timed launches (sampling.h; gpu_sample_rule) */
     bool cold_l2;        /* flush the L2 before each timed launch */
     bool pinned;         /* pinned host buffers will be needed */
+    bool counters;       /* read hardware counters in a pass after the timed launches (gpu_open_counters) */
 } gpu_inputs;
 
 /* The GPU's sampling rule: at least 10 launches before the noise may stop it, at most 200. */
@@ -43,6 +44,10 @@ bool gpu_prepare(const gpu_inputs *in, char *why, size_t len);
 
 /* Creates the cuBLAS handle on the run's stream (its cost shows as its own tool phase). */
 bool gpu_open_cublas(char *why, size_t len);
+
+/* Opens the range profiler on the run's context (counters.h) and records the passes it needs in
+ * m; false with the reason (no permission, unsupported GPU) when counters cannot be read. */
+bool gpu_open_counters(run_model *m, char *why, size_t len);
 
 /* Free device memory now, in bytes (after gpu_open). */
 uint64_t gpu_free_memory(void);

@@ -173,11 +173,11 @@ static void cpu_run_watched(const cli_options *o, int n, const float *A, const f
 /* ---------- the GPU calls of a single-device run, on the device thread ----------
  * (device_thread.h says why they cannot run on the main thread once the watchdog may abandon
  * one.) A --devices run drives its GPUs from threads of its own (multi_gpu.c). */
-typedef enum { GPU_OPEN, GPU_PREPARE, GPU_CUBLAS, GPU_RUN, GPU_PROFILER_START, GPU_PROFILER_STOP, GPU_SYNC, GPU_CLOSE, GPU_RESET } gpu_op;
+typedef enum { GPU_OPEN, GPU_PREPARE, GPU_CUBLAS, GPU_COUNTERS, GPU_RUN, GPU_PROFILER_START, GPU_PROFILER_STOP, GPU_SYNC, GPU_CLOSE, GPU_RESET } gpu_op;
 
 typedef struct {
     gpu_op op;
-    run_model *m;         /* GPU_OPEN */
+    run_model *m;         /* GPU_OPEN, GPU_COUNTERS */
     int device;           /* GPU_OPEN */
     gpu_inputs in;        /* GPU_PREPARE, GPU_RUN (a copy: an abandoned run outlives the caller's) */
     const gpu_compute *c; /* GPU_RUN */
@@ -195,6 +195,7 @@ static void gpu_call_run(void *arg)
     case GPU_OPEN: c->ok = gpu_open(c->m, c->device, c->why, sizeof c->why); break;
     case GPU_PREPARE: c->ok = gpu_prepare(&c->in, c->why, sizeof c->why); break;
     case GPU_CUBLAS: c->ok = gpu_open_cublas(c->why, sizeof c->why); break;
+    case GPU_COUNTERS: c->ok = gpu_open_counters(c->m, c->why, sizeof c->why); break;
     case GPU_RUN: gpu_run(c->c, &c->in, c->kind, &c->w); break;
     case GPU_PROFILER_START: gpu_profiler_start(); break;
     case GPU_PROFILER_STOP: gpu_profiler_stop(); break;
@@ -416,7 +417,13 @@ static int run_size(size_run *r, int n)
             workload_label(w, label, sizeof label);
             progress_step(r->pr, label);
             nvml_watch_begin(r->nw);
+            /* One counter pass per workload and size: the kernel is the same whatever the host
+             * memory, so the last kind run (pinned, when both are) has it. */
+            in.counters = m->counters && m->counters_why[0] == '\0' && k == r->nkinds - 1;
             bool hung = gpu_run_watched(o, r->sel[i]->gpu, &in, r->kinds[k], w, err);
+            if (m->counters && !hung && !w->counters_why[0] && w->ncounters == 0 && k == r->nkinds - 1)
+                copy_str(w->counters_why, sizeof w->counters_why,
+                         m->counters_why[0] ? m->counters_why : "the workload did not reach its counter pass");
             nvml_watch_end(r->nw, w, r->nvml_why);
             if (hung) {
                 /* The device cannot be released while it runs the abandoned work: from here a
@@ -436,6 +443,45 @@ out:
         free(ref);
     }
     return status;
+}
+
+/* True when a counter entry still has the range profiler's name for it, a range number. */
+static bool numbered(const char *name)
+{
+    char *end;
+    strtol(name, &end, 10);
+    return name[0] && !*end;
+}
+
+/* The counter pass's bookkeeping once the records are in. The range profiler numbers its ranges:
+ * an entry still numbered (a library's kernel) takes the name of the kernel launched at the same
+ * place in the compute phase's first product (the same launches, in the same order). Any kernel
+ * record of the pass itself is dropped: a replayed launch times nothing; the "counters" phase
+ * stays. */
+static void counter_pass_records(workload_run *w)
+{
+    const phase *pass = workload_find_phase(w, "counters"), *compute = workload_find_phase(w, "compute");
+    if (!pass)
+        return;
+    size_t kept = 0;
+    int named = 0;
+    for (size_t i = 0; i < w->nkernels; i++) {
+        kernel_event *k = &w->kernels[i];
+        if (k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
+            free(k->name);
+            continue;
+        }
+        w->kernels[kept++] = *k;
+        if (compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns && named < w->ncounters) {
+            kernel_counters *c = &w->counters[named++];
+            char *name = numbered(c->name) ? strdup(k->name) : NULL;
+            if (name) {
+                free(c->name);
+                c->name = name;
+            }
+        }
+    }
+    w->nkernels = kept;
 }
 
 int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE *err)
@@ -579,6 +625,26 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             gpu = false;
         }
     }
+    /* Hardware counters: the range profiler on the run's context, or the reason they are n/a.
+     * Under another profiler (Nsight Compute, Nsight Systems) CUPTI is theirs: no counters
+     * (--no-cupti leaves CUPTI unused, and the counters may have it). */
+    m->counters = o->counters;
+    if (o->counters && !gpu)
+        copy_str(m->counters_why, sizeof m->counters_why, "no GPU workload ran");
+    else if (o->counters && multi)
+        copy_str(m->counters_why, sizeof m->counters_why, "not collected in a --devices run (one GPU at a time)");
+    else if (o->counters && !collector_cupti_active() && !o->no_cupti)
+        snprintf(m->counters_why, sizeof m->counters_why, "counters off: %.200s",
+                 m->collection.reason[0] ? m->collection.reason : "CUPTI is not mmprof's in this run");
+    else if (o->counters) {
+        tp = tool_phase_begin(m, "counters-init");
+        gpu_call ctr = {.op = GPU_COUNTERS, .m = m};
+        if (!on_gpu(&ctr)) {
+            copy_str(m->counters_why, sizeof m->counters_why, ctr.why);
+            model_add_warning(m, "hardware counters n/a: %s", m->counters_why);
+        }
+        tool_phase_end(tp);
+    }
     /* NVML watches the device around each GPU workload (clocks, power, other processes); where it
      * cannot, each workload's device state says why. */
     nvml_watch *nw = NULL;
@@ -642,6 +708,8 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         on_gpu_op(GPU_SYNC);
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
+        for (int i = 0; i < m->nworkloads; i++)
+            counter_pass_records(&m->workloads[i]);
         tool_phase_end(tp);
         on_gpu_op(GPU_CLOSE);
         interrupt_defer(false);

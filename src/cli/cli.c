@@ -38,6 +38,10 @@ static void usage(FILE *f)
           "      --max-time S        ... or S seconds of sampling per workload and size have passed\n"
           "                          (default 0.1)\n"
           "      --cold-l2           flush the GPU's L2 before each timed launch (outside the timing)\n"
+          "      --counters          read each GPU kernel's hardware counters (occupancy, throughput,\n"
+          "                          DRAM bytes, cache hit rates, FLOPs) in a pass after its timed\n"
+          "                          launches, replaying the kernel once per counter pass (timings\n"
+          "                          stay as without it); needs permission to read GPU counters\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
@@ -198,7 +202,8 @@ static void rejected_option(char **argv, char *buf, size_t len)
 }
 
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
-       OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES };
+       OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
+       OPT_COUNTERS };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -208,6 +213,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"max-noise", required_argument, NULL, OPT_MAX_NOISE},
         {"max-time", required_argument, NULL, OPT_MAX_TIME},
         {"cold-l2", no_argument, NULL, OPT_COLD_L2},
+        {"counters", no_argument, NULL, OPT_COUNTERS},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
@@ -296,6 +302,10 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_COLD_L2:
             o->cold_l2 = true;
             run_only_given = true, run_only_name = "--cold-l2";
+            break;
+        case OPT_COUNTERS:
+            o->counters = true;
+            run_only_given = true, run_only_name = "--counters";
             break;
         case 'w':
             if (!parse_workloads(arg, o, err))

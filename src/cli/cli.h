@@ -44,6 +44,7 @@ typedef struct {
     double max_noise_pct;    /* --max-noise (default 0.5) */
     double max_time_s;       /* --max-time per workload and size (default 0.5) */
     bool cold_l2;            /* --cold-l2 */
+    bool counters;           /* --counters: a hardware-counter pass after each GPU workload */
     host_memory_opt host_memory;
     bool seed_given;
     uint64_t seed;

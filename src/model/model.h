@@ -218,6 +218,43 @@ typedef struct {
     int runtime_blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
 } occupancy_check;
 
+/* Hardware counters of one kernel from the counter pass, a separate launch after the timed ones
+ * (CUPTI's range profiler, kernel replay, one range per kernel launch). The figures are those of
+ * Nsight Compute's metrics of the same names (counter_metric_name); NaN where one was not
+ * collected. Raw counts here; rates, intensity and the bound are derived in analysis. */
+typedef enum {
+    CTR_OCCUPANCY_PCT = 0, /* achieved occupancy: active warps over the SM's maximum */
+    CTR_SM_PCT,            /* compute (SM) throughput, % of peak (speed of light) */
+    CTR_MEM_PCT,           /* memory throughput, % of peak (speed of light) */
+    CTR_DRAM_READ_BYTES,
+    CTR_DRAM_WRITE_BYTES,
+    CTR_L1_HIT_PCT,
+    CTR_L2_HIT_PCT,
+    CTR_FFMA,              /* FP32 thread instructions executed, predicated on */
+    CTR_FADD,
+    CTR_FMUL,
+    CTR_TENSOR_PCT,        /* tensor pipe active cycles, % of peak (on Hopper wgmma's count too) */
+    CTR_DRAM_PCT,          /* DRAM throughput, % of peak */
+    CTR_L2_PCT,            /* L2 throughput, % of peak */
+    CTR_L1_PCT,            /* L1/shared throughput, % of peak */
+    CTR_DURATION_NS,       /* the kernel's time in the counter pass (replayed: not a timing figure) */
+    CTR_L2_PEAK_BYTES_PER_CYCLE,   /* the L2's peak bandwidth, per L2 cycle: the roofline's L2 ceiling */
+    CTR_L2_CYCLES_PER_SECOND,
+    CTR_DRAM_PEAK_BYTES_PER_CYCLE, /* the same for DRAM */
+    CTR_DRAM_CYCLES_PER_SECOND,
+    CTR_COUNT
+} counter_id;
+
+typedef struct {
+    char *name; /* the kernel, as the range profiler named its range; owned */
+    double v[CTR_COUNT];
+} kernel_counters;
+
+/* The JSON key of a counter ("achieved_occupancy_pct") and the metric that measures it
+ * ("sm__warps_active.avg.pct_of_peak_sustained_active"). */
+const char *counter_key(counter_id c);
+const char *counter_metric_name(counter_id c);
+
 typedef struct {
     char name[32];         /* cpu-openblas, cuda-naive, ... */
     mem_kind host_memory;  /* MEM_PAGEABLE or MEM_PINNED for GPU workloads, MEM_UNKNOWN for CPU */
@@ -265,6 +302,11 @@ typedef struct {
 
     device_pass pass;      /* --devices: run with its GPU alone busy, or with every listed GPU busy */
     uint32_t host_tid;     /* the thread that ran it (gettid), for CUPTI's API records; not saved */
+    /* The counter pass (run_model.counters): one entry per kernel of one product, or none and
+     * counters_why saying why (no permission, unsupported GPU, the pass failed). */
+    kernel_counters *counters;
+    int ncounters;
+    char counters_why[256];
 } workload_run;
 
 typedef struct {
@@ -370,6 +412,9 @@ typedef struct {
     int ndevices;
     char gpu_skip_reason[256]; /* non-empty when GPU workloads could not run */
     collection_info collection;
+    bool counters;             /* a counter pass ran (or was asked for) after each GPU workload */
+    int counter_passes;        /* replays of each kernel the metric set needed; 0: not known */
+    char counters_why[256];    /* non-empty when the counters are n/a for the whole run */
     phase tool_phases[16 + 3 * MAX_SWEEP_SIZES]; /* where the tool's own wall time went (inputs,
                                                   * reference and buffers per size of a sweep) */
     int ntool_phases;
@@ -402,6 +447,7 @@ bool workload_add_memset(workload_run *w, const memset_event *s);
 bool workload_add_sync(workload_run *w, const sync_event *s);
 bool workload_add_product_ms(workload_run *w, double ms);
 bool workload_add_occ(workload_run *w, const occupancy_check *o);
+bool workload_add_counters(workload_run *w, const kernel_counters *c); /* copies c->name */
 phase *workload_add_phase(workload_run *w, const char *name);
 const phase *workload_find_phase(const workload_run *w, const char *name);
 

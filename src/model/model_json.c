@@ -239,6 +239,30 @@ static cJSON *device_state_json(const device_state *d)
     return built(o, ok);
 }
 
+/* One kernel's counters: its name and every counter by key, null where it was not collected. */
+static cJSON *make_counters(const void *a, size_t i, int64_t e)
+{
+    (void)e;
+    const kernel_counters *k = &((const kernel_counters *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "kernel", k->name);
+    for (int c = 0; ok && c < CTR_COUNT; c++)
+        ok = ok_add(o, counter_key((counter_id)c), isfinite(k->v[c]) ? cJSON_CreateNumber(k->v[c]) : cJSON_CreateNull());
+    return built(o, ok);
+}
+
+/* A workload's counter pass: written only where one was asked for, so files without counters
+ * stay as they were. */
+static bool add_workload_counters(cJSON *o, const workload_run *w)
+{
+    if (w->ncounters == 0 && !w->counters_why[0])
+        return true;
+    cJSON *c = cJSON_CreateObject();
+    bool ok = c && add_str_or_null(c, "why", w->counters_why) &&
+              ok_add(c, "kernels", array_of((size_t)w->ncounters, make_counters, w->counters, 0));
+    return ok_add(o, "counters", built(c, ok));
+}
+
 static cJSON *workload_json(const workload_run *w, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
@@ -270,6 +294,7 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     /* Only where it was sampled: CPU workloads and older files have none. */
     if (ok && w->device_state.recorded)
         ok = ok_add(o, "device_state", device_state_json(&w->device_state));
+    ok = ok && add_workload_counters(o, w);
     return built(o, ok);
 }
 
@@ -396,7 +421,9 @@ cJSON *model_to_json(const run_model *m)
          ok_add(cfg, "sizes", cJSON_CreateIntArray(m->sizes, m->nsizes)) &&
          ok_add(cfg, "max_noise_pct", m->max_noise_pct > 0 ? cJSON_CreateNumber(m->max_noise_pct) : cJSON_CreateNull()) &&
          ok_add(cfg, "max_time_s", m->max_time_s > 0 ? cJSON_CreateNumber(m->max_time_s) : cJSON_CreateNull()) &&
-         add_bool(cfg, "cold_l2", m->cold_l2);
+         add_bool(cfg, "cold_l2", m->cold_l2) && add_bool(cfg, "counters", m->counters) &&
+         ok_add(cfg, "counter_passes", m->counter_passes > 0 ? cJSON_CreateNumber(m->counter_passes) : cJSON_CreateNull()) &&
+         add_str_or_null(cfg, "counters_why", m->counters_why);
 
     const host_info *h = &m->host;
     cJSON *host = ok ? cJSON_AddObjectToObject(root, "host") : NULL;
@@ -970,6 +997,39 @@ static bool read_sizes(reader *r, const cJSON *cfg, run_model *m)
     return true;
 }
 
+static bool read_counters(reader *r, const cJSON *e, int64_t epoch, void *w)
+{
+    (void)epoch;
+    kernel_counters k;
+    memset(&k, 0, sizeof k);
+    for (int c = 0; c < CTR_COUNT; c++) {
+        k.v[c] = NAN;
+        const char *key = counter_key((counter_id)c);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+        if (v && !cJSON_IsNull(v) && !get_num(r, e, key, &k.v[c]))
+            return false;
+    }
+    if (!get_owned_str(r, e, "kernel", false, &k.name))
+        return false;
+    bool ok = workload_add_counters(w, &k) || fail(r, NULL, "out of memory");
+    free(k.name);
+    return ok;
+}
+
+/* A workload's "counters" object, when it has one (files from before counters have none). */
+static bool read_workload_counters(reader *r, const cJSON *e, workload_run *w)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "counters");
+    if (!c)
+        return true;
+    size_t s = enter_obj(r, "counters");
+    bool ok = cJSON_IsObject(c) ? get_str(r, c, "why", true, w->counters_why, sizeof w->counters_why) &&
+                                      read_each(r, c, "kernels", 0, w, read_counters, true)
+                                : fail(r, NULL, "expected an object");
+    leave(r, s);
+    return ok;
+}
+
 static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices, workload_run *w)
 {
     char mem[16], prec[16], status[16], timing[16];
@@ -1031,7 +1091,7 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
         ok = cJSON_IsObject(ds) ? read_device_state(r, ds, &w->device_state) : fail(r, NULL, "expected an object");
         leave(r, s);
     }
-    return ok;
+    return ok && read_workload_counters(r, e, w);
 }
 
 /* Region i (the next one: m->nregions) encloses nothing before it, so parent links only point
@@ -1285,7 +1345,11 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
               get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested) &&
               get_num_or_null(r, cfg, "max_noise_pct", 0, &m->max_noise_pct) &&
               get_num_or_null(r, cfg, "max_time_s", 0, &m->max_time_s) &&
-              (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &m->cold_l2)) && read_sizes(r, cfg, m);
+              (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &m->cold_l2)) && read_sizes(r, cfg, m) &&
+              (absent(cfg, "counters") || get_bool(r, cfg, "counters", &m->counters)) &&
+              (absent(cfg, "counter_passes") || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cfg, "counter_passes")) ||
+               get_int(r, cfg, "counter_passes", 1, 100000, &m->counter_passes)) &&
+              (absent(cfg, "counters_why") || get_str(r, cfg, "counters_why", true, m->counters_why, sizeof m->counters_why));
     leave(r, s);
     if (!ok)
         return false;
