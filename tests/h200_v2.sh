@@ -5,12 +5,14 @@
 #   tests/h200_v2.sh stage       (here) copy what the GPU machine runs into build-gpu/
 #   tests/h200_v2.sh main        (there) samples, profiles, sweep, test-gpu, bench (SKIP_BENCH=1: not)
 #   tests/h200_v2.sh sanitize    (there) compute-sanitizer over every hand-written kernel
+#   tests/h200_v2.sh final       (there, 2 GPUs) the samples the reports changed, test-gpu, bench:
+#                                a short session (no sweep, profiles, ncu/nsys runs, overhead)
 set -u
 step=${1:-main}
 if [ "$step" = stage ]; then
   rm -rf build-gpu && mkdir -p build-gpu/tests build-gpu/examples
   cp -a build/mmprof build/libmmprof_inject.so build/libmmprof_exit.so build/lib build-gpu/
-  for t in test_gpu test_profile_gpu bench nvtx_demo; do [ -e build/tests/$t ] && cp -a build/tests/$t build-gpu/tests/; done
+  for t in test_gpu test_multi_gpu test_profile_gpu bench nvtx_demo; do [ -e build/tests/$t ] && cp -a build/tests/$t build-gpu/tests/; done
   cp -a build/examples/copies_and_streams build-gpu/examples/
   du -sh build-gpu; exit 0
 fi
@@ -49,6 +51,26 @@ if [ "$step" = main ]; then
       tests/run_tests.sh --gpu build test_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
   [ -n "${SKIP_BENCH:-}" ] || { echo "== make bench"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof timeout 300 build/tests/bench; echo "exit $?"
     echo "== cost of being profiled"; timeout 200 python3 tests/h200/profile_overhead.py build 5; echo "exit $?"; } >"$S/bench.log" 2>&1
+fi
+if [ "$step" = final ]; then
+  export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+  { echo "== default run wall time (mmprof --size 2048 --html), 3 runs"
+    for i in 1 2 3; do /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --html /tmp/w$i.html -q; done
+    echo "== sample 2048"; build/mmprof --size 2048 --json "$S/h200-2048.json" --html "$S/h200-2048.html" \
+      --trace "$S/h200-2048.trace.json" --csv "$S/h200-2048.csv" --color never >"$S/h200-2048.txt"; echo "exit $?"
+    echo "== sample 2048 with hardware counters"; /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --host-memory pinned \
+      --counters --json "$S/h200-2048-counters.json" --html "$S/h200-2048-counters.html" --color never \
+      >"$S/h200-2048-counters.txt"; echo "exit $?"
+    echo "== sample --devices all 2048"; /usr/bin/time -f "wall %e s" build/mmprof --devices all --size 2048 \
+      --json "$S/h200x2-devices-2048.json" --html "$S/h200x2-devices-2048.html" --color never >"$S/h200x2-devices-2048.txt"
+    echo "exit $?"; xz -9 -f "$S/h200x2-devices-2048.json"
+    [ -z "${FINAL_EXTRA:-}" ] || { echo "== extra: $FINAL_EXTRA"; timeout 120 bash -c "$FINAL_EXTRA"; echo "exit $?"; }
+  } >>"$log" 2>&1
+  { echo "== test-gpu (without compute-sanitizer)"; SANITIZE_TOOLS=none timeout 300 \
+      tests/run_tests.sh --gpu build test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh ${FINAL_GPU_TESTS:-}
+    echo "exit $?"; } >"$S/test-gpu.log" 2>&1
+  { echo "== make bench (GPU part: 2048 4096, the counter pass included)"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof \
+      timeout 150 build/tests/bench; echo "exit $?"; } >"$S/bench.log" 2>&1
 fi
 if [ "$step" = sanitize ]; then
   { echo "== compute-sanitizer"; timeout 560 tests/run_tests.sh --gpu build sanitize_gpu.sh; echo "exit $?"; } >"$S/sanitize.log" 2>&1
