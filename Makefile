@@ -45,7 +45,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c s
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
-             src/collect/stream_read.c src/collect/stream_format.c
+             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/compare_cli.c src/cli/profile.c \
              src/builtin/workloads.c src/builtin/runner.c \
@@ -93,7 +93,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/model/model.c src/util/strbuf.c
+              src/collect/rank_env.c src/model/model.c src/util/strbuf.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 
 $(BUILD)/pic/%.o: %.c

@@ -3,6 +3,7 @@
  * main wires the pipeline: parse the command line, check that every output can be written (before
  * seconds of work, not after), run, read or import the run model, analyse it, render each output. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@
 #include "model_json.h"
 #include "output_file.h"
 #include "profile.h"
-#include "profile.h"
+#include "rank_env.h"
 #include "runner.h"
 #include "text.h"
 #include "trace.h"
@@ -139,6 +140,29 @@ static void warn_space(const file_output *outs, int n, uint64_t bytes)
     }
 }
 
+/* profile: %r and %h in the output paths become the launcher's rank and the host, so that
+ * `torchrun ... mmprof profile --json run.%r.json -- python3 train.py` writes one file per rank. */
+static bool expand_rank_paths(cli_options *o, char expanded[5][PATH_MAX])
+{
+    struct {
+        const char *flag, **path;
+    } outs[] = {{"--json", &o->json_path}, {"--html", &o->html_path}, {"--trace", &o->trace_path},
+                {"--csv", &o->csv_path}, {"--text", &o->text_path}};
+    rank_env r;
+    rank_env_read(&r);
+    for (int i = 0; i < 5; i++) {
+        char why[400];
+        if (!*outs[i].path || !strchr(*outs[i].path, '%'))
+            continue;
+        if (!rank_env_expand(&r, *outs[i].path, expanded[i], PATH_MAX, why, sizeof why)) {
+            fprintf(stderr, "mmprof profile: %s %s: %s\n", outs[i].flag, *outs[i].path, why);
+            return false;
+        }
+        *outs[i].path = expanded[i];
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe is an error to report (exit 4), not a silent death by SIGPIPE. */
@@ -152,6 +176,9 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc == EXIT_OK && !stdout_ok() ? EXIT_OUTPUT : rc;
 
+    static char expanded[5][PATH_MAX];
+    if (o.profile_mode && !expand_rank_paths(&o, expanded))
+        return EXIT_USAGE;
     file_output outs[] = {
         {"--json", o.json_path, render_json, {0}},
         {"--html", o.html_path, render_html, {0}},

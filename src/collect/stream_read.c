@@ -306,6 +306,17 @@ static bool line_process(reader *r, char **f, int n)
     return true;
 }
 
+/* rank RANK WORLD LOCAL SOURCE HOST: the launcher's variables in that process. */
+static bool line_rank(reader *r, char **f, int n)
+{
+    int64_t v[3];
+    for (int i = 0; i < 3; i++)
+        if (n != 6 || !parse_i64(f[1 + i], &v[i]) || v[i] < -1 || v[i] > INT32_MAX)
+            return false;
+    model_set_process_rank(r->m, r->pid, (int)v[0], (int)v[1], (int)v[2], f[5]);
+    return true;
+}
+
 static bool line_thread(reader *r, char **f, int n)
 {
     uint32_t tid;
@@ -353,6 +364,7 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "device") == 0) return line_device(r, f, n);
     if (strcmp(k, "stats") == 0) return line_stats(r, f, n);
     if (strcmp(k, "process") == 0) return line_process(r, f, n);
+    if (strcmp(k, "rank") == 0) return line_rank(r, f, n);
     if (strcmp(k, "cuda") == 0 || strcmp(k, "exit") == 0) {
         int64_t ts;
         if (n != 2 || !parse_i64(f[1], &ts))
