@@ -38,14 +38,14 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c \
              src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
+             src/analysis/metrics.c src/analysis/ranks.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
-             report/text.c report/text_parts.c report/text_regions.c report/text_sweep.c report/json_report.c report/svg.c \
+             report/text.c report/text_parts.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
-             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c
+             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/compare_cli.c src/cli/profile.c \
              src/builtin/workloads.c src/builtin/runner.c \

@@ -45,6 +45,9 @@ const char *short_limiter(const char *full, char *buf, size_t len);
  * not built-in runs. */
 void text_regions(ctx *x, const analysis *a);
 
+/* text_ranks.c: a job of several ranks or GPU processes: shares, overlap, stragglers. */
+void text_ranks(ctx *x, const analysis *a);
+
 /* text_sweep.c: a run of several sizes: where the GPU pays off, and the series per size. */
 void text_sweep(ctx *x, const analysis *a);
 

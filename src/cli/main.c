@@ -20,6 +20,7 @@
 #include "interrupt.h"
 #include "json_report.h"
 #include "model_json.h"
+#include "model_merge.h"
 #include "output_file.h"
 #include "profile.h"
 #include "rank_env.h"
@@ -140,6 +141,47 @@ static void warn_space(const file_output *outs, int n, uint64_t bytes)
     }
 }
 
+/* One recorded run or trace (import), or several merged into one (the ranks of a job). */
+static bool read_one(const cli_options *o, const char *path, run_model *m)
+{
+    char err[512];
+    bool ok = o->import_mode ? import_file(path, m, err, sizeof err) : model_read_file(path, m, err, sizeof err);
+    if (!ok)
+        fprintf(stderr, "%s: %s\n", o->import_mode ? "mmprof import" : "mmprof report", err);
+    return ok;
+}
+
+static bool read_runs(const cli_options *o, run_model *m)
+{
+    if (!read_one(o, o->run_file, m))
+        return false;
+    if (o->nmore_files == 0)
+        return true;
+    merge_state s;
+    if (!model_merge_begin(&s, m)) {
+        fprintf(stderr, "mmprof: out of memory while merging\n");
+        model_free(m);
+        return false;
+    }
+    for (int i = 0; i < o->nmore_files; i++) {
+        run_model next;
+        char err[512];
+        bool ok = read_one(o, o->more_files[i], &next);
+        if (ok && !model_merge(&s, m, &next, o->more_files[i], err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", o->import_mode ? "mmprof import" : "mmprof report", err);
+            model_free(&next);
+            ok = false;
+        } else if (ok)
+            model_free(&next);
+        if (!ok) {
+            model_merge_finish(&s, m);
+            model_free(m);
+            return false;
+        }
+    }
+    return model_merge_finish(&s, m);
+}
+
 /* profile: %r and %h in the output paths become the launcher's rank and the host, so that
  * `torchrun ... mmprof profile --json run.%r.json -- python3 train.py` writes one file per rank. */
 static bool expand_rank_paths(cli_options *o, char expanded[5][PATH_MAX])
@@ -203,19 +245,9 @@ int main(int argc, char **argv)
     struct stat in;
     if (o.report_mode && stat(o.run_file, &in) == 0) /* report and import read a file */
         warn_space(outs, nouts, (uint64_t)in.st_size);
-    if (o.import_mode) {
-        char err[512];
-        if (!import_file(o.run_file, &m, err, sizeof err)) {
-            fprintf(stderr, "mmprof import: %s\n", err);
+    if (o.report_mode) {
+        if (!read_runs(&o, &m))
             return EXIT_USAGE;
-        }
-        status = EXIT_OK;
-    } else if (o.report_mode) {
-        char err[512];
-        if (!model_read_file(o.run_file, &m, err, sizeof err)) {
-            fprintf(stderr, "mmprof report: %s\n", err);
-            return EXIT_USAGE;
-        }
         status = EXIT_OK;
         for (int i = 0; i < m.nworkloads; i++)
             if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)
