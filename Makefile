@@ -63,7 +63,7 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
-              test_stream_read test_profile
+              test_stream_read test_profile test_ranks
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import fuzz fuzz-build clean install \
