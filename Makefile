@@ -66,7 +66,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_stream_read test_profile test_ranks
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -234,12 +234,12 @@ test: test-deps
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh ddp_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
 # `make gpu-build` made them (bench-gpu).
-bench: bench-import bench-cpu
+bench: bench-import bench-cpu bench-merge
 	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
 	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
 
@@ -252,6 +252,13 @@ bench-gpu:
 BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/matmul_copies.json)
 bench-import: $(BUILD)/tests/bench_import
 	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
+
+# The merge of a job's rank files as the job grows (docs/scaling.md): 8 to 64 copies of a rank file.
+# BENCH_RANK_FILE: the DDP sample's rank file when it is there, else the PyTorch profile sample.
+BENCH_RANK_FILE ?= $(firstword $(wildcard samples/h200-ddp-rank.0.json) samples/h200-profile-torch.json)
+bench-merge: all
+	$(call install_missing,time python3)
+	tests/bench_merge.sh $(BIN) $(BENCH_RANK_FILE) 5 8 16 32 64
 
 # The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
 bench-cpu: all $(BUILD)/tests/bench_cpu

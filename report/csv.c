@@ -3,7 +3,8 @@
  * Rows, in this order: one per region of the run (every region, timeline order); one per kernel
  * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
  * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
- * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks).
+ * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks);
+ * for a job of several ranks, one per rank, per GPU and per straggling NVTX range (ranks.h).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -16,9 +17,10 @@
 #include "strbuf.h"
 
 /* The registry tables, in column order, and what each row kind fills. */
-typedef enum { ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE, NROWS } row_kind;
+typedef enum { ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE, ROW_RANK, ROW_GPU, ROW_STRAGGLER, NROWS } row_kind;
 
-static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device"};
+static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device", "rank", "gpu",
+                                             "straggler"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -28,6 +30,9 @@ static const metric_table *table_of(row_kind k)
     case ROW_COPY: return &copy_flow_table;
     case ROW_API: return &api_stat_table;
     case ROW_WORKLOAD: return &workload_metric_table;
+    case ROW_RANK:
+    case ROW_GPU: return &rank_share_table;
+    case ROW_STRAGGLER: return &straggler_table;
     default: return &device_peaks_table;
     }
 }
@@ -109,6 +114,55 @@ static void region_ids(const run_model *m, int ri, ids *id)
     id->v[3] = region_kind_name(rg->kind);
 }
 
+/* A job of several ranks (ranks.h): a row per rank, per GPU and per straggling NVTX range; the
+ * name says who ("rank 1 GPU 1", "GPU 0 (rank 0)", "step 3 (last: rank 1)"), count its kernels or
+ * matched occurrences. */
+static void share_label(const rank_share *r, bool gpu, char *buf, size_t len)
+{
+    char who[48];
+    if (r->rank >= 0)
+        snprintf(who, sizeof who, "rank %d", r->rank);
+    else
+        snprintf(who, sizeof who, "pid %u", r->pid);
+    if (gpu)
+        snprintf(buf, len, "GPU %d (%s)%s%s", r->device, who, r->host[0] ? " @" : "", r->host);
+    else
+        snprintf(buf, len, "%s GPU %d%s%s", who, r->device, r->host[0] ? " @" : "", r->host);
+}
+
+static void rank_rows(strbuf *b, const rank_analysis *ra)
+{
+    if (!ra)
+        return;
+    ids id;
+    char name[512];
+    for (int g = 0; g < 2; g++)
+        for (int i = 0; i < (g ? ra->ngpus : ra->nrows); i++) {
+            const rank_share *r = g ? &ra->gpus[i] : &ra->rows[i];
+            memset(&id, 0, sizeof id);
+            share_label(r, g, name, sizeof name);
+            id.v[4] = name;
+            snprintf(id.count, sizeof id.count, "%d", r->kernels);
+            id.v[5] = id.count;
+            row(b, g ? ROW_GPU : ROW_RANK, &id, r);
+        }
+    for (int i = 0; i < ra->nstragglers; i++) {
+        const straggler *s = &ra->stragglers[i];
+        memset(&id, 0, sizeof id);
+        const rank_share *w = s->straggler >= 0 ? &ra->rows[s->straggler] : NULL;
+        if (w && w->rank >= 0)
+            snprintf(name, sizeof name, "%s (last: rank %d)", s->name, w->rank);
+        else if (w)
+            snprintf(name, sizeof name, "%s (last: pid %u)", s->name, w->pid);
+        else
+            snprintf(name, sizeof name, "%s", s->name);
+        id.v[4] = name;
+        snprintf(id.count, sizeof id.count, "%d", s->matched);
+        id.v[5] = id.count;
+        row(b, ROW_STRAGGLER, &id, s);
+    }
+}
+
 char *render_csv(const analysis *a)
 {
     const run_model *m = a->m;
@@ -164,5 +218,6 @@ char *render_csv(const analysis *a)
         id.v[4] = m->devices[i].name;
         row(&b, ROW_DEVICE, &id, &a->peaks[i]);
     }
+    rank_rows(&b, a->ranks);
     return sb_finish(&b);
 }
