@@ -336,6 +336,41 @@ static void stream_rank_line_names_the_process(void **state)
     free(path);
 }
 
+/* A rank that used GPU 1 alone: its stream names device 1, the model's only device; its kernel
+ * must point at that device's place (0), or the run file it writes does not read back. */
+static void a_rank_on_gpu_1_alone_reads_back(void **state)
+{
+    (void)state;
+    char *path = path_in(test_tmp, "301.stream");
+    assert_true(write_text(path, "mmprof-stream\t1\nprocess\t301\t1\t1000\tpython3 train.py\n"
+                                 "rank\t1\t2\t1\tRANK\tnode-a\n"
+                                 "device\t1\t9\t0\t132\t1980000\t3201000\t6016\t62914560\t1024\t2048\t32\t65536\t65536"
+                                 "\t233472\t49152\t232448\t1024\t32\t150109880320\t13000\t0000:00:07.0\tNVIDIA H200\n"
+                                 "kernel\t2000\t3000\t1\t7\t1\t1\t1\t1\t32\t1\t1\t16\t0\t0\t0\t0\t_Z1kv\nexit\t4000\n"));
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[256];
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
+    m.source = SOURCE_PROFILE;
+    assert_int_equal(m.ndevices, 1);
+    assert_int_equal(m.devices[0].index, 1);
+    assert_int_equal(m.events.nkernels, 1);
+    assert_int_equal(m.events.kernels[0].device, 0);
+    assert_true(model_finish_regions(&m, "python3"));
+    cJSON *j = model_to_json(&m);
+    assert_non_null(j);
+    run_model back;
+    bool read_back = model_from_json(j, &back, err, sizeof err);
+    if (!read_back)
+        fail_msg("%s", err);
+    assert_int_equal(back.events.kernels[0].device, 0);
+    cJSON_Delete(j);
+    model_free(&back);
+    model_free(&m);
+    free(path);
+}
+
 static void profile_names_output_by_rank_and_host(void **state)
 {
     (void)state;
@@ -371,6 +406,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(report_merges_rank_files_by_epoch, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(report_refuses_a_builtin_run_in_a_merge, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(stream_rank_line_names_the_process, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(a_rank_on_gpu_1_alone_reads_back, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(profile_names_output_by_rank_and_host, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -485,6 +485,33 @@ static int by_pid(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int by_ordinal(const void *a, const void *b)
+{
+    const device_info *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The streams name a device by its CUDA ordinal; the model's events by their device's place in
+ * m->devices. They differ when the processes used only some GPUs (a rank on GPU 1 alone): the
+ * devices go in ordinal order (device_info.index keeps the ordinal) and the events follow. */
+static void devices_by_place(run_model *m)
+{
+    if (m->ndevices > 1)
+        qsort(m->devices, (size_t)m->ndevices, sizeof *m->devices, by_ordinal);
+    event_list *e = &m->events;
+#define PLACE(arr, n)                                            \
+    for (size_t i = 0; i < (n); i++)                             \
+        for (int d = 0; d < m->ndevices; d++)                    \
+            if ((uint32_t)m->devices[d].index == (arr)[i].device) { \
+                (arr)[i].device = (uint32_t)d;                   \
+                break;                                           \
+            }
+    PLACE(e->kernels, e->nkernels)
+    PLACE(e->copies, e->ncopies)
+    PLACE(e->memsets, e->nmemsets)
+#undef PLACE
+}
+
 bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -522,5 +549,7 @@ bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
+    if (ok)
+        devices_by_place(m);
     return ok;
 }
