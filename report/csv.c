@@ -117,19 +117,6 @@ static void region_ids(const run_model *m, int ri, ids *id)
 /* A job of several ranks (ranks.h): a row per rank, per GPU and per straggling NVTX range; the
  * name says who ("rank 1 GPU 1", "GPU 0 (rank 0)", "step 3 (last: rank 1)"), count its kernels or
  * matched occurrences. */
-static void share_label(const rank_share *r, bool gpu, char *buf, size_t len)
-{
-    char who[48];
-    if (r->rank >= 0)
-        snprintf(who, sizeof who, "rank %d", r->rank);
-    else
-        snprintf(who, sizeof who, "pid %u", r->pid);
-    if (gpu)
-        snprintf(buf, len, "GPU %d (%s)%s%s", r->device, who, r->host[0] ? " @" : "", r->host);
-    else
-        snprintf(buf, len, "%s GPU %d%s%s", who, r->device, r->host[0] ? " @" : "", r->host);
-}
-
 static void rank_rows(strbuf *b, const rank_analysis *ra)
 {
     if (!ra)
@@ -140,7 +127,7 @@ static void rank_rows(strbuf *b, const rank_analysis *ra)
         for (int i = 0; i < (g ? ra->ngpus : ra->nrows); i++) {
             const rank_share *r = g ? &ra->gpus[i] : &ra->rows[i];
             memset(&id, 0, sizeof id);
-            share_label(r, g, name, sizeof name);
+            rank_share_label(r, g, true, name, sizeof name);
             id.v[4] = name;
             snprintf(id.count, sizeof id.count, "%d", r->kernels);
             id.v[5] = id.count;

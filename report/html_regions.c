@@ -166,22 +166,12 @@ static void api_rows(html_ctx *x, const region_metrics *r)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
-/* A rank or GPU row's name: "rank 1 GPU 1", "GPU 0 (rank 0)", "pid 812", with @host across hosts. */
+/* A rank or GPU row's name, with @host across hosts. */
 static void share_name(html_ctx *x, const rank_analysis *ra, const rank_share *r, bool gpu)
 {
-    char who[48];
-    if (r->rank >= 0)
-        snprintf(who, sizeof who, "rank %d", r->rank);
-    else
-        snprintf(who, sizeof who, "pid %u", r->pid);
-    if (gpu)
-        sb_html_printf(x->b, "GPU %d (%s)", r->device, who);
-    else if (r->device >= 0)
-        sb_html_printf(x->b, "%s GPU %d", who, r->device);
-    else
-        sb_html(x->b, who);
-    if (ra->nhosts > 1 && r->host[0])
-        sb_html_printf(x->b, " @%s", r->host);
+    char name[160];
+    rank_share_label(r, gpu, ra->nhosts > 1, name, sizeof name);
+    sb_html(x->b, name);
 }
 
 static void share_rows(html_ctx *x, const rank_analysis *ra, const rank_share *rows, int n, bool gpu)

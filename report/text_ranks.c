@@ -7,25 +7,6 @@
 
 #define MAX_STRAGGLER_ROWS 12
 
-static void row_name(const rank_analysis *ra, const rank_share *r, bool gpu, char *buf, size_t len)
-{
-    char who[48];
-    if (r->rank >= 0)
-        snprintf(who, sizeof who, "rank %d", r->rank);
-    else
-        snprintf(who, sizeof who, "pid %u", r->pid);
-    if (gpu)
-        snprintf(buf, len, "GPU %d (%s)", r->device, who);
-    else if (r->device >= 0)
-        snprintf(buf, len, "%s GPU %d", who, r->device);
-    else
-        snprintf(buf, len, "%s", who);
-    if (ra->nhosts > 1 && r->host[0]) {
-        size_t n = strlen(buf);
-        snprintf(buf + n, len - n, " @%s", r->host);
-    }
-}
-
 static void share_table(ctx *x, const rank_analysis *ra, const rank_share *rows, int n, bool gpu)
 {
     static const char *const cols[] = {"busy_pct", "compute_pct", "comm_pct", "copy_pct", "idle_pct", "overlap_pct", "coll_skew_us"};
@@ -42,7 +23,7 @@ static void share_table(ctx *x, const rank_analysis *ra, const rank_share *rows,
     fprintf(x->out, "%s\n", c(x, RESET));
     for (int r = 0; r < n; r++) {
         char name[96], cut[40];
-        row_name(ra, &rows[r], gpu, name, sizeof name);
+        rank_share_label(&rows[r], gpu, ra->nhosts > 1, name, sizeof name);
         clipped(name, 26, cut, sizeof cut);
         fprintf(x->out, "%-26s", cut);
         for (int i = 0; i < NCOLS; i++) {

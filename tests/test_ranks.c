@@ -397,6 +397,161 @@ static void profile_names_output_by_rank_and_host(void **state)
     free(made);
 }
 
+/* The independent computation for the recorded sample: a sweep over every start and end of one
+ * process's GPU events with a counter per class (not the union of sorted intervals ranks.c does):
+ * the time with compute running, with NCCL and no compute, with copies alone, and NCCL under
+ * compute. */
+typedef struct {
+    int64_t t;
+    int cls, delta;
+} edge;
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const edge *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+static void sweep_shares(const run_model *m, uint32_t pid, int64_t lo, int64_t hi, double out[5])
+{
+    const event_list *e = &m->events;
+    edge *ed = malloc(2 * (e->nkernels + e->ncopies + e->nmemsets + 1) * sizeof *ed);
+    assert_non_null(ed);
+    size_t n = 0;
+    for (size_t i = 0; i < e->nkernels; i++)
+        if (e->kernels[i].pid == pid) {
+            int c = strstr(e->kernels[i].name, "ncclDevKernel") || strstr(e->kernels[i].name, "ncclKernel") ? 1 : 0;
+            ed[n++] = (edge){e->kernels[i].start_ns, c, 1};
+            ed[n++] = (edge){e->kernels[i].end_ns, c, -1};
+        }
+    for (size_t i = 0; i < e->ncopies; i++)
+        if (e->copies[i].pid == pid) {
+            ed[n++] = (edge){e->copies[i].start_ns, 2, 1};
+            ed[n++] = (edge){e->copies[i].end_ns, 2, -1};
+        }
+    for (size_t i = 0; i < e->nmemsets; i++)
+        if (e->memsets[i].pid == pid) {
+            ed[n++] = (edge){e->memsets[i].start_ns, 2, 1};
+            ed[n++] = (edge){e->memsets[i].end_ns, 2, -1};
+        }
+    qsort(ed, n, sizeof *ed, cmp_edge);
+    int active[3] = {0};
+    double t[5] = {0}; /* compute, comm alone, copy alone, nccl total, nccl under compute */
+    for (size_t i = 0; i + 1 <= n; i++) {
+        active[ed[i].cls] += ed[i].delta;
+        int64_t a = ed[i].t, b = i + 1 < n ? ed[i + 1].t : ed[i].t;
+        if (b <= a)
+            continue;
+        double d = (double)(b - a);
+        if (active[0] > 0)
+            t[0] += d;
+        else if (active[1] > 0)
+            t[1] += d;
+        else if (active[2] > 0)
+            t[2] += d;
+        if (active[1] > 0)
+            t[3] += d;
+        if (active[1] > 0 && active[0] > 0)
+            t[4] += d;
+    }
+    free(ed);
+    double w = (double)(hi - lo);
+    out[0] = 100 * t[0] / w, out[1] = 100 * t[1] / w, out[2] = 100 * t[2] / w;
+    out[3] = 100 * (w - t[0] - t[1] - t[2]) / w;
+    out[4] = 100 * t[4] / t[3];
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    assert_non_null(v);
+    return v->valuedouble;
+}
+
+/* The recorded two-rank DDP step (tests/ddp_gpu.sh made it on two H200s, one file per rank):
+ * merged by `mmprof report`, its ranks are the program's own (pid and rank as it wrote them), each
+ * on its own GPU, the clocks line up (a kernel's absolute time is the same in its rank file and in
+ * the merge), the shares and hidden NCCL time agree with the sweep above, and rank 1, made slow,
+ * ends every backward pass last. */
+static void ddp_sample_merges_and_agrees(void **state)
+{
+    (void)state;
+    const char *r0 = "samples/h200-ddp-rank.0.json", *r1 = "samples/h200-ddp-rank.1.json";
+    char *out = path_in(test_tmp, "merged.json");
+    const char *argv[] = {mmprof_bin(), "report", r0, r1, "--json", out, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    run_model merged, one;
+    char err[512];
+    assert_true(model_read_file(out, &merged, err, sizeof err));
+    assert_true(model_read_file(r1, &one, err, sizeof err));
+    /* Clock: rank 1's first kernel, at the same absolute time in both. */
+    assert_true(one.events.nkernels > 0);
+    const kernel_event *k1 = &one.events.kernels[0];
+    bool found = false;
+    for (size_t i = 0; i < merged.events.nkernels && !found; i++) {
+        const kernel_event *k = &merged.events.kernels[i];
+        found = k->pid == k1->pid && k->start_ns == k1->start_ns && k->end_ns == k1->end_ns &&
+                strcmp(k->name, k1->name) == 0;
+    }
+    assert_true(found);
+    char *text = read_file(out, NULL);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    cJSON *rk = merged_ranks(root), *rows = cJSON_GetObjectItem(rk, "rows");
+    assert_int_equal(cJSON_GetArraySize(rows), 2);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    const event_list *e = &merged.events;
+#define WIDEN(arr, n)                                            \
+    for (size_t i = 0; i < (n); i++) {                           \
+        lo = (arr)[i].start_ns < lo ? (arr)[i].start_ns : lo;    \
+        hi = (arr)[i].end_ns > hi ? (arr)[i].end_ns : hi;        \
+    }
+    WIDEN(e->kernels, e->nkernels)
+    WIDEN(e->copies, e->ncopies)
+    WIDEN(e->memsets, e->nmemsets)
+#undef WIDEN
+    for (int i = 0; i < 2; i++) {
+        cJSON *row = cJSON_GetArrayItem(rows, i);
+        char own_path[64];
+        snprintf(own_path, sizeof own_path, "samples/h200-ddp-own-rank.%d.json", i);
+        char *own_text = read_file(own_path, NULL);
+        cJSON *own = cJSON_Parse(own_text);
+        assert_non_null(own);
+        assert_int_equal((int)num(row, "rank"), (int)num(own, "rank"));
+        assert_int_equal((uint32_t)num(row, "pid"), (uint32_t)num(own, "pid"));
+        assert_int_equal((int)num(row, "device"), i);
+        assert_true(num(row, "nccl_kernels") >= 5); /* one all-reduce a step at least */
+        double x[5];
+        sweep_shares(&merged, (uint32_t)num(row, "pid"), lo, hi, x);
+        assert_float_equal(num(row, "compute_pct"), x[0], 1e-6);
+        assert_float_equal(num(row, "comm_pct"), x[1], 1e-6);
+        assert_float_equal(num(row, "copy_pct"), x[2], 1e-6);
+        assert_float_equal(num(row, "idle_pct"), x[3], 1e-6);
+        assert_float_equal(num(row, "overlap_pct"), x[4], 1e-6);
+        cJSON_Delete(own);
+        free(own_text);
+    }
+    const cJSON *s;
+    bool saw_backward = false;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(rk, "stragglers")) {
+        if (strcmp(cJSON_GetObjectItem(s, "name")->valuestring, "backward") != 0)
+            continue;
+        saw_backward = true;
+        assert_int_equal((int)num(s, "matched"), 5);
+        assert_int_equal((int)num(s, "last_rank"), 1);
+        assert_int_equal((int)num(s, "last_times"), 5);
+        assert_true(num(s, "median_lag_ms") > 1.0);
+    }
+    assert_true(saw_backward);
+    cJSON_Delete(root);
+    free(text);
+    model_free(&merged);
+    model_free(&one);
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +561,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(report_merges_rank_files_by_epoch, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(report_refuses_a_builtin_run_in_a_merge, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(stream_rank_line_names_the_process, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(ddp_sample_merges_and_agrees, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(a_rank_on_gpu_1_alone_reads_back, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(profile_names_output_by_rank_and_host, test_tmp_setup, test_tmp_teardown),
     };

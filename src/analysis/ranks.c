@@ -2,6 +2,7 @@
  * figures cost O(events log events) however many ranks a merged job has. */
 #include "ranks.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,24 @@
 bool is_nccl_kernel(const char *name)
 {
     return name && (strstr(name, "ncclKernel") || strstr(name, "ncclDevKernel"));
+}
+
+void rank_share_label(const rank_share *r, bool gpu, bool with_host, char *buf, size_t len)
+{
+    char who[48];
+    if (r->rank >= 0)
+        snprintf(who, sizeof who, "rank %d", r->rank);
+    else
+        snprintf(who, sizeof who, "pid %u", r->pid);
+    if (gpu)
+        snprintf(buf, len, "GPU %d (%s)", r->device, who);
+    else if (r->device >= 0)
+        snprintf(buf, len, "%s GPU %d", who, r->device);
+    else
+        snprintf(buf, len, "%s", who);
+    size_t n = strlen(buf);
+    if (with_host && r->host[0] && n < len)
+        snprintf(buf + n, len - n, " @%s", r->host);
 }
 
 enum { CLS_COMPUTE = 0, CLS_COMM, CLS_COPY };

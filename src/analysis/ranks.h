@@ -62,6 +62,10 @@ typedef struct rank_analysis {
 bool analyze_ranks(const run_model *m, rank_analysis **out);
 void rank_analysis_free(rank_analysis *r);
 
+/* A row's name for the reports: "rank 1 GPU 1" ("pid 812" without a rank), or for a GPU row
+ * "GPU 0 (rank 0)"; " @host" after it with with_host. */
+void rank_share_label(const rank_share *r, bool gpu, bool with_host, char *buf, size_t len);
+
 /* A NCCL kernel: ncclKernel* or ncclDevKernel* (mangled or not). */
 bool is_nccl_kernel(const char *name);
 
