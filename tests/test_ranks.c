@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
@@ -384,6 +385,23 @@ static void profile_names_output_by_rank_and_host(void **state)
     assert_non_null(text);
     free(text);
     cmd_free(&r);
+    /* mpirun's variable when torchrun's is not set; %h is the host. */
+    char *pat3 = path_in(test_tmp, "mpi.%r.%h.json");
+    const char *argv3[] = {mmprof_bin(), "profile", "-q", "--json", pat3, "--", "true", NULL};
+    const char *env3[] = {"RANK=", "OMPI_COMM_WORLD_RANK=7", NULL};
+    r = run_argv(argv3, env3);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    char host[256], name3[320];
+    assert_int_equal(gethostname(host, sizeof host), 0);
+    host[sizeof host - 1] = '\0';
+    snprintf(name3, sizeof name3, "mpi.7.%s.json", host);
+    char *made3 = path_in(test_tmp, name3);
+    text = read_file(made3, NULL);
+    assert_non_null(text);
+    free(text);
+    free(made3);
+    free(pat3);
     /* No launcher variable: %r cannot be named; nothing is written. */
     char *pat2 = path_in(test_tmp, "other.%r.json");
     const char *argv2[] = {mmprof_bin(), "profile", "-q", "--json", pat2, "--", "true", NULL};
