@@ -36,26 +36,29 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c \
-             src/analysis/analysis.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/ranks.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
+CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
+             src/analysis/analysis.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
+             src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
-             report/text.c report/text_parts.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
-             report/html.c report/html_common.c report/html_charts.c report/html_sweep.c report/html_regions.c report/trace.c \
+             report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
+             report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
              src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/compare_cli.c src/cli/profile.c \
-             src/builtin/workloads.c src/builtin/runner.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c \
+             src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
+# C++ with a C interface: CUPTI's profiler host API has a C++-only header (cupti_profiler_host.h).
+CXX_SRC   := src/collect/counters.cpp
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
 RUN_OBJ   := $(RUN_SRC:%.c=$(BUILD)/%.o)
 CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
+CXX_OBJ   := $(CXX_SRC:%.cpp=$(BUILD)/%.o)
 BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
@@ -63,7 +66,7 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
-              test_stream_read test_profile test_ranks
+              test_stream_read test_profile test_inject_signal test_devices test_counters test_ranks
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
@@ -71,12 +74,16 @@ UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 all: $(BIN) $(CARRIED)
 
-$(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) | $(CARRIED)
+$(BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ) | $(CARRIED)
 	$(CC) $(LDFLAGS) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPPFLAGS) -std=c++17 -O2 -g -Wall -Wextra $(SAN) -c -o $@ $<
 
 $(BUILD)/cuda/%.o: cuda/%.cu
 	@mkdir -p $(dir $@)
@@ -92,7 +99,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 # visibility keeps everything but its two entry points out of the program's symbol space.
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
-              src/collect/inject_nvtx.c src/collect/cupti_records.c src/collect/stream_format.c \
+              src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
               src/collect/rank_env.c src/model/model.c src/util/strbuf.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 
@@ -122,7 +129,7 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
 # targets). Each list installs only what is missing.
-DEB_PKGS  := gcc make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang xz-utils \
              libclang-rt-14-dev
 define install_missing
@@ -156,7 +163,7 @@ run: deps
 # ---------- tests ----------
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
-GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
+GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_multi_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
 
 # The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
@@ -180,9 +187,17 @@ $(BUILD)/tests/test_cpu_blas: $(SAN_DIR)/tests/test_cpu_blas.o $(SAN_CORE) $(SAN
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
 
-$(filter-out %/test_cpu_blas,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
+# test_counters also calls the range profiler's reason text (counters.o, CUPTI, no GPU needed).
+$(BUILD)/tests/test_counters: $(SAN_DIR)/tests/test_counters.o $(SAN_CORE) $(CXX_OBJ) | $(CARRIED)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS) -lcmocka
+
+$(filter-out %/test_cpu_blas %/test_counters,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
+
+# The injection library's signal path, with a stand-in for the flush it asks for.
+$(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
 
 # A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
 # answers); test_nvml finds it beside itself.
@@ -227,14 +242,15 @@ gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
 test: test-deps
 	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
+	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_multi_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
-# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh)
+# targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
+# compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH)
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_profile_gpu concurrent_gpu.sh sanitize_gpu.sh ddp_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh sanitize_gpu.sh ddp_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
@@ -294,7 +310,7 @@ PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
 SAMPLES     := $(wildcard samples/*)
 
-$(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ)
+$(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 $(SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS)
 
@@ -371,7 +387,7 @@ $(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
 # The parser reaches the workload table, which names the GPU workloads: the program's own
 # sources and kernels, less main.
-$(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ),$(CUDA_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))
+$(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ) $(CXX_OBJ),$(CUDA_OBJ) $(CXX_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))
 
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
 

@@ -9,6 +9,7 @@
 // the cublas-init tool phase.
 #include <cublas_v2.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include "cuda_check.h"
 #include "gpu_compute.h"
@@ -28,9 +29,12 @@ static struct {
     decltype(&cublasGetStatusString) status_string;
 } api;
 
-static cublasHandle_t handle;
+// A handle per host thread (a --devices run drives each GPU from its own thread); the library is
+// loaded once, under a lock, by whichever thread comes first.
+static thread_local cublasHandle_t handle;
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int load_cublas(char *err, size_t errlen)
+static int load_cublas_locked(char *err, size_t errlen)
 {
     if (api.lib)
         return 0;
@@ -57,6 +61,14 @@ static int load_cublas(char *err, size_t errlen)
     }
     api.lib = lib;
     return 0;
+}
+
+static int load_cublas(char *err, size_t errlen)
+{
+    pthread_mutex_lock(&load_lock);
+    int rc = load_cublas_locked(err, errlen);
+    pthread_mutex_unlock(&load_lock);
+    return rc;
 }
 
 static int cublas_fail(cublasStatus_t s, const char *what, char *err, size_t errlen)

@@ -10,14 +10,20 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector.h"
+#include "counters.h"
 #include "cuda_check.h"
 #include "gpu_runner.h"
 #include "ranges.h"
 #include "verify.h"
 
-static struct {
+// One state per host thread (thread_local): a --devices run drives each GPU from a thread of its
+// own, each with its own device, stream, buffers and events, while a single-GPU run has just the
+// main thread's. The CUDA runtime keeps the current device per thread too, so a thread's calls go
+// to its own GPU without further bookkeeping.
+static thread_local struct {
     bool open;
     int device;
     cudaStream_t stream;
@@ -28,6 +34,7 @@ static struct {
     size_t flush_bytes;
     cudaEvent_t *events;       // grown as needed; reused by every workload
     int nevents;
+    counter_session *counters; // the range profiler, when the run reads counters
 } g;
 
 #define MAX_SAMPLES 200 // as the fixed-target count was capped before: a sweep of tiny kernels stays a few MB
@@ -226,6 +233,18 @@ extern "C" bool gpu_prepare(const gpu_inputs *in, char *why, size_t len)
 extern "C" bool gpu_open_cublas(char *why, size_t len)
 {
     return cublas_open(g.stream, why, len) == 0;
+}
+
+extern "C" bool gpu_open_counters(run_model *m, char *why, size_t len)
+{
+    g.counters = counters_open(g.device, why, len);
+    if (!g.counters)
+        return false;
+    m->counter_passes = counters_passes(g.counters);
+    const char *verbose = getenv("MMPROF_COUNTERS_VERBOSE");
+    if (verbose && verbose[0] == '1')
+        counters_describe(g.counters, stderr);
+    return true;
 }
 
 extern "C" uint64_t gpu_free_memory(void)
@@ -462,8 +481,35 @@ static bool step(job *j, const char *phase_name, step_fn fn)
     return rc == 0;
 }
 
+// Fault injection for the watchdog's test: with MMPROF_FAULT_GPU_HANG_MS set, one thread spins on
+// the GPU's nanosecond timer that long on the run's stream before the warm-up, so the workload's
+// next wait does not return in time (a stand-in for a kernel that hangs). Not for users; the
+// variable is documented in docs/architecture.md with the watchdog.
+__global__ void mmprof_fault_spin(unsigned long long ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+static int fault_hang(job *j, char *err, size_t errlen)
+{
+    (void)j;
+    const char *s = getenv("MMPROF_FAULT_GPU_HANG_MS");
+    long ms = s ? strtol(s, NULL, 10) : 0;
+    if (ms <= 0)
+        return 0;
+    mmprof_fault_spin<<<1, 1, 0, g.stream>>>((unsigned long long)ms * 1000000ull);
+    CUDA_TRY(cudaGetLastError());
+    return 0;
+}
+
 static int warm_up(job *j, char *err, size_t errlen)
 {
+    if (fault_hang(j, err, errlen) != 0)
+        return -1;
     return launches(j, EV_W0, WARMUP_LAUNCHES, err, errlen);
 }
 
@@ -474,6 +520,34 @@ static int compute(job *j, char *err, size_t errlen)
     if (sample_until(&j->in->rule, warm_sample_ms(), take_launches, host_ms, &b, j->ms, &j->got) != 0)
         return -1;
     return 0;
+}
+
+// The counter pass: one more product, launched under the range profiler after the timed ones and
+// verification, so replaying it for each pass touches no timing and no verified result.
+static int counter_launch(void *ctx)
+{
+    job *j = (job *)ctx;
+    if (j->c->launch(j->dA, j->dB, j->dC, j->in->n, g.stream, j->err, sizeof j->err) != 0)
+        return -1;
+    return cudaStreamSynchronize(g.stream) == cudaSuccess && cudaGetLastError() == cudaSuccess ? 0 : -1;
+}
+
+static void counter_pass(job *j)
+{
+    phase *p = phase_begin(j->w, "counters", j->in->n);
+    char why[256] = "";
+    if (counters_collect(g.counters, counter_launch, j, j->w, why, sizeof why) != 0)
+        snprintf(j->w->counters_why, sizeof j->w->counters_why, "%s", why);
+    phase_end(p);
+    // The range profiler numbers its ranges; our own kernel has its name here (a library's is
+    // named from its kernel records, runner.c).
+    if (j->has_shape && j->w->ncounters == 1) {
+        char *name = strdup(j->shape.name);
+        if (name) {
+            free(j->w->counters[0].name);
+            j->w->counters[0].name = name;
+        }
+    }
 }
 
 extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kind, workload_run *w)
@@ -489,6 +563,7 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     w->host_memory = kind;
     w->prec = c->prec;
     w->device = g.device;
+    w->host_tid = (uint32_t)gettid();
     w->timing = collector_cupti_active() ? TIMING_CUPTI : TIMING_CUDA_EVENT;
     w->error_bound = error_bound(c->prec);
     j.has_shape = c->shape && c->shape(in->n, &j.shape);
@@ -530,6 +605,8 @@ extern "C" void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kin
     }
     if (w->timing == TIMING_CUDA_EVENT && w->nproduct_ms == repeat && repeat > 0)
         events_as_records(&j, repeat, have_attr ? &attr : NULL);
+    if (ok && in->counters && g.counters)
+        counter_pass(&j);
     // Free whatever was allocated, even after an error; errors here are reported too.
     free(j.ms);
     cudaError_t e1 = cudaFree(j.dA), e2 = cudaFree(j.dB), e3 = cudaFree(j.dC);
@@ -560,6 +637,7 @@ extern "C" void gpu_close(void)
         return;
     cudaDeviceSynchronize();
     cublas_close();
+    counters_close(g.counters);
     for (int i = 0; i < g.nevents; i++)
         cudaEventDestroy(g.events[i]);
     free(g.events);

@@ -64,13 +64,15 @@ static int wg_check_device(char *err, size_t errlen)
     return 0;
 }
 
-static int wg_ready;   // setup() passed on this device
-static WgtMaps wg_maps; // the last (A, B, n) launched, with its tensor maps
+// Per host thread, as the runner's state is (a --devices run drives each GPU from its own thread):
+// the tensor maps name one GPU's buffers and must never be handed to another GPU's launch.
+static thread_local int wg_ready;   // setup() passed on this device
+static thread_local WgtMaps wg_maps; // the last (A, B, n) launched, with its tensor maps
 
 // The device's multiprocessor count (a persistent grid's size), asked once.
 static int wg_sms(void)
 {
-    static int sms;
+    static thread_local int sms;
     int dev = 0;
     if (sms <= 0 && (cudaGetDevice(&dev) != cudaSuccess ||
                      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || sms <= 0))

@@ -281,8 +281,8 @@ static inline bool wgt_takes(int n)
 // libcuda, so it still starts where no driver is installed); NULL when the driver lacks it.
 static inline PFN_cuTensorMapEncodeTiled_v12000 wgt_encoder()
 {
-    static PFN_cuTensorMapEncodeTiled_v12000 fn;
-    static bool tried;
+    static thread_local PFN_cuTensorMapEncodeTiled_v12000 fn; // per thread: no race between GPU threads
+    static thread_local bool tried;
     if (!tried) {
         tried = true;
         void *p = NULL;

@@ -6,9 +6,9 @@ pageable and pinned copies each way, and optionally worker processes doing the s
 
 --own F writes the program's own account (steps, matmuls, bytes copied each way per memory kind)
 as JSON, to compare with mmprof's report. --workers W runs W more processes (multiprocessing,
-"fork" start method, before the parent touches CUDA), each doing the same loop: such workers
-leave through os._exit, so their exit handlers never run and mmprof says their last CUDA
-records may be missing.
+"fork" start method, before the parent touches CUDA), each doing the same loop: the Pool ends
+its idle workers with SIGTERM, so their exit handlers never run; mmprof's injection library
+flushes their CUDA records before they die and the report says they were ended by the signal.
 """
 import argparse
 import json

@@ -3,8 +3,11 @@
  * Rows, in this order: one per region of the run (every region, timeline order); one per kernel
  * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
  * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
- * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks);
- * for a job of several ranks, one per rank, per GPU and per straggling NVTX range (ranks.h).
+ * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks); in a
+ * --devices run (devices.h), one per workload and GPU (alone and together), one per workload over
+ * every GPU (the aggregate), one per GPU (its passes) and one per ordered pair of GPUs (the peer
+ * matrix; direction "0->1", name the link); for a job of several ranks, one per rank, per GPU
+ * and per straggling NVTX range (ranks.h).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -14,12 +17,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "devices.h"
 #include "strbuf.h"
 
 /* The registry tables, in column order, and what each row kind fills. */
-typedef enum { ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE, ROW_RANK, ROW_GPU, ROW_STRAGGLER, NROWS } row_kind;
+typedef enum {
+    ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
+    ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, NROWS
+} row_kind;
 
-static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device", "rank", "gpu",
+static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device",
+                                             "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank", "rank_gpu",
                                              "straggler"};
 
 static const metric_table *table_of(row_kind k)
@@ -30,6 +38,10 @@ static const metric_table *table_of(row_kind k)
     case ROW_COPY: return &copy_flow_table;
     case ROW_API: return &api_stat_table;
     case ROW_WORKLOAD: return &workload_metric_table;
+    case ROW_GPU_WORKLOAD: return &device_workload_table;
+    case ROW_GPU_AGGREGATE: return &device_aggregate_table;
+    case ROW_GPU_PASS: return &device_pass_table;
+    case ROW_PEER: return &peer_table;
     case ROW_RANK:
     case ROW_GPU: return &rank_share_table;
     case ROW_STRAGGLER: return &straggler_table;
@@ -39,12 +51,13 @@ static const metric_table *table_of(row_kind k)
 
 /* The identifying columns every row has (empty where they do not apply). */
 static const char *const id_cols[] = {"row", "region_index", "region", "region_kind", "name", "count",
-                                      "direction", "host_memory", "n"};
+                                      "direction", "host_memory", "n", "device", "pass"};
 #define NID ((int)(sizeof id_cols / sizeof id_cols[0]))
+enum { ID_NAME = 4, ID_DIRECTION = 6, ID_N = 8, ID_DEVICE = 9, ID_PASS = 10 };
 
 typedef struct {
     const char *v[NID];
-    char count[24], index[24], n[24];
+    char count[24], index[24], n[24], device[24], pair[24];
 } ids;
 
 /* A field as RFC 4180 wants it: quoted only when it must be. */
@@ -150,6 +163,48 @@ static void rank_rows(strbuf *b, const rank_analysis *ra)
     }
 }
 
+/* A --devices run's rows (devices.h); nothing for other runs. */
+static void devices_rows(strbuf *b, const analysis *a)
+{
+    devices_analysis d;
+    if (a->m->multi.ndevices == 0 || !devices_analyze(a, &d))
+        return;
+    ids id;
+    for (int i = 0; i < d.nrows; i++) {
+        memset(&id, 0, sizeof id);
+        id.v[ID_NAME] = d.rows[i].label;
+        snprintf(id.n, sizeof id.n, "%d", d.rows[i].n);
+        id.v[ID_N] = id.n;
+        snprintf(id.device, sizeof id.device, "%d", d.rows[i].device);
+        id.v[ID_DEVICE] = id.device;
+        row(b, ROW_GPU_WORKLOAD, &id, &d.rows[i]);
+    }
+    for (int i = 0; i < d.nagg; i++) {
+        memset(&id, 0, sizeof id);
+        id.v[ID_NAME] = d.agg[i].label;
+        snprintf(id.n, sizeof id.n, "%d", d.agg[i].n);
+        id.v[ID_N] = id.n;
+        row(b, ROW_GPU_AGGREGATE, &id, &d.agg[i]);
+    }
+    for (int i = 0; i < d.npasses; i++) {
+        memset(&id, 0, sizeof id);
+        snprintf(id.device, sizeof id.device, "%d", d.passes[i].device);
+        id.v[ID_DEVICE] = id.device;
+        row(b, ROW_GPU_PASS, &id, &d.passes[i]);
+    }
+    for (int i = 0; i < d.npeers; i++) {
+        const peer_pair *p = d.peers[i].p;
+        memset(&id, 0, sizeof id);
+        id.v[ID_NAME] = p->link;
+        snprintf(id.pair, sizeof id.pair, "%d->%d", p->src, p->dst);
+        id.v[ID_DIRECTION] = id.pair;
+        snprintf(id.device, sizeof id.device, "%d", p->src);
+        id.v[ID_DEVICE] = id.device;
+        row(b, ROW_PEER, &id, &d.peers[i]);
+    }
+    devices_free(&d);
+}
+
 char *render_csv(const analysis *a)
 {
     const run_model *m = a->m;
@@ -198,6 +253,11 @@ char *render_csv(const analysis *a)
         id.v[7] = a->wl[i].w->needs_gpu ? mem_kind_name(a->wl[i].w->host_memory) : NULL;
         snprintf(id.n, sizeof id.n, "%d", a->wl[i].w->n);
         id.v[8] = id.n;
+        if (a->wl[i].w->pass != PASS_ALONE) {
+            snprintf(id.device, sizeof id.device, "%d", a->wl[i].w->device);
+            id.v[ID_DEVICE] = id.device;
+            id.v[ID_PASS] = device_pass_name(a->wl[i].w->pass);
+        }
         row(&b, ROW_WORKLOAD, &id, &a->wl[i]);
     }
     for (int i = 0; i < m->ndevices; i++) {
@@ -205,6 +265,7 @@ char *render_csv(const analysis *a)
         id.v[4] = m->devices[i].name;
         row(&b, ROW_DEVICE, &id, &a->peaks[i]);
     }
+    devices_rows(&b, a);
     rank_rows(&b, a->ranks);
     return sb_finish(&b);
 }

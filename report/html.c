@@ -585,9 +585,9 @@ static const slot slots[] = {
     {"title", sec_title},       {"version", sec_version},   {"css", sec_css},
     {"header", sec_header},     {"findings", sec_findings}, {"warnings", sec_warnings},
     {"summary", sec_summary},
-    {"ladder", html_ladder},    {"timeline", html_timeline}, {"events", sec_events},
+    {"ladder", html_ladder},    {"roofline", html_roofline}, {"timeline", html_timeline}, {"events", sec_events},
     {"timeline_lede", sec_timeline_lede}, {"body_class", sec_body_class},
-    {"regions", html_regions},  {"sweep", html_sweep},
+    {"regions", html_regions},  {"sweep", html_sweep},     {"devices", html_devices},
     {"copies", html_copies},    {"speedup", html_speedup},  {"kernels", sec_kernels},
     {"footer", sec_footer},     {"script", sec_script},     {"notes", sec_notes},
 };

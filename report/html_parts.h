@@ -48,8 +48,12 @@ void html_ladder(html_ctx *x);
 void html_timeline(html_ctx *x);
 void html_copies(html_ctx *x);
 void html_speedup(html_ctx *x);
+/* The roofline and the counters per workload (html_roofline.c), from mmprof --counters. */
+void html_roofline(html_ctx *x);
 /* A run of several sizes: its own section (html_sweep.c); nothing otherwise. */
 void html_sweep(html_ctx *x);
+/* A --devices run: its own section (html_devices.c); nothing otherwise. */
+void html_devices(html_ctx *x);
 /* "n = 2048", or a sweep's "n = 256 to 2048 (4 sizes)". */
 void html_run_sizes(strbuf *b, const run_model *m);
 

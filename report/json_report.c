@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices.h"
 #include "model_json.h"
 #include "strbuf.h"
 
@@ -85,6 +86,8 @@ static bool workload_metrics_json(cJSON *w, const workload_metrics *r)
     o.ok = o.ok && kernels && cJSON_AddNumberToObject(mj, "kernels_per_product", r->kernels_per_product) &&
            cJSON_AddStringToObject(mj, "verdict", verdict_name(r->verdict)) &&
            cJSON_AddStringToObject(mj, "verdict_reason", r->verdict_text) &&
+           cJSON_AddStringToObject(mj, "bound", bound_name(r->bound)) &&
+           cJSON_AddStringToObject(mj, "bound_reason", r->bound_text) &&
            (r->gap_phase[0] ? cJSON_AddStringToObject(mj, "largest_gap_phase", r->gap_phase) != NULL : true);
     for (int i = 0; o.ok && i < r->nkernels; i++)
         o.ok = kernel_metrics(kernels, &r->kernels[i]);
@@ -292,6 +295,67 @@ static bool ranks_json(cJSON *an, const rank_analysis *ra)
     return true;
 }
 
+/* One row of a --devices table: ids, then the table's figures. */
+static bool device_row(cJSON *arr, const metric_table *t, const void *row, int device, const char *label, int n)
+{
+    cJSON *r, *missing;
+    if (!open_row(arr, NULL, &r, &missing))
+        return false;
+    bool ok = (device < 0 || cJSON_AddNumberToObject(r, "device", device)) &&
+              (!label || cJSON_AddStringToObject(r, "workload", label)) && (n <= 0 || cJSON_AddNumberToObject(r, "n", n));
+    out o = {r, missing, ok};
+    put_table(&o, t, row);
+    return close_row(r, missing, o.ok);
+}
+
+/* "devices": a --devices run's figures (devices.h): per GPU and workload, the aggregate, each
+ * GPU's passes and the peer matrix; or why the run has none of them. */
+static bool devices_json(cJSON *an, const analysis *a)
+{
+    devices_analysis d;
+    if (a->m->multi.ndevices == 0)
+        return true;
+    if (!devices_analyze(a, &d))
+        return false;
+    cJSON *dj = cJSON_AddObjectToObject(an, "devices");
+    cJSON *rows = dj ? cJSON_AddArrayToObject(dj, "workloads") : NULL;
+    cJSON *agg = rows ? cJSON_AddArrayToObject(dj, "aggregate") : NULL;
+    cJSON *passes = agg ? cJSON_AddArrayToObject(dj, "passes") : NULL;
+    cJSON *peers = passes ? cJSON_AddArrayToObject(dj, "peers") : NULL;
+    bool ok = peers != NULL;
+    for (int i = 0; ok && i < d.nrows; i++)
+        ok = device_row(rows, &device_workload_table, &d.rows[i], d.rows[i].device, d.rows[i].label, d.rows[i].n);
+    for (int i = 0; ok && i < d.nagg; i++)
+        ok = device_row(agg, &device_aggregate_table, &d.agg[i], -1, d.agg[i].label, d.agg[i].n);
+    for (int i = 0; ok && i < d.npasses; i++)
+        ok = device_row(passes, &device_pass_table, &d.passes[i], d.passes[i].device, NULL, 0);
+    for (int i = 0; ok && i < d.npeers; i++) {
+        const peer_pair *p = d.peers[i].p;
+        cJSON *r, *missing;
+        ok = open_row(peers, NULL, &r, &missing);
+        if (!ok)
+            break;
+        ok = cJSON_AddNumberToObject(r, "src", p->src) && cJSON_AddNumberToObject(r, "dst", p->dst) &&
+             cJSON_AddStringToObject(r, "link", p->link);
+        out o = {r, missing, ok};
+        put_table(&o, &peer_table, &d.peers[i]);
+        ok = close_row(r, missing, o.ok);
+    }
+    cJSON *m = ok ? cJSON_CreateObject() : NULL;
+    if (m) {
+        out o = {dj, m, true};
+        put(&o, "sequential_wall_ms", &d.seq_wall_ms);
+        put(&o, "concurrent_wall_ms", &d.conc_wall_ms);
+        put(&o, "wall_speedup", &d.wall_speedup);
+        ok = o.ok && (d.npeers > 0 || cJSON_AddStringToObject(dj, "peer_matrix_not_available", d.peer_why)) &&
+             close_row(dj, m, true);
+        if (!o.ok)
+            cJSON_Delete(m);
+    }
+    devices_free(&d);
+    return ok && m;
+}
+
 static bool analysis_json(cJSON *root, const analysis *a)
 {
     cJSON *an = cJSON_AddObjectToObject(root, "analysis");
@@ -328,6 +392,8 @@ static bool analysis_json(cJSON *root, const analysis *a)
     if (regions && a->sweep && !sweep_json(an, a->sweep))
         return false;
     if (regions && a->ranks && !ranks_json(an, a->ranks))
+        return false;
+    if (regions && !devices_json(an, a))
         return false;
     cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
     if (!warn)

@@ -53,6 +53,18 @@ void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char 
     sb_printf(b, "<line class=\"%s\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>", cls, x1, y1, x2, y2);
 }
 
+void svg_circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *tip)
+{
+    sb_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"", cls, cx, cy, r);
+    if (tip) {
+        sb_add(b, "><title>");
+        sb_html(b, tip);
+        sb_add(b, "</title></circle>");
+    } else {
+        sb_add(b, "/>");
+    }
+}
+
 double svg_nice_step(double max, int want)
 {
     if (!(max > 0) || want < 1)

@@ -19,6 +19,9 @@ void svg_rect(strbuf *b, double x, double y, double w, double h, double min_w, c
 void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *text);
 void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char *cls);
 
+/* A circle of radius r at (cx, cy), classes cls, tip may be NULL. */
+void svg_circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *tip);
+
 /* A step for about `want` ticks over [0, max]: 1, 2 or 5 times a power of ten. */
 double svg_nice_step(double max, int want);
 

@@ -128,6 +128,17 @@ static void size_heading(ctx *x, const analysis *a, const workload_run *w, int *
     *last_n = w->n;
 }
 
+/* In a --devices run, a line naming the GPU and the pass before the first row of each. */
+static void pass_heading(ctx *x, const workload_run *w, int *last)
+{
+    int key = w->pass == PASS_ALONE ? -1 : w->device * 4 + (int)w->pass;
+    if (key >= 0 && key != *last)
+        fprintf(x->out, "%sGPU %d, %s%s\n", c(x, BOLD), w->device,
+                w->pass == PASS_SEQUENTIAL ? "alone (one GPU after another)" : "together (every GPU at once)",
+                c(x, RESET));
+    *last = key;
+}
+
 /* Why sampling stopped, as one mark after the noise: blank when the noise fell under the limit. */
 static char stop_mark(const workload_run *w)
 {
@@ -149,13 +160,14 @@ static void workload_table(ctx *x, const analysis *a)
                     "r: --repeat\n");
     fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %7s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
             "kernel ms", "noise", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
-    int last_n = 0;
+    int last_n = 0, last_pass = -1;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
         char label[40], b[10][24];
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
+        pass_heading(x, w, &last_pass);
         if (w->status == WL_SKIPPED) {
             /* One line per skipped workload, whatever its memory kinds; the reason is a warning. */
             bool listed = false;
@@ -308,8 +320,10 @@ static void ladder_table(ctx *x, const analysis *a)
         return;
     fprintf(x->out, "\n%sLadder%s  %%cuBLAS = cuBLAS's kernel time over this one's, same precision; "
                     "occupancy of the main kernel\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-17s %-4s %8s %6s %8s %-21s %5s %6s %s%s\n", c(x, DIM), "workload", "prec", "TFLOP/s",
-            "%peak", "%cuBLAS", "", "occ%", "blk/SM", "limited by", c(x, RESET));
+    /* With counters, the achieved occupancy and the bound follow (the theoretical figures stay). */
+    bool ctr = a->m->counters && !a->m->counters_why[0];
+    fprintf(x->out, "%s%-17s %-4s %8s %6s %8s %-21s %5s %6s %s%s%s\n", c(x, DIM), "workload", "prec", "TFLOP/s",
+            "%peak", "%cuBLAS", "", "occ%", "blk/SM", "limited by", ctr ? "  ach.occ% bound" : "", c(x, RESET));
     int last_n = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
@@ -338,10 +352,18 @@ static void ladder_table(ctx *x, const analysis *a)
             snprintf(blocks, sizeof blocks, "%d", k->active_blocks);
             short_limiter(k->limiter, lim, sizeof lim);
         }
-        fprintf(x->out, "%-17.17s %-4s %8s %6s %8s %-21s %5s %6s %s\n", w->name, precision_name(w->prec),
+        char ach[24] = "", bound[40] = "";
+        if (ctr && r->bound != BOUND_NONE) {
+            fmt(x, ach, sizeof ach, &r->achieved_occupancy_pct, "%.1f", "achieved occupancy");
+            snprintf(bound, sizeof bound, "%s", bound_name(r->bound));
+        }
+        fprintf(x->out, "%-17.17s %-4s %8s %6s %8s %-21s %5s %6s %s", w->name, precision_name(w->prec),
                 fmt(x, b[0], 24, &r->tflops, "%.2f", "TFLOP/s"), fmt(x, b[1], 24, &r->peak_pct, "%.1f", "%peak"),
                 fmt(x, b[2], 24, &r->vs_cublas_pct, "%.1f", "% of cuBLAS"), bar,
                 k ? fmt(x, b[3], 24, &k->occupancy_pct, "%.0f", "occupancy") : "-", blocks, lim);
+        if (ctr)
+            fprintf(x->out, "%*s %8s %s", 10 - (int)strlen(lim), "", ach, bound);
+        fputc('\n', x->out);
     }
 }
 
@@ -416,10 +438,12 @@ void render_text(const analysis *a, FILE *out, bool color)
         text_ranks(&x, a);
     }
     workload_table(&x, a);
+    text_devices(&x, a);
     copy_table(&x, a);
     verdicts(&x, a);
     kernel_table(&x, a);
     ladder_table(&x, a);
+    text_counters(&x, a);
     if (a->m->source == SOURCE_BUILTIN)
         text_regions(&x, a);
     tool_time(&x, a);

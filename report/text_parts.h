@@ -48,7 +48,13 @@ void text_regions(ctx *x, const analysis *a);
 /* text_ranks.c: a job of several ranks or GPU processes: shares, overlap, stragglers. */
 void text_ranks(ctx *x, const analysis *a);
 
+/* text_counters.c: the hardware counters of a run made with --counters. */
+void text_counters(ctx *x, const analysis *a);
+
 /* text_sweep.c: a run of several sizes: where the GPU pays off, and the series per size. */
 void text_sweep(ctx *x, const analysis *a);
+
+/* text_devices.c: a --devices run: each GPU alone and together, the aggregate, the peer matrix. */
+void text_devices(ctx *x, const analysis *a);
 
 #endif

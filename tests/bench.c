@@ -8,11 +8,14 @@
  *  3. the run-to-run spread of the cuBLAS 4096 kernel median under sampling by noise
  *     (--max-noise 0.5): 5 separate runs, (max - min) / median of their medians; the target is
  *     below 1%; then the same with --cold-l2;
- *  4. the wall time of `mmprof --size 2048` with every workload, and where it goes.
+ *  4. the wall time of `mmprof --size 2048` with every workload, and where it goes;
+ *  5. the cost of the hardware-counter pass (--counters) at each size: its phases' time per
+ *     workload and the run's added wall time, beside the same run without it.
  *
  * Prints tables; exits 1 when collection changes kernel time by more than 1% or the run-to-run
  * spread is 1% or more. BENCH_SIZES (default "2048 4096"), BENCH_PAIRS (default 5) and BENCH_RUNS
- * (default 5) change the work done. */
+ * (default 5) change the work done; BENCH_PARTS (default all) picks parts by name: throughput,
+ * collection, spread, wall, counters. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +226,75 @@ static void wall_time(void)
     model_free(&m);
 }
 
+/* Milliseconds the counter pass took in m: each workload's "counters" phase and the tool's
+ * "counters-init". */
+static double counter_ms(const run_model *m, double *init_ms)
+{
+    double total = 0;
+    *init_ms = 0;
+    for (int i = 0; i < m->ntool_phases; i++)
+        if (strcmp(m->tool_phases[i].name, "counters-init") == 0)
+            *init_ms = (double)(m->tool_phases[i].end_ns - m->tool_phases[i].start_ns) / 1e6;
+    for (int i = 0; i < m->nworkloads; i++) {
+        const phase *p = workload_find_phase(&m->workloads[i], "counters");
+        if (p)
+            total += (double)(p->end_ns - p->start_ns) / 1e6;
+    }
+    return total;
+}
+
+static void counter_cost(const char *size)
+{
+    run_model with, without;
+    double wall_with = 0, wall_without = 0;
+    const char *off[] = {"--size", size, "--host-memory", "pinned", NULL};
+    const char *on[] = {"--size", size, "--host-memory", "pinned", "--counters", NULL};
+    if (!run(&without, "nocounters.json", &wall_without, off))
+        return;
+    if (!run(&with, "counters.json", &wall_with, on)) {
+        model_free(&without);
+        return;
+    }
+    double init_ms = 0, pass_ms = counter_ms(&with, &init_ms);
+    printf("\nCounter pass at n = %s (--counters, pinned, every workload): %s%s\n", size,
+           with.counters_why[0] ? "n/a: " : "", with.counters_why);
+    printf("  wall %.2f s with, %.2f s without: +%.2f s; counter phases %.0f ms + set-up %.0f ms; %d passes per kernel\n",
+           wall_with, wall_without, wall_with - wall_without, pass_ms, init_ms, with.counter_passes);
+    printf("  %-18s %10s %12s %12s\n", "workload", "pass ms", "kernel ms", "without");
+    analysis a, b;
+    bool have_a = analyze(&with, &a), have_b = have_a && analyze(&without, &b);
+    if (have_a && !have_b)
+        analysis_free(&a);
+    if (have_b) {
+        for (int i = 0; i < with.nworkloads; i++) {
+            const workload_run *w = &with.workloads[i];
+            const phase *p = workload_find_phase(w, "counters");
+            const workload_metrics *o = find(&b, w->name);
+            if (!w->needs_gpu)
+                continue;
+            printf("  %-18s %10.1f %12.4f %12.4f\n", w->name, p ? (double)(p->end_ns - p->start_ns) / 1e6 : 0.0,
+                   a.wl[i].kernel_ms.ok ? a.wl[i].kernel_ms.v : NAN, o && o->kernel_ms.ok ? o->kernel_ms.v : NAN);
+        }
+        analysis_free(&a);
+        analysis_free(&b);
+    }
+    model_free(&with);
+    model_free(&without);
+}
+
+/* Whether BENCH_PARTS (a comma-separated list; unset or empty: every part) names part. */
+static bool part(const char *name)
+{
+    const char *parts = getenv("BENCH_PARTS");
+    if (!parts || !parts[0])
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = parts; (p = strstr(p, name)); p += n)
+        if ((p == parts || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return true;
+    return false;
+}
+
 int main(void)
 {
     tmp = make_temp_dir();
@@ -231,14 +303,20 @@ int main(void)
     const char *sizes = getenv("BENCH_SIZES");
     char list[256];
     snprintf(list, sizeof list, "%s", sizes && sizes[0] ? sizes : "2048 4096");
-    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s; s = strtok_r(NULL, " ,", &save))
+    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s && part("throughput"); s = strtok_r(NULL, " ,", &save))
         throughput(s);
     const char *p = getenv("BENCH_PAIRS");
-    int rc = collection_cost(p ? atoi(p) : 5);
+    int rc = part("collection") ? collection_cost(p ? atoi(p) : 5) : 0;
     const char *runs = getenv("BENCH_RUNS");
-    rc |= run_to_run(runs ? atoi(runs) : 5, false);
-    run_to_run(runs ? atoi(runs) : 5, true); /* told, not judged: a cold L2 is another measurement */
-    wall_time();
+    if (part("spread")) {
+        rc |= run_to_run(runs ? atoi(runs) : 5, false);
+        run_to_run(runs ? atoi(runs) : 5, true); /* told, not judged: a cold L2 is another measurement */
+    }
+    if (part("wall"))
+        wall_time();
+    snprintf(list, sizeof list, "%s", sizes && sizes[0] ? sizes : "2048 4096");
+    for (char *save = NULL, *s = strtok_r(list, " ,", &save); s && part("counters"); s = strtok_r(NULL, " ,", &save))
+        counter_cost(s);
     rm_rf(tmp);
     free(tmp);
     return rc;

@@ -26,6 +26,9 @@ if [ "$step" = main ]; then
     for i in 1 2 3; do /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --html /tmp/w$i.html -q; done; } >>"$log" 2>&1
   { echo "== sample 2048"; build/mmprof --size 2048 --json "$S/h200-2048.json" --html "$S/h200-2048.html" \
       --trace "$S/h200-2048.trace.json" --csv "$S/h200-2048.csv" --color never >"$S/h200-2048.txt"; echo "exit $?"; } >>"$log" 2>&1
+  { echo "== sample 2048 with hardware counters"; /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --host-memory pinned \
+      --counters --json "$S/h200-2048-counters.json" --html "$S/h200-2048-counters.html" --color never \
+      >"$S/h200-2048-counters.txt"; echo "exit $?"; } >>"$log" 2>&1
   { echo "== under ncu"; timeout 120 ncu --clock-control none -k regex:mmprof_tiled -c 1 build/mmprof --size 512 --quiet \
       --json "$S/h200-512-under-ncu.json" 2>&1 | grep -E "==PROF==|error" | head -5; echo "exit ${PIPESTATUS[0]}"; } >>"$log" 2>&1
   nsys=/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys
@@ -43,7 +46,7 @@ if [ "$step" = main ]; then
   { echo "== sweep 64:8192"; /usr/bin/time -f "wall %e s" build/mmprof --sizes 64:8192 --json "$S/h200-sweep-64-8192.json" \
       --html "$S/h200-sweep-64-8192.html" --color never >"$S/h200-sweep-64-8192.txt"; echo "exit $?"; } >>"$log" 2>&1
   { echo "== make test-gpu (without compute-sanitizer: its own call)"; SANITIZE_TOOLS=none timeout 400 \
-      tests/run_tests.sh --gpu build test_gpu test_profile_gpu concurrent_gpu.sh; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
+      tests/run_tests.sh --gpu build test_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
   [ -n "${SKIP_BENCH:-}" ] || { echo "== make bench"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof timeout 300 build/tests/bench; echo "exit $?"
     echo "== cost of being profiled"; timeout 200 python3 tests/h200/profile_overhead.py build 5; echo "exit $?"; } >"$S/bench.log" 2>&1
 fi

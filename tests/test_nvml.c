@@ -52,7 +52,9 @@ static void use_fake(void)
     static const char *const vars[] = {"FAKE_NVML_BUS_ID", "FAKE_NVML_SM_MHZ", "FAKE_NVML_SM_MAX_MHZ",
                                        "FAKE_NVML_MEM_MHZ", "FAKE_NVML_MEM_MAX_MHZ", "FAKE_NVML_POWER_MW",
                                        "FAKE_NVML_POWER_LIMIT_MW", "FAKE_NVML_TEMP_C", "FAKE_NVML_REASONS",
-                                       "FAKE_NVML_PIDS", "FAKE_NVML_INIT_FAIL"};
+                                       "FAKE_NVML_PIDS", "FAKE_NVML_INIT_FAIL", "FAKE_NVML_PEER_BUS_ID",
+                                       "FAKE_NVML_NVLINKS", "FAKE_NVML_NVLINK_TO", "FAKE_NVML_P2P_NVLINK",
+                                       "FAKE_NVML_TOPO"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     setenv("FAKE_NVML_SM_MAX_MHZ", "1980", 1);
@@ -391,6 +393,60 @@ static void test_json_bad_device_state(void **state)
     model_free(&m);
 }
 
+/* ---------- the link between two GPUs (nvml_link.c) ---------- */
+
+#define PEER "0000:2A:00.0"
+
+static void link_of(const char *a, const char *b, const char *kind, const char *detail)
+{
+    char k[16], d[192];
+    nvml_link(a, b, k, sizeof k, d, sizeof d);
+    assert_string_equal(k, kind);
+    if (!strstr(d, detail))
+        fail_msg("link detail '%s' lacks '%s'", d, detail);
+}
+
+static void test_link_kinds(void **state)
+{
+    (void)state;
+    use_fake();
+    setenv("FAKE_NVML_PEER_BUS_ID", PEER, 1);
+    /* NVLinks whose far end is the other GPU. */
+    setenv("FAKE_NVML_NVLINKS", "4", 1);
+    setenv("FAKE_NVML_NVLINK_TO", "peer", 1);
+    link_of(BUS, PEER, "NVLink", "4 NVLinks straight to the other GPU (of 4 active)");
+    /* NVLinks to a switch, and NVML's P2P status saying NVLink: through NVSwitch. */
+    setenv("FAKE_NVML_NVLINKS", "18", 1);
+    setenv("FAKE_NVML_NVLINK_TO", "switch", 1);
+    setenv("FAKE_NVML_P2P_NVLINK", "ok", 1);
+    link_of(BUS, PEER, "NVLink", "through NVSwitch: 18 active NVLinks, 18 to a switch");
+    /* Links to a switch, but no NVLink P2P between these two: PCIe, with its path. */
+    setenv("FAKE_NVML_P2P_NVLINK", "no", 1);
+    setenv("FAKE_NVML_TOPO", "20", 1);
+    link_of(BUS, PEER, "PCIe", "no NVLink between them; PCIe path: PXB (multiple PCIe bridges)");
+    /* No NVLink at all, across NUMA nodes. */
+    unsetenv("FAKE_NVML_NVLINKS");
+    unsetenv("FAKE_NVML_P2P_NVLINK");
+    setenv("FAKE_NVML_TOPO", "50", 1);
+    link_of(BUS, PEER, "PCIe", "SYS (across NUMA nodes");
+    unsetenv("FAKE_NVML_TOPO");
+    link_of(BUS, PEER, "PCIe", "PCIe path not known (Not Supported)");
+}
+
+static void test_link_na(void **state)
+{
+    (void)state;
+    use_fake();
+    setenv("FAKE_NVML_PEER_BUS_ID", PEER, 1);
+    link_of(BUS, "0000:17:00.0", "n/a", "NVML does not know the GPU at " BUS " or 0000:17:00.0: Not Found");
+    setenv("FAKE_NVML_INIT_FAIL", "1", 1);
+    link_of(BUS, PEER, "n/a", "nvmlInit failed: Driver Not Loaded");
+    unsetenv("FAKE_NVML_INIT_FAIL");
+    setenv("MMPROF_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    link_of(BUS, PEER, "n/a", "/nonexistent/libnvidia-ml.so.1 not found: ");
+    unsetenv("MMPROF_NVML_LIBRARY");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +459,8 @@ int main(void)
         cmocka_unit_test(test_sampling_thread),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_json_bad_device_state),
+        cmocka_unit_test(test_link_kinds),
+        cmocka_unit_test(test_link_na),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,6 +180,31 @@ static void truncated_stream_keeps_complete_lines(void **state)
     model_free(&m);
 }
 
+/* A pool worker ended by SIGTERM after the injection library flushed (inject_signal.c writes
+ * "signal" before "exit"): its kernel is there, the report names the signal, and it is not
+ * reported as having lost records. "flush" lines (MMPROF_INJECT_DEBUG) are not events. */
+static void process_ended_by_signal_after_flush(void **state)
+{
+    (void)state;
+    put("400.stream", "mmprof-stream\t1\n"
+                      "process\t400\t1\t10\tworker\n"
+                      "cuda\t20\n"
+                      "kernel\t40\t90\t0\t7\t1\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk1\n"
+                      "flush\t95\t97\t0\n"
+                      "signal\t15\n"
+                      "exit\t100\n");
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
+    assert_int_equal(m.events.nkernels, 1);
+    assert_true(has_warning(&m, "ended by signal 15"));
+    assert_false(has_warning(&m, "exit handlers"));
+    assert_false(has_warning(&m, "malformed"));
+    model_free(&m);
+}
+
 /* A line with a bad number or the wrong field count is skipped and counted; lines of unknown
  * kinds (a later version) are not errors; a file of something else is skipped with a warning. */
 static void bad_lines_and_foreign_files(void **state)
@@ -350,6 +375,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(merges_processes_events_and_ranges, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(process_ended_by_signal_after_flush, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(missing_directory_is_an_error, test_tmp_setup, test_tmp_teardown),

@@ -90,6 +90,17 @@ bool gpu_usable(void)
     return ok;
 }
 
+int gpu_workload_count(void)
+{
+    const char *argv[] = {mmprof_bin(), "--list-workloads", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    int n = 0;
+    for (char *p = r.out; p && (p = strstr(p, " GPU ")); p++)
+        n++;
+    cmd_free(&r);
+    return n;
+}
+
 char *path_in(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;

@@ -34,6 +34,8 @@ const char *beside_bin(const char *rel);
 
 /* True when `mmprof --require-gpu` runs a tiny GPU workload: the GPU tests' gate. */
 bool gpu_usable(void);
+/* How many GPU workloads `mmprof --list-workloads` lists. */
+int gpu_workload_count(void);
 
 /* dir/name, malloc'd (fails the test when memory ran out). */
 char *path_in(const char *dir, const char *name);

@@ -456,7 +456,9 @@ static void versus_library(const analysis *a, workload_metrics *r)
     const char *lib = library_of(w->prec);
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *o = &a->wl[i];
-        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory && o->w->n == w->n) {
+        /* In a --devices run, the library's run on the same GPU in the same pass. */
+        if (strcmp(o->w->name, lib) == 0 && o->w->host_memory == w->host_memory && o->w->n == w->n &&
+            o->w->device == w->device && o->w->pass == w->pass) {
             r->library = i;
             ratio(&r->vs_cublas_pct, &o->kernel_ms, &r->kernel_ms, 100.0);
             return;
@@ -576,6 +578,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
     ratio(&r->speedup, &cpu_ms, &r->kernel_ms, 1.0);
     ratio(&r->speedup_e2e, &cpu_ms, &r->e2e_ms, 1.0);
     decide_verdict(m, r);
+    counter_figures(m, r);
     return true;
 }
 
@@ -769,6 +772,7 @@ bool analyze(const run_model *m, analysis *a)
     }
     for (int i = 0; i < m->ndevices; i++)
         a->peaks[i] = device_peaks_of(&m->devices[i]);
+    counter_ceilings(m, a->peaks);
     a->nwl = m->nworkloads;
     na(&a->best_h2d_gbps, "no host-to-device copies");
     na(&a->best_d2h_gbps, "no device-to-host copies");

@@ -37,6 +37,17 @@ typedef struct {
     metric tflops;             /* when one kernel makes one product */
 } kernel_summary;
 
+/* What limits a kernel, from its counters (roofline.c): the unit nearest its peak, or latency
+ * when none is near. */
+typedef enum {
+    BOUND_NONE = 0, /* no counters */
+    BOUND_DRAM,
+    BOUND_L1,       /* L1 / shared memory */
+    BOUND_L2,
+    BOUND_COMPUTE,  /* a compute pipe (FMA, tensor, ...) */
+    BOUND_LATENCY,  /* no unit near its peak: latency, or too few warps to hide it */
+} bound_kind;
+
 typedef struct {
     const workload_run *w;
     metric kernel_ms;          /* per product: median over the compute phase */
@@ -63,6 +74,15 @@ typedef struct {
     metric event_agreement_pct; /* CUPTI kernel median vs cudaEvent median, in % */
     verdict_kind verdict;
     char verdict_text[160];
+    /* From the counter pass (roofline.c): the main kernel's speed-of-light figures, the product's
+     * bytes and FLOPs, and what bounds it. */
+    metric achieved_occupancy_pct, sm_throughput_pct, memory_throughput_pct;
+    metric dram_read_bytes, dram_write_bytes, l1_hit_pct, l2_hit_pct, tensor_pct;
+    metric flops_executed;     /* 2 x FFMA + FADD + FMUL, FP32 thread instructions */
+    metric achieved_tflops;    /* flops_executed / kernel time */
+    metric intensity;          /* FLOPs per DRAM byte (read + written) */
+    bound_kind bound;
+    char bound_text[128];      /* "DRAM (DRAM throughput 87% of peak)", or why n/a */
     kernel_summary *kernels;
     int nkernels;
     int main_kernel;  /* index into kernels of the one with the most time, -1 when none */
@@ -73,6 +93,8 @@ typedef struct {
 
 typedef struct {
     metric fp32_tflops; /* SMs x FP32 lanes per SM x 2 x clock */
+    metric tf32_tflops; /* SMs x dense TF32 tensor FLOPs per SM per clock x clock */
+    metric l2_gbps;     /* the L2's peak bandwidth, as the counter pass read it */
     metric hbm_gbps;    /* 2 x memory clock x bus width */
     metric link_gbps;   /* PCIe, per direction */
     int fp32_lanes_per_sm;
@@ -109,6 +131,13 @@ double product_flops(int n);
 int fp32_lanes_per_sm(int cc_major, int cc_minor); /* 0 when unknown */
 device_peaks device_peaks_of(const device_info *d);
 const char *verdict_name(verdict_kind v);
+const char *bound_name(bound_kind b); /* "dram", "l1", "l2", "compute", "latency", "none" */
+
+/* roofline.c: the counter-derived figures of one workload (its kernel time and verdict known),
+ * and each device's roofline ceilings that only counters give (the L2's). */
+void counter_figures(const run_model *m, workload_metrics *r);
+void counter_ceilings(const run_model *m, device_peaks *peaks);
+double tf32_flops_per_sm_clock(int cc_major, int cc_minor); /* 0 when unknown */
 
 /* Theoretical occupancy of a launch on a device through cuda_occupancy.h. Returns false (and a
  * reason in why) when the calculator refuses the input. */

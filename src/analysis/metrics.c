@@ -4,6 +4,7 @@
 
 #include "analysis.h"
 #include "ranks.h"
+#include "devices.h"
 #include "regions.h"
 
 #define DEF(type, field, key, label, unit, fmt, what) {key, label, unit, fmt, offsetof(type, field), what, BETTER_NONE}
@@ -41,6 +42,18 @@ static const metric_def workload_defs[] = {
     W_HI(speedup, "speedup_vs_cpu", "vs CPU", "x", "%.2f", "cpu-openblas product time over kernel time"),
     W_HI(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time over end-to-end time"),
     W(event_agreement_pct, "cupti_vs_event_pct", "CUPTI vs events", "%", "%+.2f", "CUPTI kernel median against the cudaEvent median"),
+    /* From the counter pass (--counters): the main kernel's figures, the product's bytes and FLOPs. */
+    W(achieved_occupancy_pct, "achieved_occupancy_pct", "ach. occ", "%", "%.1f", "active warps over the SM's maximum, averaged over the kernel (sm__warps_active)"),
+    W(sm_throughput_pct, "sm_throughput_pct", "SM SOL", "%", "%.1f", "compute (SM) throughput, % of peak (sm__throughput)"),
+    W(memory_throughput_pct, "memory_throughput_pct", "mem SOL", "%", "%.1f", "memory throughput, % of peak (gpu__compute_memory_throughput)"),
+    W(dram_read_bytes, "dram_read_bytes", "DRAM read", "B", "%.0f", "bytes read from DRAM by one product's kernels"),
+    W(dram_write_bytes, "dram_write_bytes", "DRAM write", "B", "%.0f", "bytes written to DRAM by one product's kernels"),
+    W(l1_hit_pct, "l1_hit_pct", "L1 hit", "%", "%.1f", "L1 sector hit rate of the main kernel"),
+    W(l2_hit_pct, "l2_hit_pct", "L2 hit", "%", "%.1f", "L2 sector hit rate of the main kernel"),
+    W(tensor_pct, "tensor_pct", "tensor", "%", "%.1f", "tensor pipe active cycles, % of peak (mma.sync and, on Hopper, wgmma)"),
+    W(flops_executed, "flops_executed", "FLOPs", "", "%.4g", "2 x FFMA + FADD + FMUL thread instructions executed"),
+    W_HI(achieved_tflops, "achieved_tflops", "ach. TFLOP/s", "TFLOP/s", "%.2f", "executed FP32 FLOPs / kernel time"),
+    W(intensity, "intensity", "FLOP/B", "FLOP/B", "%.1f", "executed FLOPs (2n^3 on the tensor pipe) per DRAM byte"),
 };
 TABLE(workload_metric_table, "workload", workload_defs);
 
@@ -58,6 +71,8 @@ TABLE(kernel_summary_table, "kernel", kernel_summary_defs);
 static const metric_def device_peak_defs[] = {
     P(fp32_tflops, "fp32_tflops", "FP32 peak", "TFLOP/s", "%.1f", "SMs x FP32 lanes per SM x 2 x SM clock"),
     P(hbm_gbps, "memory_gbps", "memory", "GB/s", "%.0f", "2 x memory clock x bus width"),
+    P(tf32_tflops, "tf32_tflops", "TF32 peak", "TFLOP/s", "%.1f", "SMs x dense TF32 tensor FLOPs per SM per clock x SM clock"),
+    P(l2_gbps, "l2_gbps", "L2", "GB/s", "%.0f", "the L2's peak bandwidth as the counters read it (lts__t_bytes peak x L2 clock)"),
     P(link_gbps, "link_gbps", "PCIe link", "GB/s", "%.1f", "per direction, from the link's generation and width"),
 };
 TABLE(device_peaks_table, "device", device_peak_defs);
@@ -165,3 +180,41 @@ static const metric_def straggler_defs[] = {
     ST(mean_ms, "mean_ms", "mean", "ms", "%.3f", "mean duration of the range over ranks and occurrences"),
 };
 TABLE(straggler_table, "straggler", straggler_defs);
+
+/* A --devices run (devices.h): each GPU's workloads alone and together, the aggregate over GPUs,
+ * each GPU's passes, and the peer matrix. */
+#define DW(field, key, label, unit, fmt, what) DEF(device_workload_row, field, key, label, unit, fmt, what)
+#define DW_BY(b, field, key, label, unit, fmt, what) DEF_BY(b, device_workload_row, field, key, label, unit, fmt, what)
+static const metric_def device_workload_defs[] = {
+    DW_BY(BETTER_HIGHER, seq_tflops, "sequential_tflops", "alone", "TFLOP/s", "%.2f", "2n^3 / median kernel time, this GPU alone busy"),
+    DW_BY(BETTER_HIGHER, conc_tflops, "concurrent_tflops", "together", "TFLOP/s", "%.2f", "2n^3 / median kernel time, every listed GPU busy at once"),
+    DW(change_pct, "concurrent_change_pct", "change", "%", "%+.1f", "together over alone, minus 1: below 0, running together slowed this GPU"),
+    DW_BY(BETTER_LOWER, seq_kernel_ms, "sequential_kernel_ms", "kernel alone", "ms", "%.3f", "median kernel time of one product, alone"),
+    DW_BY(BETTER_LOWER, conc_kernel_ms, "concurrent_kernel_ms", "kernel together", "ms", "%.3f", "median kernel time of one product, together"),
+};
+TABLE(device_workload_table, "gpu workload", device_workload_defs);
+
+#define DG(field, key, label, unit, fmt, what) DEF(device_aggregate_row, field, key, label, unit, fmt, what)
+static const metric_def device_aggregate_defs[] = {
+    DG(aggregate_tflops, "aggregate_tflops", "all GPUs", "TFLOP/s", "%.2f", "summed TFLOP/s of every GPU running at once"),
+    DG(one_gpu_tflops, "one_gpu_tflops", "one GPU", "TFLOP/s", "%.2f", "the best TFLOP/s of one GPU alone"),
+    DG(scaling, "scaling", "scaling", "x", "%.2f", "all GPUs over one GPU (ideal: the number of GPUs)"),
+    DG(worst_change_pct, "worst_change_pct", "worst change", "%", "%+.1f", "the largest slowdown of one GPU running with the others"),
+};
+TABLE(device_aggregate_table, "gpu aggregate", device_aggregate_defs);
+
+#define DP(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, device_pass_row, field, key, label, unit, fmt, what)
+static const metric_def device_pass_defs[] = {
+    DP(seq_wall_ms, "sequential_wall_ms", "wall alone", "ms", "%.1f", "its workloads' span with this GPU alone busy"),
+    DP(conc_wall_ms, "concurrent_wall_ms", "wall together", "ms", "%.1f", "its workloads' span with every listed GPU busy"),
+};
+TABLE(device_pass_table, "gpu pass", device_pass_defs);
+
+#define PR(b, field, key, label, unit, fmt, what) DEF_BY(b, peer_row, field, key, label, unit, fmt, what)
+static const metric_def peer_defs[] = {
+    PR(BETTER_HIGHER, direct_gbps, "direct_gbps", "GB/s direct", "GB/s", "%.1f", "cudaMemcpyPeerAsync with peer access on: bytes / time (GB = 1e9 bytes)"),
+    PR(BETTER_LOWER, direct_latency_us, "direct_latency_us", "us direct", "us", "%.2f", "mean time of one small copy, back to back, peer access on"),
+    PR(BETTER_HIGHER, staged_gbps, "staged_gbps", "GB/s staged", "GB/s", "%.1f", "cudaMemcpyPeerAsync with peer access off (the driver stages the copy)"),
+    PR(BETTER_LOWER, staged_latency_us, "staged_latency_us", "us staged", "us", "%.2f", "mean time of one small copy, back to back, peer access off"),
+};
+TABLE(peer_table, "peer pair", peer_defs);

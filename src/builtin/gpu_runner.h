@@ -23,6 +23,7 @@ typedef struct {
     sample_rule rule;    /* how many timed launches (sampling.h; gpu_sample_rule) */
     bool cold_l2;        /* flush the L2 before each timed launch */
     bool pinned;         /* pinned host buffers will be needed */
+    bool counters;       /* read hardware counters in a pass after the timed launches (gpu_open_counters) */
 } gpu_inputs;
 
 /* The GPU's sampling rule: at least 10 launches before the noise may stop it, at most 200. */
@@ -44,11 +45,21 @@ bool gpu_prepare(const gpu_inputs *in, char *why, size_t len);
 /* Creates the cuBLAS handle on the run's stream (its cost shows as its own tool phase). */
 bool gpu_open_cublas(char *why, size_t len);
 
+/* Opens the range profiler on the run's context (counters.h) and records the passes it needs in
+ * m; false with the reason (no permission, unsupported GPU) when counters cannot be read. */
+bool gpu_open_counters(run_model *m, char *why, size_t len);
+
 /* Free device memory now, in bytes (after gpu_open). */
 uint64_t gpu_free_memory(void);
 
 /* Runs one workload through its phases: allocate, copy-in, warm-up, compute, copy-out, verify. */
 void gpu_run(const gpu_compute *c, const gpu_inputs *in, mem_kind kind, workload_run *w);
+
+/* The peer matrix's copies from GPU src to GPU dst (cuda/peer_copy.cu): cfg gives the sizes and
+ * counts; fills p's can_access_peer and both copy modes (a mode that could not run says why in its
+ * own why). False, with the reason in why, when the pair's buffers could not be set up. Run on a
+ * thread with nothing else on either GPU; leaves peer access off. */
+bool gpu_peer_pair(const multi_gpu_info *cfg, int src, int dst, peer_pair *p, char *why, size_t len);
 
 /* Brackets the measured region for nsys --capture-range=cudaProfilerApi. */
 void gpu_profiler_start(void);

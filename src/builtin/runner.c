@@ -12,11 +12,13 @@
 
 #include "collector.h"
 #include "cpu_workload.h"
+#include "device_thread.h"
 #include "gpu_runner.h"
 #include "hostinfo.h"
 #include "inputs.h"
 #include "progress.h"
 #include "interrupt.h"
+#include "multi_gpu.h"
 #include "nvml.h"
 #include "ranges.h"
 #include "workloads.h"
@@ -107,6 +109,23 @@ typedef struct {
     workload_run w;
 } cpu_job;
 
+/* Waits for a workload's thread at most timeout_s seconds; past that the thread is detached and
+ * the run is marked abandoned (runner_abandoned). True when it finished in time. */
+static bool joined_within(pthread_t t, int timeout_s)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += timeout_s;
+    int rc;
+    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
+        ;
+    if (rc == 0)
+        return true;
+    abandoned = true;
+    pthread_detach(t);
+    return false;
+}
+
 static void *cpu_job_run(void *arg)
 {
     cpu_job *j = arg;
@@ -140,24 +159,97 @@ static void cpu_run_watched(const cli_options *o, int n, const float *A, const f
         cpu_run(n, A, B, ref, rule, w);
         return;
     }
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += o->timeout_s;
-    int rc;
-    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
-        ;
-    if (rc == 0) {
+    if (joined_within(t, o->timeout_s)) {
         *w = j->w; /* the arrays it allocated move with it */
         free(j);
         return;
     }
     /* j and its workload stay with the thread still writing them. */
-    abandoned = true;
-    pthread_detach(t);
     timed_out(w, "cpu-openblas", n, o->timeout_s);
     fprintf(err, "mmprof: cpu-openblas did not finish within --timeout %d s at n = %d; abandoned, going on\n",
             o->timeout_s, n);
 }
+
+/* ---------- the GPU calls of a single-device run, on the device thread ----------
+ * (device_thread.h says why they cannot run on the main thread once the watchdog may abandon
+ * one.) A --devices run drives its GPUs from threads of its own (multi_gpu.c). */
+typedef enum { GPU_OPEN, GPU_PREPARE, GPU_CUBLAS, GPU_COUNTERS, GPU_RUN, GPU_PROFILER_START, GPU_PROFILER_STOP, GPU_SYNC, GPU_CLOSE, GPU_RESET } gpu_op;
+
+typedef struct {
+    gpu_op op;
+    run_model *m;         /* GPU_OPEN, GPU_COUNTERS */
+    int device;           /* GPU_OPEN */
+    gpu_inputs in;        /* GPU_PREPARE, GPU_RUN (a copy: an abandoned run outlives the caller's) */
+    const gpu_compute *c; /* GPU_RUN */
+    mem_kind kind;        /* GPU_RUN */
+    workload_run w;       /* GPU_RUN */
+    bool ok;
+    char why[256];
+} gpu_call;
+
+static void gpu_call_run(void *arg)
+{
+    gpu_call *c = arg;
+    c->ok = true;
+    switch (c->op) {
+    case GPU_OPEN: c->ok = gpu_open(c->m, c->device, c->why, sizeof c->why); break;
+    case GPU_PREPARE: c->ok = gpu_prepare(&c->in, c->why, sizeof c->why); break;
+    case GPU_CUBLAS: c->ok = gpu_open_cublas(c->why, sizeof c->why); break;
+    case GPU_COUNTERS: c->ok = gpu_open_counters(c->m, c->why, sizeof c->why); break;
+    case GPU_RUN: gpu_run(c->c, &c->in, c->kind, &c->w); break;
+    case GPU_PROFILER_START: gpu_profiler_start(); break;
+    case GPU_PROFILER_STOP: gpu_profiler_stop(); break;
+    case GPU_SYNC: gpu_sync(); break;
+    case GPU_CLOSE: gpu_close(); break;
+    case GPU_RESET: gpu_reset(); break;
+    }
+}
+
+/* A GPU call that is not a workload, waited for as long as it takes; c->ok and c->why after. */
+static bool on_gpu(gpu_call *c)
+{
+    return device_thread_call(gpu_call_run, c, 0) && c->ok;
+}
+
+static void on_gpu_op(gpu_op op)
+{
+    gpu_call c = {.op = op};
+    on_gpu(&c);
+}
+
+/* gpu_run under the watchdog, into w: a GPU workload that hangs (a kernel that never ends, a
+ * wait that never returns) must not hang the tool either. Past --timeout it is abandoned like a
+ * CPU workload, and since the device is still busy with it, the caller skips every later GPU
+ * workload and collects CUPTI's records with a bounded wait. True when it was abandoned. */
+static bool gpu_run_watched(const cli_options *o, const gpu_compute *c, const gpu_inputs *in, mem_kind kind,
+                            workload_run *w, FILE *err)
+{
+    gpu_call *call = calloc(1, sizeof *call);
+    if (!call) {
+        w->status = WL_ERROR;
+        copy_str(w->status_reason, sizeof w->status_reason, "out of host memory");
+        return false;
+    }
+    *call = (gpu_call){.op = GPU_RUN, .in = *in, .c = c, .kind = kind, .w = *w};
+    if (device_thread_call(gpu_call_run, call, o->timeout_s)) {
+        *w = call->w; /* the arrays it allocated move with it */
+        free(call);
+        return false;
+    }
+    abandoned = true; /* call stays with the device thread */
+    char label[64];
+    workload_label(w, label, sizeof label);
+    w->status = WL_ERROR;
+    snprintf(w->status_reason, sizeof w->status_reason,
+             "did not finish within --timeout %d s; abandoned with the GPU still running it (the later GPU "
+             "workloads were skipped)", o->timeout_s);
+    fprintf(err, "mmprof: %s did not finish within --timeout %d s at n = %d; abandoned, the later GPU workloads "
+                 "are skipped\n", label, o->timeout_s, in->n);
+    return true;
+}
+
+/* After a GPU workload was abandoned, CUPTI's final flush waits at most this long. */
+#define HUNG_FLUSH_WAIT_S 5
 
 /* SIGINT/SIGTERM while a GPU is ours (the handler only recorded it): release the device, then
  * end as the signal asks, with no output. Called between steps that take long. */
@@ -166,14 +258,15 @@ static void stop_if_interrupted(bool gpu)
     if (!interrupt_pending())
         return;
     if (gpu) {
-        gpu_profiler_stop();
-        gpu_reset();
+        on_gpu_op(GPU_PROFILER_STOP);
+        on_gpu_op(GPU_RESET);
     }
     interrupt_defer(false);
 }
 
 static int fail_run(run_model *m, int status)
 {
+    device_thread_stop();
     model_free(m);
     return status;
 }
@@ -216,8 +309,10 @@ typedef struct {
     bool opened;    /* the device's context is ours until the end (a signal must release it) */
     bool gpu;       /* cleared when the GPU cannot be set up for a size: its workloads are skipped */
     bool profiling; /* gpu_profiler_start was called */
+    bool hung;      /* a GPU workload was abandoned with the device still running it */
     nvml_watch *nw;
     const char *nvml_why;
+    const multi_gpu_work *multi; /* --devices: the GPU workloads go to every listed GPU (multi_gpu.h) */
     progress *pr;
     FILE *err;
 } size_run;
@@ -279,9 +374,17 @@ static int run_size(size_run *r, int n)
     gpu_inputs in = {.n = n, .A = A, .B = B, .ref = ref,
                      .rule = gpu_sample_rule(o->repeat, o->max_noise_pct, max_time_ms),
                      .cold_l2 = o->cold_l2, .pinned = o->host_memory != HOSTMEM_PAGEABLE};
+    if (r->multi) {
+        progress_step(r->pr, "GPU workloads on every GPU, one GPU after another, then all at once");
+        multi_gpu_run_size(m, r->multi, &in);
+        stop_if_interrupted(false);
+        goto out;
+    }
     if (r->gpu) {
         tp = size_phase(m, "gpu-buffers", n);
-        bool ready = gpu_prepare(&in, why, sizeof why);
+        gpu_call prep = {.op = GPU_PREPARE, .in = in};
+        bool ready = on_gpu(&prep);
+        copy_str(why, sizeof why, prep.why);
         tool_phase_end(tp);
         if (!ready) { /* this size and the later ones are skipped; the device stays open until the
                        * end so that what earlier sizes recorded is still collected */
@@ -291,7 +394,7 @@ static int run_size(size_run *r, int n)
         }
     }
     if (r->gpu && !r->profiling) {
-        gpu_profiler_start();
+        on_gpu_op(GPU_PROFILER_START);
         r->profiling = true;
     }
     for (int i = 0; i < r->nsel; i++) {
@@ -314,8 +417,23 @@ static int run_size(size_run *r, int n)
             workload_label(w, label, sizeof label);
             progress_step(r->pr, label);
             nvml_watch_begin(r->nw);
-            gpu_run(r->sel[i]->gpu, &in, r->kinds[k], w);
+            /* One counter pass per workload and size: the kernel is the same whatever the host
+             * memory, so the last kind run (pinned, when both are) has it. */
+            in.counters = m->counters && m->counters_why[0] == '\0' && k == r->nkinds - 1;
+            bool hung = gpu_run_watched(o, r->sel[i]->gpu, &in, r->kinds[k], w, err);
+            if (m->counters && !hung && !w->counters_why[0] && w->ncounters == 0 && k == r->nkinds - 1)
+                copy_str(w->counters_why, sizeof w->counters_why,
+                         m->counters_why[0] ? m->counters_why : "the workload did not reach its counter pass");
             nvml_watch_end(r->nw, w, r->nvml_why);
+            if (hung) {
+                /* The device cannot be released while it runs the abandoned work: from here a
+                 * signal ends the process at once, and nothing waits for the device again. */
+                r->gpu = r->opened = false;
+                r->hung = kept = true; /* the abandoned thread still reads the inputs */
+                interrupt_defer(false);
+                snprintf(m->gpu_skip_reason, sizeof m->gpu_skip_reason,
+                         "the GPU was still running %s, abandoned after --timeout %d s", label, o->timeout_s);
+            }
         }
     }
 out:
@@ -325,6 +443,45 @@ out:
         free(ref);
     }
     return status;
+}
+
+/* True when a counter entry still has the range profiler's name for it, a range number. */
+static bool numbered(const char *name)
+{
+    char *end;
+    strtol(name, &end, 10);
+    return name[0] && !*end;
+}
+
+/* The counter pass's bookkeeping once the records are in. The range profiler numbers its ranges:
+ * an entry still numbered (a library's kernel) takes the name of the kernel launched at the same
+ * place in the compute phase's first product (the same launches, in the same order). Any kernel
+ * record of the pass itself is dropped: a replayed launch times nothing; the "counters" phase
+ * stays. */
+static void counter_pass_records(workload_run *w)
+{
+    const phase *pass = workload_find_phase(w, "counters"), *compute = workload_find_phase(w, "compute");
+    if (!pass)
+        return;
+    size_t kept = 0;
+    int named = 0;
+    for (size_t i = 0; i < w->nkernels; i++) {
+        kernel_event *k = &w->kernels[i];
+        if (k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
+            free(k->name);
+            continue;
+        }
+        w->kernels[kept++] = *k;
+        if (compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns && named < w->ncounters) {
+            kernel_counters *c = &w->counters[named++];
+            char *name = numbered(c->name) ? strdup(k->name) : NULL;
+            if (name) {
+                free(c->name);
+                c->name = name;
+            }
+        }
+    }
+    w->nkernels = kept;
 }
 
 int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE *err)
@@ -376,6 +533,11 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     bool gpu = false;
     if (want_gpu || o->require_gpu) {
         gpu = gpu_probe(m, why, sizeof why);
+        if (gpu && (o->all_devices || o->ndevices > 0) &&
+            !multi_gpu_select(m, o->all_devices, o->devices, o->ndevices, err)) {
+            tool_phase_end(tp);
+            return fail_run(m, EXIT_USAGE);
+        }
         if (gpu && o->device >= m->ndevices) {
             tool_phase_end(tp);
             fprintf(err, "mmprof: --device %d: this machine has %d CUDA device%s\n", o->device,
@@ -414,11 +576,15 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             return fail_run(m, EXIT_USAGE);
         }
     }
-    if (gpu) {
+    bool multi = gpu && m->multi.ndevices > 0;
+    if (gpu && !multi) {
         /* The context now: its free memory decides whether the size fits, before any work. */
         tool_phase_end(tp);
         tp = tool_phase_begin(m, "cuda-context");
-        bool opened = gpu_open(m, o->device, why, sizeof why);
+        device_thread_start();
+        gpu_call open = {.op = GPU_OPEN, .m = m, .device = o->device};
+        bool opened = on_gpu(&open);
+        copy_str(why, sizeof why, open.why);
         device_info *d = &m->devices[o->device];
         for (int s = 0; opened && s < nsizes; s++) {
             /* The L2 flush buffer (twice the L2) comes on top with --cold-l2. */
@@ -428,7 +594,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                 fprintf(err, "mmprof: %s %d needs %.1f GiB of device memory for A, B and C; GPU %d "
                              "(%s) has %.1f GiB free of %.1f GiB\n", size_opt, sizes[s], (double)dneed / GiB,
                         o->device, d->name, (double)d->free_mem / GiB, (double)d->total_mem / GiB);
-                gpu_close();
+                on_gpu_op(GPU_CLOSE);
                 interrupt_defer(false);
                 return fail_run(m, EXIT_USAGE);
             }
@@ -445,59 +611,113 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     tool_phase_end(tp);
 
     m->cold_l2 = gpu && o->cold_l2;
-    if (gpu && want_cublas) {
+    if (gpu && !multi && want_cublas) {
         tp = tool_phase_begin(m, "cublas-init");
-        bool ready = gpu_open_cublas(why, sizeof why);
+        gpu_call cublas = {.op = GPU_CUBLAS};
+        bool ready = on_gpu(&cublas);
+        copy_str(why, sizeof why, cublas.why);
         tool_phase_end(tp);
         if (!ready) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
             copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
-            gpu_close();
+            on_gpu_op(GPU_CLOSE);
             interrupt_defer(false);
             gpu = false;
         }
+    }
+    /* Hardware counters: the range profiler on the run's context, or the reason they are n/a.
+     * Under another profiler (Nsight Compute, Nsight Systems) CUPTI is theirs: no counters
+     * (--no-cupti leaves CUPTI unused, and the counters may have it). */
+    m->counters = o->counters;
+    if (o->counters && !gpu)
+        copy_str(m->counters_why, sizeof m->counters_why, "no GPU workload ran");
+    else if (o->counters && multi)
+        copy_str(m->counters_why, sizeof m->counters_why, "not collected in a --devices run (one GPU at a time)");
+    else if (o->counters && !collector_cupti_active() && !o->no_cupti)
+        snprintf(m->counters_why, sizeof m->counters_why, "counters off: %.200s",
+                 m->collection.reason[0] ? m->collection.reason : "CUPTI is not mmprof's in this run");
+    else if (o->counters) {
+        tp = tool_phase_begin(m, "counters-init");
+        gpu_call ctr = {.op = GPU_COUNTERS, .m = m};
+        if (!on_gpu(&ctr)) {
+            copy_str(m->counters_why, sizeof m->counters_why, ctr.why);
+            model_add_warning(m, "hardware counters n/a: %s", m->counters_why);
+        }
+        tool_phase_end(tp);
     }
     /* NVML watches the device around each GPU workload (clocks, power, other processes); where it
      * cannot, each workload's device state says why. */
     nvml_watch *nw = NULL;
     char nvml_why[256] = "";
+    nvml_watch *watches[MAX_RUN_DEVICES] = {NULL};
     if (gpu) {
         tp = tool_phase_begin(m, "nvml-init");
-        nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        if (!multi)
+            nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
+        for (int i = 0; multi && i < m->multi.ndevices; i++)
+            watches[i] = nvml_watch_open(m->devices[m->multi.devices[i]].pci_bus_id, NVML_PERIOD_MS, collector_now,
+                                         nvml_why, sizeof nvml_why);
         tool_phase_end(tp);
     }
+    multi_gpu_work work = {.sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .want_cublas = want_cublas,
+                           .cold_l2 = o->cold_l2, .watch = watches, .nvml_why = nvml_why};
     /* Progress: at each size the inputs, the reference, the CPU workload and each GPU run are the
      * steps. */
     int steps = 2;
     for (int i = 0; i < nsel; i++)
-        steps += sel[i]->needs_gpu ? (gpu ? nkinds : 0) : 1;
+        steps += sel[i]->needs_gpu ? (gpu && !multi ? nkinds : 0) : 1;
+    steps += multi ? 1 : 0;
     progress pr;
     progress_init(&pr, err, !o->quiet && isatty(fileno(err)), steps * nsizes, o->n);
-    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu,
-                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .pr = &pr, .err = err};
+    size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu && !multi,
+                  .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .multi = multi ? &work : NULL, .pr = &pr, .err = err};
+    /* The device threads run with signals deferred; each stops at its next workload. */
+    if (multi)
+        interrupt_defer(true);
     int status = EXIT_OK;
     for (int s = 0; s < nsizes && status == EXIT_OK; s++)
         status = run_size(&r, sizes[s]);
     progress_done(&pr);
     if (status != EXIT_OK) {
         if (r.opened) {
-            gpu_close();
+            on_gpu_op(GPU_CLOSE);
             interrupt_defer(false);
         }
         nvml_watch_close(nw);
+        for (int i = 0; i < m->multi.ndevices; i++)
+            nvml_watch_close(watches[i]);
+        if (multi)
+            interrupt_defer(false);
         return fail_run(m, status);
     }
-    if (r.profiling)
-        gpu_profiler_stop();
-    if (r.opened) {
-        gpu_sync();
+    if (multi) {
+        multi_gpu_peer_matrix(m);
+        stop_if_interrupted(false);
+    } else if (o->all_devices || o->ndevices > 0) {
+        snprintf(m->multi.why, sizeof m->multi.why, "no GPU ran: %.200s", m->gpu_skip_reason);
+    }
+    if (r.hung) {
+        /* The device stays busy: no synchronize and no release (both would wait for it); the
+         * process ends with _exit once the reports are written (runner_abandoned). */
+        tp = tool_phase_begin(m, "flush");
+        collector_finish_within(m, &m->collection, HUNG_FLUSH_WAIT_S);
+        tool_phase_end(tp);
+    } else if (r.profiling)
+        on_gpu_op(GPU_PROFILER_STOP);
+    if (r.opened || multi) {
+        on_gpu_op(GPU_SYNC);
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
+        for (int i = 0; i < m->nworkloads; i++)
+            counter_pass_records(&m->workloads[i]);
         tool_phase_end(tp);
-        gpu_close();
+        on_gpu_op(GPU_CLOSE);
         interrupt_defer(false);
     }
+    device_thread_stop();
     nvml_watch_close(nw);
+    for (int i = 0; i < m->multi.ndevices; i++)
+        nvml_watch_close(watches[i]);
     for (int i = 0; i < m->nworkloads; i++)
         if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;

@@ -39,14 +39,21 @@ static void usage(FILE *f)
           "      --max-time S        ... or S seconds of sampling per workload and size have passed\n"
           "                          (default 0.1)\n"
           "      --cold-l2           flush the GPU's L2 before each timed launch (outside the timing)\n"
+          "      --counters          read each GPU kernel's hardware counters (occupancy, throughput,\n"
+          "                          DRAM bytes, cache hit rates, FLOPs) in a pass after its timed\n"
+          "                          launches, replaying the kernel once per counter pass (timings\n"
+          "                          stay as without it); needs permission to read GPU counters\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
+          "      --devices all|LIST  run the GPU workloads on every listed GPU (0,1,...), one GPU\n"
+          "                          after another and then all at once, and measure copies\n"
+          "                          between every pair of them (the peer matrix)\n"
           "      --require-gpu       fail (exit 3) instead of skipping GPU workloads without a GPU\n"
           "      --no-cupti          time GPU work with cudaEvents only, as under another profiler\n"
-          "      --timeout SECONDS   a CPU workload still running after SECONDS is abandoned and\n"
+          "      --timeout SECONDS   a workload still running after SECONDS is abandoned and\n"
           "                          reported as an error (exit 1), the rest of the run goes on\n"
-          "                          (default 600; 0: no limit)\n"
+          "                          (after a GPU one, without the GPU) (default 600; 0: no limit)\n"
           "      --list-workloads    list the workloads and exit\n"
           "\n"
           "Output options (every command):\n"
@@ -196,7 +203,8 @@ static void rejected_option(char **argv, char *buf, size_t len)
 }
 
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
-       OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2 };
+       OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
+       OPT_COUNTERS };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -206,11 +214,13 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"max-noise", required_argument, NULL, OPT_MAX_NOISE},
         {"max-time", required_argument, NULL, OPT_MAX_TIME},
         {"cold-l2", no_argument, NULL, OPT_COLD_L2},
+        {"counters", no_argument, NULL, OPT_COUNTERS},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
         {"seed", required_argument, NULL, OPT_SEED},
         {"device", required_argument, NULL, OPT_DEVICE},
+        {"devices", required_argument, NULL, OPT_DEVICES},
         {"require-gpu", no_argument, NULL, OPT_REQUIRE_GPU},
         {"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -231,7 +241,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     o->max_noise_pct = DEFAULT_MAX_NOISE_PCT;
     o->max_time_s = DEFAULT_MAX_TIME_S;
     o->timeout_s = DEFAULT_TIMEOUT_S;
-    bool size_given = false, sizes_given = false;
+    bool size_given = false, sizes_given = false, device_given = false, devices_given = false;
     bool run_only_given = false;
     const char *run_only_name = NULL;
 
@@ -294,6 +304,10 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             o->cold_l2 = true;
             run_only_given = true, run_only_name = "--cold-l2";
             break;
+        case OPT_COUNTERS:
+            o->counters = true;
+            run_only_given = true, run_only_name = "--counters";
+            break;
         case 'w':
             if (!parse_workloads(arg, o, err))
                 return EXIT_USAGE;
@@ -336,7 +350,14 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
                 return EXIT_USAGE;
             }
             o->device = (int)v;
+            device_given = true;
             run_only_given = true, run_only_name = "--device";
+            break;
+        case OPT_DEVICES:
+            if (!parse_devices(arg, o, err))
+                return EXIT_USAGE;
+            devices_given = true;
+            run_only_given = true, run_only_name = "--devices";
             break;
         case OPT_REQUIRE_GPU:
             o->require_gpu = true;
@@ -394,6 +415,10 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             return EXIT_USAGE;
         }
         }
+    }
+    if (device_given && devices_given) {
+        fprintf(err, "mmprof: --device and --devices both choose the GPU: use one\n");
+        return EXIT_USAGE;
     }
     if (size_given && sizes_given) {
         fprintf(err, "mmprof: --sizes and --size both give the size: use one\n");

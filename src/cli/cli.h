@@ -47,10 +47,14 @@ typedef struct {
     double max_noise_pct;    /* --max-noise (default 0.5) */
     double max_time_s;       /* --max-time per workload and size (default 0.5) */
     bool cold_l2;            /* --cold-l2 */
+    bool counters;           /* --counters: a hardware-counter pass after each GPU workload */
     host_memory_opt host_memory;
     bool seed_given;
     uint64_t seed;
     int device;
+    bool all_devices;        /* --devices all */
+    int devices[MAX_RUN_DEVICES]; /* --devices LIST, in order; ndevices 0 (and not all): one GPU */
+    int ndevices;
     const char *selected[MAX_SELECTED]; /* workload names, in table order; none: all */
     int nselected;
     bool require_gpu;
@@ -76,6 +80,10 @@ bool parse_positive(const char *s, long max, long *out);
  * number no larger than max for opt; false after a message on err naming the option. */
 bool parse_sizes(const char *arg, cli_options *o, FILE *err);
 bool parse_positive_real(const char *opt, const char *arg, double max, const char *unit, double *out, FILE *err);
+
+/* cli_devices.c: --devices all|LIST into o->all_devices or o->devices; false after a message on
+ * err naming --devices (not a number, named twice, out of range). */
+bool parse_devices(const char *arg, cli_options *o, FILE *err);
 
 #define DEFAULT_MAX_NOISE_PCT 0.5
 #define DEFAULT_MAX_TIME_S 0.1

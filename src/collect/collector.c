@@ -111,6 +111,8 @@ void collector_start(const collector_options *opt, collection_info *info)
         snprintf(info->reason, sizeof info->reason, "cuptiSubscribe failed: %s", result_string(r));
         return;
     }
+    /* Thread ids as the system numbers them (gettid), the ids workloads record as host_tid. */
+    cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     for (int i = 0; r == CUPTI_SUCCESS && i < cupti_record_nkinds; i++) {
         CUptiResult e = cuptiActivityEnable(cupti_record_kinds[i].kind);
@@ -151,14 +153,21 @@ int64_t collector_now(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* The workload whose span (first phase start to last phase end) holds t, or NULL. */
-static workload_run *owner(run_model *m, int64_t t)
+/* The workload whose span (first phase start to last phase end) holds t, or NULL. A --devices
+ * run's concurrent workloads overlap in time, one per GPU and host thread: a GPU event goes to the
+ * one on its device, an API call or synchronization (device UINT32_MAX) to the one its thread ran
+ * (CUPTI's thread ids are the system's, as host_tid is: collector_start asks for that). */
+static workload_run *owner(run_model *m, int64_t t, uint32_t device, uint32_t thread)
 {
     for (int i = 0; i < m->nworkloads; i++) {
         workload_run *w = &m->workloads[i];
         if (w->nphases > 0 && w->needs_gpu && t >= w->phases[0].start_ns &&
-            t <= w->phases[w->nphases - 1].end_ns)
-            return w;
+            t <= w->phases[w->nphases - 1].end_ns) {
+            if (w->pass == PASS_ALONE)
+                return w;
+            if (device != UINT32_MAX ? (int)device == w->device : thread == w->host_tid)
+                return w;
+        }
     }
     return NULL;
 }
@@ -167,9 +176,9 @@ static workload_run *owner(run_model *m, int64_t t)
  * workloads CUPTI timed), or keeps it in the run's own events: CUDA's start-up, cuBLAS's handle
  * and the tool's work between workloads are part of the timeline too. Returns how many went
  * to the run. */
-#define DISTRIBUTE(arr, count, gpu_event, add_to_workload, add_to_run)                            \
+#define DISTRIBUTE(arr, count, gpu_event, device_of, thread_of, add_to_workload, add_to_run)        \
     for (size_t i_ = 0; i_ < (count); i_++) {                                                     \
-        workload_run *w_ = owner(m, (arr)[i_].start_ns);                                          \
+        workload_run *w_ = owner(m, (arr)[i_].start_ns, device_of, thread_of);                    \
         bool ok_;                                                                                 \
         if (w_ && (!(gpu_event) || w_->timing == TIMING_CUPTI))                                    \
             ok_ = add_to_workload(w_, &(arr)[i_]);                                                \
@@ -184,23 +193,65 @@ static workload_run *owner(run_model *m, int64_t t)
 static uint64_t distribute(run_model *m, const event_list *pool)
 {
     uint64_t outside = 0;
-    DISTRIBUTE(pool->kernels, pool->nkernels, true, workload_add_kernel, events_add_kernel);
-    DISTRIBUTE(pool->copies, pool->ncopies, true, workload_add_copy, events_add_copy);
-    DISTRIBUTE(pool->memsets, pool->nmemsets, true, workload_add_memset, events_add_memset);
-    DISTRIBUTE(pool->apis, pool->napis, false, workload_add_api, events_add_api);
-    DISTRIBUTE(pool->syncs, pool->nsyncs, false, workload_add_sync, events_add_sync);
+    DISTRIBUTE(pool->kernels, pool->nkernels, true, pool->kernels[i_].device, 0, workload_add_kernel,
+               events_add_kernel);
+    DISTRIBUTE(pool->copies, pool->ncopies, true, pool->copies[i_].device, 0, workload_add_copy, events_add_copy);
+    DISTRIBUTE(pool->memsets, pool->nmemsets, true, pool->memsets[i_].device, 0, workload_add_memset,
+               events_add_memset);
+    DISTRIBUTE(pool->apis, pool->napis, false, UINT32_MAX, pool->apis[i_].thread, workload_add_api, events_add_api);
+    DISTRIBUTE(pool->syncs, pool->nsyncs, false, UINT32_MAX, pool->syncs[i_].thread, workload_add_sync,
+               events_add_sync);
     return outside;
+}
+
+static void *forced_flush(void *arg)
+{
+    (void)arg;
+    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    return NULL;
+}
+
+/* The forced flush, waiting at most wait_s seconds (0: as long as it takes). False when it did
+ * not return in time: its thread is left inside CUPTI. */
+static bool flush_within(int wait_s)
+{
+    if (wait_s == 0) {
+        forced_flush(NULL);
+        return true;
+    }
+    pthread_t t;
+    if (pthread_create(&t, NULL, forced_flush, NULL) != 0)
+        return false;
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += wait_s;
+    if (pthread_timedjoin_np(t, NULL, &at) == 0)
+        return true;
+    pthread_detach(t);
+    return false;
 }
 
 void collector_finish(run_model *m, collection_info *info)
 {
+    collector_finish_within(m, info, 0);
+}
+
+void collector_finish_within(run_model *m, collection_info *info, int wait_s)
+{
     if (!col.active)
         return;
     int64_t t0 = collector_now();
-    cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    bool flushed = flush_within(wait_s);
     info->flush_ms = (double)(collector_now() - t0) / 1e6;
-    for (int i = 0; i < cupti_record_nkinds; i++)
-        cuptiActivityDisable(cupti_record_kinds[i].kind);
+    /* A flush still inside CUPTI may hold CUPTI's own locks: then no more CUPTI calls, only what
+     * already arrived is distributed. */
+    if (flushed)
+        for (int i = 0; i < cupti_record_nkinds; i++)
+            cuptiActivityDisable(cupti_record_kinds[i].kind);
+    else
+        model_add_warning(m, "CUPTI's last records could not be collected within %d s (the GPU was still running "
+                             "an abandoned workload): figures of the records missing come from cudaEvents or are n/a",
+                          wait_s);
 
     pthread_mutex_lock(&col.lock);
     info->outside_workloads = distribute(m, &col.pool);
@@ -214,6 +265,7 @@ void collector_finish(run_model *m, collection_info *info)
                           (unsigned long long)col.n.errors);
     events_clear(&col.pool); /* the workloads and the run hold copies of what they own */
     pthread_mutex_unlock(&col.lock);
-    cuptiUnsubscribe(col.subscriber);
+    if (flushed)
+        cuptiUnsubscribe(col.subscriber);
     col.active = false;
 }

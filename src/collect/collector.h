@@ -30,6 +30,10 @@ int64_t collector_now(void);
  * (CUDA's start-up, cuBLAS handle creation) go to m->events and are counted in
  * info->outside_workloads. Updates info's counters. */
 void collector_finish(run_model *m, collection_info *info);
+/* The same with CUPTI's final flush bounded to wait_s seconds (0: unbounded): after a GPU
+ * workload was abandoned the device may never go idle. Past the bound only the records that
+ * already arrived are distributed, with a warning. */
+void collector_finish_within(run_model *m, collection_info *info, int wait_s);
 
 #ifdef __cplusplus
 }

@@ -61,7 +61,9 @@ void cupti_record_store(const CUpti_Activity *rec, uint32_t pid, event_list *e, 
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
         const CUpti_ActivityKernel10 *r = (const CUpti_ActivityKernel10 *)rec;
-        if (r->start == 0 && r->end == 0) {
+        /* An end before the start was seen on the H200 while the range profiler replayed kernels
+         * (user replay): as unusable as no timestamps, and a run file must not hold it. */
+        if ((r->start == 0 && r->end == 0) || r->end < r->start) {
             n->lost++;
             return;
         }

@@ -14,7 +14,9 @@
  * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
  * records since the last flush never arrive; `mmprof profile` therefore also preloads
  * libmmprof_exit.so, whose _exit calls mmprof_inject_flush first. A killed process still loses
- * them: the launcher says so for every process whose stream has no "exit" line.
+ * them, unless the signal is one inject_signal.c catches (SIGTERM, SIGINT, SIGHUP, where the
+ * program left them at their default): the launcher says so for every process whose stream has no
+ * "exit" line.
  *
  * One libcupti per process: the library is linked against the soname libcupti.so.13, so in a
  * program that already loaded a copy (PyTorch's wheel ships one) it binds to that copy, and only
@@ -125,9 +127,22 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stop, running;
+    bool debug; /* MMPROF_INJECT_DEBUG: a "flush" line per periodic flush and the exit flush's
+                 * timing on stderr, for diagnosis */
     unsigned period_ms;
     pthread_t thread;
 } flusher = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+/* How long one periodic flush took and what CUPTI said: the report ignores these lines; they
+ * show in the stream file whether flushes run and return. */
+static void emit_flush_debug(int64_t t0, CUptiResult r)
+{
+    strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "flush\t%lld\t%lld\t%d\n", (long long)t0, (long long)inject_now_ns(), (int)r);
+    inject_emit(&b);
+    sb_free(&b);
+}
 
 static void *flush_loop(void *arg)
 {
@@ -144,7 +159,10 @@ static void *flush_loop(void *arg)
         }
         if (pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT && !flusher.stop) {
             pthread_mutex_unlock(&flusher.lock);
-            cuptiActivityFlushAll(0); /* completed records, partly filled buffers included */
+            int64_t t0 = flusher.debug ? inject_now_ns() : 0;
+            CUptiResult r = cuptiActivityFlushAll(0); /* completed records, partly filled buffers too */
+            if (flusher.debug)
+                emit_flush_debug(t0, r);
             pthread_mutex_lock(&flusher.lock);
         }
     }
@@ -208,37 +226,54 @@ static void *forced_flush(void *arg)
 }
 
 /* Hands over every record CUPTI still holds and marks the process's exit in its stream, once per
- * process (atexit and libmmprof_exit.so's _exit may both ask). wait_ms bounds each wait (0: none):
- * _exit must not hang, and in a forked Python worker on the H200 the flusher thread was seen
- * blocked inside cuptiActivityFlushAll; past the bound the process ends without its last records
- * and the stream says why. */
-static void finish(long wait_ms)
+ * process (atexit, libmmprof_exit.so's _exit and a terminating signal may each ask; sig is that
+ * signal, 0 otherwise). wait_ms bounds each wait (0: none): _exit and a signal must not hang the
+ * process; past the bound it ends without its last records and the stream says why. */
+void inject_finish(long wait_ms, int sig)
 {
     if (getpid() != owner)
         return;
-    static int done;
-    if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL))
+    /* A second caller waits for the first to finish instead of returning at once: in a Pool
+     * worker the Pool's SIGTERM arrives while the worker's own _exit is flushing, and a signal
+     * path that went straight on to re-raise killed the worker in the middle of that flush (seen
+     * on the H200: the workers' last records missing). The first caller's waits are bounded, so
+     * this one is too. */
+    static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+    static bool done;
+    pthread_mutex_lock(&once);
+    if (done) {
+        pthread_mutex_unlock(&once);
         return;
+    }
+    done = true;
+    int64_t t0 = inject_now_ns();
     bool ok = stop_flusher(wait_ms);
+    int64_t t1 = inject_now_ns();
     pthread_t t;
     if (ok && collecting && wait_ms == 0)
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     else if (ok && collecting && pthread_create(&t, NULL, forced_flush, NULL) == 0)
         ok = joined_within(t, wait_ms);
+    if (flusher.debug)
+        fprintf(stderr, "mmprof-inject: pid %d sig %d: flusher stopped %s in %.1f ms, last flush %s in %.1f ms\n", (int)getpid(),
+                sig, ok ? "ok" : "-", (t1 - t0) / 1e6, ok ? "ok" : "timed out", (inject_now_ns() - t1) / 1e6);
     strbuf b;
     sb_init(&b);
+    if (sig)
+        sb_printf(&b, "signal\t%d\n", sig);
     if (ok)
         sb_printf(&b, "exit\t%lld\n", (long long)inject_now_ns());
     else
-        sb_printf(&b, "error\tat _exit the last CUDA records could not be flushed within %ld ms (CUPTI busy)\n",
+        sb_printf(&b, "error\tat _exit or a signal the last CUDA records could not be flushed within %ld ms (CUPTI busy)\n",
                   wait_ms);
     inject_emit(&b);
     sb_free(&b);
+    pthread_mutex_unlock(&once);
 }
 
 static void at_exit(void)
 {
-    finish(0);
+    inject_finish(0, 0);
 }
 
 static unsigned flush_period_ms(void)
@@ -249,14 +284,12 @@ static unsigned flush_period_ms(void)
     return s && *s && !*end && v >= 0 && v <= 60000 ? (unsigned)v : DEFAULT_FLUSH_MS;
 }
 
-#define EXIT_FLUSH_MS 1000
-
 /* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
  * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here,
  * each wait bounded. */
 EXPORT void mmprof_inject_flush(void)
 {
-    finish(EXIT_FLUSH_MS);
+    inject_finish(INJECT_EXIT_FLUSH_MS, 0);
 }
 
 /* Always returns 1 (success): what the driver does with a failed injection is not documented, and
@@ -302,7 +335,11 @@ EXPORT int InitializeInjection(void)
         emit_error(what, r);
     }
     collecting = any;
-    if (any)
+    if (any) {
+        const char *debug = getenv("MMPROF_INJECT_DEBUG");
+        flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
         start_flusher(flush_period_ms());
+        inject_catch_signals();
+    }
     return 1;
 }

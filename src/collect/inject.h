@@ -30,4 +30,15 @@ void inject_name_this_thread(strbuf *b);
 /* Adds a "device" line for the CUDA device ordinal (the driver's attributes), once per device. */
 void inject_device(strbuf *b, uint32_t device);
 
+/* The bound on each wait when the process leaves through _exit or a signal. */
+#define INJECT_EXIT_FLUSH_MS 1000
+
+/* Hands over the records CUPTI still holds and marks the exit (inject.c); sig: the terminating
+ * signal that asked, 0 otherwise. Once per process; wait_ms bounds each wait (0: unbounded). */
+void inject_finish(long wait_ms, int sig);
+
+/* Takes SIGTERM, SIGINT and SIGHUP where they are still at their default, so a process they end
+ * flushes first and then dies of the signal as before (inject_signal.c). */
+void inject_catch_signals(void);
+
 #endif

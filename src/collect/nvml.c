@@ -103,7 +103,7 @@ static bool load_api(nvml_watch *w, char *why, size_t len)
     return true;
 }
 
-nvml_watch *nvml_watch_open(const char *pci_bus_id, int period_ms, int64_t (*now)(void), char *why, size_t len)
+void *nvml_library_open(char *why, size_t len)
 {
     const char *name = getenv("MMPROF_NVML_LIBRARY");
     if (!name || !name[0])
@@ -112,8 +112,15 @@ nvml_watch *nvml_watch_open(const char *pci_bus_id, int period_ms, int64_t (*now
     if (!lib) {
         const char *e = dlerror();
         snprintf(why, len, "%s not found: %s", name, e ? e : "dlopen failed");
-        return NULL;
     }
+    return lib;
+}
+
+nvml_watch *nvml_watch_open(const char *pci_bus_id, int period_ms, int64_t (*now)(void), char *why, size_t len)
+{
+    void *lib = nvml_library_open(why, len);
+    if (!lib)
+        return NULL;
     nvml_watch *w = calloc(1, sizeof *w);
     if (!w) {
         dlclose(lib);

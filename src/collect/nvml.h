@@ -33,6 +33,14 @@ void nvml_watch_sample(nvml_watch *w);
  * compute phase of wl (its whole span when it has none). With w NULL, marks the state n/a with why. */
 void nvml_watch_end(nvml_watch *w, workload_run *wl, const char *why);
 
+/* dlopen of NVML (MMPROF_NVML_LIBRARY or libnvidia-ml.so.1); NULL with the reason in why. */
+void *nvml_library_open(char *why, size_t len);
+
+/* The link between the GPUs at two PCI bus ids, as NVML sees it (nvml_link.c): kind is "NVLink",
+ * "PCIe" or "n/a"; detail says how it was read (links, NVSwitch, the PCIe path) or why it is n/a
+ * (no NVML, a call that failed). */
+void nvml_link(const char *bus_a, const char *bus_b, char *kind, size_t klen, char *detail, size_t dlen);
+
 /* A reading with its time and what came with it; exposed for the reduction's tests. */
 typedef struct {
     int64_t t_ns;

@@ -6,6 +6,7 @@
 #include "ranges.h"
 
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "collector.h"
@@ -18,24 +19,35 @@ static struct {
     nvtxStringHandle_t handle;
 } strings[MAX_STRINGS];
 static int nstrings;
+/* The domain and the string table are shared by a --devices run's GPU threads. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static nvtxDomainHandle_t get_domain(void)
 {
+    pthread_mutex_lock(&lock);
     if (!domain)
         domain = nvtxDomainCreateA("mmprof");
-    return domain;
+    nvtxDomainHandle_t d = domain;
+    pthread_mutex_unlock(&lock);
+    return d;
 }
 
 static nvtxStringHandle_t registered(const char *text)
 {
-    for (int i = 0; i < nstrings; i++)
+    nvtxDomainHandle_t d = get_domain();
+    pthread_mutex_lock(&lock);
+    nvtxStringHandle_t h = NULL;
+    for (int i = 0; i < nstrings && !h; i++)
         if (strcmp(strings[i].text, text) == 0)
-            return strings[i].handle;
-    nvtxStringHandle_t h = nvtxDomainRegisterStringA(get_domain(), text);
-    if (nstrings < MAX_STRINGS) {
-        copy_str(strings[nstrings].text, sizeof strings[nstrings].text, text);
-        strings[nstrings++].handle = h;
+            h = strings[i].handle;
+    if (!h) {
+        h = nvtxDomainRegisterStringA(d, text);
+        if (nstrings < MAX_STRINGS) {
+            copy_str(strings[nstrings].text, sizeof strings[nstrings].text, text);
+            strings[nstrings++].handle = h;
+        }
     }
+    pthread_mutex_unlock(&lock);
     return h;
 }
 

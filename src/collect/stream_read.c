@@ -376,6 +376,14 @@ static bool read_line(reader *r, char **f, int n)
             r->exited = true;
         return true;
     }
+    if (strcmp(k, "signal") == 0) { /* inject_signal.c: it flushed, then died of the signal */
+        int64_t sig;
+        if (n != 2 || !parse_i64(f[1], &sig) || sig <= 0 || sig >= 65)
+            return false;
+        model_add_warning(r->m, "process %u (%s) was ended by signal %d (%s); its CUDA records were flushed first",
+                          r->pid, r->name, (int)sig, strsignal((int)sig));
+        return true;
+    }
     if (strcmp(k, "error") == 0) {
         model_add_warning(r->m, "process %u (%s): the profiling library could not collect everything: %s", r->pid,
                           r->name, n > 1 ? f[1] : "?");

@@ -47,6 +47,9 @@ void workload_clear(workload_run *w)
     free_events(w->kernels, w->nkernels, w->apis, w->napis, w->copies, w->memsets, w->syncs);
     free(w->product_ms);
     free(w->occ);
+    for (int i = 0; i < w->ncounters; i++)
+        free(w->counters[i].name);
+    free(w->counters);
     memset(w, 0, sizeof *w);
 }
 
@@ -73,6 +76,7 @@ void model_free(run_model *m)
         free(m->warnings[i]);
     free(m->warnings);
     free(m->devices);
+    free(m->multi.pairs);
     free(m->command_line);
     memset(m, 0, sizeof *m);
 }
@@ -191,6 +195,51 @@ bool workload_add_occ(workload_run *w, const occupancy_check *o)
     w->nocc = (int)n;
     return true;
 }
+
+bool workload_add_counters(workload_run *w, const kernel_counters *c)
+{
+    kernel_counters copy = *c;
+    copy.name = strdup(c->name ? c->name : "");
+    if (!copy.name)
+        return false;
+    void *grown = grow(w->counters, (size_t)w->ncounters, sizeof *w->counters);
+    if (!grown) {
+        free(copy.name);
+        return false;
+    }
+    w->counters = grown;
+    w->counters[w->ncounters++] = copy;
+    return true;
+}
+
+/* Each counter's JSON key beside the Nsight Compute metric that measures it: the names ncu uses
+ * in its Speed of Light, Occupancy and Memory Workload sections, so the figures can be compared. */
+static const struct {
+    const char *key, *metric;
+} counter_names[CTR_COUNT] = {
+    [CTR_OCCUPANCY_PCT] = {"achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active"},
+    [CTR_SM_PCT] = {"sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+    [CTR_MEM_PCT] = {"memory_throughput_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+    [CTR_DRAM_READ_BYTES] = {"dram_read_bytes", "dram__bytes_read.sum"},
+    [CTR_DRAM_WRITE_BYTES] = {"dram_write_bytes", "dram__bytes_write.sum"},
+    [CTR_L1_HIT_PCT] = {"l1_hit_pct", "l1tex__t_sector_hit_rate.pct"},
+    [CTR_L2_HIT_PCT] = {"l2_hit_pct", "lts__t_sector_hit_rate.pct"},
+    [CTR_FFMA] = {"ffma", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"},
+    [CTR_FADD] = {"fadd", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"},
+    [CTR_FMUL] = {"fmul", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"},
+    [CTR_TENSOR_PCT] = {"tensor_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"},
+    [CTR_DRAM_PCT] = {"dram_throughput_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
+    [CTR_L2_PCT] = {"l2_throughput_pct", "lts__throughput.avg.pct_of_peak_sustained_elapsed"},
+    [CTR_L1_PCT] = {"l1_throughput_pct", "l1tex__throughput.avg.pct_of_peak_sustained_active"},
+    [CTR_DURATION_NS] = {"duration_ns", "gpu__time_duration.sum"},
+    [CTR_L2_PEAK_BYTES_PER_CYCLE] = {"l2_peak_bytes_per_cycle", "lts__t_bytes.sum.peak_sustained"},
+    [CTR_L2_CYCLES_PER_SECOND] = {"l2_cycles_per_second", "lts__cycles_elapsed.avg.per_second"},
+    [CTR_DRAM_PEAK_BYTES_PER_CYCLE] = {"dram_peak_bytes_per_cycle", "dram__bytes.sum.peak_sustained"},
+    [CTR_DRAM_CYCLES_PER_SECOND] = {"dram_cycles_per_second", "dram__cycles_elapsed.avg.per_second"},
+};
+
+const char *counter_key(counter_id c) { return (unsigned)c < CTR_COUNT ? counter_names[c].key : "?"; }
+const char *counter_metric_name(counter_id c) { return (unsigned)c < CTR_COUNT ? counter_names[c].metric : "?"; }
 
 phase *workload_add_phase(workload_run *w, const char *name)
 {
@@ -434,6 +483,9 @@ static const named_value sample_stops[] = {
     {STOP_UNKNOWN, "unknown"}, {STOP_NOISE, "noise"}, {STOP_TIME, "time"}, {STOP_REPEAT, "repeat"},
     {STOP_MAX_SAMPLES, "max-samples"},
 };
+static const named_value device_passes[] = {
+    {PASS_ALONE, "alone"}, {PASS_SEQUENTIAL, "sequential"}, {PASS_CONCURRENT, "concurrent"},
+};
 
 #define NAME_AND_PARSE(type, table, fallback, name_fn, parse_fn)                                  \
     const char *name_fn(type v) { return value_name(table, COUNT(table), (int)v, fallback); }      \
@@ -456,6 +508,7 @@ NAME_AND_PARSE(timing_source, timing_sources, "none", timing_source_name, timing
 NAME_AND_PARSE(workload_status, statuses, "error", status_name, status_parse)
 NAME_AND_PARSE(precision, precisions, "fp32", precision_name, precision_parse)
 NAME_AND_PARSE(sample_stop, sample_stops, "unknown", sample_stop_name, sample_stop_parse)
+NAME_AND_PARSE(device_pass, device_passes, "alone", device_pass_name, device_pass_parse)
 
 void workload_label(const workload_run *w, char *buf, size_t len)
 {

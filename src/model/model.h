@@ -81,6 +81,11 @@ typedef enum {
 #define MAX_SWEEP_SIZES 32
 #define MAX_PHASES 8
 
+/* A built-in run over several GPUs (--devices) runs each GPU workload twice on every listed GPU:
+ * once with that GPU alone busy (the GPUs one after another) and once with every listed GPU busy
+ * at the same time (a host thread per GPU). A single-GPU run's workloads are PASS_ALONE. */
+typedef enum { PASS_ALONE = 0, PASS_SEQUENTIAL, PASS_CONCURRENT } device_pass;
+
 /* One timed interval of a workload (allocate, copy-in, warm-up, compute, copy-out, verify) or of
  * the tool itself (cuda-init, inputs, reference, ...). Each is also an NVTX range. */
 typedef struct {
@@ -217,6 +222,43 @@ typedef struct {
     int runtime_blocks_per_sm; /* cudaOccupancyMaxActiveBlocksPerMultiprocessor */
 } occupancy_check;
 
+/* Hardware counters of one kernel from the counter pass, a separate launch after the timed ones
+ * (CUPTI's range profiler, kernel replay, one range per kernel launch). The figures are those of
+ * Nsight Compute's metrics of the same names (counter_metric_name); NaN where one was not
+ * collected. Raw counts here; rates, intensity and the bound are derived in analysis. */
+typedef enum {
+    CTR_OCCUPANCY_PCT = 0, /* achieved occupancy: active warps over the SM's maximum */
+    CTR_SM_PCT,            /* compute (SM) throughput, % of peak (speed of light) */
+    CTR_MEM_PCT,           /* memory throughput, % of peak (speed of light) */
+    CTR_DRAM_READ_BYTES,
+    CTR_DRAM_WRITE_BYTES,
+    CTR_L1_HIT_PCT,
+    CTR_L2_HIT_PCT,
+    CTR_FFMA,              /* FP32 thread instructions executed, predicated on */
+    CTR_FADD,
+    CTR_FMUL,
+    CTR_TENSOR_PCT,        /* tensor pipe active cycles, % of peak (on Hopper wgmma's count too) */
+    CTR_DRAM_PCT,          /* DRAM throughput, % of peak */
+    CTR_L2_PCT,            /* L2 throughput, % of peak */
+    CTR_L1_PCT,            /* L1/shared throughput, % of peak */
+    CTR_DURATION_NS,       /* the kernel's time in the counter pass (replayed: not a timing figure) */
+    CTR_L2_PEAK_BYTES_PER_CYCLE,   /* the L2's peak bandwidth, per L2 cycle: the roofline's L2 ceiling */
+    CTR_L2_CYCLES_PER_SECOND,
+    CTR_DRAM_PEAK_BYTES_PER_CYCLE, /* the same for DRAM */
+    CTR_DRAM_CYCLES_PER_SECOND,
+    CTR_COUNT
+} counter_id;
+
+typedef struct {
+    char *name; /* the kernel, as the range profiler named its range; owned */
+    double v[CTR_COUNT];
+} kernel_counters;
+
+/* The JSON key of a counter ("achieved_occupancy_pct") and the metric that measures it
+ * ("sm__warps_active.avg.pct_of_peak_sustained_active"). */
+const char *counter_key(counter_id c);
+const char *counter_metric_name(counter_id c);
+
 typedef struct {
     char name[32];         /* cpu-openblas, cuda-naive, ... */
     mem_kind host_memory;  /* MEM_PAGEABLE or MEM_PINNED for GPU workloads, MEM_UNKNOWN for CPU */
@@ -261,6 +303,14 @@ typedef struct {
     int nocc;
 
     device_state device_state; /* the GPU's clocks, power and neighbours while it ran (NVML) */
+
+    device_pass pass;      /* --devices: run with its GPU alone busy, or with every listed GPU busy */
+    uint32_t host_tid;     /* the thread that ran it (gettid), for CUPTI's API records; not saved */
+    /* The counter pass (run_model.counters): one entry per kernel of one product, or none and
+     * counters_why saying why (no permission, unsupported GPU, the pass failed). */
+    kernel_counters *counters;
+    int ncounters;
+    char counters_why[256];
 } workload_run;
 
 typedef struct {
@@ -281,6 +331,41 @@ typedef struct {
     char pcie_why[128];
     int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
 } device_info;
+
+/* Copies from one GPU to another (cudaMemcpyPeerAsync), with peer access off (the driver stages
+ * them) or on (direct over the link). */
+enum { PEER_STAGED = 0, PEER_DIRECT = 1, PEER_MODES = 2 };
+
+typedef struct {
+    bool measured;
+    double gbps;          /* copy_bytes x copy_reps over their time between cudaEvents, 1e9 B/s */
+    double latency_us;    /* mean time of one latency_bytes copy, latency_reps back to back */
+    bool verified;        /* every byte of the large copy arrived as sent */
+    char why[256];        /* why not measured, or what went wrong; empty when measured and verified */
+} peer_copy;
+
+typedef struct {
+    int src, dst;         /* indices into run.devices */
+    char link[16];        /* "NVLink", "PCIe" or "n/a" (NVML) */
+    char link_detail[192];/* how NVML saw the link (links, switch, PCIe path), or why it is n/a */
+    bool can_access_peer; /* cudaDeviceCanAccessPeer */
+    peer_copy copy[PEER_MODES];
+} peer_pair;
+
+#define MAX_RUN_DEVICES 16
+
+/* The GPUs of a --devices run and the copies between every ordered pair of them. */
+typedef struct {
+    int devices[MAX_RUN_DEVICES]; /* indices into run.devices, as --devices listed them */
+    int ndevices;                 /* 0: not a --devices run */
+    uint64_t copy_bytes;          /* the bandwidth copies' size */
+    int copy_reps;
+    uint64_t latency_bytes;
+    int latency_reps;
+    peer_pair *pairs;             /* owned; ndevices * (ndevices - 1) in order (src, dst) */
+    int npairs;
+    char why[256];                /* why there is no peer matrix ("one GPU: ..."); empty otherwise */
+} multi_gpu_info;
 
 typedef struct {
     char cpu_model[128];
@@ -331,6 +416,9 @@ typedef struct {
     int ndevices;
     char gpu_skip_reason[256]; /* non-empty when GPU workloads could not run */
     collection_info collection;
+    bool counters;             /* a counter pass ran (or was asked for) after each GPU workload */
+    int counter_passes;        /* replays of each kernel the metric set needed; 0: not known */
+    char counters_why[256];    /* non-empty when the counters are n/a for the whole run */
     phase tool_phases[16 + 3 * MAX_SWEEP_SIZES]; /* where the tool's own wall time went (inputs,
                                                   * reference and buffers per size of a sweep) */
     int ntool_phases;
@@ -345,6 +433,7 @@ typedef struct {
     int nthreads;
     char **warnings;       /* raised while running; analysis adds its own when reporting */
     int nwarnings;
+    multi_gpu_info multi;  /* --devices: the GPUs run and the peer matrix */
 } run_model;
 
 /* Lifetime. */
@@ -362,6 +451,7 @@ bool workload_add_memset(workload_run *w, const memset_event *s);
 bool workload_add_sync(workload_run *w, const sync_event *s);
 bool workload_add_product_ms(workload_run *w, double ms);
 bool workload_add_occ(workload_run *w, const occupancy_check *o);
+bool workload_add_counters(workload_run *w, const kernel_counters *c); /* copies c->name */
 phase *workload_add_phase(workload_run *w, const char *name);
 const phase *workload_find_phase(const workload_run *w, const char *name);
 
@@ -407,6 +497,8 @@ const char *status_name(workload_status s);
 bool status_parse(const char *s, workload_status *out);
 const char *precision_name(precision p);
 bool precision_parse(const char *s, precision *out);
+const char *device_pass_name(device_pass p); /* "alone", "sequential", "concurrent" */
+bool device_pass_parse(const char *s, device_pass *out);
 const char *sample_stop_name(sample_stop s); /* "noise", "time", "repeat", "max-samples" */
 bool sample_stop_parse(const char *s, sample_stop *out);
 

@@ -239,6 +239,30 @@ static cJSON *device_state_json(const device_state *d)
     return built(o, ok);
 }
 
+/* One kernel's counters: its name and every counter by key, null where it was not collected. */
+static cJSON *make_counters(const void *a, size_t i, int64_t e)
+{
+    (void)e;
+    const kernel_counters *k = &((const kernel_counters *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "kernel", k->name);
+    for (int c = 0; ok && c < CTR_COUNT; c++)
+        ok = ok_add(o, counter_key((counter_id)c), isfinite(k->v[c]) ? cJSON_CreateNumber(k->v[c]) : cJSON_CreateNull());
+    return built(o, ok);
+}
+
+/* A workload's counter pass: written only where one was asked for, so files without counters
+ * stay as they were. */
+static bool add_workload_counters(cJSON *o, const workload_run *w)
+{
+    if (w->ncounters == 0 && !w->counters_why[0])
+        return true;
+    cJSON *c = cJSON_CreateObject();
+    bool ok = c && add_str_or_null(c, "why", w->counters_why) &&
+              ok_add(c, "kernels", array_of((size_t)w->ncounters, make_counters, w->counters, 0));
+    return ok_add(o, "counters", built(c, ok));
+}
+
 static cJSON *workload_json(const workload_run *w, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
@@ -264,9 +288,13 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     ok = ok && ver && ok_add(o, "verification", ver) &&
          ok_add(ver, "rel_error", w->verified ? cJSON_CreateNumber(w->rel_error) : cJSON_CreateNull()) &&
          add_num(ver, "bound", w->error_bound);
+    /* Only in a --devices run: which pass it ran in. */
+    if (ok && w->pass != PASS_ALONE)
+        ok = add_str(o, "pass", device_pass_name(w->pass));
     /* Only where it was sampled: CPU workloads and older files have none. */
     if (ok && w->device_state.recorded)
         ok = ok_add(o, "device_state", device_state_json(&w->device_state));
+    ok = ok && add_workload_counters(o, w);
     return built(o, ok);
 }
 
@@ -332,6 +360,40 @@ static cJSON *make_thread(const void *a, size_t i, int64_t e)
     return built(o, o && add_num(o, "pid", t->pid) && add_num(o, "tid", t->tid) && add_str(o, "name", t->name));
 }
 
+static cJSON *peer_copy_json(const peer_copy *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_bool(o, "measured", c->measured) &&
+              ok_add(o, "gbps", c->measured ? cJSON_CreateNumber(c->gbps) : cJSON_CreateNull()) &&
+              ok_add(o, "latency_us", c->measured ? cJSON_CreateNumber(c->latency_us) : cJSON_CreateNull()) &&
+              add_bool(o, "verified", c->verified) && add_str_or_null(o, "why", c->why);
+    return built(o, ok);
+}
+
+static cJSON *make_peer(const void *a, size_t i, int64_t e)
+{
+    (void)e;
+    const peer_pair *p = &((const peer_pair *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_num(o, "src", p->src) && add_num(o, "dst", p->dst) && add_str(o, "link", p->link) &&
+              add_str_or_null(o, "link_detail", p->link_detail) && add_bool(o, "can_access_peer", p->can_access_peer) &&
+              ok_add(o, "staged", peer_copy_json(&p->copy[PEER_STAGED])) &&
+              ok_add(o, "direct", peer_copy_json(&p->copy[PEER_DIRECT]));
+    return built(o, ok);
+}
+
+/* A --devices run's GPUs and peer matrix (absent from other runs). */
+static cJSON *multi_json(const multi_gpu_info *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && ok_add(o, "devices", cJSON_CreateIntArray(g->devices, g->ndevices)) &&
+              add_num(o, "copy_bytes", (double)g->copy_bytes) && add_num(o, "copy_reps", g->copy_reps) &&
+              add_num(o, "latency_bytes", (double)g->latency_bytes) && add_num(o, "latency_reps", g->latency_reps) &&
+              add_str_or_null(o, "peer_matrix_why", g->why) &&
+              ok_add(o, "peers", array_of((size_t)g->npairs, make_peer, g->pairs, 0));
+    return built(o, ok);
+}
+
 static cJSON *make_device(const void *a, size_t i, int64_t e) { (void)e; return device_json(&((const device_info *)a)[i]); }
 static cJSON *make_workload(const void *a, size_t i, int64_t e) { return workload_json(&((const workload_run *)a)[i], e); }
 static cJSON *make_warning(const void *a, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((char *const *)a)[i]); }
@@ -366,7 +428,9 @@ cJSON *model_to_json(const run_model *m)
          ok_add(cfg, "sizes", cJSON_CreateIntArray(m->sizes, m->nsizes)) &&
          ok_add(cfg, "max_noise_pct", m->max_noise_pct > 0 ? cJSON_CreateNumber(m->max_noise_pct) : cJSON_CreateNull()) &&
          ok_add(cfg, "max_time_s", m->max_time_s > 0 ? cJSON_CreateNumber(m->max_time_s) : cJSON_CreateNull()) &&
-         add_bool(cfg, "cold_l2", m->cold_l2);
+         add_bool(cfg, "cold_l2", m->cold_l2) && add_bool(cfg, "counters", m->counters) &&
+         ok_add(cfg, "counter_passes", m->counter_passes > 0 ? cJSON_CreateNumber(m->counter_passes) : cJSON_CreateNull()) &&
+         add_str_or_null(cfg, "counters_why", m->counters_why);
 
     const host_info *h = &m->host;
     cJSON *host = ok ? cJSON_AddObjectToObject(root, "host") : NULL;
@@ -396,6 +460,8 @@ cJSON *model_to_json(const run_model *m)
          ok_add(root, "processes", array_of((size_t)m->nprocesses, make_process, m->processes, m->epoch_ns)) &&
          ok_add(root, "threads", array_of((size_t)m->nthreads, make_thread, m->threads, m->epoch_ns)) &&
          ok_add(root, "warnings", array_of((size_t)m->nwarnings, make_warning, m->warnings, m->epoch_ns));
+    if (ok && m->multi.ndevices > 0)
+        ok = ok_add(root, "multi_gpu", multi_json(&m->multi));
     if (!ok) {
         cJSON_Delete(root);
         return NULL;
@@ -938,6 +1004,39 @@ static bool read_sizes(reader *r, const cJSON *cfg, run_model *m)
     return true;
 }
 
+static bool read_counters(reader *r, const cJSON *e, int64_t epoch, void *w)
+{
+    (void)epoch;
+    kernel_counters k;
+    memset(&k, 0, sizeof k);
+    for (int c = 0; c < CTR_COUNT; c++) {
+        k.v[c] = NAN;
+        const char *key = counter_key((counter_id)c);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, key);
+        if (v && !cJSON_IsNull(v) && !get_num(r, e, key, &k.v[c]))
+            return false;
+    }
+    if (!get_owned_str(r, e, "kernel", false, &k.name))
+        return false;
+    bool ok = workload_add_counters(w, &k) || fail(r, NULL, "out of memory");
+    free(k.name);
+    return ok;
+}
+
+/* A workload's "counters" object, when it has one (files from before counters have none). */
+static bool read_workload_counters(reader *r, const cJSON *e, workload_run *w)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "counters");
+    if (!c)
+        return true;
+    size_t s = enter_obj(r, "counters");
+    bool ok = cJSON_IsObject(c) ? get_str(r, c, "why", true, w->counters_why, sizeof w->counters_why) &&
+                                      read_each(r, c, "kernels", 0, w, read_counters, true)
+                                : fail(r, NULL, "expected an object");
+    leave(r, s);
+    return ok;
+}
+
 static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices, workload_run *w)
 {
     char mem[16], prec[16], status[16], timing[16];
@@ -987,13 +1086,19 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
         w->verified = ok;
     }
     leave(r, s);
+    char pass[16];
+    if (ok && !absent(e, "pass")) {
+        ok = get_str(r, e, "pass", false, pass, sizeof pass);
+        if (ok && !device_pass_parse(pass, &w->pass))
+            ok = fail(r, "pass", "expected alone, sequential or concurrent");
+    }
     const cJSON *ds = cJSON_GetObjectItemCaseSensitive(e, "device_state");
     if (ok && ds) {
         s = enter_obj(r, "device_state");
         ok = cJSON_IsObject(ds) ? read_device_state(r, ds, &w->device_state) : fail(r, NULL, "expected an object");
         leave(r, s);
     }
-    return ok;
+    return ok && read_workload_counters(r, e, w);
 }
 
 /* Region i (the next one: m->nregions) encloses nothing before it, so parent links only point
@@ -1145,6 +1250,68 @@ typedef struct workload_split workload_split;
 static bool read_split_workloads(reader *r, workload_split *sp, run_model *m);
 
 /* sp: where the workloads are when the file was parsed in parts (NULL: in root's array). */
+static bool read_peer_copy(reader *r, const cJSON *o, const char *key, peer_copy *c)
+{
+    const cJSON *e = get_object(r, o, key);
+    if (!e)
+        return false;
+    size_t s = enter_obj(r, key);
+    bool ok = get_bool(r, e, "measured", &c->measured) && get_bool(r, e, "verified", &c->verified) &&
+              get_str(r, e, "why", true, c->why, sizeof c->why) &&
+              (!c->measured || (get_num(r, e, "gbps", &c->gbps) && get_num(r, e, "latency_us", &c->latency_us)));
+    if (ok && c->measured && (c->gbps < 0 || c->latency_us < 0))
+        ok = fail(r, c->gbps < 0 ? "gbps" : "latency_us", "expected a figure from 0");
+    leave(r, s);
+    return ok;
+}
+
+static bool read_peer(reader *r, const cJSON *e, int64_t epoch, void *dst)
+{
+    (void)epoch;
+    multi_gpu_info *g = dst;
+    peer_pair *p = &g->pairs[g->npairs];
+    memset(p, 0, sizeof *p);
+    int hi = r->ndevices > 0 ? r->ndevices - 1 : 0;
+    if (!get_int(r, e, "src", 0, hi, &p->src) || !get_int(r, e, "dst", 0, hi, &p->dst) ||
+        !get_str(r, e, "link", false, p->link, sizeof p->link) ||
+        !get_str(r, e, "link_detail", true, p->link_detail, sizeof p->link_detail) ||
+        !get_bool(r, e, "can_access_peer", &p->can_access_peer) ||
+        !read_peer_copy(r, e, "staged", &p->copy[PEER_STAGED]) || !read_peer_copy(r, e, "direct", &p->copy[PEER_DIRECT]))
+        return false;
+    if (p->src == p->dst)
+        return fail(r, "dst", "a pair's two GPUs are the same (%d)", p->src);
+    g->npairs++;
+    return true;
+}
+
+static bool read_multi(reader *r, const cJSON *o, run_model *m)
+{
+    multi_gpu_info *g = &m->multi;
+    const cJSON *devs = get_array(r, o, "devices");
+    if (!devs)
+        return false;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, devs) {
+        if (g->ndevices >= MAX_RUN_DEVICES || !cJSON_IsNumber(e) || e->valuedouble < 0 ||
+            e->valuedouble >= m->ndevices || e->valuedouble != (int)e->valuedouble)
+            return fail(r, "devices", "expected at most %d indices of recorded devices (0 to %d)", MAX_RUN_DEVICES,
+                        m->ndevices - 1);
+        g->devices[g->ndevices++] = (int)e->valuedouble;
+    }
+    const cJSON *peers = get_array(r, o, "peers");
+    int np = peers ? cJSON_GetArraySize(peers) : 0;
+    if (!peers || !get_u64(r, o, "copy_bytes", &g->copy_bytes) || !get_int(r, o, "copy_reps", 0, INT32_MAX, &g->copy_reps) ||
+        !get_u64(r, o, "latency_bytes", &g->latency_bytes) ||
+        !get_int(r, o, "latency_reps", 0, INT32_MAX, &g->latency_reps) ||
+        !get_str(r, o, "peer_matrix_why", true, g->why, sizeof g->why))
+        return false;
+    if (np > g->ndevices * (g->ndevices - 1))
+        return fail(r, "peers", "%d pairs for %d GPUs (at most %d)", np, g->ndevices, g->ndevices * (g->ndevices - 1));
+    if (np > 0 && !(g->pairs = calloc((size_t)np, sizeof *g->pairs)))
+        return fail(r, NULL, "out of memory");
+    return read_each(r, o, "peers", 0, g, read_peer, true);
+}
+
 static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split *sp)
 {
     if (!cJSON_IsObject(root))
@@ -1196,7 +1363,11 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
               get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested) &&
               get_num_or_null(r, cfg, "max_noise_pct", 0, &m->max_noise_pct) &&
               get_num_or_null(r, cfg, "max_time_s", 0, &m->max_time_s) &&
-              (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &m->cold_l2)) && read_sizes(r, cfg, m);
+              (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &m->cold_l2)) && read_sizes(r, cfg, m) &&
+              (absent(cfg, "counters") || get_bool(r, cfg, "counters", &m->counters)) &&
+              (absent(cfg, "counter_passes") || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cfg, "counter_passes")) ||
+               get_int(r, cfg, "counter_passes", 1, 100000, &m->counter_passes)) &&
+              (absent(cfg, "counters_why") || get_str(r, cfg, "counters_why", true, m->counters_why, sizeof m->counters_why));
     leave(r, s);
     if (!ok)
         return false;
@@ -1291,7 +1462,13 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
         model_add_warning(m, "%s", e->valuestring);
         i++;
     }
-    return true;
+    const cJSON *mg = cJSON_GetObjectItemCaseSensitive(root, "multi_gpu");
+    if (mg) {
+        s = enter_obj(r, "multi_gpu");
+        ok = cJSON_IsObject(mg) ? read_multi(r, mg, m) : fail(r, NULL, "expected an object");
+        leave(r, s);
+    }
+    return ok;
 }
 
 bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)

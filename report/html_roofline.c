@@ -1,0 +1,222 @@
+/* The HTML report's roofline (mmprof --counters): each GPU workload a point at its arithmetic
+ * intensity (FLOPs per DRAM byte) and achieved FLOP/s, under the device's ceilings: the FP32 and
+ * TF32 roofs from its properties, the HBM bandwidth from its memory clock and bus, the L2's from
+ * the counters. Log-log, whole decades. Below the chart, the counters and the bound per workload. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "html_parts.h"
+#include "svg.h"
+
+#define RF_W 1180.0
+#define RF_H 420.0
+#define RF_X0 70.0
+#define RF_X1 900.0
+#define RF_Y0 20.0  /* top */
+#define RF_Y1 380.0 /* bottom */
+#define RF_LEGEND 920.0
+
+typedef struct {
+    double xlo, xhi, ylo, yhi; /* decades: log10 of FLOP/B and of TFLOP/s */
+} axes;
+
+static double px(const axes *g, double intensity) { return svg_scale(log10(intensity), g->xlo, g->xhi, RF_X0, RF_X1); }
+static double py(const axes *g, double tflops) { return svg_scale(log10(tflops), g->ylo, g->yhi, RF_Y1, RF_Y0); }
+
+/* The point of a workload: achieved FP32 FLOP/s, or the product's rate on the tensor pipe. */
+static bool point_of(const workload_metrics *r, double *x, double *y)
+{
+    const metric *rate = r->achieved_tflops.ok ? &r->achieved_tflops : &r->tflops;
+    if (!r->intensity.ok || !rate->ok || r->intensity.v <= 0 || rate->v <= 0)
+        return false;
+    *x = r->intensity.v;
+    *y = rate->v;
+    return true;
+}
+
+/* One point per workload at the run's size (a sweep's first): its ladder row. */
+static bool plotted(const run_model *m, const workload_metrics *r)
+{
+    return r->w->needs_gpu && r->ladder_row && r->w->ncounters > 0 && r->w->n == m->n;
+}
+
+/* A bandwidth ceiling, TFLOP/s = GB/s x FLOP/B / 1000, from the left edge to where it meets the
+ * highest roof, labelled along its start. */
+static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const char *cls, const char *label)
+{
+    double x0 = pow(10, g->xlo), x1 = roof * 1000 / gbps;
+    if (x1 > pow(10, g->xhi))
+        x1 = pow(10, g->xhi);
+    double y0 = gbps * x0 / 1000;
+    if (y0 < pow(10, g->ylo)) { /* start where the line enters the chart */
+        x0 = pow(10, g->ylo) * 1000 / gbps;
+        y0 = pow(10, g->ylo);
+    }
+    if (x1 <= x0)
+        return;
+    svg_line(b, px(g, x0), py(g, y0), px(g, x1), py(g, gbps * x1 / 1000), cls);
+    double lx = x0 * 1.6;
+    svg_text(b, px(g, lx) + 4, py(g, gbps * lx / 1000) - 6, "start", "roof-label", label);
+}
+
+/* A compute roof, from where the HBM ceiling reaches it to the right edge. */
+static void roof_line(strbuf *b, const axes *g, double tflops, double hbm_gbps, const char *cls, const char *label)
+{
+    double x0 = hbm_gbps > 0 ? tflops * 1000 / hbm_gbps : pow(10, g->xlo);
+    if (x0 < pow(10, g->xlo))
+        x0 = pow(10, g->xlo);
+    svg_line(b, px(g, x0), py(g, tflops), RF_X1, py(g, tflops), cls);
+    svg_text(b, RF_X1 - 4, py(g, tflops) - 6, "end", "roof-label", label);
+}
+
+static void counter_table(html_ctx *x)
+{
+    const analysis *a = x->a;
+    sb_add(x->b, "<div class=\"scroll\"><table class=\"counters sortable\">\n<thead><tr>"
+                 "<th data-sort=\"text\">workload</th><th data-sort=\"num\" class=\"r\">achieved occupancy</th>"
+                 "<th data-sort=\"num\" class=\"r\">SM %</th><th data-sort=\"num\" class=\"r\">memory %</th>"
+                 "<th data-sort=\"num\" class=\"r\">DRAM read MB</th><th data-sort=\"num\" class=\"r\">DRAM written MB</th>"
+                 "<th data-sort=\"num\" class=\"r\">L1 hit %</th><th data-sort=\"num\" class=\"r\">L2 hit %</th>"
+                 "<th data-sort=\"num\" class=\"r\">tensor %</th><th data-sort=\"num\" class=\"r\">FLOP/B</th>"
+                 "<th data-sort=\"num\" class=\"r\">achieved TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        if (!w->needs_gpu || (w->ncounters == 0 && !w->counters_why[0]))
+            continue;
+        sb_add(x->b, "<tr><td>");
+        html_workload_label(x, w);
+        sb_add(x->b, "</td>");
+        struct {
+            const metric *m;
+            double div;
+            const char *fmt, *what;
+        } cells[] = {
+            {&r->achieved_occupancy_pct, 1, "%.1f", "achieved occupancy"},
+            {&r->sm_throughput_pct, 1, "%.1f", "SM throughput"},
+            {&r->memory_throughput_pct, 1, "%.1f", "memory throughput"},
+            {&r->dram_read_bytes, 1e6, "%.1f", "DRAM bytes read"},
+            {&r->dram_write_bytes, 1e6, "%.1f", "DRAM bytes written"},
+            {&r->l1_hit_pct, 1, "%.1f", "L1 hit rate"},
+            {&r->l2_hit_pct, 1, "%.1f", "L2 hit rate"},
+            {&r->tensor_pct, 1, "%.1f", "tensor pipe"},
+            {&r->intensity, 1, "%.1f", "arithmetic intensity"},
+            {r->achieved_tflops.ok ? &r->achieved_tflops : &r->tflops, 1, "%.2f", "achieved TFLOP/s"},
+        };
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+            metric v = *cells[c].m;
+            if (v.ok)
+                v.v /= cells[c].div;
+            sb_printf(x->b, "<td class=\"r\" data-v=\"%.6g\">", v.ok ? v.v : -1);
+            html_metric(x, &v, cells[c].fmt, "", cells[c].what);
+            sb_add(x->b, "</td>");
+        }
+        sb_add(x->b, "<td>");
+        sb_html(x->b, r->bound_text);
+        sb_add(x->b, "</td></tr>\n");
+    }
+    sb_add(x->b, "</tbody></table></div>\n");
+}
+
+void html_roofline(html_ctx *x)
+{
+    if (html_builtin_only(x))
+        return;
+    const analysis *a = x->a;
+    const run_model *m = a->m;
+    strbuf *b = x->b;
+    if (!m->counters) {
+        sb_add(b, "<p class=\"quiet\">Hardware counters were not read in this run: <code>mmprof --counters</code> "
+                  "adds each kernel's occupancy, throughput, DRAM bytes and FLOPs, and this chart.</p>\n");
+        return;
+    }
+    if (m->counters_why[0]) {
+        sb_add(b, "<p class=\"quiet\">Hardware counters: n/a (");
+        sb_html(b, m->counters_why);
+        sb_add(b, ").</p>\n");
+        return;
+    }
+    const workload_run *first = NULL;
+    double xmin = 1e9, xmax = 0, ymin = 1e9, ymax = 0;
+    for (int i = 0; i < a->nwl; i++) {
+        double px_, py_;
+        if (plotted(m, &a->wl[i]) && point_of(&a->wl[i], &px_, &py_)) {
+            first = first ? first : a->wl[i].w;
+            xmin = fmin(xmin, px_), xmax = fmax(xmax, px_), ymin = fmin(ymin, py_), ymax = fmax(ymax, py_);
+        }
+    }
+    if (!first) {
+        sb_add(b, "<p class=\"quiet\">No workload has both its DRAM bytes and its FLOP/s, so there is no point to plot.</p>\n");
+        counter_table(x);
+        return;
+    }
+    const device_peaks *pk = first->device >= 0 && first->device < m->ndevices ? &a->peaks[first->device] : NULL;
+    double top = ymax;
+    if (pk && pk->fp32_tflops.ok)
+        top = fmax(top, pk->fp32_tflops.v);
+    if (pk && pk->tf32_tflops.ok)
+        top = fmax(top, pk->tf32_tflops.v);
+    axes g = {floor(log10(xmin)) - 1, ceil(log10(xmax)) + 1, floor(log10(ymin)), ceil(log10(top * 1.3))};
+    sb_add(b, "<p class=\"legend\">Each point one GPU workload: its main kernel's FLOPs per DRAM byte against its FLOP/s "
+              "(executed FP32 FLOPs, or the product's on the tensor pipe). <span class=\"quiet\">Logarithmic axes; "
+              "ceilings from the device's properties, the L2's from the counters.</span></p>\n");
+    svg_open(b, RF_W, RF_H, "roofline", "Roofline: achieved TFLOP/s against arithmetic intensity per workload");
+    for (double d = g.xlo; d <= g.xhi + 1e-9; d++) {
+        double gx = svg_scale(d, g.xlo, g.xhi, RF_X0, RF_X1);
+        svg_line(b, gx, RF_Y0, gx, RF_Y1, "grid");
+        char t[24];
+        snprintf(t, sizeof t, "%g", pow(10, d));
+        svg_text(b, gx, RF_Y1 + 16, "middle", "tick", t);
+    }
+    for (double d = g.ylo; d <= g.yhi + 1e-9; d++) {
+        double gy = svg_scale(d, g.ylo, g.yhi, RF_Y1, RF_Y0);
+        svg_line(b, RF_X0, gy, RF_X1, gy, "grid");
+        char t[24];
+        snprintf(t, sizeof t, "%g", pow(10, d));
+        svg_text(b, RF_X0 - 6, gy + 4, "end", "tick", t);
+    }
+    svg_text(b, (RF_X0 + RF_X1) / 2, RF_Y1 + 34, "middle", "colhead", "FLOP per DRAM byte");
+    svg_text(b, 0, RF_Y0 - 6, "start", "colhead", "TFLOP/s");
+    double roof = top, hbm = pk && pk->hbm_gbps.ok ? pk->hbm_gbps.v : 0;
+    char label[96];
+    if (pk && pk->tf32_tflops.ok) {
+        snprintf(label, sizeof label, "TF32 tensor %.0f TFLOP/s", pk->tf32_tflops.v);
+        roof_line(b, &g, pk->tf32_tflops.v, hbm, "roof", label);
+    } else if (pk) {
+        html_note(x, "TF32 roof", pk->tf32_tflops.why);
+    }
+    if (pk && pk->fp32_tflops.ok) {
+        snprintf(label, sizeof label, "FP32 %.1f TFLOP/s", pk->fp32_tflops.v);
+        roof_line(b, &g, pk->fp32_tflops.v, hbm, "roof", label);
+    }
+    if (hbm > 0) {
+        snprintf(label, sizeof label, "HBM %.0f GB/s", hbm);
+        diagonal(b, &g, hbm, roof, "roof", label);
+    }
+    if (pk && pk->l2_gbps.ok) {
+        snprintf(label, sizeof label, "L2 %.0f GB/s", pk->l2_gbps.v);
+        diagonal(b, &g, pk->l2_gbps.v, roof, "roof l2", label);
+    } else if (pk) {
+        html_note(x, "L2 ceiling", pk->l2_gbps.why);
+    }
+    /* The points, and their names in the legend column, numbered to match. */
+    int num = 0;
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        double ix, iy;
+        if (!plotted(m, r) || !point_of(r, &ix, &iy))
+            continue;
+        num++;
+        char tip[320], n[16];
+        snprintf(tip, sizeof tip, "%s: %.1f FLOP/B, %.2f TFLOP/s\nbound by %s", r->w->name, ix, iy, r->bound_text);
+        double cx = px(&g, ix), cy = py(&g, iy);
+        svg_circle(b, cx, cy, 5, r->w->prec == PREC_TF32 ? "pt tf32" : "pt", tip);
+        snprintf(n, sizeof n, "%d", num);
+        svg_text(b, cx + 7, cy - 5, "start", "small", n);
+        snprintf(tip, sizeof tip, "%d %s", num, r->w->name);
+        svg_text(b, RF_LEGEND, RF_Y0 + 4 + num * 17, "start", "small", tip);
+    }
+    svg_close(b);
+    counter_table(x);
+}

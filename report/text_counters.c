@@ -1,0 +1,58 @@
+/* The text report's hardware-counter table (mmprof --counters): per GPU workload its main
+ * kernel's speed-of-light figures, the product's DRAM bytes and FLOPs, and what bounds it with
+ * the figure that decided. */
+#include <string.h>
+
+#include "text_parts.h"
+
+/* A metric scaled by 1/div (bytes as MB) in f, or n/a noted for the footer. */
+static const char *scaled(ctx *x, char *buf, size_t len, const metric *m, double div, const char *f, const char *what)
+{
+    metric s = *m;
+    if (s.ok)
+        s.v /= div;
+    return fmt(x, buf, len, &s, f, what);
+}
+
+void text_counters(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    if (!m->counters)
+        return;
+    fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
+    if (m->counters_why[0]) {
+        wrapped(x, 20, m->counters_why);
+        return;
+    }
+    char head[160];
+    snprintf(head, sizeof head, "a pass after the timed launches, each kernel replayed for each of %d passes; "
+                                "Nsight Compute's metrics; bytes and FLOPs per product", m->counter_passes);
+    wrapped(x, 20, head);
+    fprintf(x->out, "%s%-17s %6s %5s %5s %8s %8s %5s %5s %6s %7s %6s %s%s\n", c(x, DIM), "workload", "occ%", "SM%",
+            "mem%", "DRAM rd", "DRAM wr", "L1%", "L2%", "tensor", "TFLOP/s", "FLOP/B", "bound by", c(x, RESET));
+    for (int i = 0; i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const workload_run *w = r->w;
+        if (!w->needs_gpu || w->status == WL_SKIPPED || (w->ncounters == 0 && !w->counters_why[0]))
+            continue;
+        if (w->ncounters == 0) {
+            fprintf(x->out, "%-17.17s n/a: ", w->name);
+            wrapped(x, 23, w->counters_why);
+            continue;
+        }
+        char b[10][24];
+        fprintf(x->out, "%-17.17s %6s %5s %5s %6sMB %6sMB %5s %5s %6s %7s %6s %s\n", w->name,
+                fmt(x, b[0], 24, &r->achieved_occupancy_pct, "%.1f", "achieved occupancy"),
+                fmt(x, b[1], 24, &r->sm_throughput_pct, "%.0f", "SM throughput"),
+                fmt(x, b[2], 24, &r->memory_throughput_pct, "%.0f", "memory throughput"),
+                scaled(x, b[3], 24, &r->dram_read_bytes, 1e6, "%.1f", "DRAM read"),
+                scaled(x, b[4], 24, &r->dram_write_bytes, 1e6, "%.1f", "DRAM written"),
+                fmt(x, b[5], 24, &r->l1_hit_pct, "%.0f", "L1 hit rate"),
+                fmt(x, b[6], 24, &r->l2_hit_pct, "%.0f", "L2 hit rate"),
+                fmt(x, b[7], 24, &r->tensor_pct, "%.1f", "tensor pipe"),
+                fmt(x, b[8], 24, r->achieved_tflops.ok ? &r->achieved_tflops : &r->tflops, "%.2f", "achieved TFLOP/s"),
+                fmt(x, b[9], 24, &r->intensity, "%.0f", "arithmetic intensity"), r->bound_text);
+    }
+    fprintf(x->out, "%sTFLOP/s: executed FP32 FLOPs (2 x FFMA + FADD + FMUL) over the kernel time; for tensor-core "
+                    "products 2n^3 over it. FLOP/B: those FLOPs per DRAM byte.%s\n", c(x, DIM), c(x, RESET));
+}

@@ -1,0 +1,182 @@
+/* Figures from the hardware counters (model.h's kernel_counters): per workload the speed-of-light
+ * figures of its main kernel, the product's DRAM bytes and executed FLOPs, achieved FLOP/s,
+ * arithmetic intensity and what bounds it; per device the ceilings of the roofline that only the
+ * counters know (the L2's bandwidth). Pure functions of the model. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* A unit this close to its peak is what limits the kernel; below it on every unit, the kernel
+ * waits on latency (Nsight Compute's speed-of-light guidance uses the same 60%). */
+#define BOUND_PCT 60.0
+
+const char *bound_name(bound_kind b)
+{
+    static const char *const names[] = {"none", "dram", "l1", "l2", "compute", "latency"};
+    return (unsigned)b < sizeof names / sizeof names[0] ? names[b] : "none";
+}
+
+/* Dense TF32 tensor-core FLOPs per SM per clock: Hopper (9.0) 1024 FMA, A100 (8.0) 512 FMA. */
+double tf32_flops_per_sm_clock(int cc_major, int cc_minor)
+{
+    if (cc_major == 9 && cc_minor == 0)
+        return 2048;
+    if (cc_major == 8 && cc_minor == 0)
+        return 1024;
+    return 0;
+}
+
+static void take(metric *out, double v, const char *what)
+{
+    if (isfinite(v))
+        metric_set(out, v);
+    else
+        metric_na(out, "%s was not collected on this GPU", what);
+}
+
+/* The counter entry of the kernel with the longest counter-pass duration (the first when no
+ * duration was collected). */
+static const kernel_counters *main_counters(const workload_run *w)
+{
+    const kernel_counters *best = NULL;
+    for (int i = 0; i < w->ncounters; i++) {
+        const kernel_counters *k = &w->counters[i];
+        if (!best || (isfinite(k->v[CTR_DURATION_NS]) &&
+                      (!isfinite(best->v[CTR_DURATION_NS]) || k->v[CTR_DURATION_NS] > best->v[CTR_DURATION_NS])))
+            best = k;
+    }
+    return best;
+}
+
+/* A counter summed over every kernel of the product; NaN when any kernel lacks it. */
+static double summed(const workload_run *w, counter_id c)
+{
+    double s = 0;
+    for (int i = 0; i < w->ncounters; i++)
+        s += w->counters[i].v[c];
+    return s;
+}
+
+static void all_na(workload_metrics *r, const char *why)
+{
+    metric *all[] = {&r->achieved_occupancy_pct, &r->sm_throughput_pct, &r->memory_throughput_pct,
+                     &r->dram_read_bytes, &r->dram_write_bytes, &r->l1_hit_pct, &r->l2_hit_pct,
+                     &r->tensor_pct, &r->flops_executed, &r->achieved_tflops, &r->intensity};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        metric_na(all[i], "%s", why);
+    r->bound = BOUND_NONE;
+    snprintf(r->bound_text, sizeof r->bound_text, "n/a (%.100s)", why);
+}
+
+/* The unit nearest its peak decides; the figure that decided is named with it. */
+static void decide_bound(const kernel_counters *k, workload_metrics *r)
+{
+    static const struct {
+        counter_id c;
+        bound_kind b;
+        const char *unit, *figure;
+    } units[] = {
+        {CTR_DRAM_PCT, BOUND_DRAM, "DRAM", "DRAM throughput"},
+        {CTR_L1_PCT, BOUND_L1, "L1/shared", "L1/shared throughput"},
+        {CTR_L2_PCT, BOUND_L2, "L2", "L2 throughput"},
+        {CTR_SM_PCT, BOUND_COMPUTE, "compute pipe", "SM throughput"},
+    };
+    int top = -1;
+    for (int i = 0; i < (int)(sizeof units / sizeof units[0]); i++)
+        if (isfinite(k->v[units[i].c]) && (top < 0 || k->v[units[i].c] > k->v[units[top].c]))
+            top = i;
+    if (top < 0) {
+        r->bound = BOUND_NONE;
+        snprintf(r->bound_text, sizeof r->bound_text, "n/a (no throughput counter was collected)");
+        return;
+    }
+    double pct = k->v[units[top].c];
+    if (pct >= BOUND_PCT) {
+        r->bound = units[top].b;
+        snprintf(r->bound_text, sizeof r->bound_text, "%s (%s %.0f%% of peak)", units[top].unit, units[top].figure, pct);
+        return;
+    }
+    r->bound = BOUND_LATENCY;
+    double occ = k->v[CTR_OCCUPANCY_PCT];
+    if (isfinite(occ))
+        snprintf(r->bound_text, sizeof r->bound_text, "latency/occupancy (busiest unit %s at %.0f%%, achieved occupancy %.0f%%)",
+                 units[top].unit, pct, occ);
+    else
+        snprintf(r->bound_text, sizeof r->bound_text, "latency (busiest unit %s at %.0f%% of peak)", units[top].unit, pct);
+}
+
+void counter_figures(const run_model *m, workload_metrics *r)
+{
+    const workload_run *w = r->w;
+    if (!w->needs_gpu || w->ncounters == 0) {
+        all_na(r, w->counters_why[0] ? w->counters_why
+                  : !w->needs_gpu   ? "not a GPU workload"
+                  : m->counters_why[0] ? m->counters_why
+                  : m->counters       ? "no counter pass for this run of the workload (the other host-memory run has it)"
+                                      : "counters were not read (mmprof --counters)");
+        return;
+    }
+    const kernel_counters *k = main_counters(w);
+    take(&r->achieved_occupancy_pct, k->v[CTR_OCCUPANCY_PCT], "achieved occupancy");
+    take(&r->sm_throughput_pct, k->v[CTR_SM_PCT], "SM throughput");
+    take(&r->memory_throughput_pct, k->v[CTR_MEM_PCT], "memory throughput");
+    take(&r->dram_read_bytes, summed(w, CTR_DRAM_READ_BYTES), "DRAM bytes read");
+    take(&r->dram_write_bytes, summed(w, CTR_DRAM_WRITE_BYTES), "DRAM bytes written");
+    take(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
+    take(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
+    take(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
+    take(&r->flops_executed, 2 * summed(w, CTR_FFMA) + summed(w, CTR_FADD) + summed(w, CTR_FMUL),
+         "FP32 instruction counts");
+
+    /* Achieved FLOP/s from executed FP32 FLOPs. A tensor-core product executes (almost) none: its
+     * FLOPs run on the tensor pipe, which the FP32 counts miss, so its rate is the product's. */
+    double product = product_flops(w->n);
+    bool fp32_counted = r->flops_executed.ok && r->flops_executed.v >= 0.5 * product;
+    if (!r->flops_executed.ok)
+        metric_na(&r->achieved_tflops, "%s", r->flops_executed.why);
+    else if (!fp32_counted)
+        metric_na(&r->achieved_tflops, "the product ran on the tensor pipe; FP32 instruction counts miss its FLOPs");
+    else if (!r->kernel_ms.ok || r->kernel_ms.v <= 0)
+        metric_na(&r->achieved_tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : r->kernel_ms.why);
+    else
+        metric_set(&r->achieved_tflops, r->flops_executed.v / r->kernel_ms.v / 1e9);
+
+    double bytes = r->dram_read_bytes.ok && r->dram_write_bytes.ok ? r->dram_read_bytes.v + r->dram_write_bytes.v : NAN;
+    double flops = fp32_counted ? r->flops_executed.v : product;
+    if (!isfinite(bytes))
+        metric_na(&r->intensity, "DRAM bytes were not collected");
+    else if (bytes <= 0)
+        metric_na(&r->intensity, "no DRAM traffic was counted");
+    else
+        metric_set(&r->intensity, flops / bytes);
+    decide_bound(k, r);
+}
+
+void counter_ceilings(const run_model *m, device_peaks *peaks)
+{
+    for (int d = 0; d < m->ndevices; d++) {
+        const device_info *dev = &m->devices[d];
+        double per_clock = tf32_flops_per_sm_clock(dev->cc_major, dev->cc_minor);
+        if (per_clock <= 0)
+            metric_na(&peaks[d].tf32_tflops, "TF32 tensor rate unknown for compute capability %d.%d", dev->cc_major,
+                      dev->cc_minor);
+        else if (dev->clock_khz <= 0 || dev->sm_count <= 0)
+            metric_na(&peaks[d].tf32_tflops, "SM clock or count not reported");
+        else
+            metric_set(&peaks[d].tf32_tflops, dev->sm_count * per_clock * dev->clock_khz * 1e3 / 1e12);
+        metric_na(&peaks[d].l2_gbps, "%s", m->counters ? "no counter pass read the L2's peak bandwidth"
+                                                       : "the L2's bandwidth comes from the counters (mmprof --counters)");
+        for (int i = 0; i < m->nworkloads && !peaks[d].l2_gbps.ok; i++) {
+            const workload_run *w = &m->workloads[i];
+            for (int k = 0; w->device == d && k < w->ncounters; k++) {
+                double bpc = w->counters[k].v[CTR_L2_PEAK_BYTES_PER_CYCLE], hz = w->counters[k].v[CTR_L2_CYCLES_PER_SECOND];
+                if (isfinite(bpc) && isfinite(hz) && bpc > 0 && hz > 0) {
+                    metric_set(&peaks[d].l2_gbps, bpc * hz / 1e9);
+                    break;
+                }
+            }
+        }
+    }
+}
