@@ -38,14 +38,14 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
-             src/analysis/metrics.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
+             src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
-             report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_sweep.c report/json_report.c report/svg.c \
+             report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
-             src/collect/stream_read.c src/collect/stream_format.c
+             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -66,10 +66,10 @@ CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
-              test_stream_read test_profile test_inject_signal test_devices test_counters
+              test_stream_read test_profile test_inject_signal test_devices test_counters test_ranks
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -100,7 +100,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/model/model.c src/util/strbuf.c
+              src/collect/rank_env.c src/model/model.c src/util/strbuf.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 
 $(BUILD)/pic/%.o: %.c
@@ -250,12 +250,12 @@ test: test-deps
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh sanitize_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh sanitize_gpu.sh ddp_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
 # `make gpu-build` made them (bench-gpu).
-bench: bench-import bench-cpu
+bench: bench-import bench-cpu bench-merge
 	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
 	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
 
@@ -268,6 +268,13 @@ bench-gpu:
 BENCH_TRACE ?= $(firstword $(wildcard samples/*.kineto.json) tests/data/kineto/matmul_copies.json)
 bench-import: $(BUILD)/tests/bench_import
 	$(BUILD)/tests/bench_import $(BENCH_TRACE) 100
+
+# The merge of a job's rank files as the job grows (docs/scaling.md): 8 to 64 copies of a rank file.
+# BENCH_RANK_FILE: the DDP sample's rank file when it is there, else the PyTorch profile sample.
+BENCH_RANK_FILE ?= $(firstword $(wildcard samples/h200-ddp-rank.0.json) samples/h200-profile-torch.json)
+bench-merge: all
+	$(call install_missing,time python3)
+	tests/bench_merge.sh $(BIN) $(BENCH_RANK_FILE) 5 8 16 32 64
 
 # The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
 bench-cpu: all $(BUILD)/tests/bench_cpu

@@ -6,7 +6,8 @@
  * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks); in a
  * --devices run (devices.h), one per workload and GPU (alone and together), one per workload over
  * every GPU (the aggregate), one per GPU (its passes) and one per ordered pair of GPUs (the peer
- * matrix; direction "0->1", name the link).
+ * matrix; direction "0->1", name the link); for a job of several ranks, one per rank, per GPU
+ * and per straggling NVTX range (ranks.h).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -22,11 +23,12 @@
 /* The registry tables, in column order, and what each row kind fills. */
 typedef enum {
     ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
-    ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, NROWS
+    ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, NROWS
 } row_kind;
 
 static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device",
-                                             "gpu_workload", "gpu_aggregate", "gpu_pass", "peer"};
+                                             "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank", "rank_gpu",
+                                             "straggler"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -40,6 +42,9 @@ static const metric_table *table_of(row_kind k)
     case ROW_GPU_AGGREGATE: return &device_aggregate_table;
     case ROW_GPU_PASS: return &device_pass_table;
     case ROW_PEER: return &peer_table;
+    case ROW_RANK:
+    case ROW_GPU: return &rank_share_table;
+    case ROW_STRAGGLER: return &straggler_table;
     default: return &device_peaks_table;
     }
 }
@@ -120,6 +125,42 @@ static void region_ids(const run_model *m, int ri, ids *id)
     id->v[1] = id->index;
     id->v[2] = rg->name;
     id->v[3] = region_kind_name(rg->kind);
+}
+
+/* A job of several ranks (ranks.h): a row per rank, per GPU and per straggling NVTX range; the
+ * name says who ("rank 1 GPU 1", "GPU 0 (rank 0)", "step 3 (last: rank 1)"), count its kernels or
+ * matched occurrences. */
+static void rank_rows(strbuf *b, const rank_analysis *ra)
+{
+    if (!ra)
+        return;
+    ids id;
+    char name[512];
+    for (int g = 0; g < 2; g++)
+        for (int i = 0; i < (g ? ra->ngpus : ra->nrows); i++) {
+            const rank_share *r = g ? &ra->gpus[i] : &ra->rows[i];
+            memset(&id, 0, sizeof id);
+            rank_share_label(r, g, true, name, sizeof name);
+            id.v[4] = name;
+            snprintf(id.count, sizeof id.count, "%d", r->kernels);
+            id.v[5] = id.count;
+            row(b, g ? ROW_GPU : ROW_RANK, &id, r);
+        }
+    for (int i = 0; i < ra->nstragglers; i++) {
+        const straggler *s = &ra->stragglers[i];
+        memset(&id, 0, sizeof id);
+        const rank_share *w = s->straggler >= 0 ? &ra->rows[s->straggler] : NULL;
+        if (w && w->rank >= 0)
+            snprintf(name, sizeof name, "%s (last: rank %d)", s->name, w->rank);
+        else if (w)
+            snprintf(name, sizeof name, "%s (last: pid %u)", s->name, w->pid);
+        else
+            snprintf(name, sizeof name, "%s", s->name);
+        id.v[4] = name;
+        snprintf(id.count, sizeof id.count, "%d", s->matched);
+        id.v[5] = id.count;
+        row(b, ROW_STRAGGLER, &id, s);
+    }
 }
 
 /* A --devices run's rows (devices.h); nothing for other runs. */
@@ -225,5 +266,6 @@ char *render_csv(const analysis *a)
         row(&b, ROW_DEVICE, &id, &a->peaks[i]);
     }
     devices_rows(&b, a);
+    rank_rows(&b, a->ranks);
     return sb_finish(&b);
 }

@@ -166,6 +166,74 @@ static void api_rows(html_ctx *x, const region_metrics *r)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
+/* A rank or GPU row's name, with @host across hosts. */
+static void share_name(html_ctx *x, const rank_analysis *ra, const rank_share *r, bool gpu)
+{
+    char name[160];
+    rank_share_label(r, gpu, ra->nhosts > 1, name, sizeof name);
+    sb_html(x->b, name);
+}
+
+static void share_rows(html_ctx *x, const rank_analysis *ra, const rank_share *rows, int n, bool gpu)
+{
+    static const char *const cols[] = {"busy_pct", "compute_pct", "comm_pct", "copy_pct", "idle_pct",
+                                       "compute_ms", "comm_ms", "overlap_pct", "coll_skew_us"};
+    int ncols = (int)(sizeof cols / sizeof cols[0]) - (gpu ? 1 : 0);
+    sb_printf(x->b, "<div class=\"scroll\"><table class=\"ranks sortable\">\n<thead><tr><th data-sort=\"text\">%s</th>"
+                    "<th data-sort=\"num\" class=\"r\">kernels</th><th data-sort=\"num\" class=\"r\">NCCL</th>",
+              gpu ? "GPU" : ra->by_rank ? "rank" : "process");
+    heading_cells(x, &rank_share_table, cols, ncols);
+    sb_add(x->b, "</tr></thead>\n<tbody>\n");
+    for (int i = 0; i < n; i++) {
+        sb_add(x->b, "<tr><td>");
+        share_name(x, ra, &rows[i], gpu);
+        sb_printf(x->b, "</td><td class=\"r\" data-v=\"%d\">%d</td><td class=\"r\" data-v=\"%d\">%d</td>",
+                  rows[i].kernels, rows[i].kernels, rows[i].comm_kernels, rows[i].comm_kernels);
+        for (int c = 0; c < ncols; c++)
+            metric_cell(x, &rank_share_table, &rows[i], cols[c]);
+        sb_add(x->b, "</tr>\n");
+    }
+    sb_add(x->b, "</tbody></table></div>\n");
+}
+
+#define HTML_TOP_STRAGGLERS 40
+
+/* A job of several ranks (ranks.h): shares per rank and GPU, then the stragglers. */
+static void rank_section(html_ctx *x, const rank_analysis *ra)
+{
+    sb_printf(x->b, "<h3>%s: where each one's GPU time went</h3>\n<p class=\"quiet\">%d %s on %d host%s; shares of "
+                    "the job's GPU window (first to last GPU event of any rank); comm is NCCL time not hidden under "
+                    "compute; hidden is the share of NCCL time a compute kernel of the same rank ran beside.</p>\n",
+              ra->by_rank ? "Ranks" : "Processes", ra->nrows, ra->by_rank ? "ranks" : "processes", ra->nhosts,
+              ra->nhosts == 1 ? "" : "s");
+    share_rows(x, ra, ra->rows, ra->nrows, false);
+    if (ra->ngpus > 0 && (ra->ngpus != ra->nrows || ra->nhosts > 1))
+        share_rows(x, ra, ra->gpus, ra->ngpus, true);
+    if (ra->nstragglers == 0)
+        return;
+    static const char *const cols[] = {"median_lag_ms", "max_lag_ms", "mean_ms"};
+    sb_add(x->b, "<h3>Stragglers: who ends each NVTX range last</h3>\n<div class=\"scroll\"><table class=\"stragglers "
+                 "sortable\">\n<thead><tr><th data-sort=\"text\">range</th><th data-sort=\"num\" class=\"r\">matched</th>"
+                 "<th data-sort=\"text\">last most often</th>");
+    heading_cells(x, &straggler_table, cols, 3);
+    sb_add(x->b, "</tr></thead>\n<tbody>\n");
+    for (int i = 0; i < ra->nstragglers && i < HTML_TOP_STRAGGLERS; i++) {
+        const straggler *s = &ra->stragglers[i];
+        sb_add(x->b, "<tr><td><code>");
+        sb_html(x->b, s->name);
+        sb_printf(x->b, "</code></td><td class=\"r\" data-v=\"%d\">%d</td><td>", s->matched, s->matched);
+        if (s->straggler >= 0) {
+            share_name(x, ra, &ra->rows[s->straggler], false);
+            sb_printf(x->b, " (%d of %d)", s->straggler_times, s->matched);
+        }
+        sb_add(x->b, "</td>");
+        for (int c = 0; c < 3; c++)
+            metric_cell(x, &straggler_table, s, cols[c]);
+        sb_add(x->b, "</tr>\n");
+    }
+    sb_add(x->b, "</tbody></table></div>\n");
+}
+
 void html_regions(html_ctx *x)
 {
     const analysis *a = x->a;
@@ -184,4 +252,6 @@ void html_regions(html_ctx *x)
         flow_rows(x, run);
     if (run->napistats > 0)
         api_rows(x, run);
+    if (a->ranks)
+        rank_section(x, a->ranks);
 }

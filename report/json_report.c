@@ -246,6 +246,55 @@ static bool sweep_json(cJSON *an, const sweep_analysis *s)
     return cross != NULL;
 }
 
+static bool share_json(cJSON *arr, const rank_share *r)
+{
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddNumberToObject(row, "rank", r->rank) && cJSON_AddNumberToObject(row, "pid", r->pid) &&
+           cJSON_AddNumberToObject(row, "processes", r->nprocs) && cJSON_AddStringToObject(row, "host", r->host) &&
+           cJSON_AddNumberToObject(row, "device", r->device) && cJSON_AddNumberToObject(row, "kernels", r->kernels) &&
+           cJSON_AddNumberToObject(row, "nccl_kernels", r->comm_kernels) &&
+           cJSON_AddNumberToObject(row, "copies", r->copies);
+    put_table(&o, &rank_share_table, r);
+    return close_row(row, missing, o.ok);
+}
+
+/* "ranks": per rank (or GPU process) and per GPU shares, and the stragglers (ranks.h). */
+static bool ranks_json(cJSON *an, const rank_analysis *ra)
+{
+    cJSON *rk = cJSON_AddObjectToObject(an, "ranks");
+    cJSON *rows = rk ? cJSON_AddArrayToObject(rk, "rows") : NULL;
+    cJSON *gpus = rows ? cJSON_AddArrayToObject(rk, "gpus") : NULL;
+    cJSON *st = gpus ? cJSON_AddArrayToObject(rk, "stragglers") : NULL;
+    if (!st || !cJSON_AddBoolToObject(rk, "by_rank", ra->by_rank) || !cJSON_AddNumberToObject(rk, "hosts", ra->nhosts))
+        return false;
+    for (int i = 0; i < ra->nrows; i++)
+        if (!share_json(rows, &ra->rows[i]))
+            return false;
+    for (int i = 0; i < ra->ngpus; i++)
+        if (!share_json(gpus, &ra->gpus[i]))
+            return false;
+    for (int i = 0; i < ra->nstragglers; i++) {
+        const straggler *s = &ra->stragglers[i];
+        cJSON *row, *missing;
+        if (!open_row(st, NULL, &row, &missing))
+            return false;
+        out o = {row, missing, true};
+        const rank_share *who = s->straggler >= 0 ? &ra->rows[s->straggler] : NULL;
+        o.ok = cJSON_AddStringToObject(row, "name", s->name) && cJSON_AddNumberToObject(row, "matched", s->matched) &&
+               cJSON_AddNumberToObject(row, "ranks", s->rows) &&
+               cJSON_AddNumberToObject(row, "last_rank", who ? who->rank : -1) &&
+               cJSON_AddNumberToObject(row, "last_pid", who ? who->pid : 0) &&
+               cJSON_AddNumberToObject(row, "last_times", s->straggler_times);
+        put_table(&o, &straggler_table, s);
+        if (!close_row(row, missing, o.ok))
+            return false;
+    }
+    return true;
+}
+
 /* One row of a --devices table: ids, then the table's figures. */
 static bool device_row(cJSON *arr, const metric_table *t, const void *row, int device, const char *label, int n)
 {
@@ -341,6 +390,8 @@ static bool analysis_json(cJSON *root, const analysis *a)
         if (!region_json(regions, a->m, &a->rg[i]))
             return false;
     if (regions && a->sweep && !sweep_json(an, a->sweep))
+        return false;
+    if (regions && a->ranks && !ranks_json(an, a->ranks))
         return false;
     if (regions && !devices_json(an, a))
         return false;

@@ -433,8 +433,10 @@ void render_text(const analysis *a, FILE *out, bool color)
     header(&x, a);
     summary(&x, a);
     text_sweep(&x, a);
-    if (a->m->source != SOURCE_BUILTIN)
+    if (a->m->source != SOURCE_BUILTIN) {
         text_regions(&x, a);
+        text_ranks(&x, a);
+    }
     workload_table(&x, a);
     text_devices(&x, a);
     copy_table(&x, a);

@@ -45,6 +45,9 @@ const char *short_limiter(const char *full, char *buf, size_t len);
  * not built-in runs. */
 void text_regions(ctx *x, const analysis *a);
 
+/* text_ranks.c: a job of several ranks or GPU processes: shares, overlap, stragglers. */
+void text_ranks(ctx *x, const analysis *a);
+
 /* text_counters.c: the hardware counters of a run made with --counters. */
 void text_counters(ctx *x, const analysis *a);
 

@@ -312,7 +312,8 @@ static void written_events_read_back_exactly(void **state)
     assert_string_equal(rk->name, k.name);
     assert_true(rk->start_ns == k.start_ns && rk->end_ns == k.end_ns);
     assert_int_equal(rk->pid, 42);
-    assert_true(rk->device == 1 && rk->stream == 13 && rk->correlation == 77);
+    /* Device 1 (its ordinal) is the run's only device: events name its place, 0. */
+    assert_true(rk->device == 0 && rk->stream == 13 && rk->correlation == 77);
     assert_memory_equal(rk->grid, k.grid, sizeof k.grid);
     assert_memory_equal(rk->block, k.block, sizeof k.block);
     assert_true(rk->has_resources && rk->registers == 168 && rk->static_smem == 1024 && rk->dynamic_smem == 200704 &&
@@ -321,7 +322,7 @@ static void written_events_read_back_exactly(void **state)
     const copy_event *rc = &m.events.copies[0];
     assert_true(rc->dir == COPY_D2H && rc->src == MEM_DEVICE && rc->dst == MEM_PINNED && rc->bytes == c.bytes &&
                 rc->start_ns == c.start_ns && rc->end_ns == c.end_ns && rc->stream == 14 && rc->correlation == 78 &&
-                rc->device == 1 && rc->pid == 42);
+                rc->device == 0 && rc->pid == 42);
     assert_int_equal(m.events.nmemsets, 1);
     const memset_event *rz = &m.events.memsets[0];
     assert_true(rz->mem == MEM_MANAGED && rz->bytes == 12 && rz->start_ns == z.start_ns && rz->stream == 7 &&

@@ -798,7 +798,7 @@ bool analyze(const run_model *m, analysis *a)
         analysis_free(a);
         return false;
     }
-    if (!collect_warnings(m, a) || !sweep_analyze(a) || !summarize(a)) {
+    if (!collect_warnings(m, a) || !sweep_analyze(a) || !analyze_ranks(m, &a->ranks) || !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -818,6 +818,7 @@ void analysis_free(analysis *a)
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
     sweep_free(a->sweep);
+    rank_analysis_free(a->ranks);
     free(a->summary);
     memset(a, 0, sizeof *a);
 }

@@ -11,6 +11,7 @@
 
 #include "metric.h"
 #include "model.h"
+#include "ranks.h"
 #include "regions.h"
 #include "sweep.h"
 #include "summary.h"
@@ -114,6 +115,7 @@ typedef struct analysis {
     int nlisted;
     int unlisted;           /* regions of those kinds left out of the list */
     sweep_analysis *sweep;  /* a run of several sizes: series and crossovers (sweep.h); else NULL */
+    rank_analysis *ranks;   /* several ranks or GPU processes: shares, overlap, stragglers (ranks.h); else NULL */
     finding *summary;       /* what to read first, heaviest first (summary.h) */
     int nsummary;
 } analysis;

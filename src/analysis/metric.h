@@ -51,6 +51,8 @@ extern const metric_table copy_flow_table;        /* copy_flow (regions.h) */
 extern const metric_table sweep_point_table;      /* sweep_point (sweep.h) */
 extern const metric_table crossover_table;        /* crossover (sweep.h) */
 extern const metric_table api_stat_table;         /* api_stat (regions.h) */
+extern const metric_table rank_share_table;       /* rank_share (ranks.h): per rank and per GPU */
+extern const metric_table straggler_table;        /* straggler (ranks.h) */
 extern const metric_table device_workload_table;  /* device_workload_row (devices.h) */
 extern const metric_table device_aggregate_table; /* device_aggregate_row (devices.h) */
 extern const metric_table device_pass_table;      /* device_pass_row (devices.h) */

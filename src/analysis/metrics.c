@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "ranks.h"
 #include "devices.h"
 #include "regions.h"
 
@@ -153,6 +154,32 @@ static const metric_def api_stat_defs[] = {
     A(max_us, "max_us", "max", "us", "%.1f", "longest call"),
 };
 TABLE(api_stat_table, "api", api_stat_defs);
+
+#define RS(field, key, label, unit, fmt, what) DEF(rank_share, field, key, label, unit, fmt, what)
+#define RS_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, rank_share, field, key, label, unit, fmt, what)
+#define RS_HI(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, rank_share, field, key, label, unit, fmt, what)
+static const metric_def rank_share_defs[] = {
+    RS_HI(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernels, copies and memsets over the job's GPU window (first to last GPU event of any rank)"),
+    RS(compute_pct, "compute_pct", "compute", "%", "%.1f", "non-NCCL kernels (union) over the window"),
+    RS_LO(comm_pct, "comm_pct", "comm", "%", "%.1f", "NCCL kernels (ncclKernel*, ncclDevKernel*) not under a compute kernel, over the window"),
+    RS_LO(copy_pct, "copy_pct", "copies", "%", "%.1f", "copies and memsets under neither compute nor NCCL, over the window"),
+    RS_LO(idle_pct, "idle_pct", "idle", "%", "%.1f", "no GPU work: 100 - compute - comm - copies"),
+    RS(compute_ms, "compute_ms", "compute", "ms", "%.3f", "union of non-NCCL kernel intervals"),
+    RS(comm_ms, "comm_ms", "NCCL", "ms", "%.3f", "union of NCCL kernel intervals"),
+    RS_HI(overlap_pct, "overlap_pct", "hidden", "%", "%.1f", "share of NCCL time during which a compute kernel of the same rank ran (communication hidden under compute)"),
+    RS(coll_skew_us, "coll_skew_us", "coll. skew", "us", "%.1f", "median, over the k-th NCCL kernel of each rank, of its end minus the first rank's: near 0 on one host; across hosts the clock offset the merge could not remove"),
+    RS(window_ms, "window_ms", "window", "ms", "%.3f", "the job's GPU window the shares are over"),
+};
+TABLE(rank_share_table, "rank", rank_share_defs);
+
+#define ST(field, key, label, unit, fmt, what) DEF(straggler, field, key, label, unit, fmt, what)
+#define ST_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, straggler, field, key, label, unit, fmt, what)
+static const metric_def straggler_defs[] = {
+    ST_LO(median_lag_ms, "median_lag_ms", "median lag", "ms", "%.3f", "last rank's end of the range minus the first rank's, median over its occurrences (the k-th of each rank)"),
+    ST_LO(max_lag_ms, "max_lag_ms", "max lag", "ms", "%.3f", "the largest such lag"),
+    ST(mean_ms, "mean_ms", "mean", "ms", "%.3f", "mean duration of the range over ranks and occurrences"),
+};
+TABLE(straggler_table, "straggler", straggler_defs);
 
 /* A --devices run (devices.h): each GPU's workloads alone and together, the aggregate over GPUs,
  * each GPU's passes, and the peer matrix. */

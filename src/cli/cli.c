@@ -14,6 +14,7 @@ static void usage(FILE *f)
 {
     fputs("Usage: mmprof [OPTIONS]                 run the workloads and report\n"
           "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
+          "       mmprof report RUN.json RUN2.json ...   merge several runs (the ranks of one job) into one report\n"
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
           "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
@@ -442,6 +443,9 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             return EXIT_USAGE;
         }
         o->run_file = argv[optind++];
+        o->more_files = &argv[optind];
+        o->nmore_files = argc - optind;
+        optind = argc;
         if (run_only_given) {
             fprintf(err, "%s: %s applies to a new run, not to a recorded one\n", cmd, run_only_name);
             return EXIT_USAGE;
@@ -462,10 +466,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             }
     if (o->report_mode)
         for (int i = 0; i < NPATHS; i++)
-            if (paths[i] && strcmp(paths[i], o->run_file) == 0) {
-                fprintf(err, "%s: output '%s' would overwrite the %s it reads\n", cmd, paths[i],
-                        o->import_mode ? "trace" : "run file");
-                return EXIT_USAGE;
-            }
+            for (int f = -1; f < o->nmore_files; f++)
+                if (paths[i] && strcmp(paths[i], f < 0 ? o->run_file : o->more_files[f]) == 0) {
+                    fprintf(err, "%s: output '%s' would overwrite the %s it reads\n", cmd, paths[i],
+                            o->import_mode ? "trace" : "run file");
+                    return EXIT_USAGE;
+                }
     return -1;
 }

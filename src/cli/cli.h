@@ -37,6 +37,9 @@ typedef struct {
     bool report_mode;        /* `mmprof report RUN.json` or `mmprof import TRACE` */
     bool import_mode;        /* `mmprof import TRACE`: run_file is another tool's timeline */
     const char *run_file;    /* its RUN.json or TRACE */
+    char **more_files;       /* report/import of several files (the ranks of one job): the rest,
+                              * merged into run_file's run (points into argv) */
+    int nmore_files;
     int n;                   /* the size, or a sweep's first */
     int sizes[MAX_SWEEP_SIZES]; /* --sizes with two or more sizes, in run order */
     int nsizes;

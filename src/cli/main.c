@@ -3,6 +3,7 @@
  * main wires the pipeline: parse the command line, check that every output can be written (before
  * seconds of work, not after), run, read or import the run model, analyse it, render each output. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,10 @@
 #include "interrupt.h"
 #include "json_report.h"
 #include "model_json.h"
+#include "model_merge.h"
 #include "output_file.h"
 #include "profile.h"
-#include "profile.h"
+#include "rank_env.h"
 #include "runner.h"
 #include "text.h"
 #include "trace.h"
@@ -139,6 +141,70 @@ static void warn_space(const file_output *outs, int n, uint64_t bytes)
     }
 }
 
+/* One recorded run or trace (import), or several merged into one (the ranks of a job). */
+static bool read_one(const cli_options *o, const char *path, run_model *m)
+{
+    char err[512];
+    bool ok = o->import_mode ? import_file(path, m, err, sizeof err) : model_read_file(path, m, err, sizeof err);
+    if (!ok)
+        fprintf(stderr, "%s: %s\n", o->import_mode ? "mmprof import" : "mmprof report", err);
+    return ok;
+}
+
+static bool read_runs(const cli_options *o, run_model *m)
+{
+    if (!read_one(o, o->run_file, m))
+        return false;
+    if (o->nmore_files == 0)
+        return true;
+    merge_state s;
+    if (!model_merge_begin(&s, m)) {
+        fprintf(stderr, "mmprof: out of memory while merging\n");
+        model_free(m);
+        return false;
+    }
+    for (int i = 0; i < o->nmore_files; i++) {
+        run_model next;
+        char err[512];
+        bool ok = read_one(o, o->more_files[i], &next);
+        if (ok && !model_merge(&s, m, &next, o->more_files[i], err, sizeof err)) {
+            fprintf(stderr, "%s: %s\n", o->import_mode ? "mmprof import" : "mmprof report", err);
+            model_free(&next);
+            ok = false;
+        } else if (ok)
+            model_free(&next);
+        if (!ok) {
+            model_merge_finish(&s, m);
+            model_free(m);
+            return false;
+        }
+    }
+    return model_merge_finish(&s, m);
+}
+
+/* profile: %r and %h in the output paths become the launcher's rank and the host, so that
+ * `torchrun ... mmprof profile --json run.%r.json -- python3 train.py` writes one file per rank. */
+static bool expand_rank_paths(cli_options *o, char expanded[5][PATH_MAX])
+{
+    struct {
+        const char *flag, **path;
+    } outs[] = {{"--json", &o->json_path}, {"--html", &o->html_path}, {"--trace", &o->trace_path},
+                {"--csv", &o->csv_path}, {"--text", &o->text_path}};
+    rank_env r;
+    rank_env_read(&r);
+    for (int i = 0; i < 5; i++) {
+        char why[400];
+        if (!*outs[i].path || !strchr(*outs[i].path, '%'))
+            continue;
+        if (!rank_env_expand(&r, *outs[i].path, expanded[i], PATH_MAX, why, sizeof why)) {
+            fprintf(stderr, "mmprof profile: %s %s: %s\n", outs[i].flag, *outs[i].path, why);
+            return false;
+        }
+        *outs[i].path = expanded[i];
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     /* A closed pipe is an error to report (exit 4), not a silent death by SIGPIPE. */
@@ -152,6 +218,9 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc == EXIT_OK && !stdout_ok() ? EXIT_OUTPUT : rc;
 
+    static char expanded[5][PATH_MAX];
+    if (o.profile_mode && !expand_rank_paths(&o, expanded))
+        return EXIT_USAGE;
     file_output outs[] = {
         {"--json", o.json_path, render_json, {0}},
         {"--html", o.html_path, render_html, {0}},
@@ -176,19 +245,9 @@ int main(int argc, char **argv)
     struct stat in;
     if (o.report_mode && stat(o.run_file, &in) == 0) /* report and import read a file */
         warn_space(outs, nouts, (uint64_t)in.st_size);
-    if (o.import_mode) {
-        char err[512];
-        if (!import_file(o.run_file, &m, err, sizeof err)) {
-            fprintf(stderr, "mmprof import: %s\n", err);
+    if (o.report_mode) {
+        if (!read_runs(&o, &m))
             return EXIT_USAGE;
-        }
-        status = EXIT_OK;
-    } else if (o.report_mode) {
-        char err[512];
-        if (!model_read_file(o.run_file, &m, err, sizeof err)) {
-            fprintf(stderr, "mmprof report: %s\n", err);
-            return EXIT_USAGE;
-        }
         status = EXIT_OK;
         for (int i = 0; i < m.nworkloads; i++)
             if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rank_env.h"
 #include "stream_format.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -101,6 +102,14 @@ static void process_line(strbuf *b, pid_t pid)
             cmd[i] = ' ';
     cmd[n] = '\0';
     stream_escape(b, cmd);
+    sb_add(b, "\n");
+    /* The rank a launcher gave it (torchrun's workers under one `mmprof profile`), and the host. */
+    rank_env re;
+    rank_env_read(&re);
+    sb_printf(b, "rank\t%d\t%d\t%d\t", re.rank, re.world_size, re.local_rank);
+    stream_escape(b, re.source);
+    sb_add(b, "\t");
+    stream_escape(b, re.host);
     sb_add(b, "\n");
 }
 

@@ -14,6 +14,8 @@
  *
  *   mmprof-stream 1                                   first line: format and version
  *   process PID PPID START_NS CMDLINE                 CMDLINE: the arguments joined by spaces
+ *   rank    RANK WORLD LOCAL SOURCE HOST              the launcher's rank variables (-1: unset),
+ *                                                     the variable read, the host's name
  *   thread  TID NAME
  *   cuda    TS                                         InitializeInjection ran (cuInit)
  *   device  ID CC_MAJ CC_MIN SMS CLOCK_KHZ MEM_CLOCK_KHZ BUS_WIDTH L2 THREADS_PER_BLOCK

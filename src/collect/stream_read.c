@@ -306,6 +306,17 @@ static bool line_process(reader *r, char **f, int n)
     return true;
 }
 
+/* rank RANK WORLD LOCAL SOURCE HOST: the launcher's variables in that process. */
+static bool line_rank(reader *r, char **f, int n)
+{
+    int64_t v[3];
+    for (int i = 0; i < 3; i++)
+        if (n != 6 || !parse_i64(f[1 + i], &v[i]) || v[i] < -1 || v[i] > INT32_MAX)
+            return false;
+    model_set_process_rank(r->m, r->pid, (int)v[0], (int)v[1], (int)v[2], f[5]);
+    return true;
+}
+
 static bool line_thread(reader *r, char **f, int n)
 {
     uint32_t tid;
@@ -353,6 +364,7 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "device") == 0) return line_device(r, f, n);
     if (strcmp(k, "stats") == 0) return line_stats(r, f, n);
     if (strcmp(k, "process") == 0) return line_process(r, f, n);
+    if (strcmp(k, "rank") == 0) return line_rank(r, f, n);
     if (strcmp(k, "cuda") == 0 || strcmp(k, "exit") == 0) {
         int64_t ts;
         if (n != 2 || !parse_i64(f[1], &ts))
@@ -481,6 +493,33 @@ static int by_pid(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static int by_ordinal(const void *a, const void *b)
+{
+    const device_info *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The streams name a device by its CUDA ordinal; the model's events by their device's place in
+ * m->devices. They differ when the processes used only some GPUs (a rank on GPU 1 alone): the
+ * devices go in ordinal order (device_info.index keeps the ordinal) and the events follow. */
+static void devices_by_place(run_model *m)
+{
+    if (m->ndevices > 1)
+        qsort(m->devices, (size_t)m->ndevices, sizeof *m->devices, by_ordinal);
+    event_list *e = &m->events;
+#define PLACE(arr, n)                                            \
+    for (size_t i = 0; i < (n); i++)                             \
+        for (int d = 0; d < m->ndevices; d++)                    \
+            if ((uint32_t)m->devices[d].index == (arr)[i].device) { \
+                (arr)[i].device = (uint32_t)d;                   \
+                break;                                           \
+            }
+    PLACE(e->kernels, e->nkernels)
+    PLACE(e->copies, e->ncopies)
+    PLACE(e->memsets, e->nmemsets)
+#undef PLACE
+}
+
 bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -518,5 +557,7 @@ bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
+    if (ok)
+        devices_by_place(m);
     return ok;
 }

@@ -308,12 +308,26 @@ int model_add_region(run_model *m, region_kind kind, const char *name, const cha
 
 bool model_add_process(run_model *m, uint32_t pid, const char *name)
 {
-    process_info p = {.pid = pid};
+    process_info p = {.pid = pid, .rank = -1, .world_size = -1, .local_rank = -1};
     copy_str(p.name, sizeof p.name, name);
     size_t n = (size_t)m->nprocesses;
     APPEND(m->processes, n, p);
     m->nprocesses = (int)n;
     return true;
+}
+
+void model_set_process_rank(run_model *m, uint32_t pid, int rank, int world_size, int local_rank, const char *host)
+{
+    for (int i = m->nprocesses - 1; i >= 0; i--) {
+        process_info *p = &m->processes[i];
+        if (p->pid != pid)
+            continue;
+        p->rank = rank;
+        p->world_size = world_size;
+        p->local_rank = local_rank;
+        copy_str(p->host, sizeof p->host, host ? host : "");
+        return;
+    }
 }
 
 bool model_add_thread(run_model *m, uint32_t pid, uint32_t tid, const char *name)

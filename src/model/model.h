@@ -200,6 +200,10 @@ typedef struct {
 typedef struct {
     uint32_t pid;
     char name[128];
+    /* Its place in a distributed job, from the launcher's variables (RANK, OMPI_COMM_WORLD_RANK,
+     * PMI_RANK, SLURM_PROCID...): -1 when not known. host: where it ran ("" when not known). */
+    int rank, world_size, local_rank;
+    char host[64];
 } process_info;
 
 typedef struct {
@@ -469,6 +473,9 @@ int model_add_region(run_model *m, region_kind kind, const char *name, const cha
  * none yet. Call once every event is in; false when memory ran out. */
 bool model_finish_regions(run_model *m, const char *run_name);
 bool model_add_process(run_model *m, uint32_t pid, const char *name);
+/* The rank, world size, local rank (-1: unknown) and host of process pid (the last added with
+ * that pid); nothing when there is none. */
+void model_set_process_rank(run_model *m, uint32_t pid, int rank, int world_size, int local_rank, const char *host);
 bool model_add_thread(run_model *m, uint32_t pid, uint32_t tid, const char *name);
 
 /* Names used in the JSON form and the reports. */

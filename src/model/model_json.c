@@ -342,7 +342,14 @@ static cJSON *make_process(const void *a, size_t i, int64_t e)
     (void)e;
     const process_info *p = &((const process_info *)a)[i];
     cJSON *o = cJSON_CreateObject();
-    return built(o, o && add_num(o, "pid", p->pid) && add_str(o, "name", p->name));
+    bool ok = o && add_num(o, "pid", p->pid) && add_str(o, "name", p->name);
+    /* Only a process a launcher gave a rank says it (older readers ignore the keys). */
+    if (ok && p->rank >= 0)
+        ok = add_num(o, "rank", p->rank) && add_num(o, "world_size", p->world_size) &&
+             add_num(o, "local_rank", p->local_rank);
+    if (ok && p->host[0])
+        ok = add_str(o, "host", p->host);
+    return built(o, ok);
 }
 
 static cJSON *make_thread(const void *a, size_t i, int64_t e)
@@ -1135,7 +1142,18 @@ static bool read_process(reader *r, const cJSON *e, int64_t epoch, void *dst)
     process_info p;
     if (!get_u32(r, e, "pid", &p.pid) || !get_str(r, e, "name", false, p.name, sizeof p.name))
         return false;
-    return model_add_process(dst, p.pid, p.name) || fail(r, NULL, "out of memory");
+    p.rank = p.world_size = p.local_rank = -1;
+    p.host[0] = '\0';
+    if (cJSON_HasObjectItem(e, "rank") &&
+        !(get_int(r, e, "rank", 0, INT32_MAX, &p.rank) && get_int(r, e, "world_size", -1, INT32_MAX, &p.world_size) &&
+          get_int(r, e, "local_rank", -1, INT32_MAX, &p.local_rank)))
+        return false;
+    if (cJSON_HasObjectItem(e, "host") && !get_str(r, e, "host", false, p.host, sizeof p.host))
+        return false;
+    if (!model_add_process(dst, p.pid, p.name))
+        return fail(r, NULL, "out of memory");
+    model_set_process_rank(dst, p.pid, p.rank, p.world_size, p.local_rank, p.host);
+    return true;
 }
 
 static bool read_thread(reader *r, const cJSON *e, int64_t epoch, void *dst)

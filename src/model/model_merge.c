@@ -1,0 +1,294 @@
+/* See model_merge.h. Events move (their names change owner), so a merge of many large files
+ * costs one copy of the arrays, not a copy of every string. */
+#include "model_merge.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *model_run_host(const run_model *m)
+{
+    for (int i = 0; i < m->nprocesses; i++)
+        if (m->processes[i].host[0])
+            return m->processes[i].host;
+    return "";
+}
+
+/* Appends src's n elements of size to *dst (holding *nd) and empties src. */
+static bool move_array(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t size)
+{
+    void **dst = dst_p, **src = src_p;
+    if (*ns == 0)
+        return true;
+    if (*nd > (SIZE_MAX / size) - *ns)
+        return false;
+    void *grown = realloc(*dst, (*nd + *ns) * size);
+    if (!grown)
+        return false;
+    memcpy((char *)grown + *nd * size, *src, *ns * size);
+    *dst = grown;
+    *nd += *ns;
+    free(*src);
+    *src = NULL;
+    *ns = 0;
+    return true;
+}
+
+static bool add_host(char (**arr)[MERGE_HOST_LEN], int *n, const char *host)
+{
+    char(*grown)[MERGE_HOST_LEN] = realloc(*arr, (size_t)(*n + 1) * sizeof **arr);
+    if (!grown)
+        return false;
+    *arr = grown;
+    copy_str(grown[*n], MERGE_HOST_LEN, host);
+    (*n)++;
+    return true;
+}
+
+bool model_merge_begin(merge_state *s, run_model *dst)
+{
+    memset(s, 0, sizeof *s);
+    s->nfiles = 1;
+    s->first_epoch = s->last_epoch = dst->epoch_ns;
+    const char *host = model_run_host(dst);
+    for (int i = 0; i < dst->ndevices; i++)
+        if (!add_host(&s->dev_host, &s->ndev_host, host))
+            return false;
+    return add_host(&s->hosts, &s->nhosts, host);
+}
+
+/* The index in dst of src's device d: the same host and PCI bus id, else a new one. -1 when
+ * memory ran out. */
+static int device_in(merge_state *s, run_model *dst, const device_info *d, const char *host)
+{
+    for (int i = 0; i < dst->ndevices; i++)
+        if (strcmp(s->dev_host[i], host) == 0 && d->pci_bus_id[0] && strcmp(dst->devices[i].pci_bus_id, d->pci_bus_id) == 0)
+            return i;
+    device_info *grown = realloc(dst->devices, (size_t)(dst->ndevices + 1) * sizeof *grown);
+    if (!grown)
+        return -1;
+    dst->devices = grown;
+    grown[dst->ndevices] = *d;
+    grown[dst->ndevices].index = dst->ndevices;
+    if (!add_host(&s->dev_host, &s->ndev_host, host))
+        return -1;
+    return dst->ndevices++;
+}
+
+static bool pid_taken(const run_model *m, uint32_t pid)
+{
+    for (int i = 0; i < m->nprocesses; i++)
+        if (m->processes[i].pid == pid)
+            return true;
+    return false;
+}
+
+/* A pid no process of dst or src has (pids stay below 2^22 on Linux; these go above). */
+static uint32_t free_pid(const run_model *dst, const run_model *src, uint32_t *next)
+{
+    while (pid_taken(dst, *next) || pid_taken(src, *next))
+        (*next)++;
+    return (*next)++;
+}
+
+typedef struct {
+    uint32_t from, to;
+} pid_map;
+
+static uint32_t map_pid(const pid_map *map, int n, uint32_t pid)
+{
+    for (int i = 0; i < n; i++)
+        if (map[i].from == pid)
+            return map[i].to;
+    return pid;
+}
+
+/* Renumbers src's pids and devices in place before its arrays move. */
+static void renumber(run_model *src, const pid_map *map, int nmap, const int *dev)
+{
+    event_list *e = &src->events;
+#define FIX(arr, n, has_dev)                                          \
+    for (size_t i = 0; i < (n); i++) {                                \
+        (arr)[i].pid = map_pid(map, nmap, (arr)[i].pid);              \
+        if (has_dev && (arr)[i].device < (uint32_t)src->ndevices)     \
+            (arr)[i].device = (uint32_t)dev[(arr)[i].device];         \
+    }
+#define FIX_NODEV(arr, n)                                             \
+    for (size_t i = 0; i < (n); i++)                                  \
+        (arr)[i].pid = map_pid(map, nmap, (arr)[i].pid);
+    FIX(e->kernels, e->nkernels, 1)
+    FIX(e->copies, e->ncopies, 1)
+    FIX(e->memsets, e->nmemsets, 1)
+    FIX_NODEV(e->apis, e->napis)
+    FIX_NODEV(e->syncs, e->nsyncs)
+    FIX_NODEV(src->regions, (size_t)src->nregions)
+    FIX_NODEV(src->processes, (size_t)src->nprocesses)
+    FIX_NODEV(src->threads, (size_t)src->nthreads)
+#undef FIX
+#undef FIX_NODEV
+}
+
+/* src's regions after dst's, without src's run region (dst's spans both once finished). */
+static bool move_regions(run_model *dst, run_model *src)
+{
+    int skip = src->nregions > 0 && src->regions[0].kind == REGION_RUN ? 1 : 0;
+    int add = src->nregions - skip;
+    if (add <= 0)
+        return true;
+    region *grown = realloc(dst->regions, (size_t)(dst->nregions + add) * sizeof *grown);
+    if (!grown)
+        return false;
+    dst->regions = grown;
+    int base = dst->nregions;
+    for (int i = 0; i < add; i++) {
+        region r = src->regions[skip + i];
+        /* A region under src's run region goes under dst's (index 0, or none without one). */
+        if (r.parent >= skip)
+            r.parent = base + r.parent - skip;
+        else
+            r.parent = dst->nregions > 0 && dst->regions[0].kind == REGION_RUN ? 0 : -1;
+        grown[base + i] = r;
+    }
+    dst->nregions += add;
+    if (skip) {
+        free(src->regions[0].name);
+        free(src->regions[0].domain);
+    }
+    free(src->regions);
+    src->regions = NULL;
+    src->nregions = 0;
+    return true;
+}
+
+bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *label, char *err, size_t errlen)
+{
+    if (src->nworkloads > 0 || dst->nworkloads > 0) {
+        snprintf(err, errlen, "%s: a run of mmprof's built-in workloads; only profiled programs (mmprof profile) and "
+                              "imports can be merged", label);
+        return false;
+    }
+    const char *host = model_run_host(src);
+    char host_copy[MERGE_HOST_LEN];
+    copy_str(host_copy, sizeof host_copy, host);
+    bool new_host = true;
+    for (int i = 0; i < s->nhosts; i++)
+        new_host &= strcmp(s->hosts[i], host_copy) != 0;
+    if (new_host && !add_host(&s->hosts, &s->nhosts, host_copy))
+        goto oom;
+
+    int *dev = calloc((size_t)src->ndevices + 1, sizeof *dev);
+    pid_map *map = calloc((size_t)src->nprocesses + 1, sizeof *map);
+    int nmap = 0;
+    if (!dev || !map) {
+        free(dev);
+        free(map);
+        goto oom;
+    }
+    for (int i = 0; i < src->ndevices; i++)
+        if ((dev[i] = device_in(s, dst, &src->devices[i], host_copy)) < 0) {
+            free(dev);
+            free(map);
+            goto oom;
+        }
+    /* The same pid in two files is two processes (two hosts, or a pid reused): renumber src's. */
+    uint32_t next = 1u << 22;
+    for (int i = 0; i < src->nprocesses; i++)
+        if (pid_taken(dst, src->processes[i].pid))
+            map[nmap++] = (pid_map){src->processes[i].pid, free_pid(dst, src, &next)};
+    s->remapped_pids += nmap;
+    renumber(src, map, nmap, dev);
+    free(dev);
+    free(map);
+
+    event_list *d = &dst->events, *e = &src->events;
+    size_t np = (size_t)dst->nprocesses, nps = (size_t)src->nprocesses;
+    size_t nt = (size_t)dst->nthreads, nts = (size_t)src->nthreads;
+    size_t nw = (size_t)dst->nwarnings, nws = (size_t)src->nwarnings;
+    bool ok = move_array(&d->kernels, &d->nkernels, &e->kernels, &e->nkernels, sizeof *e->kernels) &&
+              move_array(&d->copies, &d->ncopies, &e->copies, &e->ncopies, sizeof *e->copies) &&
+              move_array(&d->memsets, &d->nmemsets, &e->memsets, &e->nmemsets, sizeof *e->memsets) &&
+              move_array(&d->apis, &d->napis, &e->apis, &e->napis, sizeof *e->apis) &&
+              move_array(&d->syncs, &d->nsyncs, &e->syncs, &e->nsyncs, sizeof *e->syncs) &&
+              move_array(&dst->processes, &np, &src->processes, &nps, sizeof *src->processes) &&
+              move_array(&dst->threads, &nt, &src->threads, &nts, sizeof *src->threads) &&
+              move_array(&dst->warnings, &nw, &src->warnings, &nws, sizeof *src->warnings) &&
+              move_regions(dst, src);
+    dst->nprocesses = (int)np;
+    src->nprocesses = (int)nps;
+    dst->nthreads = (int)nt;
+    src->nthreads = (int)nts;
+    dst->nwarnings = (int)nw;
+    src->nwarnings = (int)nws;
+    if (!ok)
+        goto oom;
+    collection_info *c = &dst->collection;
+    const collection_info *o = &src->collection;
+    c->records += o->records;
+    c->dropped += o->dropped;
+    c->lost_timestamps += o->lost_timestamps;
+    c->overhead_records += o->overhead_records;
+    c->outside_workloads += o->outside_workloads;
+    c->overhead_ns += o->overhead_ns;
+    if (src->epoch_ns < s->first_epoch)
+        s->first_epoch = src->epoch_ns;
+    if (src->epoch_ns > s->last_epoch)
+        s->last_epoch = src->epoch_ns;
+    if (src->epoch_ns < dst->epoch_ns)
+        dst->epoch_ns = src->epoch_ns;
+    s->nfiles++;
+    return true;
+oom:
+    snprintf(err, errlen, "%s: out of memory while merging", label);
+    return false;
+}
+
+/* Earliest start and latest end of every event and region. */
+static void whole_span(const run_model *m, int64_t *lo, int64_t *hi)
+{
+    const event_list *e = &m->events;
+#define SPAN(arr, n)                          \
+    for (size_t i = 0; i < (n); i++) {        \
+        if ((arr)[i].start_ns < *lo)          \
+            *lo = (arr)[i].start_ns;          \
+        if ((arr)[i].end_ns > *hi)            \
+            *hi = (arr)[i].end_ns;            \
+    }
+    SPAN(e->kernels, e->nkernels)
+    SPAN(e->copies, e->ncopies)
+    SPAN(e->memsets, e->nmemsets)
+    SPAN(e->apis, e->napis)
+    SPAN(e->syncs, e->nsyncs)
+    SPAN(m->regions, (size_t)m->nregions)
+#undef SPAN
+}
+
+bool model_merge_finish(merge_state *s, run_model *dst)
+{
+    if (dst->nregions > 0 && dst->regions[0].kind == REGION_RUN) {
+        int64_t lo = dst->regions[0].start_ns, hi = dst->regions[0].end_ns;
+        whole_span(dst, &lo, &hi);
+        dst->regions[0].start_ns = lo;
+        dst->regions[0].end_ns = hi;
+    }
+    if (s->nfiles > 1) {
+        if (s->nhosts <= 1)
+            model_add_warning(dst, "merged %d run files from one host (%s): their clocks are the same (CLOCK_REALTIME), "
+                                   "so they line up exactly; the files began %.3f s apart",
+                              s->nfiles, s->nhosts && s->hosts[0][0] ? s->hosts[0] : "host not recorded",
+                              (double)(s->last_epoch - s->first_epoch) / 1e9);
+        else
+            model_add_warning(dst, "merged %d run files from %d hosts: each host's times are its own CLOCK_REALTIME, "
+                                   "lined up as recorded, so anything compared across hosts (stragglers, overlap of "
+                                   "ranks) is uncertain by the hosts' clock offset (NTP: typically up to ~1 ms; PTP: "
+                                   "microseconds); the collective-end skew below bounds it",
+                              s->nfiles, s->nhosts);
+        if (s->remapped_pids)
+            model_add_warning(dst, "%d process(es) of different files had the same pid; they were renumbered from %u",
+                              s->remapped_pids, 1u << 22);
+    }
+    free(s->dev_host);
+    free(s->hosts);
+    memset(s, 0, sizeof *s);
+    return true;
+}
