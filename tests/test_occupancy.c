@@ -76,7 +76,8 @@ static int load_h200(void **state)
 {
     (void)state;
     char err[512];
-    return model_read_file(sample_path(), &h200, err, sizeof err) && h200.ndevices == 1 ? 0 : -1;
+    /* The sample was recorded on a 2-GPU H200 machine: every device it lists is an H200. */
+    return model_read_file(sample_path(), &h200, err, sizeof err) && h200.ndevices >= 1 ? 0 : -1;
 }
 
 static int free_h200(void **state)
