@@ -271,7 +271,7 @@ bench-import: $(BUILD)/tests/bench_import
 
 # The merge of a job's rank files as the job grows (docs/scaling.md): 8 to 64 copies of a rank file.
 # BENCH_RANK_FILE: the DDP sample's rank file when it is there, else the PyTorch profile sample.
-BENCH_RANK_FILE ?= $(firstword $(wildcard samples/h200-ddp-rank.0.json) samples/h200-profile-torch.json)
+BENCH_RANK_FILE ?= $(firstword $(wildcard samples/h200-ddp-rank.0.json.xz) samples/h200-profile-torch.json)
 bench-merge: all
 	$(call install_missing,time python3)
 	tests/bench_merge.sh $(BIN) $(BENCH_RANK_FILE) 5 8 16 32 64

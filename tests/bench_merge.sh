@@ -10,6 +10,7 @@ set -eu
 bin=${1:-build/mmprof}; base=${2:-samples/h200-profile-torch.json}; reps=${3:-5}; shift $(( $# < 3 ? $# : 3 ))
 sizes=${*:-8 16 32 64}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+case $base in *.xz) xz -dc "$base" >"$tmp/base.json"; base=$tmp/base.json ;; esac
 [ -x /usr/bin/time ] || { echo "bench_merge: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 echo "base: $base ($(stat -c %s "$base") bytes, $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=d['events']; print(sum(len(e[k]) for k in e), 'events,', len(d['regions']), 'regions')" "$base"))"
 printf "%6s %6s %10s %10s %10s %10s %10s\n" ranks mode input_MB median_s min_s max_s rss_MB

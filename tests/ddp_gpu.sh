@@ -62,7 +62,11 @@ print("\n".join(err))
 sys.exit(1 if err else 0)
 PY
 done
-# The merged run is the two rank files again: not kept as a sample.
-if [ -z "${2:-}" ]; then rm -rf "$d"; else rm -f "$d/h200-ddp-merged.json"; fi
+# The merged run is the two rank files again: not kept as a sample. The run files kept are
+# xz-compressed (about 8x smaller), as the other large samples are.
+if [ -z "${2:-}" ]; then rm -rf "$d"; else
+  rm -f "$d/h200-ddp-merged.json"
+  xz -9 -f "$d/h200-ddp-torchrun.json" "$d/h200-ddp-rank.0.json" "$d/h200-ddp-rank.1.json"
+fi
 if [ $ok -eq 1 ]; then echo "[       OK ] $name"; exit 0; fi
 echo "[  FAILED  ] $name"; exit 1

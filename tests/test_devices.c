@@ -35,13 +35,9 @@ static analysis an;
 static int group_setup(void **state)
 {
     test_tmp_setup(state);
-    char *json = path_in(test_tmp, "devices.json");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", DEVICES_SAMPLE, json);
-    if (system(cmd) != 0) {
-        free(json);
+    char *json = unxz_sample(DEVICES_SAMPLE, test_tmp, "devices.json");
+    if (!json)
         return -1;
-    }
     char err[512];
     bool ok = model_read_file(json, &sample, err, sizeof err) && analyze(&sample, &an);
     if (!ok)

@@ -394,3 +394,15 @@ char *text_report_of(const analysis *a)
     assert_int_equal(fclose(f), 0);
     return buf;
 }
+
+char *unxz_sample(const char *xz_path, const char *dir, const char *name)
+{
+    char *out = path_in(dir, name);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", xz_path, out);
+    if (system(cmd) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
