@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 #include <sqlite3.h>
 
@@ -141,6 +142,61 @@ static void good_trace_every_output(void **state)
     free(page), free(json), free(html), free(trace);
 }
 
+/* Two ranks' traces made from the recorded train step (distributedInfo put in, as torch.profiler
+ * writes it under torch.distributed): imported together, one rank row each and ranks in the JSON. */
+static void rank_traces_merge_by_rank(void **state)
+{
+    const char *dir = *state;
+    char *sample = read_file("samples/h200-train-step.kineto.json", NULL);
+    assert_non_null(sample);
+    const char *open = sample + strspn(sample, " \t\r\n");
+    assert_int_equal(*open, '{');
+    char *paths[2];
+    for (int rank = 0; rank < 2; rank++) {
+        char name[32];
+        snprintf(name, sizeof name, "rank%d.json", rank);
+        paths[rank] = path_in(dir, name);
+        FILE *f = fopen(paths[rank], "w");
+        assert_non_null(f);
+        fprintf(f, "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2, \"pg_count\": 1, "
+                   "\"pg_config\": [], \"nccl_version\": \"2.27.5\"},%s", rank, open + 1);
+        fclose(f);
+    }
+    free(sample);
+    char *json = path_in(dir, "merged.json");
+    const char *argv[] = {mmprof_bin(), "import", paths[0], paths[1], "--json", json, "--color", "never", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    const char *ranks = strstr(r.out, "\nRanks  2 ranks");
+    if (!ranks)
+        fail_msg("no rank analysis of 2 ranks in:\n%s", r.out);
+    const char *row0 = strstr(ranks, "\nrank 0 GPU 0"), *row1 = strstr(ranks, "\nrank 1 GPU 1");
+    assert_non_null(row0);
+    assert_non_null(row1);
+    assert_true(row0 < row1);
+    assert_non_null(strstr(r.out, "rank 1 of 2, backend nccl"));
+    cmd_free(&r);
+
+    char *text = read_file(json, NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    int seen[2] = {0, 0};
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(root, "processes")) {
+        const cJSON *rank = cJSON_GetObjectItem(p, "rank");
+        assert_true(cJSON_IsNumber(rank));
+        assert_in_range(rank->valueint, 0, 1);
+        seen[rank->valueint]++;
+        assert_int_equal(cJSON_GetObjectItem(p, "world_size")->valueint, 2);
+    }
+    assert_true(seen[0] > 0 && seen[1] > 0);
+    cJSON_Delete(root);
+    free(paths[0]), free(paths[1]), free(json);
+}
+
 /* A kernel named with markup and 100 kB long: imported, and shown as text in the page. */
 static void hostile_names_stay_data(void **state)
 {
@@ -182,6 +238,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_json_traces, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(bad_sqlite_exports, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(good_trace_every_output, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(rank_traces_merge_by_rank, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
  *  - processes, threads, devices and sync records;
  *  - times to the nanosecond where a double would be off, and streaming across read chunks;
  *  - every prefix of a trace refused, structural bytes put in at many places never a crash;
+ *  - distributedInfo: two ranks' traces (made from train_step.json) merged give one rank row each,
+ *    on two devices; a trace without it has no rank; a faulty one is refused;
  *  - bad input: each refused with the file, what is wrong and where, leaving the model empty;
  *    names of 100 kB and names with markup kept as data. */
 #include <glob.h>
@@ -26,6 +28,8 @@
 #include <cmocka.h>
 
 #include "import.h"
+#include "model_merge.h"
+#include "ranks.h"
 #include "regions.h"
 #include "test_support.h"
 
@@ -620,6 +624,128 @@ static void test_wrong_types(void **state)
             "deviceProperties is a number, not a list", NULL, NULL);
 }
 
+/* ---------- distributedInfo: ranks ---------- */
+
+/* train_step.json as rank `rank`'s trace of a job on one host: distributedInfo added (dist, raw
+ * JSON; none when NULL), both GPUs listed as torchrun's ranks see them, and the trace's GPU events
+ * moved to device `device`. Written to tmp/name; the path, in a static buffer. */
+static char *rank_trace(const char *name, const char *dist, int device)
+{
+    char *text = read_file("tests/data/kineto/train_step.json", NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    if (dist) {
+        cJSON *d = cJSON_Parse(dist);
+        assert_non_null(d);
+        cJSON_AddItemToObject(root, "distributedInfo", d);
+    }
+    cJSON *devs = cJSON_GetObjectItem(root, "deviceProperties");
+    cJSON *second = cJSON_Duplicate(cJSON_GetArrayItem(devs, 0), true);
+    cJSON_SetNumberValue(cJSON_GetObjectItem(second, "id"), 1);
+    cJSON_AddItemToArray(devs, second);
+    cJSON *ev;
+    cJSON_ArrayForEach(ev, cJSON_GetObjectItem(root, "traceEvents")) {
+        const char *cat = cJSON_GetStringValue(cJSON_GetObjectItem(ev, "cat"));
+        if (!cat || (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") && strcmp(cat, "gpu_memset")))
+            continue;
+        cJSON_SetNumberValue(cJSON_GetObjectItem(ev, "pid"), device);
+        cJSON *dev = cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "args"), "device");
+        if (dev)
+            cJSON_SetNumberValue(dev, device);
+    }
+    char *out = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    assert_non_null(out);
+    char *path = tmp_file(name, out);
+    free(out);
+    return path;
+}
+
+static bool has_warning(const run_model *m, const char *part)
+{
+    for (int i = 0; i < m->nwarnings; i++)
+        if (strstr(m->warnings[i], part))
+            return true;
+    return false;
+}
+
+#define DIST(rank, world) \
+    "{\"backend\": \"nccl\", \"rank\": " rank ", \"world_size\": " world ", \"pg_count\": 1, " \
+    "\"pg_config\": [{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"backend_config\": \"cuda:nccl\", " \
+    "\"pg_size\": 2, \"ranks\": [0, 1]}], \"nccl_version\": \"2.27.5\"}"
+
+static void test_ranks_of_two_traces(void **state)
+{
+    tmp = *state;
+    char path0[512], path1[512], err[512];
+    copy_str(path0, sizeof path0, rank_trace("rank0.json", DIST("0", "2"), 0));
+    copy_str(path1, sizeof path1, rank_trace("rank1.json", DIST("1", "2"), 1));
+    run_model a, b;
+    import_ok(path0, &a);
+    import_ok(path1, &b);
+    assert_true(a.nprocesses > 0);
+    for (int i = 0; i < b.nprocesses; i++) {
+        assert_int_equal(b.processes[i].rank, 1);
+        assert_int_equal(b.processes[i].world_size, 2);
+        assert_int_equal(b.processes[i].local_rank, -1);
+        assert_string_equal(b.processes[i].host, "");
+    }
+    assert_true(has_warning(&b, "rank 1 of 2, backend nccl"));
+    assert_true(has_warning(&b, "no host"));
+
+    merge_state ms;
+    assert_true(model_merge_begin(&ms, &a));
+    if (!model_merge(&ms, &a, &b, path1, err, sizeof err))
+        fail_msg("merge: %s", err);
+    assert_true(model_merge_finish(&ms, &a));
+    /* No PCI bus id in either trace: nothing is matched, so GPU 1 of rank 1 is not rank 0's GPU 1
+     * nor its GPU 0; each file's two devices stay its own. */
+    assert_int_equal(a.ndevices, 4);
+
+    rank_analysis *ra = NULL;
+    assert_true(analyze_ranks(&a, &ra));
+    assert_non_null(ra);
+    assert_true(ra->by_rank);
+    assert_int_equal(ra->nrows, 2);
+    assert_int_equal(ra->rows[0].rank, 0);
+    assert_int_equal(ra->rows[1].rank, 1);
+    assert_int_equal(ra->rows[0].device, 0);
+    assert_int_equal(ra->rows[1].device, 3); /* rank 1's device 1, the second file's second */
+    assert_int_equal(ra->ngpus, 2);
+    assert_int_equal(ra->rows[0].kernels, ra->rows[1].kernels);
+    assert_true(ra->rows[0].kernels > 0);
+    rank_analysis_free(ra);
+    model_free(&b);
+    model_free(&a);
+
+    /* Without distributedInfo: no rank, no rank warning. */
+    run_model c;
+    import_ok(rank_trace("plain.json", NULL, 0), &c);
+    for (int i = 0; i < c.nprocesses; i++)
+        assert_int_equal(c.processes[i].rank, -1);
+    assert_false(has_warning(&c, "distributedInfo"));
+    model_free(&c);
+}
+
+static void test_faulty_distributed_info(void **state)
+{
+    tmp = *state;
+    refused(rank_trace("negative.json", DIST("-1", "2"), 0), "distributedInfo.rank is -1", NULL, NULL);
+    refused(rank_trace("beyond.json", DIST("2", "2"), 0), "distributedInfo.rank is 2, not below world_size 2", NULL,
+            NULL);
+    refused(rank_trace("string.json", DIST("\"0\"", "2"), 0), "distributedInfo.rank is a string, not a number", NULL,
+            NULL);
+    refused(rank_trace("fraction.json", DIST("0.5", "2"), 0), "distributedInfo.rank is 0.5", "whole number", NULL);
+    refused(rank_trace("huge.json", DIST("0", "1048576"), 0), "distributedInfo.world_size is 1048576", NULL,
+            NULL);
+    refused(rank_trace("zero.json", DIST("0", "0"), 0), "distributedInfo.world_size is 0", NULL, NULL);
+    refused(rank_trace("no-rank.json", "{\"backend\": \"nccl\", \"world_size\": 2}", 0), "distributedInfo has no \"rank\"",
+            NULL, NULL);
+    refused(rank_trace("list.json", "[0, 2]", 0), "distributedInfo is an array, not an object", NULL, NULL);
+}
+
 static void test_nesting_too_deep(void **state)
 {
     tmp = *state;
@@ -698,6 +824,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_truncated_and_not_json, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_other_kinds_of_file, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_wrong_types, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_ranks_of_two_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_faulty_distributed_info, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_nesting_too_deep, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cut_and_corrupted_traces, temp_dir_setup, temp_dir_teardown),
     };

@@ -13,6 +13,9 @@
  *                                    nested by time
  *   M process_name / thread_name     names of the processes and threads that made CPU events
  *   deviceProperties, cuda_driver_version, cuda_runtime_version, cupti_version (top level)
+ *   distributedInfo (top level)      rank, world_size and backend, which torch.profiler adds when
+ *                                    torch.distributed is initialised: set on the trace's
+ *                                    processes, so that merged ranks' traces are told apart
  * What is not, and why:
  *   gpu_user_annotation              the GPU span of a record_function: analysis attributes GPU
  *                                    work to the CPU range by correlation, which also counts work
@@ -134,11 +137,53 @@ static bool read_devices(kineto_reader *r, const cJSON *list)
     return true;
 }
 
+/* distributedInfo's rank or world_size: a whole number in [lo, 1 << 20); -1 with a message when not. */
+static int dist_int(kineto_reader *r, const cJSON *d, const char *key, int lo)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, key);
+    if (!v) {
+        kr_fail(r, "distributedInfo has no \"%s\"", key);
+        return -1;
+    }
+    if (!cJSON_IsNumber(v)) {
+        kr_fail(r, "distributedInfo.%s is %s, not a number", key, kr_type_name(v));
+        return -1;
+    }
+    double x = v->valuedouble;
+    if (!(x >= lo && x < (double)(1 << 20)) || x != (double)(int)x) {
+        kr_fail(r, "distributedInfo.%s is %.15g, not a whole number from %d to %d", key, x, lo, (1 << 20) - 1);
+        return -1;
+    }
+    return (int)x;
+}
+
+/* torch.profiler's distributedInfo: {"backend", "rank", "world_size", "pg_count", "pg_config",
+ * "nccl_version"}; only the first three matter here. A faulty one is refused: a wrong rank would
+ * put the trace's work in another rank's row when traces are merged. */
+static bool read_distributed(kineto_reader *r, const cJSON *v)
+{
+    if (!cJSON_IsObject(v))
+        return kr_fail(r, "distributedInfo is %s, not an object", kr_type_name(v));
+    int rank = dist_int(r, v, "rank", 0);
+    int world = rank < 0 ? -1 : dist_int(r, v, "world_size", 1);
+    if (rank < 0 || world < 0)
+        return false;
+    if (rank >= world)
+        return kr_fail(r, "distributedInfo.rank is %d, not below world_size %d", rank, world);
+    const cJSON *backend = cJSON_GetObjectItemCaseSensitive(v, "backend");
+    copy_str(r->backend, sizeof r->backend, cJSON_IsString(backend) ? backend->valuestring : "");
+    r->rank = rank;
+    r->world_size = world;
+    return true;
+}
+
 /* A top-level field other than traceEvents, parsed alone. */
 static bool read_top_field(kineto_reader *r, const char *key, const cJSON *v)
 {
     if (strcmp(key, "deviceProperties") == 0)
         return read_devices(r, v);
+    if (strcmp(key, "distributedInfo") == 0)
+        return read_distributed(r, v);
     if (strcmp(key, "baseTimeNanoseconds") == 0) {
         if (!cJSON_IsNumber(v))
             return kr_fail(r, "baseTimeNanoseconds is %s, not a number", kr_type_name(v));
@@ -256,7 +301,8 @@ static bool read_trace_events(kineto_reader *r, json_stream *s)
 static bool wanted_top_field(const char *key)
 {
     static const char *const keys[] = {"deviceProperties", "baseTimeNanoseconds", "schema", "otherData",
-                                       "cuda_driver_version", "cuda_runtime_version", "cupti_version"};
+                                       "cuda_driver_version", "cuda_runtime_version", "cupti_version",
+                                       "distributedInfo"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         if (strcmp(key, keys[i]) == 0)
             return true;
@@ -377,7 +423,7 @@ static bool read_document(kineto_reader *r, json_stream *s)
 
 bool import_kineto(const char *path, run_model *m, char *err, size_t errlen)
 {
-    kineto_reader r = {.path = path, .m = m, .err = err, .errlen = errlen};
+    kineto_reader r = {.path = path, .m = m, .err = err, .errlen = errlen, .rank = -1, .world_size = -1};
     json_stream s;
     bool ok;
     if (!js_open(&s, path))

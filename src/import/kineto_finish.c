@@ -201,6 +201,22 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* distributedInfo's rank on every process of the trace (a rank's trace is one process; its
+ * DataLoader workers, if any, belong to the same rank). A Kineto trace names no host and no PCI bus
+ * id, so the warning says what a merge with other ranks' traces cannot know. */
+static void set_rank(kineto_reader *r)
+{
+    run_model *m = r->m;
+    for (int i = 0; i < m->nprocesses; i++)
+        model_set_process_rank(m, m->processes[i].pid, r->rank, r->world_size, -1, "");
+    model_add_warning(m, "%s: rank %d of %d%s%s (torch.profiler's distributedInfo); the trace names no "
+                      "host and no GPU PCI bus id, so merged with other ranks' traces its devices are kept "
+                      "apart from theirs and its times are lined up by the traces' own timestamps "
+                      "(CLOCK_REALTIME: exact for ranks on one host, off by the clock offset across hosts)",
+                      base_name(r->path), r->rank, r->world_size, r->backend[0] ? ", backend " : "",
+                      r->backend);
+}
+
 bool kr_finish(kineto_reader *r)
 {
     run_model *m = r->m;
@@ -223,6 +239,8 @@ bool kr_finish(kineto_reader *r)
         m->devices[i].driver_version = r->driver_version;
         m->devices[i].runtime_version = r->runtime_version;
     }
+    if (r->rank >= 0)
+        set_rank(r);
     if (r->unnamed_copies)
         model_add_warning(m, "%zu copies have names not in Kineto's form (\"Memcpy HtoD (Pageable -> Device)\"): "
                              "their direction and memory kinds are unknown", r->unnamed_copies);

@@ -50,6 +50,9 @@ typedef struct {
     size_t npending;
     size_t unnamed_copies; /* copies whose name is not in Kineto's form */
     int driver_version, runtime_version;
+    /* distributedInfo (torch.distributed's rank, world size and backend); rank -1 when absent */
+    int rank, world_size;
+    char backend[32];
 } kineto_reader;
 
 /* Messages: "<file>: ..." into r->err, the first fault only; each returns false. */
