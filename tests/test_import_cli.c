@@ -197,6 +197,44 @@ static void rank_traces_merge_by_rank(void **state)
     free(paths[0]), free(paths[1]), free(json);
 }
 
+/* The real thing: a two-rank DDP step recorded under torch.profiler on two H200s
+ * (tests/h200/record_kineto_ddp.py, one trace per rank). Each trace's rank comes from its own
+ * distributedInfo, both ranks ran NCCL kernels on GPUs of their own, and each rank's shares of the
+ * job's GPU window add up to 100%. */
+static void recorded_ddp_traces_give_ranks(void **state)
+{
+    const char *dir = *state;
+    char *json = path_in(dir, "ddp.json");
+    const char *argv[] = {mmprof_bin(), "import", "samples/h200-ddp-rank0.kineto.json",
+                          "samples/h200-ddp-rank1.kineto.json", "--json", json, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    cmd_free(&r);
+    char *text = read_file(json, NULL);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    assert_non_null(root);
+    const cJSON *rows = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "analysis"), "ranks"), "rows");
+    assert_int_equal(cJSON_GetArraySize(rows), 2);
+    int device[2];
+    for (int i = 0; i < 2; i++) {
+        const cJSON *row = cJSON_GetArrayItem(rows, i);
+        assert_int_equal(cJSON_GetObjectItem(row, "rank")->valueint, i);
+        device[i] = cJSON_GetObjectItem(row, "device")->valueint;
+        assert_true(cJSON_GetObjectItem(row, "nccl_kernels")->valueint > 0);
+        double sum = 0;
+        static const char *const parts[] = {"compute_pct", "comm_pct", "copy_pct", "idle_pct"};
+        for (int k = 0; k < 4; k++)
+            sum += cJSON_GetObjectItem(row, parts[k])->valuedouble;
+        assert_true(sum > 100 - 1e-6 && sum < 100 + 1e-6);
+    }
+    assert_true(device[0] != device[1]);
+    cJSON_Delete(root);
+    free(json);
+}
+
 /* A kernel named with markup and 100 kB long: imported, and shown as text in the page. */
 static void hostile_names_stay_data(void **state)
 {
@@ -239,6 +277,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(bad_sqlite_exports, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(good_trace_every_output, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(rank_traces_merge_by_rank, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(recorded_ddp_traces_give_ranks, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
