@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -379,18 +378,6 @@ static void hung_gpu_workload_is_abandoned(void **state)
     model_free(&m);
 }
 
-/* Entries of dir (its "." and ".." aside). */
-static int entries_in(const char *dir)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* SIGINT or SIGTERM while the GPU is ours: mmprof stops between steps, resets the device, exits
  * 130 or 143 with no output and no temporary file, and the GPU is usable at once afterwards.
  * n = 4096 with 30 products of the uncoalesced kernel (0.27 s each) keeps it on the GPU for 8 s. */
@@ -422,7 +409,7 @@ static void interrupted_on_gpu(int sig, int want)
     print_message("signal %d on the GPU -> exit %d, %.2f s after it\n", sig, status, s);
     assert_int_equal(status, want);
     assert_true(s < 10.0);
-    assert_int_equal(entries_in(dir), 0); /* no output, no temporary */
+    assert_int_equal(dir_entries(dir, NULL), 0); /* no output, no temporary */
     const char *again[] = {mmprof_bin(), "--require-gpu", "--quiet", "--size", "64", "--workloads", "cuda-naive", NULL};
     cmd_result r = run_argv(again, NULL);
     assert_int_equal(r.status, 0); /* the device was released and works */

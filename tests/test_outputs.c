@@ -58,20 +58,7 @@ static cmd_result bash(const char *script, const char *a2, const char *a3)
 /* Files in test_tmp (. and .. aside), and how many are temporaries. */
 static int entries(int *temporaries)
 {
-    DIR *d = opendir(test_tmp);
-    assert_non_null(d);
-    int n = 0, t = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        n++;
-        t += strncmp(e->d_name, ".mmprof-", 8) == 0;
-    }
-    closedir(d);
-    if (temporaries)
-        *temporaries = t;
-    return n;
+    return dir_entries(test_tmp, temporaries);
 }
 
 static void assert_json_run(const char *text)

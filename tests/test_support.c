@@ -1,6 +1,7 @@
 /* Test helpers. See test_support.h. */
 #include "test_support.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
@@ -405,4 +406,22 @@ char *unxz_sample(const char *xz_path, const char *dir, const char *name)
         return NULL;
     }
     return out;
+}
+
+int dir_entries(const char *dir, int *temporaries)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0, t = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        n++;
+        t += strncmp(e->d_name, ".mmprof-", 8) == 0;
+    }
+    closedir(d);
+    if (temporaries)
+        *temporaries = t;
+    return n;
 }

@@ -37,8 +37,12 @@ bool gpu_usable(void);
 /* How many GPU workloads `mmprof --list-workloads` lists. */
 int gpu_workload_count(void);
 
-/* An xz-compressed sample (samples/NAME.json.xz) decompressed into dir/name with xz -dc: the path,
- * malloc'd, or NULL when xz failed. */
+/* Entries of dir (. and .. aside); *temporaries (may be NULL) gets how many are mmprof's
+ * temporary output files (".mmprof-..."). */
+int dir_entries(const char *dir, int *temporaries);
+
+/* An xz-compressed run file decompressed into dir/name with xz -dc: the path, malloc'd, or NULL
+ * when xz failed. */
 char *unxz_sample(const char *xz_path, const char *dir, const char *name);
 
 /* dir/name, malloc'd (fails the test when memory ran out). */

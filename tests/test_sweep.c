@@ -427,10 +427,8 @@ static void committed_h200_sweep(void **state)
 {
     (void)state;
     char *dir = make_temp_dir();
-    char *json = path_in(dir, "sweep.json");
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "xz -dc '%s' > '%s'", SWEEP_SAMPLE, json);
-    assert_int_equal(system(cmd), 0);
+    char *json = unxz_sample(SWEEP_SAMPLE, dir, "sweep.json");
+    assert_non_null(json);
     run_model m;
     load_run(json, &m);
     analysis a;
