@@ -39,7 +39,7 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
-             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c \
+             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c src/util/thread_wait.c \
              report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
@@ -100,7 +100,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/collect/rank_env.c src/model/model.c src/util/strbuf.c
+              src/collect/rank_env.c src/model/model.c src/util/strbuf.c src/util/thread_wait.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 
 $(BUILD)/pic/%.o: %.c

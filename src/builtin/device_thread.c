@@ -1,6 +1,7 @@
 /* The single-device run's GPU thread: one task at a time, handed over through a slot guarded by
  * a mutex and two condition variables. See device_thread.h. */
 #include "device_thread.h"
+#include "thread_wait.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -69,9 +70,7 @@ bool device_thread_call(device_task task, void *arg, int timeout_s)
     dt.arg = arg;
     unsigned long ticket = dt.done + 1;
     pthread_cond_signal(&dt.posted);
-    struct timespec at;
-    clock_gettime(CLOCK_REALTIME, &at);
-    at.tv_sec += timeout_s;
+    struct timespec at = realtime_after_ms(timeout_s * 1000L);
     int rc = 0;
     while (dt.done < ticket && rc != ETIMEDOUT)
         rc = timeout_s > 0 ? pthread_cond_timedwait(&dt.finished, &dt.lock, &at)

@@ -17,6 +17,7 @@
 #include "hostinfo.h"
 #include "inputs.h"
 #include "progress.h"
+#include "thread_wait.h"
 #include "interrupt.h"
 #include "multi_gpu.h"
 #include "nvml.h"
@@ -113,13 +114,7 @@ typedef struct {
  * the run is marked abandoned (runner_abandoned). True when it finished in time. */
 static bool joined_within(pthread_t t, int timeout_s)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += timeout_s;
-    int rc;
-    while ((rc = pthread_timedjoin_np(t, NULL, &deadline)) == EINTR)
-        ;
-    if (rc == 0)
+    if (thread_join_within(t, timeout_s * 1000L))
         return true;
     abandoned = true;
     pthread_detach(t);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cupti_records.h"
+#include "thread_wait.h"
 
 #include <cupti.h>
 #include <pthread.h>
@@ -222,10 +223,7 @@ static bool flush_within(int wait_s)
     pthread_t t;
     if (pthread_create(&t, NULL, forced_flush, NULL) != 0)
         return false;
-    struct timespec at;
-    clock_gettime(CLOCK_REALTIME, &at);
-    at.tv_sec += wait_s;
-    if (pthread_timedjoin_np(t, NULL, &at) == 0)
+    if (thread_join_within(t, wait_s * 1000L))
         return true;
     pthread_detach(t);
     return false;

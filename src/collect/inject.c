@@ -34,6 +34,7 @@
 #include "cupti_records.h"
 #include "inject.h"
 #include "stream_format.h"
+#include "thread_wait.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -149,14 +150,7 @@ static void *flush_loop(void *arg)
     (void)arg;
     pthread_mutex_lock(&flusher.lock);
     while (!flusher.stop) {
-        struct timespec at;
-        clock_gettime(CLOCK_REALTIME, &at);
-        at.tv_sec += flusher.period_ms / 1000;
-        at.tv_nsec += (long)(flusher.period_ms % 1000) * 1000000;
-        if (at.tv_nsec >= 1000000000) {
-            at.tv_sec++;
-            at.tv_nsec -= 1000000000;
-        }
+        struct timespec at = realtime_after_ms(flusher.period_ms);
         if (pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT && !flusher.stop) {
             pthread_mutex_unlock(&flusher.lock);
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
@@ -186,24 +180,7 @@ static void start_flusher(unsigned period_ms)
         pthread_setname_np(flusher.thread, "mmprof-flush");
 }
 
-/* Waits for t: at most ms milliseconds, or as long as it takes when ms is 0; false when it is
- * still running. */
-static bool joined_within(pthread_t t, long ms)
-{
-    if (ms == 0)
-        return pthread_join(t, NULL) == 0;
-    struct timespec at;
-    clock_gettime(CLOCK_REALTIME, &at);
-    at.tv_sec += ms / 1000;
-    at.tv_nsec += (ms % 1000) * 1000000;
-    if (at.tv_nsec >= 1000000000) {
-        at.tv_sec++;
-        at.tv_nsec -= 1000000000;
-    }
-    return pthread_timedjoin_np(t, NULL, &at) == 0;
-}
-
-/* Asks the flusher to stop and waits for it (wait_ms as joined_within); false when it did not
+/* Asks the flusher to stop and waits for it (wait_ms as thread_join_within); false when it did not
  * stop in time. */
 static bool stop_flusher(long wait_ms)
 {
@@ -213,7 +190,7 @@ static bool stop_flusher(long wait_ms)
     flusher.stop = true;
     pthread_cond_signal(&flusher.wake);
     pthread_mutex_unlock(&flusher.lock);
-    bool stopped = joined_within(flusher.thread, wait_ms);
+    bool stopped = thread_join_within(flusher.thread, wait_ms);
     flusher.running = !stopped;
     return stopped;
 }
@@ -253,7 +230,7 @@ void inject_finish(long wait_ms, int sig)
     if (ok && collecting && wait_ms == 0)
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     else if (ok && collecting && pthread_create(&t, NULL, forced_flush, NULL) == 0)
-        ok = joined_within(t, wait_ms);
+        ok = thread_join_within(t, wait_ms);
     if (flusher.debug)
         fprintf(stderr, "mmprof-inject: pid %d sig %d: flusher stopped %s in %.1f ms, last flush %s in %.1f ms\n", (int)getpid(),
                 sig, ok ? "ok" : "-", (t1 - t0) / 1e6, ok ? "ok" : "timed out", (inject_now_ns() - t1) / 1e6);

@@ -1,0 +1,28 @@
+/* Bounded waits for threads: see thread_wait.h. */
+#include "thread_wait.h"
+
+#include <errno.h>
+
+struct timespec realtime_after_ms(long ms)
+{
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += ms / 1000;
+    at.tv_nsec += (ms % 1000) * 1000000;
+    if (at.tv_nsec >= 1000000000) {
+        at.tv_sec++;
+        at.tv_nsec -= 1000000000;
+    }
+    return at;
+}
+
+bool thread_join_within(pthread_t t, long ms)
+{
+    if (ms == 0)
+        return pthread_join(t, NULL) == 0;
+    struct timespec at = realtime_after_ms(ms);
+    int rc;
+    while ((rc = pthread_timedjoin_np(t, NULL, &at)) == EINTR)
+        ;
+    return rc == 0;
+}

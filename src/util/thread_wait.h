@@ -1,0 +1,18 @@
+/* Waiting with a bound. A profiler must not hang on a thread stuck in CUPTI, in a driver call or
+ * behind a GPU that never goes idle: the injection library's exit flush, the runner's watchdog,
+ * the collector's last flush after an abandoned workload and the device thread all wait this way. */
+#ifndef MMPROF_THREAD_WAIT_H
+#define MMPROF_THREAD_WAIT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <time.h>
+
+/* CLOCK_REALTIME now plus ms milliseconds: the deadline pthread's timed waits take. */
+struct timespec realtime_after_ms(long ms);
+
+/* Joins t, waiting at most ms milliseconds (0: as long as it takes). True when it was joined;
+ * false when it still runs (the caller decides whether to detach it). */
+bool thread_join_within(pthread_t t, long ms);
+
+#endif
