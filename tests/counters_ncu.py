@@ -7,11 +7,11 @@ RUN.json is `mmprof --counters --json` at n; NCU.csv is `ncu --clock-control non
 ncu, --print-kernel-base mangled). Each workload's main kernel is matched by name to ncu's
 launches of it (or, when no name matches, to ncu's n-th distinct kernel, the workloads running in
 the same order in both); ncu's figure is the median over those launches. Per workload, in cmocka's format for tests/run_tests.sh: achieved
-occupancy, SM and memory throughput within 5 percentage points, DRAM bytes read within 5% (or
-1 MB, for kernels that barely touch DRAM), FP32 FLOPs executed within 1% of 2n^3 for the FP32
-workloads. DRAM bytes written are printed beside ncu's but not judged: mmprof's include the
-write-backs of CUPTI's kernel-replay memory restore (about 24 MB against ncu's 3 MB at 2048 on the
-H200), a known difference the README states. Prints a table of both tools' figures.
+occupancy, SM and memory throughput within 5 percentage points, DRAM bytes read within 5% (or 1 MB,
+for kernels that barely touch DRAM), DRAM bytes written within 5% or 3.5 MB (WRITE_ABS says why),
+FP32 FLOPs executed within 1% of 2n^3 for the FP32 workloads. mmprof's DRAM bytes come from a
+launch after an L2 flush, as ncu flushes its caches before each pass. Prints a table of both
+tools' figures.
 """
 import csv
 import json
@@ -22,6 +22,11 @@ import sys
 PCT_POINTS = 5.0
 BYTES_REL = 0.05
 BYTES_ABS = 1e6
+# DRAM bytes written: mmprof's (one launch after a full write-back of the L2) came out 2.1-3.0 MB
+# under ncu's for every kernel at 2048 and 4096 on the H200 (both 0 at 1024), whatever L2 state we
+# left; at 2048 that is more than 5% of ncu's 2.6-13.5 MB. The 3.5 MB allowance keeps the test a
+# guard against what it replaced: kernel replay's restore write-backs, 21-22 MB over ncu's.
+WRITE_ABS = 3.5e6
 FLOPS_REL = 0.01
 
 # mmprof's counter key -> the ncu metric of the same figure.
@@ -90,6 +95,8 @@ def main():
     print("%-18s %-10s %10s %10s %8s" % ("workload", "figure", "mmprof", "ncu", "diff"))
     for w in run["workloads"]:
         ctr = w.get("counters")
+        if ctr and ctr.get("why"):
+            print("%s: counters n/a: %s" % (w["name"], ctr["why"]))
         if not w["needs_gpu"] or not ctr or not ctr["kernels"]:
             continue
         test = "counters agree with Nsight Compute: %s" % w["name"]
@@ -110,19 +117,18 @@ def main():
             for key in ("achieved_occupancy_pct", "sm_throughput_pct", "memory_throughput_pct"):
                 a, b = kern.get(key), ncu[key]
                 ok = a is not None and b is not None and abs(a - b) <= PCT_POINTS
-                print("%-18s %-10s %10.2f %10.2f %+8.2f%s" % (w["name"], key[:10], a or -1, b if b is not None else -1,
+                print("%-18s %-10s %10.2f %10.2f %+8.2f%s" % (w["name"], key[:10], a if a is not None else -1, b if b is not None else -1,
                                                               (a or 0) - (b or 0), "" if ok else "  <-- more than 5 points"))
                 if not ok:
                     bad.append(key)
             for key in ("dram_read_bytes", "dram_write_bytes"):
                 a, b = kern.get(key), ncu[key]
-                ok = a is not None and b is not None and (abs(a - b) <= BYTES_REL * b or abs(a - b) <= BYTES_ABS)
-                judged = key == "dram_read_bytes"
-                print("%-18s %-10s %10.4g %10.4g %+7.2f%%%s" % (w["name"], key[:10], a or -1, b if b is not None else -1,
+                allowance = WRITE_ABS if key == "dram_write_bytes" else BYTES_ABS
+                ok = a is not None and b is not None and (abs(a - b) <= BYTES_REL * b or abs(a - b) <= allowance)
+                print("%-18s %-10s %10.4g %10.4g %+7.2f%%%s" % (w["name"], key[:10], a if a is not None else -1, b if b is not None else -1,
                                                                100 * ((a or 0) - (b or 0)) / b if b else 0,
-                                                               "" if ok else "  <-- more than 5%" if judged
-                                                               else "  (not judged: the replay's restore write-backs)"))
-                if not ok and judged:
+                                                               "" if ok else "  <-- more than 5%% and %.1f MB" % (allowance / 1e6)))
+                if not ok:
                     bad.append(key)
         # FLOPs: every kernel of the product, FP32 workloads only (tensor FLOPs are not counted).
         if w["precision"] == "fp32":

@@ -7,11 +7,11 @@
 // replays each kernel costs); cuptiRangeProfilerEnable on the context. Per collection: a fresh
 // counter-data image, SetConfig (auto range: one range per kernel; kernel replay: CUPTI replays
 // each kernel for every pass, saving and restoring the memory it writes), Start, the launches,
-// Stop, DecodeData, then each range's values evaluated on the host.
+// Stop, DecodeData, then each range's values evaluated on the host. The DRAM bytes have a
+// configuration of their own (counters_collect says why).
 #include "counters.h"
 
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <cupti.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
@@ -31,6 +31,17 @@
 // Kernels one collection can hold: a product launches one (our kernels) or a few (a library).
 #define MAX_RANGES 16
 
+// A one-pass collection of a few metrics: its configuration and counter-data images.
+typedef struct {
+    const char *metrics[3];
+    counter_id ids[3];
+    int n; // 0: not collected
+    uint8_t *config;
+    size_t config_size;
+    uint8_t *data;
+    size_t data_size;
+} side_pass;
+
 struct counter_session {
     CUcontext ctx;
     CUpti_Profiler_Host_Object *host;
@@ -46,6 +57,10 @@ struct counter_session {
     uint8_t *data;
     size_t data_size;
     int passes;
+    // The one-pass collections after the replayed one (see counters_collect): the DRAM bytes,
+    // and the FP32 instruction counts whose values are dropped.
+    side_pass dram, drain;
+    bool started; // counters_begin ran and counters_end has not
 };
 
 extern "C" void counters_reason(int result, const char *call, char *why, size_t len)
@@ -76,18 +91,6 @@ extern "C" void counters_reason(int result, const char *call, char *why, size_t 
             return -1;                                                                            \
         }                                                                                         \
     } while (0)
-
-// The current context through the runtime's driver entry point: the program links no libcuda.
-static CUcontext current_context(void)
-{
-    CUresult (*get)(CUcontext *) = NULL;
-    cudaDriverEntryPointQueryResult q;
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", (void **)&get, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess || !get)
-        return NULL;
-    CUcontext ctx = NULL;
-    return get(&ctx) == CUDA_SUCCESS ? ctx : NULL;
-}
 
 // Why the profiler refuses this device, or "" when it supports it.
 static int device_supported(int device, char *why, size_t len)
@@ -142,38 +145,119 @@ static int choose_metrics(counter_session *s, const uint8_t *avail, char *why, s
     return 0;
 }
 
-static int build_config(counter_session *s, char *why, size_t len)
+// A configuration image of the given metrics on host (its pass count into *passes).
+static int build_config(CUpti_Profiler_Host_Object *host, const char **metrics, int n, uint8_t **config, size_t *size,
+                        int *passes, char *why, size_t len)
 {
     PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-    add.pHostObject = s->host;
-    add.ppMetricNames = s->metrics;
-    add.numMetrics = (size_t)s->nmetrics;
+    add.pHostObject = host;
+    add.ppMetricNames = metrics;
+    add.numMetrics = (size_t)n;
     TRY(cuptiProfilerHostConfigAddMetrics(&add));
     PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sz);
-    sz.pHostObject = s->host;
+    sz.pHostObject = host;
     TRY(cuptiProfilerHostGetConfigImageSize(&sz));
-    s->config = (uint8_t *)calloc(sz.configImageSize, 1);
-    if (!s->config) {
+    *config = (uint8_t *)calloc(sz.configImageSize, 1);
+    if (!*config) {
         snprintf(why, len, "out of host memory for the counter configuration");
         return -1;
     }
-    s->config_size = sz.configImageSize;
+    *size = sz.configImageSize;
     PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, img);
-    img.pHostObject = s->host;
-    img.configImageSize = s->config_size;
-    img.pConfigImage = s->config;
+    img.pHostObject = host;
+    img.configImageSize = *size;
+    img.pConfigImage = *config;
     TRY(cuptiProfilerHostGetConfigImage(&img));
     PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, np);
-    np.configImageSize = s->config_size;
-    np.pConfigImage = s->config;
+    np.configImageSize = *size;
+    np.pConfigImage = *config;
     TRY(cuptiProfilerHostGetNumOfPasses(&np));
-    s->passes = (int)np.numOfPasses;
+    *passes = (int)np.numOfPasses;
     return 0;
 }
 
-static int open_session(counter_session *s, int device, char *why, size_t len)
+static int host_object(counter_session *s, const uint8_t *avail, CUpti_Profiler_Host_Object **out, char *why, size_t len)
 {
-    s->ctx = current_context();
+    PARAMS(CUpti_Profiler_Host_Initialize_Params, hi);
+    hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hi.pChipName = s->chip;
+    hi.pCounterAvailabilityImage = avail;
+    TRY(cuptiProfilerHostInitialize(&hi));
+    *out = hi.pHostObject;
+    return 0;
+}
+
+// The size of a counter-data image for n metrics and up to MAX_RANGES ranges. It also sets the
+// layout the range profiler's next image initialisation uses (configure says why that matters).
+static int data_size_for(counter_session *s, const char **metrics, int n, size_t *size, char *why, size_t len)
+{
+    PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
+    ds.pRangeProfilerObject = s->rp;
+    ds.pMetricNames = metrics;
+    ds.numMetrics = (size_t)n;
+    ds.maxNumOfRanges = MAX_RANGES;
+    ds.maxNumRangeTreeNodes = MAX_RANGES;
+    TRY(cuptiRangeProfilerGetCounterDataSize(&ds));
+    *size = ds.counterDataSize;
+    return 0;
+}
+
+// A counter-data image for n metrics.
+static int data_image(counter_session *s, const char **metrics, int n, uint8_t **data, size_t *size, char *why, size_t len)
+{
+    if (data_size_for(s, metrics, n, size, why, len) != 0)
+        return -1;
+    *data = (uint8_t *)calloc(*size, 1);
+    if (!*data) {
+        snprintf(why, len, "out of host memory for the counter data");
+        return -1;
+    }
+    return 0;
+}
+
+// A side pass's configuration from those of the session's metrics that are in want, or none (n
+// 0) when the chip lacks them or they do not fit one pass. Its host object is a scratch one, gone
+// before the session's own is made (as choose_metrics' are); both passes' data are evaluated with
+// the session's object, which knows every metric.
+static int side_config(counter_session *s, const uint8_t *avail, side_pass *p, const counter_id *want, int nwant,
+                       char *why, size_t len)
+{
+    for (int i = 0; i < s->nmetrics; i++)
+        for (int j = 0; j < nwant && p->n < 3; j++)
+            if (s->ids[i] == want[j]) {
+                p->ids[p->n] = s->ids[i];
+                p->metrics[p->n++] = s->metrics[i];
+            }
+    if (p->n == 0)
+        return 0;
+    CUpti_Profiler_Host_Object *host = NULL;
+    int passes = 0;
+    int rc = host_object(s, avail, &host, why, len) == 0 &&
+                     build_config(host, p->metrics, p->n, &p->config, &p->config_size, &passes, why, len) == 0
+                 ? 0
+                 : -1;
+    if (host) {
+        PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
+        hd.pHostObject = host;
+        cuptiProfilerHostDeinitialize(&hd);
+    }
+    if (rc == 0 && passes != 1)
+        p->n = 0; // one pass is the point: without replay nothing is restored
+    return rc;
+}
+
+static int side_configs(counter_session *s, const uint8_t *avail, char *why, size_t len)
+{
+    static const counter_id dram[] = {CTR_DRAM_READ_BYTES, CTR_DRAM_WRITE_BYTES};
+    static const counter_id sass[] = {CTR_FFMA, CTR_FADD, CTR_FMUL};
+    if (side_config(s, avail, &s->dram, dram, 2, why, len) != 0 || side_config(s, avail, &s->drain, sass, 3, why, len) != 0)
+        return -1;
+    return 0;
+}
+
+static int open_session(counter_session *s, CUcontext ctx, int device, char *why, size_t len)
+{
+    s->ctx = ctx;
     if (!s->ctx) {
         snprintf(why, len, "no current CUDA context to profile");
         return -1;
@@ -200,19 +284,10 @@ static int open_session(counter_session *s, int device, char *why, size_t len)
     int rc = -1;
     if (r != CUPTI_SUCCESS)
         counters_reason(r, "cuptiProfilerGetCounterAvailability", why, len);
-    else if (choose_metrics(s, avail, why, len) == 0) {
-        PARAMS(CUpti_Profiler_Host_Initialize_Params, hi);
-        hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-        hi.pChipName = s->chip;
-        hi.pCounterAvailabilityImage = avail;
-        r = cuptiProfilerHostInitialize(&hi);
-        if (r != CUPTI_SUCCESS)
-            counters_reason(r, "cuptiProfilerHostInitialize", why, len);
-        else {
-            s->host = hi.pHostObject;
-            rc = build_config(s, why, len);
-        }
-    }
+    else if (choose_metrics(s, avail, why, len) == 0 && side_configs(s, avail, why, len) == 0 &&
+             host_object(s, avail, &s->host, why, len) == 0 &&
+             build_config(s->host, s->metrics, s->nmetrics, &s->config, &s->config_size, &s->passes, why, len) == 0)
+        rc = 0;
     free(avail);
     if (rc != 0)
         return -1;
@@ -221,30 +296,23 @@ static int open_session(counter_session *s, int device, char *why, size_t len)
     en.ctx = s->ctx;
     TRY(cuptiRangeProfilerEnable(&en));
     s->rp = en.pRangeProfilerObject;
-    PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
-    ds.pRangeProfilerObject = s->rp;
-    ds.pMetricNames = s->metrics;
-    ds.numMetrics = (size_t)s->nmetrics;
-    ds.maxNumOfRanges = MAX_RANGES;
-    ds.maxNumRangeTreeNodes = MAX_RANGES;
-    TRY(cuptiRangeProfilerGetCounterDataSize(&ds));
-    s->data = (uint8_t *)calloc(ds.counterDataSize, 1);
-    if (!s->data) {
-        snprintf(why, len, "out of host memory for the counter data");
+    if (data_image(s, s->metrics, s->nmetrics, &s->data, &s->data_size, why, len) != 0)
         return -1;
-    }
-    s->data_size = ds.counterDataSize;
+    side_pass *side[] = {&s->dram, &s->drain};
+    for (int i = 0; i < 2; i++)
+        if (side[i]->n > 0 && data_image(s, side[i]->metrics, side[i]->n, &side[i]->data, &side[i]->data_size, why, len) != 0)
+            return -1;
     return 0;
 }
 
-extern "C" counter_session *counters_open(int device, char *why, size_t len)
+extern "C" counter_session *counters_open(void *context, int device, char *why, size_t len)
 {
     counter_session *s = (counter_session *)calloc(1, sizeof *s);
     if (!s) {
         snprintf(why, len, "out of host memory");
         return NULL;
     }
-    if (open_session(s, device, why, len) != 0) {
+    if (open_session(s, (CUcontext)context, device, why, len) != 0) {
         counters_close(s);
         return NULL;
     }
@@ -256,78 +324,101 @@ extern "C" int counters_passes(const counter_session *s)
     return s ? s->passes : 0;
 }
 
-// One range's values into a kernel_counters appended to w.
-static int evaluate(counter_session *s, size_t range, workload_run *w, char *why, size_t len)
+// One range's values of the given metrics into k (the others untouched); its name, which CUPTI
+// allocates, into *name for the caller to free (NULL: not wanted).
+static int range_values(CUpti_Profiler_Host_Object *host, const uint8_t *data, size_t data_size, const char **metrics,
+                        const counter_id *ids, int n, size_t range, kernel_counters *k, char **name, char *why, size_t len)
 {
-    PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, ri);
-    ri.pCounterDataImage = s->data;
-    ri.counterDataImageSize = s->data_size;
-    ri.rangeIndex = range;
-    ri.rangeDelimiter = "/";
-    TRY(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
     double values[CTR_COUNT];
     PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
-    ev.pHostObject = s->host;
-    ev.pCounterDataImage = s->data;
-    ev.counterDataImageSize = s->data_size;
+    ev.pHostObject = host;
+    ev.pCounterDataImage = data;
+    ev.counterDataImageSize = data_size;
     ev.rangeIndex = range;
-    ev.ppMetricNames = s->metrics;
-    ev.numMetrics = (size_t)s->nmetrics;
+    ev.ppMetricNames = metrics;
+    ev.numMetrics = (size_t)n;
     ev.pMetricValues = values;
-    CUptiResult r = cuptiProfilerHostEvaluateToGpuValues(&ev);
-    if (r != CUPTI_SUCCESS) {
-        free((void *)ri.rangeName);
-        counters_reason(r, "cuptiProfilerHostEvaluateToGpuValues", why, len);
-        return -1;
-    }
-    kernel_counters k;
-    memset(&k, 0, sizeof k);
-    for (int c = 0; c < CTR_COUNT; c++)
-        k.v[c] = NAN;
-    for (int i = 0; i < s->nmetrics; i++)
-        k.v[s->ids[i]] = values[i];
-    k.name = (char *)(ri.rangeName ? ri.rangeName : "");
-    bool added = workload_add_counters(w, &k);
-    free((void *)ri.rangeName); // CUPTI allocates the name; the caller frees it
-    if (!added) {
-        snprintf(why, len, "out of host memory for the counters");
-        return -1;
+    TRY(cuptiProfilerHostEvaluateToGpuValues(&ev));
+    for (int i = 0; i < n; i++)
+        k->v[ids[i]] = values[i];
+    if (name) {
+        PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, ri);
+        ri.pCounterDataImage = data;
+        ri.counterDataImageSize = data_size;
+        ri.rangeIndex = range;
+        ri.rangeDelimiter = "/";
+        TRY(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
+        *name = (char *)ri.rangeName;
     }
     return 0;
 }
 
-// Kernel replay: CUPTI replays each kernel within its one launch, once per pass, saving and
-// restoring the memory it writes. User replay (the program relaunching the product once per pass,
-// with an L2 flush before each) was tried on the H200: the activity records of the same run came
-// back with a kernel ending before it started and extra kernels in the timed phase, and the SASS
-// instruction counts read 0; so kernel replay it is. Its cost: the restore's write-backs land in
-// the kernel's DRAM bytes written (README, "Hardware counters").
-extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), void *ctx, workload_run *w, char *why,
-                                size_t len)
+// A fresh counter-data image and the configuration set for one collection: auto range (one range
+// per kernel), the given replay mode. The image is laid out for the metrics of the range
+// profiler's last GetCounterDataSize (its Initialize takes no metric names): asked again here, so
+// the DRAM pass's metrics do not shape the full set's image (seen on the H200: every metric but
+// the DRAM ones NaN).
+static int configure(counter_session *s, const char **metrics, int n, uint8_t *config, size_t config_size, uint8_t *data,
+                     size_t data_size, CUpti_ProfilerReplayMode replay, char *why, size_t len)
 {
+    size_t size = 0;
+    if (data_size_for(s, metrics, n, &size, why, len) != 0)
+        return -1;
+    if (size != data_size) {
+        snprintf(why, len, "the counter data image changed size (%zu, not %zu bytes)", size, data_size);
+        return -1;
+    }
     PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ci);
     ci.pRangeProfilerObject = s->rp;
-    ci.counterDataSize = s->data_size;
-    ci.pCounterData = s->data;
+    ci.counterDataSize = data_size;
+    ci.pCounterData = data;
     TRY(cuptiRangeProfilerCounterDataImageInitialize(&ci));
     PARAMS(CUpti_RangeProfiler_SetConfig_Params, sc);
     sc.pRangeProfilerObject = s->rp;
-    sc.configSize = s->config_size;
-    sc.pConfig = s->config;
-    sc.counterDataImageSize = s->data_size;
-    sc.pCounterDataImage = s->data;
+    sc.configSize = config_size;
+    sc.pConfig = config;
+    sc.counterDataImageSize = data_size;
+    sc.pCounterDataImage = data;
     sc.range = CUPTI_AutoRange;
-    sc.replayMode = CUPTI_KernelReplay;
+    sc.replayMode = replay;
     sc.maxRangesPerPass = MAX_RANGES;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
     sc.passIndex = 0;
     sc.targetNestingLevel = 1;
     TRY(cuptiRangeProfilerSetConfig(&sc));
-    // Kernel replay submits every pass within one Start/Stop; the loop is there in case CUPTI
-    // asks for the launches again, bounded so a profiler that never finishes cannot hang the run.
+    return 0;
+}
+
+// Decodes what the passes gathered; the ranges recorded into *nranges.
+static int decode(counter_session *s, const uint8_t *data, size_t data_size, size_t *nranges, char *why, size_t len)
+{
+    PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
+    dd.pRangeProfilerObject = s->rp;
+    TRY(cuptiRangeProfilerDecodeData(&dd));
+    PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
+    info.pCounterDataImage = data;
+    info.counterDataImageSize = data_size;
+    TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
+    if (info.numTotalRanges == 0) {
+        snprintf(why, len, "the range profiler recorded no kernel (%zu ranges dropped)", dd.numOfRangeDropped);
+        return -1;
+    }
+    *nranges = info.numTotalRanges;
+    return 0;
+}
+
+// One collection over launch(ctx): Start, the launches, Stop, repeated until CUPTI has every pass
+// (kernel replay submits them all within one round; user replay with a one-pass configuration
+// too), bounded so a profiler that never finishes cannot hang the run.
+static int collect(counter_session *s, const char **metrics, int n, uint8_t *config, size_t config_size, uint8_t *data,
+                   size_t data_size, CUpti_ProfilerReplayMode replay, int passes, int (*launch)(void *ctx), void *ctx,
+                   size_t *nranges, char *why, size_t len)
+{
+    if (configure(s, metrics, n, config, config_size, data, data_size, replay, why, len) != 0)
+        return -1;
     bool submitted = false;
-    for (int round = 0; !submitted && round < 2 * (s->passes > 0 ? s->passes : 1) + 2; round++) {
+    for (int round = 0; !submitted && round < 2 * (passes > 0 ? passes : 1) + 2; round++) {
         PARAMS(CUpti_RangeProfiler_Start_Params, st);
         st.pRangeProfilerObject = s->rp;
         TRY(cuptiRangeProfilerStart(&st));
@@ -346,24 +437,125 @@ extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), vo
         submitted = sp.isAllPassSubmitted != 0;
     }
     if (!submitted) {
-        snprintf(why, len, "the range profiler did not finish its %d passes", s->passes);
+        snprintf(why, len, "the range profiler did not finish its %d passes", passes);
         return -1;
     }
-    PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
-    dd.pRangeProfilerObject = s->rp;
-    TRY(cuptiRangeProfilerDecodeData(&dd));
-    PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
-    info.pCounterDataImage = s->data;
-    info.counterDataImageSize = s->data_size;
-    TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
-    if (info.numTotalRanges == 0) {
-        snprintf(why, len, "the range profiler recorded no kernel (%zu ranges dropped)", dd.numOfRangeDropped);
+    return decode(s, data, data_size, nranges, why, len);
+}
+
+static void all_nan(kernel_counters *k)
+{
+    memset(k, 0, sizeof *k);
+    for (int c = 0; c < CTR_COUNT; c++)
+        k->v[c] = NAN;
+}
+
+// Three collections. First every metric in kernel replay: CUPTI replays each kernel within its
+// one launch, once per pass, saving and restoring the memory it writes. That restore is written
+// back from the L2 while the next pass runs, so kernel replay's DRAM bytes written count CUPTI's
+// writes too (24-35 MB against Nsight Compute's 3-14 MB for a 2048 product on the H200). So the
+// DRAM bytes come from a one-pass collection of their own (nothing replayed, nothing restored),
+// after flush(ctx) has written back every dirty line and left the L2 holding clean ones, as
+// Nsight Compute flushes its caches before each pass. Measured on the H200 against ncu: within 5%
+// at 4096, and 2.1-3.0 MB under ncu's at 2048 (ncu 2.6-13.5 MB; both 0 at 1024), for all twelve
+// ladder and cuBLAS kernels. Dropping the flushed lines from the L2 (discard.global.L2) and an idle
+// kernel after the product to catch write-backs still in flight changed nothing: ncu's cache
+// control leaves a state this does not reproduce. Then a drain: the one-pass collection of
+// the FP32 instruction counts, whose values are dropped. Those counts come from instrumenting the
+// kernel, and a launch profiled without them (the DRAM pass) was still counted, into the next
+// collection that asks for them: on the H200 the next workload's FLOPs came out doubled. (User
+// replay was tried for both the whole set and the DRAM pass: on the H200 it broke the run's
+// activity records and read the instruction counts as 0, and a one-pass configuration never
+// reported its pass submitted.)
+extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), int (*flush)(void *ctx), void *ctx,
+                                workload_run *w, char *why, size_t len)
+{
+    size_t nranges = 0;
+    if (collect(s, s->metrics, s->nmetrics, s->config, s->config_size, s->data, s->data_size, CUPTI_KernelReplay,
+                s->passes, launch, ctx, &nranges, why, len) != 0)
         return -1;
-    }
-    for (size_t i = 0; i < info.numTotalRanges; i++)
-        if (evaluate(s, i, w, why, len) != 0)
+    int first = w->ncounters;
+    for (size_t i = 0; i < nranges; i++) {
+        kernel_counters k;
+        all_nan(&k);
+        char *name = NULL;
+        if (range_values(s->host, s->data, s->data_size, s->metrics, s->ids, s->nmetrics, i, &k, &name, why, len) != 0)
             return -1;
+        k.name = name ? name : (char *)"";
+        bool added = workload_add_counters(w, &k);
+        free(name); // CUPTI allocates the name; the caller frees it
+        if (!added) {
+            snprintf(why, len, "out of host memory for the counters");
+            return -1;
+        }
+    }
+    // The drain is needed for the DRAM pass to be taken (see above); without either, the
+    // replay's DRAM bytes stay.
+    if (!flush || s->dram.n == 0 || s->drain.n == 0)
+        return 0;
+    if (flush(ctx) != 0) {
+        snprintf(why, len, "the L2 flush before the DRAM pass failed");
+        return -1;
+    }
+    size_t dram_ranges = 0, drain_ranges = 0;
+    if (collect(s, s->dram.metrics, s->dram.n, s->dram.config, s->dram.config_size, s->dram.data, s->dram.data_size,
+                CUPTI_KernelReplay, 1, launch, ctx, &dram_ranges, why, len) != 0 ||
+        collect(s, s->drain.metrics, s->drain.n, s->drain.config, s->drain.config_size, s->drain.data, s->drain.data_size,
+                CUPTI_KernelReplay, 1, launch, ctx, &drain_ranges, why, len) != 0)
+        return -1;
+    if (dram_ranges != nranges) {
+        snprintf(why, len, "the DRAM pass recorded %zu kernels, the replayed pass %zu", dram_ranges, nranges);
+        return -1;
+    }
+    const char *verbose = getenv("MMPROF_COUNTERS_VERBOSE");
+    for (size_t i = 0; i < nranges; i++) {
+        kernel_counters *k = &w->counters[first + (int)i];
+        double rd = k->v[CTR_DRAM_READ_BYTES], wr = k->v[CTR_DRAM_WRITE_BYTES];
+        kernel_counters pass;
+        all_nan(&pass);
+        if (range_values(s->host, s->dram.data, s->dram.data_size, s->dram.metrics, s->dram.ids, s->dram.n, i, &pass, NULL,
+                         why, len) != 0)
+            return -1;
+        k->v[CTR_DRAM_READ_BYTES] = pass.v[CTR_DRAM_READ_BYTES];
+        k->v[CTR_DRAM_WRITE_BYTES] = pass.v[CTR_DRAM_WRITE_BYTES];
+        if (verbose && verbose[0] == '1') // the two passes' DRAM bytes side by side, for diagnosis
+            fprintf(stderr, "counters: %s range %zu: DRAM read %.4g (replayed %.4g), written %.4g (replayed %.4g)\n",
+                    w->name, i, k->v[CTR_DRAM_READ_BYTES], rd, k->v[CTR_DRAM_WRITE_BYTES], wr);
+    }
     return 0;
+}
+
+extern "C" int counters_begin(counter_session *s, char *why, size_t len)
+{
+    if (configure(s, s->metrics, s->nmetrics, s->config, s->config_size, s->data, s->data_size, CUPTI_KernelReplay, why,
+                  len) != 0)
+        return -1;
+    PARAMS(CUpti_RangeProfiler_Start_Params, st);
+    st.pRangeProfilerObject = s->rp;
+    TRY(cuptiRangeProfilerStart(&st));
+    s->started = true;
+    return 0;
+}
+
+extern "C" int counters_end(counter_session *s, kernel_counters *k, char *why, size_t len)
+{
+    all_nan(k);
+    if (!s->started) {
+        snprintf(why, len, "counters_end without counters_begin");
+        return -1;
+    }
+    s->started = false;
+    PARAMS(CUpti_RangeProfiler_Stop_Params, sp);
+    sp.pRangeProfilerObject = s->rp;
+    TRY(cuptiRangeProfilerStop(&sp));
+    if (!sp.isAllPassSubmitted) {
+        snprintf(why, len, "kernel replay did not submit its %d passes within the launch", s->passes);
+        return -1;
+    }
+    size_t nranges = 0;
+    if (decode(s, s->data, s->data_size, &nranges, why, len) != 0)
+        return -1;
+    return range_values(s->host, s->data, s->data_size, s->metrics, s->ids, s->nmetrics, 0, k, NULL, why, len);
 }
 
 extern "C" void counters_close(counter_session *s)
@@ -382,6 +574,10 @@ extern "C" void counters_close(counter_session *s)
     }
     free(s->config);
     free(s->data);
+    free(s->dram.config);
+    free(s->dram.data);
+    free(s->drain.config);
+    free(s->drain.data);
     free(s);
 }
 
@@ -389,7 +585,8 @@ extern "C" void counters_describe(const counter_session *s, FILE *f)
 {
     if (!s)
         return;
-    fprintf(f, "counters: chip %s, %d metrics, %d passes\n", s->chip, s->nmetrics, s->passes);
+    fprintf(f, "counters: chip %s, %d metrics, %d passes, DRAM pass %s\n", s->chip, s->nmetrics, s->passes,
+            s->dram.n && s->drain.n ? "after an L2 flush" : "none (DRAM bytes from kernel replay)");
     for (int i = 0; i < s->nmetrics; i++)
         fprintf(f, "counters:   have %s\n", s->metrics[i]);
     for (int i = 0; i < s->nmissing; i++)
