@@ -33,23 +33,13 @@ static cJSON *raw;
 static int load(void **state)
 {
     (void)state;
-    char err[512];
-    if (!model_read_file(COUNTERS_SAMPLE, &sample, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    char *text = read_file(COUNTERS_SAMPLE, NULL);
-    raw = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    return raw && analyze(&sample, &an) ? 0 : -1;
+    return recorded_load(COUNTERS_SAMPLE, &sample, &an, &raw) ? 0 : -1;
 }
 
 static int unload(void **state)
 {
     (void)state;
-    analysis_free(&an);
-    model_free(&sample);
-    cJSON_Delete(raw);
+    recorded_free(&sample, &an, raw);
     return 0;
 }
 

@@ -15,6 +15,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
+#include "analysis.h"
 #include "model_json.h"
 #include "text.h"
 
@@ -394,6 +397,37 @@ char *text_report_of(const analysis *a)
     render_text(a, f, false);
     assert_int_equal(fclose(f), 0);
     return buf;
+}
+
+bool recorded_load(const char *path, run_model *m, analysis *a, cJSON **raw)
+{
+    char err[512];
+    if (!model_read_file(path, m, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    char *text = read_file(path, NULL);
+    *raw = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    if (!*raw) {
+        fprintf(stderr, "%s: cJSON could not parse it\n", path);
+        model_free(m);
+        return false;
+    }
+    if (!analyze(m, a)) {
+        fprintf(stderr, "%s: out of memory analysing it\n", path);
+        cJSON_Delete(*raw);
+        model_free(m);
+        return false;
+    }
+    return true;
+}
+
+void recorded_free(run_model *m, analysis *a, cJSON *raw)
+{
+    analysis_free(a);
+    model_free(m);
+    cJSON_Delete(raw);
 }
 
 char *unxz_sample(const char *xz_path, const char *dir, const char *name)

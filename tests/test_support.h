@@ -95,6 +95,13 @@ void small_profiled_run(run_model *m);
 struct analysis;
 char *text_report_of(const struct analysis *a);
 
+/* A recorded run for the tests that check figures against the file itself: read by the model
+ * reader into m and analysed into a, and parsed apart with cJSON into *raw. False (with the
+ * reason on stderr) when any step fails; recorded_free undoes it. */
+struct cJSON;
+bool recorded_load(const char *path, run_model *m, struct analysis *a, struct cJSON **raw);
+void recorded_free(run_model *m, struct analysis *a, struct cJSON *raw);
+
 /* got equals want within a relative tolerance rel (0: exactly). cmocka's own float assertion
  * compares in single precision, too coarse for figures derived from nanoseconds. */
 #define assert_close(got, want, rel) assert_close_at((got), (want), (rel), #got, __FILE__, __LINE__)
