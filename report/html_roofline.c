@@ -119,8 +119,82 @@ static void counter_table(html_ctx *x)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
+/* profile --counters: a row per profiled launch, no chart (no DRAM bytes written under kernel
+ * replay, so no intensity to place a point at). */
+static void launch_table(html_ctx *x)
+{
+    const run_model *m = x->a->m;
+    strbuf *b = x->b;
+    if (m->nlaunch_counters == 0) {
+        sb_add(b, "<p class=\"quiet\">Hardware counters: n/a (");
+        sb_html(b, m->counters_why[0] ? m->counters_why : "no launch was profiled");
+        sb_add(b, ").</p>\n");
+        return;
+    }
+    sb_printf(b, "<p class=\"legend\">%d profiled launch%s", m->nlaunch_counters, m->nlaunch_counters == 1 ? "" : "es");
+    if (m->counter_kernels[0]) {
+        sb_add(b, " of kernels matching <code>");
+        sb_html(b, m->counter_kernels);
+        sb_add(b, "</code>");
+    }
+    if (m->counter_max > 0)
+        sb_printf(b, " (at most %ld)", m->counter_max);
+    sb_add(b, ", each replayed within its launch once per counter pass (kernel replay), with Nsight Compute's metrics. "
+              "<span class=\"quiet\">No roofline: DRAM bytes written are n/a under kernel replay (its memory restore is "
+              "counted in them), so no arithmetic intensity. Durations are the counter pass's.</span></p>\n");
+    sb_add(b, "<div class=\"scroll\"><table class=\"counters sortable\">\n<thead><tr>"
+              "<th data-sort=\"text\">kernel</th><th data-sort=\"num\" class=\"r\">pid</th>"
+              "<th data-sort=\"num\" class=\"r\">duration us</th><th data-sort=\"num\" class=\"r\">achieved occupancy</th>"
+              "<th data-sort=\"num\" class=\"r\">SM %</th><th data-sort=\"num\" class=\"r\">memory %</th>"
+              "<th data-sort=\"num\" class=\"r\">DRAM read MB</th><th data-sort=\"num\" class=\"r\">L1 hit %</th>"
+              "<th data-sort=\"num\" class=\"r\">L2 hit %</th><th data-sort=\"num\" class=\"r\">tensor %</th>"
+              "<th data-sort=\"num\" class=\"r\">FP32 TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
+    for (int i = 0; i < m->nlaunch_counters; i++) {
+        launch_metrics r;
+        launch_counter_figures(&m->launch_counters[i], &r);
+        char name[160];
+        kernel_display_name(r.k->name, name, sizeof name);
+        sb_add(b, "<tr><td title=\"");
+        sb_html(b, r.k->name);
+        sb_add(b, "\">");
+        sb_html(b, name);
+        sb_printf(b, "</td><td class=\"r\">%u</td>", r.k->pid);
+        struct {
+            const metric *m;
+            double div;
+            const char *fmt, *what;
+        } cells[] = {
+            {&r.duration_us, 1, "%.1f", "duration"},
+            {&r.achieved_occupancy_pct, 1, "%.1f", "achieved occupancy"},
+            {&r.sm_throughput_pct, 1, "%.1f", "SM throughput"},
+            {&r.memory_throughput_pct, 1, "%.1f", "memory throughput"},
+            {&r.dram_read_bytes, 1e6, "%.2f", "DRAM bytes read"},
+            {&r.l1_hit_pct, 1, "%.1f", "L1 hit rate"},
+            {&r.l2_hit_pct, 1, "%.1f", "L2 hit rate"},
+            {&r.tensor_pct, 1, "%.1f", "tensor pipe"},
+            {&r.achieved_tflops, 1, "%.3f", "achieved TFLOP/s"},
+        };
+        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+            metric v = *cells[c].m;
+            if (v.ok)
+                v.v /= cells[c].div;
+            sb_printf(b, "<td class=\"r\" data-v=\"%.6g\">", v.ok ? v.v : -1);
+            html_metric(x, &v, cells[c].fmt, "", cells[c].what);
+            sb_add(b, "</td>");
+        }
+        sb_add(b, "<td>");
+        sb_html(b, r.bound_text);
+        sb_add(b, "</td></tr>\n");
+    }
+    sb_add(b, "</tbody></table></div>\n");
+}
+
 void html_roofline(html_ctx *x)
 {
+    if (x->a->m->source == SOURCE_PROFILE && x->a->m->counters) {
+        launch_table(x);
+        return;
+    }
     if (html_builtin_only(x))
         return;
     const analysis *a = x->a;

@@ -14,19 +14,68 @@ static const char *scaled(ctx *x, char *buf, size_t len, const metric *m, double
     return fmt(x, buf, len, &s, f, what);
 }
 
+/* Rows shown; the JSON and CSV keep every launch. */
+#define MAX_LAUNCH_ROWS 40
+
+/* profile --counters: a row per profiled launch. */
+static void launch_counters(ctx *x, const run_model *m)
+{
+    char head[400];
+    int at = snprintf(head, sizeof head, "%d launch%s", m->nlaunch_counters, m->nlaunch_counters == 1 ? "" : "es");
+    if (m->counter_kernels[0])
+        at += snprintf(head + at, sizeof head - (size_t)at, " of kernels matching /%.60s/", m->counter_kernels);
+    if (m->counter_max > 0)
+        at += snprintf(head + at, sizeof head - (size_t)at, " (at most %ld)", m->counter_max);
+    snprintf(head + at, sizeof head - (size_t)at,
+             ", each replayed within its launch once per counter pass (kernel replay); Nsight Compute's metrics. "
+             "DRAM bytes written: n/a (the replay's memory restore is counted in them)");
+    wrapped(x, 20, head);
+    fprintf(x->out, "%s%-32s %7s %9s %5s %4s %4s %8s %4s %4s %6s %7s %s%s\n", c(x, DIM), "kernel", "pid", "us", "occ%",
+            "SM%", "mem%", "DRAM rd", "L1%", "L2%", "tensor", "TFLOP/s", "bound by", c(x, RESET));
+    for (int i = 0; i < m->nlaunch_counters && i < MAX_LAUNCH_ROWS; i++) {
+        launch_metrics r;
+        launch_counter_figures(&m->launch_counters[i], &r);
+        char name[64], b[10][24];
+        kernel_display_name(r.k->name, name, sizeof name);
+        fprintf(x->out, "%-32.32s %7u %9s %5s %4s %4s %6sMB %4s %4s %6s %7s %s\n", name, r.k->pid,
+                fmt(x, b[0], 24, &r.duration_us, "%.1f", "duration"),
+                fmt(x, b[1], 24, &r.achieved_occupancy_pct, "%.1f", "achieved occupancy"),
+                fmt(x, b[2], 24, &r.sm_throughput_pct, "%.0f", "SM throughput"),
+                fmt(x, b[3], 24, &r.memory_throughput_pct, "%.0f", "memory throughput"),
+                scaled(x, b[4], 24, &r.dram_read_bytes, 1e6, "%.1f", "DRAM read"),
+                fmt(x, b[5], 24, &r.l1_hit_pct, "%.0f", "L1 hit rate"),
+                fmt(x, b[6], 24, &r.l2_hit_pct, "%.0f", "L2 hit rate"),
+                fmt(x, b[7], 24, &r.tensor_pct, "%.1f", "tensor pipe"),
+                fmt(x, b[8], 24, &r.achieved_tflops, "%.2f", "achieved TFLOP/s"), r.bound_text);
+    }
+    if (m->nlaunch_counters > MAX_LAUNCH_ROWS)
+        fprintf(x->out, "... and %d more launches (every one is in the JSON)\n", m->nlaunch_counters - MAX_LAUNCH_ROWS);
+    fprintf(x->out, "%sus: the kernel's duration in the counter pass (replayed, slower than its own run). TFLOP/s: "
+                    "executed FP32 FLOPs (2 x FFMA + FADD + FMUL) over it.%s\n", c(x, DIM), c(x, RESET));
+}
+
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
     if (!m->counters)
         return;
+    if (m->source == SOURCE_PROFILE) {
+        fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
+        if (m->nlaunch_counters == 0)
+            wrapped(x, 20, m->counters_why[0] ? m->counters_why : "no launch was profiled");
+        else
+            launch_counters(x, m);
+        return;
+    }
     fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
     if (m->counters_why[0]) {
         wrapped(x, 20, m->counters_why);
         return;
     }
-    char head[160];
-    snprintf(head, sizeof head, "a pass after the timed launches, each kernel replayed for each of %d passes; "
-                                "Nsight Compute's metrics; bytes and FLOPs per product", m->counter_passes);
+    char head[240];
+    snprintf(head, sizeof head, "a pass after the timed launches, each kernel replayed for each of %d passes, "
+                                "DRAM bytes from one more launch after an L2 flush; Nsight Compute's metrics; bytes "
+                                "and FLOPs per product", m->counter_passes);
     wrapped(x, 20, head);
     fprintf(x->out, "%s%-17s %6s %5s %5s %8s %8s %5s %5s %6s %7s %6s %s%s\n", c(x, DIM), "workload", "occ%", "SM%",
             "mem%", "DRAM rd", "DRAM wr", "L1%", "L2%", "tensor", "TFLOP/s", "FLOP/B", "bound by", c(x, RESET));

@@ -7,13 +7,15 @@
 #   tests/h200_v2.sh sanitize    (there) compute-sanitizer over every hand-written kernel
 #   tests/h200_v2.sh final       (there, 2 GPUs) the samples the reports changed, test-gpu, bench:
 #                                a short session (no sweep, profiles, ncu/nsys runs, overhead)
+#   tests/h200_v2.sh counters    (there) the hardware-counter samples (built-in and profile
+#                                --counters), the counter tests against ncu, bench
 set -u
 step=${1:-main}
 if [ "$step" = stage ]; then
   rm -rf build-gpu && mkdir -p build-gpu/tests build-gpu/examples
   cp -a build/mmprof build/libmmprof_inject.so build/libmmprof_exit.so build/lib build-gpu/
   for t in test_gpu test_multi_gpu test_profile_gpu bench nvtx_demo; do [ -e build/tests/$t ] && cp -a build/tests/$t build-gpu/tests/; done
-  cp -a build/examples/copies_and_streams build-gpu/examples/
+  cp -a build/examples/copies_and_streams build/examples/counter_kernels build-gpu/examples/
   du -sh build-gpu; exit 0
 fi
 OUT=${OUT:-/tmp/out}
@@ -68,6 +70,23 @@ if [ "$step" = final ]; then
   } >>"$log" 2>&1
   { echo "== test-gpu (without compute-sanitizer)"; SANITIZE_TOOLS=none timeout 300 \
       tests/run_tests.sh --gpu build test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh ${FINAL_GPU_TESTS:-}
+    echo "exit $?"; } >"$S/test-gpu.log" 2>&1
+  { echo "== make bench (GPU part: 2048 4096, the counter pass included)"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof \
+      timeout 150 build/tests/bench; echo "exit $?"; } >"$S/bench.log" 2>&1
+fi
+if [ "$step" = counters ]; then
+  { echo "== sample 2048 with hardware counters"; /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --host-memory pinned \
+      --counters --json "$S/h200-2048-counters.json" --html "$S/h200-2048-counters.html" --color never \
+      >"$S/h200-2048-counters.txt"; echo "exit $?"
+    echo "== sample: profile --counters of examples/counter_kernels"; /usr/bin/time -f "wall %e s" build/mmprof profile \
+      --counters --kernels 'ffma_chain|scale|add_one' --max-kernels 9 --json "$S/h200-profile-counters.json" \
+      --html "$S/h200-profile-counters.html" --text "$S/h200-profile-counters.txt" --color never -- \
+      build/examples/counter_kernels >"$S/own-counter-kernels.txt"; echo "exit $?"
+    echo "== the same program without counters"; /usr/bin/time -f "wall %e s" build/mmprof profile --quiet --json /dev/null -- \
+      build/examples/counter_kernels >/dev/null; echo "exit $?"
+  } >>"$log" 2>&1
+  { echo "== the GPU tests of what changed"; SANITIZE_TOOLS=none timeout 330 \
+      tests/run_tests.sh --gpu build test_profile_gpu counters_gpu.sh profile_counters_gpu.sh ${COUNTERS_GPU_TESTS:-}
     echo "exit $?"; } >"$S/test-gpu.log" 2>&1
   { echo "== make bench (GPU part: 2048 4096, the counter pass included)"; BENCH_SIZES="2048 4096" MMPROF_BIN=build/mmprof \
       timeout 150 build/tests/bench; echo "exit $?"; } >"$S/bench.log" 2>&1

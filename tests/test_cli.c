@@ -161,6 +161,42 @@ static void bad_options(void **state)
     bad_value("--device", "abc");
 }
 
+/* profile --counters' kernel choice: a bad expression or count is named, and both options need
+ * profile and --counters. Nothing runs (true would be the program). */
+static void counter_kernel_options(void **state)
+{
+    (void)state;
+    const char *bad_re[] = {mmprof_bin(), "profile", "--counters", "--kernels", "gemm(", "--", "true", NULL};
+    const char *bad_re_parts[] = {"--kernels 'gemm('", "regular expression", NULL};
+    expect_failure(bad_re, EXIT_USAGE, bad_re_parts);
+    /* Nested repetitions are refused before regcomp expands them (libFuzzer: over 2 GB). */
+    char nested[80] = "s_ep";
+    memset(nested + 4, '+', 60);
+    nested[64] = '\0';
+    const char *blowup[] = {mmprof_bin(), "profile", "--counters", "--kernels", nested, "--", "true", NULL};
+    const char *blowup_parts[] = {"--kernels 's_ep+++", "expand past 4096 nodes", NULL};
+    expect_failure(blowup, EXIT_USAGE, blowup_parts);
+    const char *interval[] = {mmprof_bin(), "profile", "--counters", "--kernels", "(a{100}){100}", "--", "true", NULL};
+    expect_failure(interval, EXIT_USAGE, blowup_parts + 1);
+    static const char *const counts[] = {"0", "-1", "abc", "1000001", ""};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        const char *argv[] = {mmprof_bin(), "profile", "--counters", "--max-kernels", counts[i], "--", "true", NULL};
+        char named[64];
+        snprintf(named, sizeof named, "--max-kernels '%s'", counts[i]);
+        const char *parts[] = {named, NULL};
+        expect_failure(argv, EXIT_USAGE, parts);
+    }
+    const char *no_counters[] = {mmprof_bin(), "profile", "--kernels", "gemm", "--", "true", NULL};
+    const char *no_counters_parts[] = {"--kernels", "add --counters", NULL};
+    expect_failure(no_counters, EXIT_USAGE, no_counters_parts);
+    const char *builtin[] = {mmprof_bin(), "--counters", "--max-kernels", "3", NULL};
+    const char *builtin_parts[] = {"--max-kernels", "mmprof profile", NULL};
+    expect_failure(builtin, EXIT_USAGE, builtin_parts);
+    const char *report[] = {mmprof_bin(), "report", "x.json", "--kernels", "gemm", NULL};
+    const char *report_parts[] = {"--kernels", "mmprof profile", NULL};
+    expect_failure(report, EXIT_USAGE, report_parts);
+}
+
 static char **known_workloads(int *count)
 {
     const char *argv[] = {mmprof_bin(), "--list-workloads", NULL};
@@ -724,6 +760,7 @@ int main(void)
         cmocka_unit_test(bad_sizes),
         cmocka_unit_test(size_beyond_host_memory),
         cmocka_unit_test(bad_options),
+        cmocka_unit_test(counter_kernel_options),
         cmocka_unit_test(unknown_workload),
         cmocka_unit_test(unknown_and_incomplete_options),
         cmocka_unit_test(device_index_without_gpu),

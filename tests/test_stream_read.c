@@ -4,6 +4,7 @@
  * ranges by id, processes, threads and devices, CUPTI's counts summed over processes, and what a
  * damaged stream still gives: a truncated last line dropped and reported, a process that never
  * ran its exit handler reported, a malformed line skipped, a file of something else skipped. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -231,6 +232,60 @@ static void bad_lines_and_foreign_files(void **state)
     model_free(&m);
 }
 
+/* profile --counters: what was asked (ctrconf), a profiled launch per counters line in counter_id
+ * order ("nan" where not collected) with its pid, device place and correlation, the kernel records
+ * the replay left without timestamps (replayed); a counters line with a bad value or the wrong
+ * field count is skipped and counted. */
+static void counter_lines(void **state)
+{
+    (void)state;
+    char line[1024], bad[1024];
+    int at = snprintf(line, sizeof line, "counters\t42\t1");
+    int bt = snprintf(bad, sizeof bad, "counters\t43\t1");
+    for (int c = 0; c < CTR_COUNT; c++) {
+        at += snprintf(line + at, sizeof line - (size_t)at, c == CTR_DRAM_WRITE_BYTES ? "\tnan" : "\t%d.5", c + 1);
+        bt += snprintf(bad + bt, sizeof bad - (size_t)bt, c == 3 ? "\tmany" : "\t1");
+    }
+    snprintf(line + at, sizeof line - (size_t)at, "\tffma_chain(float*, int)\n");
+    snprintf(bad + bt, sizeof bad - (size_t)bt, "\tk\n");
+    char text[4096];
+    snprintf(text, sizeof text,
+             "mmprof-stream\t1\n"
+             "process\t400\t1\t10\tcounter_kernels\n"
+             "ctrconf\t5\tffma_chain|add_one\n"
+             "cuda\t20\n"
+             "device\t1\t9\t0\t132\t1980000\t2619000\t6144\t52428800\t1024\t2048\t32\t65536\t65536\t233472\t49152\t232448\t1024\t32\t150000000000\t13000\t0000:2a:00.0\tNVIDIA H200\n"
+             "%s%s"
+             "counters\t44\t1\t1\n"
+             "replayed\t1\n"
+             "stats\t3\t0\t0\t0\t0\n"
+             "exit\t90\n",
+             line, bad);
+    put("400.stream", text);
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
+    assert_true(m.counters);
+    assert_string_equal(m.counter_kernels, "ffma_chain|add_one");
+    assert_int_equal(m.counter_max, 5);
+    assert_int_equal(m.nlaunch_counters, 1);
+    const kernel_counters *k = &m.launch_counters[0];
+    assert_string_equal(k->name, "ffma_chain(float*, int)");
+    assert_int_equal(k->pid, 400);
+    assert_int_equal(k->correlation, 42);
+    assert_int_equal(k->device, 0); /* device ordinal 1 is the run's first (and only) device */
+    for (int c = 0; c < CTR_COUNT; c++)
+        if (c == CTR_DRAM_WRITE_BYTES)
+            assert_true(isnan(k->v[c]));
+        else
+            assert_true(k->v[c] == c + 1.5);
+    assert_int_equal(m.collection.replayed_kernels, 1);
+    assert_true(has_warning(&m, "2 malformed line(s)"));
+    model_free(&m);
+}
+
 /* No process wrote a stream (the program never used CUDA or NVTX): nothing read, no error. */
 static void empty_directory_reads_nothing(void **state)
 {
@@ -380,6 +435,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(missing_directory_is_an_error, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(written_events_read_back_exactly, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(counter_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(escaping_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -639,6 +639,12 @@ static bool collect_warnings(const run_model *m, analysis *a)
         !add_warning(a, "%llu kernel or copy records came without timestamps (CUPTI's device "
                         "buffer was full)", (unsigned long long)c->lost_timestamps))
         return false;
+    if (c->replayed_kernels > 0 &&
+        !add_warning(a, "%llu profiled launch%s (--counters) %s no place on the timeline: CUPTI gives a kernel replayed "
+                        "under the counters no timestamps; %s figures are in the counters table",
+                     (unsigned long long)c->replayed_kernels, c->replayed_kernels == 1 ? "" : "es",
+                     c->replayed_kernels == 1 ? "has" : "have", c->replayed_kernels == 1 ? "its" : "their"))
+        return false;
     if (c->source == TIMING_CUDA_EVENT &&
         !add_warning(a, "GPU times come from cudaEvents, not CUPTI: %s", c->reason))
         return false;

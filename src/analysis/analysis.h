@@ -137,6 +137,20 @@ const char *bound_name(bound_kind b); /* "dram", "l1", "l2", "compute", "latency
  * and each device's roofline ceilings that only counters give (the L2's). */
 void counter_figures(const run_model *m, workload_metrics *r);
 void counter_ceilings(const run_model *m, device_peaks *peaks);
+
+/* profile --counters: the figures of one profiled launch. No DRAM bytes written (kernel replay's
+ * memory restore is counted in them), so no intensity; FLOP/s over the kernel's own duration in
+ * the counter pass. */
+typedef struct {
+    const kernel_counters *k;
+    metric duration_us, achieved_occupancy_pct, sm_throughput_pct, memory_throughput_pct;
+    metric dram_read_bytes, l1_hit_pct, l2_hit_pct, tensor_pct;
+    metric flops_executed;  /* 2 x FFMA + FADD + FMUL */
+    metric achieved_tflops; /* FP32, over duration_us */
+    bound_kind bound;
+    char bound_text[128];
+} launch_metrics;
+void launch_counter_figures(const kernel_counters *k, launch_metrics *r);
 double tf32_flops_per_sm_clock(int cc_major, int cc_minor); /* 0 when unknown */
 
 /* Theoretical occupancy of a launch on a device through cuda_occupancy.h. Returns false (and a

@@ -71,7 +71,7 @@ static void all_na(workload_metrics *r, const char *why)
 }
 
 /* The unit nearest its peak decides; the figure that decided is named with it. */
-static void decide_bound(const kernel_counters *k, workload_metrics *r)
+static void decide_bound(const kernel_counters *k, bound_kind *bound, char *text, size_t len)
 {
     static const struct {
         counter_id c;
@@ -88,23 +88,23 @@ static void decide_bound(const kernel_counters *k, workload_metrics *r)
         if (isfinite(k->v[units[i].c]) && (top < 0 || k->v[units[i].c] > k->v[units[top].c]))
             top = i;
     if (top < 0) {
-        r->bound = BOUND_NONE;
-        snprintf(r->bound_text, sizeof r->bound_text, "n/a (no throughput counter was collected)");
+        *bound = BOUND_NONE;
+        snprintf(text, len, "n/a (no throughput counter was collected)");
         return;
     }
     double pct = k->v[units[top].c];
     if (pct >= BOUND_PCT) {
-        r->bound = units[top].b;
-        snprintf(r->bound_text, sizeof r->bound_text, "%s (%s %.0f%% of peak)", units[top].unit, units[top].figure, pct);
+        *bound = units[top].b;
+        snprintf(text, len, "%s (%s %.0f%% of peak)", units[top].unit, units[top].figure, pct);
         return;
     }
-    r->bound = BOUND_LATENCY;
+    *bound = BOUND_LATENCY;
     double occ = k->v[CTR_OCCUPANCY_PCT];
     if (isfinite(occ))
-        snprintf(r->bound_text, sizeof r->bound_text, "latency/occupancy (busiest unit %s at %.0f%%, achieved occupancy %.0f%%)",
+        snprintf(text, len, "latency/occupancy (busiest unit %s at %.0f%%, achieved occupancy %.0f%%)",
                  units[top].unit, pct, occ);
     else
-        snprintf(r->bound_text, sizeof r->bound_text, "latency (busiest unit %s at %.0f%% of peak)", units[top].unit, pct);
+        snprintf(text, len, "latency (busiest unit %s at %.0f%% of peak)", units[top].unit, pct);
 }
 
 void counter_figures(const run_model *m, workload_metrics *r)
@@ -151,7 +151,7 @@ void counter_figures(const run_model *m, workload_metrics *r)
         metric_na(&r->intensity, "no DRAM traffic was counted");
     else
         metric_set(&r->intensity, flops / bytes);
-    decide_bound(k, r);
+    decide_bound(k, &r->bound, r->bound_text, sizeof r->bound_text);
 }
 
 void counter_ceilings(const run_model *m, device_peaks *peaks)
@@ -179,4 +179,31 @@ void counter_ceilings(const run_model *m, device_peaks *peaks)
             }
         }
     }
+}
+
+void launch_counter_figures(const kernel_counters *k, launch_metrics *r)
+{
+    memset(r, 0, sizeof *r);
+    r->k = k;
+    double ns = k->v[CTR_DURATION_NS];
+    take(&r->duration_us, isfinite(ns) ? ns / 1e3 : NAN, "the kernel's duration");
+    take(&r->achieved_occupancy_pct, k->v[CTR_OCCUPANCY_PCT], "achieved occupancy");
+    take(&r->sm_throughput_pct, k->v[CTR_SM_PCT], "SM throughput");
+    take(&r->memory_throughput_pct, k->v[CTR_MEM_PCT], "memory throughput");
+    take(&r->dram_read_bytes, k->v[CTR_DRAM_READ_BYTES], "DRAM bytes read");
+    take(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
+    take(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
+    take(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
+    take(&r->flops_executed, 2 * k->v[CTR_FFMA] + k->v[CTR_FADD] + k->v[CTR_FMUL], "FP32 instruction counts");
+    /* A kernel busy on the tensor pipe does its FLOPs there, where the FP32 counts miss them. */
+    if (!r->flops_executed.ok)
+        metric_na(&r->achieved_tflops, "%s", r->flops_executed.why);
+    else if (r->tensor_pct.ok && r->tensor_pct.v >= 1.0)
+        metric_na(&r->achieved_tflops, "runs on the tensor pipe (%.0f%% active); FP32 instruction counts miss its FLOPs",
+                  r->tensor_pct.v);
+    else if (!r->duration_us.ok || r->duration_us.v <= 0)
+        metric_na(&r->achieved_tflops, "%s", r->duration_us.ok ? "zero duration" : r->duration_us.why);
+    else
+        metric_set(&r->achieved_tflops, r->flops_executed.v / (r->duration_us.v * 1e-6) / 1e12);
+    decide_bound(k, &r->bound, r->bound_text, sizeof r->bound_text);
 }

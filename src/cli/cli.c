@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "build_info.h"
+#include "kernel_regex.h"
 #include "model.h"
 #include "workloads.h"
 
@@ -42,7 +43,13 @@ static void usage(FILE *f)
           "      --counters          read each GPU kernel's hardware counters (occupancy, throughput,\n"
           "                          DRAM bytes, cache hit rates, FLOPs) in a pass after its timed\n"
           "                          launches, replaying the kernel once per counter pass (timings\n"
-          "                          stay as without it); needs permission to read GPU counters\n"
+          "                          stay as without it); needs permission to read GPU counters.\n"
+          "                          With mmprof profile: each chosen launch of CMD is replayed\n"
+          "                          under the counters within the launch (CMD runs slower; its\n"
+          "                          kernels' times then are not its own)\n"
+          "      --kernels REGEX     profile --counters: only kernels whose name (demangled or\n"
+          "                          mangled) matches the extended regular expression REGEX\n"
+          "      --max-kernels N     profile --counters: at most N launches (default: every one)\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
@@ -204,7 +211,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
 
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
        OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
-       OPT_COUNTERS };
+       OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -215,6 +222,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"max-time", required_argument, NULL, OPT_MAX_TIME},
         {"cold-l2", no_argument, NULL, OPT_COLD_L2},
         {"counters", no_argument, NULL, OPT_COUNTERS},
+        {"kernels", required_argument, NULL, OPT_KERNELS},
+        {"max-kernels", required_argument, NULL, OPT_MAX_KERNELS},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
@@ -244,6 +253,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     bool size_given = false, sizes_given = false, device_given = false, devices_given = false;
     bool run_only_given = false;
     const char *run_only_name = NULL;
+    const char *kernels_opt = NULL; /* --kernels or --max-kernels, which need profile --counters */
 
     /* `mmprof report RUN.json ...`: the subcommand comes first. */
     int first = 1;
@@ -306,7 +316,28 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             break;
         case OPT_COUNTERS:
             o->counters = true;
-            run_only_given = true, run_only_name = "--counters";
+            if (!o->profile_mode) /* profile --counters: the program's kernels */
+                run_only_given = true, run_only_name = "--counters";
+            break;
+        case OPT_KERNELS: {
+            regex_t re;
+            char why[160];
+            if (!kernel_regex_compile(&re, arg, why, sizeof why)) {
+                fprintf(err, "mmprof: --kernels '%.600s': %s\n", arg, why);
+                return EXIT_USAGE;
+            }
+            regfree(&re);
+            o->counter_kernels = arg;
+            kernels_opt = "--kernels";
+            break;
+        }
+        case OPT_MAX_KERNELS:
+            if (!parse_positive(arg, 1000000, &v)) {
+                fprintf(err, "mmprof: --max-kernels '%s': expected a whole number from 1 to 1000000\n", arg);
+                return EXIT_USAGE;
+            }
+            o->counter_max = v;
+            kernels_opt = "--max-kernels";
             break;
         case 'w':
             if (!parse_workloads(arg, o, err))
@@ -422,6 +453,15 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     }
     if (size_given && sizes_given) {
         fprintf(err, "mmprof: --sizes and --size both give the size: use one\n");
+        return EXIT_USAGE;
+    }
+    if (kernels_opt && !o->profile_mode) {
+        fprintf(err, "%s: %s chooses the kernels of a program (mmprof profile --counters %s ...)\n",
+                o->report_mode ? cmd : "mmprof", kernels_opt, kernels_opt);
+        return EXIT_USAGE;
+    }
+    if (kernels_opt && !o->counters) {
+        fprintf(err, "%s: %s chooses the kernels --counters profiles: add --counters\n", cmd, kernels_opt);
         return EXIT_USAGE;
     }
     if (o->profile_mode) {

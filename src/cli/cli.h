@@ -47,7 +47,10 @@ typedef struct {
     double max_noise_pct;    /* --max-noise (default 0.5) */
     double max_time_s;       /* --max-time per workload and size (default 0.5) */
     bool cold_l2;            /* --cold-l2 */
-    bool counters;           /* --counters: a hardware-counter pass after each GPU workload */
+    bool counters;           /* --counters: a hardware-counter pass after each GPU workload, or in
+                              * profile the chosen launches replayed under the counters */
+    const char *counter_kernels; /* profile --kernels REGEX: the kernels --counters profiles; NULL: all */
+    long counter_max;        /* profile --max-kernels N: at most N launches; 0: no limit */
     host_memory_opt host_memory;
     bool seed_given;
     uint64_t seed;

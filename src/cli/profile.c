@@ -122,8 +122,22 @@ static void restore_signals(const saved_signals *s)
 
 /* Starts argv with the injection variables set. Returns the child's pid, or -1 with *exec_errno
  * set when execvp failed (told through a close-on-exec pipe) or errno when fork did. */
-static pid_t start_program(char **argv, const char *lib, const char *dir, const saved_signals *saved, int *exec_errno)
+/* In the child: what --counters asks of the injection library (inject_counters.c). */
+static bool counters_env(const cli_options *o)
 {
+    if (!o->counters)
+        return true;
+    char max[24];
+    snprintf(max, sizeof max, "%ld", o->counter_max);
+    return setenv("MMPROF_COUNTERS", "1", 1) == 0 &&
+           (!o->counter_kernels || setenv("MMPROF_COUNTERS_KERNELS", o->counter_kernels, 1) == 0) &&
+           (o->counter_max <= 0 || setenv("MMPROF_COUNTERS_MAX", max, 1) == 0);
+}
+
+static pid_t start_program(const cli_options *o, const char *lib, const char *dir, const saved_signals *saved,
+                           int *exec_errno)
+{
+    char **argv = o->command;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         *exec_errno = errno;
@@ -140,7 +154,7 @@ static pid_t start_program(char **argv, const char *lib, const char *dir, const 
         close(fds[0]);
         restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
         if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
-            setenv(STREAM_DIR_ENV, dir, 1) == 0 && preload_exit_hook(lib))
+            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && preload_exit_hook(lib))
             execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fds[1], &e, sizeof e);
@@ -297,7 +311,7 @@ bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err)
     fflush(NULL); /* nothing of ours buffered twice */
     /* Before the fork, so no Ctrl-C can fall between it and the wait. */
     catch_signals(&saved);
-    pid_t pid = start_program(o->command, lib, dir, &saved, &e);
+    pid_t pid = start_program(o, lib, dir, &saved, &e);
     if (pid < 0) {
         restore_signals(&saved);
         remove_dir(dir);
@@ -313,6 +327,14 @@ bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err)
     restore_signals(&saved);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);
+    if (ok && o->counters) {
+        m->counters = true;
+        if (m->nlaunch_counters == 0)
+            snprintf(m->counters_why, sizeof m->counters_why, "%s",
+                     m->ndevices == 0     ? "the program used no GPU"
+                     : o->counter_kernels ? "no launch of a kernel matching --kernels was profiled (warnings say why if one failed)"
+                                          : "no kernel launch was profiled (warnings say why if one failed)");
+    }
     remove_dir(dir);
     if (!ok)
         *status = EXIT_PROFILE_FAILED;

@@ -41,4 +41,14 @@ void inject_finish(long wait_ms, int sig);
  * flushes first and then dies of the signal as before (inject_signal.c). */
 void inject_catch_signals(void);
 
+/* Hardware counters of chosen launches (inject_counters.c). init reads the launcher's variables
+ * and says whether counters were asked for; enable subscribes to the driver's launch calls;
+ * callback handles them. */
+#include <cupti.h>
+bool inject_counters_init(void);
+void inject_counters_enable(CUpti_SubscriberHandle subscriber);
+void inject_counters_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *d);
+/* Whether the launch of this correlation id was profiled (its kernel record has no timestamps). */
+bool inject_counters_replayed(uint32_t correlation);
+
 #endif

@@ -33,6 +33,13 @@
  *   start   TS TID ID DOMAIN NAME                     NVTX start/end range, ID unique per process
  *   end     TS TID ID
  *   exit    TS                                        the atexit handler flushed everything
+ *   ctrconf MAX REGEX                                 profile --counters: at most MAX launches
+ *                                                     (-1: all), kernels matching REGEX ("" all)
+ *   replayed COUNT                                    kernel records of profiled launches, which
+ *                                                     came without timestamps (kernel replay)
+ *   counters CORR DEVICE V0 ... V18 NAME              one profiled launch: model.h's counter_id
+ *                                                     order, "nan" where not collected; NAME
+ *                                                     demangled
  *
  * A reader skips lines it does not know, so later versions may add some. */
 #ifndef MMPROF_STREAM_FORMAT_H

@@ -347,6 +347,37 @@ static bool line_stats(reader *r, char **f, int n)
     return true;
 }
 
+/* profile --counters: one profiled launch (inject_counters.c). A value is a number or "nan". */
+static bool line_counters(reader *r, char **f, int n)
+{
+    kernel_counters k;
+    memset(&k, 0, sizeof k);
+    if (n != 4 + CTR_COUNT || !parse_u32(f[1], &k.correlation) || !parse_u32(f[2], &k.device))
+        return false;
+    for (int c = 0; c < CTR_COUNT; c++) {
+        char *end;
+        k.v[c] = strtod(f[3 + c], &end);
+        if (end == f[3 + c] || *end)
+            return false;
+    }
+    k.pid = r->pid;
+    k.name = f[3 + CTR_COUNT];
+    r->oom |= !model_add_launch_counters(r->m, &k);
+    return true;
+}
+
+/* What --counters asked: the launch budget (-1: none) and the kernels' expression. */
+static bool line_ctrconf(reader *r, char **f, int n)
+{
+    int64_t max;
+    if (n != 3 || !parse_i64(f[1], &max) || max < -1)
+        return false;
+    r->m->counters = true;
+    r->m->counter_max = max < 0 ? 0 : (long)max;
+    snprintf(r->m->counter_kernels, sizeof r->m->counter_kernels, "%s", f[2]);
+    return true;
+}
+
 /* One line, split into fields; false when it is malformed. */
 static bool read_line(reader *r, char **f, int n)
 {
@@ -365,6 +396,15 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "stats") == 0) return line_stats(r, f, n);
     if (strcmp(k, "process") == 0) return line_process(r, f, n);
     if (strcmp(k, "rank") == 0) return line_rank(r, f, n);
+    if (strcmp(k, "counters") == 0) return line_counters(r, f, n);
+    if (strcmp(k, "ctrconf") == 0) return line_ctrconf(r, f, n);
+    if (strcmp(k, "replayed") == 0) {
+        uint64_t v;
+        if (n != 2 || !parse_u64(f[1], &v))
+            return false;
+        r->m->collection.replayed_kernels += v;
+        return true;
+    }
     if (strcmp(k, "cuda") == 0 || strcmp(k, "exit") == 0) {
         int64_t ts;
         if (n != 2 || !parse_i64(f[1], &ts))
@@ -517,6 +557,7 @@ static void devices_by_place(run_model *m)
     PLACE(e->kernels, e->nkernels)
     PLACE(e->copies, e->ncopies)
     PLACE(e->memsets, e->nmemsets)
+    PLACE(m->launch_counters, (size_t)m->nlaunch_counters)
 #undef PLACE
 }
 

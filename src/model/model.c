@@ -78,6 +78,9 @@ void model_free(run_model *m)
     free(m->devices);
     free(m->multi.pairs);
     free(m->command_line);
+    for (int i = 0; i < m->nlaunch_counters; i++)
+        free(m->launch_counters[i].name);
+    free(m->launch_counters);
     memset(m, 0, sizeof *m);
 }
 
@@ -196,20 +199,30 @@ bool workload_add_occ(workload_run *w, const occupancy_check *o)
     return true;
 }
 
-bool workload_add_counters(workload_run *w, const kernel_counters *c)
+static bool add_counters(kernel_counters **arr, int *n, const kernel_counters *c)
 {
     kernel_counters copy = *c;
     copy.name = strdup(c->name ? c->name : "");
     if (!copy.name)
         return false;
-    void *grown = grow(w->counters, (size_t)w->ncounters, sizeof *w->counters);
+    void *grown = grow(*arr, (size_t)*n, sizeof **arr);
     if (!grown) {
         free(copy.name);
         return false;
     }
-    w->counters = grown;
-    w->counters[w->ncounters++] = copy;
+    *arr = grown;
+    (*arr)[(*n)++] = copy;
     return true;
+}
+
+bool workload_add_counters(workload_run *w, const kernel_counters *c)
+{
+    return add_counters(&w->counters, &w->ncounters, c);
+}
+
+bool model_add_launch_counters(run_model *m, const kernel_counters *c)
+{
+    return add_counters(&m->launch_counters, &m->nlaunch_counters, c);
 }
 
 /* Each counter's JSON key beside the Nsight Compute metric that measures it: the names ncu uses

@@ -252,6 +252,8 @@ typedef enum {
 typedef struct {
     char *name; /* the kernel, as the range profiler named its range; owned */
     double v[CTR_COUNT];
+    /* profile --counters: the launch, as its kernel record names it (correlation 0: none) */
+    uint32_t pid, device, correlation;
 } kernel_counters;
 
 /* The JSON key of a counter ("achieved_occupancy_pct") and the metric that measures it
@@ -386,6 +388,8 @@ typedef struct {
     uint64_t records;      /* activity records received */
     uint64_t dropped;      /* records CUPTI reported dropped */
     uint64_t lost_timestamps; /* kernel or copy records with start = end = 0 */
+    uint64_t replayed_kernels; /* profile --counters: kernel records of profiled launches, which
+                                * CUPTI gives no timestamps (not in lost_timestamps) */
     uint64_t overhead_records;
     uint64_t outside_workloads; /* kernel, copy and API records outside every workload span (kept
                                  * in run_model.events) */
@@ -419,6 +423,12 @@ typedef struct {
     bool counters;             /* a counter pass ran (or was asked for) after each GPU workload */
     int counter_passes;        /* replays of each kernel the metric set needed; 0: not known */
     char counters_why[256];    /* non-empty when the counters are n/a for the whole run */
+    /* profile --counters: one entry per profiled launch (demangled kernel name), in stream order,
+     * and what was asked: --kernels ("" all) and --max-kernels (0 no limit) */
+    kernel_counters *launch_counters;
+    int nlaunch_counters;
+    char counter_kernels[128];
+    long counter_max;
     phase tool_phases[16 + 3 * MAX_SWEEP_SIZES]; /* where the tool's own wall time went (inputs,
                                                   * reference and buffers per size of a sweep) */
     int ntool_phases;
@@ -452,6 +462,7 @@ bool workload_add_sync(workload_run *w, const sync_event *s);
 bool workload_add_product_ms(workload_run *w, double ms);
 bool workload_add_occ(workload_run *w, const occupancy_check *o);
 bool workload_add_counters(workload_run *w, const kernel_counters *c); /* copies c->name */
+bool model_add_launch_counters(run_model *m, const kernel_counters *c); /* copies c->name */
 phase *workload_add_phase(workload_run *w, const char *name);
 const phase *workload_find_phase(const workload_run *w, const char *name);
 

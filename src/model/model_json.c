@@ -251,6 +251,15 @@ static cJSON *make_counters(const void *a, size_t i, int64_t e)
     return built(o, ok);
 }
 
+/* profile --counters: a profiled launch's counters and the launch they belong to. */
+static cJSON *make_launch_counters(const void *a, size_t i, int64_t e)
+{
+    const kernel_counters *k = &((const kernel_counters *)a)[i];
+    cJSON *o = make_counters(a, i, e);
+    bool ok = o && add_num(o, "pid", k->pid) && add_num(o, "device", k->device) && add_num(o, "correlation", k->correlation);
+    return built(o, ok);
+}
+
 /* A workload's counter pass: written only where one was asked for, so files without counters
  * stay as they were. */
 static bool add_workload_counters(cJSON *o, const workload_run *w)
@@ -446,6 +455,7 @@ cJSON *model_to_json(const run_model *m)
          add_str_or_null(col, "reason", c->reason) && add_num(col, "cupti_version", c->cupti_version) &&
          add_num(col, "records", (double)c->records) && add_num(col, "dropped", (double)c->dropped) &&
          add_num(col, "lost_timestamps", (double)c->lost_timestamps) &&
+         (c->replayed_kernels == 0 || add_num(col, "replayed_kernels", (double)c->replayed_kernels)) &&
          add_num(col, "overhead_records", (double)c->overhead_records) &&
          add_num(col, "outside_workloads", (double)c->outside_workloads) &&
          add_num(col, "overhead_ns", (double)c->overhead_ns) && add_num(col, "flush_ms", c->flush_ms);
@@ -462,6 +472,12 @@ cJSON *model_to_json(const run_model *m)
          ok_add(root, "warnings", array_of((size_t)m->nwarnings, make_warning, m->warnings, m->epoch_ns));
     if (ok && m->multi.ndevices > 0)
         ok = ok_add(root, "multi_gpu", multi_json(&m->multi));
+    /* profile --counters only, so other files stay as they were. */
+    if (ok && m->source == SOURCE_PROFILE && m->counters)
+        ok = ok_add(cfg, "counter_kernels", cJSON_CreateString(m->counter_kernels)) &&
+             ok_add(cfg, "counter_max", m->counter_max > 0 ? cJSON_CreateNumber((double)m->counter_max) : cJSON_CreateNull()) &&
+             ok_add(root, "launch_counters",
+                    array_of((size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters, m->epoch_ns));
     if (!ok) {
         cJSON_Delete(root);
         return NULL;
@@ -1023,6 +1039,41 @@ static bool read_counters(reader *r, const cJSON *e, int64_t epoch, void *w)
     return ok;
 }
 
+static bool read_one_launch(reader *r, const cJSON *e, int64_t epoch, void *m)
+{
+    (void)epoch;
+    workload_run tmp;
+    memset(&tmp, 0, sizeof tmp);
+    bool ok = read_counters(r, e, 0, &tmp);
+    if (ok && tmp.ncounters == 1) {
+        kernel_counters *k = &tmp.counters[0];
+        ok = get_u32(r, e, "pid", &k->pid) && get_u32(r, e, "device", &k->device) &&
+             get_u32(r, e, "correlation", &k->correlation);
+        if (ok && k->device >= (uint32_t)((run_model *)m)->ndevices)
+            ok = fail(r, "device", "no such device in the run");
+        ok = ok && (model_add_launch_counters(m, k) || fail(r, NULL, "out of memory"));
+    }
+    workload_clear(&tmp);
+    return ok;
+}
+
+/* profile --counters: the profiled launches and what was asked (files without them have none). */
+static bool read_launch_counters(reader *r, const cJSON *root, run_model *m)
+{
+    if (absent(root, "launch_counters"))
+        return true;
+    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(root, "config");
+    const cJSON *max = cJSON_GetObjectItemCaseSensitive(cfg, "counter_max");
+    int n = 0;
+    size_t s = enter_obj(r, "config");
+    bool ok = (absent(cfg, "counter_kernels") ||
+               get_str(r, cfg, "counter_kernels", true, m->counter_kernels, sizeof m->counter_kernels)) &&
+              (!max || cJSON_IsNull(max) || get_int(r, cfg, "counter_max", 1, 1000000, &n));
+    leave(r, s);
+    m->counter_max = n;
+    return ok && read_each(r, root, "launch_counters", m->epoch_ns, m, read_one_launch, true);
+}
+
 /* A workload's "counters" object, when it has one (files from before counters have none). */
 static bool read_workload_counters(reader *r, const cJSON *e, workload_run *w)
 {
@@ -1399,6 +1450,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
     ok = get_str(r, c, "source", false, src, sizeof src) && get_str(r, c, "reason", true, ci->reason, sizeof ci->reason) &&
          get_int(r, c, "cupti_version", 0, INT32_MAX, &ci->cupti_version) && get_u64(r, c, "records", &ci->records) &&
          get_u64(r, c, "dropped", &ci->dropped) && get_u64(r, c, "lost_timestamps", &ci->lost_timestamps) &&
+         (absent(c, "replayed_kernels") || get_u64(r, c, "replayed_kernels", &ci->replayed_kernels)) &&
          get_u64(r, c, "overhead_records", &ci->overhead_records) &&
          (v1_default(r, c, "outside_workloads") || get_u64(r, c, "outside_workloads", &ci->outside_workloads)) &&
          get_i64(r, c, "overhead_ns", 0, (int64_t)1 << 53, &overhead_ns) && get_num(r, c, "flush_ms", &ci->flush_ms);
@@ -1446,7 +1498,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
         if (!ok)
             return false;
     }
-    if (!read_timeline(r, root, m))
+    if (!read_timeline(r, root, m) || !read_launch_counters(r, root, m))
         return false;
     const cJSON *warn = get_array(r, root, "warnings");
     if (!warn)

@@ -23,7 +23,14 @@ static bool move_array(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t 
         return true;
     if (*nd > (SIZE_MAX / size) - *ns)
         return false;
-    void *grown = realloc(*dst, (*nd + *ns) * size);
+    /* Room as model.c's appends expect it (a power of two, at least 8), so a later append to
+     * the merged array cannot write past its end. */
+    size_t cap = 8;
+    while (cap < *nd + *ns)
+        cap *= 2;
+    if (cap > SIZE_MAX / size)
+        return false;
+    void *grown = realloc(*dst, cap * size);
     if (!grown)
         return false;
     memcpy((char *)grown + *nd * size, *src, *ns * size);
@@ -120,6 +127,7 @@ static void renumber(run_model *src, const pid_map *map, int nmap, const int *de
     FIX(e->kernels, e->nkernels, 1)
     FIX(e->copies, e->ncopies, 1)
     FIX(e->memsets, e->nmemsets, 1)
+    FIX(src->launch_counters, (size_t)src->nlaunch_counters, 1)
     FIX_NODEV(e->apis, e->napis)
     FIX_NODEV(e->syncs, e->nsyncs)
     FIX_NODEV(src->regions, (size_t)src->nregions)
@@ -205,7 +213,9 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
     size_t np = (size_t)dst->nprocesses, nps = (size_t)src->nprocesses;
     size_t nt = (size_t)dst->nthreads, nts = (size_t)src->nthreads;
     size_t nw = (size_t)dst->nwarnings, nws = (size_t)src->nwarnings;
-    bool ok = move_array(&d->kernels, &d->nkernels, &e->kernels, &e->nkernels, sizeof *e->kernels) &&
+    size_t nc = (size_t)dst->nlaunch_counters, ncs = (size_t)src->nlaunch_counters;
+    bool ok = move_array(&dst->launch_counters, &nc, &src->launch_counters, &ncs, sizeof *src->launch_counters) &&
+              move_array(&d->kernels, &d->nkernels, &e->kernels, &e->nkernels, sizeof *e->kernels) &&
               move_array(&d->copies, &d->ncopies, &e->copies, &e->ncopies, sizeof *e->copies) &&
               move_array(&d->memsets, &d->nmemsets, &e->memsets, &e->nmemsets, sizeof *e->memsets) &&
               move_array(&d->apis, &d->napis, &e->apis, &e->napis, sizeof *e->apis) &&
@@ -220,6 +230,16 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
     src->nthreads = (int)nts;
     dst->nwarnings = (int)nw;
     src->nwarnings = (int)nws;
+    dst->nlaunch_counters = (int)nc;
+    src->nlaunch_counters = (int)ncs;
+    /* profile --counters in any file: the merged run has counters (each file's launches). */
+    if (src->counters && !dst->counters) {
+        dst->counters = true;
+        memcpy(dst->counter_kernels, src->counter_kernels, sizeof dst->counter_kernels);
+        dst->counter_max = src->counter_max;
+    }
+    if (dst->nlaunch_counters > 0)
+        dst->counters_why[0] = '\0';
     if (!ok)
         goto oom;
     collection_info *c = &dst->collection;
@@ -227,6 +247,7 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
     c->records += o->records;
     c->dropped += o->dropped;
     c->lost_timestamps += o->lost_timestamps;
+    c->replayed_kernels += o->replayed_kernels;
     c->overhead_records += o->overhead_records;
     c->outside_workloads += o->outside_workloads;
     c->overhead_ns += o->overhead_ns;
