@@ -457,7 +457,7 @@ static void all_nan(kernel_counters *k)
 // DRAM bytes come from a one-pass collection of their own (nothing replayed, nothing restored),
 // after flush(ctx) has written back every dirty line and left the L2 holding clean ones, as
 // Nsight Compute flushes its caches before each pass. Measured on the H200 against ncu: within 5%
-// at 4096, and 2.1-3.0 MB under ncu's at 2048 (ncu 2.6-13.5 MB; both 0 at 1024), for all twelve
+// at 4096, and 2.0-3.0 MB under ncu's at 2048 (ncu 2.6-13.5 MB; both 0 at 1024), for all twelve
 // ladder and cuBLAS kernels. Dropping the flushed lines from the L2 (discard.global.L2) and an idle
 // kernel after the product to catch write-backs still in flight changed nothing: ncu's cache
 // control leaves a state this does not reproduce. Then a drain: the one-pass collection of
