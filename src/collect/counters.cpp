@@ -31,35 +31,30 @@
 // Kernels one collection can hold: a product launches one (our kernels) or a few (a library).
 #define MAX_RANGES 16
 
-// A one-pass collection of a few metrics: its configuration and counter-data images.
+// The metrics one collection reads, with its configuration image (how CUPTI schedules them into
+// passes) and its counter-data image (where the values land).
 typedef struct {
-    const char *metrics[3];
-    counter_id ids[3];
-    int n; // 0: not collected
+    const char *metrics[CTR_COUNT];
+    counter_id ids[CTR_COUNT]; // which counter each metric is
+    int n;                     // 0: not collected
+    int passes;                // replays of each kernel the set needs
     uint8_t *config;
     size_t config_size;
     uint8_t *data;
     size_t data_size;
-} side_pass;
+} metric_set;
 
 struct counter_session {
     CUcontext ctx;
     CUpti_Profiler_Host_Object *host;
     CUpti_RangeProfiler_Object *rp;
     char chip[64];
-    const char *metrics[CTR_COUNT]; // the metrics the chip has
-    counter_id ids[CTR_COUNT];      // which counter each is
-    int nmetrics;
+    metric_set all;                 // every metric of the table the chip has, in kernel replay
     const char *missing[CTR_COUNT]; // those it refused
     int nmissing;
-    uint8_t *config;
-    size_t config_size;
-    uint8_t *data;
-    size_t data_size;
-    int passes;
     // The one-pass collections after the replayed one (see counters_collect): the DRAM bytes,
     // and the FP32 instruction counts whose values are dropped.
-    side_pass dram, drain;
+    metric_set dram, drain;
     bool started; // counters_begin ran and counters_end has not
 };
 
@@ -112,70 +107,6 @@ static int device_supported(int device, char *why, size_t len)
     return -1;
 }
 
-// Each metric of the table alone through a scratch host object: a name the chip lacks fails
-// ConfigAddMetrics, and one such name would otherwise fail the whole set.
-static int choose_metrics(counter_session *s, const uint8_t *avail, char *why, size_t len)
-{
-    for (int c = 0; c < CTR_COUNT; c++) {
-        PARAMS(CUpti_Profiler_Host_Initialize_Params, hi);
-        hi.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-        hi.pChipName = s->chip;
-        hi.pCounterAvailabilityImage = avail;
-        TRY(cuptiProfilerHostInitialize(&hi));
-        const char *name = counter_metric_name((counter_id)c);
-        PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-        add.pHostObject = hi.pHostObject;
-        add.ppMetricNames = &name;
-        add.numMetrics = 1;
-        bool ok = cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS;
-        PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
-        hd.pHostObject = hi.pHostObject;
-        cuptiProfilerHostDeinitialize(&hd);
-        if (ok) {
-            s->ids[s->nmetrics] = (counter_id)c;
-            s->metrics[s->nmetrics++] = name;
-        } else {
-            s->missing[s->nmissing++] = name;
-        }
-    }
-    if (s->nmetrics == 0) {
-        snprintf(why, len, "the chip %s has none of the counters' metrics", s->chip);
-        return -1;
-    }
-    return 0;
-}
-
-// A configuration image of the given metrics on host (its pass count into *passes).
-static int build_config(CUpti_Profiler_Host_Object *host, const char **metrics, int n, uint8_t **config, size_t *size,
-                        int *passes, char *why, size_t len)
-{
-    PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
-    add.pHostObject = host;
-    add.ppMetricNames = metrics;
-    add.numMetrics = (size_t)n;
-    TRY(cuptiProfilerHostConfigAddMetrics(&add));
-    PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sz);
-    sz.pHostObject = host;
-    TRY(cuptiProfilerHostGetConfigImageSize(&sz));
-    *config = (uint8_t *)calloc(sz.configImageSize, 1);
-    if (!*config) {
-        snprintf(why, len, "out of host memory for the counter configuration");
-        return -1;
-    }
-    *size = sz.configImageSize;
-    PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, img);
-    img.pHostObject = host;
-    img.configImageSize = *size;
-    img.pConfigImage = *config;
-    TRY(cuptiProfilerHostGetConfigImage(&img));
-    PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, np);
-    np.configImageSize = *size;
-    np.pConfigImage = *config;
-    TRY(cuptiProfilerHostGetNumOfPasses(&np));
-    *passes = (int)np.numOfPasses;
-    return 0;
-}
-
 static int host_object(counter_session *s, const uint8_t *avail, CUpti_Profiler_Host_Object **out, char *why, size_t len)
 {
     PARAMS(CUpti_Profiler_Host_Initialize_Params, hi);
@@ -187,14 +118,82 @@ static int host_object(counter_session *s, const uint8_t *avail, CUpti_Profiler_
     return 0;
 }
 
-// The size of a counter-data image for n metrics and up to MAX_RANGES ranges. It also sets the
-// layout the range profiler's next image initialisation uses (configure says why that matters).
-static int data_size_for(counter_session *s, const char **metrics, int n, size_t *size, char *why, size_t len)
+static void host_release(CUpti_Profiler_Host_Object *host)
+{
+    if (!host)
+        return;
+    PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
+    hd.pHostObject = host;
+    cuptiProfilerHostDeinitialize(&hd);
+}
+
+// Each metric of the table alone through a scratch host object: a name the chip lacks fails
+// ConfigAddMetrics, and one such name would otherwise fail the whole set.
+static int choose_metrics(counter_session *s, const uint8_t *avail, char *why, size_t len)
+{
+    for (int c = 0; c < CTR_COUNT; c++) {
+        CUpti_Profiler_Host_Object *host = NULL;
+        if (host_object(s, avail, &host, why, len) != 0)
+            return -1;
+        const char *name = counter_metric_name((counter_id)c);
+        PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+        add.pHostObject = host;
+        add.ppMetricNames = &name;
+        add.numMetrics = 1;
+        bool ok = cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS;
+        host_release(host);
+        if (ok) {
+            s->all.ids[s->all.n] = (counter_id)c;
+            s->all.metrics[s->all.n++] = name;
+        } else {
+            s->missing[s->nmissing++] = name;
+        }
+    }
+    if (s->all.n == 0) {
+        snprintf(why, len, "the chip %s has none of the counters' metrics", s->chip);
+        return -1;
+    }
+    return 0;
+}
+
+// The configuration image of set's metrics on host, and its pass count.
+static int build_config(CUpti_Profiler_Host_Object *host, metric_set *set, char *why, size_t len)
+{
+    PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, add);
+    add.pHostObject = host;
+    add.ppMetricNames = set->metrics;
+    add.numMetrics = (size_t)set->n;
+    TRY(cuptiProfilerHostConfigAddMetrics(&add));
+    PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sz);
+    sz.pHostObject = host;
+    TRY(cuptiProfilerHostGetConfigImageSize(&sz));
+    set->config = (uint8_t *)calloc(sz.configImageSize, 1);
+    if (!set->config) {
+        snprintf(why, len, "out of host memory for the counter configuration");
+        return -1;
+    }
+    set->config_size = sz.configImageSize;
+    PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, img);
+    img.pHostObject = host;
+    img.configImageSize = set->config_size;
+    img.pConfigImage = set->config;
+    TRY(cuptiProfilerHostGetConfigImage(&img));
+    PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, np);
+    np.configImageSize = set->config_size;
+    np.pConfigImage = set->config;
+    TRY(cuptiProfilerHostGetNumOfPasses(&np));
+    set->passes = (int)np.numOfPasses;
+    return 0;
+}
+
+// The size of a counter-data image for set's metrics and up to MAX_RANGES ranges. It also sets
+// the layout the range profiler's next image initialisation uses (configure says why that matters).
+static int data_size_for(counter_session *s, const metric_set *set, size_t *size, char *why, size_t len)
 {
     PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, ds);
     ds.pRangeProfilerObject = s->rp;
-    ds.pMetricNames = metrics;
-    ds.numMetrics = (size_t)n;
+    ds.pMetricNames = (const char **)set->metrics; // CUPTI does not write them
+    ds.numMetrics = (size_t)set->n;
     ds.maxNumOfRanges = MAX_RANGES;
     ds.maxNumRangeTreeNodes = MAX_RANGES;
     TRY(cuptiRangeProfilerGetCounterDataSize(&ds));
@@ -202,13 +201,13 @@ static int data_size_for(counter_session *s, const char **metrics, int n, size_t
     return 0;
 }
 
-// A counter-data image for n metrics.
-static int data_image(counter_session *s, const char **metrics, int n, uint8_t **data, size_t *size, char *why, size_t len)
+// set's counter-data image.
+static int data_image(counter_session *s, metric_set *set, char *why, size_t len)
 {
-    if (data_size_for(s, metrics, n, size, why, len) != 0)
+    if (data_size_for(s, set, &set->data_size, why, len) != 0)
         return -1;
-    *data = (uint8_t *)calloc(*size, 1);
-    if (!*data) {
+    set->data = (uint8_t *)calloc(set->data_size, 1);
+    if (!set->data) {
         snprintf(why, len, "out of host memory for the counter data");
         return -1;
     }
@@ -219,29 +218,21 @@ static int data_image(counter_session *s, const char **metrics, int n, uint8_t *
 // 0) when the chip lacks them or they do not fit one pass. Its host object is a scratch one, gone
 // before the session's own is made (as choose_metrics' are); both passes' data are evaluated with
 // the session's object, which knows every metric.
-static int side_config(counter_session *s, const uint8_t *avail, side_pass *p, const counter_id *want, int nwant,
+static int side_config(counter_session *s, const uint8_t *avail, metric_set *p, const counter_id *want, int nwant,
                        char *why, size_t len)
 {
-    for (int i = 0; i < s->nmetrics; i++)
-        for (int j = 0; j < nwant && p->n < 3; j++)
-            if (s->ids[i] == want[j]) {
-                p->ids[p->n] = s->ids[i];
-                p->metrics[p->n++] = s->metrics[i];
+    for (int i = 0; i < s->all.n; i++)
+        for (int j = 0; j < nwant; j++)
+            if (s->all.ids[i] == want[j]) {
+                p->ids[p->n] = s->all.ids[i];
+                p->metrics[p->n++] = s->all.metrics[i];
             }
     if (p->n == 0)
         return 0;
     CUpti_Profiler_Host_Object *host = NULL;
-    int passes = 0;
-    int rc = host_object(s, avail, &host, why, len) == 0 &&
-                     build_config(host, p->metrics, p->n, &p->config, &p->config_size, &passes, why, len) == 0
-                 ? 0
-                 : -1;
-    if (host) {
-        PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
-        hd.pHostObject = host;
-        cuptiProfilerHostDeinitialize(&hd);
-    }
-    if (rc == 0 && passes != 1)
+    int rc = host_object(s, avail, &host, why, len) == 0 && build_config(host, p, why, len) == 0 ? 0 : -1;
+    host_release(host);
+    if (rc == 0 && p->passes != 1)
         p->n = 0; // one pass is the point: without replay nothing is restored
     return rc;
 }
@@ -285,8 +276,7 @@ static int open_session(counter_session *s, CUcontext ctx, int device, char *why
     if (r != CUPTI_SUCCESS)
         counters_reason(r, "cuptiProfilerGetCounterAvailability", why, len);
     else if (choose_metrics(s, avail, why, len) == 0 && side_configs(s, avail, why, len) == 0 &&
-             host_object(s, avail, &s->host, why, len) == 0 &&
-             build_config(s->host, s->metrics, s->nmetrics, &s->config, &s->config_size, &s->passes, why, len) == 0)
+             host_object(s, avail, &s->host, why, len) == 0 && build_config(s->host, &s->all, why, len) == 0)
         rc = 0;
     free(avail);
     if (rc != 0)
@@ -296,11 +286,9 @@ static int open_session(counter_session *s, CUcontext ctx, int device, char *why
     en.ctx = s->ctx;
     TRY(cuptiRangeProfilerEnable(&en));
     s->rp = en.pRangeProfilerObject;
-    if (data_image(s, s->metrics, s->nmetrics, &s->data, &s->data_size, why, len) != 0)
-        return -1;
-    side_pass *side[] = {&s->dram, &s->drain};
-    for (int i = 0; i < 2; i++)
-        if (side[i]->n > 0 && data_image(s, side[i]->metrics, side[i]->n, &side[i]->data, &side[i]->data_size, why, len) != 0)
+    metric_set *sets[] = {&s->all, &s->dram, &s->drain};
+    for (int i = 0; i < 3; i++)
+        if (sets[i]->n > 0 && data_image(s, sets[i], why, len) != 0)
             return -1;
     return 0;
 }
@@ -321,30 +309,31 @@ extern "C" counter_session *counters_open(void *context, int device, char *why, 
 
 extern "C" int counters_passes(const counter_session *s)
 {
-    return s ? s->passes : 0;
+    return s ? s->all.passes : 0;
 }
 
-// One range's values of the given metrics into k (the others untouched); its name, which CUPTI
-// allocates, into *name for the caller to free (NULL: not wanted).
-static int range_values(CUpti_Profiler_Host_Object *host, const uint8_t *data, size_t data_size, const char **metrics,
-                        const counter_id *ids, int n, size_t range, kernel_counters *k, char **name, char *why, size_t len)
+// One range's values of set's metrics into k (the others untouched), evaluated with the session's
+// host object, which knows every metric; the range's name, which CUPTI allocates, into *name for
+// the caller to free (NULL: not wanted).
+static int range_values(const counter_session *s, const metric_set *set, size_t range, kernel_counters *k, char **name,
+                        char *why, size_t len)
 {
     double values[CTR_COUNT];
     PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
-    ev.pHostObject = host;
-    ev.pCounterDataImage = data;
-    ev.counterDataImageSize = data_size;
+    ev.pHostObject = s->host;
+    ev.pCounterDataImage = set->data;
+    ev.counterDataImageSize = set->data_size;
     ev.rangeIndex = range;
-    ev.ppMetricNames = metrics;
-    ev.numMetrics = (size_t)n;
+    ev.ppMetricNames = (const char **)set->metrics; // CUPTI does not write them
+    ev.numMetrics = (size_t)set->n;
     ev.pMetricValues = values;
     TRY(cuptiProfilerHostEvaluateToGpuValues(&ev));
-    for (int i = 0; i < n; i++)
-        k->v[ids[i]] = values[i];
+    for (int i = 0; i < set->n; i++)
+        k->v[set->ids[i]] = values[i];
     if (name) {
         PARAMS(CUpti_RangeProfiler_CounterData_GetRangeInfo_Params, ri);
-        ri.pCounterDataImage = data;
-        ri.counterDataImageSize = data_size;
+        ri.pCounterDataImage = set->data;
+        ri.counterDataImageSize = set->data_size;
         ri.rangeIndex = range;
         ri.rangeDelimiter = "/";
         TRY(cuptiRangeProfilerCounterDataGetRangeInfo(&ri));
@@ -353,34 +342,33 @@ static int range_values(CUpti_Profiler_Host_Object *host, const uint8_t *data, s
     return 0;
 }
 
-// A fresh counter-data image and the configuration set for one collection: auto range (one range
-// per kernel), the given replay mode. The image is laid out for the metrics of the range
-// profiler's last GetCounterDataSize (its Initialize takes no metric names): asked again here, so
-// the DRAM pass's metrics do not shape the full set's image (seen on the H200: every metric but
-// the DRAM ones NaN).
-static int configure(counter_session *s, const char **metrics, int n, uint8_t *config, size_t config_size, uint8_t *data,
-                     size_t data_size, CUpti_ProfilerReplayMode replay, char *why, size_t len)
+// A fresh counter-data image and set's configuration for one collection: auto range (one range
+// per kernel), kernel replay (a one-pass set is simply not replayed). The image is laid out for the
+// metrics of the range profiler's last GetCounterDataSize (its Initialize takes no metric names):
+// asked again here, so the DRAM pass's metrics do not shape the full set's image (seen on the
+// H200: every metric but the DRAM ones NaN).
+static int configure(counter_session *s, const metric_set *set, char *why, size_t len)
 {
     size_t size = 0;
-    if (data_size_for(s, metrics, n, &size, why, len) != 0)
+    if (data_size_for(s, set, &size, why, len) != 0)
         return -1;
-    if (size != data_size) {
-        snprintf(why, len, "the counter data image changed size (%zu, not %zu bytes)", size, data_size);
+    if (size != set->data_size) {
+        snprintf(why, len, "the counter data image changed size (%zu, not %zu bytes)", size, set->data_size);
         return -1;
     }
     PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ci);
     ci.pRangeProfilerObject = s->rp;
-    ci.counterDataSize = data_size;
-    ci.pCounterData = data;
+    ci.counterDataSize = set->data_size;
+    ci.pCounterData = set->data;
     TRY(cuptiRangeProfilerCounterDataImageInitialize(&ci));
     PARAMS(CUpti_RangeProfiler_SetConfig_Params, sc);
     sc.pRangeProfilerObject = s->rp;
-    sc.configSize = config_size;
-    sc.pConfig = config;
-    sc.counterDataImageSize = data_size;
-    sc.pCounterDataImage = data;
+    sc.configSize = set->config_size;
+    sc.pConfig = set->config;
+    sc.counterDataImageSize = set->data_size;
+    sc.pCounterDataImage = set->data;
     sc.range = CUPTI_AutoRange;
-    sc.replayMode = replay;
+    sc.replayMode = CUPTI_KernelReplay;
     sc.maxRangesPerPass = MAX_RANGES;
     sc.numNestingLevels = 1;
     sc.minNestingLevel = 1;
@@ -390,15 +378,15 @@ static int configure(counter_session *s, const char **metrics, int n, uint8_t *c
     return 0;
 }
 
-// Decodes what the passes gathered; the ranges recorded into *nranges.
-static int decode(counter_session *s, const uint8_t *data, size_t data_size, size_t *nranges, char *why, size_t len)
+// Decodes what the passes gathered into set's image; the ranges recorded into *nranges.
+static int decode(counter_session *s, const metric_set *set, size_t *nranges, char *why, size_t len)
 {
     PARAMS(CUpti_RangeProfiler_DecodeData_Params, dd);
     dd.pRangeProfilerObject = s->rp;
     TRY(cuptiRangeProfilerDecodeData(&dd));
     PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, info);
-    info.pCounterDataImage = data;
-    info.counterDataImageSize = data_size;
+    info.pCounterDataImage = set->data;
+    info.counterDataImageSize = set->data_size;
     TRY(cuptiRangeProfilerGetCounterDataInfo(&info));
     if (info.numTotalRanges == 0) {
         snprintf(why, len, "the range profiler recorded no kernel (%zu ranges dropped)", dd.numOfRangeDropped);
@@ -408,17 +396,16 @@ static int decode(counter_session *s, const uint8_t *data, size_t data_size, siz
     return 0;
 }
 
-// One collection over launch(ctx): Start, the launches, Stop, repeated until CUPTI has every pass
-// (kernel replay submits them all within one round; user replay with a one-pass configuration
-// too), bounded so a profiler that never finishes cannot hang the run.
-static int collect(counter_session *s, const char **metrics, int n, uint8_t *config, size_t config_size, uint8_t *data,
-                   size_t data_size, CUpti_ProfilerReplayMode replay, int passes, int (*launch)(void *ctx), void *ctx,
-                   size_t *nranges, char *why, size_t len)
+// One collection of set over launch(ctx): Start, the launches, Stop, repeated until CUPTI has
+// every pass (kernel replay submits them all within one round; the loop is there in case CUPTI
+// asks for the launches again), bounded so a profiler that never finishes cannot hang the run.
+static int collect(counter_session *s, const metric_set *set, int (*launch)(void *ctx), void *ctx, size_t *nranges,
+                   char *why, size_t len)
 {
-    if (configure(s, metrics, n, config, config_size, data, data_size, replay, why, len) != 0)
+    if (configure(s, set, why, len) != 0)
         return -1;
     bool submitted = false;
-    for (int round = 0; !submitted && round < 2 * (passes > 0 ? passes : 1) + 2; round++) {
+    for (int round = 0; !submitted && round < 2 * (set->passes > 0 ? set->passes : 1) + 2; round++) {
         PARAMS(CUpti_RangeProfiler_Start_Params, st);
         st.pRangeProfilerObject = s->rp;
         TRY(cuptiRangeProfilerStart(&st));
@@ -437,10 +424,10 @@ static int collect(counter_session *s, const char **metrics, int n, uint8_t *con
         submitted = sp.isAllPassSubmitted != 0;
     }
     if (!submitted) {
-        snprintf(why, len, "the range profiler did not finish its %d passes", passes);
+        snprintf(why, len, "the range profiler did not finish its %d passes", set->passes);
         return -1;
     }
-    return decode(s, data, data_size, nranges, why, len);
+    return decode(s, set, nranges, why, len);
 }
 
 static void all_nan(kernel_counters *k)
@@ -457,7 +444,7 @@ static void all_nan(kernel_counters *k)
 // DRAM bytes come from a one-pass collection of their own (nothing replayed, nothing restored),
 // after flush(ctx) has written back every dirty line and left the L2 holding clean ones, as
 // Nsight Compute flushes its caches before each pass. Measured on the H200 against ncu: within 5%
-// at 4096, and 2.0-3.0 MB under ncu's at 2048 (ncu 2.6-13.5 MB; both 0 at 1024), for all twelve
+// at 4096, and 2.0-3.4 MB under ncu's at 2048 (ncu 2.6-13.5 MB; both 0 at 1024), for all twelve
 // ladder and cuBLAS kernels. Dropping the flushed lines from the L2 (discard.global.L2) and an idle
 // kernel after the product to catch write-backs still in flight changed nothing: ncu's cache
 // control leaves a state this does not reproduce. Then a drain: the one-pass collection of
@@ -471,15 +458,14 @@ extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), in
                                 workload_run *w, char *why, size_t len)
 {
     size_t nranges = 0;
-    if (collect(s, s->metrics, s->nmetrics, s->config, s->config_size, s->data, s->data_size, CUPTI_KernelReplay,
-                s->passes, launch, ctx, &nranges, why, len) != 0)
+    if (collect(s, &s->all, launch, ctx, &nranges, why, len) != 0)
         return -1;
     int first = w->ncounters;
     for (size_t i = 0; i < nranges; i++) {
         kernel_counters k;
         all_nan(&k);
         char *name = NULL;
-        if (range_values(s->host, s->data, s->data_size, s->metrics, s->ids, s->nmetrics, i, &k, &name, why, len) != 0)
+        if (range_values(s, &s->all, i, &k, &name, why, len) != 0)
             return -1;
         k.name = name ? name : (char *)"";
         bool added = workload_add_counters(w, &k);
@@ -498,10 +484,8 @@ extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), in
         return -1;
     }
     size_t dram_ranges = 0, drain_ranges = 0;
-    if (collect(s, s->dram.metrics, s->dram.n, s->dram.config, s->dram.config_size, s->dram.data, s->dram.data_size,
-                CUPTI_KernelReplay, 1, launch, ctx, &dram_ranges, why, len) != 0 ||
-        collect(s, s->drain.metrics, s->drain.n, s->drain.config, s->drain.config_size, s->drain.data, s->drain.data_size,
-                CUPTI_KernelReplay, 1, launch, ctx, &drain_ranges, why, len) != 0)
+    if (collect(s, &s->dram, launch, ctx, &dram_ranges, why, len) != 0 ||
+        collect(s, &s->drain, launch, ctx, &drain_ranges, why, len) != 0)
         return -1;
     if (dram_ranges != nranges) {
         snprintf(why, len, "the DRAM pass recorded %zu kernels, the replayed pass %zu", dram_ranges, nranges);
@@ -513,8 +497,7 @@ extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), in
         double rd = k->v[CTR_DRAM_READ_BYTES], wr = k->v[CTR_DRAM_WRITE_BYTES];
         kernel_counters pass;
         all_nan(&pass);
-        if (range_values(s->host, s->dram.data, s->dram.data_size, s->dram.metrics, s->dram.ids, s->dram.n, i, &pass, NULL,
-                         why, len) != 0)
+        if (range_values(s, &s->dram, i, &pass, NULL, why, len) != 0)
             return -1;
         k->v[CTR_DRAM_READ_BYTES] = pass.v[CTR_DRAM_READ_BYTES];
         k->v[CTR_DRAM_WRITE_BYTES] = pass.v[CTR_DRAM_WRITE_BYTES];
@@ -527,8 +510,7 @@ extern "C" int counters_collect(counter_session *s, int (*launch)(void *ctx), in
 
 extern "C" int counters_begin(counter_session *s, char *why, size_t len)
 {
-    if (configure(s, s->metrics, s->nmetrics, s->config, s->config_size, s->data, s->data_size, CUPTI_KernelReplay, why,
-                  len) != 0)
+    if (configure(s, &s->all, why, len) != 0)
         return -1;
     PARAMS(CUpti_RangeProfiler_Start_Params, st);
     st.pRangeProfilerObject = s->rp;
@@ -549,13 +531,13 @@ extern "C" int counters_end(counter_session *s, kernel_counters *k, char *why, s
     sp.pRangeProfilerObject = s->rp;
     TRY(cuptiRangeProfilerStop(&sp));
     if (!sp.isAllPassSubmitted) {
-        snprintf(why, len, "kernel replay did not submit its %d passes within the launch", s->passes);
+        snprintf(why, len, "kernel replay did not submit its %d passes within the launch", s->all.passes);
         return -1;
     }
     size_t nranges = 0;
-    if (decode(s, s->data, s->data_size, &nranges, why, len) != 0)
+    if (decode(s, &s->all, &nranges, why, len) != 0)
         return -1;
-    return range_values(s->host, s->data, s->data_size, s->metrics, s->ids, s->nmetrics, 0, k, NULL, why, len);
+    return range_values(s, &s->all, 0, k, NULL, why, len);
 }
 
 extern "C" void counters_close(counter_session *s)
@@ -567,17 +549,12 @@ extern "C" void counters_close(counter_session *s)
         d.pRangeProfilerObject = s->rp;
         cuptiRangeProfilerDisable(&d);
     }
-    if (s->host) {
-        PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hd);
-        hd.pHostObject = s->host;
-        cuptiProfilerHostDeinitialize(&hd);
+    host_release(s->host);
+    metric_set *sets[] = {&s->all, &s->dram, &s->drain};
+    for (int i = 0; i < 3; i++) {
+        free(sets[i]->config);
+        free(sets[i]->data);
     }
-    free(s->config);
-    free(s->data);
-    free(s->dram.config);
-    free(s->dram.data);
-    free(s->drain.config);
-    free(s->drain.data);
     free(s);
 }
 
@@ -585,10 +562,10 @@ extern "C" void counters_describe(const counter_session *s, FILE *f)
 {
     if (!s)
         return;
-    fprintf(f, "counters: chip %s, %d metrics, %d passes, DRAM pass %s\n", s->chip, s->nmetrics, s->passes,
+    fprintf(f, "counters: chip %s, %d metrics, %d passes, DRAM pass %s\n", s->chip, s->all.n, s->all.passes,
             s->dram.n && s->drain.n ? "after an L2 flush" : "none (DRAM bytes from kernel replay)");
-    for (int i = 0; i < s->nmetrics; i++)
-        fprintf(f, "counters:   have %s\n", s->metrics[i]);
+    for (int i = 0; i < s->all.n; i++)
+        fprintf(f, "counters:   have %s\n", s->all.metrics[i]);
     for (int i = 0; i < s->nmissing; i++)
         fprintf(f, "counters:   LACKS %s\n", s->missing[i]);
     // The chip's tensor-pipe and FP32 metrics, to choose names from when one is missing.
