@@ -41,8 +41,12 @@ static struct {
     regex_t regex;
     long max;   /* launches to profile; < 0: all that match */
     long taken; /* launches chosen so far */
-    pthread_mutex_t lock; /* held from a chosen launch's begin to its end */
-    pthread_mutex_t table; /* guards taken and the contexts */
+    /* Held from a chosen launch's begin to its end; guards the contexts. */
+    pthread_mutex_t lock;
+    /* Guards taken and profiled, which CUPTI's buffer thread reads too: held briefly and never
+     * across a CUPTI call, so that thread (which may hold CUPTI's own locks) never waits on a
+     * launch thread that is inside CUPTI. */
+    pthread_mutex_t table;
     uint32_t *profiled; /* correlation ids of the launches profiled, in order */
     size_t nprofiled, capprofiled;
     struct {
@@ -122,9 +126,22 @@ static char *readable(const char *mangled)
     return d && status == 0 ? d : strdup(mangled);
 }
 
-/* Chosen: the name matches and the budget is not spent (counted here). */
+/* Whether --max-kernels still allows a launch. */
+static bool budget_left(void)
+{
+    pthread_mutex_lock(&C.table);
+    bool left = C.max < 0 || C.taken < C.max;
+    pthread_mutex_unlock(&C.table);
+    return left;
+}
+
+/* Chosen: the name matches and the budget is not spent (counted here). Every launch of the
+ * program comes through here, so once the budget is spent no name is demangled or matched. */
 static bool choose(const char *mangled, char **name)
 {
+    *name = NULL;
+    if (!budget_left())
+        return false;
     *name = readable(mangled);
     if (!*name)
         return false;
@@ -141,18 +158,15 @@ static bool choose(const char *mangled, char **name)
     return take;
 }
 
-/* The context's session, opened on its first chosen launch; NULL when it cannot be. */
+/* The context's session, opened on its first chosen launch; NULL when it cannot be. Called with
+ * C.lock held. */
 static counter_session *session_for(CUcontext ctx, uint32_t *device)
 {
     if (cuptiGetDeviceId(ctx, device) != CUPTI_SUCCESS)
         return NULL;
-    pthread_mutex_lock(&C.table);
     for (int i = 0; i < C.nctx; i++)
-        if (C.ctxs[i].ctx == ctx) {
-            counter_session *s = C.ctxs[i].s;
-            pthread_mutex_unlock(&C.table);
-            return s;
-        }
+        if (C.ctxs[i].ctx == ctx)
+            return C.ctxs[i].s;
     char why[256] = "";
     counter_session *s = C.nctx < MAX_CONTEXTS ? counters_open(ctx, (int)*device, why, sizeof why) : NULL;
     if (C.nctx < MAX_CONTEXTS) {
@@ -161,7 +175,6 @@ static counter_session *session_for(CUcontext ctx, uint32_t *device)
     } else {
         snprintf(why, sizeof why, "more than %d CUDA contexts", MAX_CONTEXTS);
     }
-    pthread_mutex_unlock(&C.table);
     if (!s)
         emit_counters_error("counters n/a on this process's GPU: %s", why);
     return s;
