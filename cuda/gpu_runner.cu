@@ -39,6 +39,7 @@ static thread_local struct {
     float *ctr_flush;          // read before the counters' DRAM pass, to leave the L2 clean
     size_t ctr_flush_floats;
     float *ctr_sink;
+    int ctr_flush_blocks;      // the read's grid: 4 blocks per SM
 } g;
 
 #define MAX_SAMPLES 200 // as the fixed-target count was capped before: a sweep of tiny kernels stays a few MB
@@ -258,6 +259,9 @@ static int counter_flush_buffer(char *err, size_t errlen)
     int l2 = 0;
     CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, g.device));
     g.ctr_flush_floats = 4 * (size_t)(l2 > 0 ? l2 : 1 << 20) / sizeof(float);
+    int sms = 0;
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g.device));
+    g.ctr_flush_blocks = 4 * (sms > 0 ? sms : 1);
     CUDA_TRY(cudaMalloc((void **)&g.ctr_flush, g.ctr_flush_floats * sizeof(float)));
     CUDA_TRY(cudaMemset(g.ctr_flush, 0, g.ctr_flush_floats * sizeof(float)));
     CUDA_TRY(cudaMalloc((void **)&g.ctr_sink, sizeof(float)));
@@ -583,9 +587,7 @@ static int counter_flush(void *ctx)
     job *j = (job *)ctx;
     char *err = j->err;
     size_t errlen = sizeof j->err;
-    int sms = 0;
-    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, g.device));
-    mmprof_l2_clean<<<4 * sms, 512, 0, g.stream>>>((const float4 *)g.ctr_flush, g.ctr_flush_floats / 4, g.ctr_sink);
+    mmprof_l2_clean<<<g.ctr_flush_blocks, 512, 0, g.stream>>>((const float4 *)g.ctr_flush, g.ctr_flush_floats / 4, g.ctr_sink);
     CUDA_TRY_LAUNCH("the L2 flush");
     CUDA_TRY(cudaStreamSynchronize(g.stream));
     return 0;

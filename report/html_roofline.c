@@ -70,6 +70,29 @@ static void roof_line(strbuf *b, const axes *g, double tflops, double hbm_gbps, 
     svg_text(b, RF_X1 - 4, py(g, tflops) - 6, "end", "roof-label", label);
 }
 
+/* A counter figure in a table cell: scaled by 1/div (bytes as MB), sortable by that value. */
+typedef struct {
+    const metric *m;
+    double div;
+    const char *fmt, *what;
+} counter_cell;
+
+/* The rest of a counters row, after its name cells: the figures, then what bounds the kernel. */
+static void row_end(html_ctx *x, const counter_cell *cells, size_t n, const char *bound_text)
+{
+    for (size_t c = 0; c < n; c++) {
+        metric v = *cells[c].m;
+        if (v.ok)
+            v.v /= cells[c].div;
+        sb_printf(x->b, "<td class=\"r\" data-v=\"%.6g\">", v.ok ? v.v : -1);
+        html_metric(x, &v, cells[c].fmt, "", cells[c].what);
+        sb_add(x->b, "</td>");
+    }
+    sb_add(x->b, "<td>");
+    sb_html(x->b, bound_text);
+    sb_add(x->b, "</td></tr>\n");
+}
+
 static void counter_table(html_ctx *x)
 {
     const analysis *a = x->a;
@@ -88,11 +111,7 @@ static void counter_table(html_ctx *x)
         sb_add(x->b, "<tr><td>");
         html_workload_label(x, w);
         sb_add(x->b, "</td>");
-        struct {
-            const metric *m;
-            double div;
-            const char *fmt, *what;
-        } cells[] = {
+        const counter_cell cells[] = {
             {&r->achieved_occupancy_pct, 1, "%.1f", "achieved occupancy"},
             {&r->sm_throughput_pct, 1, "%.1f", "SM throughput"},
             {&r->memory_throughput_pct, 1, "%.1f", "memory throughput"},
@@ -104,17 +123,7 @@ static void counter_table(html_ctx *x)
             {&r->intensity, 1, "%.1f", "arithmetic intensity"},
             {r->achieved_tflops.ok ? &r->achieved_tflops : &r->tflops, 1, "%.2f", "achieved TFLOP/s"},
         };
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
-            metric v = *cells[c].m;
-            if (v.ok)
-                v.v /= cells[c].div;
-            sb_printf(x->b, "<td class=\"r\" data-v=\"%.6g\">", v.ok ? v.v : -1);
-            html_metric(x, &v, cells[c].fmt, "", cells[c].what);
-            sb_add(x->b, "</td>");
-        }
-        sb_add(x->b, "<td>");
-        sb_html(x->b, r->bound_text);
-        sb_add(x->b, "</td></tr>\n");
+        row_end(x, cells, sizeof cells / sizeof cells[0], r->bound_text);
     }
     sb_add(x->b, "</tbody></table></div>\n");
 }
@@ -159,11 +168,7 @@ static void launch_table(html_ctx *x)
         sb_add(b, "\">");
         sb_html(b, name);
         sb_printf(b, "</td><td class=\"r\">%u</td>", r.k->pid);
-        struct {
-            const metric *m;
-            double div;
-            const char *fmt, *what;
-        } cells[] = {
+        const counter_cell cells[] = {
             {&r.duration_us, 1, "%.1f", "duration"},
             {&r.achieved_occupancy_pct, 1, "%.1f", "achieved occupancy"},
             {&r.sm_throughput_pct, 1, "%.1f", "SM throughput"},
@@ -174,17 +179,7 @@ static void launch_table(html_ctx *x)
             {&r.tensor_pct, 1, "%.1f", "tensor pipe"},
             {&r.achieved_tflops, 1, "%.3f", "achieved TFLOP/s"},
         };
-        for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
-            metric v = *cells[c].m;
-            if (v.ok)
-                v.v /= cells[c].div;
-            sb_printf(b, "<td class=\"r\" data-v=\"%.6g\">", v.ok ? v.v : -1);
-            html_metric(x, &v, cells[c].fmt, "", cells[c].what);
-            sb_add(b, "</td>");
-        }
-        sb_add(b, "<td>");
-        sb_html(b, r.bound_text);
-        sb_add(b, "</td></tr>\n");
+        row_end(x, cells, sizeof cells / sizeof cells[0], r.bound_text);
     }
     sb_add(b, "</tbody></table></div>\n");
 }
