@@ -36,20 +36,20 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
+CORE_SRC  := src/model/model.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
-             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
+             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/json_writer.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
              report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
+             src/util/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
              src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
-             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/builtin/hostinfo.c src/builtin/cpu_workload.c \
+             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 # C++ with a C interface: CUPTI's profiler host API has a C++-only header (cupti_profiler_host.h).

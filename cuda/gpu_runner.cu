@@ -276,7 +276,7 @@ extern "C" bool gpu_open_counters(run_model *m, char *why, size_t len)
     g.counters = counters_open(current_context(), g.device, why, len);
     if (!g.counters)
         return false;
-    m->counter_passes = counters_passes(g.counters);
+    m->counters.passes = counters_passes(g.counters);
     const char *verbose = getenv("MMPROF_COUNTERS_VERBOSE");
     if (verbose && verbose[0] == '1')
         counters_describe(g.counters, stderr);

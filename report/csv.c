@@ -167,7 +167,7 @@ static void rank_rows(strbuf *b, const rank_analysis *ra)
 static void devices_rows(strbuf *b, const analysis *a)
 {
     devices_analysis d;
-    if (a->m->multi.ndevices == 0 || !devices_analyze(a, &d))
+    if (a->m->builtin.multi.ndevices == 0 || !devices_analyze(a, &d))
         return;
     ids id;
     for (int i = 0; i < d.nrows; i++) {

@@ -108,15 +108,16 @@ static void sec_header(html_ctx *x)
     if (m->ndevices == 0) {
         fact_open(x, "GPU", NULL);
         sb_add(x->b, "none");
-        if (m->gpu_skip_reason[0]) {
+        if (m->builtin.gpu_skip_reason[0]) {
             sb_add(x->b, " (");
-            sb_html(x->b, m->gpu_skip_reason);
+            sb_html(x->b, m->builtin.gpu_skip_reason);
             sb_add(x->b, ")");
         }
         fact_close(x);
     }
 
     const host_info *h = &m->host;
+    const blas_info *l = &m->builtin.blas;
     fact_open(x, "Host CPU", NULL);
     sb_html_printf(x->b, "%s, %d logical cores%s", h->cpu_model[0] ? h->cpu_model : "unknown CPU", h->logical_cores,
                    h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""));
@@ -126,29 +127,29 @@ static void sec_header(html_ctx *x)
     }
     fact_close(x);
     fact_open(x, "BLAS", NULL);
-    sb_html_printf(x->b, "OpenBLAS %s, core %s, %d threads", h->blas_version[0] ? h->blas_version : "?",
-                   h->blas_core[0] ? h->blas_core : "?", h->blas_threads);
-    if (h->blas_library[0]) {
+    sb_html_printf(x->b, "OpenBLAS %s, core %s, %d threads", l->version[0] ? l->version : "?",
+                   l->core[0] ? l->core : "?", l->threads);
+    if (l->library[0]) {
         sb_add(x->b, " <code class=\"path\">");
-        sb_html(x->b, h->blas_library);
+        sb_html(x->b, l->library);
         sb_add(x->b, "</code>");
     }
     fact_close(x);
 
     fact_open(x, "Matrix", NULL);
     html_run_sizes(x->b, m);
-    sb_printf(x->b, ", FP32 row-major, seed %llu; repeats ", (unsigned long long)m->seed);
-    if (m->repeat_requested > 0)
-        sb_printf(x->b, "%d", m->repeat_requested);
-    else if (m->max_noise_pct > 0)
-        sb_printf(x->b, "sampled until the noise is at most %.2f%% or %.2f s passed", m->max_noise_pct, m->max_time_s);
+    sb_printf(x->b, ", FP32 row-major, seed %llu; repeats ", (unsigned long long)m->builtin.seed);
+    if (m->builtin.repeat_requested > 0)
+        sb_printf(x->b, "%d", m->builtin.repeat_requested);
+    else if (m->builtin.max_noise_pct > 0)
+        sb_printf(x->b, "sampled until the noise is at most %.2f%% or %.2f s passed", m->builtin.max_noise_pct, m->builtin.max_time_s);
     else
         sb_add(x->b, "chosen per workload");
-    if (m->cold_l2)
+    if (m->builtin.cold_l2)
         sb_add(x->b, "; L2 flushed before each timed launch");
-    if (m->host_memory_requested[0]) {
+    if (m->builtin.host_memory_requested[0]) {
         sb_add(x->b, "; host memory ");
-        sb_html(x->b, m->host_memory_requested);
+        sb_html(x->b, m->builtin.host_memory_requested);
     }
     fact_close(x);
 
@@ -267,7 +268,7 @@ static void card(html_ctx *x, const workload_metrics *r)
     sb_printf(x->b, "<article class=\"card v-%s%s\" data-status=\"%s\">\n<header>", verdict_class(r->verdict),
               gpu ? "" : " wide", status_name(w->status));
     html_workload_label(x, w);
-    if (x->a->m->nsizes > 0)
+    if (x->a->m->builtin.nsizes > 0)
         sb_printf(x->b, " <span class=\"quiet\">n = %d</span>", w->n);
     if (gpu && r->verdict != VERDICT_NONE)
         sb_printf(x->b, "<span class=\"verdict %s\">%s</span>", verdict_class(r->verdict), verdict_name(r->verdict));
@@ -366,7 +367,7 @@ static void sec_summary(html_ctx *x)
             first = false;
         }
         sb_add(x->b, ". ");
-        sb_html(x->b, x->a->m->gpu_skip_reason[0] ? x->a->m->gpu_skip_reason : x->a->wl[0].w->status_reason);
+        sb_html(x->b, x->a->m->builtin.gpu_skip_reason[0] ? x->a->m->builtin.gpu_skip_reason : x->a->wl[0].w->status_reason);
         sb_add(x->b, "</p>\n");
     }
     sb_add(x->b, "<div class=\"cards\">\n");

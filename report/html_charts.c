@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_view.h"
 #include "html_parts.h"
 #include "svg.h"
 
@@ -168,11 +169,17 @@ void html_ladder(html_ctx *x)
 #define TL_GAP 5.0
 #define TL_MAX_STREAMS 8
 
+/* The events the workload timelines draw: the workloads' own kernels, copies and API calls. */
 size_t html_timeline_events(const run_model *m)
 {
+    const event_list *e = &m->events;
     size_t n = 0;
-    for (int i = 0; i < m->nworkloads; i++)
-        n += m->workloads[i].nkernels + m->workloads[i].ncopies + m->workloads[i].napis;
+    for (size_t i = 0; i < e->nkernels; i++)
+        n += e->kernels[i].region != 0;
+    for (size_t i = 0; i < e->ncopies; i++)
+        n += e->copies[i].region != 0;
+    for (size_t i = 0; i < e->napis; i++)
+        n += e->apis[i].region != 0;
     return n;
 }
 
@@ -339,19 +346,19 @@ static void kernel_run_add(strbuf *b, const tscale *s, const workload_metrics *r
     *run = (kernel_run){k, 1, k->end_ns, ms, ms, ms};
 }
 
-static void span_of(const workload_run *w, int64_t *lo, int64_t *hi)
+static void span_of(const workload_run *w, const event_view *ev, int64_t *lo, int64_t *hi)
 {
     *lo = INT64_MAX;
     *hi = INT64_MIN;
 #define WIDEN(a, b) do { if ((a) < *lo) *lo = (a); if ((b) > *hi) *hi = (b); } while (0)
     for (int i = 0; i < w->nphases; i++)
         WIDEN(w->phases[i].start_ns, w->phases[i].end_ns);
-    for (size_t i = 0; i < w->nkernels; i++)
-        WIDEN(w->kernels[i].start_ns, w->kernels[i].end_ns);
-    for (size_t i = 0; i < w->ncopies; i++)
-        WIDEN(w->copies[i].start_ns, w->copies[i].end_ns);
-    for (size_t i = 0; i < w->napis; i++)
-        WIDEN(w->apis[i].start_ns, w->apis[i].end_ns);
+    for (size_t i = 0; i < ev->nkernels; i++)
+        WIDEN(ev->kernels[i]->start_ns, ev->kernels[i]->end_ns);
+    for (size_t i = 0; i < ev->ncopies; i++)
+        WIDEN(ev->copies[i]->start_ns, ev->copies[i]->end_ns);
+    for (size_t i = 0; i < ev->napis; i++)
+        WIDEN(ev->apis[i]->start_ns, ev->apis[i]->end_ns);
 #undef WIDEN
 }
 
@@ -364,13 +371,13 @@ static void run_overview(html_ctx *x)
     strbuf *b = x->b;
     tscale s = {.lo = 0, .hi = 0, .x0 = TL_X0, .x1 = TL_X1};
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (int i = 0; i < m->ntool_phases; i++) {
-        lo = m->tool_phases[i].start_ns < lo ? m->tool_phases[i].start_ns : lo;
-        hi = m->tool_phases[i].end_ns > hi ? m->tool_phases[i].end_ns : hi;
+    for (int i = 0; i < m->builtin.ntool_phases; i++) {
+        lo = m->builtin.tool_phases[i].start_ns < lo ? m->builtin.tool_phases[i].start_ns : lo;
+        hi = m->builtin.tool_phases[i].end_ns > hi ? m->builtin.tool_phases[i].end_ns : hi;
     }
-    for (int i = 0; i < m->nworkloads; i++) {
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
         int64_t a, z;
-        span_of(&m->workloads[i], &a, &z);
+        span_of(&m->builtin.workloads[i], workload_events(x->a, &m->builtin.workloads[i]), &a, &z);
         lo = a < lo ? a : lo;
         hi = z > hi ? z : hi;
     }
@@ -385,16 +392,16 @@ static void run_overview(html_ctx *x)
     svg_open(b, CHART_W, h, "timeline", "The whole run: mmprof's phases, each workload and when the GPU was busy");
     time_axis(b, &s, h - 2);
     lane_label(b, y, TL_PHASE_H, "mmprof");
-    for (int i = 0; i < m->ntool_phases; i++)
-        labelled(b, &s, m->tool_phases[i].start_ns, m->tool_phases[i].end_ns, y, TL_PHASE_H, "ph tool",
-                 m->tool_phases[i].name, NULL);
+    for (int i = 0; i < m->builtin.ntool_phases; i++)
+        labelled(b, &s, m->builtin.tool_phases[i].start_ns, m->builtin.tool_phases[i].end_ns, y, TL_PHASE_H, "ph tool",
+                 m->builtin.tool_phases[i].name, NULL);
     y += TL_PHASE_H + TL_GAP;
     lane_label(b, y, TL_PHASE_H, "workloads");
     int number = 0;
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         int64_t a, z;
-        span_of(w, &a, &z);
+        span_of(w, workload_events(x->a, w), &a, &z);
         if (a >= z)
             continue;
         number++;
@@ -422,10 +429,10 @@ static void run_overview(html_ctx *x)
               "<span class=\"sw cpu\"></span>CPU workload <span class=\"sw gpu\"></span>GPU, pageable "
               "<span class=\"sw gpupin\"></span>GPU, pinned <span class=\"sw busy\"></span>GPU busy "
               "(kernels, copies, memsets)<ol class=\"spankey\">");
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         int64_t a, z;
-        span_of(w, &a, &z);
+        span_of(w, workload_events(x->a, w), &a, &z);
         if (a >= z)
             continue;
         char label[64];
@@ -460,8 +467,6 @@ static size_t add_spans(interval *iv, size_t n, const kernel_event *k, size_t nk
 static bool busy_lane(strbuf *b, const tscale *s, const run_model *m, double y)
 {
     size_t n = m->events.nkernels + m->events.ncopies + m->events.nmemsets;
-    for (int i = 0; i < m->nworkloads; i++)
-        n += m->workloads[i].nkernels + m->workloads[i].ncopies + m->workloads[i].nmemsets;
     if (n == 0)
         return true;
     interval *iv = malloc(n * sizeof *iv);
@@ -469,10 +474,6 @@ static bool busy_lane(strbuf *b, const tscale *s, const run_model *m, double y)
         return false;
     n = add_spans(iv, 0, m->events.kernels, m->events.nkernels, m->events.copies, m->events.ncopies,
                   m->events.memsets, m->events.nmemsets);
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
-        n = add_spans(iv, n, w->kernels, w->nkernels, w->copies, w->ncopies, w->memsets, w->nmemsets);
-    }
     qsort(iv, n, sizeof *iv, cmp_iv);
     int64_t unit = (int64_t)((double)(s->hi - s->lo) / (s->x1 - s->x0)) + 1;
     int64_t start = iv[0].start, end = iv[0].end, busy = 0, cursor = iv[0].start;
@@ -556,13 +557,13 @@ static void api_mark(strbuf *b, const tscale *s, const api_event *const *calls, 
     svg_rect(b, tx(s, calls[0]->start_ns), y, twidth(s, calls[0]->start_ns, end), TL_LANE_H, 1, "ev api", attr, tip);
 }
 
-static bool api_lane(strbuf *b, const tscale *s, const api_event *apis, size_t n, double y)
+static bool api_lane(strbuf *b, const tscale *s, const api_event *const *apis, size_t n, double y)
 {
     const api_event **calls = malloc(n * sizeof *calls);
     if (!calls)
         return false;
     for (size_t i = 0; i < n; i++)
-        calls[i] = &apis[i];
+        calls[i] = apis[i];
     qsort(calls, n, sizeof *calls, cmp_api_start);
     size_t first = 0;
     int64_t end = calls[0]->end_ns;
@@ -589,6 +590,7 @@ static bool api_lane(strbuf *b, const tscale *s, const api_event *apis, size_t n
 static void one_product(html_ctx *x, const workload_metrics *r)
 {
     const workload_run *w = r->w;
+    const event_view *ev = workload_events(x->a, w);
     strbuf *b = x->b;
     const phase *in = workload_find_phase(w, "copy-in"), *comp = workload_find_phase(w, "compute"),
                 *out = workload_find_phase(w, "copy-out");
@@ -598,8 +600,8 @@ static void one_product(html_ctx *x, const workload_metrics *r)
     /* The compute phase's products, in order; the one nearest the median. */
     size_t first = 0, best = SIZE_MAX, seen = 0;
     double best_d = 0, sum = 0;
-    for (size_t i = 0; i < w->nkernels; i++) {
-        const kernel_event *k = &w->kernels[i];
+    for (size_t i = 0; i < ev->nkernels; i++) {
+        const kernel_event *k = ev->kernels[i];
         if (k->start_ns < comp->start_ns || k->start_ns > comp->end_ns)
             continue;
         if (seen % (size_t)kpp == 0) {
@@ -616,8 +618,8 @@ static void one_product(html_ctx *x, const workload_metrics *r)
         return;
     /* Offsets: H2D from the first copy-in copy; kernels after the last H2D; D2H after the product. */
     int64_t h2d0 = INT64_MAX, h2d1 = 0, d2h0 = INT64_MAX;
-    for (size_t i = 0; i < w->ncopies; i++) {
-        const copy_event *c = &w->copies[i];
+    for (size_t i = 0; i < ev->ncopies; i++) {
+        const copy_event *c = ev->copies[i];
         if (c->dir == COPY_H2D && c->start_ns >= in->start_ns && c->start_ns <= in->end_ns) {
             h2d0 = c->start_ns < h2d0 ? c->start_ns : h2d0;
             h2d1 = c->end_ns > h2d1 ? c->end_ns : h2d1;
@@ -627,16 +629,16 @@ static void one_product(html_ctx *x, const workload_metrics *r)
     }
     if (h2d0 == INT64_MAX || d2h0 == INT64_MAX)
         return;
-    int64_t kshift = (h2d1 - h2d0) - (w->kernels[best].start_ns), kend = 0;
+    int64_t kshift = (h2d1 - h2d0) - (ev->kernels[best]->start_ns), kend = 0;
     size_t seen_k = 0;
-    for (size_t i = best; i < w->nkernels && seen_k < (size_t)kpp; i++)
-        if (w->kernels[i].start_ns >= comp->start_ns && w->kernels[i].start_ns <= comp->end_ns) {
+    for (size_t i = best; i < ev->nkernels && seen_k < (size_t)kpp; i++)
+        if (ev->kernels[i]->start_ns >= comp->start_ns && ev->kernels[i]->start_ns <= comp->end_ns) {
             seen_k++;
-            kend = w->kernels[i].end_ns + kshift > kend ? w->kernels[i].end_ns + kshift : kend;
+            kend = ev->kernels[i]->end_ns + kshift > kend ? ev->kernels[i]->end_ns + kshift : kend;
         }
     int64_t dshift = kend - d2h0, total = kend;
-    for (size_t i = 0; i < w->ncopies; i++) {
-        const copy_event *c = &w->copies[i];
+    for (size_t i = 0; i < ev->ncopies; i++) {
+        const copy_event *c = ev->copies[i];
         if (c->dir == COPY_D2H && c->start_ns >= out->start_ns && c->start_ns <= out->end_ns)
             total = c->end_ns + dshift > total ? c->end_ns + dshift : total;
     }
@@ -650,8 +652,8 @@ static void one_product(html_ctx *x, const workload_metrics *r)
     timeline_open(b, &s, h, "One product of", w->name);
     double y = 18;
     lane_label(b, y, TL_LANE_H, "H2D");
-    for (size_t i = 0; i < w->ncopies; i++) {
-        copy_event c = w->copies[i];
+    for (size_t i = 0; i < ev->ncopies; i++) {
+        copy_event c = *ev->copies[i];
         if (c.dir != COPY_H2D || c.start_ns < in->start_ns || c.start_ns > in->end_ns)
             continue;
         c.start_ns -= h2d0;
@@ -661,8 +663,8 @@ static void one_product(html_ctx *x, const workload_metrics *r)
     y += TL_LANE_H + TL_GAP;
     lane_label(b, y, TL_LANE_H, "kernels");
     seen_k = 0;
-    for (size_t i = best; i < w->nkernels && seen_k < (size_t)kpp; i++) {
-        kernel_event k = w->kernels[i];
+    for (size_t i = best; i < ev->nkernels && seen_k < (size_t)kpp; i++) {
+        kernel_event k = *ev->kernels[i];
         if (k.start_ns < comp->start_ns || k.start_ns > comp->end_ns)
             continue;
         seen_k++;
@@ -672,8 +674,8 @@ static void one_product(html_ctx *x, const workload_metrics *r)
     }
     y += TL_LANE_H + TL_GAP;
     lane_label(b, y, TL_LANE_H, "D2H");
-    for (size_t i = 0; i < w->ncopies; i++) {
-        copy_event c = w->copies[i];
+    for (size_t i = 0; i < ev->ncopies; i++) {
+        copy_event c = *ev->copies[i];
         if (c.dir != COPY_D2H || c.start_ns < out->start_ns || c.start_ns > out->end_ns)
             continue;
         c.start_ns += dshift;
@@ -687,35 +689,36 @@ static void one_product(html_ctx *x, const workload_metrics *r)
 static void workload_timeline(html_ctx *x, const workload_metrics *r)
 {
     const workload_run *w = r->w;
+    const event_view *ev = workload_events(x->a, w);
     strbuf *b = x->b;
     tscale s = {.x0 = TL_X0, .x1 = TL_X1};
-    span_of(w, &s.lo, &s.hi);
+    span_of(w, ev, &s.lo, &s.hi);
     if (s.lo >= s.hi)
         return;
     uint32_t streams[TL_MAX_STREAMS];
     int nstreams = 0;
     bool other_copies = false;
-    for (size_t i = 0; i < w->nkernels; i++) {
+    for (size_t i = 0; i < ev->nkernels; i++) {
         bool seen = false;
         for (int j = 0; j < nstreams; j++)
-            seen |= streams[j] == w->kernels[i].stream;
+            seen |= streams[j] == ev->kernels[i]->stream;
         if (!seen && nstreams < TL_MAX_STREAMS)
-            streams[nstreams++] = w->kernels[i].stream;
+            streams[nstreams++] = ev->kernels[i]->stream;
     }
-    for (size_t i = 0; i < w->ncopies; i++)
-        other_copies |= w->copies[i].dir != COPY_H2D && w->copies[i].dir != COPY_D2H;
+    for (size_t i = 0; i < ev->ncopies; i++)
+        other_copies |= ev->copies[i]->dir != COPY_H2D && ev->copies[i]->dir != COPY_D2H;
     bool gpu = w->needs_gpu;
     int lanes = gpu ? 2 + (nstreams > 0 ? nstreams : 1) + other_copies : 0;
-    lanes += w->napis > 0;
+    lanes += ev->napis > 0;
     double h = 18 + TL_PHASE_H + TL_GAP + lanes * (TL_LANE_H + TL_GAP) + 2;
 
     sb_add(b, "<figure class=\"tl\"><figcaption>");
     html_workload_label(x, w);
     sb_printf(b, " <span class=\"quiet\">%.1f ms span", (double)(s.hi - s.lo) / 1e6);
     if (gpu)
-        sb_printf(b, " &middot; %zu kernels &middot; %zu copies", w->nkernels, w->ncopies);
-    if (w->napis)
-        sb_printf(b, " &middot; %zu API calls", w->napis);
+        sb_printf(b, " &middot; %zu kernels &middot; %zu copies", ev->nkernels, ev->ncopies);
+    if (ev->napis)
+        sb_printf(b, " &middot; %zu API calls", ev->napis);
     if (gpu && r->busy_pct.ok)
         sb_printf(b, " &middot; GPU busy %.1f%% of copy-in, compute and copy-out", r->busy_pct.v);
     sb_printf(b, " &middot; timed by %s</span></figcaption>\n", timing_source_name(w->timing));
@@ -731,9 +734,9 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
     y += TL_PHASE_H + TL_GAP;
     if (gpu) {
         lane_label(b, y, TL_LANE_H, "H2D");
-        for (size_t i = 0; i < w->ncopies; i++)
-            if (w->copies[i].dir == COPY_H2D)
-                copy_mark(b, &s, &w->copies[i], y, false);
+        for (size_t i = 0; i < ev->ncopies; i++)
+            if (ev->copies[i]->dir == COPY_H2D)
+                copy_mark(b, &s, ev->copies[i], y, false);
         y += TL_LANE_H + TL_GAP;
         int klanes = nstreams > 0 ? nstreams : 1;
         for (int l = 0; l < klanes; l++) {
@@ -744,35 +747,35 @@ static void workload_timeline(html_ctx *x, const workload_metrics *r)
                 snprintf(name, sizeof name, "kernels");
             lane_label(b, y, TL_LANE_H, name);
             kernel_run run = {0};
-            for (size_t i = 0; i < w->nkernels; i++) {
+            for (size_t i = 0; i < ev->nkernels; i++) {
                 int lane = klanes - 1; /* streams past the last lane share it */
                 for (int j = 0; j < nstreams; j++)
-                    if (streams[j] == w->kernels[i].stream) {
+                    if (streams[j] == ev->kernels[i]->stream) {
                         lane = j;
                         break;
                     }
                 if (lane == l)
-                    kernel_run_add(b, &s, r, &run, &w->kernels[i], y);
+                    kernel_run_add(b, &s, r, &run, ev->kernels[i], y);
             }
             kernel_run_flush(b, &s, r, &run, y);
             y += TL_LANE_H + TL_GAP;
         }
         lane_label(b, y, TL_LANE_H, "D2H");
-        for (size_t i = 0; i < w->ncopies; i++)
-            if (w->copies[i].dir == COPY_D2H)
-                copy_mark(b, &s, &w->copies[i], y, false);
+        for (size_t i = 0; i < ev->ncopies; i++)
+            if (ev->copies[i]->dir == COPY_D2H)
+                copy_mark(b, &s, ev->copies[i], y, false);
         y += TL_LANE_H + TL_GAP;
         if (other_copies) {
             lane_label(b, y, TL_LANE_H, "other copies");
-            for (size_t i = 0; i < w->ncopies; i++)
-                if (w->copies[i].dir != COPY_H2D && w->copies[i].dir != COPY_D2H)
-                    copy_mark(b, &s, &w->copies[i], y, false);
+            for (size_t i = 0; i < ev->ncopies; i++)
+                if (ev->copies[i]->dir != COPY_H2D && ev->copies[i]->dir != COPY_D2H)
+                    copy_mark(b, &s, ev->copies[i], y, false);
             y += TL_LANE_H + TL_GAP;
         }
     }
-    if (w->napis > 0) {
+    if (ev->napis > 0) {
         lane_label(b, y, TL_LANE_H, "CUDA API");
-        if (!api_lane(b, &s, w->apis, w->napis, y))
+        if (!api_lane(b, &s, ev->apis, ev->napis, y))
             b->oom = true;
     }
     svg_close(b);

@@ -82,7 +82,7 @@ static void workloads(html_ctx *x, const devices_analysis *d)
 static void peers(html_ctx *x, const devices_analysis *d)
 {
     strbuf *b = x->b;
-    const multi_gpu_info *g = &x->a->m->multi;
+    const multi_gpu_info *g = &x->a->m->builtin.multi;
     sb_add(b, "<h3>Peer copies between GPUs</h3>\n");
     if (d->npeers == 0) {
         sb_add(b, "<p class=\"lede\"><span class=\"na\">n/a</span>: ");
@@ -123,7 +123,7 @@ static void peers(html_ctx *x, const devices_analysis *d)
 void html_devices(html_ctx *x)
 {
     devices_analysis d;
-    if (x->a->m->multi.ndevices == 0 || !devices_analyze(x->a, &d))
+    if (x->a->m->builtin.multi.ndevices == 0 || !devices_analyze(x->a, &d))
         return;
     strbuf *b = x->b;
     sb_add(b, "<section id=\"devices\">\n<h2>GPUs: each alone, then all at once</h2>\n<p class=\"answer\"><strong>");

@@ -38,7 +38,7 @@ static bool point_of(const workload_metrics *r, double *x, double *y)
 /* One point per workload at the run's size (a sweep's first): its ladder row. */
 static bool plotted(const run_model *m, const workload_metrics *r)
 {
-    return r->w->needs_gpu && r->ladder_row && r->w->ncounters > 0 && r->w->n == m->n;
+    return r->w->needs_gpu && r->ladder_row && r->w->ncounters > 0 && r->w->n == m->builtin.n;
 }
 
 /* A bandwidth ceiling, TFLOP/s = GB/s x FLOP/B / 1000, from the left edge to where it meets the
@@ -136,18 +136,18 @@ static void launch_table(html_ctx *x)
     strbuf *b = x->b;
     if (m->nlaunch_counters == 0) {
         sb_add(b, "<p class=\"quiet\">Hardware counters: n/a (");
-        sb_html(b, m->counters_why[0] ? m->counters_why : "no launch was profiled");
+        sb_html(b, m->counters.why[0] ? m->counters.why : "no launch was profiled");
         sb_add(b, ").</p>\n");
         return;
     }
     sb_printf(b, "<p class=\"legend\">%d profiled launch%s", m->nlaunch_counters, m->nlaunch_counters == 1 ? "" : "es");
-    if (m->counter_kernels[0]) {
+    if (m->counters.kernels[0]) {
         sb_add(b, " of kernels matching <code>");
-        sb_html(b, m->counter_kernels);
+        sb_html(b, m->counters.kernels);
         sb_add(b, "</code>");
     }
-    if (m->counter_max > 0)
-        sb_printf(b, " (at most %ld)", m->counter_max);
+    if (m->counters.max > 0)
+        sb_printf(b, " (at most %ld)", m->counters.max);
     sb_add(b, ", each replayed within its launch once per counter pass (kernel replay), with Nsight Compute's metrics. "
               "<span class=\"quiet\">No roofline: DRAM bytes written are n/a under kernel replay (its memory restore is "
               "counted in them), so no arithmetic intensity. Durations are the counter pass's.</span></p>\n");
@@ -186,7 +186,7 @@ static void launch_table(html_ctx *x)
 
 void html_roofline(html_ctx *x)
 {
-    if (x->a->m->source == SOURCE_PROFILE && x->a->m->counters) {
+    if (x->a->m->source == SOURCE_PROFILE && x->a->m->counters.asked) {
         launch_table(x);
         return;
     }
@@ -195,14 +195,14 @@ void html_roofline(html_ctx *x)
     const analysis *a = x->a;
     const run_model *m = a->m;
     strbuf *b = x->b;
-    if (!m->counters) {
+    if (!m->counters.asked) {
         sb_add(b, "<p class=\"quiet\">Hardware counters were not read in this run: <code>mmprof --counters</code> "
                   "adds each kernel's occupancy, throughput, DRAM bytes and FLOPs, and this chart.</p>\n");
         return;
     }
-    if (m->counters_why[0]) {
+    if (m->counters.why[0]) {
         sb_add(b, "<p class=\"quiet\">Hardware counters: n/a (");
-        sb_html(b, m->counters_why);
+        sb_html(b, m->counters.why);
         sb_add(b, ").</p>\n");
         return;
     }

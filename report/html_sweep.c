@@ -251,13 +251,13 @@ void html_sweep(html_ctx *x)
 
 void html_run_sizes(strbuf *b, const run_model *m)
 {
-    int lo = m->n, hi = m->n;
-    for (int i = 0; i < m->nsizes; i++) {
-        lo = m->sizes[i] < lo ? m->sizes[i] : lo;
-        hi = m->sizes[i] > hi ? m->sizes[i] : hi;
+    int lo = m->builtin.n, hi = m->builtin.n;
+    for (int i = 0; i < m->builtin.nsizes; i++) {
+        lo = m->builtin.sizes[i] < lo ? m->builtin.sizes[i] : lo;
+        hi = m->builtin.sizes[i] > hi ? m->builtin.sizes[i] : hi;
     }
-    if (m->nsizes > 0)
-        sb_printf(b, "n = %d to %d (%d sizes)", lo, hi, m->nsizes);
+    if (m->builtin.nsizes > 0)
+        sb_printf(b, "n = %d to %d (%d sizes)", lo, hi, m->builtin.nsizes);
     else
-        sb_printf(b, "n = %d", m->n);
+        sb_printf(b, "n = %d", m->builtin.n);
 }

@@ -1,13 +1,15 @@
-/* JSON output: model_to_json's tree with the derived figures added beside the raw ones. The
- * reader (model_from_json) ignores "metrics" and "analysis" and recomputes them, so a run file
- * always renders with the current analysis. */
+/* JSON output: the run file (model_write) with the derived figures added beside the raw ones.
+ * The reader (model_from_json) ignores "summary", "metrics" and "analysis" and recomputes them, so
+ * a run file always renders with the current analysis. */
 #include "json_report.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices.h"
 #include "model_json.h"
+#include "json_writer.h"
 #include "strbuf.h"
 
 typedef struct {
@@ -313,7 +315,7 @@ static bool device_row(cJSON *arr, const metric_table *t, const void *row, int d
 static bool devices_json(cJSON *an, const analysis *a)
 {
     devices_analysis d;
-    if (a->m->multi.ndevices == 0)
+    if (a->m->builtin.multi.ndevices == 0)
         return true;
     if (!devices_analyze(a, &d))
         return false;
@@ -410,95 +412,76 @@ static bool analysis_json(cJSON *root, const analysis *a)
 
 /* "summary": the findings, heaviest first, as the first member of the document: what to read
  * before anything else. Each has its kind, sentence and deciding figure with its unit. */
-static bool summary_json(cJSON *root, const analysis *a)
+static cJSON *summary_json(const analysis *a)
 {
     cJSON *arr = cJSON_CreateArray();
-    if (!arr || !cJSON_AddItemToObject(root, "summary", arr)) {
-        cJSON_Delete(arr);
-        return false;
-    }
-    cJSON_DetachItemViaPointer(root, arr);
-    if (!cJSON_InsertItemInArray(root, 0, arr)) {
-        cJSON_Delete(arr);
-        return false;
-    }
-    for (int i = 0; i < a->nsummary; i++) {
+    for (int i = 0; arr && i < a->nsummary; i++) {
         const finding *f = &a->summary[i];
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(arr, o))
-            return cJSON_Delete(o), false;
+        if (!o || !cJSON_AddItemToArray(arr, o)) {
+            cJSON_Delete(o);
+            cJSON_Delete(arr);
+            return NULL;
+        }
         if (!cJSON_AddStringToObject(o, "kind", finding_kind_name(f->kind)) ||
             !cJSON_AddStringToObject(o, "text", f->text) || !cJSON_AddNumberToObject(o, "value", f->figure.v) ||
-            !cJSON_AddStringToObject(o, "unit", f->unit) || !cJSON_AddNumberToObject(o, "weight", f->weight))
-            return false;
+            !cJSON_AddStringToObject(o, "unit", f->unit) || !cJSON_AddNumberToObject(o, "weight", f->weight)) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
     }
-    return true;
+    return arr;
 }
 
-/* ---------- printing in parts ----------
- * A run's whole tree is about 3.6 times its text: built at once, it was most of the memory
- * `mmprof report --json` needed. The document is printed in parts instead: everything but the
- * workloads (with an empty "workloads" array), then each workload, its tree built, printed and let
- * go in turn, and the parts spliced. cJSON_Print indents by depth with tabs and separates array
- * elements with ", ", so a workload printed on its own, two tabs added after each newline (a
- * string holds no raw newline), reads exactly as it would inside the whole document. */
-static cJSON *build_head(const void *ctx)
+/* Each workload of the run file gets its figures ("metrics") beside its raw facts. */
+static bool workload_hook(cJSON *o, int i, void *ctx)
 {
     const analysis *a = ctx;
-    run_model head = *a->m;
-    head.nworkloads = 0;
-    cJSON *root = model_to_json(&head);
-    return root && analysis_json(root, a) && summary_json(root, a) ? root : NULL;
+    return i < a->nwl && workload_metrics_json(o, &a->wl[i]);
 }
 
-typedef struct {
-    const workload_metrics *r;
-    int64_t epoch_ns;
-} workload_part;
-
-static cJSON *build_workload(const void *ctx)
+/* "analysis": its members one by one, the regions' figures one region a line. */
+static bool write_analysis(json_writer *w, const analysis *a)
 {
-    const workload_part *p = ctx;
-    cJSON *w = model_workload_to_json(p->r->w, p->epoch_ns);
-    return w && workload_metrics_json(w, p->r) ? w : NULL;
+    cJSON *holder = cJSON_CreateObject();
+    if (!holder || !analysis_json(holder, a)) {
+        cJSON_Delete(holder);
+        return false;
+    }
+    cJSON *an = cJSON_DetachItemFromObject(holder, "analysis");
+    cJSON_Delete(holder);
+    bool ok = an && jw_open_object(w, "analysis");
+    while (ok && an->child) {
+        cJSON *item = cJSON_DetachItemViaPointer(an, an->child);
+        if (strcmp(item->string, "regions") == 0 && cJSON_IsArray(item)) {
+            ok = jw_open_array(w, "regions");
+            while (ok && item->child)
+                ok = jw_element(w, cJSON_DetachItemViaPointer(item, item->child));
+            ok = ok && jw_close(w);
+            cJSON_Delete(item);
+        } else {
+            char key[64];
+            snprintf(key, sizeof key, "%s", item->string);
+            ok = jw_member(w, key, item);
+        }
+    }
+    cJSON_Delete(an);
+    return ok && jw_close(w);
 }
 
+/* The run file with the figures beside the raw facts: the summary first, then the model's
+ * members (each workload with its metrics), then the analysis. Written a member or an element
+ * at a time (json_writer.h), so memory stays near the text's size. */
 char *render_json(const analysis *a)
 {
-    static const char anchor[] = "\n\t\"workloads\":\t[]";
-    char *head = json_print_built(build_head, a);
-    char *at = head ? strstr(head, anchor) : NULL;
-    if (!at) {
-        free(head);
-        return NULL;
-    }
-    size_t split = (size_t)(at - head) + sizeof anchor - 2; /* just past the '[' */
     strbuf b;
     sb_init(&b);
-    sb_addn(&b, head, split);
-    for (int i = 0; i < a->nwl && !b.oom; i++) {
-        workload_part part = {&a->wl[i], a->m->epoch_ns};
-        char *w = json_print_built(build_workload, &part);
-        if (!w) {
-            b.oom = true;
-            break;
-        }
-        if (i > 0)
-            sb_add(&b, ", ");
-        for (const char *p = w, *nl; *p; p = nl + 1) {
-            nl = strchr(p, '\n');
-            if (!nl) {
-                sb_add(&b, p);
-                break;
-            }
-            sb_addn(&b, p, (size_t)(nl - p));
-            sb_add(&b, "\n\t\t");
-        }
-        free(w);
-    }
-    sb_add(&b, head + split);
-    free(head);
-    if (b.oom) {
+    json_writer w;
+    jw_text(&w, &b);
+    model_write_hooks hooks = {workload_hook, (void *)a};
+    bool ok = jw_member(&w, "summary", summary_json(a)) && model_write(a->m, &w, &hooks) && write_analysis(&w, a);
+    ok = jw_end(&w, NULL) && ok;
+    if (!ok) {
         sb_free(&b);
         return NULL;
     }

@@ -34,22 +34,22 @@ static void header(ctx *x, const analysis *a)
     if (m->source == SOURCE_BUILTIN)
     {
         char sizes[64] = "";
-        int lo = m->n, hi = m->n;
-        for (int i = 0; i < m->nsizes; i++) {
-            lo = m->sizes[i] < lo ? m->sizes[i] : lo;
-            hi = m->sizes[i] > hi ? m->sizes[i] : hi;
+        int lo = m->builtin.n, hi = m->builtin.n;
+        for (int i = 0; i < m->builtin.nsizes; i++) {
+            lo = m->builtin.sizes[i] < lo ? m->builtin.sizes[i] : lo;
+            hi = m->builtin.sizes[i] > hi ? m->builtin.sizes[i] : hi;
         }
-        if (m->nsizes > 0)
-            snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->nsizes);
+        if (m->builtin.nsizes > 0)
+            snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->builtin.nsizes);
         char line[256];
         snprintf(line, sizeof line, "C = A x B, n = %d%s, FP32 row-major, seed %llu, %s", lo, sizes,
-                 (unsigned long long)m->seed, m->started_at);
+                 (unsigned long long)m->builtin.seed, m->started_at);
         fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
         wrapped(x, 9 + (int)strlen(m->tool_version), line);
-        if (m->max_noise_pct > 0)
-            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->max_noise_pct,
-                    m->max_time_s, m->cold_l2 ? "; L2 flushed before each timed launch" : "");
-        else if (m->cold_l2)
+        if (m->builtin.max_noise_pct > 0)
+            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->builtin.max_noise_pct,
+                    m->builtin.max_time_s, m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
+        else if (m->builtin.cold_l2)
             fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
     }
     else {
@@ -93,19 +93,20 @@ static void header(ctx *x, const analysis *a)
         return;
     }
     const host_info *h = &m->host;
+    const blas_info *l = &m->builtin.blas;
     char line[640];
     snprintf(line, sizeof line, "%s, %d logical cores%s, %s", h->cpu_model, h->logical_cores,
              h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
     fputs("Host    ", x->out);
     wrapped(x, 8, line);
     /* The library's path on a line of its own: wrapped after "threads," it left a dangling comma. */
-    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads", h->blas_version[0] ? h->blas_version : "?",
-             h->blas_core[0] ? h->blas_core : "?", h->blas_threads);
+    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads", l->version[0] ? l->version : "?",
+             l->core[0] ? l->core : "?", l->threads);
     fputs("BLAS    ", x->out);
     wrapped(x, 8, line);
-    if (h->blas_library[0]) {
+    if (l->library[0]) {
         fputs("        ", x->out);
-        wrapped(x, 8, h->blas_library);
+        wrapped(x, 8, l->library);
     }
     const collection_info *ci = &m->collection;
     if (ci->source == TIMING_CUPTI)
@@ -123,7 +124,7 @@ static void header(ctx *x, const analysis *a)
 /* In a sweep, a line naming the size before the first row of each size. */
 static void size_heading(ctx *x, const analysis *a, const workload_run *w, int *last_n)
 {
-    if (a->m->nsizes > 0 && w->n != *last_n)
+    if (a->m->builtin.nsizes > 0 && w->n != *last_n)
         fprintf(x->out, "%sn = %d%s\n", c(x, BOLD), w->n, c(x, RESET));
     *last_n = w->n;
 }
@@ -321,7 +322,7 @@ static void ladder_table(ctx *x, const analysis *a)
     fprintf(x->out, "\n%sLadder%s  %%cuBLAS = cuBLAS's kernel time over this one's, same precision; "
                     "occupancy of the main kernel\n", c(x, BOLD), c(x, RESET));
     /* With counters, the achieved occupancy and the bound follow (the theoretical figures stay). */
-    bool ctr = a->m->counters && !a->m->counters_why[0];
+    bool ctr = a->m->counters.asked && !a->m->counters.why[0];
     fprintf(x->out, "%s%-17s %-4s %8s %6s %8s %-21s %5s %6s %s%s%s\n", c(x, DIM), "workload", "prec", "TFLOP/s",
             "%peak", "%cuBLAS", "", "occ%", "blk/SM", "limited by", ctr ? "  ach.occ% bound" : "", c(x, RESET));
     int last_n = 0;
@@ -370,14 +371,14 @@ static void ladder_table(ctx *x, const analysis *a)
 static void tool_time(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->ntool_phases == 0)
+    if (m->builtin.ntool_phases == 0)
         return;
     fprintf(x->out, "\n%smmprof's own time%s ", c(x, BOLD), c(x, RESET));
     int col = 18;
-    for (int i = 0; i < m->ntool_phases; i++) {
+    for (int i = 0; i < m->builtin.ntool_phases; i++) {
         char item[64];
-        snprintf(item, sizeof item, "%s %.0f ms", m->tool_phases[i].name,
-                 (double)(m->tool_phases[i].end_ns - m->tool_phases[i].start_ns) / 1e6);
+        snprintf(item, sizeof item, "%s %.0f ms", m->builtin.tool_phases[i].name,
+                 (double)(m->builtin.tool_phases[i].end_ns - m->builtin.tool_phases[i].start_ns) / 1e6);
         if (i > 0) {
             fputs(",", x->out);
             col++;

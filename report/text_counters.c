@@ -22,10 +22,10 @@ static void launch_counters(ctx *x, const run_model *m)
 {
     char head[400];
     int at = snprintf(head, sizeof head, "%d launch%s", m->nlaunch_counters, m->nlaunch_counters == 1 ? "" : "es");
-    if (m->counter_kernels[0])
-        at += snprintf(head + at, sizeof head - (size_t)at, " of kernels matching /%.60s/", m->counter_kernels);
-    if (m->counter_max > 0)
-        at += snprintf(head + at, sizeof head - (size_t)at, " (at most %ld)", m->counter_max);
+    if (m->counters.kernels[0])
+        at += snprintf(head + at, sizeof head - (size_t)at, " of kernels matching /%.60s/", m->counters.kernels);
+    if (m->counters.max > 0)
+        at += snprintf(head + at, sizeof head - (size_t)at, " (at most %ld)", m->counters.max);
     snprintf(head + at, sizeof head - (size_t)at,
              ", each replayed within its launch once per counter pass (kernel replay); Nsight Compute's metrics. "
              "DRAM bytes written: n/a (the replay's memory restore is counted in them)");
@@ -57,25 +57,25 @@ static void launch_counters(ctx *x, const run_model *m)
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (!m->counters)
+    if (!m->counters.asked)
         return;
     if (m->source == SOURCE_PROFILE) {
         fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
         if (m->nlaunch_counters == 0)
-            wrapped(x, 20, m->counters_why[0] ? m->counters_why : "no launch was profiled");
+            wrapped(x, 20, m->counters.why[0] ? m->counters.why : "no launch was profiled");
         else
             launch_counters(x, m);
         return;
     }
     fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
-    if (m->counters_why[0]) {
-        wrapped(x, 20, m->counters_why);
+    if (m->counters.why[0]) {
+        wrapped(x, 20, m->counters.why);
         return;
     }
     char head[240];
     snprintf(head, sizeof head, "a pass after the timed launches, each kernel replayed for each of %d passes, "
                                 "DRAM bytes from one more launch after an L2 flush; Nsight Compute's metrics; bytes "
-                                "and FLOPs per product", m->counter_passes);
+                                "and FLOPs per product", m->counters.passes);
     wrapped(x, 20, head);
     fprintf(x->out, "%s%-17s %6s %5s %5s %8s %8s %5s %5s %6s %7s %6s %s%s\n", c(x, DIM), "workload", "occ%", "SM%",
             "mem%", "DRAM rd", "DRAM wr", "L1%", "L2%", "tensor", "TFLOP/s", "FLOP/B", "bound by", c(x, RESET));

@@ -53,7 +53,7 @@ static void tflops(ctx *x, const devices_analysis *d)
 
 static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
 {
-    const multi_gpu_info *g = &m->multi;
+    const multi_gpu_info *g = &m->builtin.multi;
     if (d->npeers == 0) {
         fprintf(x->out, "\n%sPeer copies%s  n/a: %s\n", c(x, BOLD), c(x, RESET), d->peer_why);
         return;
@@ -89,7 +89,7 @@ static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
 void text_devices(ctx *x, const analysis *a)
 {
     devices_analysis d;
-    if (a->m->multi.ndevices == 0 || !devices_analyze(a, &d))
+    if (a->m->builtin.multi.ndevices == 0 || !devices_analyze(a, &d))
         return;
     passes(x, &d);
     tflops(x, &d);

@@ -85,5 +85,5 @@ void text_sweep(ctx *x, const analysis *a)
     wrapped(x, 7, line);
     fputc('\n', x->out);
     per_size(x, s);
-    tflops_table(x, s, a->m->max_noise_pct);
+    tflops_table(x, s, a->m->builtin.max_noise_pct);
 }

@@ -240,19 +240,29 @@ static void add_copy(trace *t, const workload_run *w, const copy_event *c)
     link_last(t, FLOW_TO, c->pid, c->correlation);
 }
 
-/* Events outside every workload (an import's, a profiled program's, a built-in run's records
- * between workloads) and the NVTX ranges and annotations of the timeline, each range on a thread
- * of its own per host thread. */
+/* The built-in workload that owns events of region g (its figures), or NULL. */
+static const workload_metrics *owner_of(const analysis *a, int g)
+{
+    int w = g > 0 && g < a->m->nregions ? a->m->regions[g].workload : -1;
+    return w >= 0 && w < a->nwl ? &a->wl[w] : NULL;
+}
+
+/* Every event of the store (a built-in workload's with its workload's figures) and the NVTX
+ * ranges and annotations of the timeline, each range on a thread of its own per host thread. */
 static void gather_run(trace *t)
 {
     const run_model *m = t->a->m;
     const event_list *e = &m->events;
-    for (size_t i = 0; i < e->napis; i++)
-        add_api(t, NULL, &e->apis[i]);
+    for (size_t i = 0; i < e->napis; i++) {
+        const workload_metrics *r = owner_of(t->a, e->apis[i].region);
+        add_api(t, r ? r->w : NULL, &e->apis[i]);
+    }
     for (size_t i = 0; i < e->nkernels; i++)
-        add_kernel(t, NULL, &e->kernels[i]);
-    for (size_t i = 0; i < e->ncopies; i++)
-        add_copy(t, NULL, &e->copies[i]);
+        add_kernel(t, owner_of(t->a, e->kernels[i].region), &e->kernels[i]);
+    for (size_t i = 0; i < e->ncopies; i++) {
+        const workload_metrics *r = owner_of(t->a, e->copies[i].region);
+        add_copy(t, r ? r->w : NULL, &e->copies[i]);
+    }
     for (int i = 0; i < m->nregions; i++) {
         const region *rg = &m->regions[i];
         if (rg->kind != REGION_NVTX && rg->kind != REGION_ANNOTATION)
@@ -296,12 +306,6 @@ static void gather_workload(trace *t, const workload_metrics *r)
         sb_add(&args, "}");
         add(t, wt, w->phases[i].start_ns, w->phases[i].end_ns, w->phases[i].name, "nvtx", &args);
     }
-    for (size_t i = 0; i < w->napis; i++)
-        add_api(t, w, &w->apis[i]);
-    for (size_t i = 0; i < w->nkernels; i++)
-        add_kernel(t, r, &w->kernels[i]);
-    for (size_t i = 0; i < w->ncopies; i++)
-        add_copy(t, w, &w->copies[i]);
 }
 
 static int cmp_event(const void *pa, const void *pb)
@@ -590,7 +594,7 @@ static void write_doc(trace *t, strbuf *b)
     sb_json(b, m->command_line ? m->command_line : "");
     sb_add(b, "\",\"started_at\":\"");
     sb_json(b, m->started_at);
-    sb_printf(b, "\",\"n\":%d,\"time_origin\":\"the run's start; times in microseconds\"}}\n", m->n);
+    sb_printf(b, "\",\"n\":%d,\"time_origin\":\"the run's start; times in microseconds\"}}\n", m->builtin.n);
 }
 
 /* Tids: the host's threads in key order, then each GPU's; each lane its own tid. */
@@ -610,11 +614,11 @@ char *render_trace(const analysis *a)
     t.a = a;
     const run_model *m = a->m;
     int tool = thread_of(&t, HOST_PID, T_TOOL, "mmprof (NVTX)");
-    for (int i = 0; i < m->ntool_phases; i++) {
+    for (int i = 0; i < m->builtin.ntool_phases; i++) {
         strbuf args;
         args_open(&args, NULL);
         sb_add(&args, "}");
-        add(&t, tool, m->tool_phases[i].start_ns, m->tool_phases[i].end_ns, m->tool_phases[i].name, "nvtx", &args);
+        add(&t, tool, m->builtin.tool_phases[i].start_ns, m->builtin.tool_phases[i].end_ns, m->builtin.tool_phases[i].name, "nvtx", &args);
     }
     for (int i = 0; i < a->nwl && !t.oom; i++)
         gather_workload(&t, &a->wl[i]);

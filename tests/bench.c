@@ -106,9 +106,9 @@ static void throughput(const char *size)
 
 static double median_product_ms(const run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        if (m->workloads[i].needs_gpu && m->workloads[i].nproduct_ms > 0)
-            return median_of(m->workloads[i].product_ms, m->workloads[i].nproduct_ms);
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (m->builtin.workloads[i].needs_gpu && m->builtin.workloads[i].nproduct_ms > 0)
+            return median_of(m->builtin.workloads[i].product_ms, m->builtin.workloads[i].nproduct_ms);
     return NAN;
 }
 
@@ -213,12 +213,12 @@ static void wall_time(void)
     printf("\nWall time of `mmprof --size 2048` (every workload, both memory kinds, JSON written): "
            "median %.2f s (%.2f..%.2f, 3 runs; target 3 s)\n", median_of(walls, 3), lo, hi);
     printf("  where the last run's time went:");
-    for (int i = 0; i < m.ntool_phases; i++)
-        printf(" %s %.0f ms,", m.tool_phases[i].name,
-               (double)(m.tool_phases[i].end_ns - m.tool_phases[i].start_ns) / 1e6);
+    for (int i = 0; i < m.builtin.ntool_phases; i++)
+        printf(" %s %.0f ms,", m.builtin.tool_phases[i].name,
+               (double)(m.builtin.tool_phases[i].end_ns - m.builtin.tool_phases[i].start_ns) / 1e6);
     double wl = 0;
-    for (int i = 0; i < m.nworkloads; i++) {
-        const workload_run *w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        const workload_run *w = &m.builtin.workloads[i];
         if (w->nphases > 0)
             wl += (double)(w->phases[w->nphases - 1].end_ns - w->phases[0].start_ns) / 1e6;
     }
@@ -232,11 +232,11 @@ static double counter_ms(const run_model *m, double *init_ms)
 {
     double total = 0;
     *init_ms = 0;
-    for (int i = 0; i < m->ntool_phases; i++)
-        if (strcmp(m->tool_phases[i].name, "counters-init") == 0)
-            *init_ms = (double)(m->tool_phases[i].end_ns - m->tool_phases[i].start_ns) / 1e6;
-    for (int i = 0; i < m->nworkloads; i++) {
-        const phase *p = workload_find_phase(&m->workloads[i], "counters");
+    for (int i = 0; i < m->builtin.ntool_phases; i++)
+        if (strcmp(m->builtin.tool_phases[i].name, "counters-init") == 0)
+            *init_ms = (double)(m->builtin.tool_phases[i].end_ns - m->builtin.tool_phases[i].start_ns) / 1e6;
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const phase *p = workload_find_phase(&m->builtin.workloads[i], "counters");
         if (p)
             total += (double)(p->end_ns - p->start_ns) / 1e6;
     }
@@ -257,17 +257,17 @@ static void counter_cost(const char *size)
     }
     double init_ms = 0, pass_ms = counter_ms(&with, &init_ms);
     printf("\nCounter pass at n = %s (--counters, pinned, every workload): %s%s\n", size,
-           with.counters_why[0] ? "n/a: " : "", with.counters_why);
+           with.counters.why[0] ? "n/a: " : "", with.counters.why);
     printf("  wall %.2f s with, %.2f s without: +%.2f s; counter phases %.0f ms + set-up %.0f ms; %d passes per kernel\n",
-           wall_with, wall_without, wall_with - wall_without, pass_ms, init_ms, with.counter_passes);
+           wall_with, wall_without, wall_with - wall_without, pass_ms, init_ms, with.counters.passes);
     printf("  %-18s %10s %12s %12s\n", "workload", "pass ms", "kernel ms", "without");
     analysis a, b;
     bool have_a = analyze(&with, &a), have_b = have_a && analyze(&without, &b);
     if (have_a && !have_b)
         analysis_free(&a);
     if (have_b) {
-        for (int i = 0; i < with.nworkloads; i++) {
-            const workload_run *w = &with.workloads[i];
+        for (int i = 0; i < with.builtin.nworkloads; i++) {
+            const workload_run *w = &with.builtin.workloads[i];
             const phase *p = workload_find_phase(w, "counters");
             const workload_metrics *o = find(&b, w->name);
             if (!w->needs_gpu)

@@ -37,7 +37,7 @@ static void make_big_run(const char *path, int copies)
     assert_non_null(root);
     static const char *const arrays[] = {"kernels", "copies", "api_calls"};
     cJSON *w;
-    cJSON_ArrayForEach(w, cJSON_GetObjectItem(root, "workloads"))
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "workloads"))
     {
         for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
             cJSON *arr = cJSON_GetObjectItem(w, arrays[k]);

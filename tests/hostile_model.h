@@ -34,11 +34,11 @@ static inline void hostile_model(run_model *m)
     model_init(m);
     const int64_t t0 = 1000000000000LL;
     m->epoch_ns = t0;
-    m->n = 64;
+    m->builtin.n = 64;
     m->command_line = strdup(HOSTILE_COMMAND);
     copy_str(m->started_at, sizeof m->started_at, "2026-01-02T03:04:05Z");
     copy_str(m->host.cpu_model, sizeof m->host.cpu_model, "CPU <&> \"x\"");
-    copy_str(m->host.blas_library, sizeof m->host.blas_library, "/opt/<lib>/libopenblas&.so");
+    copy_str(m->builtin.blas.library, sizeof m->builtin.blas.library, "/opt/<lib>/libopenblas&.so");
     m->host.logical_cores = 2;
     m->collection.source = TIMING_CUPTI;
     m->devices = calloc(1, sizeof *m->devices);
@@ -58,8 +58,8 @@ static inline void hostile_model(run_model *m)
     d->smem_per_block_optin = 232448;
     d->reserved_smem_per_block = 1024;
     model_add_warning(m, "%s", HOSTILE_WARNING);
-    m->tool_phases[0] = (phase){"cuda-init", t0, t0 + 1000000};
-    m->ntool_phases = 1;
+    m->builtin.tool_phases[0] = (phase){"cuda-init", t0, t0 + 1000000};
+    m->builtin.ntool_phases = 1;
 
     workload_run *cpu = model_add_workload(m);
     copy_str(cpu->name, sizeof cpu->name, "cpu-openblas");
@@ -108,6 +108,7 @@ static inline void hostile_model(run_model *m)
     api_event a = {.name = (char *)HOSTILE_API, .start_ns = s + 90000, .end_ns = s + 99000, .thread = 1,
                    .correlation = 10};
     workload_add_api(w, &a);
+    model_finish_regions(m, "mmprof run"); /* the regions, and the workload's events into the store */
 }
 
 #endif

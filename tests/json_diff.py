@@ -21,6 +21,58 @@ import sys
 RENAMES = []
 
 
+def migrate_v2(d):
+    """A schema_version 2 document laid out as version 3 writes it, values untouched: the
+    built-in run's settings, BLAS, tool phases, workloads and peer matrix under "builtin", the
+    counters' settings under "counters", and each workload's events in the one event store after
+    the run's own, owned by the workload's region (as the reader adopts them)."""
+    if d.get("schema_version") != 2:
+        return d
+    out = {}
+    cfg = d.get("config", {})
+    host = d.get("host", {})
+    counters = {}
+    for old, new in (("counters", "asked"), ("counter_passes", "passes"), ("counters_why", "why"),
+                     ("counter_kernels", "kernels"), ("counter_max", "max")):
+        if old in cfg:
+            counters[new] = cfg.pop(old)
+    if "launch_counters" in d:
+        counters["asked"] = True
+    regions = d.get("regions", [])
+    events = d.get("events", {})
+    for i, w in enumerate(d.get("workloads", [])):
+        owner = next((g for g, r in enumerate(regions) if r.get("kind") == "workload" and r.get("workload") == i), 0)
+        w["region"] = owner if owner else -1
+        for old, new in (("kernels", "kernels"), ("copies", "copies"), ("memsets", "memsets"),
+                         ("api_calls", "apis"), ("syncs", "syncs")):
+            for e in w.pop(old, []):
+                if owner:
+                    e["region"] = owner
+                events.setdefault(new, []).append(e)
+    for k, v in d.items():
+        if k in ("config", "host", "gpu_skip_reason", "tool_phases", "workloads", "multi_gpu", "events"):
+            continue
+        out[k] = v
+    out["schema_version"] = 3
+    if d.get("source") == "builtin":
+        b = {"config": cfg, "blas": {k[5:]: host.pop(k) for k in list(host) if k.startswith("blas_")},
+             "gpu_skip_reason": d.get("gpu_skip_reason"), "tool_phases": d.get("tool_phases"),
+             "workloads": d.get("workloads")}
+        if "multi_gpu" in d:
+            b["multi_gpu"] = d["multi_gpu"]
+        out["builtin"] = b
+    if d.get("source") in ("builtin", "profile") or any(v for k, v in host.items() if not k.startswith("blas_")):
+        out["host"] = {k: v for k, v in host.items() if not k.startswith("blas_")}
+    if counters.get("asked"):
+        counters.setdefault("passes", None)
+        counters.setdefault("why", None)
+        counters.setdefault("kernels", "")
+        counters.setdefault("max", None)
+        out["counters"] = counters
+    out["events"] = events
+    return out
+
+
 def flatten(v, path, out):
     if isinstance(v, dict):
         if not v:
@@ -79,7 +131,7 @@ def main():
             total += 1
             continue
         a, b = {}, {}
-        flatten(json.load(open(po)), "", a)
+        flatten(migrate_v2(json.load(open(po))), "", a)
         flatten(json.load(open(pn)), "", b)
         a = {rename(k): v for k, v in a.items()}
         diffs = []

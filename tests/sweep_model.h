@@ -80,12 +80,12 @@ static inline void sweep_model(run_model *m)
     const int64_t t0 = 1000000000000LL;
     int64_t t = t0 + 1000;
     m->epoch_ns = t0;
-    m->n = sweep_n[0];
+    m->builtin.n = sweep_n[0];
     for (int k = 0; k < SWEEP_SIZES; k++)
-        m->sizes[k] = sweep_n[k];
-    m->nsizes = SWEEP_SIZES;
-    m->max_noise_pct = 0.5;
-    m->max_time_s = 0.5;
+        m->builtin.sizes[k] = sweep_n[k];
+    m->builtin.nsizes = SWEEP_SIZES;
+    m->builtin.max_noise_pct = 0.5;
+    m->builtin.max_time_s = 0.5;
     m->command_line = strdup("mmprof --sizes 256,512,1024,2048");
     copy_str(m->started_at, sizeof m->started_at, "2026-01-02T03:04:05Z");
     m->collection.source = TIMING_CUPTI;

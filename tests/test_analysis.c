@@ -54,15 +54,19 @@ static int cmp_kernel_start(const void *a, const void *b)
 }
 
 /* The compute phase's kernels, in time order. */
-static kernel_event *compute_kernels(const workload_run *w, int *count)
+static kernel_event *compute_kernels(const run_model *m, const workload_run *w, int *count)
 {
     const phase *c = find_phase(w, "compute");
-    kernel_event *k = malloc((w->nkernels + 1) * sizeof *k);
+    event_list ev = owned_events(m, w);
+    kernel_event *k = malloc((ev.nkernels + 1) * sizeof *k);
     assert_non_null(k);
     int n = 0;
-    for (size_t i = 0; i < w->nkernels; i++)
-        if (w->kernels[i].start_ns >= c->start_ns && w->kernels[i].start_ns <= c->end_ns)
-            k[n++] = w->kernels[i];
+    for (size_t i = 0; i < ev.nkernels; i++)
+        if (ev.kernels[i].start_ns >= c->start_ns && ev.kernels[i].start_ns <= c->end_ns) {
+            k[n] = ev.kernels[i];
+            k[n++].name = NULL; /* the copy's name goes with ev */
+        }
+    events_clear(&ev);
     qsort(k, (size_t)n, sizeof *k, cmp_kernel_start);
     *count = n;
     return k;
@@ -70,10 +74,10 @@ static kernel_event *compute_kernels(const workload_run *w, int *count)
 
 /* One product's kernel time: the median over products of the summed kernel durations, a
  * product being repeat-th of the compute phase's kernels. */
-static double product_kernel_ms(const workload_run *w, int *per_product)
+static double product_kernel_ms(const run_model *m, const workload_run *w, int *per_product)
 {
     int n;
-    kernel_event *k = compute_kernels(w, &n);
+    kernel_event *k = compute_kernels(m, w, &n);
     assert_true(w->repeat > 0 && n % w->repeat == 0);
     int kpp = n / w->repeat;
     double *sums = calloc((size_t)w->repeat, sizeof *sums);
@@ -89,15 +93,17 @@ static double product_kernel_ms(const workload_run *w, int *per_product)
 
 typedef struct { double ms, bytes; int count; } copy_sum;
 
-static copy_sum copies_of(const workload_run *w, copy_dir dir)
+static copy_sum copies_of(const run_model *m, const workload_run *w, copy_dir dir)
 {
     copy_sum s = {0, 0, 0};
-    for (size_t i = 0; i < w->ncopies; i++)
-        if (w->copies[i].dir == dir) {
-            s.ms += (double)(w->copies[i].end_ns - w->copies[i].start_ns) / 1e6;
-            s.bytes += (double)w->copies[i].bytes;
+    event_list ev = owned_events(m, w);
+    for (size_t i = 0; i < ev.ncopies; i++)
+        if (ev.copies[i].dir == dir) {
+            s.ms += (double)(ev.copies[i].end_ns - ev.copies[i].start_ns) / 1e6;
+            s.bytes += (double)ev.copies[i].bytes;
             s.count++;
         }
+    events_clear(&ev);
     return s;
 }
 
@@ -109,16 +115,18 @@ static int cmp_interval(const void *a, const void *b)
 
 /* Busy time of kernels and copies inside the copy-in, compute and copy-out phases, by merging
  * sorted intervals clipped to each phase, and the largest idle stretch in any of them. */
-static void busy_of(const workload_run *w, double *busy_pct, double *gap_ms)
+static void busy_of(const run_model *m, const workload_run *w, double *busy_pct, double *gap_ms)
 {
-    size_t n = w->nkernels + w->ncopies;
+    event_list ev = owned_events(m, w);
+    size_t n = ev.nkernels + ev.ncopies;
     interval *iv = malloc(n * sizeof *iv);
     assert_non_null(iv);
     size_t k = 0;
-    for (size_t i = 0; i < w->nkernels; i++)
-        iv[k++] = (interval){w->kernels[i].start_ns, w->kernels[i].end_ns};
-    for (size_t i = 0; i < w->ncopies; i++)
-        iv[k++] = (interval){w->copies[i].start_ns, w->copies[i].end_ns};
+    for (size_t i = 0; i < ev.nkernels; i++)
+        iv[k++] = (interval){ev.kernels[i].start_ns, ev.kernels[i].end_ns};
+    for (size_t i = 0; i < ev.ncopies; i++)
+        iv[k++] = (interval){ev.copies[i].start_ns, ev.copies[i].end_ns};
+    events_clear(&ev);
     qsort(iv, n, sizeof *iv, cmp_interval);
     static const char *const phases[] = {"copy-in", "compute", "copy-out"};
     int64_t busy = 0, gap = 0, span = 0;
@@ -153,9 +161,9 @@ static void busy_of(const workload_run *w, double *busy_pct, double *gap_ms)
 
 static const workload_run *find_workload(const run_model *m, const char *name, mem_kind mem)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        if (strcmp(m->workloads[i].name, name) == 0 && (!m->workloads[i].needs_gpu || m->workloads[i].host_memory == mem))
-            return &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (strcmp(m->builtin.workloads[i].name, name) == 0 && (!m->builtin.workloads[i].needs_gpu || m->builtin.workloads[i].host_memory == mem))
+            return &m->builtin.workloads[i];
     return NULL;
 }
 
@@ -255,20 +263,20 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
     print_message("%s\n", label);
 
     int kpp;
-    double kernel = product_kernel_ms(w, &kpp);
+    double kernel = product_kernel_ms(m, w, &kpp);
     assert_true(r->kernel_ms.ok);
     assert_close(r->kernel_ms.v, kernel, REL);
     assert_int_equal(r->kernels_per_product, kpp);
 
-    copy_sum h2d = copies_of(w, COPY_H2D), d2h = copies_of(w, COPY_D2H);
+    copy_sum h2d = copies_of(m, w, COPY_H2D), d2h = copies_of(m, w, COPY_D2H);
     assert_true(h2d.count > 0 && d2h.count > 0);
     assert_close(r->h2d_ms.v, h2d.ms, REL);
     assert_close(r->h2d_bytes.v, h2d.bytes, REL);
     assert_close(r->h2d_gbps.v, h2d.bytes / (h2d.ms * 1e-3) / 1e9, REL);
     assert_close(r->d2h_gbps.v, d2h.bytes / (d2h.ms * 1e-3) / 1e9, REL);
     /* Two n x n float inputs in, one out. */
-    assert_close(h2d.bytes, 2.0 * m->n * m->n * sizeof(float), 0);
-    assert_close(d2h.bytes, 1.0 * m->n * m->n * sizeof(float), 0);
+    assert_close(h2d.bytes, 2.0 * m->builtin.n * m->builtin.n * sizeof(float), 0);
+    assert_close(d2h.bytes, 1.0 * m->builtin.n * m->builtin.n * sizeof(float), 0);
     assert_close(r->h2d_link_pct.v, 100 * r->h2d_gbps.v / a->peaks[w->device].link_gbps.v, REL);
 
     double copy = h2d.ms + d2h.ms;
@@ -276,7 +284,7 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
     assert_close(r->copy_compute_ratio.v, copy / kernel, REL);
     assert_close(r->e2e_ms.v, copy + kernel, REL);
 
-    double flops = 2.0 * m->n * m->n * m->n;
+    double flops = 2.0 * m->builtin.n * m->builtin.n * m->builtin.n;
     assert_close(r->tflops.v, flops / (kernel * 1e-3) / 1e12, REL);
     assert_close(r->tflops_e2e.v, flops / ((copy + kernel) * 1e-3) / 1e12, REL);
     if (w->prec == PREC_TF32) {
@@ -289,7 +297,7 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
     }
 
     double busy, gap;
-    busy_of(w, &busy, &gap);
+    busy_of(m, w, &busy, &gap);
     assert_true(r->busy_pct.ok);
     assert_true(r->busy_pct.v > 0 && r->busy_pct.v <= 100);
     assert_close(r->busy_pct.v, busy, REL);
@@ -314,7 +322,7 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
     const workload_run *lib = find_workload(m, w->prec == PREC_TF32 ? "cublas-tf32" : "cublas-sgemm", w->host_memory);
     if (lib) {
         int lib_kpp;
-        assert_close(r->vs_cublas_pct.v, 100 * product_kernel_ms(lib, &lib_kpp) / kernel, REL);
+        assert_close(r->vs_cublas_pct.v, 100 * product_kernel_ms(m, lib, &lib_kpp) / kernel, REL);
     } else {
         assert_false(r->vs_cublas_pct.ok);
         assert_non_null(strstr(r->vs_cublas_pct.why, "did not run"));
@@ -331,7 +339,9 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
     int launches = 0;
     for (int k = 0; k < r->nkernels; k++)
         launches += r->kernels[k].launches;
-    assert_int_equal(launches, w->nkernels);
+    event_list ev = owned_events(m, w);
+    assert_int_equal(launches, ev.nkernels);
+    events_clear(&ev);
     return r->verdict;
 }
 
@@ -342,11 +352,11 @@ static void check_recorded_run(const char *path, int verdicts[4])
     load_run(path, &m);
     analysis a;
     assert_true(analyze(&m, &a));
-    assert_int_equal(a.nwl, m.nworkloads);
+    assert_int_equal(a.nwl, m.builtin.nworkloads);
     double best_h2d = 0;
     for (int i = 0; i < a.nwl; i++) {
         const workload_metrics *r = &a.wl[i];
-        assert_ptr_equal(r->w, &m.workloads[i]);
+        assert_ptr_equal(r->w, &m.builtin.workloads[i]);
         assert_int_equal(r->w->status, WL_OK);
         if (r->w->needs_gpu) {
             verdicts[check_gpu_workload(&m, &a, r)]++;
@@ -356,7 +366,7 @@ static void check_recorded_run(const char *path, int verdicts[4])
         /* The CPU workload: its own clock's products, no copies and no GPU figures. */
         double cpu = median(r->w->product_ms, r->w->nproduct_ms);
         assert_close(r->kernel_ms.v, cpu, REL);
-        assert_close(r->tflops.v, 2.0 * m.n * m.n * m.n / (cpu * 1e-3) / 1e12, REL);
+        assert_close(r->tflops.v, 2.0 * m.builtin.n * m.builtin.n * m.builtin.n / (cpu * 1e-3) / 1e12, REL);
         assert_close(r->speedup.v, 1.0, REL);
         assert_false(r->h2d_gbps.ok);
         assert_false(r->copy_compute_ratio.ok);
@@ -409,8 +419,8 @@ static void warnings_of_the_recorded_runs(void **state)
     assert_int_equal(a.nwarnings, 1);
     /* Speedups exist exactly when the CPU baseline ran. */
     bool cpu_ran = false;
-    for (int i = 0; i < m.nworkloads; i++)
-        cpu_ran |= strcmp(m.workloads[i].name, "cpu-openblas") == 0 && m.workloads[i].status == WL_OK;
+    for (int i = 0; i < m.builtin.nworkloads; i++)
+        cpu_ran |= strcmp(m.builtin.workloads[i].name, "cpu-openblas") == 0 && m.builtin.workloads[i].status == WL_OK;
     for (int i = 0; i < a.nwl; i++) {
         assert_int_equal(a.wl[i].speedup.ok, cpu_ran && a.wl[i].kernel_ms.ok);
         if (!cpu_ran)
@@ -436,12 +446,12 @@ static void sample_kernel_summaries(void **state)
         assert_int_equal(r->nkernels, 1);
         const kernel_summary *s = &r->kernels[0];
         int n;
-        kernel_event *k = compute_kernels(r->w, &n);
+        kernel_event *k = compute_kernels(&m, r->w, &n);
         double *d = malloc((size_t)n * sizeof *d);
         for (int j = 0; j < n; j++)
             d[j] = (double)(k[j].end_ns - k[j].start_ns) / 1e6;
         assert_close(s->median_ms.v, median(d, n), REL);
-        assert_close(s->tflops.v, 2.0 * m.n * m.n * m.n / (s->median_ms.v * 1e-3) / 1e12, REL);
+        assert_close(s->tflops.v, 2.0 * m.builtin.n * m.builtin.n * m.builtin.n / (s->median_ms.v * 1e-3) / 1e12, REL);
         free(d);
         free(k);
         assert_true(s->occupancy_pct.ok);
@@ -525,7 +535,8 @@ static void display_names(void **state)
     load_sample(&m);
     const workload_run *w = find_workload(&m, "cublas-sgemm", MEM_PINNED);
     assert_non_null(w);
-    const char *mangled = w->kernels[0].name;
+    event_list ev = owned_events(&m, w);
+    const char *mangled = ev.kernels[0].name;
     assert_true(strncmp(mangled, "_Z", 2) == 0);
     char buf[256];
     /* _ZN7cutlass7Kernel2I43cutlass_80_simt_sgemm_256x128_8x4_nn_align1EEvNT_6ParamsE reads
@@ -535,6 +546,7 @@ static void display_names(void **state)
     char small[8];
     kernel_display_name(mangled, small, sizeof small);
     assert_string_equal(small, "cutlass");
+    events_clear(&ev);
     model_free(&m);
 
     /* A template function with pointer parameters: arguments go, template arguments stay. */
@@ -563,11 +575,12 @@ static void analyze_sample_with(void (*spoil)(run_model *), analysis *a, run_mod
     assert_all_metrics_sane(a);
 }
 
-static void core_prescott(run_model *m) { copy_str(m->host.blas_core, sizeof m->host.blas_core, "Prescott"); }
-static void core_cooperlake(run_model *m) { copy_str(m->host.blas_core, sizeof m->host.blas_core, "Cooperlake"); }
+static void set_core(run_model *m, const char *core) { copy_str(m->builtin.blas.core, sizeof m->builtin.blas.core, core); }
+static void core_prescott(run_model *m) { set_core(m, "Prescott"); }
+static void core_cooperlake(run_model *m) { set_core(m, "Cooperlake"); }
 static void core_core2_avx2(run_model *m)
 {
-    copy_str(m->host.blas_core, sizeof m->host.blas_core, "CORE2");
+    set_core(m, "CORE2");
     m->host.has_avx512f = false;
 }
 static void core_prescott_no_avx(run_model *m)
@@ -608,9 +621,9 @@ static void generic_blas_core_warns(void **state)
 /* The run the synthetic cases change: cuda-naive from pageable memory, wherever it sits. */
 static workload_run *second(run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        if (strcmp(m->workloads[i].name, "cuda-naive") == 0 && m->workloads[i].host_memory == MEM_PAGEABLE)
-            return &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (strcmp(m->builtin.workloads[i].name, "cuda-naive") == 0 && m->builtin.workloads[i].host_memory == MEM_PAGEABLE)
+            return &m->builtin.workloads[i];
     fail_msg("the sample has no cuda-naive (pageable) run");
     return NULL;
 }
@@ -650,7 +663,7 @@ static void failed_verification_warns(void **state)
     assert_string_equal(label, "cuda-naive (pageable)");
     assert_true(has_warning(&a, "cuda-naive (pageable) failed verification", "0.003"));
     /* A result that did not verify gets no verdict. */
-    assert_int_equal(a.wl[second(&m) - m.workloads].verdict, VERDICT_NONE);
+    assert_int_equal(a.wl[second(&m) - m.builtin.workloads].verdict, VERDICT_NONE);
     analysis_free(&a);
     model_free(&m);
 
@@ -665,7 +678,7 @@ static void failed_verification_warns(void **state)
 
     analyze_sample_with(error_status, &a, &m);
     assert_true(has_warning(&a, "cuda-naive (pageable) did not complete", "cudaMalloc: out of memory"));
-    assert_int_equal(a.wl[second(&m) - m.workloads].verdict, VERDICT_NONE);
+    assert_int_equal(a.wl[second(&m) - m.builtin.workloads].verdict, VERDICT_NONE);
     analysis_free(&a);
     model_free(&m);
 }
@@ -675,7 +688,7 @@ static void collection_trouble(run_model *m)
 {
     m->collection.dropped = 12;
     m->collection.lost_timestamps = 3;
-    copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, "no GPU here");
+    copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, "no GPU here");
 }
 
 static void other_warnings(void **state)
@@ -702,12 +715,14 @@ static void lose_a_kernel(run_model *m)
 {
     workload_run *w = second(m);
     const phase *c = find_phase(w, "compute");
-    for (size_t i = 0; i < w->nkernels; i++)
-        if (w->kernels[i].start_ns >= c->start_ns && w->kernels[i].start_ns <= c->end_ns) {
-            w->kernels[i].start_ns = c->end_ns + 1;
-            w->kernels[i].end_ns = c->end_ns + 2;
+    for (size_t i = 0; i < m->events.nkernels; i++) {
+        kernel_event *k = &m->events.kernels[i];
+        if (k->region == w->region && k->start_ns >= c->start_ns && k->start_ns <= c->end_ns) {
+            k->start_ns = c->end_ns + 1;
+            k->end_ns = c->end_ns + 2;
             break;
         }
+    }
 }
 
 static void ungroupable_kernels_are_na(void **state)
@@ -716,7 +731,7 @@ static void ungroupable_kernels_are_na(void **state)
     run_model m;
     analysis a;
     analyze_sample_with(lose_a_kernel, &a, &m);
-    const workload_metrics *r = &a.wl[second(&m) - m.workloads];
+    const workload_metrics *r = &a.wl[second(&m) - m.builtin.workloads];
     assert_false(r->kernel_ms.ok);
     assert_non_null(strstr(r->kernel_ms.why, "cannot group"));
     /* Everything built on it is n/a with the same reason, and no verdict is given. */
@@ -733,8 +748,8 @@ static void ungroupable_kernels_are_na(void **state)
 /* A long idle stretch after the copies, with copies shorter than the product. */
 static void idle_tail(run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++) {
-        workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        workload_run *w = &m->builtin.workloads[i];
         if (strcmp(w->name, "cuda-naive") != 0 || w->host_memory != MEM_PINNED)
             continue;
         for (int p = 0; p < w->nphases; p++)
@@ -750,9 +765,9 @@ static void idle_bound_verdict(void **state)
     analysis a;
     analyze_sample_with(idle_tail, &a, &m);
     const workload_run *w = find_workload(&m, "cuda-naive", MEM_PINNED);
-    const workload_metrics *r = &a.wl[w - m.workloads];
+    const workload_metrics *r = &a.wl[w - m.builtin.workloads];
     double busy, gap;
-    busy_of(w, &busy, &gap);
+    busy_of(&m, w, &busy, &gap);
     assert_true(busy < 60);
     assert_true(r->copy_ms.v < r->kernel_ms.v);
     assert_int_equal(r->verdict, VERDICT_IDLE_BOUND);

@@ -201,9 +201,13 @@ static size_t recorded_events(void)
 {
     run_model m;
     load_sample(&m);
-    size_t n = 0;
-    for (int i = 0; i < m.nworkloads; i++)
-        n += m.workloads[i].nkernels + m.workloads[i].ncopies + m.workloads[i].napis;
+    size_t n = 0; /* the workloads' own kernels, copies and API calls */
+    for (size_t i = 0; i < m.events.nkernels; i++)
+        n += m.events.kernels[i].region != 0;
+    for (size_t i = 0; i < m.events.ncopies; i++)
+        n += m.events.copies[i].region != 0;
+    for (size_t i = 0; i < m.events.napis; i++)
+        n += m.events.apis[i].region != 0;
     model_free(&m);
     return n;
 }

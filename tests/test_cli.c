@@ -576,11 +576,11 @@ static void run_then_report_same_text(void **state)
     char err[512];
     if (!model_read_file(json, &m, err, sizeof err))
         fail_msg("%s", err);
-    assert_int_equal(m.n, 64);
-    assert_int_equal(m.seed, 7);
-    assert_int_equal(m.nworkloads, 1);
-    assert_string_equal(m.workloads[0].name, "cpu-openblas");
-    assert_int_equal(m.workloads[0].status, WL_OK);
+    assert_int_equal(m.builtin.n, 64);
+    assert_int_equal(m.builtin.seed, 7);
+    assert_int_equal(m.builtin.nworkloads, 1);
+    assert_string_equal(m.builtin.workloads[0].name, "cpu-openblas");
+    assert_int_equal(m.builtin.workloads[0].status, WL_OK);
     model_free(&m);
     /* An ordinary file: readable by others, not mkstemp's 0600. */
     struct stat st;

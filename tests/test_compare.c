@@ -107,11 +107,11 @@ static void sample_against_itself(void **state)
 
 static workload_run *workload_of(run_model *m, const char *label)
 {
-    for (int i = 0; i < m->nworkloads; i++) {
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
         char l[64];
-        workload_label(&m->workloads[i], l, sizeof l);
+        workload_label(&m->builtin.workloads[i], l, sizeof l);
         if (strcmp(l, label) == 0)
-            return &m->workloads[i];
+            return &m->builtin.workloads[i];
     }
     fail_msg("no workload %s", label);
     return NULL;
@@ -121,9 +121,10 @@ static workload_run *workload_of(run_model *m, const char *label)
 static void stretch_kernels(run_model *m, const char *label, double factor)
 {
     workload_run *w = workload_of(m, label);
-    for (size_t k = 0; k < w->nkernels; k++) {
-        kernel_event *e = &w->kernels[k];
-        e->end_ns = e->start_ns + llround((double)(e->end_ns - e->start_ns) * factor);
+    for (size_t k = 0; k < m->events.nkernels; k++) {
+        kernel_event *e = &m->events.kernels[k];
+        if (e->region == w->region)
+            e->end_ns = e->start_ns + llround((double)(e->end_ns - e->start_ns) * factor);
     }
 }
 
@@ -219,9 +220,9 @@ static void renamed_workload_unmatched(void **state)
     run_model b, n;
     load_sample(&b);
     load_sample(&n);
-    for (int i = 0; i < n.nworkloads; i++)
-        if (strcmp(n.workloads[i].name, "cuda-naive") == 0)
-            snprintf(n.workloads[i].name, sizeof n.workloads[i].name, "cuda-naive2");
+    for (int i = 0; i < n.builtin.nworkloads; i++)
+        if (strcmp(n.builtin.workloads[i].name, "cuda-naive") == 0)
+            snprintf(n.builtin.workloads[i].name, sizeof n.builtin.workloads[i].name, "cuda-naive2");
     analysis ab, an;
     analyse(&b, &ab);
     analyse(&n, &an);
@@ -252,9 +253,9 @@ static void sweep_matched_by_size(void **state)
     run_model b, n;
     load_sample(&b);
     load_sample(&n);
-    n.nsizes = 2;
-    n.sizes[0] = 2048;
-    n.sizes[1] = 4096;
+    n.builtin.nsizes = 2;
+    n.builtin.sizes[0] = 2048;
+    n.builtin.sizes[1] = 4096;
     workload_of(&n, "cuda-naive (pinned)")->n = 4096;
     workload_of(&b, "cuda-tiled (pinned)")->noise_pct = 3.25;
     analysis ab, an;
@@ -300,20 +301,27 @@ static char *sample_copy(const char *dir, const char *name, void (*edit)(cJSON *
     return path;
 }
 
-/* cuda-tiled (pinned)'s kernels 10% longer, in the file. */
+/* cuda-tiled (pinned)'s kernels (those its region owns) 10% longer, in the file. */
 static void slow_tiled(cJSON *root)
 {
     cJSON *w;
-    cJSON_ArrayForEach(w, cJSON_GetObjectItem(root, "workloads")) {
-        if (strcmp(cJSON_GetObjectItem(w, "name")->valuestring, "cuda-tiled") != 0 ||
-            strcmp(cJSON_GetObjectItem(w, "host_memory")->valuestring, "pinned") != 0)
+    double region = -1;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "workloads"))
+        if (strcmp(cJSON_GetObjectItem(w, "name")->valuestring, "cuda-tiled") == 0 &&
+            strcmp(cJSON_GetObjectItem(w, "host_memory")->valuestring, "pinned") == 0)
+            region = cJSON_GetObjectItem(w, "region")->valuedouble;
+    assert_true(region > 0);
+    cJSON *k;
+    int slowed = 0;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "kernels")) {
+        const cJSON *g = cJSON_GetObjectItem(k, "region");
+        if (!g || g->valuedouble != region)
             continue;
-        cJSON *k;
-        cJSON_ArrayForEach(k, cJSON_GetObjectItem(w, "kernels")) {
-            double s = cJSON_GetObjectItem(k, "start_ns")->valuedouble, e = cJSON_GetObjectItem(k, "end_ns")->valuedouble;
-            cJSON_SetNumberValue(cJSON_GetObjectItem(k, "end_ns"), s + round((e - s) * 1.1));
-        }
+        double s = cJSON_GetObjectItem(k, "start_ns")->valuedouble, e = cJSON_GetObjectItem(k, "end_ns")->valuedouble;
+        cJSON_SetNumberValue(cJSON_GetObjectItem(k, "end_ns"), s + round((e - s) * 1.1));
+        slowed++;
     }
+    assert_true(slowed > 0);
 }
 
 static void other_gpu(cJSON *root)
@@ -423,15 +431,15 @@ static void binary_pairs_with_warnings(void **state)
     assert_non_null(strstr(r.err, "different devices: BASE 'NVIDIA H200', NEW 'NVIDIA H100 80GB HBM3'"));
     cmd_free(&r);
 
-    /* The sample is schema_version 1; mmprof report writes it again as version 2. */
+    /* The sample is schema_version 1; mmprof report writes it again as version 3. */
     char *v2 = path_in(dir, "v2.json");
     const char *rep[] = {mmprof_bin(), "report", V1_SAMPLE, "-q", "--json", v2, NULL};
     r = run_argv(rep, NULL);
     expect_status(&r, 0, "report --json");
     cmd_free(&r);
     r = compare((const char *const[]){V1_SAMPLE, v2, "--threshold", "0", NULL});
-    expect_status(&r, 0, "version 1 against version 2");
-    assert_non_null(strstr(r.err, "BASE is schema_version 1, NEW 2"));
+    expect_status(&r, 0, "version 1 against version 3");
+    assert_non_null(strstr(r.err, "BASE is schema_version 1, NEW 3"));
     assert_non_null(strstr(r.out, " 0 slower/worse, 0 faster/better, 0 changed,"));
     cmd_free(&r);
     free(h100);

@@ -46,7 +46,7 @@ static int unload(void **state)
 /* The raw counter `key` of kernel k of workload i, from the file itself; NaN for null. */
 static double raw_counter(int i, int k, const char *key)
 {
-    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(raw, "workloads"), i);
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(raw, "builtin"), "workloads"), i);
     const cJSON *kern = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(w, "counters"), "kernels"), k);
     const cJSON *v = cJSON_GetObjectItem(kern, key);
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
@@ -54,7 +54,7 @@ static double raw_counter(int i, int k, const char *key)
 
 static int raw_nkernels(int i)
 {
-    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(raw, "workloads"), i);
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(raw, "builtin"), "workloads"), i);
     return cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(w, "counters"), "kernels"));
 }
 
@@ -62,12 +62,12 @@ static int raw_nkernels(int i)
 static void sample_has_counters(void **state)
 {
     (void)state;
-    assert_true(sample.counters);
-    assert_string_equal(sample.counters_why, "");
-    assert_true(sample.counter_passes > 0);
+    assert_true(sample.counters.asked);
+    assert_string_equal(sample.counters.why, "");
+    assert_true(sample.counters.passes > 0);
     int with = 0;
-    for (int i = 0; i < sample.nworkloads; i++) {
-        const workload_run *w = &sample.workloads[i];
+    for (int i = 0; i < sample.builtin.nworkloads; i++) {
+        const workload_run *w = &sample.builtin.workloads[i];
         if (!w->needs_gpu || w->status != WL_OK)
             continue;
         if (w->ncounters > 0) {
@@ -219,10 +219,10 @@ static void round_trip(void **state)
     run_model back;
     assert_true(model_read_text("round trip", text, strlen(text), &back, err, sizeof err));
     free(text);
-    assert_int_equal(back.counters, sample.counters);
-    assert_int_equal(back.counter_passes, sample.counter_passes);
-    for (int i = 0; i < sample.nworkloads; i++) {
-        const workload_run *a = &sample.workloads[i], *b = &back.workloads[i];
+    assert_int_equal(back.counters.asked, sample.counters.asked);
+    assert_int_equal(back.counters.passes, sample.counters.passes);
+    for (int i = 0; i < sample.builtin.nworkloads; i++) {
+        const workload_run *a = &sample.builtin.workloads[i], *b = &back.builtin.workloads[i];
         assert_int_equal(a->ncounters, b->ncounters);
         assert_string_equal(a->counters_why, b->counters_why);
         for (int k = 0; k < a->ncounters; k++) {
@@ -243,7 +243,7 @@ static void old_file_has_none(void **state)
     analysis a;
     char err[512];
     assert_true(model_read_file("samples/h200-2048.json", &m, err, sizeof err));
-    assert_false(m.counters);
+    assert_false(m.counters.asked);
     assert_true(analyze(&m, &a));
     for (int i = 0; i < a.nwl; i++) {
         assert_false(a.wl[i].achieved_occupancy_pct.ok);
@@ -282,8 +282,8 @@ static void nothing_to_count(void **state)
     run_model m;
     char err[512];
     assert_true(model_read_file(json, &m, err, sizeof err));
-    assert_true(m.counters);
-    assert_string_equal(m.counters_why, "no GPU workload ran");
+    assert_true(m.counters.asked);
+    assert_string_equal(m.counters.why, "no GPU workload ran");
     model_free(&m);
     cmd_free(&r);
     free(json);

@@ -57,10 +57,10 @@ static void sample_has_both_gpus_in_both_passes(void **state)
 {
     (void)state;
     assert_int_equal(sample.ndevices, 2);
-    assert_int_equal(sample.multi.ndevices, 2);
+    assert_int_equal(sample.builtin.multi.ndevices, 2);
     int per[2][3] = {{0}};
-    for (int i = 0; i < sample.nworkloads; i++) {
-        const workload_run *w = &sample.workloads[i];
+    for (int i = 0; i < sample.builtin.nworkloads; i++) {
+        const workload_run *w = &sample.builtin.workloads[i];
         if (!w->needs_gpu)
             continue;
         assert_true(w->device == 0 || w->device == 1);
@@ -68,17 +68,20 @@ static void sample_has_both_gpus_in_both_passes(void **state)
         assert_int_equal(w->status, WL_OK);
         assert_true(w->verified);
         /* CUPTI's kernels went to the workload of their own GPU. */
-        for (size_t k = 0; k < w->nkernels; k++)
-            assert_int_equal(w->kernels[k].device, (uint32_t)w->device);
+        event_list ev = owned_events(&sample, w);
+        assert_true(ev.nkernels > 0);
+        for (size_t k = 0; k < ev.nkernels; k++)
+            assert_int_equal(ev.kernels[k].device, (uint32_t)w->device);
+        events_clear(&ev);
         per[w->device][w->pass]++;
     }
     assert_true(per[0][PASS_SEQUENTIAL] > 0);
     assert_int_equal(per[0][PASS_SEQUENTIAL], per[1][PASS_SEQUENTIAL]);
     assert_int_equal(per[0][PASS_SEQUENTIAL], per[0][PASS_CONCURRENT]);
     assert_int_equal(per[0][PASS_SEQUENTIAL], per[1][PASS_CONCURRENT]);
-    assert_int_equal(sample.multi.npairs, 2);
+    assert_int_equal(sample.builtin.multi.npairs, 2);
     for (int i = 0; i < 2; i++) {
-        const peer_pair *p = &sample.multi.pairs[i];
+        const peer_pair *p = &sample.builtin.multi.pairs[i];
         assert_int_equal(p->src, i);
         assert_int_equal(p->dst, 1 - i);
         assert_true(strcmp(p->link, "NVLink") == 0 || strcmp(p->link, "PCIe") == 0);
@@ -168,8 +171,8 @@ static void text_report_shows_gpus_and_peer_matrix(void **state)
     assert_non_null(strstr(t, "GPU 1, together (every GPU at once)"));
     assert_non_null(strstr(t, "TFLOP/s per GPU, alone and together"));
     assert_non_null(strstr(t, "\nPeer copies  cudaMemcpyPeerAsync"));
-    for (int i = 0; i < sample.multi.npairs; i++)
-        assert_peer_line(t, &sample.multi.pairs[i]);
+    for (int i = 0; i < sample.builtin.multi.npairs; i++)
+        assert_peer_line(t, &sample.builtin.multi.pairs[i]);
     free(t);
 }
 
@@ -181,7 +184,7 @@ static void html_csv_and_json_show_them(void **state)
     assert_non_null(strstr(h, "<section id=\"devices\">"));
     assert_non_null(strstr(h, "Peer copies between GPUs"));
     char fig[64];
-    snprintf(fig, sizeof fig, "<span class=\"num\">%.1f</span>", sample.multi.pairs[0].copy[PEER_DIRECT].gbps);
+    snprintf(fig, sizeof fig, "<span class=\"num\">%.1f</span>", sample.builtin.multi.pairs[0].copy[PEER_DIRECT].gbps);
     assert_non_null(strstr(h, fig));
     free(h);
 
@@ -209,38 +212,74 @@ static void html_csv_and_json_show_them(void **state)
     const cJSON *pe = cJSON_GetObjectItem(dv, "peers");
     assert_int_equal(cJSON_GetArraySize(pe), 2);
     assert_close(cJSON_GetObjectItem(cJSON_GetArrayItem(pe, 0), "direct_gbps")->valuedouble,
-                 sample.multi.pairs[0].copy[PEER_DIRECT].gbps, 1e-12);
+                 sample.builtin.multi.pairs[0].copy[PEER_DIRECT].gbps, 1e-12);
     assert_null(cJSON_GetObjectItem(dv, "peer_matrix_not_available"));
     cJSON_Delete(root);
 }
 
 /* The sample as a one-GPU --devices run: GPU 1's workloads and the pairs gone, and the reason the
  * runner gives on a machine with one GPU. */
+/* The recorded 2-GPU run cut down to GPU 0: its workloads, their regions (made again) and the
+ * events they own, and the run's own events. */
 static void one_gpu_run(run_model *m)
 {
     char *path = path_in(test_tmp, "devices.json");
     load_run(path, m);
     free(path);
+    int *moved = calloc((size_t)m->nregions, sizeof *moved); /* old region -> kept workload + 1 */
+    assert_non_null(moved);
     int kept = 0;
-    for (int i = 0; i < m->nworkloads; i++) {
-        if (m->workloads[i].device == 1)
-            workload_clear(&m->workloads[i]);
-        else
-            m->workloads[kept++] = m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        if (m->builtin.workloads[i].device == 1) {
+            workload_clear(&m->builtin.workloads[i]);
+            continue;
+        }
+        if (m->builtin.workloads[i].region > 0)
+            moved[m->builtin.workloads[i].region] = kept + 1;
+        m->builtin.workloads[kept] = m->builtin.workloads[i];
+        m->builtin.workloads[kept++].region = -1;
     }
-    m->nworkloads = kept;
-    /* The regions name workloads by index: made again for those left. */
-    for (int i = 0; i < m->nregions; i++) {
+    m->builtin.nworkloads = kept;
+    /* Regions name workloads by index: made again for those left (the run's own first). */
+    for (int i = 1; i < m->nregions; i++) {
         free(m->regions[i].name);
         free(m->regions[i].domain);
     }
-    m->nregions = 0;
+    m->nregions = 1;
+    assert_true(model_add_builtin_regions(m));
+    /* Each event keeps its owner (under its new index) or goes with a workload let go. */
+    event_list *e = &m->events;
+#define KEEP(arr, count)                                                                          \
+    do {                                                                                          \
+        size_t n_ = 0;                                                                            \
+        for (size_t i_ = 0; i_ < (count); i_++) {                                                 \
+            int g_ = (arr)[i_].region, w_ = g_ > 0 ? moved[g_] - 1 : -2;                          \
+            if (w_ == -1)                                                                         \
+                continue; /* a GPU 1 workload's */                                                \
+            (arr)[i_].region = w_ >= 0 ? m->builtin.workloads[w_].region : 0;                     \
+            (arr)[n_++] = (arr)[i_];                                                              \
+        }                                                                                         \
+        (count) = n_;                                                                             \
+    } while (0)
+    for (size_t i = 0; i < e->nkernels; i++)
+        if (e->kernels[i].region > 0 && moved[e->kernels[i].region] == 0)
+            free(e->kernels[i].name);
+    for (size_t i = 0; i < e->napis; i++)
+        if (e->apis[i].region > 0 && moved[e->apis[i].region] == 0)
+            free(e->apis[i].name);
+    KEEP(e->kernels, e->nkernels);
+    KEEP(e->copies, e->ncopies);
+    KEEP(e->memsets, e->nmemsets);
+    KEEP(e->apis, e->napis);
+    KEEP(e->syncs, e->nsyncs);
+#undef KEEP
+    free(moved);
     assert_true(model_finish_regions(m, "mmprof run"));
-    m->multi.ndevices = 1;
-    free(m->multi.pairs);
-    m->multi.pairs = NULL;
-    m->multi.npairs = 0;
-    snprintf(m->multi.why, sizeof m->multi.why, "one GPU in the run (this machine has one CUDA device): no pair to copy between");
+    m->builtin.multi.ndevices = 1;
+    free(m->builtin.multi.pairs);
+    m->builtin.multi.pairs = NULL;
+    m->builtin.multi.npairs = 0;
+    snprintf(m->builtin.multi.why, sizeof m->builtin.multi.why, "one GPU in the run (this machine has one CUDA device): no pair to copy between");
 }
 
 static void one_gpu_says_peer_matrix_na(void **state)
@@ -263,7 +302,7 @@ static void one_gpu_says_peer_matrix_na(void **state)
     const cJSON *na = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "analysis"), "devices"),
                                           "peer_matrix_not_available");
     assert_true(cJSON_IsString(na));
-    assert_string_equal(na->valuestring, m.multi.why);
+    assert_string_equal(na->valuestring, m.builtin.multi.why);
     cJSON_Delete(root);
     /* Written and read back, the reason stays. */
     char *path = path_in(test_tmp, "one.json");
@@ -274,9 +313,9 @@ static void one_gpu_says_peer_matrix_na(void **state)
     free(s);
     run_model back;
     load_run(path, &back);
-    assert_int_equal(back.multi.ndevices, 1);
-    assert_int_equal(back.multi.npairs, 0);
-    assert_string_equal(back.multi.why, m.multi.why);
+    assert_int_equal(back.builtin.multi.ndevices, 1);
+    assert_int_equal(back.builtin.multi.npairs, 0);
+    assert_string_equal(back.builtin.multi.why, m.builtin.multi.why);
     model_free(&back);
     free(path);
     analysis_free(&a);
@@ -294,7 +333,7 @@ static void bad_peer_matrix_is_refused(void **state)
     for (int e = 0; e < 3; e++) {
         cJSON *root = cJSON_Parse(orig);
         assert_non_null(root);
-        cJSON *mg = cJSON_GetObjectItem(root, "multi_gpu");
+        cJSON *mg = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "multi_gpu");
         cJSON *pair = cJSON_GetArrayItem(cJSON_GetObjectItem(mg, "peers"), 0);
         if (e == 0)
             cJSON_SetNumberValue(cJSON_GetObjectItem(pair, "dst"), 2);

@@ -95,22 +95,25 @@ static int group_teardown(void **state)
     return 0;
 }
 
-static int count_kernels_between(const workload_run *w, const char *from, const char *to)
+/* The workload's own kernels that start from phase `from`'s start to phase `to`'s end. */
+static int count_kernels_between(const run_model *m, const workload_run *w, const char *from, const char *to)
 {
     const phase *a = workload_find_phase(w, from), *b = workload_find_phase(w, to);
     if (!a || !b)
         return -1;
+    event_list ev = owned_events(m, w);
     int c = 0;
-    for (size_t i = 0; i < w->nkernels; i++)
-        c += w->kernels[i].start_ns >= a->start_ns && w->kernels[i].start_ns <= b->end_ns;
+    for (size_t i = 0; i < ev.nkernels; i++)
+        c += ev.kernels[i].start_ns >= a->start_ns && ev.kernels[i].start_ns <= b->end_ns;
+    events_clear(&ev);
     return c;
 }
 
 static void assert_all_gpu_ok(const run_model *m, int expected_gpu_runs)
 {
     int gpu_runs = 0;
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         char label[64];
         workload_label(w, label, sizeof label);
         if (w->status != WL_OK)
@@ -159,13 +162,13 @@ static void cupti_counts_match_launches(void **state)
     assert_int_equal(m.collection.source, TIMING_CUPTI);
     assert_int_equal(m.collection.dropped, 0);
     uint64_t bytes = 1024ull * 1024 * sizeof(float);
-    for (int i = 0; i < m.nworkloads; i++) {
-        const workload_run *w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        const workload_run *w = &m.builtin.workloads[i];
         if (!w->needs_gpu)
             continue;
         assert_int_equal(w->repeat, 7);
-        int compute = count_kernels_between(w, "compute", "compute");
-        int all = count_kernels_between(w, "warm-up", "compute");
+        int compute = count_kernels_between(&m, w, "compute", "compute");
+        int all = count_kernels_between(&m, w, "warm-up", "compute");
         assert_true(compute >= 7);
         assert_int_equal(compute % 7, 0);
         int per = compute / 7;
@@ -174,8 +177,9 @@ static void cupti_counts_match_launches(void **state)
             assert_int_equal(per, 1);
         assert_int_equal(all, per * w->launched);
         int h2d = 0, d2h = 0;
-        for (size_t k = 0; k < w->ncopies; k++) {
-            const copy_event *c = &w->copies[k];
+        event_list ev = owned_events(&m, w);
+        for (size_t k = 0; k < ev.ncopies; k++) {
+            const copy_event *c = &ev.copies[k];
             assert_int_equal(c->bytes, bytes);
             mem_kind host = w->host_memory;
             if (c->dir == COPY_H2D) {
@@ -189,6 +193,7 @@ static void cupti_counts_match_launches(void **state)
                 assert_int_equal(c->dst, host);
             }
         }
+        events_clear(&ev);
         assert_int_equal(h2d, 2);
         assert_int_equal(d2h, 1);
     }
@@ -225,13 +230,15 @@ static void cupti_agrees_with_events(void **state)
 static void assert_event_timed(const run_model *m)
 {
     assert_int_equal(m->collection.source, TIMING_CUDA_EVENT);
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         if (!w->needs_gpu)
             continue;
         assert_int_equal(w->timing, TIMING_CUDA_EVENT);
-        assert_int_equal((int)w->nkernels, w->launched);
-        assert_int_equal((int)w->ncopies, 3);
+        event_list ev = owned_events(m, w);
+        assert_int_equal((int)ev.nkernels, w->launched);
+        assert_int_equal((int)ev.ncopies, 3);
+        events_clear(&ev);
     }
 }
 
@@ -270,11 +277,11 @@ static void sweep_by_noise_with_cold_l2(void **state)
     run_model m;
     assert_int_equal(run_mmprof(&m, "sweep.json", NULL, "--sizes", "256,1024", "--workloads",
                                 "cpu-openblas,cuda-tiled,cublas-sgemm", "--max-noise", "0.5", "--cold-l2", NULL), 0);
-    assert_true(m.cold_l2);
-    assert_int_equal(m.nsizes, 2);
+    assert_true(m.builtin.cold_l2);
+    assert_int_equal(m.builtin.nsizes, 2);
     int gpu_runs = 0;
-    for (int i = 0; i < m.nworkloads; i++) {
-        const workload_run *w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        const workload_run *w = &m.builtin.workloads[i];
         assert_int_equal(w->status, WL_OK);
         assert_true(w->n == 256 || w->n == 1024);
         assert_int_equal(w->nproduct_ms, w->samples);
@@ -288,10 +295,12 @@ static void sweep_by_noise_with_cold_l2(void **state)
         gpu_runs++;
         if (w->stopped_by == STOP_NOISE)
             assert_true(w->samples >= 10);
-        int compute = count_kernels_between(w, "compute", "compute");
+        int compute = count_kernels_between(&m, w, "compute", "compute");
         assert_true(compute >= w->samples);
         assert_int_equal(compute % w->samples, 0);
-        assert_int_equal((int)w->nmemsets, 1 + w->launched);
+        event_list ev = owned_events(&m, w);
+        assert_int_equal((int)ev.nmemsets, 1 + w->launched);
+        events_clear(&ev);
     }
     assert_int_equal(gpu_runs, 2 * 2 * 2); /* two GPU workloads, two memory kinds, two sizes */
     analysis a;
@@ -304,8 +313,8 @@ static void sweep_by_noise_with_cold_l2(void **state)
 /* Every GPU workload's device state, read through the machine's NVML. */
 static void assert_device_state(const run_model *m, bool alone)
 {
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         if (!w->needs_gpu)
             continue;
         char label[64];
@@ -336,7 +345,7 @@ static void nvml_device_state_recorded(void **state)
     run_model m;
     assert_int_equal(run_mmprof(&m, "nvml.json", NULL, "--size", "2048", "--workloads", "cuda-tiled,cublas-sgemm",
                                 NULL), 0);
-    assert_int_equal(m.nworkloads, 4);
+    assert_int_equal(m.builtin.nworkloads, 4);
     assert_device_state(&m, true);
     model_free(&m);
 }
@@ -362,9 +371,9 @@ static void hung_gpu_workload_is_abandoned(void **state)
     print_message("mmprof with a hung GPU workload: exit %d after %.1f s\n", status, s);
     assert_int_equal(status, 1);
     assert_true(s < 20.0);
-    assert_int_equal(m.nworkloads, 3);
-    for (int i = 0; i < m.nworkloads; i++) {
-        const workload_run *w = &m.workloads[i];
+    assert_int_equal(m.builtin.nworkloads, 3);
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        const workload_run *w = &m.builtin.workloads[i];
         if (strcmp(w->name, "cpu-openblas") == 0) {
             assert_int_equal(w->status, WL_OK);
         } else if (strcmp(w->name, "cuda-naive") == 0) {
@@ -455,7 +464,7 @@ static void two_runs_see_each_other(void **state)
         if (!model_read_file(json[i], &m, err, sizeof err))
             fail_msg("%s", err);
         assert_device_state(&m, false);
-        assert_true(m.workloads[0].device_state.other_pids >= 1);
+        assert_true(m.builtin.workloads[0].device_state.other_pids >= 1);
         analysis a;
         assert_true(analyze(&m, &a));
         bool warned = false;

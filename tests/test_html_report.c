@@ -76,13 +76,15 @@ static void every_section_is_there(void **state)
     assert_null(strstr(html, "{{"));
     /* One summary card per workload; the timeline marks every kernel, copy and API call, runs of
      * them closer than a pixel as one mark that says how many it stands for. */
-    assert_int_equal(count(html, "<article class=\"card"), m.nworkloads);
+    assert_int_equal(count(html, "<article class=\"card"), m.builtin.nworkloads);
     size_t events = 0, kernels = 0, copies = 0, calls = 0;
-    for (int i = 0; i < m.nworkloads; i++) {
-        events += m.workloads[i].nkernels + m.workloads[i].ncopies + m.workloads[i].napis;
-        kernels += m.workloads[i].nkernels;
-        copies += m.workloads[i].ncopies;
-        calls += m.workloads[i].napis;
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        event_list ev = owned_events(&m, &m.builtin.workloads[i]);
+        events += ev.nkernels + ev.ncopies + ev.napis;
+        kernels += ev.nkernels;
+        copies += ev.ncopies;
+        calls += ev.napis;
+        events_clear(&ev);
     }
     assert_int_equal(marked(html, "ev k", "data-launches"), kernels);
     assert_int_equal(marked(html, "ev h2d", "-") + marked(html, "ev d2h", "-") + marked(html, "ev oc", "-"), copies);
@@ -123,8 +125,8 @@ static void ladder_covers_every_gpu_workload(void **state)
     assert_non_null(end);
     char *ladder = strndup(start, (size_t)(end - start));
     int gpu = 0;
-    for (int i = 0; i < m.nworkloads; i++)
-        gpu += m.workloads[i].needs_gpu && m.workloads[i].status == WL_OK;
+    for (int i = 0; i < m.builtin.nworkloads; i++)
+        gpu += m.builtin.workloads[i].needs_gpu && m.builtin.workloads[i].status == WL_OK;
     size_t rows = count(ladder, "class=\"bar rung\"") + count(ladder, "class=\"bar lib\"") +
                   count(ladder, "class=\"na\">n/a (");
     assert_int_equal(rows, gpu);
@@ -199,8 +201,8 @@ static void not_available_shows_its_reason(void **state)
 
     /* Without a CPU baseline, every speedup is n/a, and says why. */
     hostile_model(&m);
-    m.workloads[0].status = WL_SKIPPED;
-    copy_str(m.workloads[0].status_reason, sizeof m.workloads[0].status_reason, "not selected");
+    m.builtin.workloads[0].status = WL_SKIPPED;
+    copy_str(m.builtin.workloads[0].status_reason, sizeof m.builtin.workloads[0].status_reason, "not selected");
     html = page_of(&m);
     assert_non_null(strstr(html, "n/a (cpu-openblas did not run)"));
     assert_non_null(strstr(html, "speedup: cpu-openblas did not run"));
@@ -214,7 +216,7 @@ static void empty_run_renders(void **state)
     (void)state;
     run_model m;
     model_init(&m);
-    copy_str(m.gpu_skip_reason, sizeof m.gpu_skip_reason, "no CUDA device");
+    copy_str(m.builtin.gpu_skip_reason, sizeof m.builtin.gpu_skip_reason, "no CUDA device");
     char *html = page_of(&m);
     for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
         char id[48];
@@ -256,8 +258,8 @@ static void charts_of_a_run_built_here(void **state)
     assert_non_null(key);
     assert_int_equal(count(key, "<li>"), 5);
     size_t calls = 0;
-    for (int i = 0; i < m.nworkloads; i++)
-        calls += m.workloads[i].napis;
+    for (size_t i = 0; i < m.events.napis; i++)
+        calls += m.events.apis[i].region != 0; /* the workloads' own */
     assert_int_equal(marked(tl, "ev api", "data-calls"), calls);
     assert_non_null(strstr(tl, "CUPTI recorded them"));
     free(tl);
@@ -311,14 +313,14 @@ static void no_gpu_page(void **state)
     (void)state;
     run_model m;
     small_builtin_run(&m);
-    for (int i = 0; i < m.nworkloads; i++) {
-        workload_run *w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        workload_run *w = &m.builtin.workloads[i];
         if (!w->needs_gpu)
             continue;
         w->status = WL_SKIPPED;
         copy_str(w->status_reason, sizeof w->status_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
     }
-    copy_str(m.gpu_skip_reason, sizeof m.gpu_skip_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
+    copy_str(m.builtin.gpu_skip_reason, sizeof m.builtin.gpu_skip_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
     m.collection.source = TIMING_NONE;
     char *html = page_of(&m);
     char *cards = section_of(html, "summary");

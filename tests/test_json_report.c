@@ -65,7 +65,7 @@ static void check_run(const char *path)
     tally n = {0, 0};
     char where[160];
 
-    const cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
+    const cJSON *wls = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "builtin"), "workloads");
     assert_int_equal(cJSON_GetArraySize(wls), a.nwl);
     for (int i = 0; i < a.nwl; i++) {
         const cJSON *mj = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(wls, i), "metrics");

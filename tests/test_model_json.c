@@ -66,6 +66,7 @@ static void kernels_equal(const kernel_event *a, const kernel_event *b)
         EQ_INT(a, b, smem_optin);
         EQ_INT(a, b, local_mem);
     }
+    EQ_INT(a, b, region);
 }
 
 static void copies_equal(const copy_event *a, const copy_event *b)
@@ -80,6 +81,7 @@ static void copies_equal(const copy_event *a, const copy_event *b)
     EQ_INT(a, b, device);
     EQ_INT(a, b, stream);
     EQ_INT(a, b, correlation);
+    EQ_INT(a, b, region);
 }
 
 static void memsets_equal(const memset_event *a, const memset_event *b)
@@ -92,6 +94,7 @@ static void memsets_equal(const memset_event *a, const memset_event *b)
     EQ_INT(a, b, device);
     EQ_INT(a, b, stream);
     EQ_INT(a, b, correlation);
+    EQ_INT(a, b, region);
 }
 
 static void apis_equal(const api_event *a, const api_event *b)
@@ -103,6 +106,7 @@ static void apis_equal(const api_event *a, const api_event *b)
     EQ_INT(a, b, pid);
     EQ_INT(a, b, thread);
     EQ_INT(a, b, correlation);
+    EQ_INT(a, b, region);
 }
 
 static void syncs_equal(const sync_event *a, const sync_event *b)
@@ -114,9 +118,10 @@ static void syncs_equal(const sync_event *a, const sync_event *b)
     EQ_INT(a, b, thread);
     EQ_INT(a, b, stream);
     EQ_INT(a, b, correlation);
+    EQ_INT(a, b, region);
 }
 
-/* The arrays of a workload or of run_model.events, compared element by element. */
+/* The event store of two models, compared element by element. */
 #define EVENTS_EQUAL(a, b)                                                                        \
     do {                                                                                          \
         EQ_INT(a, b, nkernels);                                                                   \
@@ -177,7 +182,7 @@ static void workloads_equal(const workload_run *a, const workload_run *b)
     EQ_INT(a, b, timing);
     EQ_INT(a, b, nphases);
     phases_equal(a->phases, b->phases, a->nphases);
-    EVENTS_EQUAL(a, b);
+    EQ_INT(a, b, region);
     EQ_INT(a, b, nproduct_ms);
     for (int i = 0; i < a->nproduct_ms; i++)
         EQ_DBL(a, b, product_ms[i]);
@@ -222,7 +227,7 @@ static void devices_equal(const device_info *a, const device_info *b)
 }
 
 /* schema_version is the version of the file each was read from, so it is not compared: a model
- * read from a version 1 file is written as version 2. */
+ * read from a version 1 or 2 file is written as version 3. */
 static void models_equal(const run_model *a, const run_model *b)
 {
     EQ_INT(a, b, source);
@@ -231,21 +236,27 @@ static void models_equal(const run_model *a, const run_model *b)
     EQ_STR(a, b, command_line);
     EQ_STR(a, b, started_at);
     EQ_INT(a, b, epoch_ns);
-    EQ_INT(a, b, n);
-    EQ_INT(a, b, seed);
-    EQ_INT(a, b, repeat_requested);
-    EQ_STR(a, b, host_memory_requested);
+    EQ_INT(a, b, builtin.n);
+    EQ_INT(a, b, builtin.seed);
+    EQ_INT(a, b, builtin.repeat_requested);
+    EQ_STR(a, b, builtin.host_memory_requested);
 
+    EQ_INT(a, b, host.known);
     EQ_STR(a, b, host.cpu_model);
     EQ_INT(a, b, host.logical_cores);
     EQ_INT(a, b, host.has_avx2);
     EQ_INT(a, b, host.has_avx512f);
     EQ_STR(a, b, host.os);
-    EQ_STR(a, b, host.blas_config);
-    EQ_STR(a, b, host.blas_version);
-    EQ_STR(a, b, host.blas_core);
-    EQ_INT(a, b, host.blas_threads);
-    EQ_STR(a, b, host.blas_library);
+    EQ_STR(a, b, builtin.blas.config);
+    EQ_STR(a, b, builtin.blas.version);
+    EQ_STR(a, b, builtin.blas.core);
+    EQ_INT(a, b, builtin.blas.threads);
+    EQ_STR(a, b, builtin.blas.library);
+    EQ_INT(a, b, counters.asked);
+    EQ_INT(a, b, counters.passes);
+    EQ_STR(a, b, counters.why);
+    EQ_STR(a, b, counters.kernels);
+    EQ_INT(a, b, counters.max);
 
     EQ_INT(a, b, collection.source);
     EQ_STR(a, b, collection.reason);
@@ -261,12 +272,12 @@ static void models_equal(const run_model *a, const run_model *b)
     EQ_INT(a, b, ndevices);
     for (int i = 0; i < a->ndevices; i++)
         devices_equal(&a->devices[i], &b->devices[i]);
-    EQ_STR(a, b, gpu_skip_reason);
-    EQ_INT(a, b, ntool_phases);
-    phases_equal(a->tool_phases, b->tool_phases, a->ntool_phases);
-    EQ_INT(a, b, nworkloads);
-    for (int i = 0; i < a->nworkloads; i++)
-        workloads_equal(&a->workloads[i], &b->workloads[i]);
+    EQ_STR(a, b, builtin.gpu_skip_reason);
+    EQ_INT(a, b, builtin.ntool_phases);
+    phases_equal(a->builtin.tool_phases, b->builtin.tool_phases, a->builtin.ntool_phases);
+    EQ_INT(a, b, builtin.nworkloads);
+    for (int i = 0; i < a->builtin.nworkloads; i++)
+        workloads_equal(&a->builtin.workloads[i], &b->builtin.workloads[i]);
     EVENTS_EQUAL(&a->events, &b->events);
     EQ_INT(a, b, nregions);
     for (int i = 0; i < a->nregions; i++)
@@ -319,7 +330,7 @@ static void sample_round_trips(void **state)
     load_sample(&m);
     /* The sample is what it claims: enough of it that the comparison means something. */
     assert_true(m.ndevices >= 1);
-    assert_true(m.nworkloads >= 2);
+    assert_true(m.builtin.nworkloads >= 2);
     assert_true(m.epoch_ns > ((int64_t)1 << 53)); /* absolute times would not fit a double */
     round_trip(&m, &back);
     model_free(&back);
@@ -345,14 +356,33 @@ static void nsys_sample_round_trips(void **state)
     load_run(NSYS_SAMPLE, &m);
     assert_int_equal(m.collection.source, TIMING_CUDA_EVENT);
     assert_non_null(strstr(m.collection.reason, "CUDA_INJECTION64_PATH="));
-    for (int i = 0; i < m.nworkloads; i++)
-        assert_int_equal(m.workloads[i].status, WL_OK);
+    for (int i = 0; i < m.builtin.nworkloads; i++)
+        assert_int_equal(m.builtin.workloads[i].status, WL_OK);
     round_trip(&m, &back);
     model_free(&back);
     model_free(&m);
 }
 
-/* The file keeps times relative to epoch_ns; the model holds them absolute. Both forms of one
+/* Kernel k of the store, as the file's text has it: version 3 keeps every kernel in
+ * events.kernels; version 2 kept the run's own there and each workload's inside it, which the
+ * reader appends to the store after the run's own, workload by workload. */
+static const cJSON *file_kernel(const cJSON *root, size_t k)
+{
+    const cJSON *own = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "events"), "kernels");
+    if (k < (size_t)cJSON_GetArraySize(own))
+        return cJSON_GetArrayItem(own, (int)k);
+    k -= (size_t)cJSON_GetArraySize(own);
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(root, "workloads")) {
+        const cJSON *ks = cJSON_GetObjectItemCaseSensitive(w, "kernels");
+        if (k < (size_t)cJSON_GetArraySize(ks))
+            return cJSON_GetArrayItem(ks, (int)k);
+        k -= (size_t)cJSON_GetArraySize(ks);
+    }
+    return NULL;
+}
+
+/* The file keeps times relative to epoch_ns; the model holds them absolute. Both forms of each
  * kernel's start must agree with the file's text exactly. */
 static void times_are_relative_to_the_epoch(void **state)
 {
@@ -367,18 +397,16 @@ static void times_are_relative_to_the_epoch(void **state)
     const cJSON *epoch = cJSON_GetObjectItemCaseSensitive(root, "epoch_ns");
     assert_true(cJSON_IsString(epoch));
     assert_int_equal(m.epoch_ns, strtoll(epoch->valuestring, NULL, 10));
-    const cJSON *wls = cJSON_GetObjectItemCaseSensitive(root, "workloads");
-    for (int i = 0; i < m.nworkloads; i++) {
-        const cJSON *ks = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(wls, i), "kernels");
-        assert_int_equal(cJSON_GetArraySize(ks), m.workloads[i].nkernels);
-        for (size_t k = 0; k < m.workloads[i].nkernels; k++) {
-            const cJSON *e = cJSON_GetArrayItem(ks, (int)k);
-            int64_t start = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "start_ns")->valuedouble;
-            int64_t end = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "end_ns")->valuedouble;
-            assert_int_equal(m.workloads[i].kernels[k].start_ns, m.epoch_ns + start);
-            assert_int_equal(m.workloads[i].kernels[k].end_ns, m.epoch_ns + end);
-        }
+    assert_true(m.events.nkernels > 0);
+    for (size_t k = 0; k < m.events.nkernels; k++) {
+        const cJSON *e = file_kernel(root, k);
+        assert_non_null(e);
+        int64_t start = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "start_ns")->valuedouble;
+        int64_t end = (int64_t)cJSON_GetObjectItemCaseSensitive(e, "end_ns")->valuedouble;
+        assert_int_equal(m.events.kernels[k].start_ns, m.epoch_ns + start);
+        assert_int_equal(m.events.kernels[k].end_ns, m.epoch_ns + end);
     }
+    assert_null(file_kernel(root, m.events.nkernels));
     model_free(&m);
     cJSON_Delete(root);
 }
@@ -391,14 +419,15 @@ static void build_synthetic(run_model *m)
     m->epoch_ns = epoch;
     m->command_line = strdup("mmprof --size 3 --seed 18446744073709551615");
     copy_str(m->started_at, sizeof m->started_at, "2026-01-02T03:04:05Z");
-    m->n = 3;
-    m->seed = UINT64_MAX;
-    m->repeat_requested = 4;
-    copy_str(m->host_memory_requested, sizeof m->host_memory_requested, "pinned");
+    m->builtin.n = 3;
+    m->builtin.seed = UINT64_MAX;
+    m->builtin.repeat_requested = 4;
+    copy_str(m->builtin.host_memory_requested, sizeof m->builtin.host_memory_requested, "pinned");
     copy_str(m->host.cpu_model, sizeof m->host.cpu_model, "Test CPU \"quoted\" \\ backslash");
     m->host.logical_cores = 2;
     m->host.has_avx2 = true;
-    copy_str(m->host.blas_core, sizeof m->host.blas_core, "Prescott");
+    m->host.known = true;
+    copy_str(m->builtin.blas.core, sizeof m->builtin.blas.core, "Prescott");
     m->collection.source = TIMING_CUDA_EVENT;
     copy_str(m->collection.reason, sizeof m->collection.reason, "another tool holds CUPTI");
     m->collection.flush_ms = 0.1 + 0.2; /* not a short decimal */
@@ -414,8 +443,8 @@ static void build_synthetic(run_model *m)
     d->warp_size = 32;
     d->total_mem = (uint64_t)1 << 40;
     copy_str(d->pcie_why, sizeof d->pcie_why, "NVML not available"); /* pcie_gen 0: null */
-    copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, "");
-    phase *tp = &m->tool_phases[m->ntool_phases++];
+    copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, "");
+    phase *tp = &m->builtin.tool_phases[m->builtin.ntool_phases++];
     copy_str(tp->name, sizeof tp->name, "before-epoch");
     tp->start_ns = epoch - 5000; /* negative relative times */
     tp->end_ns = epoch - 1;
@@ -479,10 +508,11 @@ static void synthetic_round_trips(void **state)
     build_synthetic(&m);
     round_trip(&m, &back);
     /* The values that take the other branches came back as such. */
-    assert_false(back.workloads[1].kernels[0].has_resources);
-    assert_int_equal(back.workloads[0].device, -1);
-    assert_false(back.workloads[0].verified);
-    assert_int_equal(back.seed, UINT64_MAX);
+    assert_false(back.events.kernels[0].has_resources);
+    assert_int_equal(back.events.kernels[0].region, back.builtin.workloads[1].region);
+    assert_int_equal(back.builtin.workloads[0].device, -1);
+    assert_false(back.builtin.workloads[0].verified);
+    assert_int_equal(back.builtin.seed, UINT64_MAX);
     assert_int_equal(back.devices[0].pcie_gen, 0);
     model_free(&back);
     model_free(&m);
@@ -497,27 +527,27 @@ static void sweep_fields_round_trip(void **state)
     (void)state;
     run_model m, back;
     build_synthetic(&m);
-    m.sizes[0] = 3, m.sizes[1] = 1000, m.nsizes = 2;
-    m.max_noise_pct = 0.5;
-    m.max_time_s = 0.25;
-    m.cold_l2 = true;
-    m.workloads[1].n = 1000;
-    m.workloads[1].samples = 17;
-    m.workloads[1].noise_pct = 0.125;
-    m.workloads[1].stopped_by = STOP_TIME;
+    m.builtin.sizes[0] = 3, m.builtin.sizes[1] = 1000, m.builtin.nsizes = 2;
+    m.builtin.max_noise_pct = 0.5;
+    m.builtin.max_time_s = 0.25;
+    m.builtin.cold_l2 = true;
+    m.builtin.workloads[1].n = 1000;
+    m.builtin.workloads[1].samples = 17;
+    m.builtin.workloads[1].noise_pct = 0.125;
+    m.builtin.workloads[1].stopped_by = STOP_TIME;
     round_trip(&m, &back);
-    assert_int_equal(back.nsizes, 2);
-    assert_int_equal(back.sizes[1], 1000);
-    assert_close(back.max_noise_pct, 0.5, 0);
-    assert_close(back.max_time_s, 0.25, 0);
-    assert_true(back.cold_l2);
-    assert_int_equal(back.workloads[0].n, 3);
-    assert_int_equal(back.workloads[1].n, 1000);
-    assert_int_equal(back.workloads[1].samples, 17);
-    assert_close(back.workloads[1].noise_pct, 0.125, 0);
-    assert_int_equal(back.workloads[1].stopped_by, STOP_TIME);
-    assert_true(back.workloads[0].noise_pct < 0); /* not recorded: null, read back as such */
-    assert_int_equal(back.workloads[0].stopped_by, STOP_UNKNOWN);
+    assert_int_equal(back.builtin.nsizes, 2);
+    assert_int_equal(back.builtin.sizes[1], 1000);
+    assert_close(back.builtin.max_noise_pct, 0.5, 0);
+    assert_close(back.builtin.max_time_s, 0.25, 0);
+    assert_true(back.builtin.cold_l2);
+    assert_int_equal(back.builtin.workloads[0].n, 3);
+    assert_int_equal(back.builtin.workloads[1].n, 1000);
+    assert_int_equal(back.builtin.workloads[1].samples, 17);
+    assert_close(back.builtin.workloads[1].noise_pct, 0.125, 0);
+    assert_int_equal(back.builtin.workloads[1].stopped_by, STOP_TIME);
+    assert_true(back.builtin.workloads[0].noise_pct < 0); /* not recorded: null, read back as such */
+    assert_int_equal(back.builtin.workloads[0].stopped_by, STOP_UNKNOWN);
     model_free(&back);
     model_free(&m);
 }
@@ -529,14 +559,14 @@ static void sample_without_sweep_fields_takes_the_run_n(void **state)
     (void)state;
     run_model m;
     load_run(V1_SAMPLE, &m);
-    assert_int_equal(m.n, 2048);
-    assert_int_equal(m.nsizes, 0);
-    assert_false(m.cold_l2);
-    for (int i = 0; i < m.nworkloads; i++) {
-        assert_int_equal(m.workloads[i].n, 2048);
-        assert_int_equal(m.workloads[i].samples, 0);
-        assert_true(m.workloads[i].noise_pct < 0);
-        assert_int_equal(m.workloads[i].stopped_by, STOP_UNKNOWN);
+    assert_int_equal(m.builtin.n, 2048);
+    assert_int_equal(m.builtin.nsizes, 0);
+    assert_false(m.builtin.cold_l2);
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        assert_int_equal(m.builtin.workloads[i].n, 2048);
+        assert_int_equal(m.builtin.workloads[i].samples, 0);
+        assert_true(m.builtin.workloads[i].noise_pct < 0);
+        assert_int_equal(m.builtin.workloads[i].stopped_by, STOP_UNKNOWN);
     }
     model_free(&m);
 }
@@ -548,12 +578,12 @@ static void rejects_bad_sweep_fields(void **state)
     static const struct {
         const char *path, *json, *want;
     } cases[] = {
-        {"config", "{\"sizes\": [64, 0]}", "config.sizes: expected whole numbers from 1"},
-        {"config", "{\"sizes\": 64}", "config.sizes: expected an array"},
-        {"config", "{\"max_noise_pct\": -1}", "config.max_noise_pct: expected a number from 0"},
-        {"config", "{\"cold_l2\": 1}", "config.cold_l2: expected true or false"},
-        {"workloads[0]", "{\"n\": 0}", "workloads[0].n: expected an integer from 1"},
-        {"workloads[0]", "{\"stopped_by\": \"boredom\"}", "workloads[0].stopped_by: expected noise"},
+        {"builtin.config", "{\"sizes\": [64, 0]}", "builtin.config.sizes: expected whole numbers from 1"},
+        {"builtin.config", "{\"sizes\": 64}", "builtin.config.sizes: expected an array"},
+        {"builtin.config", "{\"max_noise_pct\": -1}", "builtin.config.max_noise_pct: expected a number from 0"},
+        {"builtin.config", "{\"cold_l2\": 1}", "builtin.config.cold_l2: expected true or false"},
+        {"builtin.workloads[0]", "{\"n\": 0}", "builtin.workloads[0].n: expected an integer from 1"},
+        {"builtin.workloads[0]", "{\"stopped_by\": \"boredom\"}", "builtin.workloads[0].stopped_by: expected noise"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         run_model m;
@@ -580,18 +610,19 @@ static void rejects_bad_sweep_fields(void **state)
 
 
 
-/* A version 2 run with every field version 1 lacked: an import's own events of each kind, a
- * workload with memsets and syncs, regions with and without a domain in a parent chain, processes
- * and threads. */
-static void build_timeline(run_model *m)
+/* A run with every field version 1 lacked: events of each kind owned by the run, regions with
+ * and without a domain in a parent chain, processes and threads; as an import (source), or as a
+ * built-in run (SOURCE_BUILTIN), which adds a workload whose memsets and syncs are owned by its
+ * region. */
+static void build_timeline(run_model *m, run_source source)
 {
     model_init(m);
     const int64_t epoch = INT64_C(1800000000123456789);
     m->epoch_ns = epoch;
-    m->source = SOURCE_NSYS;
+    m->source = source;
     copy_str(m->source_file, sizeof m->source_file, "traces/train step.sqlite");
     m->command_line = strdup("mmprof import traces/train step.sqlite");
-    m->n = 0; /* an import multiplies no matrices */
+    m->builtin.n = source == SOURCE_BUILTIN ? 3 : 0; /* an import multiplies no matrices */
     m->collection.source = TIMING_CUPTI;
     m->collection.outside_workloads = 7;
     /* Two devices, as an export describes them: only what it knows (0 where it does not). */
@@ -630,45 +661,44 @@ static void build_timeline(run_model *m)
                     .thread = 4243, .stream = 7, .correlation = 102};
     assert_true(events_add_sync(ev, &y));
 
-    workload_run *w = model_add_workload(m);
-    copy_str(w->name, sizeof w->name, "cuda-tiled");
-    w->needs_gpu = true;
-    w->host_memory = MEM_PINNED;
-    w->timing = TIMING_CUPTI;
-    phase *p = workload_add_phase(w, "compute");
-    p->start_ns = epoch + 100;
-    p->end_ns = epoch + 200;
-    k.pid = 17;
-    k.start_ns = epoch + 110;
-    k.end_ns = epoch + 190;
-    assert_true(workload_add_kernel(w, &k));
-    c.dir = COPY_P2P;
-    c.src = MEM_DEVICE;
-    c.dst = MEM_ARRAY;
-    assert_true(workload_add_copy(w, &c));
-    ms.mem = MEM_ARRAY;
-    ms.pid = 17;
-    assert_true(workload_add_memset(w, &ms));
-    a.kind = API_DRIVER;
-    a.pid = 17;
-    assert_true(workload_add_api(w, &a));
-    a.kind = API_RUNTIME;
-    a.name = "cudaDeviceSynchronize";
-    assert_true(workload_add_api(w, &a));
-    y.kind = SYNC_CONTEXT;
-    y.pid = 17;
-    assert_true(workload_add_sync(w, &y));
-
-    /* run > nvtx "step" (domain "app") > annotation (no domain); run > workload > phase. */
+    /* run > nvtx "step" (domain "app") > annotation (no domain) */
     assert_int_equal(model_add_region(m, REGION_RUN, "train step", NULL, epoch - far, epoch + far + 3, 0, 0, -1), 0);
     int nv = model_add_region(m, REGION_NVTX, "step", "app", epoch + 40, epoch + 95, 4242, UINT32_MAX, 0);
     assert_int_equal(nv, 1);
     m->regions[nv].push_pop = true;
     assert_int_equal(model_add_region(m, REGION_ANNOTATION, "aten::mm", NULL, epoch + 45, epoch + 90, 4242, 4243, nv), 2);
-    int wr = model_add_region(m, REGION_WORKLOAD, "cuda-tiled (pinned)", NULL, epoch + 100, epoch + 200, 0, 0, 0);
-    m->regions[wr].workload = 0;
-    int pr = model_add_region(m, REGION_PHASE, "compute", NULL, epoch + 100, epoch + 200, 0, 0, wr);
-    m->regions[pr].workload = 0;
+
+    if (source == SOURCE_BUILTIN) { /* run > workload > phase, the workload owning its events */
+        workload_run *w = model_add_workload(m);
+        copy_str(w->name, sizeof w->name, "cuda-tiled");
+        w->needs_gpu = true;
+        w->host_memory = MEM_PINNED;
+        w->timing = TIMING_CUPTI;
+        phase *p = workload_add_phase(w, "compute");
+        p->start_ns = epoch + 100;
+        p->end_ns = epoch + 200;
+        k.pid = 17;
+        k.start_ns = epoch + 110;
+        k.end_ns = epoch + 190;
+        assert_true(workload_add_kernel(w, &k));
+        c.dir = COPY_P2P;
+        c.src = MEM_DEVICE;
+        c.dst = MEM_ARRAY;
+        assert_true(workload_add_copy(w, &c));
+        ms.mem = MEM_ARRAY;
+        ms.pid = 17;
+        assert_true(workload_add_memset(w, &ms));
+        a.kind = API_DRIVER;
+        a.pid = 17;
+        assert_true(workload_add_api(w, &a));
+        a.kind = API_RUNTIME;
+        a.name = "cudaDeviceSynchronize";
+        assert_true(workload_add_api(w, &a));
+        y.kind = SYNC_CONTEXT;
+        y.pid = 17;
+        assert_true(workload_add_sync(w, &y));
+    }
+    assert_true(model_finish_regions(m, "unused: the run is named"));
 
     assert_true(model_add_process(m, 4242, "python3"));
     assert_true(model_add_process(m, UINT32_MAX, "pt_main_thread"));
@@ -680,7 +710,7 @@ static void timeline_round_trips(void **state)
 {
     (void)state;
     run_model m, back;
-    build_timeline(&m);
+    build_timeline(&m, SOURCE_NSYS);
     round_trip(&m, &back);
     /* The new kinds came back as themselves, not as a fallback. */
     assert_int_equal(back.source, SOURCE_NSYS);
@@ -689,20 +719,18 @@ static void timeline_round_trips(void **state)
     assert_int_equal(back.events.copies[0].dst, MEM_MANAGED);
     assert_int_equal(back.events.copies[1].dir, COPY_H2H);
     assert_int_equal(back.events.apis[0].kind, API_DRIVER);
-    assert_int_equal(back.workloads[0].apis[1].kind, API_RUNTIME);
-    assert_int_equal(back.workloads[0].syncs[0].kind, SYNC_CONTEXT);
-    assert_int_equal(back.workloads[0].memsets[0].mem, MEM_ARRAY);
+    assert_string_equal(back.regions[0].name, "train step");
     assert_string_equal(back.regions[1].domain, "app");
     assert_null(back.regions[2].domain);
     assert_int_equal(back.regions[2].parent, 1);
     assert_true(back.regions[1].push_pop);
-    assert_int_equal(back.regions[4].workload, 0);
-    assert_int_equal(back.nregions, 5); /* the file's regions, nothing added on reading */
+    assert_int_equal(back.nregions, 3); /* the file's regions, nothing added on reading */
+    assert_false(back.host.known);      /* an import's host is not written */
 
-    /* In the file, times are relative to the epoch: exactly, for the run's own events and the
-     * regions too. */
+    /* In the file, times are relative to the epoch: exactly, for the events and the regions too. */
     cJSON *tree = model_to_json(&m);
     assert_non_null(tree);
+    assert_null(cJSON_GetObjectItemCaseSensitive(tree, "builtin")); /* only a built-in run has one */
     struct { const char *path; int64_t start; } times[] = {
         {"events.kernels[0]", m.events.kernels[0].start_ns}, {"events.copies[0]", m.events.copies[0].start_ns},
         {"events.memsets[0]", m.events.memsets[0].start_ns}, {"events.apis[0]", m.events.apis[0].start_ns},
@@ -717,10 +745,34 @@ static void timeline_round_trips(void **state)
     cJSON_Delete(tree);
     model_free(&back);
     model_free(&m);
+
+    /* A built-in run: the workload's events join the store after the run's own, owned by the
+     * workload's region, and come back so. */
+    build_timeline(&m, SOURCE_BUILTIN);
+    round_trip(&m, &back);
+    int wr = back.builtin.workloads[0].region;
+    assert_int_equal(back.regions[wr].kind, REGION_WORKLOAD);
+    assert_int_equal(back.regions[wr].workload, 0);
+    assert_int_equal(back.regions[wr + 1].kind, REGION_PHASE);
+    assert_int_equal(back.regions[wr + 1].parent, wr);
+    assert_int_equal(back.nregions, 5);
+    assert_int_equal(back.events.apis[0].region, 0);
+    assert_int_equal(back.events.apis[1].region, wr);
+    assert_int_equal(back.events.apis[2].kind, API_RUNTIME);
+    assert_int_equal(back.events.apis[2].region, wr);
+    assert_int_equal(back.events.syncs[1].kind, SYNC_CONTEXT);
+    assert_int_equal(back.events.syncs[1].region, wr);
+    assert_int_equal(back.events.memsets[1].mem, MEM_ARRAY);
+    assert_int_equal(back.events.kernels[1].region, wr);
+    assert_int_equal(back.events.copies[2].region, wr);
+    assert_int_equal(back.builtin.workloads[0].timed.nkernels, 0); /* nothing left staged */
+    model_free(&back);
+    model_free(&m);
 }
 
-/* A version 1 file loads with version 2's defaults and gets the regions a run recorded now has:
- * the whole run first, a region per workload that ran and one per phase inside it. */
+/* A version 1 file loads with the defaults of what it lacks and gets the regions a run recorded
+ * now has: the whole run first, a region per workload that ran and one per phase inside it, and
+ * its workloads' events in the store, owned by their regions. */
 static void v1_sample_gets_regions(void **state)
 {
     (void)state;
@@ -728,7 +780,6 @@ static void v1_sample_gets_regions(void **state)
     load_run(V1_SAMPLE, &m);
     assert_int_equal(m.schema_version, 1);
     assert_int_equal(m.source, SOURCE_BUILTIN);
-    assert_int_equal(m.events.nkernels + m.events.ncopies + m.events.napis, 0);
     assert_int_equal(m.nprocesses, 0);
     assert_true(m.nregions > 0);
     const region *run = &m.regions[0];
@@ -736,23 +787,30 @@ static void v1_sample_gets_regions(void **state)
     assert_int_equal(run->parent, -1);
     assert_int_equal(run->workload, -1);
     int ran = 0, phases = 0, wl_regions = 0, phase_regions = 0;
-    for (int i = 0; i < m.nworkloads; i++) {
-        const workload_run *w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        const workload_run *w = &m.builtin.workloads[i];
         ran += w->nphases > 0;
         phases += w->nphases;
-        assert_int_equal(w->nmemsets + w->nsyncs, 0);
-        for (size_t k = 0; k < w->nkernels; k++) {
-            assert_int_equal(w->kernels[k].pid, 0);
-            assert_true(w->kernels[k].start_ns >= run->start_ns && w->kernels[k].end_ns <= run->end_ns);
-        }
-        for (size_t a = 0; a < w->napis; a++)
-            assert_int_equal(w->apis[a].kind, API_RUNTIME);
+        /* its region is the one made for it */
+        if (w->nphases > 0)
+            assert_int_equal(m.regions[w->region].workload, i);
     }
+    /* Every event a workload recorded joined the store, owned by its workload's region. */
+    assert_int_equal(m.events.nmemsets + m.events.nsyncs, 0);
+    assert_true(m.events.nkernels > 0);
+    for (size_t k = 0; k < m.events.nkernels; k++) {
+        const kernel_event *e = &m.events.kernels[k];
+        assert_int_equal(e->pid, 0);
+        assert_true(e->region > 0 && m.regions[e->region].kind == REGION_WORKLOAD);
+        assert_true(e->start_ns >= run->start_ns && e->end_ns <= run->end_ns);
+    }
+    for (size_t a = 0; a < m.events.napis; a++)
+        assert_int_equal(m.events.apis[a].kind, API_RUNTIME);
     assert_true(ran >= 2);
     for (int i = 1; i < m.nregions; i++) {
         const region *g = &m.regions[i];
         assert_true(g->parent >= 0 && g->parent < i);
-        assert_true(g->workload >= 0 && g->workload < m.nworkloads);
+        assert_true(g->workload >= 0 && g->workload < m.builtin.nworkloads);
         assert_true(g->start_ns >= run->start_ns && g->end_ns <= run->end_ns);
         if (g->kind == REGION_WORKLOAD) {
             wl_regions++;
@@ -763,12 +821,12 @@ static void v1_sample_gets_regions(void **state)
             const region *up = &m.regions[g->parent];
             assert_int_equal(up->kind, REGION_WORKLOAD);
             assert_int_equal(up->workload, g->workload);
-            assert_non_null(workload_find_phase(&m.workloads[g->workload], g->name));
+            assert_non_null(workload_find_phase(&m.builtin.workloads[g->workload], g->name));
         }
     }
     assert_int_equal(wl_regions, ran);
     assert_int_equal(phase_regions, phases);
-    /* Written (as version 2) and read back: the same regions, not a second set. */
+    /* Written (as version 3) and read back: the same regions, not a second set. */
     round_trip(&m, &back);
     assert_int_equal(back.nregions, m.nregions);
     model_free(&back);
@@ -803,21 +861,41 @@ static cJSON *at(cJSON *root, const char *path)
     return cur;
 }
 
-static cJSON *sample_tree;
+static cJSON *sample_tree; /* the sample as this mmprof writes it (the current version) */
+static cJSON *v2_tree;     /* a version 2 built-in run file, as an earlier mmprof wrote it */
+
+static cJSON *parse_file(const char *path)
+{
+    char *text = read_file(path, NULL);
+    cJSON *t = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return t;
+}
 
 static int load_tree(void **state)
 {
     (void)state;
-    char *text = read_file(sample_path(), NULL);
-    sample_tree = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    return sample_tree ? 0 : -1;
+    run_model m;
+    char err[512];
+    if (!model_read_file(sample_path(), &m, err, sizeof err))
+        return -1;
+    sample_tree = model_to_json(&m);
+    model_free(&m);
+    char *dir = make_temp_dir();
+    char *v2 = dir ? unxz_sample(V2_BUILTIN_XZ, dir, "v2.json") : NULL;
+    v2_tree = v2 ? parse_file(v2) : NULL;
+    free(v2);
+    if (dir)
+        rm_rf(dir);
+    free(dir);
+    return sample_tree && v2_tree ? 0 : -1;
 }
 
 static int free_tree(void **state)
 {
     (void)state;
     cJSON_Delete(sample_tree);
+    cJSON_Delete(v2_tree);
     return 0;
 }
 
@@ -825,6 +903,13 @@ static int free_tree(void **state)
 static cJSON *sample_copy(void)
 {
     cJSON *c = cJSON_Duplicate(sample_tree, true);
+    assert_non_null(c);
+    return c;
+}
+
+static cJSON *v2_copy(void)
+{
+    cJSON *c = cJSON_Duplicate(v2_tree, true);
     assert_non_null(c);
     return c;
 }
@@ -864,8 +949,8 @@ static void assert_rejected(cJSON *root, const char *where, const char *detail)
         fail_msg("message '%s' does not start with '%s: '", err, where);
     if (detail && !strstr(err, detail))
         fail_msg("message '%s' does not say '%s'", err, detail);
-    assert_int_equal(m.nworkloads, 0);
-    assert_null(m.workloads);
+    assert_int_equal(m.builtin.nworkloads, 0);
+    assert_null(m.builtin.workloads);
     assert_null(m.devices);
     assert_null(m.command_line);
     assert_int_equal(m.nregions, 0);
@@ -928,12 +1013,12 @@ static void rejects_other_schema_versions(void **state)
     for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
         cJSON *r = sample_copy();
         set_field(r, "", "schema_version", cJSON_CreateNumber(versions[i]));
-        assert_rejected(r, "schema_version", "this mmprof reads 1 and 2");
+        assert_rejected(r, "schema_version", "this mmprof reads 1 to 3");
     }
     /* A newer file says so, rather than only that its version is unknown. */
     cJSON *newer = sample_copy();
-    set_field(newer, "", "schema_version", cJSON_CreateNumber(3));
-    assert_rejected(newer, "schema_version", "written by a newer mmprof: schema_version 3; this mmprof reads 1 and 2");
+    set_field(newer, "", "schema_version", cJSON_CreateNumber(4));
+    assert_rejected(newer, "schema_version", "written by a newer mmprof: schema_version 4; this mmprof reads 1 to 3");
     cJSON *r = sample_copy();
     set_field(r, "", "schema_version", cJSON_CreateString("1"));
     assert_rejected(r, "schema_version", NULL);
@@ -945,21 +1030,24 @@ static void rejects_missing_fields(void **state)
     static const struct { const char *obj, *key; } cases[] = {
         {"", "schema_version"},
         {"", "epoch_ns"},
-        {"", "workloads"},
-        {"config", "seed"},
-        {"host", "blas_core"},
+        {"", "builtin"},
+        {"builtin", "workloads"},
+        {"builtin.config", "seed"},
+        {"builtin.blas", "core"},
+        {"host", "cpu_model"},
         {"collection", "source"},
         {"devices[0]", "sm_count"},
         {"devices[0]", "pcie_gen"},
-        {"workloads[1]", "phases"},
-        {"workloads[1]", "verification"},
-        {"workloads[1].verification", "rel_error"},
-        {"workloads[1].kernels[0]", "start_ns"},
-        {"workloads[1].kernels[0]", "registers"},
-        {"workloads[2].copies[1]", "bytes"},
-        {"workloads[3].api_calls[4]", "correlation"},
-        {"workloads[1].occupancy_checks[0]", "runtime_blocks_per_sm"},
-        {"workloads[1].phases[2]", "end_ns"},
+        {"builtin.workloads[1]", "phases"},
+        {"builtin.workloads[1]", "region"},
+        {"builtin.workloads[1]", "verification"},
+        {"builtin.workloads[1].verification", "rel_error"},
+        {"events.kernels[0]", "start_ns"},
+        {"events.kernels[0]", "registers"},
+        {"events.copies[1]", "bytes"},
+        {"events.apis[4]", "correlation"},
+        {"builtin.workloads[1].occupancy_checks[0]", "runtime_blocks_per_sm"},
+        {"builtin.workloads[1].phases[2]", "end_ns"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_spoilt_rejected(sample_copy(), cases[i].obj, cases[i].key, NULL, "missing");
@@ -969,25 +1057,28 @@ static void rejects_wrong_types(void **state)
 {
     (void)state;
     static const struct { const char *obj, *key, *json; } cases[] = {
-        {"workloads[1].kernels[0]", "start_ns", "\"754100796\""},
-        {"workloads[1].kernels[0]", "start_ns", "1.5"},
-        {"workloads[1].kernels[0]", "grid", "[1, 2]"},
-        {"workloads[1].kernels[0]", "block", "[16, -16, 1]"},
-        {"workloads[1].kernels[0]", "name", "null"},
-        {"workloads[1].kernels[0]", "smem_optin", "0"},
-        {"workloads[1].copies[0]", "dir", "\"sideways\""},
-        {"workloads[1].copies[0]", "src", "\"cloud\""},
-        {"workloads[1].copies[0]", "bytes", "-1"},
-        {"workloads[1]", "needs_gpu", "\"yes\""},
-        {"workloads[1]", "status", "\"great\""},
-        {"workloads[1]", "timing", "\"sundial\""},
-        {"workloads[1]", "device", "99"}, /* the run recorded two devices */
-        {"workloads[1]", "kernels", "{}"},
-        {"workloads[1]", "product_ms", "[1, -2]"},
+        {"events.kernels[0]", "start_ns", "\"754100796\""},
+        {"events.kernels[0]", "start_ns", "1.5"},
+        {"events.kernels[0]", "grid", "[1, 2]"},
+        {"events.kernels[0]", "block", "[16, -16, 1]"},
+        {"events.kernels[0]", "name", "null"},
+        {"events.kernels[0]", "smem_optin", "0"},
+        {"events.kernels[0]", "region", "99999"},
+        {"events.kernels[0]", "region", "-1"},
+        {"events.copies[0]", "dir", "\"sideways\""},
+        {"events.copies[0]", "src", "\"cloud\""},
+        {"events.copies[0]", "bytes", "-1"},
+        {"builtin.workloads[1]", "needs_gpu", "\"yes\""},
+        {"builtin.workloads[1]", "status", "\"great\""},
+        {"builtin.workloads[1]", "timing", "\"sundial\""},
+        {"builtin.workloads[1]", "device", "99"}, /* the run recorded two devices */
+        {"builtin.workloads[1]", "region", "0"},  /* the run's, not a workload region */
+        {"events", "kernels", "{}"},
+        {"builtin.workloads[1]", "product_ms", "[1, -2]"},
         {"host", "avx2", "1"},
-        {"config", "n", "0"},
-        {"config", "seed", "\"-1\""},
-        {"config", "seed", "\"12abc\""},
+        {"builtin.config", "n", "0"},
+        {"builtin.config", "seed", "\"-1\""},
+        {"builtin.config", "seed", "\"12abc\""},
         {"", "epoch_ns", "1795967178639765135"},
         {"devices[0]", "sm_count", "\"132\""},
         {"devices[0]", "pcie_gen", "99"},
@@ -1013,8 +1104,8 @@ static void rejects_end_before_start(void **state)
 {
     (void)state;
     static const char *const objs[] = {
-        "workloads[1].kernels[0]", "workloads[1].copies[2]", "workloads[1].api_calls[0]",
-        "workloads[1].phases[3]", "tool_phases[0]",
+        "events.kernels[0]", "events.copies[2]", "events.apis[0]", "builtin.workloads[1].phases[3]",
+        "builtin.tool_phases[0]",
     };
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
         cJSON *r = sample_copy();
@@ -1033,14 +1124,14 @@ static void rejects_times_past_the_clock(void **state)
     (void)state;
     cJSON *r = sample_copy();
     set_field(r, "", "epoch_ns", cJSON_CreateString("9223372036854775000"));
-    assert_rejected(r, "tool_phases[0].start_ns", NULL);
+    assert_rejected(r, "builtin.tool_phases[0].start_ns", NULL);
 }
 
-/* The timeline run as a version 2 tree to spoil. */
+/* The timeline run (a built-in one, so with a workload) as a tree to spoil. */
 static cJSON *timeline_tree(void)
 {
     run_model m;
-    build_timeline(&m);
+    build_timeline(&m, SOURCE_BUILTIN);
     cJSON *t = model_to_json(&m);
     model_free(&m);
     assert_non_null(t);
@@ -1054,34 +1145,39 @@ static void rejects_bad_timeline(void **state)
         {"regions[2]", "parent", "2", "earlier region"},  /* itself */
         {"regions[1]", "parent", "3", "earlier region"},  /* forward */
         {"regions[0]", "parent", "0", "earlier region"},
+        {"regions[1]", "parent", "-1", "earlier region"}, /* a second top: only the run is */
         {"regions[1]", "parent", "-2", NULL},
         {"regions[3]", "workload", "1", "the run has 1 workload"},
         {"regions[3]", "workload", "-2", NULL},
         {"regions[1]", "kind", "\"chapter\"", "chapter"},
+        {"regions[1]", "kind", "\"run\"", "one run region"},
+        {"regions[0]", "kind", "\"nvtx\"", "the first region is the run's"},
         {"regions[1]", "domain", "7", "string or null"},
         {"regions[1]", "tid", "4294967296", NULL},
         {"regions[1]", "end_ns", "0", "before it starts"},
         {"events.apis[0]", "kind", "\"hypervisor\"", "runtime or driver"},
-        {"workloads[0].api_calls[0]", "kind", "\"hypervisor\"", "runtime or driver"},
+        {"events.apis[2]", "region", "5", "the run has 5 regions"},
         {"events.kernels[0]", "pid", "4294967296", NULL},
-        {"workloads[0].kernels[0]", "pid", "-1", NULL},
+        {"events.kernels[1]", "pid", "-1", NULL},
         {"processes[0]", "pid", "4294967296", NULL},
         {"threads[1]", "tid", "4294967296", NULL},
         {"events.copies[0]", "dir", "\"sideways\"", "PtoP"},
         {"events.memsets[0]", "mem", "\"cloud\"", "cloud"},
-        {"workloads[0].syncs[0]", "kind", "\"nap\"", "stream-wait-event"},
+        {"events.syncs[1]", "kind", "\"nap\"", "stream-wait-event"},
+        {"builtin.workloads[0]", "region", "1", "not a workload region"},
         {"", "source", "\"csv\"", "nsys-sqlite"},
+        {"", "source", "\"kineto\"", "holds built-in workloads"},
         {"", "events", "[]", "object"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_spoilt_rejected(timeline_tree(), cases[i].obj, cases[i].key, cases[i].json, cases[i].detail);
     cJSON *r = timeline_tree();
-    set_field(r, "", "schema_version", cJSON_CreateNumber(3));
-    assert_rejected(r, "schema_version", "written by a newer mmprof: schema_version 3; this mmprof reads 1 and 2");
+    set_field(r, "", "schema_version", cJSON_CreateNumber(4));
+    assert_rejected(r, "schema_version", "written by a newer mmprof: schema_version 4; this mmprof reads 1 to 3");
 }
 
-/* What version 1 may lack, version 2 must have. */
-static void rejects_v2_without_v2_fields(void **state)
+/* What version 1 may lack, later versions must have. */
+static void rejects_later_files_without_their_fields(void **state)
 {
     (void)state;
     static const struct { const char *obj, *key; } cases[] = {
@@ -1091,13 +1187,51 @@ static void rejects_v2_without_v2_fields(void **state)
         {"", "threads"},
         {"collection", "outside_workloads"},
         {"events", "syncs"},
-        {"workloads[0]", "memsets"},
-        {"workloads[0].kernels[0]", "pid"},
-        {"workloads[0].api_calls[0]", "kind"},
+        {"events.kernels[1]", "pid"},
+        {"events.apis[1]", "kind"},
         {"regions[1]", "domain"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_spoilt_rejected(timeline_tree(), cases[i].obj, cases[i].key, NULL, "missing");
+}
+
+/* A version 2 file (an earlier mmprof's built-in run) is read as it was written: its workloads'
+ * events inside them, its settings at the top; and what it got wrong is refused with version 2's
+ * paths. */
+static void v2_file_reads_and_refuses(void **state)
+{
+    (void)state;
+    run_model m, back;
+    char err[512] = "";
+    cJSON *t = v2_copy();
+    int nk = 0;
+    const cJSON *w;
+    cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(t, "workloads"))
+        nk += cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(w, "kernels"));
+    nk += cJSON_GetArraySize(at(t, "events.kernels"));
+    if (!model_from_json(t, &m, err, sizeof err))
+        fail_msg("%s", err);
+    cJSON_Delete(t);
+    assert_int_equal(m.schema_version, 2);
+    assert_int_equal((int)m.events.nkernels, nk);
+    assert_int_equal(m.builtin.n, 2048);
+    assert_true(m.builtin.blas.core[0] != '\0'); /* from "host" */
+    round_trip(&m, &back); /* written as version 3, the same model */
+    model_free(&back);
+    model_free(&m);
+    static const struct { const char *obj, *key, *json; } cases[] = {
+        {"workloads[1].kernels[0]", "pid", "-1"},
+        {"workloads[1].api_calls[0]", "kind", "\"hypervisor\""},
+        {"workloads[1].kernels[0]", "device", "2"},
+        {"workloads[1].copies[0]", "device", "4294967295"},
+        {"workloads[1]", "kernels", "{}"},
+        {"config", "n", "0"},
+        {"host", "blas_core", "7"},
+        {"", "tool_phases", "{}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_spoilt_rejected(v2_copy(), cases[i].obj, cases[i].key, cases[i].json, NULL);
+    assert_spoilt_rejected(v2_copy(), "workloads[1]", "api_calls", NULL, "missing");
 }
 
 /* A kernel's or copy's device beyond the run's devices is refused where it is read, naming the
@@ -1107,10 +1241,10 @@ static void rejects_devices_beyond_the_run(void **state)
 {
     (void)state;
     static const struct { const char *obj; double device; } cases[] = {
-        {"workloads[1].kernels[0]", 2147483648.0},
-        {"workloads[1].kernels[0]", 2},
-        {"workloads[1].copies[1]", 2},
-        {"workloads[1].copies[0]", 4294967295.0},
+        {"events.kernels[0]", 2147483648.0},
+        {"events.kernels[0]", 2},
+        {"events.copies[1]", 2},
+        {"events.copies[0]", 4294967295.0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *r = sample_copy();
@@ -1156,7 +1290,7 @@ static void assert_file_rejected(const char *path, const char *detail)
         fail_msg("message '%s' does not name %s", err, quoted);
     if (detail && !strstr(err, detail))
         fail_msg("message '%s' does not say '%s'", err, detail);
-    assert_int_equal(m.nworkloads, 0);
+    assert_int_equal(m.builtin.nworkloads, 0);
     assert_null(m.devices);
 }
 
@@ -1194,7 +1328,7 @@ static void read_file_errors(void **state)
     assert_file_rejected(tmp, NULL); /* a directory */
 
     snprintf(path, sizeof path, "%s/version.json", tmp);
-    assert_true(write_text(path, "{\"schema\": \"mmprof-run\", \"schema_version\": 3}"));
+    assert_true(write_text(path, "{\"schema\": \"mmprof-run\", \"schema_version\": 4}"));
     assert_file_rejected(path, "schema_version");
 }
 
@@ -1282,7 +1416,8 @@ int main(void)
         cmocka_unit_test(rejects_end_before_start),
         cmocka_unit_test(rejects_times_past_the_clock),
         cmocka_unit_test(rejects_bad_timeline),
-        cmocka_unit_test(rejects_v2_without_v2_fields),
+        cmocka_unit_test(rejects_later_files_without_their_fields),
+        cmocka_unit_test(v2_file_reads_and_refuses),
         cmocka_unit_test(rejects_devices_beyond_the_run),
     };
     const struct CMUnitTest files[] = {

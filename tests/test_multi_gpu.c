@@ -88,13 +88,13 @@ static void every_workload_verifies_on_every_gpu(void **state)
     (void)state;
     need_gpus(2);
     assert_int_equal(all_status, 0);
-    assert_int_equal(all.multi.ndevices, ngpus);
+    assert_int_equal(all.builtin.multi.ndevices, ngpus);
     int per_pass = 2 * gpu_workload_count(); /* pageable and pinned */
     for (int d = 0; d < ngpus; d++)
         for (int p = PASS_SEQUENTIAL; p <= PASS_CONCURRENT; p++) {
             int ran = 0;
-            for (int i = 0; i < all.nworkloads; i++) {
-                const workload_run *w = &all.workloads[i];
+            for (int i = 0; i < all.builtin.nworkloads; i++) {
+                const workload_run *w = &all.builtin.workloads[i];
                 if (w->device != d || (int)w->pass != p)
                     continue;
                 char label[64];
@@ -106,9 +106,11 @@ static void every_workload_verifies_on_every_gpu(void **state)
                 assert_true(w->verified && w->rel_error <= w->error_bound);
                 /* CUPTI's records went to the workload of their own GPU, even when both ran at once. */
                 assert_int_equal(w->timing, TIMING_CUPTI);
-                assert_true(w->nkernels >= (size_t)w->launched);
-                for (size_t k = 0; k < w->nkernels; k++)
-                    assert_int_equal(w->kernels[k].device, (uint32_t)d);
+                event_list ev = owned_events(&all, w);
+                assert_true(ev.nkernels >= (size_t)w->launched);
+                for (size_t k = 0; k < ev.nkernels; k++)
+                    assert_int_equal(ev.kernels[k].device, (uint32_t)d);
+                events_clear(&ev);
                 ran++;
             }
             assert_int_equal(ran, per_pass);
@@ -130,8 +132,8 @@ static void concurrent_pass_overlaps(void **state)
     (void)state;
     need_gpus(2);
     int64_t lo[2] = {0, 0}, hi[2] = {0, 0};
-    for (int i = 0; i < all.nworkloads; i++) {
-        const workload_run *w = &all.workloads[i];
+    for (int i = 0; i < all.builtin.nworkloads; i++) {
+        const workload_run *w = &all.builtin.workloads[i];
         if (w->pass == PASS_CONCURRENT && w->device >= 0 && w->device < 2)
             span(w, &lo[w->device], &hi[w->device]);
     }
@@ -148,7 +150,7 @@ static void peer_matrix_copies_verify(void **state)
 {
     (void)state;
     need_gpus(2);
-    const multi_gpu_info *g = &all.multi;
+    const multi_gpu_info *g = &all.builtin.multi;
     assert_int_equal(g->npairs, ngpus * (ngpus - 1));
     for (int i = 0; i < g->npairs; i++) {
         const peer_pair *p = &g->pairs[i];
@@ -186,9 +188,9 @@ static void one_gpu_has_no_peer_matrix(void **state)
     assert_int_equal(status, 0);
     run_model m;
     load_run(json, &m);
-    assert_int_equal(m.multi.ndevices, 1);
-    assert_int_equal(m.multi.npairs, 0);
-    assert_non_null(strstr(m.multi.why, "one GPU"));
+    assert_int_equal(m.builtin.multi.ndevices, 1);
+    assert_int_equal(m.builtin.multi.npairs, 0);
+    assert_non_null(strstr(m.builtin.multi.why, "one GPU"));
     model_free(&m);
     free(json);
 }

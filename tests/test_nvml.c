@@ -124,7 +124,7 @@ static void test_missing_library_is_na(void **state)
     nvml_watch_end(NULL, a, why);
     workload_run *b = add_gpu_workload(&m, "cuda-naive", MEM_PINNED, 30, 40);
     nvml_watch_end(NULL, b, why);
-    a = &m.workloads[0]; /* the array may have moved */
+    a = &m.builtin.workloads[0]; /* the array may have moved */
     assert_true(a->device_state.recorded);
     assert_false(a->device_state.valid);
     assert_string_equal(a->device_state.reason, why);
@@ -321,7 +321,7 @@ static run_model *minimal_run(run_model *m)
     model_init(m);
     snprintf(m->tool_version, sizeof m->tool_version, "test");
     m->command_line = strdup("mmprof");
-    m->n = 64;
+    m->builtin.n = 64;
     m->devices = calloc(1, sizeof *m->devices);
     assert_non_null(m->devices);
     m->ndevices = 1;
@@ -349,8 +349,8 @@ static void test_json_round_trip(void **state)
     cJSON_free(text);
 
     json_round_trip(&m, &back);
-    assert_int_equal(back.nworkloads, 3);
-    const device_state *a = &m.workloads[0].device_state, *b = &back.workloads[0].device_state;
+    assert_int_equal(back.builtin.nworkloads, 3);
+    const device_state *a = &m.builtin.workloads[0].device_state, *b = &back.builtin.workloads[0].device_state;
     assert_true(b->recorded && b->valid);
     assert_int_equal(b->sm_clock_max_mhz, a->sm_clock_max_mhz);
     assert_int_equal(b->mem_clock_max_mhz, a->mem_clock_max_mhz);
@@ -367,11 +367,11 @@ static void test_json_round_trip(void **state)
     assert_int_equal(b->reasons, a->reasons);
     assert_int_equal(b->other_pids, a->other_pids);
     assert_memory_equal(b->other_pid, a->other_pid, sizeof a->other_pid);
-    const device_state *c = &back.workloads[1].device_state;
+    const device_state *c = &back.builtin.workloads[1].device_state;
     assert_true(c->recorded);
     assert_false(c->valid);
     assert_string_equal(c->reason, "libnvidia-ml.so.1 not found: gone");
-    assert_false(back.workloads[2].device_state.recorded);
+    assert_false(back.builtin.workloads[2].device_state.recorded);
     model_free(&back);
     model_free(&m);
 }
@@ -384,11 +384,11 @@ static void test_json_bad_device_state(void **state)
     workload_run *w;
     watched_workload(&m, &w);
     cJSON *j = model_to_json(&m);
-    cJSON *ds = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "workloads"), 0), "device_state");
+    cJSON *ds = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "builtin"), "workloads"), 0), "device_state");
     cJSON_ReplaceItemInObject(ds, "samples", cJSON_CreateString("many"));
     char err[256];
     assert_false(model_from_json(j, &back, err, sizeof err));
-    assert_string_equal(err, "workloads[0].device_state.samples: expected a number");
+    assert_string_equal(err, "builtin.workloads[0].device_state.samples: expected a number");
     cJSON_Delete(j);
     model_free(&m);
 }

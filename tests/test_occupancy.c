@@ -39,8 +39,8 @@ static void matches_runtime_in(const char *path)
     run_model m;
     load_run(path, &m);
     int checked = 0;
-    for (int i = 0; i < m.nworkloads; i++) {
-        const workload_run *w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads; i++) {
+        const workload_run *w = &m.builtin.workloads[i];
         for (int k = 0; k < w->nocc; k++) {
             const occupancy_check *c = &w->occ[k];
             assert_true(w->device >= 0 && w->device < m.ndevices);

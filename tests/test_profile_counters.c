@@ -69,9 +69,9 @@ static void launches_and_exact_counts(void **state)
 {
     (void)state;
     assert_int_equal(sample.source, SOURCE_PROFILE);
-    assert_true(sample.counters);
-    assert_string_equal(sample.counter_kernels, "ffma_chain|scale|add_one");
-    assert_int_equal(sample.counter_max, LAUNCHES);
+    assert_true(sample.counters.asked);
+    assert_string_equal(sample.counters.kernels, "ffma_chain|scale|add_one");
+    assert_int_equal(sample.counters.max, LAUNCHES);
     assert_int_equal(sample.nlaunch_counters, LAUNCHES);
     assert_int_equal(sample.collection.replayed_kernels, LAUNCHES);
     int seen[3] = {0};
@@ -219,9 +219,9 @@ static void round_trip(void **state)
     run_model back;
     assert_true(model_read_text("round trip", text, strlen(text), &back, err, sizeof err));
     free(text);
-    assert_true(back.counters);
-    assert_string_equal(back.counter_kernels, sample.counter_kernels);
-    assert_int_equal(back.counter_max, sample.counter_max);
+    assert_true(back.counters.asked);
+    assert_string_equal(back.counters.kernels, sample.counters.kernels);
+    assert_int_equal(back.counters.max, sample.counters.max);
     assert_int_equal(back.collection.replayed_kernels, sample.collection.replayed_kernels);
     assert_int_equal(back.nlaunch_counters, sample.nlaunch_counters);
     same_launches(&sample, &back, 0);

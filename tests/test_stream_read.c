@@ -267,9 +267,9 @@ static void counter_lines(void **state)
     stream_summary s = {0};
     char err[512];
     assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
-    assert_true(m.counters);
-    assert_string_equal(m.counter_kernels, "ffma_chain|add_one");
-    assert_int_equal(m.counter_max, 5);
+    assert_true(m.counters.asked);
+    assert_string_equal(m.counters.kernels, "ffma_chain|add_one");
+    assert_int_equal(m.counters.max, 5);
     assert_int_equal(m.nlaunch_counters, 1);
     const kernel_counters *k = &m.launch_counters[0];
     assert_string_equal(k->name, "ffma_chain(float*, int)");

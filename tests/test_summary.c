@@ -71,7 +71,7 @@ static void failure_leads(void **state)
     (void)state;
     run_model m;
     small_builtin_run(&m);
-    m.workloads[2].status = WL_FAILED;
+    m.builtin.workloads[2].status = WL_FAILED;
     analysis a;
     assert_true(analyze(&m, &a));
     assert_int_equal(a.summary[0].kind, FIND_FAILED);
@@ -135,7 +135,7 @@ static void every_output_opens_with_it(void **state)
     const char *first = strchr(json, '"');
     assert_non_null(first);
     assert_true(strncmp(first, "\"summary\"", 9) == 0);
-    assert_non_null(strstr(json, "\"kind\":\t\"copy_bound\""));
+    assert_non_null(strstr(json, "\"kind\":\"copy_bound\""));
     free(json);
     analysis_free(&a);
     model_free(&m);

@@ -272,7 +272,7 @@ static double gpu_workload(run_model *m, const char *name, mem_kind mem, double 
     w->verified = true;
     w->rel_error = 1e-7;
     w->error_bound = 1e-5;
-    uint64_t n = (uint64_t)m->n;
+    uint64_t n = (uint64_t)m->builtin.n;
     copy_event c = {.dir = COPY_H2D, .src = mem, .dst = MEM_DEVICE, .bytes = 2 * n * n * 4, .stream = 7};
     c.correlation = corr++;
     c.start_ns = at_ms(t);
@@ -308,8 +308,8 @@ void small_builtin_run(run_model *m)
     copy_str(m->started_at, sizeof m->started_at, "2026-11-30T12:00:00Z");
     m->command_line = strdup("mmprof --size 1024");
     m->epoch_ns = T0_NS;
-    m->n = 1024;
-    m->seed = 7;
+    m->builtin.n = 1024;
+    m->builtin.seed = 7;
     m->devices = calloc(1, sizeof *m->devices);
     assert_non_null(m->devices);
     m->ndevices = 1;
@@ -428,6 +428,32 @@ void recorded_free(run_model *m, analysis *a, cJSON *raw)
     analysis_free(a);
     model_free(m);
     cJSON_Delete(raw);
+}
+
+event_list owned_events(const run_model *m, const workload_run *w)
+{
+    event_list o;
+    memset(&o, 0, sizeof o);
+    const event_list *e = &m->events;
+    int g = w->region;
+    if (g <= 0)
+        return o;
+    for (size_t i = 0; i < e->nkernels; i++)
+        if (e->kernels[i].region == g)
+            assert_true(events_add_kernel(&o, &e->kernels[i]));
+    for (size_t i = 0; i < e->ncopies; i++)
+        if (e->copies[i].region == g)
+            assert_true(events_add_copy(&o, &e->copies[i]));
+    for (size_t i = 0; i < e->nmemsets; i++)
+        if (e->memsets[i].region == g)
+            assert_true(events_add_memset(&o, &e->memsets[i]));
+    for (size_t i = 0; i < e->napis; i++)
+        if (e->apis[i].region == g)
+            assert_true(events_add_api(&o, &e->apis[i]));
+    for (size_t i = 0; i < e->nsyncs; i++)
+        if (e->syncs[i].region == g)
+            assert_true(events_add_sync(&o, &e->syncs[i]));
+    return o;
 }
 
 char *unxz_sample(const char *xz_path, const char *dir, const char *name)

@@ -64,10 +64,17 @@ int temp_dir_teardown(void **state);
 /* The second recorded run: made under Nsight Compute, so timed by cudaEvents, not CUPTI. */
 #define NCU_SAMPLE "samples/h200-512-under-ncu.json"
 /* A version 1 run file, recorded on the H200 by an earlier mmprof (before the timeline model):
- * version 2 readers must still load it. */
+ * later readers must still load it. */
 #define V1_SAMPLE "tests/data/v1/h200-2048.json"
+/* A version 2 run file (each workload's events inside it, the built-in settings at the top),
+ * recorded on the H200 by an earlier mmprof: a 2048 built-in run, xz-compressed (unxz_sample). */
+#define V2_BUILTIN_XZ "tests/data/same-code/h200-2048-same-code-a.json.xz"
 /* A run made under Nsight Systems (nsys profile): CUDA_INJECTION64_PATH named nsys's library. */
 #define NSYS_SAMPLE "samples/h200-512-under-nsys.json"
+
+/* A copy of the events of the store that workload w owns (its region's), in store order: what a
+ * test checks one workload's figures against. events_clear frees it. */
+event_list owned_events(const run_model *m, const workload_run *w);
 
 /* Loads a run file; fails the test with the reader's message when it cannot. */
 void load_run(const char *path, run_model *m);

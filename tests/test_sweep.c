@@ -292,7 +292,7 @@ static void json_section(void **state)
     assert_string_equal(cJSON_GetObjectItem(c2, "kind")->valuestring, "below_range");
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(c2, "n")));
     /* The workloads carry their own n and sampling. */
-    const cJSON *w3 = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "workloads"), 3);
+    const cJSON *w3 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "workloads"), 3);
     assert_true(cJSON_GetObjectItem(w3, "n")->valueint == sweep_n[0]);
     assert_string_equal(cJSON_GetObjectItem(w3, "stopped_by")->valuestring, "noise");
     assert_true(cJSON_IsNumber(cJSON_GetObjectItem(cJSON_GetObjectItem(w3, "metrics"), "noise_pct")));
@@ -306,7 +306,7 @@ static void flush_memsets_count_as_busy(void **state)
     (void)state;
     run_model m;
     model_init(&m);
-    m.n = 64;
+    m.builtin.n = 64;
     m.devices = calloc(1, sizeof *m.devices);
     m.ndevices = 1;
     int64_t t = 1000000000000LL, ms = 1000000;
@@ -329,6 +329,7 @@ static void flush_memsets_count_as_busy(void **state)
     workload_add_copy(w, &out);
     workload_add_memset(w, &flush);
     workload_add_kernel(w, &k);
+    assert_true(model_finish_regions(&m, "t"));
     analysis a;
     assert_true(analyze(&m, &a));
     assert_close(a.wl[0].busy_pct.v, 100.0, 1e-12);

@@ -131,12 +131,12 @@ static void cpu_sweep_end_to_end(void **state)
         fail_msg("exit %d: %s", r.status, r.err);
     cmd_free(&r);
     cJSON *root = load_json(json);
-    const cJSON *cfg = cJSON_GetObjectItem(root, "config");
+    const cJSON *cfg = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "config");
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cfg, "sizes")), 3);
     assert_int_equal(cJSON_GetObjectItem(cfg, "n")->valueint, 32);
     assert_true(cJSON_GetObjectItem(cfg, "max_noise_pct")->valuedouble == 0.5);
     assert_true(cJSON_GetObjectItem(cfg, "max_time_s")->valuedouble == 0.05);
-    const cJSON *wls = cJSON_GetObjectItem(root, "workloads");
+    const cJSON *wls = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "workloads");
     assert_int_equal(cJSON_GetArraySize(wls), 3);
     static const int sizes[] = {32, 64, 128};
     for (int i = 0; i < 3; i++) {
@@ -177,7 +177,7 @@ static void cpu_sweep_end_to_end(void **state)
     free(page);
     root = load_json(again);
     assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "analysis"), "sweep"));
-    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "workloads"), 2), "n")->valueint, 128);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "workloads"), 2), "n")->valueint, 128);
     cJSON_Delete(root);
     free(json);
     free(html);
@@ -195,14 +195,14 @@ static void range_repeat_and_cold_l2(void **state)
         fail_msg("exit %d: %s", r.status, r.err);
     cmd_free(&r);
     cJSON *root = load_json(json);
-    const cJSON *cfg = cJSON_GetObjectItem(root, "config");
+    const cJSON *cfg = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "config");
     const cJSON *sizes = cJSON_GetObjectItem(cfg, "sizes");
     assert_int_equal(cJSON_GetArraySize(sizes), 3);
     assert_int_equal(cJSON_GetArrayItem(sizes, 2)->valueint, 64);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(cfg, "max_noise_pct")));
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cfg, "cold_l2")));
     const cJSON *w;
-    cJSON_ArrayForEach(w, cJSON_GetObjectItem(root, "workloads")) {
+    cJSON_ArrayForEach(w, cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "workloads")) {
         assert_int_equal(cJSON_GetObjectItem(w, "samples")->valueint, 4);
         assert_string_equal(cJSON_GetObjectItem(w, "stopped_by")->valuestring, "repeat");
     }
@@ -214,8 +214,8 @@ static void range_repeat_and_cold_l2(void **state)
     assert_int_equal(r.status, 0);
     cmd_free(&r);
     root = load_json(json);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "sizes")), 0);
-    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "config"), "n")->valueint, 64);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "config"), "sizes")), 0);
+    assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "builtin"), "config"), "n")->valueint, 64);
     assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "analysis"), "sweep"));
     cJSON_Delete(root);
     free(json);

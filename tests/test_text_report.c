@@ -230,9 +230,9 @@ static void header_names_the_run(void **state)
     char want[256];
     snprintf(want, sizeof want, "mmprof %s", m->tool_version);
     assert_true(strncmp(r.plain, want, strlen(want)) == 0);
-    snprintf(want, sizeof want, "n = %d,", m->n);
+    snprintf(want, sizeof want, "n = %d,", m->builtin.n);
     assert_contains(r.plain, want);
-    snprintf(want, sizeof want, "seed %llu", (unsigned long long)m->seed);
+    snprintf(want, sizeof want, "seed %llu", (unsigned long long)m->builtin.seed);
     assert_contains(r.plain, want);
     const device_info *d = &m->devices[0];
     char *gpu = line_starting(r.plain, "GPU 0");
@@ -248,11 +248,11 @@ static void header_names_the_run(void **state)
     assert_contains(r.plain, want);
     char *blas = line_starting(r.plain, "BLAS");
     assert_non_null(blas);
-    snprintf(want, sizeof want, "OpenBLAS %s, core %s, %d threads", m->host.blas_version, m->host.blas_core,
-             m->host.blas_threads);
+    snprintf(want, sizeof want, "OpenBLAS %s, core %s, %d threads", m->builtin.blas.version, m->builtin.blas.core,
+             m->builtin.blas.threads);
     assert_non_null(strstr(blas, want));
     free(blas);
-    assert_contains(r.plain, m->host.blas_library);
+    assert_contains(r.plain, m->builtin.blas.library);
     assert_contains(r.plain, m->host.cpu_model);
     assert_true(has_line_starting(r.plain, "Timing  GPU: CUPTI activity records"));
     free_rendered(&r);
@@ -339,9 +339,9 @@ static void check_na(const rendered *r)
 /* A run without the CPU baseline: speedups cannot be had. */
 static void drop_cpu(run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        if (strcmp(m->workloads[i].name, "cpu-openblas") == 0)
-            m->workloads[i].status = WL_SKIPPED;
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (strcmp(m->builtin.workloads[i].name, "cpu-openblas") == 0)
+            m->builtin.workloads[i].status = WL_SKIPPED;
 }
 
 static void na_lines_carry_reasons(void **state)
@@ -398,8 +398,9 @@ static void warnings_shown(void **state)
 /* What a run on a machine without a GPU records: the GPU workloads skipped, with the reason. */
 static void no_gpu(run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++) {
-        workload_run *w = &m->workloads[i];
+    events_clear(&m->events); /* CUPTI recorded nothing: no GPU ran */
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        workload_run *w = &m->builtin.workloads[i];
         if (!w->needs_gpu)
             continue;
         char name[32];
@@ -418,7 +419,7 @@ static void no_gpu(run_model *m)
     m->ndevices = 0;
     m->collection.source = TIMING_NONE;
     copy_str(m->collection.reason, sizeof m->collection.reason, "no NVIDIA driver");
-    copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, "no NVIDIA driver");
+    copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, "no NVIDIA driver");
 }
 
 static void skipped_gpu_workloads(void **state)
@@ -449,9 +450,9 @@ static void skipped_gpu_workloads(void **state)
 static void nan_result(run_model *m)
 {
     workload_run *w = NULL;
-    for (int i = 0; i < m->nworkloads && !w; i++)
-        if (strcmp(m->workloads[i].name, "cuda-naive") == 0 && m->workloads[i].host_memory == MEM_PAGEABLE)
-            w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads && !w; i++)
+        if (strcmp(m->builtin.workloads[i].name, "cuda-naive") == 0 && m->builtin.workloads[i].host_memory == MEM_PAGEABLE)
+            w = &m->builtin.workloads[i];
     assert_non_null(w);
     float c[2] = {1, NAN};
     double ref[2] = {1, 2};
@@ -470,9 +471,9 @@ static void failed_workload(void **state)
     assert_non_null(row);
     assert_non_null(strstr(row, "failed"));
     free(row);
-    for (int i = 0; i < r.m.nworkloads; i++)
-        if (r.m.workloads[i].status == WL_FAILED)
-            assert_contains(sec, r.m.workloads[i].status_reason);
+    for (int i = 0; i < r.m.builtin.nworkloads; i++)
+        if (r.m.builtin.workloads[i].status == WL_FAILED)
+            assert_contains(sec, r.m.builtin.workloads[i].status_reason);
     free(sec);
     check_warnings(&r);
     assert_contains(r.plain, "cuda-naive (pageable) failed verification");
@@ -489,10 +490,10 @@ static void long_texts(run_model *m)
     copy_str(m->host.cpu_model, sizeof m->host.cpu_model,
              "Intel(R) Xeon(R) Platinum 8592+ with a model string that goes on well past what a terminal "
              "line can hold");
-    copy_str(m->host.blas_library, sizeof m->host.blas_library,
+    copy_str(m->builtin.blas.library, sizeof m->builtin.blas.library,
              "/opt/some/very/deeply/nested/prefix/that/goes/on/and/on/lib/x86_64-linux-gnu/openblas-pthread/"
              "libopenblasp-r0.3.26-with-a-long-suffix.so");
-    workload_run *w = &m->workloads[2];
+    workload_run *w = &m->builtin.workloads[2];
     w->status = WL_ERROR;
     copy_str(w->status_reason, sizeof w->status_reason,
              "cudaMemcpy(hC, dC, 16777216, cudaMemcpyDeviceToHost): an illegal memory access was "
@@ -507,7 +508,7 @@ static void long_texts_wrap(void **state)
     rendered r;
     render_run(&r, sample_path(), long_texts);
     assert_contains(r.plain, "NVIDIA RTX PRO 6000 Blackwell Server Edition");
-    assert_contains(r.plain, r.m.workloads[2].status_reason);
+    assert_contains(r.plain, r.m.builtin.workloads[2].status_reason);
     check_warnings(&r);
     free_rendered(&r);
 }
@@ -515,9 +516,9 @@ static void long_texts_wrap(void **state)
 /* The longest registered workload name, in every run of one workload. */
 static void longest_name(run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        if (strcmp(m->workloads[i].name, "cuda-tiled") == 0)
-            copy_str(m->workloads[i].name, sizeof m->workloads[i].name, "cuda-blocktile-1d");
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (strcmp(m->builtin.workloads[i].name, "cuda-tiled") == 0)
+            copy_str(m->builtin.workloads[i].name, sizeof m->builtin.workloads[i].name, "cuda-blocktile-1d");
 }
 
 /* Names up to 17 characters show whole in every table, not cut to the column. */
@@ -551,14 +552,17 @@ static void long_kernel_name_cut_with_a_mark(void **state)
     char longname[200];
     memset(longname, 'k', 150);
     longname[150] = '\0';
-    workload_run *w = &r.m.workloads[1];
-    for (size_t i = 0; i < w->nkernels; i++) {
-        free(w->kernels[i].name);
-        w->kernels[i].name = strdup(longname);
+    const workload_run *w = &r.m.builtin.workloads[1];
+    for (size_t i = 0; i < r.m.events.nkernels; i++) {
+        kernel_event *k = &r.m.events.kernels[i];
+        if (k->region != w->region)
+            continue;
+        free(k->name);
+        k->name = strdup(longname);
     }
-    copy_str(r.m.host.blas_library, sizeof r.m.host.blas_library,
+    copy_str(r.m.builtin.blas.library, sizeof r.m.builtin.blas.library,
              "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.26.so");
-    r.m.host.blas_threads = 16;
+    r.m.builtin.blas.threads = 16;
     assert_true(analyze(&r.m, &r.a));
     r.plain = render(&r.a, false);
     r.color = render(&r.a, true);
@@ -570,7 +574,7 @@ static void long_kernel_name_cut_with_a_mark(void **state)
     assert_non_null(blas);
     assert_true(blas[strlen(blas) - 1] != ',');
     free(blas);
-    assert_contains(r.plain, r.m.host.blas_library);
+    assert_contains(r.plain, r.m.builtin.blas.library);
     free_rendered(&r);
 }
 

@@ -106,20 +106,16 @@ static void one_event_per_kernel_copy_and_call(void **state)
     run_model m;
     load_sample(&m);
     cJSON *doc = trace_of(&m);
-    /* The run's own events (outside every workload) are in the trace too. */
+    /* Every event of the store, the run's own (outside every workload) too. */
     size_t kernels = m.events.nkernels, copies = m.events.ncopies, apis = m.events.napis, phases = 0;
-    for (int i = 0; i < m.nworkloads; i++) {
-        kernels += m.workloads[i].nkernels;
-        copies += m.workloads[i].ncopies;
-        apis += m.workloads[i].napis;
-        phases += (size_t)m.workloads[i].nphases;
-    }
+    for (int i = 0; i < m.builtin.nworkloads; i++)
+        phases += (size_t)m.builtin.workloads[i].nphases;
     assert_true(kernels > 0 && copies > 0);
     assert_int_equal(count_cat(doc, "kernel"), kernels);
     assert_int_equal(count_cat(doc, "memcpy"), copies);
     assert_int_equal(count_cat(doc, "cuda_api"), apis);
-    assert_int_equal(count_cat(doc, "nvtx"), phases + (size_t)m.ntool_phases);
-    assert_int_equal(count_cat(doc, "workload"), m.nworkloads);
+    assert_int_equal(count_cat(doc, "nvtx"), phases + (size_t)m.builtin.ntool_phases);
+    assert_int_equal(count_cat(doc, "workload"), m.builtin.nworkloads);
     cJSON_Delete(doc);
     model_free(&m);
 }
@@ -242,12 +238,13 @@ static void events_carry_their_figures(void **state)
     load_sample(&m);
     cJSON *doc = trace_of(&m);
     const workload_run *w = NULL;
-    for (int i = 0; i < m.nworkloads && !w; i++)
-        if (strcmp(m.workloads[i].name, "cuda-naive") == 0 && m.workloads[i].host_memory == MEM_PAGEABLE)
-            w = &m.workloads[i];
+    for (int i = 0; i < m.builtin.nworkloads && !w; i++)
+        if (strcmp(m.builtin.workloads[i].name, "cuda-naive") == 0 && m.builtin.workloads[i].host_memory == MEM_PAGEABLE)
+            w = &m.builtin.workloads[i];
     assert_non_null(w);
-    const kernel_event *k = &w->kernels[0];
-    const copy_event *c = &w->copies[0];
+    event_list ev = owned_events(&m, w);
+    const kernel_event *k = &ev.kernels[0];
+    const copy_event *c = &ev.copies[0];
     bool saw_kernel = false, saw_copy = false;
     const cJSON *e;
     cJSON_ArrayForEach(e, events_of(doc)) {
@@ -279,6 +276,7 @@ static void events_carry_their_figures(void **state)
         }
     }
     assert_true(saw_kernel && saw_copy);
+    events_clear(&ev);
     cJSON_Delete(doc);
     model_free(&m);
 }
@@ -290,9 +288,14 @@ static void overlapping_ranges_get_a_second_thread(void **state)
     (void)state;
     run_model m;
     hostile_model(&m);
-    workload_run *w = &m.workloads[1];
-    w->kernels[1].start_ns = w->kernels[0].start_ns + 50000;
-    w->kernels[1].end_ns = w->kernels[0].end_ns + 50000;
+    /* the second workload's first two kernels */
+    kernel_event *k[2] = {NULL, NULL};
+    for (size_t i = 0; i < m.events.nkernels && !k[1]; i++)
+        if (m.events.kernels[i].region == m.builtin.workloads[1].region)
+            k[k[0] ? 1 : 0] = &m.events.kernels[i];
+    assert_non_null(k[1]);
+    k[1]->start_ns = k[0]->start_ns + 50000;
+    k[1]->end_ns = k[0]->end_ns + 50000;
     cJSON *doc = trace_of(&m);
     assert_nested(doc);
     bool first = false, second = false;

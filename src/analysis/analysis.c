@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_view.h"
 #include "sampling.h"
 
 /* Declared by libstdc++'s ABI; the CUDA parts of the program already link it. */
@@ -186,21 +187,21 @@ static bool in_phase(const phase *p, int64_t t)
 /* cpu-openblas at the same size (a sweep runs it at every size). */
 static const workload_run *cpu_baseline(const run_model *m, int n)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        if (!m->workloads[i].needs_gpu && m->workloads[i].status == WL_OK && m->workloads[i].n == n &&
-            m->workloads[i].nproduct_ms > 0)
-            return &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (!m->builtin.workloads[i].needs_gpu && m->builtin.workloads[i].status == WL_OK && m->builtin.workloads[i].n == n &&
+            m->builtin.workloads[i].nproduct_ms > 0)
+            return &m->builtin.workloads[i];
     return NULL;
 }
 
 /* Per-product kernel times of the compute phase: consecutive groups of kernels_per_product
  * kernels (cuBLAS may launch more than one kernel per product). */
-static void kernel_times(const workload_run *w, workload_metrics *r)
+static void kernel_times(const workload_run *w, const event_view *ev, workload_metrics *r)
 {
     const phase *compute = workload_find_phase(w, "compute");
     size_t count = 0;
-    for (size_t i = 0; i < w->nkernels; i++)
-        if (in_phase(compute, w->kernels[i].start_ns))
+    for (size_t i = 0; i < ev->nkernels; i++)
+        if (in_phase(compute, ev->kernels[i]->start_ns))
             count++;
     if (!compute || count == 0) {
         na(&r->kernel_ms, "no kernel records in the compute phase");
@@ -216,8 +217,8 @@ static void kernel_times(const workload_run *w, workload_metrics *r)
     int kpp = w->repeat > 0 ? (int)(count / (size_t)w->repeat) : 0;
     double *per = calloc((size_t)(w->repeat > 0 ? w->repeat : 1), sizeof *per);
     size_t seen = 0;
-    for (size_t i = 0; i < w->nkernels; i++) {
-        const kernel_event *k = &w->kernels[i];
+    for (size_t i = 0; i < ev->nkernels; i++) {
+        const kernel_event *k = ev->kernels[i];
         if (!in_phase(compute, k->start_ns))
             continue;
         double ms = (double)(k->end_ns - k->start_ns) / 1e6;
@@ -244,12 +245,12 @@ static void kernel_times(const workload_run *w, workload_metrics *r)
     free(per);
 }
 
-static void copy_times(const workload_run *w, copy_dir dir, metric *ms, metric *bytes, metric *gbps)
+static void copy_times(const event_view *ev, copy_dir dir, metric *ms, metric *bytes, metric *gbps)
 {
     double t = 0, b = 0;
     int count = 0;
-    for (size_t i = 0; i < w->ncopies; i++) {
-        const copy_event *c = &w->copies[i];
+    for (size_t i = 0; i < ev->ncopies; i++) {
+        const copy_event *c = ev->copies[i];
         if (c->dir != dir)
             continue;
         t += (double)(c->end_ns - c->start_ns) / 1e6;
@@ -276,11 +277,11 @@ static void copy_times(const workload_run *w, copy_dir dir, metric *ms, metric *
  * (poisoning buffers, reading events) are the tool's doing, not the workload's. */
 static const char *const gpu_phases[] = {"copy-in", "compute", "copy-out"};
 
-static void busy_and_gaps(const workload_run *w, workload_metrics *r)
+static void busy_and_gaps(const workload_run *w, const event_view *ev, workload_metrics *r)
 {
     /* Memsets count as busy: --cold-l2's L2 flush runs between the timed launches, and the GPU is
      * no idler for it. */
-    size_t n = w->nkernels + w->ncopies + w->nmemsets;
+    size_t n = ev->nkernels + ev->ncopies + ev->nmemsets;
     interval *iv = malloc((n ? n : 1) * sizeof *iv);
     if (!iv) {
         na(&r->busy_pct, "out of memory");
@@ -288,12 +289,12 @@ static void busy_and_gaps(const workload_run *w, workload_metrics *r)
         return;
     }
     size_t k = 0;
-    for (size_t i = 0; i < w->nkernels; i++)
-        iv[k++] = (interval){w->kernels[i].start_ns, w->kernels[i].end_ns};
-    for (size_t i = 0; i < w->ncopies; i++)
-        iv[k++] = (interval){w->copies[i].start_ns, w->copies[i].end_ns};
-    for (size_t i = 0; i < w->nmemsets; i++)
-        iv[k++] = (interval){w->memsets[i].start_ns, w->memsets[i].end_ns};
+    for (size_t i = 0; i < ev->nkernels; i++)
+        iv[k++] = (interval){ev->kernels[i]->start_ns, ev->kernels[i]->end_ns};
+    for (size_t i = 0; i < ev->ncopies; i++)
+        iv[k++] = (interval){ev->copies[i]->start_ns, ev->copies[i]->end_ns};
+    for (size_t i = 0; i < ev->nmemsets; i++)
+        iv[k++] = (interval){ev->memsets[i]->start_ns, ev->memsets[i]->end_ns};
     int64_t busy_sum = 0, span = 0, gap_max = -1;
     r->gap_phase[0] = '\0';
     for (size_t p = 0; p < sizeof gpu_phases / sizeof gpu_phases[0]; p++) {
@@ -333,11 +334,11 @@ static int find_summary(const workload_metrics *r, const char *name)
 
 /* One row per kernel name: launches over the whole workload, median over the compute phase
  * (over all launches when none ran there), launch shape and resources from the first record. */
-static bool kernel_summaries(const run_model *m, const workload_run *w, workload_metrics *r)
+static bool kernel_summaries(const run_model *m, const workload_run *w, const event_view *ev, workload_metrics *r)
 {
     const phase *compute = workload_find_phase(w, "compute");
-    for (size_t i = 0; i < w->nkernels; i++) {
-        const kernel_event *k = &w->kernels[i];
+    for (size_t i = 0; i < ev->nkernels; i++) {
+        const kernel_event *k = ev->kernels[i];
         if (find_summary(r, k->name) >= 0)
             continue;
         kernel_summary *grown = realloc(r->kernels, (size_t)(r->nkernels + 1) * sizeof *grown);
@@ -356,19 +357,19 @@ static bool kernel_summaries(const run_model *m, const workload_run *w, workload
         s->local_mem = k->local_mem;
 
         int nd = 0, nc = 0;
-        for (size_t j = 0; j < w->nkernels; j++)
-            if (strcmp(w->kernels[j].name, k->name) == 0) {
+        for (size_t j = 0; j < ev->nkernels; j++)
+            if (strcmp(ev->kernels[j]->name, k->name) == 0) {
                 nd++;
-                nc += in_phase(compute, w->kernels[j].start_ns);
+                nc += in_phase(compute, ev->kernels[j]->start_ns);
             }
         double *d = malloc((size_t)nd * sizeof *d);
         if (!d)
             return false;
         int c = 0;
-        for (size_t j = 0; j < w->nkernels; j++)
-            if (strcmp(w->kernels[j].name, k->name) == 0 &&
-                (nc == 0 || in_phase(compute, w->kernels[j].start_ns)))
-                d[c++] = (double)(w->kernels[j].end_ns - w->kernels[j].start_ns) / 1e6;
+        for (size_t j = 0; j < ev->nkernels; j++)
+            if (strcmp(ev->kernels[j]->name, k->name) == 0 &&
+                (nc == 0 || in_phase(compute, ev->kernels[j]->start_ns)))
+                d[c++] = (double)(ev->kernels[j]->end_ns - ev->kernels[j]->start_ns) / 1e6;
         s->launches = nd;
         set(&s->median_ms, median_of(d, c));
         free(d);
@@ -478,9 +479,16 @@ static void sample_noise(const workload_run *w, metric *out)
         na(out, "%s", w->nproduct_ms < 2 ? "fewer than two timed samples" : "zero mean sample time");
 }
 
+const event_view *workload_events(const analysis *a, const workload_run *w)
+{
+    static const event_view none;
+    return a->owned && w->region > 0 && w->region < a->m->nregions ? &a->owned[w->region] : &none;
+}
+
 static bool analyze_workload(const run_model *m, const analysis *a, const workload_run *w,
                              workload_metrics *r)
 {
+    const event_view *ev = workload_events(a, w);
     memset(r, 0, sizeof *r);
     r->w = w;
     double flops = product_flops(w->n);
@@ -513,9 +521,9 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         na(&r->peak_pct, "peak is the GPU's"), na(&r->busy_pct, "CPU workload");
         na(&r->gap_ms, "CPU workload"), na(&r->event_agreement_pct, "CPU workload");
     } else {
-        kernel_times(w, r);
-        copy_times(w, COPY_H2D, &r->h2d_ms, &r->h2d_bytes, &r->h2d_gbps);
-        copy_times(w, COPY_D2H, &r->d2h_ms, &r->d2h_bytes, &r->d2h_gbps);
+        kernel_times(w, ev, r);
+        copy_times(ev, COPY_H2D, &r->h2d_ms, &r->h2d_bytes, &r->h2d_gbps);
+        copy_times(ev, COPY_D2H, &r->d2h_ms, &r->d2h_bytes, &r->d2h_gbps);
         const device_peaks *pk = (w->device >= 0 && w->device < m->ndevices) ? &a->peaks[w->device] : NULL;
         metric none;
         na(&none, "device not recorded");
@@ -531,7 +539,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
             set(&r->e2e_ms, r->copy_ms.v + r->kernel_ms.v);
         else
             na(&r->e2e_ms, "%s", r->kernel_ms.ok ? r->copy_ms.why : r->kernel_ms.why);
-        busy_and_gaps(w, r);
+        busy_and_gaps(w, ev, r);
 
         if (w->timing == TIMING_CUPTI && r->kernel_ms.ok && w->nproduct_ms > 0) {
             double ev = median_of(w->product_ms, w->nproduct_ms);
@@ -542,7 +550,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         } else {
             na(&r->event_agreement_pct, "needs CUPTI records and cudaEvent times");
         }
-        if (!kernel_summaries(m, w, r))
+        if (!kernel_summaries(m, w, ev, r))
             return false;
         metric peak_tf;
         if (pk)
@@ -626,10 +634,11 @@ static bool collect_warnings(const run_model *m, analysis *a)
         if (!add_warning(a, "%s", m->warnings[i]))
             return false;
     const host_info *h = &m->host;
-    if (h->blas_core[0] && (h->has_avx2 || h->has_avx512f) && generic_blas_core(h->blas_core))
+    const char *core = m->builtin.blas.core;
+    if (core[0] && (h->has_avx2 || h->has_avx512f) && generic_blas_core(core))
         if (!add_warning(a, "OpenBLAS picked the generic '%s' core on a CPU with %s: sgemm runs "
                             "several times slower than it could (link the system's libopenblas.so.0)",
-                         h->blas_core, h->has_avx512f ? "AVX-512" : "AVX2"))
+                         core, h->has_avx512f ? "AVX-512" : "AVX2"))
             return false;
     const collection_info *c = &m->collection;
     if (c->dropped > 0 && !add_warning(a, "CUPTI dropped %llu activity records: figures built "
@@ -648,7 +657,7 @@ static bool collect_warnings(const run_model *m, analysis *a)
     if (c->source == TIMING_CUDA_EVENT &&
         !add_warning(a, "GPU times come from cudaEvents, not CUPTI: %s", c->reason))
         return false;
-    if (m->gpu_skip_reason[0] && !add_warning(a, "GPU workloads skipped: %s", m->gpu_skip_reason))
+    if (m->builtin.gpu_skip_reason[0] && !add_warning(a, "GPU workloads skipped: %s", m->builtin.gpu_skip_reason))
         return false;
     if (!device_state_warnings(m, add_warning_text, a))
         return false;
@@ -771,7 +780,7 @@ bool analyze(const run_model *m, analysis *a)
     memset(a, 0, sizeof *a);
     a->m = m;
     a->peaks = calloc((size_t)(m->ndevices > 0 ? m->ndevices : 1), sizeof *a->peaks);
-    a->wl = calloc((size_t)(m->nworkloads > 0 ? m->nworkloads : 1), sizeof *a->wl);
+    a->wl = calloc((size_t)(m->builtin.nworkloads > 0 ? m->builtin.nworkloads : 1), sizeof *a->wl);
     if (!a->peaks || !a->wl) {
         analysis_free(a);
         return false;
@@ -779,11 +788,15 @@ bool analyze(const run_model *m, analysis *a)
     for (int i = 0; i < m->ndevices; i++)
         a->peaks[i] = device_peaks_of(&m->devices[i]);
     counter_ceilings(m, a->peaks);
-    a->nwl = m->nworkloads;
+    if (m->nregions > 0 && !(a->owned = event_views(m))) {
+        analysis_free(a);
+        return false;
+    }
+    a->nwl = m->builtin.nworkloads;
     na(&a->best_h2d_gbps, "no host-to-device copies");
     na(&a->best_d2h_gbps, "no device-to-host copies");
-    for (int i = 0; i < m->nworkloads; i++) {
-        if (!analyze_workload(m, a, &m->workloads[i], &a->wl[i])) {
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        if (!analyze_workload(m, a, &m->builtin.workloads[i], &a->wl[i])) {
             analysis_free(a);
             return false;
         }
@@ -821,6 +834,7 @@ void analysis_free(analysis *a)
     free(a->warnings);
     free(a->wl);
     free(a->peaks);
+    event_views_free(a->owned, a->m ? a->m->nregions : 0);
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
     sweep_free(a->sweep);

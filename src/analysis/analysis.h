@@ -100,8 +100,11 @@ typedef struct {
     int fp32_lanes_per_sm;
 } device_peaks;
 
+struct event_view_s;
+
 typedef struct analysis {
     const run_model *m;
+    struct event_view_s *owned; /* the events each region owns (event_view.h), one per region */
     device_peaks *peaks;    /* one per device */
     workload_metrics *wl;   /* one per workload, same order */
     int nwl;
@@ -121,6 +124,9 @@ typedef struct analysis {
 } analysis;
 
 #define MAX_LISTED_REGIONS 40
+
+/* The events a built-in workload owns (an empty view for one that never ran). */
+const struct event_view_s *workload_events(const analysis *a, const workload_run *w);
 
 /* Computes every figure; returns false only when memory ran out. */
 bool analyze(const run_model *m, analysis *out);

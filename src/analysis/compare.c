@@ -304,7 +304,7 @@ bool compare_runs(const analysis *base, const analysis *new_run, double threshol
     memset(out, 0, sizeof *out);
     out->threshold_pct = threshold_pct;
     int nb = 0, nn = 0;
-    bool with_n = base->m->nsizes > 0 || new_run->m->nsizes > 0;
+    bool with_n = base->m->builtin.nsizes > 0 || new_run->m->builtin.nsizes > 0;
     entity *eb = entities_of(base, with_n, &nb), *en = entities_of(new_run, with_n, &nn);
     entity *sorted = en ? malloc((size_t)(nn > 0 ? nn : 1) * sizeof *sorted) : NULL;
     bool ok = eb && en && sorted;

@@ -18,8 +18,8 @@ bool device_state_warnings(const run_model *m, bool (*add)(void *ctx, const char
     const char *na_reason = NULL;
     int na_count = 0;
     bool na_same = true;
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         const device_state *d = &w->device_state;
         if (!d->recorded)
             continue;
@@ -63,8 +63,8 @@ bool device_state_warnings(const run_model *m, bool (*add)(void *ctx, const char
                  na_count, na_count == 1 ? "" : "s", na_reason);
         return add(ctx, buf);
     }
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        const workload_run *w = &m->builtin.workloads[i];
         if (!w->device_state.recorded || w->device_state.valid)
             continue;
         char label[64];

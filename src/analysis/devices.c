@@ -117,7 +117,7 @@ static void copy_metrics(const peer_copy *c, metric *gbps, metric *lat, const ch
 
 static void peers(const run_model *m, devices_analysis *d)
 {
-    const multi_gpu_info *g = &m->multi;
+    const multi_gpu_info *g = &m->builtin.multi;
     if (g->npairs == 0) {
         copy_str(d->peer_why, sizeof d->peer_why, g->why[0] ? g->why : "no pair of GPUs was measured");
         return;
@@ -134,23 +134,23 @@ bool devices_analyze(const analysis *a, devices_analysis *d)
 {
     memset(d, 0, sizeof *d);
     const run_model *m = a->m;
-    if (m->multi.ndevices == 0) {
-        copy_str(d->why, sizeof d->why, m->multi.why[0] ? m->multi.why : "not a --devices run");
+    if (m->builtin.multi.ndevices == 0) {
+        copy_str(d->why, sizeof d->why, m->builtin.multi.why[0] ? m->builtin.multi.why : "not a --devices run");
         copy_str(d->peer_why, sizeof d->peer_why, d->why);
         return true;
     }
     d->multi = true;
     d->rows = calloc((size_t)(a->nwl > 0 ? a->nwl : 1), sizeof *d->rows);
     d->agg = calloc((size_t)(a->nwl > 0 ? a->nwl : 1), sizeof *d->agg);
-    d->peers = calloc((size_t)(m->multi.npairs > 0 ? m->multi.npairs : 1), sizeof *d->peers);
+    d->peers = calloc((size_t)(m->builtin.multi.npairs > 0 ? m->builtin.multi.npairs : 1), sizeof *d->peers);
     if (!d->rows || !d->agg || !d->peers) {
         devices_free(d);
         return false;
     }
     int64_t conc_lo = 0, conc_hi = 0, seq_sum = 0;
-    for (int k = 0; k < m->multi.ndevices; k++) {
+    for (int k = 0; k < m->builtin.multi.ndevices; k++) {
         device_pass_row *p = &d->passes[d->npasses++];
-        p->device = m->multi.devices[k];
+        p->device = m->builtin.multi.devices[k];
         int64_t slo = 0, shi = 0, clo = 0, chi = 0;
         for (int i = 0; i < a->nwl; i++) {
             const workload_run *w = a->wl[i].w;

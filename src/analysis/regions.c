@@ -1,7 +1,7 @@
-/* Region analysis: see regions.h. One pass gathers every event of the run (the run's own and the
- * built-in workloads') into flat lists with their launching call resolved, sorted by the time
- * that decides membership; each region then takes the slice of its interval, so a trace with
- * many regions costs O((events + regions) log events) plus the events each region holds. */
+/* Region analysis: see regions.h. One pass gathers every event of the store into flat lists with
+ * their launching call resolved, sorted by the time that decides membership; each region then
+ * takes the slice of its interval, so a trace with many regions costs O((events + regions) log
+ * events) plus the events each region holds. */
 #include "regions.h"
 
 #include <math.h>
@@ -31,7 +31,7 @@ typedef struct {
     int64_t start, end;
     int64_t key;          /* launch time, or the event's start when no launching call was found */
     uint32_t pid, tid;    /* the launching thread (tid 0: unknown) */
-    int workload;         /* owning built-in workload, -1 for the run's own events */
+    int owner;            /* the event's region (event_owner in model.h) */
     const api_event *launch;
 } gpu_item;
 
@@ -41,7 +41,7 @@ typedef struct {
     const void *ev;
     int64_t start, end;
     uint32_t pid, tid;
-    int workload;
+    int owner;
     bool launches; /* an API call that launched a kernel */
 } host_item;
 
@@ -96,43 +96,15 @@ static int cmp_host(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-typedef struct {
-    const kernel_event *k;
-    size_t nk;
-    const copy_event *c;
-    size_t nc;
-    const memset_event *s;
-    size_t ns;
-    const api_event *a;
-    size_t na;
-    const sync_event *y;
-    size_t ny;
-    int workload;
-} event_source;
-
-static event_source source_of_run(const run_model *m)
-{
-    const event_list *e = &m->events;
-    return (event_source){e->kernels, e->nkernels, e->copies, e->ncopies, e->memsets, e->nmemsets,
-                          e->apis, e->napis, e->syncs, e->nsyncs, -1};
-}
-
-static event_source source_of_workload(const run_model *m, int i)
-{
-    const workload_run *w = &m->workloads[i];
-    return (event_source){w->kernels, w->nkernels, w->copies, w->ncopies, w->memsets, w->nmemsets,
-                          w->apis, w->napis, w->syncs, w->nsyncs, i};
-}
-
 static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type, const void *ev, int64_t s,
-                    int64_t e, uint32_t pid, uint32_t corr, int workload)
+                    int64_t e, uint32_t pid, uint32_t corr, int owner)
 {
     gpu_item *g = &t->gpu[t->ngpu++];
     g->type = type;
     g->ev = ev;
     g->start = s;
     g->end = e;
-    g->workload = workload;
+    g->owner = owner;
     g->launch = find_launch(ct, nct, pid, corr);
     g->key = g->launch ? g->launch->start_ns : s;
     g->pid = g->launch ? g->launch->pid : pid;
@@ -142,59 +114,39 @@ static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type
 static bool build_timeline(const run_model *m, timeline *t)
 {
     memset(t, 0, sizeof *t);
-    int nsrc = m->nworkloads + 1;
-    event_source *src = malloc((size_t)nsrc * sizeof *src);
-    if (!src)
-        return false;
-    src[0] = source_of_run(m);
-    for (int i = 0; i < m->nworkloads; i++)
-        src[i + 1] = source_of_workload(m, i);
-    size_t ngpu = 0, nhost = 0, napi = 0;
-    for (int i = 0; i < nsrc; i++) {
-        ngpu += src[i].nk + src[i].nc + src[i].ns;
-        nhost += src[i].na + src[i].ny;
-        napi += src[i].na;
-    }
-    corr_entry *ct = malloc((napi ? napi : 1) * sizeof *ct);
+    const event_list *s = &m->events;
+    size_t ngpu = s->nkernels + s->ncopies + s->nmemsets, nhost = s->napis + s->nsyncs;
+    corr_entry *ct = malloc((s->napis ? s->napis : 1) * sizeof *ct);
     t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
     t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
     if (!ct || !t->gpu || !t->host) {
         free(ct);
-        free(src);
         return false;
     }
     size_t nct = 0;
-    for (int i = 0; i < nsrc; i++)
-        for (size_t j = 0; j < src[i].na; j++)
-            ct[nct++] = (corr_entry){src[i].a[j].pid, src[i].a[j].correlation, &src[i].a[j]};
+    for (size_t j = 0; j < s->napis; j++)
+        ct[nct++] = (corr_entry){s->apis[j].pid, s->apis[j].correlation, &s->apis[j]};
     if (nct > 0)
         qsort(ct, nct, sizeof *ct, cmp_corr);
 
-    for (int i = 0; i < nsrc; i++) {
-        const event_source *s = &src[i];
-        for (size_t j = 0; j < s->nk; j++)
-            add_gpu(t, ct, nct, GPU_KERNEL, &s->k[j], s->k[j].start_ns, s->k[j].end_ns, s->k[j].pid,
-                    s->k[j].correlation, s->workload);
-        for (size_t j = 0; j < s->nc; j++)
-            add_gpu(t, ct, nct, GPU_COPY, &s->c[j], s->c[j].start_ns, s->c[j].end_ns, s->c[j].pid,
-                    s->c[j].correlation, s->workload);
-        for (size_t j = 0; j < s->ns; j++)
-            add_gpu(t, ct, nct, GPU_MEMSET, &s->s[j], s->s[j].start_ns, s->s[j].end_ns, s->s[j].pid,
-                    s->s[j].correlation, s->workload);
-    }
-    /* Which API calls launched a kernel: marked through the kernels' launching calls. */
-    for (int i = 0; i < nsrc; i++) {
-        const event_source *s = &src[i];
-        for (size_t j = 0; j < s->na; j++)
-            t->host[t->nhost++] = (host_item){false, &s->a[j], s->a[j].start_ns, s->a[j].end_ns,
-                                               s->a[j].pid, s->a[j].thread, s->workload, false};
-        for (size_t j = 0; j < s->ny; j++) {
-            /* CUPTI's synchronization records carry no thread: take the calling API's. */
-            const api_event *call = find_launch(ct, nct, s->y[j].pid, s->y[j].correlation);
-            t->host[t->nhost++] = (host_item){true, &s->y[j], s->y[j].start_ns, s->y[j].end_ns,
-                                               s->y[j].pid, call ? call->thread : s->y[j].thread,
-                                               s->workload, false};
-        }
+    for (size_t j = 0; j < s->nkernels; j++)
+        add_gpu(t, ct, nct, GPU_KERNEL, &s->kernels[j], s->kernels[j].start_ns, s->kernels[j].end_ns, s->kernels[j].pid,
+                s->kernels[j].correlation, s->kernels[j].region);
+    for (size_t j = 0; j < s->ncopies; j++)
+        add_gpu(t, ct, nct, GPU_COPY, &s->copies[j], s->copies[j].start_ns, s->copies[j].end_ns, s->copies[j].pid,
+                s->copies[j].correlation, s->copies[j].region);
+    for (size_t j = 0; j < s->nmemsets; j++)
+        add_gpu(t, ct, nct, GPU_MEMSET, &s->memsets[j], s->memsets[j].start_ns, s->memsets[j].end_ns,
+                s->memsets[j].pid, s->memsets[j].correlation, s->memsets[j].region);
+    for (size_t j = 0; j < s->napis; j++)
+        t->host[t->nhost++] = (host_item){false, &s->apis[j], s->apis[j].start_ns, s->apis[j].end_ns, s->apis[j].pid,
+                                           s->apis[j].thread, s->apis[j].region, false};
+    for (size_t j = 0; j < s->nsyncs; j++) {
+        /* CUPTI's synchronization records carry no thread: take the calling API's. */
+        const api_event *call = find_launch(ct, nct, s->syncs[j].pid, s->syncs[j].correlation);
+        t->host[t->nhost++] = (host_item){true, &s->syncs[j], s->syncs[j].start_ns, s->syncs[j].end_ns,
+                                           s->syncs[j].pid, call ? call->thread : s->syncs[j].thread,
+                                           s->syncs[j].region, false};
     }
     if (t->ngpu > 0)
         qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
@@ -219,7 +171,6 @@ static bool build_timeline(const run_model *m, timeline *t)
                 t->host[j].launches = true;
     }
     free(ct);
-    free(src);
     return true;
 }
 
@@ -256,16 +207,19 @@ static size_t first_host(const timeline *t, int64_t at)
     return lo;
 }
 
-/* Whether an event launched (or made) at key by (pid, tid) of workload w belongs to r. */
-static bool member(const region *r, int64_t key, uint32_t pid, uint32_t tid, int w)
+/* Whether an event launched (or made) at key by (pid, tid), owned by region owner, belongs to
+ * region ri: a built-in workload owns its events (the collector decided), a phase those of its
+ * workload inside its interval, other regions by the launching thread and time. */
+static bool member(const run_model *m, int ri, int64_t key, uint32_t pid, uint32_t tid, int owner)
 {
+    const region *r = &m->regions[ri];
     switch (r->kind) {
     case REGION_RUN:
         return true;
     case REGION_WORKLOAD:
-        return w == r->workload;
+        return owner == ri;
     case REGION_PHASE:
-        return w == r->workload && key >= r->start_ns && key <= r->end_ns;
+        return owner == r->parent && key >= r->start_ns && key <= r->end_ns;
     default:
         if (key < r->start_ns || key > r->end_ns)
             return false;
@@ -643,7 +597,7 @@ static void judge(region_metrics *r)
 /* FLOPs where the region carries a count: built-in workloads and their compute phase. */
 static void region_flops(const run_model *m, const region *rg, region_metrics *r)
 {
-    const workload_run *w = rg->workload >= 0 ? &m->workloads[rg->workload] : NULL;
+    const workload_run *w = rg->workload >= 0 ? &m->builtin.workloads[rg->workload] : NULL;
     if (!w || w->n <= 0) {
         metric_na(&r->tflops, "no FLOP count for this region");
         return;
@@ -680,7 +634,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     bool ok = true;
     for (size_t i = g0; ok && i < t->ngpu && (whole(rg) || t->gpu[i].key <= rg->end_ns); i++) {
         const gpu_item *g = &t->gpu[i];
-        if (!member(rg, g->key, g->pid, g->tid, g->workload))
+        if (!member(m, ri, g->key, g->pid, g->tid, g->owner))
             continue;
         if (niv == cap) {
             cap = cap ? 2 * cap : 64;
@@ -732,7 +686,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     int ncalls = 0, ccap = 0;
     for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
         const host_item *h = &t->host[i];
-        if (!member(rg, h->start, h->pid, h->tid, h->workload))
+        if (!member(m, ri, h->start, h->pid, h->tid, h->owner))
             continue;
         double d = ms(h->end - h->start);
         if (h->is_sync) {

@@ -113,8 +113,8 @@ void counter_figures(const run_model *m, workload_metrics *r)
     if (!w->needs_gpu || w->ncounters == 0) {
         all_na(r, w->counters_why[0] ? w->counters_why
                   : !w->needs_gpu   ? "not a GPU workload"
-                  : m->counters_why[0] ? m->counters_why
-                  : m->counters       ? "no counter pass for this run of the workload (the other host-memory run has it)"
+                  : m->counters.why[0] ? m->counters.why
+                  : m->counters.asked       ? "no counter pass for this run of the workload (the other host-memory run has it)"
                                       : "counters were not read (mmprof --counters)");
         return;
     }
@@ -166,10 +166,10 @@ void counter_ceilings(const run_model *m, device_peaks *peaks)
             metric_na(&peaks[d].tf32_tflops, "SM clock or count not reported");
         else
             metric_set(&peaks[d].tf32_tflops, dev->sm_count * per_clock * dev->clock_khz * 1e3 / 1e12);
-        metric_na(&peaks[d].l2_gbps, "%s", m->counters ? "no counter pass read the L2's peak bandwidth"
+        metric_na(&peaks[d].l2_gbps, "%s", m->counters.asked ? "no counter pass read the L2's peak bandwidth"
                                                        : "the L2's bandwidth comes from the counters (mmprof --counters)");
-        for (int i = 0; i < m->nworkloads && !peaks[d].l2_gbps.ok; i++) {
-            const workload_run *w = &m->workloads[i];
+        for (int i = 0; i < m->builtin.nworkloads && !peaks[d].l2_gbps.ok; i++) {
+            const workload_run *w = &m->builtin.workloads[i];
             for (int k = 0; w->device == d && k < w->ncounters; k++) {
                 double bpc = w->counters[k].v[CTR_L2_PEAK_BYTES_PER_CYCLE], hz = w->counters[k].v[CTR_L2_CYCLES_PER_SECOND];
                 if (isfinite(bpc) && isfinite(hz) && bpc > 0 && hz > 0) {

@@ -66,8 +66,8 @@ static int summary_size(const analysis *a)
 {
     const run_model *m = a->m;
     int n = 0;
-    for (int i = 0; m->nsizes > 1 && i < m->nsizes; i++)
-        n = m->sizes[i] > n ? m->sizes[i] : n;
+    for (int i = 0; m->builtin.nsizes > 1 && i < m->builtin.nsizes; i++)
+        n = m->builtin.sizes[i] > n ? m->builtin.sizes[i] : n;
     return n;
 }
 
@@ -140,7 +140,7 @@ static void no_gpu(builder *b)
     }
     if (gpu > 0 && skipped == gpu)
         add(b, FIND_NO_GPU, 95, skipped, "runs", "No GPU workload ran (%d skipped): %s; only the CPU was measured",
-            skipped, a->m->gpu_skip_reason[0] ? a->m->gpu_skip_reason : "no usable GPU");
+            skipped, a->m->builtin.gpu_skip_reason[0] ? a->m->builtin.gpu_skip_reason : "no usable GPU");
 }
 
 static void copy_bound(builder *b)

@@ -155,8 +155,8 @@ bool sweep_analyze(analysis *a)
     sweep_analysis *s = calloc(1, sizeof *s);
     if (!s)
         return false;
-    for (int i = 0; i < m->nworkloads; i++) {
-        int n = m->workloads[i].n;
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        int n = m->builtin.workloads[i].n;
         if (n > 0 && size_index(s, n) < 0 && s->nsizes < MAX_SWEEP_SIZES)
             s->sizes[s->nsizes++] = n;
     }

@@ -21,7 +21,7 @@ static const double GiB = 1024.0 * 1024.0 * 1024.0;
 
 bool multi_gpu_select(run_model *m, bool all, const int *devices, int ndevices, FILE *err)
 {
-    multi_gpu_info *g = &m->multi;
+    multi_gpu_info *g = &m->builtin.multi;
     g->ndevices = 0;
     if (all) {
         for (int i = 0; i < m->ndevices && i < MAX_RUN_DEVICES; i++)
@@ -127,7 +127,7 @@ void multi_gpu_run_size(run_model *m, const multi_gpu_work *work, const gpu_inpu
     int per = 0;
     for (int i = 0; i < work->nsel; i++)
         per += work->sel[i]->needs_gpu ? work->nkinds : 0;
-    int n = m->multi.ndevices;
+    int n = m->builtin.multi.ndevices;
     if (per == 0 || n == 0)
         return;
     static const device_pass passes[] = {PASS_SEQUENTIAL, PASS_CONCURRENT};
@@ -135,7 +135,7 @@ void multi_gpu_run_size(run_model *m, const multi_gpu_work *work, const gpu_inpu
         device_job jobs[MAX_RUN_DEVICES];
         bool ok = true;
         for (int i = 0; i < n; i++) {
-            jobs[i] = (device_job){.m = m, .m_devices = m, .work = work, .in = in, .device = m->multi.devices[i],
+            jobs[i] = (device_job){.m = m, .m_devices = m, .work = work, .in = in, .device = m->builtin.multi.devices[i],
                                    .watch = work->watch ? work->watch[i] : NULL, .pass = passes[p]};
             jobs[i].out = calloc((size_t)per, sizeof *jobs[i].out);
             ok &= jobs[i].out != NULL;
@@ -163,7 +163,7 @@ void multi_gpu_run_size(run_model *m, const multi_gpu_work *work, const gpu_inpu
 
 void multi_gpu_peer_matrix(run_model *m)
 {
-    multi_gpu_info *g = &m->multi;
+    multi_gpu_info *g = &m->builtin.multi;
     g->copy_bytes = PEER_COPY_BYTES;
     g->copy_reps = PEER_COPY_REPS;
     g->latency_bytes = PEER_LATENCY_BYTES;

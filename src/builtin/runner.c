@@ -14,6 +14,7 @@
 #include "cpu_workload.h"
 #include "device_thread.h"
 #include "gpu_runner.h"
+#include "blas_info.h"
 #include "hostinfo.h"
 #include "inputs.h"
 #include "progress.h"
@@ -285,7 +286,7 @@ static void add_skipped(run_model *m, const workload_def *d, mem_kind kind, int 
 static phase *size_phase(run_model *m, const char *name, int n)
 {
     char buf[PHASE_NAME_MAX];
-    if (m->nsizes > 0)
+    if (m->builtin.nsizes > 0)
         snprintf(buf, sizeof buf, "%s n=%d", name, n);
     else
         copy_str(buf, sizeof buf, name);
@@ -329,8 +330,8 @@ static int run_size(size_run *r, int n)
     float *A = malloc(n2 * sizeof *A), *B = malloc(n2 * sizeof *B);
     double *ref = malloc(n2 * sizeof *ref);
     if (A && B) {
-        fill_uniform(A, n2, m->seed, 0);
-        fill_uniform(B, n2, m->seed, 1);
+        fill_uniform(A, n2, m->builtin.seed, 0);
+        fill_uniform(B, n2, m->builtin.seed, 1);
     }
     tool_phase_end(tp);
     int status = EXIT_OK;
@@ -384,7 +385,7 @@ static int run_size(size_run *r, int n)
         if (!ready) { /* this size and the later ones are skipped; the device stays open until the
                        * end so that what earlier sizes recorded is still collected */
             model_add_warning(m, "GPU %d could not be set up for n = %d: %s", o->device, n, why);
-            copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, why);
             r->gpu = false;
         }
     }
@@ -397,7 +398,7 @@ static int run_size(size_run *r, int n)
             continue;
         for (int k = 0; k < r->nkinds; k++) {
             if (!r->gpu) {
-                add_skipped(m, r->sel[i], r->kinds[k], n, m->gpu_skip_reason);
+                add_skipped(m, r->sel[i], r->kinds[k], n, m->builtin.gpu_skip_reason);
                 continue;
             }
             stop_if_interrupted(true);
@@ -414,11 +415,11 @@ static int run_size(size_run *r, int n)
             nvml_watch_begin(r->nw);
             /* One counter pass per workload and size: the kernel is the same whatever the host
              * memory, so the last kind run (pinned, when both are) has it. */
-            in.counters = m->counters && m->counters_why[0] == '\0' && k == r->nkinds - 1;
+            in.counters = m->counters.asked && m->counters.why[0] == '\0' && k == r->nkinds - 1;
             bool hung = gpu_run_watched(o, r->sel[i]->gpu, &in, r->kinds[k], w, err);
-            if (m->counters && !hung && !w->counters_why[0] && w->ncounters == 0 && k == r->nkinds - 1)
+            if (m->counters.asked && !hung && !w->counters_why[0] && w->ncounters == 0 && k == r->nkinds - 1)
                 copy_str(w->counters_why, sizeof w->counters_why,
-                         m->counters_why[0] ? m->counters_why : "the workload did not reach its counter pass");
+                         m->counters.why[0] ? m->counters.why : "the workload did not reach its counter pass");
             nvml_watch_end(r->nw, w, r->nvml_why);
             if (hung) {
                 /* The device cannot be released while it runs the abandoned work: from here a
@@ -426,7 +427,7 @@ static int run_size(size_run *r, int n)
                 r->gpu = r->opened = false;
                 r->hung = kept = true; /* the abandoned thread still reads the inputs */
                 interrupt_defer(false);
-                snprintf(m->gpu_skip_reason, sizeof m->gpu_skip_reason,
+                snprintf(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason,
                          "the GPU was still running %s, abandoned after --timeout %d s", label, o->timeout_s);
             }
         }
@@ -451,23 +452,26 @@ static bool numbered(const char *name)
 /* The counter pass's bookkeeping once the records are in. The range profiler numbers its ranges:
  * an entry still numbered (a library's kernel) takes the name of the kernel launched at the same
  * place in the compute phase's first product (the same launches, in the same order). Any kernel
- * record of the pass itself is dropped: a replayed launch times nothing; the "counters" phase
- * stays. */
-static void counter_pass_records(workload_run *w)
+ * record of the pass itself is dropped from the store: a replayed launch times nothing; the
+ * "counters" phase stays. */
+static void counter_pass_records(run_model *m, workload_run *w)
 {
     const phase *pass = workload_find_phase(w, "counters"), *compute = workload_find_phase(w, "compute");
-    if (!pass)
+    if (!pass || w->region <= 0)
         return;
+    event_list *e = &m->events;
     size_t kept = 0;
     int named = 0;
-    for (size_t i = 0; i < w->nkernels; i++) {
-        kernel_event *k = &w->kernels[i];
-        if (k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
+    for (size_t i = 0; i < e->nkernels; i++) {
+        kernel_event *k = &e->kernels[i];
+        bool mine = k->region == w->region;
+        if (mine && k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
             free(k->name);
             continue;
         }
-        w->kernels[kept++] = *k;
-        if (compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns && named < w->ncounters) {
+        e->kernels[kept++] = *k;
+        if (mine && compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns &&
+            named < w->ncounters) {
             kernel_counters *c = &w->counters[named++];
             char *name = numbered(c->name) ? strdup(k->name) : NULL;
             if (name) {
@@ -476,7 +480,7 @@ static void counter_pass_records(workload_run *w)
             }
         }
     }
-    w->nkernels = kept;
+    e->nkernels = kept;
 }
 
 int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE *err)
@@ -485,19 +489,20 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     m->epoch_ns = collector_now();
     m->command_line = join_args(argc, argv);
     now_iso(m->started_at, sizeof m->started_at);
-    m->n = o->n;
+    m->builtin.n = o->n;
     /* The sizes to run: a sweep's list, or the one size. */
     int one = o->n, nsizes = o->nsizes > 0 ? o->nsizes : 1;
     const int *sizes = o->nsizes > 0 ? o->sizes : &one;
-    memcpy(m->sizes, o->sizes, sizeof m->sizes);
-    m->nsizes = o->nsizes;
-    m->max_noise_pct = o->repeat > 0 ? 0 : o->max_noise_pct;
-    m->max_time_s = o->repeat > 0 ? 0 : o->max_time_s;
-    m->seed = o->seed_given ? o->seed : fresh_seed();
-    m->repeat_requested = o->repeat;
+    memcpy(m->builtin.sizes, o->sizes, sizeof m->builtin.sizes);
+    m->builtin.nsizes = o->nsizes;
+    m->builtin.max_noise_pct = o->repeat > 0 ? 0 : o->max_noise_pct;
+    m->builtin.max_time_s = o->repeat > 0 ? 0 : o->max_time_s;
+    m->builtin.seed = o->seed_given ? o->seed : fresh_seed();
+    m->builtin.repeat_requested = o->repeat;
     static const char *const hostmem_names[] = {"both", "pageable", "pinned"};
-    copy_str(m->host_memory_requested, sizeof m->host_memory_requested, hostmem_names[o->host_memory]);
+    copy_str(m->builtin.host_memory_requested, sizeof m->builtin.host_memory_requested, hostmem_names[o->host_memory]);
     host_info_read(&m->host);
+    blas_info_read(&m->builtin.blas);
 
     int count;
     const workload_def *all = workload_list(&count);
@@ -554,7 +559,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         m->collection.source = TIMING_NONE;
         copy_str(m->collection.reason, sizeof m->collection.reason, why);
         if (want_gpu)
-            copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, why);
     }
 
     /* Memory, checked for every size before anything large is allocated (a sweep's sizes run one
@@ -571,7 +576,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             return fail_run(m, EXIT_USAGE);
         }
     }
-    bool multi = gpu && m->multi.ndevices > 0;
+    bool multi = gpu && m->builtin.multi.ndevices > 0;
     if (gpu && !multi) {
         /* The context now: its free memory decides whether the size fits, before any work. */
         tool_phase_end(tp);
@@ -599,13 +604,13 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             interrupt_defer(true);
         if (!opened) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
-            copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, why);
             gpu = false;
         }
     }
     tool_phase_end(tp);
 
-    m->cold_l2 = gpu && o->cold_l2;
+    m->builtin.cold_l2 = gpu && o->cold_l2;
     if (gpu && !multi && want_cublas) {
         tp = tool_phase_begin(m, "cublas-init");
         gpu_call cublas = {.op = GPU_CUBLAS};
@@ -614,7 +619,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         tool_phase_end(tp);
         if (!ready) {
             model_add_warning(m, "GPU %d could not be set up: %s", o->device, why);
-            copy_str(m->gpu_skip_reason, sizeof m->gpu_skip_reason, why);
+            copy_str(m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason, why);
             on_gpu_op(GPU_CLOSE);
             interrupt_defer(false);
             gpu = false;
@@ -623,20 +628,20 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     /* Hardware counters: the range profiler on the run's context, or the reason they are n/a.
      * Under another profiler (Nsight Compute, Nsight Systems) CUPTI is theirs: no counters
      * (--no-cupti leaves CUPTI unused, and the counters may have it). */
-    m->counters = o->counters;
+    m->counters.asked = o->counters;
     if (o->counters && !gpu)
-        copy_str(m->counters_why, sizeof m->counters_why, "no GPU workload ran");
+        copy_str(m->counters.why, sizeof m->counters.why, "no GPU workload ran");
     else if (o->counters && multi)
-        copy_str(m->counters_why, sizeof m->counters_why, "not collected in a --devices run (one GPU at a time)");
+        copy_str(m->counters.why, sizeof m->counters.why, "not collected in a --devices run (one GPU at a time)");
     else if (o->counters && !collector_cupti_active() && !o->no_cupti)
-        snprintf(m->counters_why, sizeof m->counters_why, "counters off: %.200s",
+        snprintf(m->counters.why, sizeof m->counters.why, "counters off: %.200s",
                  m->collection.reason[0] ? m->collection.reason : "CUPTI is not mmprof's in this run");
     else if (o->counters) {
         tp = tool_phase_begin(m, "counters-init");
         gpu_call ctr = {.op = GPU_COUNTERS, .m = m};
         if (!on_gpu(&ctr)) {
-            copy_str(m->counters_why, sizeof m->counters_why, ctr.why);
-            model_add_warning(m, "hardware counters n/a: %s", m->counters_why);
+            copy_str(m->counters.why, sizeof m->counters.why, ctr.why);
+            model_add_warning(m, "hardware counters n/a: %s", m->counters.why);
         }
         tool_phase_end(tp);
     }
@@ -649,8 +654,8 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         tp = tool_phase_begin(m, "nvml-init");
         if (!multi)
             nw = nvml_watch_open(m->devices[o->device].pci_bus_id, NVML_PERIOD_MS, collector_now, nvml_why, sizeof nvml_why);
-        for (int i = 0; multi && i < m->multi.ndevices; i++)
-            watches[i] = nvml_watch_open(m->devices[m->multi.devices[i]].pci_bus_id, NVML_PERIOD_MS, collector_now,
+        for (int i = 0; multi && i < m->builtin.multi.ndevices; i++)
+            watches[i] = nvml_watch_open(m->devices[m->builtin.multi.devices[i]].pci_bus_id, NVML_PERIOD_MS, collector_now,
                                          nvml_why, sizeof nvml_why);
         tool_phase_end(tp);
     }
@@ -679,7 +684,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             interrupt_defer(false);
         }
         nvml_watch_close(nw);
-        for (int i = 0; i < m->multi.ndevices; i++)
+        for (int i = 0; i < m->builtin.multi.ndevices; i++)
             nvml_watch_close(watches[i]);
         if (multi)
             interrupt_defer(false);
@@ -689,7 +694,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         multi_gpu_peer_matrix(m);
         stop_if_interrupted(false);
     } else if (o->all_devices || o->ndevices > 0) {
-        snprintf(m->multi.why, sizeof m->multi.why, "no GPU ran: %.200s", m->gpu_skip_reason);
+        snprintf(m->builtin.multi.why, sizeof m->builtin.multi.why, "no GPU ran: %.200s", m->builtin.gpu_skip_reason);
     }
     if (r.hung) {
         /* The device stays busy: no synchronize and no release (both would wait for it); the
@@ -703,20 +708,21 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         on_gpu_op(GPU_SYNC);
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
-        for (int i = 0; i < m->nworkloads; i++)
-            counter_pass_records(&m->workloads[i]);
+        for (int i = 0; i < m->builtin.nworkloads; i++)
+            counter_pass_records(m, &m->builtin.workloads[i]);
         tool_phase_end(tp);
         on_gpu_op(GPU_CLOSE);
         interrupt_defer(false);
     }
     device_thread_stop();
     nvml_watch_close(nw);
-    for (int i = 0; i < m->multi.ndevices; i++)
+    for (int i = 0; i < m->builtin.multi.ndevices; i++)
         nvml_watch_close(watches[i]);
-    for (int i = 0; i < m->nworkloads; i++)
-        if (m->workloads[i].status == WL_FAILED || m->workloads[i].status == WL_ERROR)
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        if (m->builtin.workloads[i].status == WL_FAILED || m->builtin.workloads[i].status == WL_ERROR)
             status = EXIT_WORKLOAD_FAILED;
-    /* The whole run, each workload and each of its phases become regions of the timeline. */
+    /* The whole run, each workload and each of its phases become regions of the timeline, and the
+     * times the workloads took themselves (cudaEvent timing) join the store. */
     if (!model_finish_regions(m, "mmprof run"))
         model_add_warning(m, "out of memory while listing the run's regions");
     return status;

@@ -104,8 +104,8 @@ static void check_pair(const run_model *b, const run_model *n, pair_warnings *w,
     if (b->source != n->source)
         warn(w, err, "BASE is a %s run, NEW a %s run: only what both have is compared", run_source_name(b->source),
              run_source_name(n->source));
-    else if (b->n != n->n)
-        warn(w, err, "the matrix sizes differ: BASE n = %d, NEW n = %d", b->n, n->n);
+    else if (b->builtin.n != n->builtin.n)
+        warn(w, err, "the matrix sizes differ: BASE n = %d, NEW n = %d", b->builtin.n, n->builtin.n);
 }
 
 int compare_main(int argc, char **argv, FILE *out, FILE *err)

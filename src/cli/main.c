@@ -249,8 +249,8 @@ int main(int argc, char **argv)
         if (!read_runs(&o, &m))
             return EXIT_USAGE;
         status = EXIT_OK;
-        for (int i = 0; i < m.nworkloads; i++)
-            if (m.workloads[i].status == WL_FAILED || m.workloads[i].status == WL_ERROR)
+        for (int i = 0; i < m.builtin.nworkloads; i++)
+            if (m.builtin.workloads[i].status == WL_FAILED || m.builtin.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
     } else if (o.profile_mode) {
         if (!profile_run(&o, &m, &status, stderr))

@@ -328,9 +328,9 @@ bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err)
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);
     if (ok && o->counters) {
-        m->counters = true;
+        m->counters.asked = true;
         if (m->nlaunch_counters == 0)
-            snprintf(m->counters_why, sizeof m->counters_why, "%s",
+            snprintf(m->counters.why, sizeof m->counters.why, "%s",
                      m->ndevices == 0     ? "the program used no GPU"
                      : o->counter_kernels ? "no launch of a kernel matching --kernels was profiled (warnings say why if one failed)"
                                           : "no kernel launch was profiled (warnings say why if one failed)");

@@ -160,8 +160,8 @@ int64_t collector_now(void)
  * (CUPTI's thread ids are the system's, as host_tid is: collector_start asks for that). */
 static workload_run *owner(run_model *m, int64_t t, uint32_t device, uint32_t thread)
 {
-    for (int i = 0; i < m->nworkloads; i++) {
-        workload_run *w = &m->workloads[i];
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        workload_run *w = &m->builtin.workloads[i];
         if (w->nphases > 0 && w->needs_gpu && t >= w->phases[0].start_ns &&
             t <= w->phases[w->nphases - 1].end_ns) {
             if (w->pass == PASS_ALONE)
@@ -173,35 +173,29 @@ static workload_run *owner(run_model *m, int64_t t, uint32_t device, uint32_t th
     return NULL;
 }
 
-/* Hands each pooled event to the workload whose span holds its start (GPU events only to
- * workloads CUPTI timed), or keeps it in the run's own events: CUDA's start-up, cuBLAS's handle
- * and the tool's work between workloads are part of the timeline too. Returns how many went
- * to the run. */
-#define DISTRIBUTE(arr, count, gpu_event, device_of, thread_of, add_to_workload, add_to_run)        \
+/* Moves each pooled event into the store, owned by the workload whose span holds its start (GPU
+ * events only by workloads CUPTI timed), or by the run: CUDA's start-up, cuBLAS's handle and the
+ * tool's work between workloads are part of the timeline too. Returns how many the run owns. */
+#define DISTRIBUTE(arr, count, gpu_event, device_of, thread_of, add)                               \
     for (size_t i_ = 0; i_ < (count); i_++) {                                                     \
         workload_run *w_ = owner(m, (arr)[i_].start_ns, device_of, thread_of);                    \
-        bool ok_;                                                                                 \
-        if (w_ && (!(gpu_event) || w_->timing == TIMING_CUPTI))                                    \
-            ok_ = add_to_workload(w_, &(arr)[i_]);                                                \
-        else {                                                                                    \
-            ok_ = add_to_run(&m->events, &(arr)[i_]);                                             \
-            outside++;                                                                            \
-        }                                                                                         \
-        if (!ok_)                                                                                 \
+        bool mine_ = w_ && w_->region > 0 && (!(gpu_event) || w_->timing == TIMING_CUPTI);         \
+        (arr)[i_].region = mine_ ? w_->region : 0;                                                \
+        outside += !mine_;                                                                        \
+        if (!add(&m->events, &(arr)[i_]))                                                         \
             col.n.errors++;                                                                       \
     }
 
-static uint64_t distribute(run_model *m, const event_list *pool)
+static uint64_t distribute(run_model *m, event_list *pool)
 {
     uint64_t outside = 0;
-    DISTRIBUTE(pool->kernels, pool->nkernels, true, pool->kernels[i_].device, 0, workload_add_kernel,
-               events_add_kernel);
-    DISTRIBUTE(pool->copies, pool->ncopies, true, pool->copies[i_].device, 0, workload_add_copy, events_add_copy);
-    DISTRIBUTE(pool->memsets, pool->nmemsets, true, pool->memsets[i_].device, 0, workload_add_memset,
-               events_add_memset);
-    DISTRIBUTE(pool->apis, pool->napis, false, UINT32_MAX, pool->apis[i_].thread, workload_add_api, events_add_api);
-    DISTRIBUTE(pool->syncs, pool->nsyncs, false, UINT32_MAX, pool->syncs[i_].thread, workload_add_sync,
-               events_add_sync);
+    if (!model_add_builtin_regions(m))
+        col.n.errors++;
+    DISTRIBUTE(pool->kernels, pool->nkernels, true, pool->kernels[i_].device, 0, events_add_kernel);
+    DISTRIBUTE(pool->copies, pool->ncopies, true, pool->copies[i_].device, 0, events_add_copy);
+    DISTRIBUTE(pool->memsets, pool->nmemsets, true, pool->memsets[i_].device, 0, events_add_memset);
+    DISTRIBUTE(pool->apis, pool->napis, false, UINT32_MAX, pool->apis[i_].thread, events_add_api);
+    DISTRIBUTE(pool->syncs, pool->nsyncs, false, UINT32_MAX, pool->syncs[i_].thread, events_add_sync);
     return outside;
 }
 
@@ -261,7 +255,7 @@ void collector_finish_within(run_model *m, collection_info *info, int wait_s)
     if (col.n.errors)
         model_add_warning(m, "%llu CUPTI records could not be read or stored",
                           (unsigned long long)col.n.errors);
-    events_clear(&col.pool); /* the workloads and the run hold copies of what they own */
+    events_clear(&col.pool); /* the store holds copies */
     pthread_mutex_unlock(&col.lock);
     if (flushed)
         cuptiUnsubscribe(col.subscriber);

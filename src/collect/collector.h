@@ -26,9 +26,10 @@ bool collector_cupti_active(void);
 int64_t collector_now(void);
 
 /* Flushes every buffered record (the caller synchronised the device first), stops collection and
- * hands the events to the workloads whose span holds them; records outside every workload span
- * (CUDA's start-up, cuBLAS handle creation) go to m->events and are counted in
- * info->outside_workloads. Updates info's counters. */
+ * moves the events into m->events, each owned by the workload whose span holds it (the workloads'
+ * regions are made first: model_add_builtin_regions); records outside every workload span (CUDA's
+ * start-up, cuBLAS handle creation) are owned by the run and counted in info->outside_workloads.
+ * Updates info's counters. */
 void collector_finish(run_model *m, collection_info *info);
 /* The same with CUPTI's final flush bounded to wait_s seconds (0: unbounded): after a GPU
  * workload was abandoned the device may never go idle. Past the bound only the records that

@@ -108,9 +108,9 @@ void phase_end(phase *p)
 
 phase *tool_phase_begin(run_model *m, const char *name)
 {
-    int cap = (int)(sizeof m->tool_phases / sizeof m->tool_phases[0]);
-    phase *p = m->ntool_phases < cap ? &m->tool_phases[m->ntool_phases++] : NULL;
-    push(name, 0xFF888888, (uint64_t)m->n);
+    int cap = (int)(sizeof m->builtin.tool_phases / sizeof m->builtin.tool_phases[0]);
+    phase *p = m->builtin.ntool_phases < cap ? &m->builtin.tool_phases[m->builtin.ntool_phases++] : NULL;
+    push(name, 0xFF888888, (uint64_t)m->builtin.n);
     if (p) {
         copy_str(p->name, sizeof p->name, name);
         p->start_ns = collector_now();

@@ -372,9 +372,9 @@ static bool line_ctrconf(reader *r, char **f, int n)
     int64_t max;
     if (n != 3 || !parse_i64(f[1], &max) || max < -1)
         return false;
-    r->m->counters = true;
-    r->m->counter_max = max < 0 ? 0 : (long)max;
-    snprintf(r->m->counter_kernels, sizeof r->m->counter_kernels, "%s", f[2]);
+    r->m->counters.asked = true;
+    r->m->counters.max = max < 0 ? 0 : (long)max;
+    snprintf(r->m->counters.kernels, sizeof r->m->counters.kernels, "%s", f[2]);
     return true;
 }
 

@@ -123,18 +123,18 @@ static int by_thread_then_time(const void *a, const void *b)
 }
 
 /* record_function ranges nest on their thread: each region's parent is the innermost range of
- * its thread that encloses it. */
+ * its thread that encloses it, or the run (regions[0], which stays first). */
 static bool nest_regions(kineto_reader *r)
 {
     run_model *m = r->m;
-    if (m->nregions == 0)
+    if (m->nregions <= 1)
         return true;
-    sort(m->regions, (size_t)m->nregions, sizeof *m->regions, by_thread_then_time);
+    sort(m->regions + 1, (size_t)m->nregions - 1, sizeof *m->regions, by_thread_then_time);
     int *stack = malloc((size_t)m->nregions * sizeof *stack);
     if (!stack)
         return kr_no_memory(r);
     int depth = 0;
-    for (int i = 0; i < m->nregions; i++) {
+    for (int i = 1; i < m->nregions; i++) {
         region *g = &m->regions[i];
         while (depth > 0) {
             const region *top = &m->regions[stack[depth - 1]];
@@ -143,7 +143,7 @@ static bool nest_regions(kineto_reader *r)
                 break;
             depth--;
         }
-        g->parent = depth > 0 ? stack[depth - 1] : -1;
+        g->parent = depth > 0 ? stack[depth - 1] : 0;
         stack[depth++] = i;
     }
     free(stack);

@@ -27,24 +27,9 @@ void model_init(run_model *m)
     copy_str(m->tool_version, sizeof m->tool_version, MMPROF_VERSION);
 }
 
-/* Frees a set of event arrays with the names they own: a workload's and run_model.events alike. */
-static void free_events(kernel_event *kernels, size_t nkernels, api_event *apis, size_t napis, copy_event *copies,
-                        memset_event *memsets, sync_event *syncs)
-{
-    for (size_t i = 0; i < nkernels; i++)
-        free(kernels[i].name);
-    for (size_t i = 0; i < napis; i++)
-        free(apis[i].name);
-    free(kernels);
-    free(apis);
-    free(copies);
-    free(memsets);
-    free(syncs);
-}
-
 void workload_clear(workload_run *w)
 {
-    free_events(w->kernels, w->nkernels, w->apis, w->napis, w->copies, w->memsets, w->syncs);
+    events_clear(&w->timed);
     free(w->product_ms);
     free(w->occ);
     for (int i = 0; i < w->ncounters; i++)
@@ -55,15 +40,24 @@ void workload_clear(workload_run *w)
 
 void events_clear(event_list *e)
 {
-    free_events(e->kernels, e->nkernels, e->apis, e->napis, e->copies, e->memsets, e->syncs);
+    for (size_t i = 0; i < e->nkernels; i++)
+        free(e->kernels[i].name);
+    for (size_t i = 0; i < e->napis; i++)
+        free(e->apis[i].name);
+    free(e->kernels);
+    free(e->apis);
+    free(e->copies);
+    free(e->memsets);
+    free(e->syncs);
     memset(e, 0, sizeof *e);
 }
 
 void model_free(run_model *m)
 {
-    for (int i = 0; i < m->nworkloads; i++)
-        workload_clear(&m->workloads[i]);
-    free(m->workloads);
+    for (int i = 0; i < m->builtin.nworkloads; i++)
+        workload_clear(&m->builtin.workloads[i]);
+    free(m->builtin.workloads);
+    free(m->builtin.multi.pairs);
     events_clear(&m->events);
     for (int i = 0; i < m->nregions; i++) {
         free(m->regions[i].name);
@@ -76,7 +70,6 @@ void model_free(run_model *m)
         free(m->warnings[i]);
     free(m->warnings);
     free(m->devices);
-    free(m->multi.pairs);
     free(m->command_line);
     for (int i = 0; i < m->nlaunch_counters; i++)
         free(m->launch_counters[i].name);
@@ -113,15 +106,17 @@ static void *grow(void *arr, size_t count, size_t elem)
 
 workload_run *model_add_workload(run_model *m)
 {
-    workload_run *p = realloc(m->workloads, (size_t)(m->nworkloads + 1) * sizeof *p);
+    builtin_run *b = &m->builtin;
+    workload_run *p = realloc(b->workloads, (size_t)(b->nworkloads + 1) * sizeof *p);
     if (!p)
         return NULL;
-    m->workloads = p;
-    workload_run *w = &p[m->nworkloads++];
+    b->workloads = p;
+    workload_run *w = &p[b->nworkloads++];
     memset(w, 0, sizeof *w);
     w->device = -1;
-    w->n = m->n;
+    w->n = b->n;
     w->noise_pct = -1;
+    w->region = -1;
     return w;
 }
 
@@ -173,15 +168,6 @@ static bool append_api(api_event **arr, size_t *count, const api_event *a)
     (*arr)[(*count)++] = copy;
     return true;
 }
-
-bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->kernels, &w->nkernels, k); }
-bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->apis, &w->napis, a); }
-
-bool workload_add_copy(workload_run *w, const copy_event *c) { APPEND(w->copies, w->ncopies, *c); return true; }
-
-bool workload_add_memset(workload_run *w, const memset_event *s) { APPEND(w->memsets, w->nmemsets, *s); return true; }
-
-bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->syncs, w->nsyncs, *s); return true; }
 
 bool workload_add_product_ms(workload_run *w, double ms)
 {
@@ -272,7 +258,13 @@ const phase *workload_find_phase(const workload_run *w, const char *name)
     return NULL;
 }
 
-/* Events an import or profile recorded, and a built-in run's records outside every workload. */
+bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->timed.kernels, &w->timed.nkernels, k); }
+bool workload_add_copy(workload_run *w, const copy_event *c) { APPEND(w->timed.copies, w->timed.ncopies, *c); return true; }
+bool workload_add_memset(workload_run *w, const memset_event *s) { APPEND(w->timed.memsets, w->timed.nmemsets, *s); return true; }
+bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->timed.apis, &w->timed.napis, a); }
+bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->timed.syncs, w->timed.nsyncs, *s); return true; }
+
+/* The event store (event_owner in model.h says which region each event names). */
 bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(&e->kernels, &e->nkernels, k); }
 bool events_add_api(event_list *e, const api_event *a) { return append_api(&e->apis, &e->napis, a); }
 
@@ -292,8 +284,8 @@ static char *dup_or_null(const char *s, bool *ok)
     return d;
 }
 
-int model_add_region(run_model *m, region_kind kind, const char *name, const char *domain,
-                     int64_t start_ns, int64_t end_ns, uint32_t pid, uint32_t tid, int parent)
+static int append_region(run_model *m, region_kind kind, const char *name, const char *domain, int64_t start_ns,
+                         int64_t end_ns, uint32_t pid, uint32_t tid, int parent)
 {
     bool ok = true;
     region r = {0};
@@ -317,6 +309,18 @@ int model_add_region(run_model *m, region_kind kind, const char *name, const cha
     m->regions[n] = r;
     m->nregions = (int)n + 1;
     return (int)n;
+}
+
+int model_add_region(run_model *m, region_kind kind, const char *name, const char *domain,
+                     int64_t start_ns, int64_t end_ns, uint32_t pid, uint32_t tid, int parent)
+{
+    if (m->nregions == 0 && kind == REGION_RUN)
+        return append_region(m, kind, name, domain, start_ns, end_ns, pid, tid, -1);
+    /* The run comes first, so that no index given out ever moves; model_finish_regions names and
+     * spans it. */
+    if (m->nregions == 0 && append_region(m, REGION_RUN, "", NULL, start_ns, end_ns, 0, 0, -1) < 0)
+        return -1;
+    return append_region(m, kind, name, domain, start_ns, end_ns, pid, tid, parent < 0 ? 0 : parent);
 }
 
 bool model_add_process(run_model *m, uint32_t pid, const char *name)
@@ -371,30 +375,23 @@ static void event_span(const event_list *e, int64_t *lo, int64_t *hi)
     SPAN_OF(e->syncs, e->nsyncs, lo, hi);
 }
 
-static void workload_span(const workload_run *w, int64_t *lo, int64_t *hi)
+/* Labels as the reports and the NVTX ranges name them: "cuda-naive (pinned)", phase "copy-in". */
+bool model_add_builtin_regions(run_model *m)
 {
-    SPAN_OF(w->kernels, w->nkernels, lo, hi);
-    SPAN_OF(w->copies, w->ncopies, lo, hi);
-    SPAN_OF(w->apis, w->napis, lo, hi);
-    SPAN_OF(w->phases, (size_t)w->nphases, lo, hi);
-}
-
-/* A built-in run's regions: one per workload, and one per phase inside it. Labels as the
- * reports and the NVTX ranges name them: "cuda-naive (pinned)", phase "copy-in". */
-static bool add_builtin_regions(run_model *m, int run_region)
-{
-    for (int i = 0; i < m->nworkloads; i++) {
-        const workload_run *w = &m->workloads[i];
-        if (w->nphases == 0)
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        workload_run *w = &m->builtin.workloads[i];
+        if (w->nphases == 0 || w->region > 0)
             continue;
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         SPAN_OF(w->phases, (size_t)w->nphases, &lo, &hi);
         char label[64];
         workload_label(w, label, sizeof label);
-        int wr = model_add_region(m, REGION_WORKLOAD, label, NULL, lo, hi, 0, 0, run_region);
+        int wr = model_add_region(m, REGION_WORKLOAD, label, NULL, lo, hi, 0, 0, 0);
         if (wr < 0)
             return false;
         m->regions[wr].workload = i;
+        w = &m->builtin.workloads[i];
+        w->region = wr;
         for (int p = 0; p < w->nphases; p++) {
             int pr = model_add_region(m, REGION_PHASE, w->phases[p].name, NULL, w->phases[p].start_ns,
                                       w->phases[p].end_ns, 0, 0, wr);
@@ -406,15 +403,51 @@ static bool add_builtin_regions(run_model *m, int run_region)
     return true;
 }
 
+/* Moves every workload's timed events into the store, owned by the workload's region. */
+static bool store_timed(run_model *m)
+{
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        workload_run *w = &m->builtin.workloads[i];
+        event_list *t = &w->timed;
+        int owner = w->region > 0 ? w->region : 0;
+        bool ok = true;
+        for (size_t j = 0; ok && j < t->nkernels; j++)
+            t->kernels[j].region = owner, ok = events_add_kernel(&m->events, &t->kernels[j]);
+        for (size_t j = 0; ok && j < t->ncopies; j++)
+            t->copies[j].region = owner, ok = events_add_copy(&m->events, &t->copies[j]);
+        for (size_t j = 0; ok && j < t->nmemsets; j++)
+            t->memsets[j].region = owner, ok = events_add_memset(&m->events, &t->memsets[j]);
+        for (size_t j = 0; ok && j < t->napis; j++)
+            t->apis[j].region = owner, ok = events_add_api(&m->events, &t->apis[j]);
+        for (size_t j = 0; ok && j < t->nsyncs; j++)
+            t->syncs[j].region = owner, ok = events_add_sync(&m->events, &t->syncs[j]);
+        events_clear(t);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
 bool model_finish_regions(run_model *m, const char *run_name)
 {
-    if (m->nregions > 0 && m->regions[0].kind == REGION_RUN)
-        return true; /* already done (a v2 file carries its regions) */
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    if (m->nregions == 0 && model_add_region(m, REGION_RUN, "", NULL, 0, 0, 0, 0, -1) < 0)
+        return false;
+    if (!model_add_builtin_regions(m) || !store_timed(m))
+        return false;
+    region *run = &m->regions[0];
+    /* A run region a source made itself (it is named) keeps its span, widened to what it holds;
+     * the one made for it here (unnamed) spans just what it holds. */
+    bool named = run->name[0] != '\0';
+    if (!named) {
+        char *name = strdup(run_name ? run_name : "");
+        if (!name)
+            return false;
+        free(run->name);
+        run->name = name;
+    }
+    int64_t lo = named ? run->start_ns : INT64_MAX, hi = named ? run->end_ns : INT64_MIN;
     event_span(&m->events, &lo, &hi);
-    for (int i = 0; i < m->nworkloads; i++)
-        workload_span(&m->workloads[i], &lo, &hi);
-    for (int i = 0; i < m->nregions; i++) {
+    for (int i = 1; i < m->nregions; i++) {
         if (m->regions[i].start_ns < lo)
             lo = m->regions[i].start_ns;
         if (m->regions[i].end_ns > hi)
@@ -422,20 +455,9 @@ bool model_finish_regions(run_model *m, const char *run_name)
     }
     if (lo > hi)
         lo = hi = 0;
-    /* The run region goes first: shift the others up by one and fix their parent links. */
-    int at = model_add_region(m, REGION_RUN, run_name, NULL, lo, hi, 0, 0, -1);
-    if (at < 0)
-        return false;
-    region run = m->regions[at];
-    memmove(&m->regions[1], &m->regions[0], (size_t)at * sizeof *m->regions);
-    m->regions[0] = run;
-    for (int i = 1; i < m->nregions; i++)
-        m->regions[i].parent = m->regions[i].parent < 0 ? 0 : m->regions[i].parent + 1;
-    bool builtin_regions = false;
-    for (int i = 1; i < m->nregions; i++)
-        if (m->regions[i].kind == REGION_WORKLOAD)
-            builtin_regions = true;
-    return builtin_regions || add_builtin_regions(m, 0);
+    run->start_ns = lo;
+    run->end_ns = hi;
+    return true;
 }
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))

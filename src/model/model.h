@@ -1,16 +1,18 @@
 /* The run model: everything one run recorded, as plain C structs.
  *
  * This is the seam of the program. Its sources fill it (the built-in workloads with the CUPTI
- * collector, the importers of PyTorch and Nsight Systems traces), model_json.c writes it to disk
- * and reads it back, and analysis and every renderer read only this. Nothing here depends on
- * CUDA, so all of it builds and is tested on a machine without a GPU.
+ * collector, `mmprof profile`'s injection stream, the importers of PyTorch and Nsight Systems
+ * traces), model_json.c writes it to disk and reads it back, and analysis and every renderer read
+ * only this. Nothing here depends on CUDA, so all of it builds and is tested without a GPU.
  *
- * A run is a timeline: events (kernels, copies, memsets, runtime and driver API calls,
- * synchronization) on devices, processes and threads, and regions: named intervals that own
- * events (the whole run, a built-in workload and its phases, an NVTX range, a PyTorch
- * annotation). A built-in workload keeps the events recorded during it in its own arrays, with
- * its matmul facts (n, repeat, verification) beside them; everything else (an import's events,
- * the records of a built-in run that fell outside every workload) lives in run_model.events.
+ * A run is a timeline, the same for every source:
+ * - events (kernels, copies, memsets, runtime and driver API calls, synchronization), all in one
+ *   store, run_model.events, each with its process, thread or device and stream, and the region
+ *   that owns it by its source's rule (event_owner below);
+ * - regions: named intervals (the whole run at index 0, a built-in workload and its phases, an NVTX
+ *   range, a PyTorch annotation), nested through their parent links.
+ * A built-in run adds its own facts in run_model.builtin (matrix size, seed, BLAS, the workloads'
+ * matmul facts: n, repeat, verification, ...); other sources leave it empty (source says which).
  *
  * Times are nanoseconds on one clock: CUPTI's timestamp when CUPTI collected the run, otherwise
  * CLOCK_REALTIME (which is what CUPTI's clock is based on, on Linux). Raw figures that might not
@@ -29,7 +31,7 @@ extern "C" {
 #endif
 
 #define MMPROF_VERSION "0.1.0"
-#define MMPROF_SCHEMA_VERSION 2 /* 2: timeline events, regions, processes; 1 still loads */
+#define MMPROF_SCHEMA_VERSION 3 /* 3: one event store and a builtin section; 1 and 2 still load */
 
 /* What timed a workload's kernels and copies. */
 typedef enum {
@@ -114,6 +116,7 @@ typedef struct {
     int dynamic_smem;   /* bytes per block */
     bool smem_optin;    /* launched with the opt-in shared-memory limit (> 48 KB per block) */
     int local_mem;      /* bytes per thread (spills); meaningful only with has_resources */
+    int region;         /* owner (see event_owner) */
 } kernel_event;
 
 typedef struct {
@@ -123,6 +126,7 @@ typedef struct {
     int64_t start_ns, end_ns;
     uint32_t pid;
     uint32_t device, stream, correlation;
+    int region;
 } copy_event;
 
 typedef struct {
@@ -131,6 +135,7 @@ typedef struct {
     int64_t start_ns, end_ns;
     uint32_t pid;
     uint32_t device, stream, correlation;
+    int region;
 } memset_event;
 
 typedef enum { API_RUNTIME = 0, API_DRIVER = 1 } api_kind;
@@ -142,6 +147,7 @@ typedef struct {
     api_kind kind;
     uint32_t pid;
     uint32_t thread, correlation;
+    int region;
 } api_event;
 
 /* What a synchronization waited for; numbered as CUPTI's CUpti_ActivitySynchronizationType. */
@@ -159,9 +165,16 @@ typedef struct {
     int64_t start_ns, end_ns;
     uint32_t pid, thread;
     uint32_t stream, correlation;
+    int region;
 } sync_event;
 
-/* Events not owned by a built-in workload. */
+/* The event store: every event of the run.
+ *
+ * event_owner: each event names the region that owns it by its source's rule. A built-in
+ * workload's events (the collector hands each record to the workload running on its device or
+ * host thread at the time) name that workload's region; every other event names 0, the run: an
+ * NVTX range or annotation of a program or trace owns what its thread launched while it was open,
+ * which analysis works out from launch times and threads (regions.h), not the source. */
 typedef struct {
     kernel_event *kernels;
     size_t nkernels;
@@ -277,19 +290,17 @@ typedef struct {
     int launched;          /* products launched in all (warm-up included) */
     timing_source timing;
 
+    /* Its phases as the runner timed them; model_add_builtin_regions makes the workload's region
+     * (region, owner of its events in run_model.events) and a region per phase from them. */
     phase phases[MAX_PHASES];
     int nphases;
-
-    kernel_event *kernels;
-    size_t nkernels;
-    copy_event *copies;
-    size_t ncopies;
-    api_event *apis;
-    size_t napis;
-    memset_event *memsets;
-    size_t nmemsets;
-    sync_event *syncs;
-    size_t nsyncs;
+    int region;            /* its REGION_WORKLOAD region; 0 or less (never a workload's: regions[0]
+                            * is the run) before it has one, or when it never ran */
+    /* Events the workload recorded for itself: under cudaEvent timing (another profiler holds
+     * CUPTI) the kernel and copy times it took, held here while it runs (on a host thread of its
+     * own in a --devices run) until model_finish_regions moves them into the store, owned by the
+     * workload's region. Empty otherwise; never saved. */
+    event_list timed;
 
     /* Per-product times of the compute phase by the workload's own clock: cudaEvents around each
      * launch for GPU workloads, the host clock for CPU ones. Kept beside CUPTI's records so the
@@ -369,17 +380,24 @@ typedef struct {
     char why[256];                /* why there is no peer matrix ("one GPU: ..."); empty otherwise */
 } multi_gpu_info;
 
+/* The machine a run was recorded on: known for the built-in run and `mmprof profile` (read where
+ * they ran), not for imports (known: false). */
 typedef struct {
+    bool known;
     char cpu_model[128];
     int logical_cores;
     bool has_avx2, has_avx512f;
     char os[128];
-    char blas_config[256];  /* openblas_get_config() */
-    char blas_version[32];  /* parsed from the config string */
-    char blas_core[64];     /* openblas_get_corename() */
-    int blas_threads;
-    char blas_library[256]; /* the shared object it was loaded from */
 } host_info;
+
+/* The BLAS library the built-in CPU workload multiplied with. */
+typedef struct {
+    char config[256];  /* openblas_get_config() */
+    char version[32];  /* parsed from the config string */
+    char core[64];     /* openblas_get_corename() */
+    int threads;
+    char library[256]; /* the shared object it was loaded from */
+} blas_info;
 
 typedef struct {
     timing_source source; /* for GPU work: CUPTI or cudaEvents */
@@ -397,6 +415,39 @@ typedef struct {
     double flush_ms;
 } collection_info;
 
+/* Hardware counters (--counters): asked for, or not. A built-in run reads them in a pass after
+ * each GPU workload (workload_run.counters); `mmprof profile --counters` per chosen launch of the
+ * program (run_model.launch_counters), chosen by kernels and max. */
+typedef struct {
+    bool asked;
+    int passes;        /* replays of each kernel the metric set needed; 0: not known */
+    char why[256];     /* non-empty when the counters are n/a for the whole run */
+    char kernels[128]; /* profile --kernels: the expression ("" every kernel) */
+    long max;          /* profile --max-kernels (0: no limit) */
+} counter_info;
+
+/* What only a built-in run has: its settings, its BLAS, the tool's own phases, the workloads'
+ * matmul facts and a --devices run's peer matrix. Empty (nworkloads 0) for other sources. */
+typedef struct {
+    int n;                /* the matrix size (a sweep's first) */
+    int sizes[MAX_SWEEP_SIZES]; /* a sweep's sizes, in run order; nsizes 0 for one size */
+    int nsizes;
+    uint64_t seed;
+    int repeat_requested; /* 0: chosen per workload */
+    double max_noise_pct; /* sampling stops below this relative noise (%); 0: not recorded */
+    double max_time_s;    /* ... or after this long per workload and size */
+    bool cold_l2;         /* the L2 was flushed before each timed launch */
+    char host_memory_requested[12];
+    blas_info blas;
+    char gpu_skip_reason[256]; /* non-empty when GPU workloads could not run */
+    phase tool_phases[16 + 3 * MAX_SWEEP_SIZES]; /* where the tool's own wall time went (inputs,
+                                                  * reference and buffers per size of a sweep) */
+    int ntool_phases;
+    workload_run *workloads;
+    int nworkloads;
+    multi_gpu_info multi;  /* --devices: the GPUs run and the peer matrix */
+} builtin_run;
+
 typedef struct {
     int schema_version;
     run_source source;
@@ -406,36 +457,16 @@ typedef struct {
     char started_at[32]; /* ISO 8601, UTC */
     int64_t epoch_ns;    /* the run's start on the event clock; JSON stores times relative to it,
                           * since absolute nanoseconds do not fit a JSON number exactly */
-    int n;                /* built-in runs: the matrix size (a sweep's first); 0 for imports */
-    int sizes[MAX_SWEEP_SIZES]; /* a sweep's sizes, in run order; nsizes 0 for one size */
-    int nsizes;
-    uint64_t seed;
-    int repeat_requested; /* 0: chosen per workload */
-    double max_noise_pct; /* sampling stops below this relative noise (%); 0: not recorded */
-    double max_time_s;    /* ... or after this long per workload and size */
-    bool cold_l2;         /* the L2 was flushed before each timed launch */
-    char host_memory_requested[12];
     host_info host;
     device_info *devices;
     int ndevices;
-    char gpu_skip_reason[256]; /* non-empty when GPU workloads could not run */
     collection_info collection;
-    bool counters;             /* a counter pass ran (or was asked for) after each GPU workload */
-    int counter_passes;        /* replays of each kernel the metric set needed; 0: not known */
-    char counters_why[256];    /* non-empty when the counters are n/a for the whole run */
-    /* profile --counters: one entry per profiled launch (demangled kernel name), in stream order,
-     * and what was asked: --kernels ("" all) and --max-kernels (0 no limit) */
+    counter_info counters;
+    /* profile --counters: one entry per profiled launch (demangled kernel name), in stream order */
     kernel_counters *launch_counters;
     int nlaunch_counters;
-    char counter_kernels[128];
-    long counter_max;
-    phase tool_phases[16 + 3 * MAX_SWEEP_SIZES]; /* where the tool's own wall time went (inputs,
-                                                  * reference and buffers per size of a sweep) */
-    int ntool_phases;
-    workload_run *workloads;
-    int nworkloads;
-    event_list events;     /* events owned by no workload */
-    region *regions;       /* regions[0] is the whole run once model_finish_regions ran */
+    event_list events;     /* every event of the run (event_owner) */
+    region *regions;       /* regions[0] is the whole run (model_add_region makes it first) */
     int nregions;
     process_info *processes;
     int nprocesses;
@@ -443,7 +474,7 @@ typedef struct {
     int nthreads;
     char **warnings;       /* raised while running; analysis adds its own when reporting */
     int nwarnings;
-    multi_gpu_info multi;  /* --devices: the GPUs run and the peer matrix */
+    builtin_run builtin;   /* source == SOURCE_BUILTIN only */
 } run_model;
 
 /* Lifetime. */
@@ -453,12 +484,12 @@ workload_run *model_add_workload(run_model *m);
 void workload_clear(workload_run *w); /* frees its events and zeroes it */
 void model_add_warning(run_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Appending events to a workload; each returns false when memory ran out. */
-bool workload_add_kernel(workload_run *w, const kernel_event *k); /* copies k->name */
-bool workload_add_copy(workload_run *w, const copy_event *c);
-bool workload_add_api(workload_run *w, const api_event *a);       /* copies a->name */
-bool workload_add_memset(workload_run *w, const memset_event *s);
-bool workload_add_sync(workload_run *w, const sync_event *s);
+/* A workload's own figures; each returns false when memory ran out. */
+bool workload_add_kernel(workload_run *w, const kernel_event *k); /* to w->timed; copies k->name */
+bool workload_add_copy(workload_run *w, const copy_event *c);     /* to w->timed */
+bool workload_add_memset(workload_run *w, const memset_event *s); /* to w->timed */
+bool workload_add_api(workload_run *w, const api_event *a);       /* to w->timed; copies a->name */
+bool workload_add_sync(workload_run *w, const sync_event *s);     /* to w->timed */
 bool workload_add_product_ms(workload_run *w, double ms);
 bool workload_add_occ(workload_run *w, const occupancy_check *o);
 bool workload_add_counters(workload_run *w, const kernel_counters *c); /* copies c->name */
@@ -466,8 +497,7 @@ bool model_add_launch_counters(run_model *m, const kernel_counters *c); /* copie
 phase *workload_add_phase(workload_run *w, const char *name);
 const phase *workload_find_phase(const workload_run *w, const char *name);
 
-/* Appending timeline events not owned by a workload; each copies names and returns false when
- * memory ran out. */
+/* Appending events to the store; each copies names and returns false when memory ran out. */
 bool events_add_kernel(event_list *e, const kernel_event *k);
 bool events_add_copy(event_list *e, const copy_event *c);
 bool events_add_memset(event_list *e, const memset_event *s);
@@ -476,12 +506,21 @@ bool events_add_sync(event_list *e, const sync_event *s);
 void events_clear(event_list *e);
 
 /* Regions: model_add_region copies name and domain (either may be NULL) and returns the new
- * region's index, or -1 when memory ran out. */
+ * region's index, or -1 when memory ran out. The run's own region is always regions[0]: the first
+ * region added to a model that has none is made the run (kind REGION_RUN), or, when it is of
+ * another kind, a run region is made before it (named and spanned by model_finish_regions). A
+ * parent of -1 on any other region means the run. Indices never change once given, so events can
+ * name their region as they are stored. */
 int model_add_region(run_model *m, region_kind kind, const char *name, const char *domain,
                      int64_t start_ns, int64_t end_ns, uint32_t pid, uint32_t tid, int parent);
-/* Makes regions[0] the whole run (from the earliest to the latest event or region, named
- * run_name) and, for a built-in run, adds a region per workload and per phase when there are
- * none yet. Call once every event is in; false when memory ran out. */
+/* A built-in run's regions: for every workload that has phases and no region yet, its
+ * REGION_WORKLOAD region (w->region) and one REGION_PHASE region per phase inside it. The
+ * collector calls it before it hands the workloads their events. */
+bool model_add_builtin_regions(run_model *m);
+/* Once every event is in: adds a built-in run's regions where it has none yet, moves each
+ * workload's timed events into the store (owned by the workload's region), names regions[0]
+ * run_name and spans it from the earliest to the latest event or region. False when memory ran
+ * out. */
 bool model_finish_regions(run_model *m, const char *run_name);
 bool model_add_process(run_model *m, uint32_t pid, const char *name);
 /* The rank, world size, local rank (-1: unknown) and host of process pid (the last added with

@@ -1,5 +1,11 @@
 /* Run model <-> JSON. The writer and the reader sit side by side so that a field added to one is
- * seen missing from the other; the round-trip test reads back what was written and compares. */
+ * seen missing from the other; the round-trip test reads back what was written and compares.
+ *
+ * The document (schema_version 3): the header (schema, versions, command line, source), host,
+ * collection, devices, counters, the built-in run's section ("builtin": settings, BLAS, tool phases,
+ * workloads, peer matrix), regions, processes, threads, warnings, launch counters, and last the
+ * event store ("events"), which is nearly all of a file. Versions 1 and 2 kept the built-in
+ * settings at the top and each workload's events inside it; the reader still takes them. */
 #include "model_json.h"
 
 #include <errno.h>
@@ -9,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "json_stream.h"
 
 #define RUN_SCHEMA_NAME "mmprof-run"
 
@@ -55,7 +63,14 @@ static bool add_time(cJSON *o, const char *k, int64_t t, int64_t epoch)
     return add_num(o, k, (double)(t - epoch));
 }
 
-/* One writer per event type, used for a workload's events and for run_model.events alike. */
+/* The owner (event_owner in model.h) is written only where it is not the run, as most events of
+ * a program or trace are: a file without "region" reads as owned by the run. */
+static bool add_region(cJSON *o, int region)
+{
+    return region == 0 || add_num(o, "region", region);
+}
+
+/* One writer per event type. */
 static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
@@ -70,6 +85,7 @@ static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
     else if (ok)
         ok = ok_add(o, "registers", cJSON_CreateNull()) && ok_add(o, "static_smem", cJSON_CreateNull()) &&
              ok_add(o, "dynamic_smem", cJSON_CreateNull());
+    ok = ok && add_region(o, k->region);
     return built(o, ok);
 }
 
@@ -81,6 +97,7 @@ static cJSON *copy_json(const copy_event *c, int64_t epoch)
               add_time(o, "start_ns", c->start_ns, epoch) && add_time(o, "end_ns", c->end_ns, epoch) &&
               add_num(o, "pid", c->pid) && add_num(o, "device", c->device) && add_num(o, "stream", c->stream) &&
               add_num(o, "correlation", c->correlation);
+    ok = ok && add_region(o, c->region);
     return built(o, ok);
 }
 
@@ -91,6 +108,7 @@ static cJSON *memset_json(const memset_event *s, int64_t epoch)
               add_time(o, "start_ns", s->start_ns, epoch) && add_time(o, "end_ns", s->end_ns, epoch) &&
               add_num(o, "pid", s->pid) && add_num(o, "device", s->device) && add_num(o, "stream", s->stream) &&
               add_num(o, "correlation", s->correlation);
+    ok = ok && add_region(o, s->region);
     return built(o, ok);
 }
 
@@ -100,6 +118,7 @@ static cJSON *api_json(const api_event *a, int64_t epoch)
     bool ok = o && add_str(o, "name", a->name) && add_str(o, "kind", api_kind_name(a->kind)) &&
               add_time(o, "start_ns", a->start_ns, epoch) && add_time(o, "end_ns", a->end_ns, epoch) &&
               add_num(o, "pid", a->pid) && add_num(o, "thread", a->thread) && add_num(o, "correlation", a->correlation);
+    ok = ok && add_region(o, a->region);
     return built(o, ok);
 }
 
@@ -110,6 +129,7 @@ static cJSON *sync_json(const sync_event *s, int64_t epoch)
               add_time(o, "end_ns", s->end_ns, epoch) && add_num(o, "pid", s->pid) &&
               add_num(o, "thread", s->thread) && add_num(o, "stream", s->stream) &&
               add_num(o, "correlation", s->correlation);
+    ok = ok && add_region(o, s->region);
     return built(o, ok);
 }
 
@@ -158,25 +178,6 @@ static cJSON *make_product_ms(const void *a, size_t i, int64_t e)
 {
     (void)e;
     return cJSON_CreateNumber(((const double *)a)[i]);
-}
-
-/* A workload's events and run_model.events share their element forms; only the key of the API
- * calls differs ("api_calls" in a workload, as version 1 named it). */
-static bool add_events(cJSON *o, const event_list *ev, const char *api_key, int64_t epoch)
-{
-    return ok_add(o, "kernels", array_of(ev->nkernels, make_kernel, ev->kernels, epoch)) &&
-           ok_add(o, "copies", array_of(ev->ncopies, make_copy, ev->copies, epoch)) &&
-           ok_add(o, "memsets", array_of(ev->nmemsets, make_memset, ev->memsets, epoch)) &&
-           ok_add(o, api_key, array_of(ev->napis, make_api, ev->apis, epoch)) &&
-           ok_add(o, "syncs", array_of(ev->nsyncs, make_sync, ev->syncs, epoch));
-}
-
-/* A workload's event arrays seen as an event_list (borrowed, not owned). */
-static event_list workload_events(const workload_run *w)
-{
-    return (event_list){.kernels = w->kernels, .nkernels = w->nkernels, .copies = w->copies,
-                        .ncopies = w->ncopies, .memsets = w->memsets, .nmemsets = w->nmemsets,
-                        .apis = w->apis, .napis = w->napis, .syncs = w->syncs, .nsyncs = w->nsyncs};
 }
 
 /* A figure NVML did not give (-1) is null. */
@@ -277,7 +278,6 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    event_list evs = workload_events(w);
     bool ok = add_str(o, "name", w->name) &&
               add_str(o, "host_memory", mem_kind_name(w->host_memory)) &&
               add_bool(o, "needs_gpu", w->needs_gpu) && add_str(o, "precision", precision_name(w->prec)) &&
@@ -290,7 +290,7 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
               add_str_or_null(o, "stopped_by", w->stopped_by != STOP_UNKNOWN ? sample_stop_name(w->stopped_by) : NULL) &&
               add_str(o, "timing", timing_source_name(w->timing)) &&
               ok_add(o, "phases", array_of((size_t)w->nphases, make_phase, w->phases, epoch)) &&
-              add_events(o, &evs, "api_calls", epoch) &&
+              add_num(o, "region", w->region > 0 ? w->region : -1) &&
               ok_add(o, "product_ms", array_of((size_t)w->nproduct_ms, make_product_ms, w->product_ms, epoch)) &&
               ok_add(o, "occupancy_checks", array_of((size_t)w->nocc, make_occ, w->occ, epoch));
     cJSON *ver = ok ? cJSON_CreateObject() : NULL;
@@ -404,87 +404,167 @@ static cJSON *multi_json(const multi_gpu_info *g)
 }
 
 static cJSON *make_device(const void *a, size_t i, int64_t e) { (void)e; return device_json(&((const device_info *)a)[i]); }
-static cJSON *make_workload(const void *a, size_t i, int64_t e) { return workload_json(&((const workload_run *)a)[i], e); }
 static cJSON *make_warning(const void *a, size_t i, int64_t e) { (void)e; return cJSON_CreateString(((char *const *)a)[i]); }
 
-cJSON *model_workload_to_json(const workload_run *w, int64_t epoch)
+
+/* An array member written element by element: each element its own line in a file. */
+static bool write_array(json_writer *w, const char *key, size_t n, element_maker make, const void *ctx, int64_t epoch)
 {
-    return workload_json(w, epoch);
+    bool ok = jw_open_array(w, key);
+    for (size_t i = 0; ok && i < n; i++)
+        ok = jw_element(w, make(ctx, i, epoch));
+    return ok && jw_close(w);
+}
+
+/* The decimal text of a 64-bit integer: the seed and the epoch do not fit a JSON number exactly. */
+static cJSON *int64_string(int64_t v, bool is_signed)
+{
+    char buf[32];
+    if (is_signed)
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+    else
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)(uint64_t)v);
+    return cJSON_CreateString(buf);
+}
+
+static cJSON *host_json(const host_info *h)
+{
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_str(o, "cpu_model", h->cpu_model) && add_num(o, "logical_cores", h->logical_cores) &&
+                        add_bool(o, "avx2", h->has_avx2) && add_bool(o, "avx512f", h->has_avx512f) &&
+                        add_str(o, "os", h->os));
+}
+
+static cJSON *collection_json(const collection_info *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "source", timing_source_name(c->source)) && add_str_or_null(o, "reason", c->reason) &&
+              add_num(o, "cupti_version", c->cupti_version) && add_num(o, "records", (double)c->records) &&
+              add_num(o, "dropped", (double)c->dropped) && add_num(o, "lost_timestamps", (double)c->lost_timestamps) &&
+              (c->replayed_kernels == 0 || add_num(o, "replayed_kernels", (double)c->replayed_kernels)) &&
+              add_num(o, "overhead_records", (double)c->overhead_records) &&
+              add_num(o, "outside_workloads", (double)c->outside_workloads) &&
+              add_num(o, "overhead_ns", (double)c->overhead_ns) && add_num(o, "flush_ms", c->flush_ms);
+    return built(o, ok);
+}
+
+/* Written only where counters were asked for, so other files stay as they were. */
+static cJSON *counters_json(const counter_info *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_bool(o, "asked", c->asked) &&
+              ok_add(o, "passes", c->passes > 0 ? cJSON_CreateNumber(c->passes) : cJSON_CreateNull()) &&
+              add_str_or_null(o, "why", c->why) && add_str(o, "kernels", c->kernels) &&
+              ok_add(o, "max", c->max > 0 ? cJSON_CreateNumber((double)c->max) : cJSON_CreateNull());
+    return built(o, ok);
+}
+
+static cJSON *builtin_config_json(const builtin_run *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_num(o, "n", b->n) && ok_add(o, "seed", int64_string((int64_t)b->seed, false)) &&
+              ok_add(o, "repeat", b->repeat_requested > 0 ? cJSON_CreateNumber(b->repeat_requested) : cJSON_CreateNull()) &&
+              add_str(o, "host_memory", b->host_memory_requested) &&
+              ok_add(o, "sizes", cJSON_CreateIntArray(b->sizes, b->nsizes)) &&
+              ok_add(o, "max_noise_pct", b->max_noise_pct > 0 ? cJSON_CreateNumber(b->max_noise_pct) : cJSON_CreateNull()) &&
+              ok_add(o, "max_time_s", b->max_time_s > 0 ? cJSON_CreateNumber(b->max_time_s) : cJSON_CreateNull()) &&
+              add_bool(o, "cold_l2", b->cold_l2);
+    return built(o, ok);
+}
+
+static cJSON *blas_json(const blas_info *l)
+{
+    cJSON *o = cJSON_CreateObject();
+    return built(o, o && add_str(o, "config", l->config) && add_str(o, "version", l->version) &&
+                        add_str(o, "core", l->core) && add_num(o, "threads", l->threads) &&
+                        add_str(o, "library", l->library));
+}
+
+/* The built-in run's section: settings, BLAS, the tool's phases, the workloads (each given to
+ * hook, which may add to it) and a --devices run's peer matrix. */
+static bool write_builtin(json_writer *w, const run_model *m, const model_write_hooks *hooks)
+{
+    const builtin_run *b = &m->builtin;
+    bool ok = jw_open_object(w, "builtin") && jw_member(w, "config", builtin_config_json(b)) &&
+              jw_member(w, "blas", blas_json(&b->blas)) &&
+              jw_member(w, "gpu_skip_reason", (b->gpu_skip_reason[0] ? cJSON_CreateString(b->gpu_skip_reason)
+                                                                      : cJSON_CreateNull())) &&
+              jw_member(w, "tool_phases", array_of((size_t)b->ntool_phases, make_phase, b->tool_phases, m->epoch_ns)) &&
+              jw_open_array(w, "workloads");
+    for (int i = 0; ok && i < b->nworkloads; i++) {
+        cJSON *o = workload_json(&b->workloads[i], m->epoch_ns);
+        if (o && hooks && hooks->workload && !hooks->workload(o, i, hooks->ctx)) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+        ok = jw_element(w, o);
+    }
+    ok = ok && jw_close(w);
+    if (ok && b->multi.ndevices > 0)
+        ok = jw_member(w, "multi_gpu", multi_json(&b->multi));
+    return ok && jw_close(w);
+}
+
+static bool write_events(json_writer *w, const event_list *e, int64_t epoch)
+{
+    return jw_open_object(w, "events") && write_array(w, "kernels", e->nkernels, make_kernel, e->kernels, epoch) &&
+           write_array(w, "copies", e->ncopies, make_copy, e->copies, epoch) &&
+           write_array(w, "memsets", e->nmemsets, make_memset, e->memsets, epoch) &&
+           write_array(w, "apis", e->napis, make_api, e->apis, epoch) &&
+           write_array(w, "syncs", e->nsyncs, make_sync, e->syncs, epoch) && jw_close(w);
+}
+
+bool model_write(const run_model *m, json_writer *w, const model_write_hooks *hooks)
+{
+    int64_t epoch = m->epoch_ns;
+    bool ok = jw_member(w, "schema", cJSON_CreateString(RUN_SCHEMA_NAME)) &&
+              jw_member(w, "schema_version", cJSON_CreateNumber(MMPROF_SCHEMA_VERSION)) &&
+              jw_member(w, "tool_version", cJSON_CreateString(m->tool_version)) &&
+              jw_member(w, "command_line", cJSON_CreateString(m->command_line ? m->command_line : "")) &&
+              jw_member(w, "started_at", cJSON_CreateString(m->started_at)) &&
+              jw_member(w, "epoch_ns", int64_string(epoch, true)) &&
+              jw_member(w, "source", cJSON_CreateString(run_source_name(m->source))) &&
+              jw_member(w, "source_file", m->source_file[0] ? cJSON_CreateString(m->source_file) : cJSON_CreateNull()) &&
+              (!m->host.known || jw_member(w, "host", host_json(&m->host))) &&
+              jw_member(w, "collection", collection_json(&m->collection)) &&
+              write_array(w, "devices", (size_t)m->ndevices, make_device, m->devices, epoch) &&
+              (!m->counters.asked || jw_member(w, "counters", counters_json(&m->counters))) &&
+              (m->source != SOURCE_BUILTIN || write_builtin(w, m, hooks)) &&
+              write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
+              write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
+              write_array(w, "threads", (size_t)m->nthreads, make_thread, m->threads, epoch) &&
+              write_array(w, "warnings", (size_t)m->nwarnings, make_warning, m->warnings, epoch) &&
+              (m->nlaunch_counters == 0 ||
+               write_array(w, "launch_counters", (size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters,
+                           epoch)) &&
+              write_events(w, &m->events, epoch);
+    return ok;
 }
 
 cJSON *model_to_json(const run_model *m)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return NULL;
-    char epoch[32];
-    snprintf(epoch, sizeof epoch, "%lld", (long long)m->epoch_ns);
-    char seed[32];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)m->seed);
-    /* The seed and the epoch are strings: 64-bit integers do not fit a JSON number exactly. */
-    /* Always the current version: a model read from a version 1 file was brought up to date by the
-     * reader (its regions made), so what is written is a version 2 file. */
-    bool ok = add_str(root, "schema", RUN_SCHEMA_NAME) && add_num(root, "schema_version", MMPROF_SCHEMA_VERSION) &&
-              add_str(root, "tool_version", m->tool_version) && add_str(root, "command_line", m->command_line) &&
-              add_str(root, "started_at", m->started_at) && add_str(root, "epoch_ns", epoch) &&
-              add_str(root, "source", run_source_name(m->source)) &&
-              add_str_or_null(root, "source_file", m->source_file);
-
-    cJSON *cfg = ok ? cJSON_AddObjectToObject(root, "config") : NULL;
-    ok = cfg && add_num(cfg, "n", m->n) && add_str(cfg, "seed", seed) &&
-         ok_add(cfg, "repeat", m->repeat_requested > 0 ? cJSON_CreateNumber(m->repeat_requested) : cJSON_CreateNull()) &&
-         add_str(cfg, "host_memory", m->host_memory_requested) &&
-         ok_add(cfg, "sizes", cJSON_CreateIntArray(m->sizes, m->nsizes)) &&
-         ok_add(cfg, "max_noise_pct", m->max_noise_pct > 0 ? cJSON_CreateNumber(m->max_noise_pct) : cJSON_CreateNull()) &&
-         ok_add(cfg, "max_time_s", m->max_time_s > 0 ? cJSON_CreateNumber(m->max_time_s) : cJSON_CreateNull()) &&
-         add_bool(cfg, "cold_l2", m->cold_l2) && add_bool(cfg, "counters", m->counters) &&
-         ok_add(cfg, "counter_passes", m->counter_passes > 0 ? cJSON_CreateNumber(m->counter_passes) : cJSON_CreateNull()) &&
-         add_str_or_null(cfg, "counters_why", m->counters_why);
-
-    const host_info *h = &m->host;
-    cJSON *host = ok ? cJSON_AddObjectToObject(root, "host") : NULL;
-    ok = host && add_str(host, "cpu_model", h->cpu_model) && add_num(host, "logical_cores", h->logical_cores) &&
-         add_bool(host, "avx2", h->has_avx2) && add_bool(host, "avx512f", h->has_avx512f) &&
-         add_str(host, "os", h->os) && add_str(host, "blas_config", h->blas_config) &&
-         add_str(host, "blas_version", h->blas_version) && add_str(host, "blas_core", h->blas_core) &&
-         add_num(host, "blas_threads", h->blas_threads) && add_str(host, "blas_library", h->blas_library);
-
-    const collection_info *c = &m->collection;
-    cJSON *col = ok ? cJSON_AddObjectToObject(root, "collection") : NULL;
-    ok = col && add_str(col, "source", timing_source_name(c->source)) &&
-         add_str_or_null(col, "reason", c->reason) && add_num(col, "cupti_version", c->cupti_version) &&
-         add_num(col, "records", (double)c->records) && add_num(col, "dropped", (double)c->dropped) &&
-         add_num(col, "lost_timestamps", (double)c->lost_timestamps) &&
-         (c->replayed_kernels == 0 || add_num(col, "replayed_kernels", (double)c->replayed_kernels)) &&
-         add_num(col, "overhead_records", (double)c->overhead_records) &&
-         add_num(col, "outside_workloads", (double)c->outside_workloads) &&
-         add_num(col, "overhead_ns", (double)c->overhead_ns) && add_num(col, "flush_ms", c->flush_ms);
-
-    ok = ok && ok_add(root, "devices", array_of((size_t)m->ndevices, make_device, m->devices, m->epoch_ns)) &&
-         add_str_or_null(root, "gpu_skip_reason", m->gpu_skip_reason) &&
-         ok_add(root, "tool_phases", array_of((size_t)m->ntool_phases, make_phase, m->tool_phases, m->epoch_ns)) &&
-         ok_add(root, "workloads", array_of((size_t)m->nworkloads, make_workload, m->workloads, m->epoch_ns));
-    cJSON *events = ok ? cJSON_AddObjectToObject(root, "events") : NULL;
-    ok = events && add_events(events, &m->events, "apis", m->epoch_ns) &&
-         ok_add(root, "regions", array_of((size_t)m->nregions, make_region, m->regions, m->epoch_ns)) &&
-         ok_add(root, "processes", array_of((size_t)m->nprocesses, make_process, m->processes, m->epoch_ns)) &&
-         ok_add(root, "threads", array_of((size_t)m->nthreads, make_thread, m->threads, m->epoch_ns)) &&
-         ok_add(root, "warnings", array_of((size_t)m->nwarnings, make_warning, m->warnings, m->epoch_ns));
-    if (ok && m->multi.ndevices > 0)
-        ok = ok_add(root, "multi_gpu", multi_json(&m->multi));
-    /* profile --counters only, so other files stay as they were. */
-    if (ok && m->source == SOURCE_PROFILE && m->counters)
-        ok = ok_add(cfg, "counter_kernels", cJSON_CreateString(m->counter_kernels)) &&
-             ok_add(cfg, "counter_max", m->counter_max > 0 ? cJSON_CreateNumber((double)m->counter_max) : cJSON_CreateNull()) &&
-             ok_add(root, "launch_counters",
-                    array_of((size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters, m->epoch_ns));
-    if (!ok) {
-        cJSON_Delete(root);
-        return NULL;
-    }
+    json_writer w;
+    jw_tree(&w);
+    model_write(m, &w, NULL);
+    cJSON *root = NULL;
+    jw_end(&w, &root);
     return root;
 }
 
+char *model_to_text(const run_model *m)
+{
+    strbuf b;
+    sb_init(&b);
+    json_writer w;
+    jw_text(&w, &b);
+    bool ok = model_write(m, &w, NULL);
+    ok = jw_end(&w, NULL) && ok;
+    if (!ok) {
+        sb_free(&b);
+        return NULL;
+    }
+    return sb_finish(&b);
+}
 /* ---------- reading ---------- */
 
 /* Where the reader is in the tree, for error messages. */
@@ -495,6 +575,9 @@ typedef struct {
     int version; /* the file's schema_version */
     char path[160];
     int ndevices;      /* devices read so far: what a kernel's or copy's device may name */
+    int nregions;      /* regions read so far: what an event's region may name */
+    const struct split_doc *split; /* the arrays read element by element (NULL: all in the tree) */
+    bool syntax;       /* the failure was an element's syntax error, whose message names the file */
 } reader;
 
 static bool fail(reader *r, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -604,7 +687,7 @@ static bool get_owned_str(reader *r, const cJSON *o, const char *key, bool nulla
 }
 
 /* True when key came with version 2 and a version 1 file lacks it: the field keeps its default
- * (pid 0, runtime API, no memsets or syncs, a built-in run). Version 2 files must have it. */
+ * (pid 0, runtime API, no memsets or syncs, a built-in run). Later files must have it. */
 static bool v1_default(const reader *r, const cJSON *o, const char *key)
 {
     return r->version < 2 && !cJSON_GetObjectItemCaseSensitive(o, key);
@@ -756,8 +839,20 @@ static bool device_known(reader *r, uint32_t device)
     return fail(r, "device", "%u names no recorded device (expected 0 to %d)", device, r->ndevices - 1);
 }
 
-/* Event readers: one per event type, each appending to an event_list, for a workload's events
- * and run_model.events alike. */
+/* An event's owner: absent means the run; a region read before the events (the file's regions
+ * come first, and a version 1 or 2 file's workload events are given theirs by the reader). */
+static bool read_event_region(reader *r, const cJSON *e, int *region)
+{
+    *region = 0;
+    if (absent(e, "region"))
+        return true;
+    if (!get_int(r, e, "region", 0, INT32_MAX, region))
+        return false;
+    return *region < r->nregions ||
+           fail(r, "region", "is %d; the run has %d region%s", *region, r->nregions, r->nregions == 1 ? "" : "s");
+}
+
+/* Event readers: one per event type, each appending to an event_list. */
 static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     kernel_event k;
@@ -767,7 +862,7 @@ static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, void *dst)
         !get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
         !get_int3(r, e, "block", k.block))
         return false;
-    if (!device_known(r, k.device))
+    if (!device_known(r, k.device) || !read_event_region(r, e, &k.region))
         return false;
     const cJSON *regs = field(r, e, "registers");
     if (!regs)
@@ -805,7 +900,7 @@ static bool read_copy(reader *r, const cJSON *e, int64_t epoch, void *dst)
         !get_u32(r, e, "device", &c.device) || !get_u32(r, e, "stream", &c.stream) ||
         !get_u32(r, e, "correlation", &c.correlation))
         return false;
-    if (!device_known(r, c.device))
+    if (!device_known(r, c.device) || !read_event_region(r, e, &c.region))
         return false;
     if (!copy_dir_parse(dir, &c.dir))
         return fail(r, "dir", "expected HtoD, DtoH, DtoD, HtoH, PtoP or other, not '%s'", dir);
@@ -819,7 +914,7 @@ static bool read_memset(reader *r, const cJSON *e, int64_t epoch, void *dst)
     if (!read_mem_kind(r, e, "mem", &m.mem) || !get_u64(r, e, "bytes", &m.bytes) ||
         !read_interval(r, e, epoch, &m.start_ns, &m.end_ns) || !get_pid(r, e, &m.pid) ||
         !get_u32(r, e, "device", &m.device) || !get_u32(r, e, "stream", &m.stream) ||
-        !get_u32(r, e, "correlation", &m.correlation))
+        !get_u32(r, e, "correlation", &m.correlation) || !read_event_region(r, e, &m.region))
         return false;
     return events_add_memset(dst, &m) || fail(r, NULL, "out of memory");
 }
@@ -830,7 +925,8 @@ static bool read_api(reader *r, const cJSON *e, int64_t epoch, void *dst)
     memset(&a, 0, sizeof a);
     char kind[16];
     if (!read_interval(r, e, epoch, &a.start_ns, &a.end_ns) || !get_pid(r, e, &a.pid) ||
-        !get_u32(r, e, "thread", &a.thread) || !get_u32(r, e, "correlation", &a.correlation))
+        !get_u32(r, e, "thread", &a.thread) || !get_u32(r, e, "correlation", &a.correlation) ||
+        !read_event_region(r, e, &a.region))
         return false;
     if (!v1_default(r, e, "kind")) {
         if (!get_str(r, e, "kind", false, kind, sizeof kind))
@@ -852,7 +948,7 @@ static bool read_sync(reader *r, const cJSON *e, int64_t epoch, void *dst)
     char kind[24];
     if (!get_str(r, e, "kind", false, kind, sizeof kind) || !read_interval(r, e, epoch, &y.start_ns, &y.end_ns) ||
         !get_pid(r, e, &y.pid) || !get_u32(r, e, "thread", &y.thread) || !get_u32(r, e, "stream", &y.stream) ||
-        !get_u32(r, e, "correlation", &y.correlation))
+        !get_u32(r, e, "correlation", &y.correlation) || !read_event_region(r, e, &y.region))
         return false;
     if (!sync_kind_parse(kind, &y.kind))
         return fail(r, "kind", "expected unknown, event, stream-wait-event, stream or context, not '%s'", kind);
@@ -885,26 +981,87 @@ static bool read_product_ms(reader *r, const cJSON *e, int64_t epoch, void *w)
 /* Reads one element of an array into dst (an event_list, a workload, the run). */
 typedef bool (*element_reader)(reader *, const cJSON *, int64_t, void *dst);
 
+/* ---------- arrays read element by element ----------
+ * A run file's event arrays hold nearly all of it; a cJSON tree of the whole document was 3.6
+ * times its text. model_read_text finds those arrays' elements (json_stream, the scanner the
+ * importers use) and leaves them out of the tree; read_each then parses one element at a time,
+ * reads it and lets its tree go. */
+typedef struct {
+    char path[32];     /* "events.kernels", or "workloads" (versions 1 and 2) */
+    size_t (*el)[2];   /* each element's [start, end) in the text */
+    int n, cap;
+} split_array;
+
+typedef struct split_doc {
+    const char *name, *buf;
+    size_t len;
+    split_array arr[8];
+    int narr;
+} split_doc;
+
+static const split_array *split_find(const reader *r, const char *key)
+{
+    if (!r->split)
+        return NULL;
+    char path[sizeof r->path + 64];
+    snprintf(path, sizeof path, "%s%s%s", r->path, r->path[0] ? "." : "", key);
+    for (int i = 0; i < r->split->narr; i++)
+        if (strcmp(r->split->arr[i].path, path) == 0)
+            return &r->split->arr[i];
+    return NULL;
+}
+
+static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at, char *err,
+                         size_t errlen);
+
+/* Element i of a split array, parsed alone; NULL (and the error given) when it is not valid JSON. */
+static cJSON *split_element(reader *r, const split_array *a, int i)
+{
+    const split_doc *d = r->split;
+    size_t start = a->el[i][0], end = a->el[i][1];
+    const char *stop = NULL;
+    cJSON *e = cJSON_ParseWithLengthOpts(d->buf + start, end - start, &stop, false);
+    if (!e || stop != d->buf + end) {
+        cJSON_Delete(e);
+        size_t at = stop ? (size_t)(stop - d->buf) : start;
+        if (!r->failed) {
+            r->failed = true;
+            syntax_error(d->name, d->buf, d->len, start, at, r->err, r->errlen);
+            r->syntax = true;
+        }
+        return NULL;
+    }
+    return e;
+}
+
 static bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch, void *w,
                       element_reader read_one, bool objects)
 {
     const cJSON *arr = get_array(r, o, key);
     if (!arr)
         return false;
-    const cJSON *e;
-    int i = 0;
-    cJSON_ArrayForEach(e, arr) {
-        size_t s = enter(r, key, i++);
-        bool ok = (!objects || cJSON_IsObject(e)) ? read_one(r, e, epoch, w) : fail(r, NULL, "expected an object");
+    const split_array *sa = split_find(r, key);
+    int n = sa ? sa->n : cJSON_GetArraySize(arr);
+    const cJSON *e = sa ? NULL : arr->child;
+    for (int i = 0; i < n; i++) {
+        cJSON *parsed = sa ? split_element(r, sa, i) : NULL;
+        if (sa && !parsed)
+            return false;
+        const cJSON *el = sa ? parsed : e;
+        size_t s = enter(r, key, i);
+        bool ok = (!objects || cJSON_IsObject(el)) ? read_one(r, el, epoch, w) : fail(r, NULL, "expected an object");
         leave(r, s);
+        cJSON_Delete(parsed);
         if (!ok)
             return false;
+        if (!sa)
+            e = e->next;
     }
     return true;
 }
 
-/* The event arrays of o (a workload, or the run's "events"), appended to ev. What was read stays
- * in ev on failure, for the caller to free. memsets and syncs came with version 2. */
+/* The event arrays of o (the run's "events", or a version 1 or 2 workload), appended to ev. What
+ * was read stays in ev on failure, for the caller to free. memsets and syncs came with version 2. */
 static bool read_events(reader *r, const cJSON *o, const char *api_key, int64_t epoch, event_list *ev)
 {
     return read_each(r, o, "kernels", epoch, ev, read_kernel, true) &&
@@ -979,29 +1136,8 @@ static bool read_device_state(reader *r, const cJSON *o, device_state *d)
     return true;
 }
 
-/* Reads a workload's events through read_events and hands the arrays to w, which owns them from
- * then on (failed or not, so that model_free frees them). Capacity follows from the count in
- * model.c, so an array grown in one list can keep growing in the other. */
-static bool read_workload_events(reader *r, const cJSON *e, int64_t epoch, workload_run *w)
-{
-    event_list ev;
-    memset(&ev, 0, sizeof ev);
-    bool ok = read_events(r, e, "api_calls", epoch, &ev);
-    w->kernels = ev.kernels;
-    w->nkernels = ev.nkernels;
-    w->copies = ev.copies;
-    w->ncopies = ev.ncopies;
-    w->memsets = ev.memsets;
-    w->nmemsets = ev.nmemsets;
-    w->apis = ev.apis;
-    w->napis = ev.napis;
-    w->syncs = ev.syncs;
-    w->nsyncs = ev.nsyncs;
-    return ok;
-}
-
 /* A sweep's sizes: at most MAX_SWEEP_SIZES whole numbers from 1. */
-static bool read_sizes(reader *r, const cJSON *cfg, run_model *m)
+static bool read_sizes(reader *r, const cJSON *cfg, builtin_run *m)
 {
     if (absent(cfg, "sizes"))
         return true;
@@ -1057,21 +1193,53 @@ static bool read_one_launch(reader *r, const cJSON *e, int64_t epoch, void *m)
     return ok;
 }
 
-/* profile --counters: the profiled launches and what was asked (files without them have none). */
+/* profile --counters: the profiled launches (files without them have none). */
 static bool read_launch_counters(reader *r, const cJSON *root, run_model *m)
 {
-    if (absent(root, "launch_counters"))
+    return absent(root, "launch_counters") || read_each(r, root, "launch_counters", m->epoch_ns, m, read_one_launch, true);
+}
+
+/* What was asked of the counters: version 3's "counters" object. */
+static bool read_counter_info(reader *r, const cJSON *root, counter_info *c)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "counters");
+    if (!o)
         return true;
-    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(root, "config");
+    size_t s = enter_obj(r, "counters");
+    const cJSON *passes = cJSON_GetObjectItemCaseSensitive(o, "passes");
+    const cJSON *max = cJSON_GetObjectItemCaseSensitive(o, "max");
+    int n = 0;
+    bool ok = cJSON_IsObject(o) ? get_bool(r, o, "asked", &c->asked) &&
+                                      (!passes || cJSON_IsNull(passes) || get_int(r, o, "passes", 1, 100000, &c->passes)) &&
+                                      get_str(r, o, "why", true, c->why, sizeof c->why) &&
+                                      get_str(r, o, "kernels", true, c->kernels, sizeof c->kernels) &&
+                                      (!max || cJSON_IsNull(max) || get_int(r, o, "max", 1, 1000000, &n))
+                                : fail(r, NULL, "expected an object");
+    c->max = n;
+    leave(r, s);
+    return ok;
+}
+
+/* Versions 1 and 2 kept the counters' settings in "config": the built-in run's pass and its
+ * reason, and a profile's --kernels and --max-kernels beside its launches. */
+static bool read_counter_config_v2(reader *r, const cJSON *root, const cJSON *cfg, run_model *m)
+{
+    counter_info *c = &m->counters;
+    const cJSON *passes = cJSON_GetObjectItemCaseSensitive(cfg, "counter_passes");
     const cJSON *max = cJSON_GetObjectItemCaseSensitive(cfg, "counter_max");
     int n = 0;
     size_t s = enter_obj(r, "config");
-    bool ok = (absent(cfg, "counter_kernels") ||
-               get_str(r, cfg, "counter_kernels", true, m->counter_kernels, sizeof m->counter_kernels)) &&
+    bool ok = (absent(cfg, "counters") || get_bool(r, cfg, "counters", &c->asked)) &&
+              (!passes || cJSON_IsNull(passes) || get_int(r, cfg, "counter_passes", 1, 100000, &c->passes)) &&
+              (absent(cfg, "counters_why") || get_str(r, cfg, "counters_why", true, c->why, sizeof c->why)) &&
+              (absent(cfg, "counter_kernels") || get_str(r, cfg, "counter_kernels", true, c->kernels, sizeof c->kernels)) &&
               (!max || cJSON_IsNull(max) || get_int(r, cfg, "counter_max", 1, 1000000, &n));
     leave(r, s);
-    m->counter_max = n;
-    return ok && read_each(r, root, "launch_counters", m->epoch_ns, m, read_one_launch, true);
+    c->max = n;
+    /* A profile with counters wrote its launches, none or more; its config said so only there. */
+    if (!absent(root, "launch_counters"))
+        c->asked = true;
+    return ok;
 }
 
 /* A workload's "counters" object, when it has one (files from before counters have none). */
@@ -1088,6 +1256,8 @@ static bool read_workload_counters(reader *r, const cJSON *e, workload_run *w)
     return ok;
 }
 
+/* A workload. Versions 1 and 2 kept its events inside it: they are staged in w->timed, to join
+ * the store, owned by the workload's region, when model_finish_regions runs. */
 static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices, workload_run *w)
 {
     char mem[16], prec[16], status[16], timing[16];
@@ -1121,7 +1291,9 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
     else if (!get_int(r, e, "device", 0, ndevices > 0 ? ndevices - 1 : 0, &w->device) || ndevices == 0)
         return fail(r, "device", "names no recorded device");
     if (!read_phases(r, e, "phases", epoch, w->phases, MAX_PHASES, &w->nphases) ||
-        !read_workload_events(r, e, epoch, w) ||
+        /* the region is checked once the regions are read */
+        (r->version < 3 ? !read_events(r, e, "api_calls", epoch, &w->timed)
+                        : !get_int(r, e, "region", -1, INT32_MAX, &w->region)) ||
         !read_each(r, e, "product_ms", epoch, w, read_product_ms, false) ||
         !read_each(r, e, "occupancy_checks", epoch, w, read_occ, true))
         return false;
@@ -1153,7 +1325,8 @@ static bool read_workload(reader *r, const cJSON *e, int64_t epoch, int ndevices
 }
 
 /* Region i (the next one: m->nregions) encloses nothing before it, so parent links only point
- * back and can be followed without a cycle check; workloads are read by now. */
+ * back and can be followed without a cycle check; the first is the run. Workloads are read by
+ * now. */
 static bool read_region(reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     run_model *m = dst;
@@ -1168,11 +1341,14 @@ static bool read_region(reader *r, const cJSON *e, int64_t epoch, void *dst)
         return false;
     if (!region_kind_parse(kind_name, &g.kind))
         return fail(r, "kind", "expected run, workload, phase, nvtx or annotation, not '%s'", kind_name);
-    if (g.parent >= i)
-        return fail(r, "parent", "is %d; a region's parent is -1 or an earlier region (below %d)", g.parent, i);
-    if (g.workload >= m->nworkloads)
-        return fail(r, "workload", "is %d; the run has %d workload%s", g.workload, m->nworkloads,
-                    m->nworkloads == 1 ? "" : "s");
+    if ((i == 0) != (g.kind == REGION_RUN))
+        return fail(r, "kind", i == 0 ? "the first region is the run's (kind run), not '%s'"
+                                      : "'%s' after the first region: a run has one run region", kind_name);
+    if (g.parent >= i || (i > 0 && g.parent < 0))
+        return fail(r, "parent", "is %d; a region's parent is an earlier region (0 to %d)", g.parent, i - 1);
+    if (g.workload >= m->builtin.nworkloads)
+        return fail(r, "workload", "is %d; the run has %d workload%s", g.workload, m->builtin.nworkloads,
+                    m->builtin.nworkloads == 1 ? "" : "s");
     if (!get_owned_str(r, e, "name", false, &g.name) || !get_owned_str(r, e, "domain", true, &g.domain)) {
         free(g.name);
         return false;
@@ -1184,6 +1360,7 @@ static bool read_region(reader *r, const cJSON *e, int64_t epoch, void *dst)
         return fail(r, NULL, "out of memory");
     m->regions[at].workload = g.workload;
     m->regions[at].push_pop = g.push_pop;
+    r->nregions = m->nregions;
     return true;
 }
 
@@ -1215,24 +1392,6 @@ static bool read_thread(reader *r, const cJSON *e, int64_t epoch, void *dst)
         !get_str(r, e, "name", false, t.name, sizeof t.name))
         return false;
     return model_add_thread(dst, t.pid, t.tid, t.name) || fail(r, NULL, "out of memory");
-}
-
-/* What version 2 added beside the workloads: the run's own events, its regions, processes and
- * threads. A version 1 file has none of them. */
-static bool read_timeline(reader *r, const cJSON *root, run_model *m)
-{
-    if (v1_default(r, root, "events") && v1_default(r, root, "regions") && v1_default(r, root, "processes") &&
-        v1_default(r, root, "threads"))
-        return true;
-    const cJSON *ev = get_object(r, root, "events");
-    if (!ev)
-        return false;
-    size_t s = enter_obj(r, "events");
-    bool ok = read_events(r, ev, "apis", m->epoch_ns, &m->events);
-    leave(r, s);
-    return ok && read_each(r, root, "regions", m->epoch_ns, m, read_region, true) &&
-           read_each(r, root, "processes", m->epoch_ns, m, read_process, true) &&
-           read_each(r, root, "threads", m->epoch_ns, m, read_thread, true);
 }
 
 static bool read_device(reader *r, const cJSON *e, device_info *d)
@@ -1297,10 +1456,6 @@ static bool parse_u64_string(reader *r, const cJSON *o, const char *key, bool is
     return true;
 }
 
-typedef struct workload_split workload_split;
-static bool read_split_workloads(reader *r, workload_split *sp, run_model *m);
-
-/* sp: where the workloads are when the file was parsed in parts (NULL: in root's array). */
 static bool read_peer_copy(reader *r, const cJSON *o, const char *key, peer_copy *c)
 {
     const cJSON *e = get_object(r, o, key);
@@ -1337,7 +1492,7 @@ static bool read_peer(reader *r, const cJSON *e, int64_t epoch, void *dst)
 
 static bool read_multi(reader *r, const cJSON *o, run_model *m)
 {
-    multi_gpu_info *g = &m->multi;
+    multi_gpu_info *g = &m->builtin.multi;
     const cJSON *devs = get_array(r, o, "devices");
     if (!devs)
         return false;
@@ -1363,7 +1518,215 @@ static bool read_multi(reader *r, const cJSON *o, run_model *m)
     return read_each(r, o, "peers", 0, g, read_peer, true);
 }
 
-static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split *sp)
+static bool read_host(reader *r, const cJSON *h, host_info *hi)
+{
+    hi->known = true;
+    return get_str(r, h, "cpu_model", false, hi->cpu_model, sizeof hi->cpu_model) &&
+           get_int(r, h, "logical_cores", 0, 1 << 20, &hi->logical_cores) && get_bool(r, h, "avx2", &hi->has_avx2) &&
+           get_bool(r, h, "avx512f", &hi->has_avx512f) && get_str(r, h, "os", false, hi->os, sizeof hi->os);
+}
+
+/* BLAS: version 3's "blas" object, or the "blas_" members of an older file's "host". */
+static bool read_blas(reader *r, const cJSON *o, const char *prefix, blas_info *b)
+{
+    char k[5][24];
+    static const char *const names[] = {"config", "version", "core", "threads", "library"};
+    for (int i = 0; i < 5; i++)
+        snprintf(k[i], sizeof k[i], "%s%s", prefix, names[i]);
+    return get_str(r, o, k[0], false, b->config, sizeof b->config) &&
+           get_str(r, o, k[1], false, b->version, sizeof b->version) &&
+           get_str(r, o, k[2], false, b->core, sizeof b->core) && get_int(r, o, k[3], 0, 1 << 20, &b->threads) &&
+           get_str(r, o, k[4], false, b->library, sizeof b->library);
+}
+
+/* A built-in run's settings ("config" in every version). A profile or import of version 1 or 2
+ * wrote one too, with n 0: only a built-in run multiplies matrices. */
+static bool read_config(reader *r, const cJSON *cfg, bool builtin, builtin_run *b)
+{
+    const cJSON *rep = field(r, cfg, "repeat");
+    return get_int(r, cfg, "n", builtin ? 1 : 0, INT32_MAX, &b->n) && parse_u64_string(r, cfg, "seed", false, &b->seed) &&
+           rep && (cJSON_IsNull(rep) || get_int(r, cfg, "repeat", 1, INT32_MAX, &b->repeat_requested)) &&
+           get_str(r, cfg, "host_memory", false, b->host_memory_requested, sizeof b->host_memory_requested) &&
+           get_num_or_null(r, cfg, "max_noise_pct", 0, &b->max_noise_pct) &&
+           get_num_or_null(r, cfg, "max_time_s", 0, &b->max_time_s) &&
+           (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &b->cold_l2)) && read_sizes(r, cfg, b);
+}
+
+static bool read_collection(reader *r, const cJSON *c, collection_info *ci)
+{
+    char src[16];
+    int64_t overhead_ns = 0;
+    bool ok = get_str(r, c, "source", false, src, sizeof src) && get_str(r, c, "reason", true, ci->reason, sizeof ci->reason) &&
+              get_int(r, c, "cupti_version", 0, INT32_MAX, &ci->cupti_version) && get_u64(r, c, "records", &ci->records) &&
+              get_u64(r, c, "dropped", &ci->dropped) && get_u64(r, c, "lost_timestamps", &ci->lost_timestamps) &&
+              (absent(c, "replayed_kernels") || get_u64(r, c, "replayed_kernels", &ci->replayed_kernels)) &&
+              get_u64(r, c, "overhead_records", &ci->overhead_records) &&
+              (v1_default(r, c, "outside_workloads") || get_u64(r, c, "outside_workloads", &ci->outside_workloads)) &&
+              get_i64(r, c, "overhead_ns", 0, (int64_t)1 << 53, &overhead_ns) && get_num(r, c, "flush_ms", &ci->flush_ms);
+    if (ok && !timing_source_parse(src, &ci->source))
+        ok = fail(r, "source", "expected none, cupti, cudaEvent or host-clock");
+    ci->overhead_ns = overhead_ns;
+    return ok;
+}
+
+/* An object member read by fn inside its path; absent is refused unless optional. */
+typedef bool (*object_reader)(reader *, const cJSON *, void *);
+static bool read_object(reader *r, const cJSON *o, const char *key, bool optional, object_reader fn, void *dst)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v && optional)
+        return true;
+    if (!get_object(r, o, key))
+        return false;
+    size_t s = enter_obj(r, key);
+    bool ok = fn(r, v, dst);
+    leave(r, s);
+    return ok;
+}
+
+static bool read_host_obj(reader *r, const cJSON *o, void *m)
+{
+    run_model *rm = m;
+    /* Versions 1 and 2 kept the built-in run's BLAS here, and wrote a host for every source. */
+    return read_host(r, o, &rm->host) && (r->version >= 3 || read_blas(r, o, "blas_", &rm->builtin.blas));
+}
+static bool read_collection_obj(reader *r, const cJSON *o, void *m) { return read_collection(r, o, &((run_model *)m)->collection); }
+static bool read_blas_obj(reader *r, const cJSON *o, void *b) { return read_blas(r, o, "", b); }
+static bool read_multi_obj(reader *r, const cJSON *o, void *m) { return read_multi(r, o, m); }
+
+static bool read_devices(reader *r, const cJSON *root, run_model *m)
+{
+    const cJSON *devs = get_array(r, root, "devices");
+    if (!devs)
+        return false;
+    int nd = cJSON_GetArraySize(devs);
+    if (nd > 0 && !(m->devices = calloc((size_t)nd, sizeof *m->devices)))
+        return fail(r, NULL, "out of memory");
+    const cJSON *e;
+    cJSON_ArrayForEach(e, devs) {
+        size_t s = enter(r, "devices", m->ndevices);
+        bool ok = cJSON_IsObject(e) ? read_device(r, e, &m->devices[m->ndevices]) : fail(r, NULL, "expected an object");
+        leave(r, s);
+        if (!ok)
+            return false;
+        m->ndevices++;
+        r->ndevices = m->ndevices;
+    }
+    return true;
+}
+
+/* The workloads of o ("builtin" in version 3, the document in 1 and 2). */
+static bool read_workloads(reader *r, const cJSON *o, run_model *m)
+{
+    const cJSON *wls = get_array(r, o, "workloads");
+    if (!wls)
+        return false;
+    const split_array *sa = split_find(r, "workloads");
+    int n = sa ? sa->n : cJSON_GetArraySize(wls);
+    const cJSON *e = sa ? NULL : wls->child;
+    for (int i = 0; i < n; i++) {
+        cJSON *parsed = sa ? split_element(r, sa, i) : NULL;
+        if (sa && !parsed)
+            return false;
+        const cJSON *el = sa ? parsed : e;
+        workload_run *w = model_add_workload(m);
+        size_t s = enter(r, "workloads", i);
+        bool ok = !w ? fail(r, NULL, "out of memory")
+                     : cJSON_IsObject(el) ? read_workload(r, el, m->epoch_ns, m->ndevices, w)
+                                          : fail(r, NULL, "expected an object");
+        leave(r, s);
+        cJSON_Delete(parsed);
+        if (!ok)
+            return false;
+        if (!sa)
+            e = e->next;
+    }
+    return true;
+}
+
+static bool read_tool_phases(reader *r, const cJSON *o, run_model *m)
+{
+    builtin_run *b = &m->builtin;
+    return read_phases(r, o, "tool_phases", m->epoch_ns, b->tool_phases,
+                       (int)(sizeof b->tool_phases / sizeof b->tool_phases[0]), &b->ntool_phases);
+}
+
+/* Version 3's "builtin" section. */
+static bool read_builtin(reader *r, const cJSON *o, void *dst)
+{
+    run_model *m = dst;
+    builtin_run *b = &m->builtin;
+    const cJSON *cfg = get_object(r, o, "config");
+    size_t s = cfg ? enter_obj(r, "config") : 0;
+    bool ok = cfg && read_config(r, cfg, true, b);
+    if (cfg)
+        leave(r, s);
+    ok = ok && read_object(r, o, "blas", false, read_blas_obj, &b->blas) &&
+         get_str(r, o, "gpu_skip_reason", true, b->gpu_skip_reason, sizeof b->gpu_skip_reason) &&
+         read_tool_phases(r, o, m) && read_workloads(r, o, m) && read_object(r, o, "multi_gpu", true, read_multi_obj, m);
+    return ok;
+}
+
+/* Each workload's region, as version 3 names it: a workload region of that workload, or -1 for
+ * one that never ran. */
+static bool check_workload_regions(reader *r, const run_model *m)
+{
+    for (int i = 0; i < m->builtin.nworkloads; i++) {
+        int g = m->builtin.workloads[i].region;
+        if (g == -1 || (g < m->nregions && m->regions[g].kind == REGION_WORKLOAD && m->regions[g].workload == i))
+            continue;
+        size_t s = enter(r, "builtin.workloads", i);
+        fail(r, "region", "is %d, not a workload region of this workload", g);
+        leave(r, s);
+        return false;
+    }
+    return true;
+}
+
+/* A version 2 file names each workload's region in its regions (a version 1 file has none: they
+ * are made by model_finish_regions, which also moves the workloads' staged events into the store). */
+static void link_workload_regions(run_model *m)
+{
+    for (int g = 0; g < m->nregions; g++)
+        if (m->regions[g].kind == REGION_WORKLOAD && m->regions[g].workload >= 0)
+            m->builtin.workloads[m->regions[g].workload].region = g;
+}
+
+static bool read_warnings(reader *r, const cJSON *root, run_model *m)
+{
+    const cJSON *warn = get_array(r, root, "warnings");
+    if (!warn)
+        return false;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, warn) {
+        if (!cJSON_IsString(e)) {
+            size_t s = enter(r, "warnings", i);
+            fail(r, NULL, "expected a string");
+            leave(r, s);
+            return false;
+        }
+        model_add_warning(m, "%s", e->valuestring);
+        i++;
+    }
+    return true;
+}
+
+/* The run's own events: version 2 and 3's "events" (a version 1 file has none there). */
+static bool read_store(reader *r, const cJSON *root, run_model *m)
+{
+    if (v1_default(r, root, "events"))
+        return true;
+    const cJSON *ev = get_object(r, root, "events");
+    if (!ev)
+        return false;
+    size_t s = enter_obj(r, "events");
+    bool ok = read_events(r, ev, "apis", m->epoch_ns, &m->events);
+    leave(r, s);
+    return ok;
+}
+
+static bool read_header(reader *r, const cJSON *root, run_model *m)
 {
     if (!cJSON_IsObject(root))
         return fail(r, NULL, "the run file is not a JSON object");
@@ -1378,11 +1741,10 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
     if (!get_int(r, root, "schema_version", 0, INT32_MAX, &m->schema_version))
         return false;
     if (m->schema_version > MMPROF_SCHEMA_VERSION)
-        return fail(r, "schema_version", "written by a newer mmprof: schema_version %d; this mmprof reads 1 and %d",
+        return fail(r, "schema_version", "written by a newer mmprof: schema_version %d; this mmprof reads 1 to %d",
                     m->schema_version, MMPROF_SCHEMA_VERSION);
     if (m->schema_version < 1)
-        return fail(r, "schema_version", "is %d; this mmprof reads 1 and %d", m->schema_version,
-                    MMPROF_SCHEMA_VERSION);
+        return fail(r, "schema_version", "is %d; this mmprof reads 1 to %d", m->schema_version, MMPROF_SCHEMA_VERSION);
     r->version = m->schema_version;
     char cmd[4096];
     uint64_t epoch;
@@ -1402,124 +1764,42 @@ static bool read_root(reader *r, const cJSON *root, run_model *m, workload_split
         if (!run_source_parse(source, &m->source))
             return fail(r, "source", "expected builtin, kineto, nsys-sqlite or profile, not '%s'", source);
     }
+    return true;
+}
 
+/* Versions 1 and 2: the built-in run's settings, tool phases, workloads and peer matrix at the
+ * top of the document (written for every source, empty but for a built-in run). */
+static bool read_builtin_v2(reader *r, const cJSON *root, run_model *m)
+{
     const cJSON *cfg = get_object(r, root, "config");
     if (!cfg)
         return false;
     size_t s = enter_obj(r, "config");
-    const cJSON *rep = field(r, cfg, "repeat");
-    /* Only a built-in run multiplies matrices; an import's n is 0. */
-    bool ok = get_int(r, cfg, "n", m->source == SOURCE_BUILTIN ? 1 : 0, INT32_MAX, &m->n) && parse_u64_string(r, cfg, "seed", false, &m->seed) &&
-              rep && (cJSON_IsNull(rep) || get_int(r, cfg, "repeat", 1, INT32_MAX, &m->repeat_requested)) &&
-              get_str(r, cfg, "host_memory", false, m->host_memory_requested, sizeof m->host_memory_requested) &&
-              get_num_or_null(r, cfg, "max_noise_pct", 0, &m->max_noise_pct) &&
-              get_num_or_null(r, cfg, "max_time_s", 0, &m->max_time_s) &&
-              (absent(cfg, "cold_l2") || get_bool(r, cfg, "cold_l2", &m->cold_l2)) && read_sizes(r, cfg, m) &&
-              (absent(cfg, "counters") || get_bool(r, cfg, "counters", &m->counters)) &&
-              (absent(cfg, "counter_passes") || cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(cfg, "counter_passes")) ||
-               get_int(r, cfg, "counter_passes", 1, 100000, &m->counter_passes)) &&
-              (absent(cfg, "counters_why") || get_str(r, cfg, "counters_why", true, m->counters_why, sizeof m->counters_why));
+    bool ok = read_config(r, cfg, m->source == SOURCE_BUILTIN, &m->builtin);
     leave(r, s);
-    if (!ok)
-        return false;
+    return ok && read_counter_config_v2(r, root, cfg, m) &&
+           get_str(r, root, "gpu_skip_reason", true, m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason) &&
+           read_tool_phases(r, root, m) && read_workloads(r, root, m) &&
+           read_object(r, root, "multi_gpu", true, read_multi_obj, m);
+}
 
-    const cJSON *h = get_object(r, root, "host");
-    if (!h)
+static bool read_root(reader *r, const cJSON *root, run_model *m)
+{
+    if (!read_header(r, root, m))
         return false;
-    host_info *hi = &m->host;
-    s = enter_obj(r, "host");
-    ok = get_str(r, h, "cpu_model", false, hi->cpu_model, sizeof hi->cpu_model) &&
-         get_int(r, h, "logical_cores", 0, 1 << 20, &hi->logical_cores) && get_bool(r, h, "avx2", &hi->has_avx2) &&
-         get_bool(r, h, "avx512f", &hi->has_avx512f) && get_str(r, h, "os", false, hi->os, sizeof hi->os) &&
-         get_str(r, h, "blas_config", false, hi->blas_config, sizeof hi->blas_config) &&
-         get_str(r, h, "blas_version", false, hi->blas_version, sizeof hi->blas_version) &&
-         get_str(r, h, "blas_core", false, hi->blas_core, sizeof hi->blas_core) &&
-         get_int(r, h, "blas_threads", 0, 1 << 20, &hi->blas_threads) &&
-         get_str(r, h, "blas_library", false, hi->blas_library, sizeof hi->blas_library);
-    leave(r, s);
-    if (!ok)
-        return false;
-
-    const cJSON *c = get_object(r, root, "collection");
-    if (!c)
-        return false;
-    collection_info *ci = &m->collection;
-    char src[16];
-    int64_t overhead_ns = 0;
-    s = enter_obj(r, "collection");
-    ok = get_str(r, c, "source", false, src, sizeof src) && get_str(r, c, "reason", true, ci->reason, sizeof ci->reason) &&
-         get_int(r, c, "cupti_version", 0, INT32_MAX, &ci->cupti_version) && get_u64(r, c, "records", &ci->records) &&
-         get_u64(r, c, "dropped", &ci->dropped) && get_u64(r, c, "lost_timestamps", &ci->lost_timestamps) &&
-         (absent(c, "replayed_kernels") || get_u64(r, c, "replayed_kernels", &ci->replayed_kernels)) &&
-         get_u64(r, c, "overhead_records", &ci->overhead_records) &&
-         (v1_default(r, c, "outside_workloads") || get_u64(r, c, "outside_workloads", &ci->outside_workloads)) &&
-         get_i64(r, c, "overhead_ns", 0, (int64_t)1 << 53, &overhead_ns) && get_num(r, c, "flush_ms", &ci->flush_ms);
-    if (ok && !timing_source_parse(src, &ci->source))
-        ok = fail(r, "source", "expected none, cupti, cudaEvent or host-clock");
-    ci->overhead_ns = overhead_ns;
-    leave(r, s);
-    if (!ok)
-        return false;
-
-    const cJSON *devs = get_array(r, root, "devices");
-    if (!devs)
-        return false;
-    int nd = cJSON_GetArraySize(devs);
-    if (nd > 0 && !(m->devices = calloc((size_t)nd, sizeof *m->devices)))
-        return fail(r, NULL, "out of memory");
-    const cJSON *e;
-    cJSON_ArrayForEach(e, devs) {
-        s = enter(r, "devices", m->ndevices);
-        ok = cJSON_IsObject(e) ? read_device(r, e, &m->devices[m->ndevices]) : fail(r, NULL, "expected an object");
-        leave(r, s);
-        if (!ok)
-            return false;
-        m->ndevices++;
-        r->ndevices = m->ndevices;
-    }
-    if (!get_str(r, root, "gpu_skip_reason", true, m->gpu_skip_reason, sizeof m->gpu_skip_reason) ||
-        !read_phases(r, root, "tool_phases", m->epoch_ns, m->tool_phases,
-                     (int)(sizeof m->tool_phases / sizeof m->tool_phases[0]), &m->ntool_phases))
-        return false;
-
-    const cJSON *wls = get_array(r, root, "workloads");
-    if (!wls)
-        return false;
-    if (sp && !read_split_workloads(r, sp, m))
-        return false;
-    int i = 0;
-    cJSON_ArrayForEach(e, wls) {
-        workload_run *w = model_add_workload(m);
-        if (!w)
-            return fail(r, NULL, "out of memory");
-        s = enter(r, "workloads", i++);
-        ok = cJSON_IsObject(e) ? read_workload(r, e, m->epoch_ns, m->ndevices, w) : fail(r, NULL, "expected an object");
-        leave(r, s);
-        if (!ok)
-            return false;
-    }
-    if (!read_timeline(r, root, m) || !read_launch_counters(r, root, m))
-        return false;
-    const cJSON *warn = get_array(r, root, "warnings");
-    if (!warn)
-        return false;
-    i = 0;
-    cJSON_ArrayForEach(e, warn) {
-        if (!cJSON_IsString(e)) {
-            s = enter(r, "warnings", i);
-            fail(r, NULL, "expected a string");
-            leave(r, s);
-            return false;
-        }
-        model_add_warning(m, "%s", e->valuestring);
-        i++;
-    }
-    const cJSON *mg = cJSON_GetObjectItemCaseSensitive(root, "multi_gpu");
-    if (mg) {
-        s = enter_obj(r, "multi_gpu");
-        ok = cJSON_IsObject(mg) ? read_multi(r, mg, m) : fail(r, NULL, "expected an object");
-        leave(r, s);
-    }
+    bool v3 = r->version >= 3;
+    bool ok = read_object(r, root, "host", v3, read_host_obj, m) &&
+              read_object(r, root, "collection", false, read_collection_obj, m) && read_devices(r, root, m) &&
+              (v3 ? read_counter_info(r, root, &m->counters) &&
+                        read_object(r, root, "builtin", m->source != SOURCE_BUILTIN, read_builtin, m)
+                  : read_builtin_v2(r, root, m)) &&
+              (v1_default(r, root, "regions") || read_each(r, root, "regions", m->epoch_ns, m, read_region, true)) &&
+              read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
+              (v1_default(r, root, "processes") || read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
+              (v1_default(r, root, "threads") || read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
+              read_launch_counters(r, root, m) && read_warnings(r, root, m);
+    if (ok && m->source != SOURCE_BUILTIN && m->builtin.nworkloads > 0)
+        ok = fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;
 }
 
@@ -1527,7 +1807,7 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 {
     model_init(m);
     reader r = {.err = err, .errlen = errlen};
-    if (!read_root(&r, root, m, NULL) ||
+    if (!read_root(&r, root, m) ||
         /* A version 1 file (or one that has no regions) gets the whole-run region and the
          * built-in workloads' and phases' regions, as a run recorded now would have. */
         !(model_finish_regions(m, "mmprof run") || fail(&r, NULL, "out of memory"))) {
@@ -1537,86 +1817,11 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
     return true;
 }
 
+/* ---------- reading a file ---------- */
+
 /* Run files hold every event of a run: tens of MB at most. Refuse anything absurd rather than
  * try to allocate it. */
 #define MAX_RUN_FILE_BYTES ((long)1 << 30)
-
-/* cJSON mallocs every node (64 bytes) and every key separately; a run file's tree is a few
- * million of them, and malloc's own header on each made reading cost 5.5x the file's size. While
- * a file is parsed, cJSON allocates from large chunks instead, freed all at once with the tree
- * (cJSON_Delete is never called on it; its free hook does nothing). */
-typedef struct chunk {
-    struct chunk *next;
-    size_t used, cap;
-    max_align_t data[];
-} chunk;
-
-static chunk *arena;
-
-static void *arena_alloc(size_t n)
-{
-    n = (n + 7) & ~(size_t)7;
-    if (!arena || arena->cap - arena->used < n) {
-        size_t cap = n > ((size_t)1 << 20) ? n : (size_t)1 << 20;
-        chunk *c = malloc(sizeof *c + cap);
-        if (!c)
-            return NULL;
-        c->next = arena;
-        c->used = 0;
-        c->cap = cap;
-        arena = c;
-    }
-    void *p = (char *)arena->data + arena->used;
-    arena->used += n;
-    return p;
-}
-
-static void arena_free(void *p)
-{
-    (void)p;
-}
-
-static void arena_release(void)
-{
-    while (arena) {
-        chunk *next = arena->next;
-        free(arena);
-        arena = next;
-    }
-}
-
-/* A point in the arena to go back to: what was allocated after it is let go. */
-typedef struct {
-    chunk *c;
-    size_t used;
-} arena_mark;
-
-static arena_mark arena_here(void)
-{
-    return (arena_mark){arena, arena ? arena->used : 0};
-}
-
-static void arena_rewind(arena_mark at)
-{
-    while (arena && arena != at.c) {
-        chunk *next = arena->next;
-        free(arena);
-        arena = next;
-    }
-    if (arena)
-        arena->used = at.used;
-}
-
-/* cJSON's parse of buf[0, len) into the arena; *end where it stopped. With whole, the text must
- * be one value and nothing after it (buf[len] == '\0'). */
-static cJSON *parse_in_arena(const char *buf, size_t len, bool whole, const char **end)
-{
-    cJSON_Hooks hooks = {arena_alloc, arena_free};
-    cJSON_InitHooks(&hooks);
-    cJSON *root = cJSON_ParseWithLengthOpts(buf, whole ? len + 1 : len, end, whole); /* the NUL included */
-    cJSON_InitHooks(NULL);
-    return root;
-}
 
 /* How deeply the text before `at` is nested (brackets outside strings): cJSON gives up at
  * CJSON_NESTING_LIMIT levels, which is valid JSON it will not read, not a syntax error. */
@@ -1658,182 +1863,153 @@ static void syntax_error(const char *name, const char *buf, size_t len, size_t f
         snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", name, at, line);
 }
 
-/* ---------- reading in parts ----------
- * cJSON's tree is about 3.6 times the text it was parsed from, so a whole run file's tree beside
- * its text was most of `mmprof report`'s memory. The workloads, which hold nearly every event,
- * are parsed one at a time instead: the rest of the document with an empty "workloads" array,
- * then each element on its own, read into the model, and its tree let go. A small scanner finds
- * the elements (strings and brackets only: cJSON still checks every byte); when the text is not
- * shaped as it expects, the document is parsed whole, as before, so a malformed file gets cJSON's
- * own error. */
-struct workload_split {
-    const char *name, *buf;
-    size_t len;
-    size_t (*el)[2];         /* each element's [start, end) in buf */
-    int n;
-    bool syntax;             /* the failure was a syntax error, already in err */
-    char *err;
-    size_t errlen;
-};
-
-static size_t skip_ws(const char *b, size_t i, size_t len)
+/* Records the elements of the array whose '[' is next in s as d's array path. */
+static bool split_elements(json_stream *s, split_doc *d, const char *path)
 {
-    while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r'))
-        i++;
-    return i;
-}
-
-/* Past the string that starts at b[i] == '"' (len when it does not end). */
-static size_t skip_string(const char *b, size_t i, size_t len)
-{
-    for (i++; i < len; i++) {
-        if (b[i] == '\\')
-            i++;
-        else if (b[i] == '"')
-            return i + 1;
-    }
-    return len;
-}
-
-/* Past the value that starts at b[i]: a string, a bracketed value (brackets counted outside
- * strings), or a number or literal. */
-static size_t skip_value(const char *b, size_t i, size_t len)
-{
-    if (i >= len)
-        return len;
-    if (b[i] == '"')
-        return skip_string(b, i, len);
-    if (b[i] != '[' && b[i] != '{') {
-        while (i < len && !strchr(",]} \t\r\n", b[i]))
-            i++;
-        return i;
-    }
-    size_t depth = 0;
-    while (i < len) {
-        char c = b[i];
-        if (c == '"') {
-            i = skip_string(b, i, len);
-            continue;
-        }
-        if (c == '[' || c == '{')
-            depth++;
-        else if ((c == ']' || c == '}') && --depth == 0)
-            return i + 1;
-        i++;
-    }
-    return len;
-}
-
-/* Finds the top-level "workloads" array ([*open, *close] its brackets) and its elements. */
-static bool split_workloads(workload_split *sp, size_t *open, size_t *close)
-{
-    const char *b = sp->buf;
-    size_t len = sp->len, i = skip_ws(b, 0, len);
-    if (i >= len || b[i] != '{')
+    if (d->narr == (int)(sizeof d->arr / sizeof d->arr[0]))
         return false;
-    i++;
-    for (;;) {
-        i = skip_ws(b, i, len);
-        if (i >= len || b[i] != '"')
-            return false;
-        size_t key = i, key_end = skip_string(b, i, len);
-        i = skip_ws(b, key_end, len);
-        if (i >= len || b[i] != ':')
-            return false;
-        i = skip_ws(b, i + 1, len);
-        /* The first member of that name, as cJSON_GetObjectItem finds it. */
-        if (key_end - key == 11 && memcmp(b + key, "\"workloads\"", 11) == 0)
-            break;
-        i = skip_ws(b, skip_value(b, i, len), len);
-        if (i >= len || b[i] != ',')
-            return false;
-        i++;
-    }
-    if (i >= len || b[i] != '[')
-        return false;
-    *open = i;
-    int cap = 0;
-    i = skip_ws(b, i + 1, len);
-    if (i < len && b[i] == ']') {
-        *close = i;
+    split_array *a = &d->arr[d->narr++];
+    memset(a, 0, sizeof *a);
+    copy_str(a->path, sizeof a->path, path);
+    js_next(s); /* '[' */
+    if (js_peek(s) == ']') {
+        js_next(s);
         return true;
     }
     for (;;) {
-        size_t start = i, end = skip_value(b, i, len);
-        if (end >= len || end == start)
+        const char *text;
+        size_t len;
+        uint64_t off;
+        if (js_value(s, false, 0, &text, &len, &off) != JS_OK)
             return false;
-        if (sp->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            size_t(*p)[2] = realloc(sp->el, (size_t)cap * sizeof *p);
+        if (a->n == a->cap) {
+            a->cap = a->cap ? 2 * a->cap : 1024;
+            size_t(*p)[2] = realloc(a->el, (size_t)a->cap * sizeof *p);
             if (!p)
                 return false;
-            sp->el = p;
+            a->el = p;
         }
-        sp->el[sp->n][0] = start;
-        sp->el[sp->n][1] = end;
-        sp->n++;
-        i = skip_ws(b, end, len);
-        if (i < len && b[i] == ']') {
-            *close = i;
+        a->el[a->n][0] = (size_t)off;
+        a->el[a->n][1] = (size_t)js_offset(s);
+        a->n++;
+        int c = js_peek(s);
+        js_next(s);
+        if (c == ']')
             return true;
-        }
-        if (i >= len || b[i] != ',')
+        if (c != ',')
             return false;
-        i = skip_ws(b, i + 1, len);
     }
 }
 
-static bool read_split_workloads(reader *r, workload_split *sp, run_model *m)
+/* The key of the member that starts next in s, into key (false when it is not a plain string). */
+static bool member_key(json_stream *s, char *key, size_t len)
 {
-    for (int i = 0; i < sp->n; i++) {
-        size_t start = sp->el[i][0], end = sp->el[i][1];
-        arena_mark mark = arena_here();
-        const char *stop = NULL;
-        cJSON *e = parse_in_arena(sp->buf + start, end - start, false, &stop);
-        if (!e || stop != sp->buf + end) {
-            size_t at = stop ? (size_t)(stop - sp->buf) : start;
-            syntax_error(sp->name, sp->buf, sp->len, start, at, sp->err, sp->errlen);
-            sp->syntax = true;
-            arena_rewind(mark);
-            return fail(r, NULL, "syntax");
-        }
-        workload_run *w = model_add_workload(m);
-        bool ok = w != NULL;
-        size_t s = enter(r, "workloads", i);
-        if (!w)
-            fail(r, NULL, "out of memory");
-        else
-            ok = cJSON_IsObject(e) ? read_workload(r, e, m->epoch_ns, m->ndevices, w) : fail(r, NULL, "expected an object");
-        leave(r, s);
-        arena_rewind(mark);
-        if (!ok)
-            return false;
-    }
+    const char *text;
+    size_t n;
+    uint64_t off;
+    if (js_peek(s) != '"' || js_value(s, true, 256, &text, &n, &off) != JS_OK)
+        return false;
+    cJSON *k = cJSON_ParseWithLength(text, n);
+    bool ok = cJSON_IsString(k);
+    if (ok)
+        copy_str(key, len, k->valuestring);
+    cJSON_Delete(k);
+    if (!ok || js_peek(s) != ':')
+        return false;
+    js_next(s);
     return true;
 }
 
-/* The model from a parsed tree, which is released (the arena with it). */
-static bool read_tree(const char *name, cJSON *root, run_model *m, char *err, size_t errlen)
+/* Walks the document's top level: every member's value is parsed alone into *root, but the
+ * event arrays ("events".kernels, ... and an older file's "workloads"), which are recorded in d
+ * element by element and stand in the tree as empty arrays. False when the text is not shaped as
+ * expected: the caller then parses it whole, so a malformed file gets cJSON's own error. */
+static bool split_document(split_doc *d, cJSON **root)
 {
-    char inner[384];
-    bool ok = model_from_json(root, m, inner, sizeof inner);
-    arena_release();
-    if (!ok)
-        snprintf(err, errlen, "run file '%s': %s", name, inner);
-    return ok;
-}
-
-/* The whole document in one tree. */
-static bool read_whole(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
-{
-    const char *end = NULL;
-    cJSON *root = parse_in_arena(buf, len, true, &end);
-    if (!root) {
-        syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, err, errlen);
-        arena_release();
+    FILE *f = fmemopen((void *)d->buf, d->len, "r");
+    if (!f)
+        return false;
+    json_stream s;
+    js_attach(&s, f);
+    cJSON *doc = cJSON_CreateObject();
+    bool ok = doc && js_peek(&s) == '{';
+    if (ok)
+        js_next(&s);
+    if (ok && js_peek(&s) == '}')
+        js_next(&s);
+    else
+        for (;;) {
+            char key[64];
+            if (!(ok = member_key(&s, key, sizeof key)))
+                break;
+            int c = js_peek(&s);
+            cJSON *value = NULL;
+            if (strcmp(key, "events") == 0 && c == '{' && !cJSON_HasObjectItem(doc, key)) {
+                /* One level down: the store's arrays, each split. */
+                js_next(&s);
+                value = cJSON_CreateObject();
+                ok = value != NULL;
+                bool first = true;
+                while (ok) {
+                    char inner[24], path[40];
+                    if (first && js_peek(&s) == '}')
+                        break;
+                    first = false;
+                    ok = member_key(&s, inner, sizeof inner) && js_peek(&s) == '[' &&
+                         !cJSON_HasObjectItem(value, inner) && cJSON_AddArrayToObject(value, inner);
+                    snprintf(path, sizeof path, "events.%s", inner);
+                    ok = ok && split_elements(&s, d, path);
+                    int sep = ok ? js_peek(&s) : -1;
+                    if (sep == ',')
+                        js_next(&s);
+                    else
+                        ok = ok && sep == '}';
+                    if (sep == '}')
+                        break;
+                }
+                js_next(&s); /* '}' */
+            } else if (strcmp(key, "workloads") == 0 && c == '[' && !cJSON_HasObjectItem(doc, key)) {
+                value = cJSON_CreateArray();
+                ok = value && split_elements(&s, d, "workloads");
+            } else {
+                const char *text;
+                size_t len;
+                uint64_t off;
+                ok = js_value(&s, false, 0, &text, &len, &off) == JS_OK;
+                const char *stop = NULL;
+                size_t end = (size_t)js_offset(&s);
+                value = ok ? cJSON_ParseWithLengthOpts(d->buf + off, end - (size_t)off, &stop, false) : NULL;
+                ok = value && stop == d->buf + end;
+            }
+            if (!ok || !cJSON_AddItemToObject(doc, key, value)) {
+                cJSON_Delete(value);
+                ok = false;
+                break;
+            }
+            c = js_peek(&s);
+            js_next(&s);
+            if (c == '}')
+                break;
+            if (c != ',') {
+                ok = false;
+                break;
+            }
+        }
+    ok = ok && js_peek(&s) < 0 && s.errno_saved == 0;
+    js_close(&s); /* closes f */
+    if (!ok) {
+        cJSON_Delete(doc);
         return false;
     }
-    return read_tree(name, root, m, err, errlen);
+    *root = doc;
+    return true;
+}
+
+static void split_free(split_doc *d)
+{
+    for (int i = 0; i < d->narr; i++)
+        free(d->arr[i].el);
+    d->narr = 0;
 }
 
 bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
@@ -1845,63 +2021,35 @@ bool model_read_text(const char *name, const char *buf, size_t len, run_model *m
         syntax_error(name, buf, len, 0, (size_t)(nul - buf), err, errlen);
         return false;
     }
-    workload_split sp = {.name = name, .buf = buf, .len = len, .err = err, .errlen = errlen};
-    size_t open = 0, close = 0;
-    if (!split_workloads(&sp, &open, &close)) {
-        free(sp.el);
-        return read_whole(name, buf, len, m, err, errlen);
+    split_doc d = {.name = name, .buf = buf, .len = len};
+    cJSON *root = NULL;
+    if (!split_document(&d, &root)) {
+        split_free(&d);
+        const char *end = NULL;
+        root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, true); /* the NUL included */
+        if (!root) {
+            syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, err, errlen);
+            return false;
+        }
     }
-    /* The document less the array's contents: "...\"workloads\": [" then "]...". */
-    size_t head_len = (open + 1) + (len - close);
-    char *head = malloc(head_len + 1);
-    if (!head) {
-        free(sp.el);
-        snprintf(err, errlen, "run file '%s': out of memory", name);
-        return false;
+    char inner[384];
+    reader r = {.err = inner, .errlen = sizeof inner, .split = &d};
+    bool ok = read_root(&r, root, m);
+    /* As model_from_json: the regions a version 1 file lacks. */
+    if (ok && !model_finish_regions(m, "mmprof run")) {
+        snprintf(inner, sizeof inner, "out of memory");
+        ok = false;
     }
-    memcpy(head, buf, open + 1);
-    memcpy(head + open + 1, buf + close, len - close);
-    head[head_len] = '\0';
-    const char *end = NULL;
-    cJSON *root = parse_in_arena(head, head_len, true, &end);
-    bool ok = root != NULL;
     if (!ok) {
-        /* Where it stopped, in the file's own bytes. */
-        size_t at = end ? (size_t)(end - head) : 0;
-        if (at > open)
-            at += close - (open + 1);
-        syntax_error(name, buf, len, 0, at, err, errlen);
-    } else {
-        char inner[384];
-        reader r = {.err = inner, .errlen = sizeof inner};
-        ok = read_root(&r, root, m, &sp);
-        /* As model_from_json: the regions a version 1 file lacks. */
-        if (ok && !model_finish_regions(m, "mmprof run")) {
-            snprintf(inner, sizeof inner, "out of memory");
-            ok = false;
-        }
-        if (!ok) {
-            if (!sp.syntax)
-                snprintf(err, errlen, "run file '%s': %s", name, inner);
-            model_free(m);
-        }
+        if (r.syntax)
+            snprintf(err, errlen, "%s", inner);
+        else
+            snprintf(err, errlen, "run file '%s': %s", name, inner);
+        model_free(m);
     }
-    arena_release();
-    free(head);
-    free(sp.el);
+    cJSON_Delete(root);
+    split_free(&d);
     return ok;
-}
-
-char *json_print_built(cJSON *(*build)(const void *ctx), const void *ctx)
-{
-    cJSON_Hooks hooks = {arena_alloc, arena_free};
-    cJSON_InitHooks(&hooks);
-    cJSON *root = build(ctx);
-    /* Printing reallocates its buffer: back to malloc for that, and for the text returned. */
-    cJSON_InitHooks(NULL);
-    char *text = root ? cJSON_Print(root) : NULL;
-    arena_release();
-    return text;
 }
 
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)

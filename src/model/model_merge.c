@@ -171,7 +171,7 @@ static bool move_regions(run_model *dst, run_model *src)
 
 bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *label, char *err, size_t errlen)
 {
-    if (src->nworkloads > 0 || dst->nworkloads > 0) {
+    if (src->builtin.nworkloads > 0 || dst->builtin.nworkloads > 0) {
         snprintf(err, errlen, "%s: a run of mmprof's built-in workloads; only profiled programs (mmprof profile) and "
                               "imports can be merged", label);
         return false;
@@ -233,13 +233,13 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
     dst->nlaunch_counters = (int)nc;
     src->nlaunch_counters = (int)ncs;
     /* profile --counters in any file: the merged run has counters (each file's launches). */
-    if (src->counters && !dst->counters) {
-        dst->counters = true;
-        memcpy(dst->counter_kernels, src->counter_kernels, sizeof dst->counter_kernels);
-        dst->counter_max = src->counter_max;
+    if (src->counters.asked && !dst->counters.asked) {
+        dst->counters.asked = true;
+        memcpy(dst->counters.kernels, src->counters.kernels, sizeof dst->counters.kernels);
+        dst->counters.max = src->counters.max;
     }
     if (dst->nlaunch_counters > 0)
-        dst->counters_why[0] = '\0';
+        dst->counters.why[0] = '\0';
     if (!ok)
         goto oom;
     collection_info *c = &dst->collection;

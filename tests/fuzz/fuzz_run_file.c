@@ -1,9 +1,9 @@
 /* libFuzzer target: run files. The bytes go through model_read_text, the entry `mmprof report`
  * uses (parse, then check every field), and whatever is accepted is analysed and rendered by
  * every renderer, so a value the reader lets through but a report cannot handle (the overflowing
- * device index was one) is found too. model_read_text parses the workloads one at a time; the
- * same bytes parsed whole (cJSON_ParseWithOpts, model_from_json) must be accepted or refused
- * alike, with as many workloads. */
+ * device index was one) is found too. model_read_text parses the event arrays one element at a
+ * time; the same bytes parsed whole (cJSON_ParseWithOpts, model_from_json) must be accepted or
+ * refused alike, with as many workloads and events. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +41,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         brackets += buf[i] == '[' || buf[i] == '{';
     /* cJSON_ParseWithOpts stops at a NUL byte, which the reader refuses anywhere. */
     bool has_nul = memchr(buf, '\0', size) != NULL;
-    if (!has_nul && brackets < CJSON_NESTING_LIMIT - 10 && (ok != whole_ok || (ok && m.nworkloads != whole.nworkloads)))
+    if (!has_nul && brackets < CJSON_NESTING_LIMIT - 10 && (ok != whole_ok || (ok && (m.builtin.nworkloads != whole.builtin.nworkloads || m.events.nkernels != whole.events.nkernels ||
+                                    m.events.napis != whole.events.napis))))
         abort();
     if (whole_ok)
         model_free(&whole);

@@ -14,6 +14,12 @@ bool js_open(json_stream *s, const char *path)
     return s->f != NULL;
 }
 
+void js_attach(json_stream *s, FILE *f)
+{
+    memset(s, 0, sizeof *s);
+    s->f = f;
+}
+
 void js_close(json_stream *s)
 {
     if (s->f)

@@ -46,6 +46,8 @@ typedef struct {
 
 /* false with errno set when the file cannot be opened. */
 bool js_open(json_stream *s, const char *path);
+/* Reads f, already open (a memory stream, a pipe); js_close closes it. */
+void js_attach(json_stream *s, FILE *f);
 void js_close(json_stream *s);
 
 /* File offset of the next unread byte. */

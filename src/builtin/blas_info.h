@@ -1,10 +1,10 @@
-/* Facts about the host: CPU, cores, OS, and which OpenBLAS is loaded and what it picked. */
-#ifndef MMPROF_HOSTINFO_H
-#define MMPROF_HOSTINFO_H
+/* Which OpenBLAS is loaded and what it picked (the built-in run's CPU workload). */
+#ifndef MMPROF_BLAS_INFO_H
+#define MMPROF_BLAS_INFO_H
 
 #include "model.h"
 
-void host_info_read(host_info *h);
+void blas_info_read(blas_info *b);
 
 /* The version in an OpenBLAS config string ("OpenBLAS 0.3.26 DYNAMIC_ARCH ..." -> "0.3.26"). */
 void blas_version_of(const char *config, char *buf, size_t len);

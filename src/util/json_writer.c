@@ -1,0 +1,124 @@
+/* See json_writer.h. */
+#include "json_writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool failed(json_writer *w)
+{
+    w->failed = true;
+    return false;
+}
+
+static void start(json_writer *w, strbuf *text)
+{
+    memset(w, 0, sizeof *w);
+    w->text = text;
+}
+
+void jw_tree(json_writer *w)
+{
+    start(w, NULL);
+    w->stack[0] = cJSON_CreateObject();
+    if (!w->stack[0])
+        w->failed = true;
+}
+
+void jw_text(json_writer *w, strbuf *text)
+{
+    start(w, text);
+    sb_add(text, "{");
+    w->first[0] = true;
+}
+
+/* Text backend: the separator and, for a member, the quoted key. */
+static void text_prefix(json_writer *w, const char *key)
+{
+    strbuf *b = w->text;
+    sb_add(b, w->first[w->depth] ? "\n" : ",\n");
+    w->first[w->depth] = false;
+    if (key) {
+        sb_add(b, "\"");
+        sb_json(b, key);
+        sb_add(b, "\": ");
+    }
+}
+
+/* Where a value goes: key into the open object, or (key NULL) onto the open array. */
+static bool place(json_writer *w, const char *key, cJSON *value)
+{
+    if (w->failed || !value) {
+        cJSON_Delete(value);
+        return failed(w);
+    }
+    if (w->text) {
+        char *s = cJSON_PrintUnformatted(value);
+        cJSON_Delete(value);
+        if (!s)
+            return failed(w);
+        text_prefix(w, key);
+        sb_add(w->text, s);
+        free(s);
+        return !w->text->oom || failed(w);
+    }
+    cJSON *at = w->stack[w->depth];
+    bool ok = key ? cJSON_IsObject(at) && cJSON_AddItemToObject(at, key, value)
+                  : cJSON_IsArray(at) && cJSON_AddItemToArray(at, value);
+    if (!ok) {
+        cJSON_Delete(value);
+        return failed(w);
+    }
+    return true;
+}
+
+bool jw_member(json_writer *w, const char *key, cJSON *value) { return place(w, key, value); }
+bool jw_element(json_writer *w, cJSON *value) { return place(w, NULL, value); }
+
+static bool open(json_writer *w, const char *key, bool array)
+{
+    if (w->failed || w->depth + 1 >= JW_MAX_DEPTH)
+        return failed(w);
+    if (w->text) {
+        text_prefix(w, key);
+        sb_add(w->text, array ? "[" : "{");
+        w->depth++;
+        w->first[w->depth] = true;
+        w->array[w->depth] = array;
+        return !w->text->oom || failed(w);
+    }
+    cJSON *v = array ? cJSON_CreateArray() : cJSON_CreateObject();
+    if (!place(w, key, v))
+        return false;
+    w->stack[++w->depth] = v; /* placed: the parent owns it */
+    return true;
+}
+
+bool jw_open_object(json_writer *w, const char *key) { return open(w, key, false); }
+bool jw_open_array(json_writer *w, const char *key) { return open(w, key, true); }
+
+bool jw_close(json_writer *w)
+{
+    if (w->failed || w->depth == 0)
+        return failed(w);
+    if (w->text)
+        sb_add(w->text, w->array[w->depth] ? "]" : "}");
+    w->depth--;
+    return !(w->text && w->text->oom) || failed(w);
+}
+
+bool jw_end(json_writer *w, cJSON **root)
+{
+    bool ok = !w->failed && w->depth == 0;
+    if (w->text) {
+        sb_add(w->text, "\n}\n");
+        ok = ok && !w->text->oom;
+    } else if (root) {
+        *root = ok ? w->stack[0] : NULL;
+        if (!ok)
+            cJSON_Delete(w->stack[0]);
+    } else {
+        cJSON_Delete(w->stack[0]);
+    }
+    w->stack[0] = NULL;
+    return ok;
+}

@@ -1,0 +1,53 @@
+/* Writing one JSON document a member or an element at a time, into a cJSON tree or as text.
+ *
+ * A run file holds every event of a run: hundreds of thousands of small objects. Built as one
+ * cJSON tree before printing, the tree alone was 3.6 times the text. Here each value is built as
+ * a small cJSON tree, handed over, and (text backend) printed and let go at once, so memory stays
+ * at the document's text plus the largest single value. The same calls make one whole tree (tree
+ * backend) for callers that want it (tests, the round trip), so a document has one writer.
+ *
+ * Written by hand because cJSON prints whole trees only; this composes its printed values, it
+ * never parses or searches printed text. The text form is cJSON's unformatted printing of each
+ * value with a newline after each member and array element, so a document reads one event per
+ * line and diffs line by line. */
+#ifndef MMPROF_JSON_WRITER_H
+#define MMPROF_JSON_WRITER_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "strbuf.h"
+
+#define JW_MAX_DEPTH 16
+
+typedef struct {
+    cJSON *stack[JW_MAX_DEPTH]; /* tree backend: the open objects and arrays */
+    strbuf *text;               /* text backend: where the document goes (NULL: tree backend) */
+    bool first[JW_MAX_DEPTH];   /* text backend: nothing written yet at that depth */
+    bool array[JW_MAX_DEPTH];   /* text backend: that depth is an array (else an object) */
+    int depth;
+    bool failed;                /* out of memory, or calls out of order: every later call fails */
+    cJSON *root;                /* tree backend: the document, once jw_end closed it */
+} json_writer;
+
+/* Starts a document (an object): into a tree, or appended to text. */
+void jw_tree(json_writer *w);
+void jw_text(json_writer *w, strbuf *text);
+
+/* A member of the open object: key and value, which the writer takes (and frees where it fails;
+ * NULL counts as a failure, so a builder's result can be passed straight in). */
+bool jw_member(json_writer *w, const char *key, cJSON *value);
+/* An element of the open array, likewise. */
+bool jw_element(json_writer *w, cJSON *value);
+/* Opens an object or array as a member (key) of the open object, or as an element (key NULL) of
+ * the open array; jw_close closes the innermost one. */
+bool jw_open_object(json_writer *w, const char *key);
+bool jw_open_array(json_writer *w, const char *key);
+bool jw_close(json_writer *w);
+
+/* Closes the document. Tree backend: *root gets the tree (the caller's), or NULL after a failure.
+ * Returns false when anything failed; the text is then incomplete. */
+bool jw_end(json_writer *w, cJSON **root);
+
+#endif
