@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "region_tracker.h"
 #include "sqlite_table.h"
 
 /* Times are kept within +-2^62 ns (146 years) so that any difference of two fits an int64. */
@@ -42,6 +43,7 @@ typedef struct {
     copy_dir copy_map[KIND_MAP_SIZE];
     call_thread *calls; /* sorted by pid, then correlation */
     size_t ncalls;
+    region_tracker ranges; /* the NVTX ranges, and the latest event time, where unended ones end */
 } nsys_reader;
 
 static const char *const activity_tables[] = {
@@ -270,6 +272,7 @@ static bool usable(nsys_reader *r, skipped_rows *k, int64_t start, int64_t end)
         k->backwards++;
         return false;
     }
+    rt_saw(&r->ranges, end);
     return true;
 }
 
@@ -494,6 +497,7 @@ static const col_spec nvtx_cols[N_NCOLS] = {
     {"textId", COL_QUIET},   {"globalTid", COL_OPTIONAL}, {"domainId", COL_OPTIONAL},
 };
 
+/* One NVTX_EVENTS row kept: a range (end RT_OPEN_END when it never ended) or a domain's name. */
 typedef struct {
     int64_t start, end, domain;
     uint32_t pid, tid;
@@ -506,7 +510,6 @@ typedef struct {
     size_t nranges;
     nvtx_range *domains; /* name and domain id of each domain creation */
     size_t ndomains;
-    int64_t unclosed, backwards;
 } nvtx_rows;
 
 static void nvtx_rows_free(nvtx_rows *n)
@@ -532,7 +535,7 @@ static bool push_range(nvtx_range **arr, size_t *count, const nvtx_range *v)
 /* One NVTX_EVENTS row: kept when it is a range or names a domain. */
 static bool nvtx_row(nsys_reader *r, sq_scan *s, nvtx_rows *n)
 {
-    nvtx_range v = {.end = INT64_MIN};
+    nvtx_range v = {.end = RT_OPEN_END};
     int64_t type = 0, gtid = 0;
     if (!sq_int(s, N_TYPE, INT64_MIN, INT64_MAX, &type))
         return false;
@@ -548,34 +551,10 @@ static bool nvtx_row(nsys_reader *r, sq_scan *s, nvtx_rows *n)
     v.pid = pid_of(gtid);
     v.tid = tid_of(gtid);
     v.push_pop = type == NVTX_PUSH_POP;
-    bool keep = true;
-    if (range && v.end == INT64_MIN) {
-        n->unclosed++;
-        keep = false;
-    } else if (range && v.end < v.start) {
-        n->backwards++;
-        keep = false;
-    }
-    bool ok = !keep || push_range(range ? &n->ranges : &n->domains, range ? &n->nranges : &n->ndomains, &v);
-    if (!keep || !ok)
-        free(v.name);
-    return ok || out_of_memory(r);
-}
-
-/* Push/pop ranges of one thread together, in order of start, the enclosing before the enclosed;
- * start/end ranges after them. */
-static int range_cmp(const void *a, const void *b)
-{
-    const nvtx_range *x = a, *y = b;
-    if (x->push_pop != y->push_pop)
-        return x->push_pop ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->end > y->end ? -1 : x->end < y->end;
+    if (push_range(range ? &n->ranges : &n->domains, range ? &n->nranges : &n->ndomains, &v))
+        return true;
+    free(v.name);
+    return out_of_memory(r);
 }
 
 static const char *domain_name(const nvtx_rows *n, const nvtx_range *v)
@@ -588,45 +567,26 @@ static const char *domain_name(const nvtx_rows *n, const nvtx_range *v)
     return NULL;
 }
 
-/* The ranges as regions. A push/pop range's parent is the innermost one still open on its
- * thread when it was pushed; start/end ranges need not nest, so they hang from the run. */
+/* The ranges, with their domains' names, to the region tracker, which nests them: a push/pop
+ * range in the innermost one of its thread that contains it; start/end ranges need not nest, so
+ * they hang from the run. A range never ended closes at the last event of the export. */
 static bool add_ranges(nsys_reader *r, nvtx_rows *n)
 {
-    if (n->nranges > 1)
-        qsort(n->ranges, n->nranges, sizeof *n->ranges, range_cmp);
-    int *open = malloc((n->nranges + 1) * sizeof *open); /* region indices, innermost last */
-    if (!open)
-        return out_of_memory(r);
-    size_t depth = 0;
     int64_t unknown_domains = 0;
     for (size_t i = 0; i < n->nranges; i++) {
         const nvtx_range *v = &n->ranges[i];
-        if (i == 0 || v->pid != n->ranges[i - 1].pid || v->tid != n->ranges[i - 1].tid || !v->push_pop)
-            depth = 0;
-        while (depth > 0 && r->m->regions[open[depth - 1]].end_ns <= v->start)
-            depth--;
-        int parent = depth > 0 && r->m->regions[open[depth - 1]].end_ns >= v->end ? open[depth - 1] : -1;
         const char *domain = domain_name(n, v);
         unknown_domains += v->domain != 0 && !domain;
-        int at = model_add_region(r->m, REGION_NVTX, v->name, domain, v->start, v->end, v->pid, v->tid, parent);
-        if (at < 0) {
-            free(open);
+        rt_range range = {.style = v->push_pop ? RANGE_PUSH_POP : RANGE_START_END, .name = v->name,
+                          .domain = domain, .pid = v->pid, .tid = v->tid, .start_ns = v->start, .end_ns = v->end};
+        if (!rt_interval(&r->ranges, &range))
             return out_of_memory(r);
-        }
-        r->m->regions[at].push_pop = v->push_pop;
-        if (v->push_pop)
-            open[depth++] = at;
     }
-    free(open);
+    if (!rt_finish(&r->ranges, "NVTX_EVENTS"))
+        return out_of_memory(r);
     if (unknown_domains)
         model_add_warning(r->m, "NVTX_EVENTS: %lld %s in domains no domain-creation row names", (long long)unknown_domains,
                           unknown_domains == 1 ? "range is" : "ranges are");
-    if (n->unclosed)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld %s never ended; left out", (long long)n->unclosed,
-                          n->unclosed == 1 ? "range" : "ranges");
-    if (n->backwards)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld %s; left out", (long long)n->backwards,
-                          n->backwards == 1 ? "range ends before it starts" : "ranges end before they start");
     return true;
 }
 
@@ -782,6 +742,7 @@ static bool has_activity_tables(nsys_reader *r)
 bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen)
 {
     nsys_reader r = {.m = m};
+    rt_init(&r.ranges, m);
     bool ok = sq_open(&r.db, path, err, errlen) && has_activity_tables(&r) && read_kind_maps(&r) &&
               ROWS("TARGET_INFO_GPU", gpu_cols, "device facts n/a", gpu_row) &&
               ROWS("PROCESSES", process_cols, "process names n/a", process_row) &&
@@ -805,6 +766,7 @@ bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen
     if (ok)
         m->epoch_ns = m->regions[0].start_ns;
     free(r.calls);
+    rt_free(&r.ranges);
     sq_close(&r.db);
     if (!ok) {
         model_free(m);
