@@ -424,6 +424,7 @@ static bool read_document(kineto_reader *r, json_stream *s)
 bool import_kineto(const char *path, run_model *m, char *err, size_t errlen)
 {
     kineto_reader r = {.path = path, .m = m, .err = err, .errlen = errlen, .rank = -1, .world_size = -1};
+    rt_init(&r.annotations, m);
     json_stream s;
     bool ok;
     if (!js_open(&s, path))
@@ -442,6 +443,7 @@ bool import_kineto(const char *path, run_model *m, char *err, size_t errlen)
     free(r.thread_names);
     free(r.cpu_threads);
     free(r.pending);
+    rt_free(&r.annotations);
     if (!ok) {
         model_free(m);
         model_init(m);

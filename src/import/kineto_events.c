@@ -385,8 +385,9 @@ static bool read_annotation(kineto_reader *r, const trace_event *e)
     uint32_t pid, tid;
     if (!event_span(r, e->obj, &start, &end) || !cpu_ids(r, e, &pid, &tid))
         return false;
-    return model_add_region(r->m, REGION_ANNOTATION, e->name, NULL, start, end, pid, tid, -1) >= 0 ||
-           kr_no_memory(r);
+    rt_range range = {.style = RANGE_ANNOTATION, .name = e->name, .pid = pid, .tid = tid, .start_ns = start,
+                      .end_ns = end};
+    return rt_interval(&r->annotations, &range) || kr_no_memory(r);
 }
 
 static bool add_name(kineto_reader *r, named_id **arr, size_t *n, uint32_t pid, uint32_t tid, const char *name)

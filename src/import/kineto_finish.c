@@ -1,6 +1,6 @@
 /* What the Kineto importer does once every event is in: refuse a trace that is not a PyTorch GPU
- * trace, make times absolute, give GPU events their launching process, nest record_function
- * ranges, add processes and threads, and fill the run's own fields. */
+ * trace, add the record_function ranges (nested by the region tracker), make times absolute, give
+ * GPU events their launching process, add processes and threads, and fill the run's own fields. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,46 +110,6 @@ static bool link_by_correlation(kineto_reader *r, uint32_t only_pid, bool one_pr
     return ok;
 }
 
-static int by_thread_then_time(const void *a, const void *b)
-{
-    const region *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    return (x->end_ns < y->end_ns) - (x->end_ns > y->end_ns); /* the longer (enclosing) first */
-}
-
-/* record_function ranges nest on their thread: each region's parent is the innermost range of
- * its thread that encloses it. */
-static bool nest_regions(kineto_reader *r)
-{
-    run_model *m = r->m;
-    if (m->nregions == 0)
-        return true;
-    sort(m->regions, (size_t)m->nregions, sizeof *m->regions, by_thread_then_time);
-    int *stack = malloc((size_t)m->nregions * sizeof *stack);
-    if (!stack)
-        return kr_no_memory(r);
-    int depth = 0;
-    for (int i = 0; i < m->nregions; i++) {
-        region *g = &m->regions[i];
-        while (depth > 0) {
-            const region *top = &m->regions[stack[depth - 1]];
-            bool same_thread = top->pid == g->pid && top->tid == g->tid;
-            if (same_thread && top->start_ns <= g->start_ns && g->end_ns <= top->end_ns)
-                break;
-            depth--;
-        }
-        g->parent = depth > 0 ? stack[depth - 1] : -1;
-        stack[depth++] = i;
-    }
-    free(stack);
-    return true;
-}
-
 static int by_ids(const void *a, const void *b)
 {
     const named_id *x = a, *y = b;
@@ -232,8 +192,10 @@ bool kr_finish(kineto_reader *r)
                     (unsigned long long)m->collection.records);
     uint32_t only_pid = 0;
     bool one_process = false;
-    if (!add_base(r) || !add_processes(r, &only_pid, &one_process) ||
-        !link_by_correlation(r, only_pid, one_process) || !nest_regions(r))
+    /* The ranges go in first: add_base then moves them with everything else. */
+    if (!rt_finish(&r->annotations, base_name(r->path)))
+        return kr_no_memory(r);
+    if (!add_base(r) || !add_processes(r, &only_pid, &one_process) || !link_by_correlation(r, only_pid, one_process))
         return false;
     for (int i = 0; i < m->ndevices; i++) {
         m->devices[i].driver_version = r->driver_version;

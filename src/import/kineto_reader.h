@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "region_tracker.h"
 
 typedef struct {
     uint32_t pid, tid;
@@ -48,6 +49,7 @@ typedef struct {
     size_t cpu_threads_cap, ncpu_threads;
     pending_sync *pending;
     size_t npending;
+    region_tracker annotations; /* record_function ranges, nested once every event is in */
     size_t unnamed_copies; /* copies whose name is not in Kineto's form */
     int driver_version, runtime_version;
     /* distributedInfo (torch.distributed's rank, world size and backend); rank -1 when absent */
