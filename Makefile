@@ -33,7 +33,7 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
@@ -44,7 +44,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c s
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/trace_input.c \
              src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
@@ -137,7 +137,7 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
 # targets). Each list installs only what is missing.
-DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang xz-utils \
              libclang-rt-14-dev
 define install_missing
@@ -386,7 +386,7 @@ define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
 $(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
 	@mkdir -p $$(dir $$@)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lm
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -lm
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))

@@ -7,17 +7,22 @@
 
 #define JS_CHUNK (1u << 20) /* bytes read at a time */
 
-bool js_open(json_stream *s, const char *path)
+static bool fill(json_stream *s);
+
+void js_attach(json_stream *s, trace_input *in)
 {
     memset(s, 0, sizeof *s);
-    s->f = fopen(path, "rb");
-    return s->f != NULL;
+    s->in = in;
+    /* Editors on Windows put a byte-order mark before UTF-8 text; JSON does not, but it is no content. */
+    static const char bom[3] = {(char)0xEF, (char)0xBB, (char)0xBF};
+    while (s->len < sizeof bom && fill(s))
+        ;
+    if (s->len >= sizeof bom && memcmp(s->buf, bom, sizeof bom) == 0)
+        s->pos = sizeof bom;
 }
 
 void js_close(json_stream *s)
 {
-    if (s->f)
-        fclose(s->f);
     free(s->buf);
     memset(s, 0, sizeof *s);
 }
@@ -48,10 +53,10 @@ static bool fill(json_stream *s)
         s->buf = b;
         s->cap = cap;
     }
-    size_t got = fread(s->buf + s->len, 1, JS_CHUNK, s->f);
+    size_t got = ti_read(s->in, s->buf + s->len, JS_CHUNK);
     if (got == 0) {
-        if (ferror(s->f))
-            s->errno_saved = errno ? errno : EIO;
+        if (ti_failed(s->in))
+            s->errno_saved = EIO;
         else
             s->eof = true;
         return false;
@@ -75,7 +80,7 @@ static bool more(json_stream *s, size_t *i, bool keep)
     return got;
 }
 
-static js_status failed_read(const json_stream *s)
+js_status js_failure(const json_stream *s)
 {
     return s->errno_saved == ENOMEM ? JS_NOMEM : s->errno_saved ? JS_IO : JS_END;
 }
@@ -108,7 +113,7 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
 {
     if (js_peek(s) < 0) {
         s->err_offset = js_offset(s);
-        return failed_read(s);
+        return js_failure(s);
     }
     *offset = js_offset(s);
     char open[JS_MAX_DEPTH];
@@ -120,7 +125,7 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
             if (!more(s, &i, keep)) {
                 if (scalar && s->eof)
                     break; /* a scalar may end the file */
-                return failed_read(s);
+                return js_failure(s);
             }
             if (keep && i > max_len) {
                 s->err_offset = *offset;
@@ -139,7 +144,7 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
                 if (i + 1 == s->len) {
                     /* The escaped byte is in the next chunk: read it before stepping over. */
                     if (!more(s, &i, keep))
-                        return failed_read(s);
+                        return js_failure(s);
                     continue;
                 }
                 i += 2;

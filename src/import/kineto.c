@@ -55,8 +55,12 @@ bool kr_fail(kineto_reader *r, const char *fmt, ...)
         return false;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
+    int m = vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
     va_end(ap);
+    /* Offsets into compressed content count the decompressed text: say so. */
+    const char *packed = r->in ? ti_compression_name(r->in) : NULL;
+    if (packed && m >= 0 && (size_t)(n + m) < r->errlen && strstr(r->err + n, "byte "))
+        snprintf(r->err + n + m, r->errlen - (size_t)(n + m), " (bytes of the %s-decompressed text)", packed);
     return false;
 }
 
@@ -224,7 +228,7 @@ static bool stream_error(kineto_reader *r, const json_stream *s, js_status st, c
     case JS_LARGE:
         return kr_fail(r, "the value at byte %llu, %s, is too large to be a trace event or field", at, where);
     case JS_IO:
-        return kr_fail(r, "read error: %s", strerror(s->errno_saved));
+        return kr_fail(r, "%s", ti_error(r->in));
     case JS_NOMEM:
         return kr_no_memory(r);
     case JS_OK:
@@ -239,7 +243,7 @@ static bool unexpected(kineto_reader *r, json_stream *s, const char *expected, c
 {
     s->err_offset = js_offset(s);
     if (js_peek(s) < 0)
-        return stream_error(r, s, s->errno_saved ? JS_IO : JS_END, where);
+        return stream_error(r, s, js_failure(s), where);
     return kr_fail(r, "not valid JSON near byte %llu: expected %s", (unsigned long long)js_offset(s), expected);
 }
 
@@ -377,7 +381,7 @@ static bool read_top_pair(kineto_reader *r, json_stream *s)
 static bool not_an_object(kineto_reader *r, json_stream *s, int c)
 {
     if (c < 0)
-        return s->errno_saved ? kr_fail(r, "read error: %s", strerror(s->errno_saved))
+        return s->errno_saved ? stream_error(r, s, js_failure(s), "")
                               : kr_fail(r, "empty file: not a PyTorch profiler trace");
     const char *what = c == '[' ? "a JSON array"
                        : c == '"' ? "a JSON string"
@@ -417,27 +421,24 @@ static bool read_document(kineto_reader *r, json_stream *s)
     if (c >= 0)
         return kr_fail(r, "data after the end of the JSON object, at byte %llu", (unsigned long long)js_offset(s));
     if (s->errno_saved)
-        return kr_fail(r, "read error: %s", strerror(s->errno_saved));
+        return stream_error(r, s, js_failure(s), "");
     return true;
 }
 
-bool import_kineto(const char *path, run_model *m, char *err, size_t errlen)
+bool import_kineto_input(trace_input *in, run_model *m, char *err, size_t errlen)
 {
-    kineto_reader r = {.path = path, .m = m, .err = err, .errlen = errlen, .rank = -1, .world_size = -1};
+    kineto_reader r = {.path = in->name, .in = in, .m = m, .err = err, .errlen = errlen, .rank = -1,
+                       .world_size = -1};
     rt_init(&r.annotations, m);
     json_stream s;
-    bool ok;
-    if (!js_open(&s, path))
-        ok = kr_fail(&r, "%s", strerror(errno));
-    else {
-        ok = read_document(&r, &s);
-        if (r.mmprof_trace) {
-            r.failed = false; /* this says more than a fault in its events */
-            ok = kr_fail(&r, "a Chrome trace written by mmprof, not a PyTorch profiler trace: "
-                          "import the mmprof run file (--json) it was made from instead");
-        }
-        ok = ok && !r.failed && kr_finish(&r);
+    js_attach(&s, in);
+    bool ok = read_document(&r, &s);
+    if (r.mmprof_trace) {
+        r.failed = false; /* this says more than a fault in its events */
+        ok = kr_fail(&r, "a Chrome trace written by mmprof, not a PyTorch profiler trace: "
+                      "import the mmprof run file (--json) it was made from instead");
     }
+    ok = ok && !r.failed && kr_finish(&r);
     js_close(&s);
     free(r.process_names);
     free(r.thread_names);

@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "region_tracker.h"
+#include "trace_input.h"
 
 typedef struct {
     uint32_t pid, tid;
@@ -26,7 +27,8 @@ typedef struct {
 } pending_sync;
 
 typedef struct {
-    const char *path;
+    const char *path; /* how messages name the trace (trace_input.name) */
+    trace_input *in;
     run_model *m;
     char *err;
     size_t errlen;

@@ -14,11 +14,13 @@
  * database is an error that leaves the model empty. */
 #include "import.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "region_tracker.h"
 #include "sqlite_table.h"
@@ -739,11 +741,12 @@ static bool has_activity_tables(nsys_reader *r)
 
 #define ROWS(table, cols, if_missing, fn) read_rows(&r, table, cols, (int)(sizeof cols / sizeof cols[0]), if_missing, fn)
 
-bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen)
+/* The export in the file fd reads (named name in messages) into m. */
+static bool read_export(int fd, const char *name, run_model *m, char *err, size_t errlen)
 {
     nsys_reader r = {.m = m};
     rt_init(&r.ranges, m);
-    bool ok = sq_open(&r.db, path, err, errlen) && has_activity_tables(&r) && read_kind_maps(&r) &&
+    bool ok = sq_open(&r.db, fd, name, err, errlen) && has_activity_tables(&r) && read_kind_maps(&r) &&
               ROWS("TARGET_INFO_GPU", gpu_cols, "device facts n/a", gpu_row) &&
               ROWS("PROCESSES", process_cols, "process names n/a", process_row) &&
               ROWS("ThreadNames", thread_cols, "thread names n/a", thread_row) &&
@@ -758,10 +761,10 @@ bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen
               read_nvtx(&r);
     if (ok) {
         m->source = SOURCE_NSYS;
-        copy_str(m->source_file, sizeof m->source_file, path);
+        copy_str(m->source_file, sizeof m->source_file, name);
         m->collection.source = TIMING_CUPTI; /* nsys traces CUDA through CUPTI */
-        const char *base = strrchr(path, '/');
-        ok = model_finish_regions(m, base ? base + 1 : path) || out_of_memory(&r);
+        const char *base = strrchr(name, '/');
+        ok = model_finish_regions(m, base ? base + 1 : name) || out_of_memory(&r);
     }
     if (ok)
         m->epoch_ns = m->regions[0].start_ns;
@@ -772,5 +775,59 @@ bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen
         model_free(m);
         model_init(m);
     }
+    return ok;
+}
+
+/* The input's content in a temporary file that is already unlinked (so nothing is left behind,
+ * whatever ends the import): its descriptor, or -1 with a message. SQLite needs the whole
+ * database at hand to jump around in; a pipe or a compressed stream gives it once, in order. */
+static int spool(trace_input *in, char *err, size_t errlen)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0])
+        dir = "/tmp";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mmprof-import-XXXXXX", dir);
+    int fd = mkstemp(path);
+    FILE *copy = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!copy) {
+        snprintf(err, errlen, "%s: cannot make a temporary copy for SQLite in %s: %s", in->name, dir, strerror(errno));
+        if (fd >= 0) {
+            unlink(path);
+            close(fd);
+        }
+        return -1;
+    }
+    unlink(path);
+    enum { CHUNK = 1 << 20 };
+    unsigned char *buf = malloc(CHUNK);
+    const char *why = buf ? NULL : "out of memory";
+    size_t got;
+    while (!why && (got = ti_read(in, buf, CHUNK)) > 0)
+        if (fwrite(buf, 1, got, copy) != got)
+            why = strerror(errno);
+    if (!why && fflush(copy) != 0)
+        why = strerror(errno);
+    free(buf);
+    int kept = why || ti_failed(in) ? -1 : dup(fd); /* the copy outlives its FILE */
+    if (kept < 0 && !why)
+        why = strerror(errno);
+    fclose(copy);
+    if (ti_failed(in))
+        snprintf(err, errlen, "%s: %s", in->name, ti_error(in));
+    else if (kept < 0)
+        snprintf(err, errlen, "%s: cannot make a temporary copy for SQLite in %s: %s", in->name, dir, why);
+    return kept;
+}
+
+bool import_nsys_sqlite_input(trace_input *in, run_model *m, char *err, size_t errlen)
+{
+    if (in->regular && in->compression == TI_PLAIN)
+        return read_export(in->fd, in->name, m, err, errlen);
+    int fd = spool(in, err, errlen);
+    if (fd < 0)
+        return false;
+    bool ok = read_export(fd, in->name, m, err, errlen);
+    close(fd);
     return ok;
 }
