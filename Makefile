@@ -11,7 +11,7 @@
 #   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
-# build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
+# build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka, zstd) are copied to
 # build/lib, which the binaries find through their rpath ($ORIGIN/lib).
 
 CUDA      ?= /usr/local/cuda
@@ -62,7 +62,7 @@ CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
 CXX_OBJ   := $(CXX_SRC:%.cpp=$(BUILD)/%.o)
 BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
-CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
+CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1
 
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
