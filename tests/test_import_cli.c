@@ -1,6 +1,7 @@
 /* `mmprof import` through the real binary: each bad input gets a message on stderr naming the
  * file and what is wrong, exit status 2, and no output written (an output file that was there
- * stays as it was); good traces render every output; hostile names stay data. */
+ * stays as it was); good traces render every output; hostile names stay data; a trace on standard
+ * input, through a pipe, a FIFO or /dev/stdin, gzip-compressed or not, imports as its file does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +236,89 @@ static void recorded_ddp_traces_give_ranks(void **state)
     free(json);
 }
 
+/* Kernels in the JSON run file at path (-1 when it cannot be read). */
+static int kernels_in(const char *path)
+{
+    char *text = read_file(path, NULL);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    int n = root ? cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "kernels")) : -1;
+    cJSON_Delete(root);
+    return n;
+}
+
+/* Traces as users hand them over: on standard input ("-", plain and gzip), through a real FIFO
+ * made here (written by another process) and /dev/stdin, each streamed once, and an Nsight
+ * Systems export through a pipe (copied for SQLite); each gives the same run as the file does. */
+static void standard_input_pipes_and_fifos(void **state)
+{
+    const char *dir = *state;
+    char *want_json = path_in(dir, "want.json"), *got = path_in(dir, "got.json"), *fifo = path_in(dir, "trace.fifo");
+    const char *argv[] = {mmprof_bin(), "import", KINETO_SAMPLE, "--json", want_json, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    int want = kernels_in(want_json);
+    assert_true(want > 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *lines[] = {
+        "cat " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
+        "gzip -c " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
+        "\"$MMPROF\" import /dev/stdin --json %s -q < " KINETO_SAMPLE,
+        "cat " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
+        "gzip -c " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        unlink(got);
+        r = run_shell(lines[i], got, fifo);
+        if (r.status != 0)
+            fail_msg("%s: exit %d: %s", lines[i], r.status, r.err);
+        assert_int_equal(kernels_in(got), want);
+        cmd_free(&r);
+    }
+    /* The JSON itself to standard output, from standard input: '-' both ways is no clash. */
+    r = run_shell("cat " KINETO_SAMPLE " | \"$MMPROF\" import - --json - -q > %s", got);
+    if (r.status != 0)
+        fail_msg("- to -: exit %d: %s", r.status, r.err);
+    assert_int_equal(kernels_in(got), want);
+    cmd_free(&r);
+
+    char *db = path_in(dir, "export.sqlite");
+    exec_sql(db, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                 "INSERT INTO StringIds VALUES (1, 'k');"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
+                 " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, 16777216, 1),"
+                 " (3000, 5000, 0, 7, 6, 16777216, 1);");
+    r = run_shell("gzip -c %s | \"$MMPROF\" import - --json %s -q", db, got);
+    if (r.status != 0)
+        fail_msg("SQLite through a pipe: exit %d: %s", r.status, r.err);
+    assert_int_equal(kernels_in(got), 2);
+    cmd_free(&r);
+    /* Standard input named in messages as such. */
+    r = run_shell("printf 'not a trace' | \"$MMPROF\" import - --json %s -q", got);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "standard input: neither a PyTorch profiler trace"));
+    cmd_free(&r);
+    r = run_shell("\"$MMPROF\" import - --json %s -q < /dev/null", got);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "standard input: empty file"));
+    cmd_free(&r);
+    free(want_json), free(got), free(fifo), free(db);
+}
+
+/* A gzip file whose content is not a trace says so, and names what it was decompressed from. */
+static void compressed_non_traces(void **state)
+{
+    const char *dir = *state;
+    char *gz = path_in(dir, "notes.gz");
+    cmd_result r = run_shell("echo 'hello' | gzip -c > %s", gz);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    refused(dir, gz, "(its content once decompressed from gzip)");
+    free(gz);
+}
+
 /* A kernel named with markup and 100 kB long: imported, and shown as text in the page. */
 static void hostile_names_stay_data(void **state)
 {
@@ -279,6 +363,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_traces_merge_by_rank, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(recorded_ddp_traces_give_ranks, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(standard_input_pipes_and_fifos, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(compressed_non_traces, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

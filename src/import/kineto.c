@@ -162,17 +162,21 @@ static int dist_int(kineto_reader *r, const cJSON *d, const char *key, int lo)
 }
 
 /* torch.profiler's distributedInfo: {"backend", "rank", "world_size", "pg_count", "pg_config",
- * "nccl_version"}; only the first three matter here. A faulty one is refused: a wrong rank would
- * put the trace's work in another rank's row when traces are merged. */
+ * "nccl_version"}; only the first three matter here, and only rank is required. A faulty one is
+ * refused: a wrong rank would put the trace's work in another rank's row when traces are merged. */
 static bool read_distributed(kineto_reader *r, const cJSON *v)
 {
     if (!cJSON_IsObject(v))
         return kr_fail(r, "distributedInfo is %s, not an object", kr_type_name(v));
     int rank = dist_int(r, v, "rank", 0);
-    int world = rank < 0 ? -1 : dist_int(r, v, "world_size", 1);
-    if (rank < 0 || world < 0)
+    if (rank < 0)
         return false;
-    if (rank >= world)
+    /* HTA documents (and its alexnet test trace has) a distributedInfo of a rank alone: the
+     * world size is then unknown, not wrong. */
+    int world = -1;
+    if (cJSON_GetObjectItemCaseSensitive(v, "world_size") && (world = dist_int(r, v, "world_size", 1)) < 0)
+        return false;
+    if (world > 0 && rank >= world)
         return kr_fail(r, "distributedInfo.rank is %d, not below world_size %d", rank, world);
     const cJSON *backend = cJSON_GetObjectItemCaseSensitive(v, "backend");
     copy_str(r->backend, sizeof r->backend, cJSON_IsString(backend) ? backend->valuestring : "");

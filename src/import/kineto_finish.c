@@ -169,11 +169,14 @@ static void set_rank(kineto_reader *r)
     run_model *m = r->m;
     for (int i = 0; i < m->nprocesses; i++)
         model_set_process_rank(m, m->processes[i].pid, r->rank, r->world_size, -1, "");
-    model_add_warning(m, "%s: rank %d of %d%s%s (torch.profiler's distributedInfo); the trace names no "
+    char world[48] = ", world size not recorded";
+    if (r->world_size > 0)
+        snprintf(world, sizeof world, " of %d", r->world_size);
+    model_add_warning(m, "%s: rank %d%s%s%s (torch.profiler's distributedInfo); the trace names no "
                       "host and no GPU PCI bus id, so merged with other ranks' traces its devices are kept "
                       "apart from theirs and its times are lined up by the traces' own timestamps "
                       "(CLOCK_REALTIME: exact for ranks on one host, off by the clock offset across hosts)",
-                      base_name(r->path), r->rank, r->world_size, r->backend[0] ? ", backend " : "",
+                      base_name(r->path), r->rank, world, r->backend[0] ? ", backend " : "",
                       r->backend);
 }
 

@@ -42,8 +42,11 @@ static size_t raw_read(trace_input *in, unsigned char *buf, size_t n)
         if (r < 0 || (code != Z_OK && code != Z_BUF_ERROR)) {
             if (code == Z_ERRNO)
                 fail(in, "read error: %s", strerror(errno));
-            else
-                fail(in, "damaged gzip data: %s", why && why[0] ? why : "?");
+            else {
+                /* zlib prefixes its message with the name it was given: "<fd:3>: ". */
+                const char *said = why && strncmp(why, "<fd:", 4) == 0 && strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+                fail(in, "damaged gzip data: %s", said && said[0] ? said : "?");
+            }
             return got;
         }
         got += (size_t)r;
