@@ -8,7 +8,7 @@
  *    range, the launching call on the same thread inside it, the shared correlation id, and the
  *    launching process in the kernel's pid (Kineto writes the device there);
  *  - the region analysis on the import: the late kernel and the copies land in their ranges;
- *  - processes, threads, devices and sync records;
+ *  - processes, threads, devices and sync records; a ROCm trace's copy names and AMD devices;
  *  - times to the nanosecond where a double would be off, and streaming across read chunks;
  *  - every prefix of a trace refused, structural bytes put in at many places never a crash;
  *  - distributedInfo: two ranks' traces (made from train_step.json) merged give one rank row each,
@@ -381,6 +381,53 @@ static void test_processes_threads_devices_syncs(void **state)
     model_free(&m);
 }
 
+static bool has_warning(const run_model *m, const char *part)
+{
+    for (int i = 0; i < m->nwarnings; i++)
+        if (strstr(m->warnings[i], part))
+            return true;
+    return false;
+}
+
+/* A ROCm trace (tests/data/kineto/rocm_copies.json, in the layout PyTorch's ROCm build writes):
+ * copies named "(Host -> Device)" keep their direction with the host memory kind unknown, and the
+ * AMD GPUs are not given HIP's computeMajor 9 as a CUDA compute capability; gcnArchName names the
+ * architecture where the trace has it. */
+static void test_rocm_trace(void **state)
+{
+    (void)state;
+    run_model m;
+    import_ok("tests/data/kineto/rocm_copies.json", &m);
+    assert_int_equal(m.events.ncopies, 3);
+    const copy_event *c = m.events.copies;
+    assert_int_equal(c[0].dir, COPY_H2D);
+    assert_int_equal(c[0].src, MEM_UNKNOWN);
+    assert_int_equal(c[0].dst, MEM_DEVICE);
+    assert_int_equal(c[0].bytes, 4194304);
+    assert_int_equal(c[0].pid, 5151);
+    assert_int_equal(c[1].dir, COPY_D2H);
+    assert_int_equal(c[1].src, MEM_DEVICE);
+    assert_int_equal(c[1].dst, MEM_UNKNOWN);
+    assert_int_equal(c[2].dir, COPY_D2D);
+    assert_int_equal(m.ndevices, 2);
+    assert_string_equal(m.devices[0].name, "AMD Instinct MI250X (gfx90a)");
+    assert_string_equal(m.devices[1].name, "AMD Radeon Graphics");
+    for (int i = 0; i < m.ndevices; i++) {
+        assert_int_equal(m.devices[i].cc_major, 0);
+        assert_int_equal(m.devices[i].cc_minor, 0);
+        assert_int_equal(m.devices[i].sm_count, i == 0 ? 110 : 104);
+    }
+    assert_true(has_warning(&m, "2 AMD GPUs (a ROCm trace)"));
+    assert_true(has_warning(&m, "2 copies name their host memory \"Host\""));
+    assert_false(has_warning(&m, "names not in Kineto's form"));
+    model_free(&m);
+    /* An NVIDIA trace keeps its compute capability. */
+    import_ok("tests/data/kineto/matmul_copies.json", &m);
+    assert_int_equal(m.devices[0].cc_major, 9);
+    assert_false(has_warning(&m, "AMD"));
+    model_free(&m);
+}
+
 /* ---------- exact times ---------- */
 
 static const char *tmp; /* the test's temporary directory (temp_dir_setup) */
@@ -666,13 +713,6 @@ static char *rank_trace(const char *name, const char *dist, int device)
     return path;
 }
 
-static bool has_warning(const run_model *m, const char *part)
-{
-    for (int i = 0; i < m->nwarnings; i++)
-        if (strstr(m->warnings[i], part))
-            return true;
-    return false;
-}
 
 #define DIST(rank, world) \
     "{\"backend\": \"nccl\", \"rank\": " rank ", \"world_size\": " world ", \"pg_count\": 1, " \
@@ -912,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_kernel_ending_after_its_annotation),
         cmocka_unit_test(test_region_analysis_on_import),
         cmocka_unit_test(test_processes_threads_devices_syncs),
+        cmocka_unit_test(test_rocm_trace),
         cmocka_unit_test_setup_teardown(test_exact_timestamps, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_sync_record_without_stream, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_chunk_boundaries, temp_dir_setup, temp_dir_teardown),

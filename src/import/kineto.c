@@ -2,7 +2,8 @@
  *
  * What is read, by the event's "cat":
  *   kernel, gpu_memcpy, gpu_memset   kernels, copies (direction and memory kinds from the name,
- *                                    "Memcpy HtoD (Pageable -> Device)"), memsets; Kineto puts the
+ *                                    "Memcpy HtoD (Pageable -> Device)"; ROCm's "(Host -> Device)"
+ *                                    names no host memory kind), memsets; Kineto puts the
  *                                    device in pid and the stream in tid, the launching process is
  *                                    found through the correlation id of the launching API call
  *   cuda_runtime, cuda_driver        API calls on their CPU process and thread; the
@@ -12,7 +13,9 @@
  *   user_annotation                  record_function ranges: REGION_ANNOTATION on their thread,
  *                                    nested by time
  *   M process_name / thread_name     names of the processes and threads that made CPU events
- *   deviceProperties, cuda_driver_version, cuda_runtime_version, cupti_version (top level)
+ *   deviceProperties, cuda_driver_version, cuda_runtime_version, cupti_version (top level); an AMD
+ *                                    GPU (gcnArchName, its name, a 64-wide warp) gets no compute
+ *                                    capability, since HIP's computeMajor/Minor are not one
  *   distributedInfo (top level)      rank, world_size and backend, which torch.profiler adds when
  *                                    torch.distributed is initialised: set on the trace's
  *                                    processes, so that merged ranks' traces are told apart
@@ -105,6 +108,29 @@ static uint64_t dev_u64(const cJSON *d, const char *key)
     return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1.8e19 ? (uint64_t)v->valuedouble : 0;
 }
 
+/* An AMD GPU of a ROCm build of PyTorch: deviceProperties then hold HIP's properties, whose
+ * computeMajor/Minor are the GCN generation (9.0 on an MI250), not a CUDA compute capability. */
+static bool amd_device(const cJSON *p, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(p, "gcnArchName") || strncmp(name, "AMD", 3) == 0 ||
+           strstr(name, "Radeon") || strstr(name, "Instinct") || dev_int(p, "warpSize") == 64;
+}
+
+/* An AMD device: no compute capability (n/a, not sm_90), and the architecture HIP names
+ * (gcnArchName "gfx90a:sramecc+:xnack-") after its name, where the trace has it. */
+static void mark_amd(device_info *d, const cJSON *p, int *count, char *first, size_t first_len)
+{
+    if ((*count)++ == 0)
+        snprintf(first, first_len, "%d.%d", d->cc_major, d->cc_minor);
+    d->cc_major = d->cc_minor = 0;
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(p, "gcnArchName");
+    if (cJSON_IsString(arch) && arch->valuestring[0]) {
+        size_t used = strlen(d->name);
+        snprintf(d->name + used, sizeof d->name - used, "%s(%.*s)", used ? " " : "",
+                 (int)strcspn(arch->valuestring, ":"), arch->valuestring);
+    }
+}
+
 static bool read_devices(kineto_reader *r, const cJSON *list)
 {
     if (!cJSON_IsArray(list))
@@ -118,6 +144,8 @@ static bool read_devices(kineto_reader *r, const cJSON *list)
     free(r->m->devices);
     r->m->devices = d;
     r->m->ndevices = n;
+    int amd = 0;
+    char amd_cc[32] = "";
     for (int i = 0; i < n; i++) {
         const cJSON *p = cJSON_GetArrayItem(list, i);
         if (!cJSON_IsObject(p))
@@ -137,7 +165,13 @@ static bool read_devices(kineto_reader *r, const cJSON *list)
         d[i].smem_per_block = dev_u64(p, "sharedMemPerBlock");
         d[i].smem_per_sm = dev_u64(p, "sharedMemPerMultiprocessor");
         d[i].smem_per_block_optin = dev_u64(p, "sharedMemPerBlockOptin");
+        if (amd_device(p, d[i].name))
+            mark_amd(&d[i], p, &amd, amd_cc, sizeof amd_cc);
     }
+    if (amd)
+        model_add_warning(r->m, "deviceProperties: %d AMD GPU%s (a ROCm trace): computeMajor/Minor %s is the GCN "
+                          "generation, not a CUDA compute capability, so no compute capability is given and the FP32 "
+                          "peak and occupancy are n/a", amd, amd == 1 ? "" : "s", amd_cc);
     return true;
 }
 

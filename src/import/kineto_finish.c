@@ -206,6 +206,9 @@ bool kr_finish(kineto_reader *r)
     }
     if (r->rank >= 0)
         set_rank(r);
+    if (r->host_copies)
+        model_add_warning(m, "%zu copies name their host memory \"Host\" (\"Memcpy HtoD (Host -> Device)\", as ROCm "
+                             "traces do): their direction is known, pageable or pinned is not", r->host_copies);
     if (r->unnamed_copies)
         model_add_warning(m, "%zu copies have names not in Kineto's form (\"Memcpy HtoD (Pageable -> Device)\"): "
                              "their direction and memory kinds are unknown", r->unnamed_copies);

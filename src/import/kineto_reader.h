@@ -53,6 +53,7 @@ typedef struct {
     size_t npending;
     region_tracker annotations; /* record_function ranges, nested once every event is in */
     size_t unnamed_copies; /* copies whose name is not in Kineto's form */
+    size_t host_copies;    /* copies naming their host side "Host" (ROCm): kind unknown */
     int driver_version, runtime_version;
     /* distributedInfo (torch.distributed's rank, world size and backend); rank -1 when absent */
     int rank, world_size;
