@@ -44,7 +44,7 @@ CORE_SRC  := src/model/model.c src/model/model_json.c src/model/device_state.c s
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/trace_input.c \
+             src/import/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/trace_input.c src/import/nsys_tidy.c \
              src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.

@@ -9,6 +9,7 @@
  *     the export has them;
  *   TARGET_INFO_GPU: devices; PROCESSES, ThreadNames: process and thread names;
  *   TARGET_INFO_SESSION_START_TIME: when the capture began.
+ * Each CUDA call counts once, and only processes and threads that did CUDA work count (nsys_tidy.c).
  * A missing table or column makes its figures n/a with a warning; a file with none of the CUDA
  * activity tables, a value of the wrong type, a NULL where one is required or an unreadable
  * database is an error that leaves the model empty. */
@@ -22,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nsys_tidy.h"
 #include "region_tracker.h"
 #include "sqlite_table.h"
 
@@ -442,6 +444,20 @@ static int call_cmp(const void *a, const void *b)
     return x->correlation < y->correlation ? -1 : x->correlation > y->correlation;
 }
 
+/* Each CUDA call once (nsys_tidy.h: a backtrace row around the call's own), said when any was
+ * recorded twice. */
+static bool drop_nested_calls(nsys_reader *r)
+{
+    size_t dropped = 0;
+    if (!nsys_drop_nested_calls(&r->m->events, &dropped))
+        return out_of_memory(r);
+    if (dropped)
+        model_add_warning(r->m, "CUPTI_ACTIVITY_KIND_RUNTIME: %zu CUDA %s twice, under two names with one correlation "
+                          "id, one row inside the other (a CUDA backtrace row around the call's own): counted once",
+                          dropped, dropped == 1 ? "call was recorded" : "calls were recorded");
+    return true;
+}
+
 /* The calls' threads by correlation id, for the synchronization records, which name none. */
 static bool index_calls(nsys_reader *r)
 {
@@ -756,9 +772,9 @@ static bool read_export(int fd, const char *name, run_model *m, char *err, size_
               ROWS("CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, "memset figures n/a", memset_row) &&
               ROWS("CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, "CUDA runtime calls n/a", runtime_row) &&
               ROWS("CUPTI_ACTIVITY_KIND_DRIVER", api_cols, "CUDA driver calls n/a (not traced)", driver_row) &&
-              index_calls(&r) &&
+              drop_nested_calls(&r) && index_calls(&r) &&
               ROWS("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, "synchronization figures n/a", sync_row) &&
-              read_nvtx(&r);
+              read_nvtx(&r) && (nsys_keep_cuda_processes(m) || out_of_memory(&r));
     if (ok) {
         m->source = SOURCE_NSYS;
         copy_str(m->source_file, sizeof m->source_file, name);
