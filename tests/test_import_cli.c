@@ -319,6 +319,72 @@ static void compressed_non_traces(void **state)
     free(gz);
 }
 
+/* Runs mmprof import on the files (NULL-ended) with --json into dir: expects exit 2, every file
+ * named in the message with want, and no JSON written. */
+static void merge_refused(const char *dir, const char *const *files, const char *want)
+{
+    char *json = path_in(dir, "merged.json");
+    unlink(json);
+    const char *argv[16] = {mmprof_bin(), "import"};
+    int n = 2;
+    for (const char *const *f = files; *f; f++)
+        argv[n++] = *f;
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n] = NULL;
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 2)
+        fail_msg("exit %d, want 2: %s", r.status, r.err);
+    for (const char *const *f = files; *f; f++)
+        if (!strstr(r.err, *f))
+            fail_msg("message does not name %s: %s", *f, r.err);
+    if (!strstr(r.err, want))
+        fail_msg("message lacks '%s': %s", want, r.err);
+    assert_int_not_equal(access(json, F_OK), 0);
+    cmd_free(&r);
+    free(json);
+}
+
+/* Traces that are not parts of one job are refused, naming both files, instead of becoming one
+ * "run": two programs' traces recorded at different times, a trace and an Nsight Systems export,
+ * one rank given twice, a rank's trace with one that names none. Ranks of one job still merge
+ * (rank_traces_merge_by_rank) and so does one program's trace given twice (same time, no ranks). */
+static void unrelated_traces_refused(void **state)
+{
+    const char *dir = *state;
+    const char *two_programs[] = {"tests/data/kineto/train_step.json", "tests/data/kineto/matmul_copies.json", NULL};
+    merge_refused(dir, two_programs, "did not run at the same time");
+    char *db = path_in(dir, "export.sqlite");
+    exec_sql(db, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                 "INSERT INTO StringIds VALUES (1, 'k');"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
+                 " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, 16777216, 1);");
+    const char *mixed[] = {"tests/data/kineto/train_step.json", db, NULL};
+    merge_refused(dir, mixed, "an Nsight Systems export");
+    char *rank0 = path_in(dir, "rank0.json"), *rank0b = path_in(dir, "rank0b.json");
+    char *sample = read_file("tests/data/kineto/train_step.json", NULL);
+    assert_non_null(sample);
+    const char *open = sample + strspn(sample, " \t\r\n");
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(i ? rank0b : rank0, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"distributedInfo\": {\"rank\": 0}, %s", open + 1);
+        fclose(f);
+    }
+    free(sample);
+    const char *same_rank[] = {rank0, rank0b, NULL};
+    merge_refused(dir, same_rank, "rank 0 is in");
+    const char *half_ranked[] = {rank0, "tests/data/kineto/train_step.json", NULL};
+    merge_refused(dir, half_ranked, "names none");
+    const char *twice[] = {mmprof_bin(), "import", "tests/data/kineto/train_step.json",
+                           "tests/data/kineto/train_step.json", "-q", NULL};
+    cmd_result r = run_argv(twice, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    free(db), free(rank0), free(rank0b);
+}
+
 /* A kernel named with markup and 100 kB long: imported, and shown as text in the page. */
 static void hostile_names_stay_data(void **state)
 {
@@ -365,6 +431,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(standard_input_pipes_and_fifos, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(compressed_non_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(unrelated_traces_refused, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -739,7 +739,7 @@ static void test_ranks_of_two_traces(void **state)
     assert_true(has_warning(&b, "no host"));
 
     merge_state ms;
-    assert_true(model_merge_begin(&ms, &a));
+    assert_true(model_merge_begin(&ms, &a, path0));
     if (!model_merge(&ms, &a, &b, path1, err, sizeof err))
         fail_msg("merge: %s", err);
     assert_true(model_merge_finish(&ms, &a));
