@@ -393,6 +393,9 @@ $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
 # The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
 $(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
+# Traces as users have them: gzip or zstd content (told by its bytes), and any input on a pipe.
+$(eval $(call fuzz_target,import_gzip,$(CORE_SRC)))
+$(eval $(call fuzz_target,import_pipe,$(CORE_SRC),-lpthread))
 # The parser reaches the workload table, which names the GPU workloads: the program's own
 # sources and kernels, less main.
 $(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ) $(CXX_OBJ),$(CUDA_OBJ) $(CXX_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))

@@ -236,6 +236,17 @@ static void recorded_ddp_traces_give_ranks(void **state)
     free(json);
 }
 
+/* The smallest Nsight Systems export: two kernels of one process. */
+static void small_export(const char *db)
+{
+    exec_sql(db, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                 "INSERT INTO StringIds VALUES (1, 'k');"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
+                 " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, 16777216, 1),"
+                 " (3000, 5000, 0, 7, 6, 16777216, 1);");
+}
+
 /* Kernels in the JSON run file at path (-1 when it cannot be read). */
 static int kernels_in(const char *path)
 {
@@ -284,12 +295,7 @@ static void standard_input_pipes_and_fifos(void **state)
     cmd_free(&r);
 
     char *db = path_in(dir, "export.sqlite");
-    exec_sql(db, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
-                 "INSERT INTO StringIds VALUES (1, 'k');"
-                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
-                 " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, 16777216, 1),"
-                 " (3000, 5000, 0, 7, 6, 16777216, 1);");
+    small_export(db);
     r = run_shell("gzip -c %s | \"$MMPROF\" import - --json %s -q", db, got);
     if (r.status != 0)
         fail_msg("SQLite through a pipe: exit %d: %s", r.status, r.err);
@@ -355,11 +361,7 @@ static void unrelated_traces_refused(void **state)
     const char *two_programs[] = {"tests/data/kineto/train_step.json", "tests/data/kineto/matmul_copies.json", NULL};
     merge_refused(dir, two_programs, "did not run at the same time");
     char *db = path_in(dir, "export.sqlite");
-    exec_sql(db, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
-                 "INSERT INTO StringIds VALUES (1, 'k');"
-                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
-                 " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);"
-                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, 16777216, 1);");
+    small_export(db);
     const char *mixed[] = {"tests/data/kineto/train_step.json", db, NULL};
     merge_refused(dir, mixed, "an Nsight Systems export");
     char *rank0 = path_in(dir, "rank0.json"), *rank0b = path_in(dir, "rank0b.json");
