@@ -208,13 +208,15 @@ static void intervals_in_any_order_nest_by_containment(void **state)
         {RANGE_ANNOTATION, "optimizer", NULL, 7, 1, 200, 300},    /* ends with step: inside it */
         {RANGE_ANNOTATION, "sgd", NULL, 7, 1, 250, 260},
         {RANGE_ANNOTATION, "late", NULL, 7, 1, 290, 350},         /* crosses step's end: beside it */
+        {RANGE_ANNOTATION, "inner4", NULL, 8, 4, 20, 30},         /* inside outer3's time, not its thread */
+        {RANGE_ANNOTATION, "outer3", NULL, 8, 3, 10, 2000},
     };
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++)
         assert_true(rt_interval(&t, &in[sizeof in / sizeof in[0] - 1 - i]));
     finish(&t, "trace.json");
-    assert_int_equal(m.nregions, 2 + 7);
-    const char *order[] = {"step", "forward", "mm", "optimizer", "sgd", "late", "backward"};
-    for (int i = 0; i < 7; i++)
+    assert_int_equal(m.nregions, 2 + 9);
+    const char *order[] = {"step", "forward", "mm", "optimizer", "sgd", "late", "backward", "outer3", "inner4"};
+    for (int i = 0; i < 9; i++)
         assert_string_equal(m.regions[2 + i].name, order[i]);
     int step = region_named(&m, "step");
     assert_int_equal(m.regions[step].parent, -1);
@@ -224,6 +226,7 @@ static void intervals_in_any_order_nest_by_containment(void **state)
     assert_int_equal(m.regions[region_named(&m, "sgd")].parent, region_named(&m, "optimizer"));
     assert_int_equal(m.regions[region_named(&m, "late")].parent, -1);
     assert_int_equal(m.regions[region_named(&m, "backward")].parent, -1); /* its own thread */
+    assert_int_equal(m.regions[region_named(&m, "inner4")].parent, -1);
     for (int i = 2; i < m.nregions; i++) {
         assert_int_equal(m.regions[i].kind, REGION_ANNOTATION);
         assert_false(m.regions[i].push_pop);
