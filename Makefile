@@ -11,7 +11,7 @@
 #   make deb        a Debian package, build/mmprof_VERSION_ARCH.deb
 #
 # C11 for the program, CUDA C++ (nvcc) for cuda/. Objects go to build/, the binary to
-# build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka) are copied to
+# build/mmprof, and the shared libraries a GPU machine may lack (cJSON, cmocka, zstd) are copied to
 # build/lib, which the binaries find through their rpath ($ORIGIN/lib).
 
 CUDA      ?= /usr/local/cuda
@@ -33,7 +33,7 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lsqlite3 -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/model/model.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
@@ -44,8 +44,9 @@ CORE_SRC  := src/model/model.c src/model/event_view.c src/model/model_json.c src
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
-             src/util/json_stream.c src/import/nsys_sqlite.c src/import/sqlite_table.c \
-             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c
+             src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
+             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c \
+             src/model/region_tracker.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -61,12 +62,13 @@ CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
 CXX_OBJ   := $(CXX_SRC:%.cpp=$(BUILD)/%.o)
 BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
-CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0
+CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1
 
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
-              test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks
+              test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
+              test_region_tracker
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
@@ -135,8 +137,8 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
 # targets). Each list installs only what is missing.
-DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev
-TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang xz-utils \
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang xz-utils zstd \
              libclang-rt-14-dev
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -384,13 +386,16 @@ define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
 $(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
 	@mkdir -p $$(dir $$@)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lm
+	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -lm
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
 # The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
 $(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
+# Traces as users have them: gzip or zstd content (told by its bytes), and any input on a pipe.
+$(eval $(call fuzz_target,import_gzip,$(CORE_SRC)))
+$(eval $(call fuzz_target,import_pipe,$(CORE_SRC),-lpthread))
 # The parser reaches the workload table, which names the GPU workloads: the program's own
 # sources and kernels, less main.
 $(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ) $(CXX_OBJ),$(CUDA_OBJ) $(CXX_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))

@@ -1,6 +1,7 @@
 /* `mmprof import` through the real binary: each bad input gets a message on stderr naming the
  * file and what is wrong, exit status 2, and no output written (an output file that was there
- * stays as it was); good traces render every output; hostile names stay data. */
+ * stays as it was); good traces render every output; hostile names stay data; a trace on standard
+ * input, through a pipe, a FIFO or /dev/stdin, gzip-compressed or not, imports as its file does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -235,6 +236,157 @@ static void recorded_ddp_traces_give_ranks(void **state)
     free(json);
 }
 
+/* The smallest Nsight Systems export: two kernels of one process. */
+static void small_export(const char *db)
+{
+    exec_sql(db, "CREATE TABLE StringIds(id INTEGER PRIMARY KEY, value TEXT NOT NULL);"
+                 "INSERT INTO StringIds VALUES (1, 'k');"
+                 "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER, end INTEGER, deviceId INTEGER,"
+                 " streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (1000, 2000, 0, 7, 5, 16777216, 1),"
+                 " (3000, 5000, 0, 7, 6, 16777216, 1);");
+}
+
+/* Kernels in the JSON run file at path (-1 when it cannot be read). */
+static int kernels_in(const char *path)
+{
+    char *text = read_file(path, NULL);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    int n = root ? cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "events"), "kernels")) : -1;
+    cJSON_Delete(root);
+    return n;
+}
+
+/* Traces as users hand them over: on standard input ("-", plain and gzip), through a real FIFO
+ * made here (written by another process) and /dev/stdin, each streamed once, and an Nsight
+ * Systems export through a pipe (copied for SQLite); each gives the same run as the file does. */
+static void standard_input_pipes_and_fifos(void **state)
+{
+    const char *dir = *state;
+    char *want_json = path_in(dir, "want.json"), *got = path_in(dir, "got.json"), *fifo = path_in(dir, "trace.fifo");
+    const char *argv[] = {mmprof_bin(), "import", KINETO_SAMPLE, "--json", want_json, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    int want = kernels_in(want_json);
+    assert_true(want > 0);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *lines[] = {
+        "cat " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
+        "gzip -c " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
+        "\"$MMPROF\" import /dev/stdin --json %s -q < " KINETO_SAMPLE,
+        "cat " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
+        "gzip -c " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        unlink(got);
+        r = run_shell(lines[i], got, fifo);
+        if (r.status != 0)
+            fail_msg("%s: exit %d: %s", lines[i], r.status, r.err);
+        assert_int_equal(kernels_in(got), want);
+        cmd_free(&r);
+    }
+    /* The JSON itself to standard output, from standard input: '-' both ways is no clash. */
+    r = run_shell("cat " KINETO_SAMPLE " | \"$MMPROF\" import - --json - -q > %s", got);
+    if (r.status != 0)
+        fail_msg("- to -: exit %d: %s", r.status, r.err);
+    assert_int_equal(kernels_in(got), want);
+    cmd_free(&r);
+
+    char *db = path_in(dir, "export.sqlite");
+    small_export(db);
+    r = run_shell("gzip -c %s | \"$MMPROF\" import - --json %s -q", db, got);
+    if (r.status != 0)
+        fail_msg("SQLite through a pipe: exit %d: %s", r.status, r.err);
+    assert_int_equal(kernels_in(got), 2);
+    cmd_free(&r);
+    /* Standard input named in messages as such. */
+    r = run_shell("printf 'not a trace' | \"$MMPROF\" import - --json %s -q", got);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "standard input: neither a PyTorch profiler trace"));
+    cmd_free(&r);
+    r = run_shell("\"$MMPROF\" import - --json %s -q < /dev/null", got);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "standard input: empty file"));
+    cmd_free(&r);
+    free(want_json), free(got), free(fifo), free(db);
+}
+
+/* A gzip file whose content is not a trace says so, and names what it was decompressed from. */
+static void compressed_non_traces(void **state)
+{
+    const char *dir = *state;
+    char *gz = path_in(dir, "notes.gz");
+    cmd_result r = run_shell("echo 'hello' | gzip -c > %s", gz);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    refused(dir, gz, "(its content once decompressed from gzip)");
+    free(gz);
+}
+
+/* Runs mmprof import on the files (NULL-ended) with --json into dir: expects exit 2, every file
+ * named in the message with want, and no JSON written. */
+static void merge_refused(const char *dir, const char *const *files, const char *want)
+{
+    char *json = path_in(dir, "merged.json");
+    unlink(json);
+    const char *argv[16] = {mmprof_bin(), "import"};
+    int n = 2;
+    for (const char *const *f = files; *f; f++)
+        argv[n++] = *f;
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n] = NULL;
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 2)
+        fail_msg("exit %d, want 2: %s", r.status, r.err);
+    for (const char *const *f = files; *f; f++)
+        if (!strstr(r.err, *f))
+            fail_msg("message does not name %s: %s", *f, r.err);
+    if (!strstr(r.err, want))
+        fail_msg("message lacks '%s': %s", want, r.err);
+    assert_int_not_equal(access(json, F_OK), 0);
+    cmd_free(&r);
+    free(json);
+}
+
+/* Traces that are not parts of one job are refused, naming both files, instead of becoming one
+ * "run": two programs' traces recorded at different times, a trace and an Nsight Systems export,
+ * one rank given twice, a rank's trace with one that names none. Ranks of one job still merge
+ * (rank_traces_merge_by_rank) and so does one program's trace given twice (same time, no ranks). */
+static void unrelated_traces_refused(void **state)
+{
+    const char *dir = *state;
+    const char *two_programs[] = {"tests/data/kineto/train_step.json", "tests/data/kineto/matmul_copies.json", NULL};
+    merge_refused(dir, two_programs, "did not run at the same time");
+    char *db = path_in(dir, "export.sqlite");
+    small_export(db);
+    const char *mixed[] = {"tests/data/kineto/train_step.json", db, NULL};
+    merge_refused(dir, mixed, "an Nsight Systems export");
+    char *rank0 = path_in(dir, "rank0.json"), *rank0b = path_in(dir, "rank0b.json");
+    char *sample = read_file("tests/data/kineto/train_step.json", NULL);
+    assert_non_null(sample);
+    const char *open = sample + strspn(sample, " \t\r\n");
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(i ? rank0b : rank0, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"distributedInfo\": {\"rank\": 0}, %s", open + 1);
+        fclose(f);
+    }
+    free(sample);
+    const char *same_rank[] = {rank0, rank0b, NULL};
+    merge_refused(dir, same_rank, "rank 0 is in");
+    const char *half_ranked[] = {rank0, "tests/data/kineto/train_step.json", NULL};
+    merge_refused(dir, half_ranked, "names none");
+    const char *twice[] = {mmprof_bin(), "import", "tests/data/kineto/train_step.json",
+                           "tests/data/kineto/train_step.json", "-q", NULL};
+    cmd_result r = run_argv(twice, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    free(db), free(rank0), free(rank0b);
+}
+
 /* A kernel named with markup and 100 kB long: imported, and shown as text in the page. */
 static void hostile_names_stay_data(void **state)
 {
@@ -279,6 +431,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(rank_traces_merge_by_rank, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(recorded_ddp_traces_give_ranks, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(standard_input_pipes_and_fifos, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(compressed_non_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(unrelated_traces_refused, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,11 +8,14 @@
  *    range, the launching call on the same thread inside it, the shared correlation id, and the
  *    launching process in the kernel's pid (Kineto writes the device there);
  *  - the region analysis on the import: the late kernel and the copies land in their ranges;
- *  - processes, threads, devices and sync records;
+ *  - processes, threads, devices and sync records; a ROCm trace's copy names and AMD devices;
  *  - times to the nanosecond where a double would be off, and streaming across read chunks;
  *  - every prefix of a trace refused, structural bytes put in at many places never a crash;
  *  - distributedInfo: two ranks' traces (made from train_step.json) merged give one rank row each,
- *    on two devices; a trace without it has no rank; a faulty one is refused;
+ *    on two devices; a trace without it has no rank; a rank alone (HTA's form) is taken with the
+ *    world size unknown; a faulty one is refused;
+ *  - the same trace gzip- and zstd-compressed (told by content, not name), in two gzip members and
+ *    behind a byte-order mark imports the same; cut or damaged compressed traces are refused;
  *  - bad input: each refused with the file, what is wrong and where, leaving the model empty;
  *    names of 100 kB and names with markup kept as data. */
 #include <glob.h>
@@ -378,6 +381,53 @@ static void test_processes_threads_devices_syncs(void **state)
     model_free(&m);
 }
 
+static bool has_warning(const run_model *m, const char *part)
+{
+    for (int i = 0; i < m->nwarnings; i++)
+        if (strstr(m->warnings[i], part))
+            return true;
+    return false;
+}
+
+/* A ROCm trace (tests/data/kineto/rocm_copies.json, in the layout PyTorch's ROCm build writes):
+ * copies named "(Host -> Device)" keep their direction with the host memory kind unknown, and the
+ * AMD GPUs are not given HIP's computeMajor 9 as a CUDA compute capability; gcnArchName names the
+ * architecture where the trace has it. */
+static void test_rocm_trace(void **state)
+{
+    (void)state;
+    run_model m;
+    import_ok("tests/data/kineto/rocm_copies.json", &m);
+    assert_int_equal(m.events.ncopies, 3);
+    const copy_event *c = m.events.copies;
+    assert_int_equal(c[0].dir, COPY_H2D);
+    assert_int_equal(c[0].src, MEM_UNKNOWN);
+    assert_int_equal(c[0].dst, MEM_DEVICE);
+    assert_int_equal(c[0].bytes, 4194304);
+    assert_int_equal(c[0].pid, 5151);
+    assert_int_equal(c[1].dir, COPY_D2H);
+    assert_int_equal(c[1].src, MEM_DEVICE);
+    assert_int_equal(c[1].dst, MEM_UNKNOWN);
+    assert_int_equal(c[2].dir, COPY_D2D);
+    assert_int_equal(m.ndevices, 2);
+    assert_string_equal(m.devices[0].name, "AMD Instinct MI250X (gfx90a)");
+    assert_string_equal(m.devices[1].name, "AMD Radeon Graphics");
+    for (int i = 0; i < m.ndevices; i++) {
+        assert_int_equal(m.devices[i].cc_major, 0);
+        assert_int_equal(m.devices[i].cc_minor, 0);
+        assert_int_equal(m.devices[i].sm_count, i == 0 ? 110 : 104);
+    }
+    assert_true(has_warning(&m, "2 AMD GPUs (a ROCm trace)"));
+    assert_true(has_warning(&m, "2 copies name their host memory \"Host\""));
+    assert_false(has_warning(&m, "names not in Kineto's form"));
+    model_free(&m);
+    /* An NVIDIA trace keeps its compute capability. */
+    import_ok("tests/data/kineto/matmul_copies.json", &m);
+    assert_int_equal(m.devices[0].cc_major, 9);
+    assert_false(has_warning(&m, "AMD"));
+    model_free(&m);
+}
+
 /* ---------- exact times ---------- */
 
 static const char *tmp; /* the test's temporary directory (temp_dir_setup) */
@@ -663,13 +713,6 @@ static char *rank_trace(const char *name, const char *dist, int device)
     return path;
 }
 
-static bool has_warning(const run_model *m, const char *part)
-{
-    for (int i = 0; i < m->nwarnings; i++)
-        if (strstr(m->warnings[i], part))
-            return true;
-    return false;
-}
 
 #define DIST(rank, world) \
     "{\"backend\": \"nccl\", \"rank\": " rank ", \"world_size\": " world ", \"pg_count\": 1, " \
@@ -696,7 +739,7 @@ static void test_ranks_of_two_traces(void **state)
     assert_true(has_warning(&b, "no host"));
 
     merge_state ms;
-    assert_true(model_merge_begin(&ms, &a));
+    assert_true(model_merge_begin(&ms, &a, path0));
     if (!model_merge(&ms, &a, &b, path1, err, sizeof err))
         fail_msg("merge: %s", err);
     assert_true(model_merge_finish(&ms, &a));
@@ -744,6 +787,98 @@ static void test_faulty_distributed_info(void **state)
     refused(rank_trace("no-rank.json", "{\"backend\": \"nccl\", \"world_size\": 2}", 0), "distributedInfo has no \"rank\"",
             NULL, NULL);
     refused(rank_trace("list.json", "[0, 2]", 0), "distributedInfo is an array, not an object", NULL, NULL);
+}
+
+/* Only a rank, as HTA documents distributedInfo and as its alexnet trace has it: the rank is
+ * taken, the world size stays unknown (-1), and the warning says so. */
+static void test_rank_without_world_size(void **state)
+{
+    tmp = *state;
+    run_model m;
+    import_ok(rank_trace("rank-only.json", "{\"rank\": 3}", 0), &m);
+    assert_true(m.nprocesses > 0);
+    for (int i = 0; i < m.nprocesses; i++) {
+        assert_int_equal(m.processes[i].rank, 3);
+        assert_int_equal(m.processes[i].world_size, -1);
+    }
+    assert_true(has_warning(&m, "rank 3, world size not recorded"));
+    model_free(&m);
+    /* A world size that is there is still checked. */
+    refused(rank_trace("rank-beyond.json", "{\"rank\": 3, \"world_size\": 2}", 0), "not below world_size 2", NULL,
+            NULL);
+}
+
+/* ---------- traces as users have them ---------- */
+
+/* Runs a shell command line (the test's own compressors), failing the test when it fails. */
+#define shell(...)                                                                                 \
+    do {                                                                                           \
+        cmd_result r_ = run_shell(__VA_ARGS__);                                                    \
+        if (r_.status != 0)                                                                        \
+            fail_msg("command failed (%d): %s", r_.status, r_.err);                                \
+        cmd_free(&r_);                                                                             \
+    } while (0)
+
+/* The same trace plain, gzip-compressed (as torch.profiler's tensorboard handler writes it, and
+ * as two gzip members one after the other), zstd-compressed and behind a UTF-8 byte-order mark,
+ * under names that say nothing of it: every one imports to the same events and regions. */
+static void test_compressed_and_bom_traces(void **state)
+{
+    tmp = *state;
+    const char *plain = "tests/data/kineto/train_step.json";
+    run_model want;
+    import_ok(plain, &want);
+    char path[512];
+    const char *variants[] = {"gzip -c %1$s > %2$s/trace.gz.data", "gzip -c %1$s > %2$s/trace.json",
+                              "head -c 1000 %1$s | gzip -c > %2$s/members && tail -c +1001 %1$s | gzip -c >> %2$s/members",
+                              "zstd -q -c %1$s > %2$s/trace.zst.bin",
+                              "printf '\\357\\273\\277' > %2$s/bom.json && cat %1$s >> %2$s/bom.json"};
+    const char *outputs[] = {"trace.gz.data", "trace.json", "members", "trace.zst.bin", "bom.json"};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        shell(variants[v], plain, tmp);
+        snprintf(path, sizeof path, "%s/%s", tmp, outputs[v]);
+        run_model m;
+        import_ok(path, &m);
+        assert_int_equal(m.events.nkernels, want.events.nkernels);
+        assert_int_equal(m.events.ncopies, want.events.ncopies);
+        assert_int_equal(m.events.napis, want.events.napis);
+        assert_int_equal(m.nregions, want.nregions);
+        for (int i = 0; i < m.nregions; i++) {
+            assert_string_equal(m.regions[i].name, i == 0 ? outputs[v] : want.regions[i].name);
+            assert_int_equal(m.regions[i].parent, want.regions[i].parent);
+            assert_true(m.regions[i].start_ns == want.regions[i].start_ns);
+        }
+        assert_true(m.events.kernels[0].start_ns == want.events.kernels[0].start_ns);
+        model_free(&m);
+    }
+    model_free(&want);
+}
+
+/* Compressed traces cut short or damaged are refused with what is wrong, as plain ones are; an
+ * offset names the decompressed text. */
+static void test_damaged_compressed_traces(void **state)
+{
+    tmp = *state;
+    const char *plain = "tests/data/kineto/train_step.json";
+    char path[512];
+    shell("gzip -c %s | head -c 700 > %s/cut.gz", plain, tmp);
+    snprintf(path, sizeof path, "%s/cut.gz", tmp);
+    refused(path, "the gzip data ends early", NULL, NULL);
+    shell("zstd -q -c %s | head -c 700 > %s/cut.zst", plain, tmp);
+    snprintf(path, sizeof path, "%s/cut.zst", tmp);
+    refused(path, "the zstd data ends early", NULL, NULL);
+    /* A flipped byte inside the deflate data: zlib's check finds it. */
+    shell("gzip -c %1$s > %2$s/bad.gz && printf 'XXXX' | dd of=%2$s/bad.gz bs=1 seek=400 conv=notrunc 2>/dev/null",
+          plain, tmp);
+    snprintf(path, sizeof path, "%s/bad.gz", tmp);
+    refused(path, "damaged gzip data", NULL, NULL);
+    /* Whole gzip data whose text stops in the middle: the JSON reader's message, in its terms. */
+    shell("head -c 300 %s | gzip -c > %s/short.json.gz", plain, tmp);
+    snprintf(path, sizeof path, "%s/short.json.gz", tmp);
+    refused(path, "truncated", "byte 300", "gzip-decompressed text");
+    shell("printf '' | gzip -c > %s/empty.gz", tmp);
+    snprintf(path, sizeof path, "%s/empty.gz", tmp);
+    refused(path, "empty file", NULL, NULL);
 }
 
 static void test_nesting_too_deep(void **state)
@@ -817,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_kernel_ending_after_its_annotation),
         cmocka_unit_test(test_region_analysis_on_import),
         cmocka_unit_test(test_processes_threads_devices_syncs),
+        cmocka_unit_test(test_rocm_trace),
         cmocka_unit_test_setup_teardown(test_exact_timestamps, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_sync_record_without_stream, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_chunk_boundaries, temp_dir_setup, temp_dir_teardown),
@@ -826,6 +962,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wrong_types, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_ranks_of_two_traces, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_faulty_distributed_info, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_rank_without_world_size, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_compressed_and_bom_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_damaged_compressed_traces, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_nesting_too_deep, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cut_and_corrupted_traces, temp_dir_setup, temp_dir_teardown),
     };

@@ -8,6 +8,8 @@
  *  - an old-style one (no ENUM_ tables, NVTX text only by textId, a plain name column for
  *    kernels) and one with tables missing (warnings, figures n/a, no failure);
  *  - nsys's memory-kind numbering, which is not CUPTI's (pinned is 1 there, 2 here);
+ *  - each CUDA call counted once where nsys stores it twice (a backtrace row around it), and
+ *    only the processes and threads that did CUDA work counted;
  *  - totals over a few thousand rows against SQL's own COUNT and SUM on the same file;
  *  - the data region attribution needs: an NVTX range, the runtime call made inside it and the
  *    kernel it launched, which ends after the range has; and the region analysis on the import,
@@ -432,9 +434,14 @@ static void check_story(const run_model *m, int flags)
     assert_int_equal(m->nprocesses, 2);
     assert_int_equal(m->processes[1].pid, PID_B);
     assert_string_equal(m->processes[1].name, "trainer");
-    assert_int_equal(m->nthreads, 2);
+    /* The threads that did CUDA work or opened ranges: python3's main thread and its data loader
+     * (named by ThreadNames), and process B's thread, which made a call but has no name there. */
+    assert_int_equal(m->nthreads, 3);
     assert_string_equal(m->threads[1].name, "data-loader");
     assert_int_equal(m->threads[1].tid, TID_WORKER);
+    assert_int_equal(m->threads[2].pid, PID_B);
+    assert_int_equal(m->threads[2].tid, PID_B);
+    assert_string_equal(m->threads[2].name, "");
     assert_int_equal(m->ndevices, 1);
     assert_string_equal(m->devices[0].name, "NVIDIA H200");
     assert_int_equal(m->devices[0].sm_count, 132);
@@ -556,7 +563,8 @@ static void string_ids_sharing_a_cache_slot(void **state)
     model_free(&m);
 }
 
-/* Rows no interval can be made of are left out, each kind with its warning; the rest stay. */
+/* Rows no interval can be made of are left out, each kind with its warning; the rest stay, and a
+ * range never ended closes at the end. */
 static void unusable_rows_are_left_out(void **state)
 {
     fixture *f = *state;
@@ -571,12 +579,80 @@ static void unusable_rows_are_left_out(void **state)
     assert_int_equal(m.events.nkernels, 2);
     assert_int_equal(m.collection.lost_timestamps, 1);
     assert_int_equal(m.events.ncopies, 2);
-    assert_int_equal(count_regions(&m, REGION_NVTX), 1); /* forward alone */
-    assert_int_equal(m.regions[region_named(&m, "forward")].parent, 0);
+    /* step never ended: it is kept, closed at the export's last event (as Nsight Systems draws it
+     * and as profile closes a range left open), and forward stays inside it; load is left out. */
+    assert_int_equal(count_regions(&m, REGION_NVTX), 2);
+    int step = region_named(&m, "step");
+    assert_true(step > 0);
+    assert_int_equal(m.regions[step].end_ns, T0 + 70100); /* process B's copy, the last event */
+    assert_int_equal(m.regions[region_named(&m, "forward")].parent, step);
     assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_KERNEL: 1 row has no timestamps", NULL));
     assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_MEMCPY: 1 row ends before it starts", NULL));
-    assert_true(has_warning(&m, "NVTX_EVENTS: 1 range never ended", NULL));
+    assert_true(has_warning(&m, "NVTX_EVENTS: 1 NVTX range was still open at the end", "last event"));
     assert_true(has_warning(&m, "NVTX_EVENTS: 1 range ends before it starts", NULL));
+    model_free(&m);
+}
+
+/* nsys with call stacks (its default --cudabacktrace) stores each CUDA call twice: a "CUDA
+ * backtrace" row (eventClass 67, the plain name) around the call's own runtime row, with one
+ * correlation id (as a public A100 export, saxpy-mpi-cuda from pipit's tests, has them). Each call
+ * counts once, as its own row; calls of another thread or id, even overlapping, stay. */
+static void calls_recorded_twice_count_once(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    run_model plain;
+    import_ok(f->path, &plain);
+    size_t calls = plain.events.napis;
+    model_free(&plain);
+    alter_export(f->path,
+                 "INSERT INTO StringIds VALUES (2000, 'cudaLaunchKernel'), (2001, 'cudaMemcpyAsync');"
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId,"
+                 " returnValue) SELECT start - 50, end + 30, 67, globalTid, correlationId,"
+                 " CASE nameId WHEN %d THEN 2000 ELSE 2001 END, 0 FROM CUPTI_ACTIVITY_KIND_RUNTIME"
+                 " WHERE nameId IN (%d, %d);"
+                 /* another thread's call with id 101 around the first: not the same call */
+                 "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId,"
+                 " returnValue) VALUES (%lld, %lld, 0, %lld, 101, %d, 0);",
+                 S_LAUNCH, S_LAUNCH, S_MEMCPY, (long long)(T0 + 2000), (long long)(T0 + 4000),
+                 (long long)GTID(PID_A, TID_WORKER), S_LAUNCH);
+    run_model m;
+    import_ok(f->path, &m);
+    print_warnings(&m);
+    assert_int_equal(m.events.napis, calls + 1);
+    int launches = 0, plain_names = 0;
+    for (size_t i = 0; i < m.events.napis; i++) {
+        launches += strcmp(m.events.apis[i].name, "cudaLaunchKernel_v7000") == 0;
+        plain_names += strcmp(m.events.apis[i].name, "cudaLaunchKernel") == 0 ||
+                       strcmp(m.events.apis[i].name, "cudaMemcpyAsync") == 0;
+    }
+    assert_int_equal(launches, 3); /* two in process A (one per thread), one in B */
+    assert_int_equal(plain_names, 0);
+    const api_event *launch = api_by_corr(&m, PID_A, 101);
+    assert_true(launch->start_ns == T0 + 3000 || launch->start_ns == T0 + 2000);
+    assert_true(has_warning(&m, "CUPTI_ACTIVITY_KIND_RUNTIME: 4 CUDA calls were recorded twice", "counted once"));
+    /* The synchronization still finds its calling thread. */
+    assert_int_equal(m.events.syncs[0].thread, TID_MAIN);
+    model_free(&m);
+}
+
+/* PROCESSES and ThreadNames list whatever the capture saw (a shell, nsys's own processes, idle
+ * threads): the run's processes and threads are those that did CUDA work or opened ranges. */
+static void only_cuda_processes_and_threads_count(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    alter_export(f->path,
+                 "INSERT INTO StringIds VALUES (3000, 'idle-pool'), (3001, 'bash');"
+                 "INSERT INTO PROCESSES VALUES (%lld, 777, 'bash'), (%lld, 888, 'nsys-launcher'), (%lld, %d, 'python3');"
+                 "INSERT INTO ThreadNames VALUES (3000, 0, %lld), (3001, 0, %lld);",
+                 (long long)GPID(777), (long long)GPID(888), (long long)GPID(PID_A), PID_A,
+                 (long long)GTID(PID_A, 4260), (long long)GTID(777, 777));
+    run_model m;
+    import_ok(f->path, &m);
+    check_story(&m, 0);
+    for (int i = 0; i < m.nthreads; i++)
+        assert_int_not_equal(m.threads[i].tid, 4260);
     model_free(&m);
 }
 
@@ -978,6 +1054,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(memory_kinds_are_nsys_numbered, setup, teardown),
         cmocka_unit_test_setup_teardown(string_ids_sharing_a_cache_slot, setup, teardown),
         cmocka_unit_test_setup_teardown(unusable_rows_are_left_out, setup, teardown),
+        cmocka_unit_test_setup_teardown(calls_recorded_twice_count_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(only_cuda_processes_and_threads_count, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
         cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),

@@ -242,7 +242,7 @@ static void merged_runs_keep_every_launch(void **state)
     assert_true(model_read_file(SAMPLE, &a, err, sizeof err));
     assert_true(model_read_file(SAMPLE, &b, err, sizeof err));
     merge_state s;
-    assert_true(model_merge_begin(&s, &a));
+    assert_true(model_merge_begin(&s, &a, "first"));
     assert_true(model_merge(&s, &a, &b, "second", err, sizeof err));
     assert_true(model_merge_finish(&s, &a));
     model_free(&b);

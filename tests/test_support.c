@@ -213,6 +213,20 @@ void cmd_free(cmd_result *r)
     r->out = r->err = NULL;
 }
 
+cmd_result run_shell(const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char env[600];
+    snprintf(env, sizeof env, "MMPROF=%s", mmprof_bin());
+    const char *argv[] = {"sh", "-c", line, NULL};
+    const char *envp[] = {env, NULL};
+    return run_argv(argv, envp);
+}
+
 void load_run(const char *path, run_model *m)
 {
     char err[512];

@@ -23,6 +23,9 @@ typedef struct {
  * entries (NULL-terminated, may be NULL). */
 cmd_result run_argv(const char *const *argv, const char *const *env);
 void cmd_free(cmd_result *r);
+/* Runs a shell command line (printf's format; for pipes and FIFOs) with $MMPROF naming the binary
+ * under test, its output captured. */
+cmd_result run_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The whole file, NUL-terminated (NULL when unreadable); *len gets its length when non-NULL. */
 char *read_file(const char *path, size_t *len);

@@ -504,10 +504,12 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
                 fprintf(err, "mmprof: '%s' is named for two outputs\n", paths[i]);
                 return EXIT_USAGE;
             }
+    /* "-" as an input is standard input and as an output standard output: not the same file. */
     if (o->report_mode)
         for (int i = 0; i < NPATHS; i++)
             for (int f = -1; f < o->nmore_files; f++)
-                if (paths[i] && strcmp(paths[i], f < 0 ? o->run_file : o->more_files[f]) == 0) {
+                if (paths[i] && strcmp(paths[i], "-") != 0 &&
+                    strcmp(paths[i], f < 0 ? o->run_file : o->more_files[f]) == 0) {
                     fprintf(err, "%s: output '%s' would overwrite the %s it reads\n", cmd, paths[i],
                             o->import_mode ? "trace" : "run file");
                     return EXIT_USAGE;

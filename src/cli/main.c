@@ -158,8 +158,9 @@ static bool read_runs(const cli_options *o, run_model *m)
     if (o->nmore_files == 0)
         return true;
     merge_state s;
-    if (!model_merge_begin(&s, m)) {
+    if (!model_merge_begin(&s, m, o->run_file)) {
         fprintf(stderr, "mmprof: out of memory while merging\n");
+        model_merge_finish(&s, m);
         model_free(m);
         return false;
     }

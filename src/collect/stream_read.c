@@ -8,17 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "region_tracker.h"
 #include "stream_format.h"
 
 #define MAX_FIELDS 32
-
-/* A range opened and not yet closed: a push (by thread and domain) or a start (by id). */
-typedef struct {
-    bool push;
-    uint32_t tid;
-    uint64_t id;
-    int region;
-} open_range;
 
 /* What one file's reading keeps between lines. */
 typedef struct {
@@ -27,9 +20,7 @@ typedef struct {
     uint32_t pid;
     char name[128];     /* the process, for messages */
     bool cuda, exited;
-    int64_t last_ts;
-    open_range *open;
-    size_t nopen, capopen;
+    region_tracker ranges; /* its NVTX ranges, and the latest time seen, where open ones end */
     uint64_t bad_lines;
     bool oom;
 } reader;
@@ -87,11 +78,7 @@ static bool ints(char **f, int first, int n, int *out)
     return true;
 }
 
-static void saw_time(reader *r, int64_t t)
-{
-    if (t > r->last_ts)
-        r->last_ts = t;
-}
+static void saw_time(reader *r, int64_t t) { rt_saw(&r->ranges, t); }
 
 /* Fields shared by the GPU events: START END DEVICE STREAM CORR. */
 typedef struct {
@@ -217,28 +204,6 @@ static bool line_device(reader *r, char **f, int n)
     return true;
 }
 
-static bool remember(reader *r, open_range o)
-{
-    if (r->nopen == r->capopen) {
-        size_t cap = r->capopen ? r->capopen * 2 : 16;
-        open_range *p = realloc(r->open, cap * sizeof *p);
-        if (!p)
-            return false;
-        r->open = p;
-        r->capopen = cap;
-    }
-    r->open[r->nopen++] = o;
-    return true;
-}
-
-static void forget(reader *r, size_t i)
-{
-    memmove(&r->open[i], &r->open[i + 1], (r->nopen - i - 1) * sizeof *r->open);
-    r->nopen--;
-}
-
-static const char *domain_of(const region *g) { return g->domain ? g->domain : ""; }
-
 /* push TS TID DOMAIN NAME / start TS TID ID DOMAIN NAME */
 static bool line_open(reader *r, char **f, int n, bool push)
 {
@@ -247,25 +212,14 @@ static bool line_open(reader *r, char **f, int n, bool push)
     uint64_t id = 0;
     if (n != (push ? 5 : 6) || !parse_i64(f[1], &ts) || !parse_u32(f[2], &tid) || (!push && !parse_u64(f[3], &id)))
         return false;
-    const char *domain = f[push ? 3 : 4], *name = f[push ? 4 : 5];
     saw_time(r, ts);
-    /* A push nests in the innermost push still open on its thread. */
-    int parent = -1;
-    for (size_t i = r->nopen; push && i-- > 0;)
-        if (r->open[i].push && r->open[i].tid == tid) {
-            parent = r->open[i].region;
-            break;
-        }
-    int at = model_add_region(r->m, REGION_NVTX, name, domain[0] ? domain : NULL, ts, ts, r->pid, tid, parent);
-    if (at < 0 || !remember(r, (open_range){.push = push, .tid = tid, .id = id, .region = at})) {
-        r->oom = true;
-        return true;
-    }
-    r->m->regions[at].push_pop = push;
+    const char *domain = f[push ? 3 : 4], *name = f[push ? 4 : 5];
+    r->oom |= !(push ? rt_push(&r->ranges, r->pid, tid, domain, name, ts)
+                     : rt_start(&r->ranges, r->pid, tid, id, domain, name, ts));
     return true;
 }
 
-/* pop TS TID DOMAIN / end TS TID ID. A close with no open range is ignored, as NVTX does. */
+/* pop TS TID DOMAIN / end TS TID ID */
 static bool line_close(reader *r, char **f, int n, bool push)
 {
     int64_t ts;
@@ -274,16 +228,7 @@ static bool line_close(reader *r, char **f, int n, bool push)
     if (n != 4 || !parse_i64(f[1], &ts) || !parse_u32(f[2], &tid) || (!push && !parse_u64(f[3], &id)))
         return false;
     saw_time(r, ts);
-    for (size_t i = r->nopen; i-- > 0;) {
-        open_range *o = &r->open[i];
-        region *g = &r->m->regions[o->region];
-        bool match = push ? o->push && o->tid == tid && strcmp(domain_of(g), f[3]) == 0 : !o->push && o->id == id;
-        if (match) {
-            g->end_ns = ts;
-            forget(r, i);
-            break;
-        }
-    }
+    r->oom |= !(push ? rt_pop(&r->ranges, r->pid, tid, f[3], ts) : rt_end(&r->ranges, r->pid, id, ts));
     return true;
 }
 
@@ -453,12 +398,9 @@ static int split(char *line, char **f)
 static void closing_warnings(reader *r, bool truncated)
 {
     run_model *m = r->m;
-    if (r->nopen > 0) {
-        for (size_t i = 0; i < r->nopen; i++)
-            m->regions[r->open[i].region].end_ns = r->last_ts;
-        model_add_warning(m, "process %u (%s): %zu NVTX range(s) were still open when it ended; they end at its last record",
-                          r->pid, r->name, r->nopen);
-    }
+    char label[160];
+    snprintf(label, sizeof label, "process %u (%s)", r->pid, r->name);
+    r->oom |= !rt_finish(&r->ranges, label);
     if (r->cuda && !r->exited)
         model_add_warning(m, "process %u (%s) ended without running its exit handlers (killed, crashed or left through "
                           "_exit): the records CUPTI still held (up to its last flush period and buffer) are missing",
@@ -486,8 +428,9 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return false;
     }
-    reader r = {.m = m, .path = path, .pid = pid_from_name(path), .last_ts = INT64_MIN};
+    reader r = {.m = m, .path = path, .pid = pid_from_name(path)};
     snprintf(r.name, sizeof r.name, "?");
+    rt_init(&r.ranges, m);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -515,13 +458,14 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
     }
     free(line);
     fclose(fp);
-    if (!r.oom) {
+    if (!r.oom)
         closing_warnings(&r, truncated);
+    if (!r.oom) {
         s->files++;
         if (r.cuda)
             s->cuda_processes++;
     }
-    free(r.open);
+    rt_free(&r.ranges);
     if (r.oom)
         snprintf(err, errlen, "%s: out of memory", path);
     return !r.oom;

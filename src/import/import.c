@@ -1,7 +1,6 @@
 /* Format detection and dispatch for `mmprof import`. See import.h. */
 #include "import.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,21 +8,16 @@
  * schema_version and tool_version first. */
 #define SNIFF_BYTES 4096
 
-import_format import_detect(const char *path, char *err, size_t errlen)
+import_format import_detect(trace_input *in, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    const unsigned char *bytes;
+    size_t n = ti_peek(in, &bytes, SNIFF_BYTES);
+    if (ti_failed(in)) {
+        snprintf(err, errlen, "%s: %s", in->name, ti_error(in));
         return IMPORT_UNKNOWN;
     }
     char head[SNIFF_BYTES + 1];
-    size_t n = fread(head, 1, SNIFF_BYTES, f);
-    bool read_error = ferror(f);
-    fclose(f);
-    if (read_error) {
-        snprintf(err, errlen, "%s: could not be read", path);
-        return IMPORT_UNKNOWN;
-    }
+    memcpy(head, bytes, n);
     head[n] = '\0';
     static const char sqlite_magic[16] = "SQLite format 3"; /* and its terminating NUL */
     if (n >= sizeof sqlite_magic && memcmp(head, sqlite_magic, sizeof sqlite_magic) == 0)
@@ -33,31 +27,64 @@ import_format import_detect(const char *path, char *err, size_t errlen)
         i = 3; /* a UTF-8 byte-order mark */
     while (i < n && strchr(" \t\r\n", head[i]))
         i++;
+    const char *packed = ti_compression_name(in);
     if (i == n) {
-        snprintf(err, errlen, "%s: empty file", path);
+        if (packed)
+            snprintf(err, errlen, "%s: empty once decompressed (%s)", in->name, packed);
+        else
+            snprintf(err, errlen, "%s: empty file", in->name);
         return IMPORT_UNKNOWN;
     }
     if (head[i] != '{' && head[i] != '[') {
-        snprintf(err, errlen, "%s: neither a PyTorch profiler trace (JSON) nor an Nsight Systems SQLite "
-                              "export", path);
+        snprintf(err, errlen, "%s: neither a PyTorch profiler trace (JSON) nor an Nsight Systems SQLite export%s%s%s",
+                 in->name, packed ? " (its content once decompressed from " : "", packed ? packed : "",
+                 packed ? ")" : "");
         return IMPORT_UNKNOWN;
     }
     if (strstr(head, "\"schema_version\"") && strstr(head, "\"tool_version\"")) {
-        snprintf(err, errlen, "%s: an mmprof run file, not a trace to import: read it with `mmprof report`", path);
+        snprintf(err, errlen, "%s: an mmprof run file, not a trace to import: read it with `mmprof report`", in->name);
         return IMPORT_UNKNOWN;
     }
     return IMPORT_KINETO;
 }
 
-bool import_file(const char *path, run_model *m, char *err, size_t errlen)
+/* The format told, then read from the same input. */
+static bool import_any(trace_input *in, run_model *m, char *err, size_t errlen)
 {
-    model_init(m);
-    switch (import_detect(path, err, errlen)) {
+    switch (import_detect(in, err, errlen)) {
     case IMPORT_NSYS_SQLITE:
-        return import_nsys_sqlite(path, m, err, errlen);
+        return import_nsys_sqlite_input(in, m, err, errlen);
     case IMPORT_KINETO:
-        return import_kineto(path, m, err, errlen);
+        return import_kineto_input(in, m, err, errlen);
     default:
         return false;
     }
+}
+
+/* Opens path and hands it to read. */
+static bool import_path(const char *path, bool (*read)(trace_input *, run_model *, char *, size_t), run_model *m,
+                        char *err, size_t errlen)
+{
+    model_init(m);
+    trace_input in;
+    if (!ti_open(&in, path, err, errlen))
+        return false;
+    bool ok = read(&in, m, err, errlen);
+    ti_close(&in);
+    return ok;
+}
+
+bool import_file(const char *path, run_model *m, char *err, size_t errlen)
+{
+    return import_path(path, import_any, m, err, errlen);
+}
+
+bool import_kineto(const char *path, run_model *m, char *err, size_t errlen)
+{
+    return import_path(path, import_kineto_input, m, err, errlen);
+}
+
+bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen)
+{
+    return import_path(path, import_nsys_sqlite_input, m, err, errlen);
 }

@@ -1,5 +1,6 @@
 /* Importers: other tools' timelines read into the run model, so `mmprof import` analyses them as
- * it analyses its own runs. The format is told by the file's content, not its name.
+ * it analyses its own runs. The format is told by the content, not the name, and so is its
+ * compression (trace_input.h): a path, "-" for standard input, a pipe or FIFO, plain, gzip or zstd.
  *
  * Every importer fills m with source, devices, processes, threads, events (m->events) and
  * regions (NVTX ranges, PyTorch annotations), then calls model_finish_regions. On failure it
@@ -12,6 +13,7 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "trace_input.h"
 
 typedef enum {
     IMPORT_UNKNOWN = 0,
@@ -19,16 +21,21 @@ typedef enum {
     IMPORT_NSYS_SQLITE, /* an SQLite database (nsys export --type sqlite) */
 } import_format;
 
-/* Reads the file's first bytes. IMPORT_UNKNOWN with a reason in err when neither. */
-import_format import_detect(const char *path, char *err, size_t errlen);
+/* Tells the format from the input's first bytes (after decompression), consuming nothing.
+ * IMPORT_UNKNOWN with a reason in err when neither. */
+import_format import_detect(trace_input *in, char *err, size_t errlen);
 
-/* Detects the format and imports. */
+/* Opens path, detects the format and imports. */
 bool import_file(const char *path, run_model *m, char *err, size_t errlen);
 
-/* src/import/kineto.c */
+/* src/import/kineto.c: from a path, or from an input already opened (and perhaps peeked at). */
 bool import_kineto(const char *path, run_model *m, char *err, size_t errlen);
+bool import_kineto_input(trace_input *in, run_model *m, char *err, size_t errlen);
 
-/* src/import/nsys_sqlite.c */
+/* src/import/nsys_sqlite.c: the same for SQLite, which needs the whole database at hand: a plain
+ * regular file is mapped where it is, anything else (a pipe, compressed content) is copied to an
+ * unlinked temporary file first. */
 bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen);
+bool import_nsys_sqlite_input(trace_input *in, run_model *m, char *err, size_t errlen);
 
 #endif

@@ -168,7 +168,19 @@ static bool mem_kind_of(const char *s, size_t n, mem_kind *out)
     return false;
 }
 
-static bool parse_copy_name(const char *name, copy_event *c)
+/* ROCm's copies name their host side "Host" (roctracer tells no pageable from pinned): the
+ * direction is known, the host memory kind is not. */
+static bool host_kind_of(const char *s, size_t n, mem_kind *out, bool *unnamed_host)
+{
+    if (n == 4 && memcmp(s, "Host", 4) == 0) {
+        *out = MEM_UNKNOWN;
+        *unnamed_host = true;
+        return true;
+    }
+    return mem_kind_of(s, n, out);
+}
+
+static bool parse_copy_name(const char *name, copy_event *c, bool *unnamed_host)
 {
     const char *prefix = "Memcpy ";
     if (strncmp(name, prefix, strlen(prefix)) != 0)
@@ -180,8 +192,8 @@ static bool parse_copy_name(const char *name, copy_event *c)
     if (!sp || sp[1] != '(' || !arrow || !close || close[1] != '\0')
         return false;
     c->dir = copy_dir_of(kind, (size_t)(sp - kind));
-    return mem_kind_of(sp + 2, (size_t)(arrow - (sp + 2)), &c->src) &&
-           mem_kind_of(arrow + 4, (size_t)(close - (arrow + 4)), &c->dst);
+    return host_kind_of(sp + 2, (size_t)(arrow - (sp + 2)), &c->src, unnamed_host) &&
+           host_kind_of(arrow + 4, (size_t)(close - (arrow + 4)), &c->dst, unnamed_host);
 }
 
 /* "Memset (Device)". */
@@ -248,10 +260,13 @@ static bool read_copy(kineto_reader *r, const trace_event *e)
         return false;
     copy_event c = {.bytes = g.bytes, .start_ns = g.start_ns, .end_ns = g.end_ns,
                     .device = g.device, .stream = g.stream, .correlation = g.correlation};
-    if (!parse_copy_name(e->name, &c)) {
+    bool unnamed_host = false;
+    if (!parse_copy_name(e->name, &c, &unnamed_host)) {
         c.dir = COPY_OTHER;
         c.src = c.dst = MEM_UNKNOWN;
         r->unnamed_copies++;
+    } else if (unnamed_host) {
+        r->host_copies++;
     }
     return events_add_copy(&r->m->events, &c) || kr_no_memory(r);
 }
@@ -385,8 +400,9 @@ static bool read_annotation(kineto_reader *r, const trace_event *e)
     uint32_t pid, tid;
     if (!event_span(r, e->obj, &start, &end) || !cpu_ids(r, e, &pid, &tid))
         return false;
-    return model_add_region(r->m, REGION_ANNOTATION, e->name, NULL, start, end, pid, tid, -1) >= 0 ||
-           kr_no_memory(r);
+    rt_range range = {.style = RANGE_ANNOTATION, .name = e->name, .pid = pid, .tid = tid, .start_ns = start,
+                      .end_ns = end};
+    return rt_interval(&r->annotations, &range) || kr_no_memory(r);
 }
 
 static bool add_name(kineto_reader *r, named_id **arr, size_t *n, uint32_t pid, uint32_t tid, const char *name)

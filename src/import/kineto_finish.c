@@ -1,6 +1,6 @@
 /* What the Kineto importer does once every event is in: refuse a trace that is not a PyTorch GPU
- * trace, make times absolute, give GPU events their launching process, nest record_function
- * ranges, add processes and threads, and fill the run's own fields. */
+ * trace, add the record_function ranges (nested by the region tracker), make times absolute, give
+ * GPU events their launching process, add processes and threads, and fill the run's own fields. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,46 +110,6 @@ static bool link_by_correlation(kineto_reader *r, uint32_t only_pid, bool one_pr
     return ok;
 }
 
-static int by_thread_then_time(const void *a, const void *b)
-{
-    const region *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    return (x->end_ns < y->end_ns) - (x->end_ns > y->end_ns); /* the longer (enclosing) first */
-}
-
-/* record_function ranges nest on their thread: each region's parent is the innermost range of
- * its thread that encloses it, or the run (regions[0], which stays first). */
-static bool nest_regions(kineto_reader *r)
-{
-    run_model *m = r->m;
-    if (m->nregions <= 1)
-        return true;
-    sort(m->regions + 1, (size_t)m->nregions - 1, sizeof *m->regions, by_thread_then_time);
-    int *stack = malloc((size_t)m->nregions * sizeof *stack);
-    if (!stack)
-        return kr_no_memory(r);
-    int depth = 0;
-    for (int i = 1; i < m->nregions; i++) {
-        region *g = &m->regions[i];
-        while (depth > 0) {
-            const region *top = &m->regions[stack[depth - 1]];
-            bool same_thread = top->pid == g->pid && top->tid == g->tid;
-            if (same_thread && top->start_ns <= g->start_ns && g->end_ns <= top->end_ns)
-                break;
-            depth--;
-        }
-        g->parent = depth > 0 ? stack[depth - 1] : 0;
-        stack[depth++] = i;
-    }
-    free(stack);
-    return true;
-}
-
 static int by_ids(const void *a, const void *b)
 {
     const named_id *x = a, *y = b;
@@ -209,11 +169,14 @@ static void set_rank(kineto_reader *r)
     run_model *m = r->m;
     for (int i = 0; i < m->nprocesses; i++)
         model_set_process_rank(m, m->processes[i].pid, r->rank, r->world_size, -1, "");
-    model_add_warning(m, "%s: rank %d of %d%s%s (torch.profiler's distributedInfo); the trace names no "
+    char world[48] = ", world size not recorded";
+    if (r->world_size > 0)
+        snprintf(world, sizeof world, " of %d", r->world_size);
+    model_add_warning(m, "%s: rank %d%s%s%s (torch.profiler's distributedInfo); the trace names no "
                       "host and no GPU PCI bus id, so merged with other ranks' traces its devices are kept "
                       "apart from theirs and its times are lined up by the traces' own timestamps "
                       "(CLOCK_REALTIME: exact for ranks on one host, off by the clock offset across hosts)",
-                      base_name(r->path), r->rank, r->world_size, r->backend[0] ? ", backend " : "",
+                      base_name(r->path), r->rank, world, r->backend[0] ? ", backend " : "",
                       r->backend);
 }
 
@@ -232,8 +195,10 @@ bool kr_finish(kineto_reader *r)
                     (unsigned long long)m->collection.records);
     uint32_t only_pid = 0;
     bool one_process = false;
-    if (!add_base(r) || !add_processes(r, &only_pid, &one_process) ||
-        !link_by_correlation(r, only_pid, one_process) || !nest_regions(r))
+    /* The ranges go in first: add_base then moves them with everything else. */
+    if (!rt_finish(&r->annotations, base_name(r->path)))
+        return kr_no_memory(r);
+    if (!add_base(r) || !add_processes(r, &only_pid, &one_process) || !link_by_correlation(r, only_pid, one_process))
         return false;
     for (int i = 0; i < m->ndevices; i++) {
         m->devices[i].driver_version = r->driver_version;
@@ -241,6 +206,9 @@ bool kr_finish(kineto_reader *r)
     }
     if (r->rank >= 0)
         set_rank(r);
+    if (r->host_copies)
+        model_add_warning(m, "%zu copies name their host memory \"Host\" (\"Memcpy HtoD (Host -> Device)\", as ROCm "
+                             "traces do): their direction is known, pageable or pinned is not", r->host_copies);
     if (r->unnamed_copies)
         model_add_warning(m, "%zu copies have names not in Kineto's form (\"Memcpy HtoD (Pageable -> Device)\"): "
                              "their direction and memory kinds are unknown", r->unnamed_copies);

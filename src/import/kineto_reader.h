@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "region_tracker.h"
+#include "trace_input.h"
 
 typedef struct {
     uint32_t pid, tid;
@@ -25,7 +27,8 @@ typedef struct {
 } pending_sync;
 
 typedef struct {
-    const char *path;
+    const char *path; /* how messages name the trace (trace_input.name) */
+    trace_input *in;
     run_model *m;
     char *err;
     size_t errlen;
@@ -48,7 +51,9 @@ typedef struct {
     size_t cpu_threads_cap, ncpu_threads;
     pending_sync *pending;
     size_t npending;
+    region_tracker annotations; /* record_function ranges, nested once every event is in */
     size_t unnamed_copies; /* copies whose name is not in Kineto's form */
+    size_t host_copies;    /* copies naming their host side "Host" (ROCm): kind unknown */
     int driver_version, runtime_version;
     /* distributedInfo (torch.distributed's rank, world size and backend); rank -1 when absent */
     int rank, world_size;

@@ -9,17 +9,22 @@
  *     the export has them;
  *   TARGET_INFO_GPU: devices; PROCESSES, ThreadNames: process and thread names;
  *   TARGET_INFO_SESSION_START_TIME: when the capture began.
+ * Each CUDA call counts once, and only processes and threads that did CUDA work count (nsys_tidy.c).
  * A missing table or column makes its figures n/a with a warning; a file with none of the CUDA
  * activity tables, a value of the wrong type, a NULL where one is required or an unreadable
  * database is an error that leaves the model empty. */
 #include "import.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "nsys_tidy.h"
+#include "region_tracker.h"
 #include "sqlite_table.h"
 
 /* Times are kept within +-2^62 ns (146 years) so that any difference of two fits an int64. */
@@ -42,6 +47,7 @@ typedef struct {
     copy_dir copy_map[KIND_MAP_SIZE];
     call_thread *calls; /* sorted by pid, then correlation */
     size_t ncalls;
+    region_tracker ranges; /* the NVTX ranges, and the latest event time, where unended ones end */
 } nsys_reader;
 
 static const char *const activity_tables[] = {
@@ -270,6 +276,7 @@ static bool usable(nsys_reader *r, skipped_rows *k, int64_t start, int64_t end)
         k->backwards++;
         return false;
     }
+    rt_saw(&r->ranges, end);
     return true;
 }
 
@@ -437,6 +444,20 @@ static int call_cmp(const void *a, const void *b)
     return x->correlation < y->correlation ? -1 : x->correlation > y->correlation;
 }
 
+/* Each CUDA call once (nsys_tidy.h: a backtrace row around the call's own), said when any was
+ * recorded twice. */
+static bool drop_nested_calls(nsys_reader *r)
+{
+    size_t dropped = 0;
+    if (!nsys_drop_nested_calls(&r->m->events, &dropped))
+        return out_of_memory(r);
+    if (dropped)
+        model_add_warning(r->m, "CUPTI_ACTIVITY_KIND_RUNTIME: %zu CUDA %s twice, under two names with one correlation "
+                          "id, one row inside the other (a CUDA backtrace row around the call's own): counted once",
+                          dropped, dropped == 1 ? "call was recorded" : "calls were recorded");
+    return true;
+}
+
 /* The calls' threads by correlation id, for the synchronization records, which name none. */
 static bool index_calls(nsys_reader *r)
 {
@@ -494,6 +515,7 @@ static const col_spec nvtx_cols[N_NCOLS] = {
     {"textId", COL_QUIET},   {"globalTid", COL_OPTIONAL}, {"domainId", COL_OPTIONAL},
 };
 
+/* One NVTX_EVENTS row kept: a range (end RT_OPEN_END when it never ended) or a domain's name. */
 typedef struct {
     int64_t start, end, domain;
     uint32_t pid, tid;
@@ -506,7 +528,6 @@ typedef struct {
     size_t nranges;
     nvtx_range *domains; /* name and domain id of each domain creation */
     size_t ndomains;
-    int64_t unclosed, backwards;
 } nvtx_rows;
 
 static void nvtx_rows_free(nvtx_rows *n)
@@ -532,7 +553,7 @@ static bool push_range(nvtx_range **arr, size_t *count, const nvtx_range *v)
 /* One NVTX_EVENTS row: kept when it is a range or names a domain. */
 static bool nvtx_row(nsys_reader *r, sq_scan *s, nvtx_rows *n)
 {
-    nvtx_range v = {.end = INT64_MIN};
+    nvtx_range v = {.end = RT_OPEN_END};
     int64_t type = 0, gtid = 0;
     if (!sq_int(s, N_TYPE, INT64_MIN, INT64_MAX, &type))
         return false;
@@ -548,34 +569,10 @@ static bool nvtx_row(nsys_reader *r, sq_scan *s, nvtx_rows *n)
     v.pid = pid_of(gtid);
     v.tid = tid_of(gtid);
     v.push_pop = type == NVTX_PUSH_POP;
-    bool keep = true;
-    if (range && v.end == INT64_MIN) {
-        n->unclosed++;
-        keep = false;
-    } else if (range && v.end < v.start) {
-        n->backwards++;
-        keep = false;
-    }
-    bool ok = !keep || push_range(range ? &n->ranges : &n->domains, range ? &n->nranges : &n->ndomains, &v);
-    if (!keep || !ok)
-        free(v.name);
-    return ok || out_of_memory(r);
-}
-
-/* Push/pop ranges of one thread together, in order of start, the enclosing before the enclosed;
- * start/end ranges after them. */
-static int range_cmp(const void *a, const void *b)
-{
-    const nvtx_range *x = a, *y = b;
-    if (x->push_pop != y->push_pop)
-        return x->push_pop ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->end > y->end ? -1 : x->end < y->end;
+    if (push_range(range ? &n->ranges : &n->domains, range ? &n->nranges : &n->ndomains, &v))
+        return true;
+    free(v.name);
+    return out_of_memory(r);
 }
 
 static const char *domain_name(const nvtx_rows *n, const nvtx_range *v)
@@ -588,45 +585,26 @@ static const char *domain_name(const nvtx_rows *n, const nvtx_range *v)
     return NULL;
 }
 
-/* The ranges as regions. A push/pop range's parent is the innermost one still open on its
- * thread when it was pushed; start/end ranges need not nest, so they hang from the run. */
+/* The ranges, with their domains' names, to the region tracker, which nests them: a push/pop
+ * range in the innermost one of its thread that contains it; start/end ranges need not nest, so
+ * they hang from the run. A range never ended closes at the last event of the export. */
 static bool add_ranges(nsys_reader *r, nvtx_rows *n)
 {
-    if (n->nranges > 1)
-        qsort(n->ranges, n->nranges, sizeof *n->ranges, range_cmp);
-    int *open = malloc((n->nranges + 1) * sizeof *open); /* region indices, innermost last */
-    if (!open)
-        return out_of_memory(r);
-    size_t depth = 0;
     int64_t unknown_domains = 0;
     for (size_t i = 0; i < n->nranges; i++) {
         const nvtx_range *v = &n->ranges[i];
-        if (i == 0 || v->pid != n->ranges[i - 1].pid || v->tid != n->ranges[i - 1].tid || !v->push_pop)
-            depth = 0;
-        while (depth > 0 && r->m->regions[open[depth - 1]].end_ns <= v->start)
-            depth--;
-        int parent = depth > 0 && r->m->regions[open[depth - 1]].end_ns >= v->end ? open[depth - 1] : -1;
         const char *domain = domain_name(n, v);
         unknown_domains += v->domain != 0 && !domain;
-        int at = model_add_region(r->m, REGION_NVTX, v->name, domain, v->start, v->end, v->pid, v->tid, parent);
-        if (at < 0) {
-            free(open);
+        rt_range range = {.style = v->push_pop ? RANGE_PUSH_POP : RANGE_START_END, .name = v->name,
+                          .domain = domain, .pid = v->pid, .tid = v->tid, .start_ns = v->start, .end_ns = v->end};
+        if (!rt_interval(&r->ranges, &range))
             return out_of_memory(r);
-        }
-        r->m->regions[at].push_pop = v->push_pop;
-        if (v->push_pop)
-            open[depth++] = at;
     }
-    free(open);
+    if (!rt_finish(&r->ranges, "NVTX_EVENTS"))
+        return out_of_memory(r);
     if (unknown_domains)
         model_add_warning(r->m, "NVTX_EVENTS: %lld %s in domains no domain-creation row names", (long long)unknown_domains,
                           unknown_domains == 1 ? "range is" : "ranges are");
-    if (n->unclosed)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld %s never ended; left out", (long long)n->unclosed,
-                          n->unclosed == 1 ? "range" : "ranges");
-    if (n->backwards)
-        model_add_warning(r->m, "NVTX_EVENTS: %lld %s; left out", (long long)n->backwards,
-                          n->backwards == 1 ? "range ends before it starts" : "ranges end before they start");
     return true;
 }
 
@@ -779,10 +757,12 @@ static bool has_activity_tables(nsys_reader *r)
 
 #define ROWS(table, cols, if_missing, fn) read_rows(&r, table, cols, (int)(sizeof cols / sizeof cols[0]), if_missing, fn)
 
-bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen)
+/* The export in the file fd reads (named name in messages) into m. */
+static bool read_export(int fd, const char *name, run_model *m, char *err, size_t errlen)
 {
     nsys_reader r = {.m = m};
-    bool ok = sq_open(&r.db, path, err, errlen) && has_activity_tables(&r) && read_kind_maps(&r) &&
+    rt_init(&r.ranges, m);
+    bool ok = sq_open(&r.db, fd, name, err, errlen) && has_activity_tables(&r) && read_kind_maps(&r) &&
               ROWS("TARGET_INFO_GPU", gpu_cols, "device facts n/a", gpu_row) &&
               ROWS("PROCESSES", process_cols, "process names n/a", process_row) &&
               ROWS("ThreadNames", thread_cols, "thread names n/a", thread_row) &&
@@ -792,23 +772,78 @@ bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen
               ROWS("CUPTI_ACTIVITY_KIND_MEMSET", memset_cols, "memset figures n/a", memset_row) &&
               ROWS("CUPTI_ACTIVITY_KIND_RUNTIME", api_cols, "CUDA runtime calls n/a", runtime_row) &&
               ROWS("CUPTI_ACTIVITY_KIND_DRIVER", api_cols, "CUDA driver calls n/a (not traced)", driver_row) &&
-              index_calls(&r) &&
+              drop_nested_calls(&r) && index_calls(&r) &&
               ROWS("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, "synchronization figures n/a", sync_row) &&
-              read_nvtx(&r);
+              read_nvtx(&r) && (nsys_keep_cuda_processes(m) || out_of_memory(&r));
     if (ok) {
         m->source = SOURCE_NSYS;
-        copy_str(m->source_file, sizeof m->source_file, path);
+        copy_str(m->source_file, sizeof m->source_file, name);
         m->collection.source = TIMING_CUPTI; /* nsys traces CUDA through CUPTI */
-        const char *base = strrchr(path, '/');
-        ok = model_finish_regions(m, base ? base + 1 : path) || out_of_memory(&r);
+        const char *base = strrchr(name, '/');
+        ok = model_finish_regions(m, base ? base + 1 : name) || out_of_memory(&r);
     }
     if (ok)
         m->epoch_ns = m->regions[0].start_ns;
     free(r.calls);
+    rt_free(&r.ranges);
     sq_close(&r.db);
     if (!ok) {
         model_free(m);
         model_init(m);
     }
+    return ok;
+}
+
+/* The input's content in a temporary file that is already unlinked (so nothing is left behind,
+ * whatever ends the import): its descriptor, or -1 with a message. SQLite needs the whole
+ * database at hand to jump around in; a pipe or a compressed stream gives it once, in order. */
+static int spool(trace_input *in, char *err, size_t errlen)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0])
+        dir = "/tmp";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/mmprof-import-XXXXXX", dir);
+    int fd = mkstemp(path);
+    FILE *copy = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!copy) {
+        snprintf(err, errlen, "%s: cannot make a temporary copy for SQLite in %s: %s", in->name, dir, strerror(errno));
+        if (fd >= 0) {
+            unlink(path);
+            close(fd);
+        }
+        return -1;
+    }
+    unlink(path);
+    enum { CHUNK = 1 << 20 };
+    unsigned char *buf = malloc(CHUNK);
+    const char *why = buf ? NULL : "out of memory";
+    size_t got;
+    while (!why && (got = ti_read(in, buf, CHUNK)) > 0)
+        if (fwrite(buf, 1, got, copy) != got)
+            why = strerror(errno);
+    if (!why && fflush(copy) != 0)
+        why = strerror(errno);
+    free(buf);
+    int kept = why || ti_failed(in) ? -1 : dup(fd); /* the copy outlives its FILE */
+    if (kept < 0 && !why)
+        why = strerror(errno);
+    fclose(copy);
+    if (ti_failed(in))
+        snprintf(err, errlen, "%s: %s", in->name, ti_error(in));
+    else if (kept < 0)
+        snprintf(err, errlen, "%s: cannot make a temporary copy for SQLite in %s: %s", in->name, dir, why);
+    return kept;
+}
+
+bool import_nsys_sqlite_input(trace_input *in, run_model *m, char *err, size_t errlen)
+{
+    if (in->regular && in->compression == TI_PLAIN)
+        return read_export(in->fd, in->name, m, err, errlen);
+    int fd = spool(in, err, errlen);
+    if (fd < 0)
+        return false;
+    bool ok = read_export(fd, in->name, m, err, errlen);
+    close(fd);
     return ok;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "strbuf.h"
@@ -37,24 +38,34 @@ static bool fail_sqlite(sq_db *db, int rc, const char *doing)
     }
 }
 
-bool sq_open(sq_db *db, const char *path, char *err, size_t errlen)
+bool sq_open(sq_db *db, int fd, const char *name, char *err, size_t errlen)
 {
     memset(db, 0, sizeof *db);
-    db->path = path;
+    db->path = name;
     db->err = err;
     db->errlen = errlen;
-    /* SQLite takes an empty or absent file for an empty database (and would create the latter
-     * without SQLITE_OPEN_READONLY): tell those apart first, in the user's words. */
+    /* SQLite takes an empty file for an empty database: tell it apart first, in the user's words. */
     struct stat sb;
-    if (stat(path, &sb) != 0)
-        return sq_fail(db, "cannot open: %s", strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-        return sq_fail(db, "is a directory, not an SQLite database");
+    if (fstat(fd, &sb) != 0)
+        return sq_fail(db, "cannot read: %s", strerror(errno));
     if (sb.st_size == 0)
         return sq_fail(db, "empty file, not an SQLite database");
+    if ((uint64_t)sb.st_size > SIZE_MAX)
+        return sq_fail(db, "too large to map");
+    /* SQLite opens a database by its name, and resolves the links in it first: a descriptor's
+     * name (/proc/self/fd/N of a memfd, of an unlinked copy of a pipe's content) leads nowhere.
+     * So the file is mapped and handed over as a read-only in-memory database; the kernel pages
+     * it in as SQLite reads, as SQLite's own memory-mapped I/O would. */
+    void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED)
+        return sq_fail(db, "cannot map: %s", strerror(errno));
+    db->map = map;
+    db->map_len = (size_t)sb.st_size;
     /* NOMUTEX: the connection stays on one thread, so SQLite need not lock around each of the
      * millions of column reads a large export takes (a third of the import's time otherwise). */
-    int rc = sqlite3_open_v2(path, &db->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    int rc = sqlite3_open_v2(":memory:", &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_deserialize(db->db, "main", map, sb.st_size, sb.st_size, SQLITE_DESERIALIZE_READONLY);
     if (rc != SQLITE_OK) {
         fail_sqlite(db, rc, "opening it");
         sq_close(db);
@@ -84,6 +95,9 @@ void sq_close(sq_db *db)
     db->string_q = NULL;
     sqlite3_close(db->db);
     db->db = NULL;
+    if (db->map)
+        munmap(db->map, db->map_len);
+    db->map = NULL;
 }
 
 int sq_table_exists(sq_db *db, const char *table)

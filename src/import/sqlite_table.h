@@ -18,7 +18,9 @@
 /* One open database and the first error met reading it. */
 typedef struct {
     sqlite3 *db;
-    const char *path;       /* for messages */
+    void *map;              /* the database file, mapped read-only */
+    size_t map_len;
+    const char *path;       /* how messages name it */
     char *err;
     size_t errlen;
     bool failed;            /* err holds the first error */
@@ -32,8 +34,9 @@ typedef struct {
     } cache[SQ_STRING_CACHE];
 } sq_db;
 
-/* Opens path read-only (never creating it). False with the reason in db->err. */
-bool sq_open(sq_db *db, const char *path, char *err, size_t errlen);
+/* Opens the database in the file fd reads, read-only (mapped, so fd may be a memfd or an unlinked
+ * copy); messages name it name. False with the reason in db->err. */
+bool sq_open(sq_db *db, int fd, const char *name, char *err, size_t errlen);
 void sq_close(sq_db *db);
 
 /* Sets the error (the first one wins) as "PATH: message"; returns false. */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "json_stream.h"
+#include "trace_input.h"
 
 #define RUN_SCHEMA_NAME "mmprof-run"
 
@@ -1926,11 +1927,8 @@ static bool member_key(json_stream *s, char *key, size_t len)
  * expected: the caller then parses it whole, so a malformed file gets cJSON's own error. */
 static bool split_document(split_doc *d, cJSON **root)
 {
-    FILE *f = fmemopen((void *)d->buf, d->len, "r");
-    if (!f)
-        return false;
     json_stream s;
-    js_attach(&s, f);
+    js_attach_text(&s, d->buf, d->len);
     cJSON *doc = cJSON_CreateObject();
     bool ok = doc && js_peek(&s) == '{';
     if (ok)
@@ -1996,7 +1994,7 @@ static bool split_document(split_doc *d, cJSON **root)
             }
         }
     ok = ok && js_peek(&s) < 0 && s.errno_saved == 0;
-    js_close(&s); /* closes f */
+    js_close(&s);
     if (!ok) {
         cJSON_Delete(doc);
         return false;
@@ -2052,12 +2050,19 @@ bool model_read_text(const char *name, const char *buf, size_t len, run_model *m
     return ok;
 }
 
+/* A run file as users have it, like a trace (trace_input.h): a path, "-" for standard input, a
+ * pipe; plain, gzip or zstd, told by content. Read whole: the reader parses members in its own
+ * order. */
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
 {
     model_init(m); /* empty on every failure, as model_from_json leaves it, so freeing it is safe */
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "cannot read run file '%s': %s", path, strerror(errno));
+    trace_input in;
+    char why[320];
+    if (!ti_open(&in, path, why, sizeof why)) {
+        /* why is "NAME: reason"; the file is quoted here, as every run-file message quotes it */
+        size_t n = strlen(in.name);
+        const char *reason = strncmp(why, in.name, n) == 0 && why[n] == ':' ? why + n + 2 : why;
+        snprintf(err, errlen, "cannot read run file '%s': %s", in.name, reason);
         return false;
     }
     char *buf = NULL;
@@ -2066,33 +2071,33 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
     for (;;) {
         if (len + 65536 + 1 > cap) {
             cap = cap ? cap * 2 : 1 << 20;
-            char *p = realloc(buf, cap);
-            if (!p || cap > (size_t)MAX_RUN_FILE_BYTES) {
-                free(p ? p : buf);
-                buf = NULL;
-                snprintf(err, errlen, "run file '%s' is too large", path);
+            char *p = cap > (size_t)MAX_RUN_FILE_BYTES ? NULL : realloc(buf, cap);
+            if (!p) {
+                snprintf(err, errlen, "run file '%s' is too large", in.name);
                 ok = false;
                 break;
             }
             buf = p;
         }
-        size_t got = fread(buf + len, 1, 65536, f);
+        size_t got = ti_read(&in, buf + len, 65536);
         len += got;
-        if (got < 65536) {
-            if (ferror(f)) {
-                snprintf(err, errlen, "cannot read run file '%s': %s", path, strerror(errno));
+        if (got == 0) {
+            if (ti_failed(&in)) {
+                snprintf(err, errlen, "cannot read run file '%s': %s", in.name, ti_error(&in));
                 ok = false;
             }
             break;
         }
     }
-    fclose(f);
+    char name[sizeof in.name];
+    copy_str(name, sizeof name, in.name);
+    ti_close(&in);
     if (!ok) {
         free(buf);
         return false;
     }
     buf[len] = '\0';
-    ok = model_read_text(path, buf, len, m, err, errlen);
+    ok = model_read_text(name, buf, len, m, err, errlen);
     free(buf);
     return ok;
 }

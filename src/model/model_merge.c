@@ -53,10 +53,131 @@ static bool add_host(char (**arr)[MERGE_HOST_LEN], int *n, const char *host)
     return true;
 }
 
-bool model_merge_begin(merge_state *s, run_model *dst)
+/* ---------- one job or not ---------- */
+
+static const char *source_words(run_source src)
+{
+    switch (src) {
+    case SOURCE_KINETO: return "a PyTorch profiler trace";
+    case SOURCE_NSYS: return "an Nsight Systems export";
+    case SOURCE_PROFILE: return "a run of mmprof profile";
+    default: return "a run of mmprof's built-in workloads";
+    }
+}
+
+/* What file m is, for the checks of the files after it. */
+static merge_file describe(const run_model *m, const char *label)
+{
+    merge_file f = {.source = m->source, .world_size = -1, .start_ns = m->epoch_ns, .end_ns = m->epoch_ns};
+    copy_str(f.label, sizeof f.label, label);
+    copy_str(f.host, sizeof f.host, model_run_host(m));
+    for (int i = 0; i < m->nprocesses; i++)
+        if (m->processes[i].rank >= 0) {
+            f.ranked = true;
+            if (m->processes[i].world_size > 0)
+                f.world_size = m->processes[i].world_size;
+        }
+    if (m->nregions > 0 && m->regions[0].kind == REGION_RUN) {
+        f.start_ns = m->regions[0].start_ns;
+        f.end_ns = m->regions[0].end_ns;
+    }
+    return f;
+}
+
+static bool has_rank(const merge_state *s, int rank)
+{
+    for (int i = 0; i < s->nranks; i++)
+        if (s->ranks[i] == rank)
+            return true;
+    return false;
+}
+
+/* Adds m's ranks to the merge's; false when memory ran out. */
+static bool note_ranks(merge_state *s, const run_model *m)
+{
+    for (int i = 0; i < m->nprocesses; i++) {
+        int rank = m->processes[i].rank;
+        if (rank < 0 || has_rank(s, rank))
+            continue;
+        int *grown = realloc(s->ranks, (size_t)(s->nranks + 1) * sizeof *grown);
+        if (!grown)
+            return false;
+        s->ranks = grown;
+        s->ranks[s->nranks++] = rank;
+    }
+    return true;
+}
+
+static bool add_file(merge_state *s, const merge_file *f)
+{
+    merge_file *grown = realloc(s->files, (size_t)(s->nfiles + 1) * sizeof *grown);
+    if (!grown)
+        return false;
+    s->files = grown;
+    s->files[s->nfiles++] = *f;
+    return true;
+}
+
+/* Why src (f, the run m) is not part of the job the files before it make, in err; false when it is. */
+static bool not_one_job(const merge_state *s, const merge_file *f, const run_model *m, char *err, size_t errlen)
+{
+    const merge_file *first = &s->files[0];
+    for (int i = 0; i < s->nfiles; i++) {
+        const merge_file *e = &s->files[i];
+        if (e->source != f->source) {
+            snprintf(err, errlen, "%s is %s and %s %s: not parts of one run", e->label, source_words(e->source),
+                     f->label, source_words(f->source));
+            return true;
+        }
+        if (e->ranked != f->ranked) {
+            const merge_file *named = e->ranked ? e : f, *other = e->ranked ? f : e;
+            snprintf(err, errlen, "%s names its rank in a job and %s names none: not ranks of one job", named->label,
+                     other->label);
+            return true;
+        }
+        if (f->ranked && e->world_size > 0 && f->world_size > 0 && e->world_size != f->world_size) {
+            snprintf(err, errlen, "%s is of a job of %d ranks and %s of one of %d: not ranks of one job", e->label,
+                     e->world_size, f->label, f->world_size);
+            return true;
+        }
+        if (!f->ranked && e->host[0] && f->host[0] && strcmp(e->host, f->host) != 0) {
+            snprintf(err, errlen, "%s ran on %s and %s on %s, and neither names a rank: not one job", e->label, e->host,
+                     f->label, f->host);
+            return true;
+        }
+    }
+    if (f->ranked) {
+        for (int i = 0; i < m->nprocesses; i++)
+            if (m->processes[i].rank >= 0 && has_rank(s, m->processes[i].rank)) {
+                snprintf(err, errlen, "rank %d is in %s and again in %s: not ranks of one job (or one file given twice)",
+                         m->processes[i].rank, s->nfiles == 1 ? first->label : "an earlier file", f->label);
+                return true;
+            }
+        return false;
+    }
+    /* No ranks: the processes of one job run at once. */
+    int64_t lo = first->start_ns, hi = first->end_ns;
+    for (int i = 1; i < s->nfiles; i++) {
+        if (s->files[i].start_ns < lo)
+            lo = s->files[i].start_ns;
+        if (s->files[i].end_ns > hi)
+            hi = s->files[i].end_ns;
+    }
+    if (f->end_ns < lo || f->start_ns > hi) {
+        double apart = (double)(f->start_ns > hi ? f->start_ns - hi : lo - f->end_ns) / 1e9;
+        snprintf(err, errlen, "%s and %s did not run at the same time (%.3f s apart) and name no ranks: traces of "
+                 "different runs, not one job", s->nfiles == 1 ? first->label : "the files before it", f->label, apart);
+        return true;
+    }
+    return false;
+}
+
+bool model_merge_begin(merge_state *s, run_model *dst, const char *label)
 {
     memset(s, 0, sizeof *s);
-    s->nfiles = 1;
+    merge_file first = describe(dst, label);
+    if (!add_file(s, &first) || !note_ranks(s, dst))
+        return false;
     s->first_epoch = s->last_epoch = dst->epoch_ns;
     const char *host = model_run_host(dst);
     for (int i = 0; i < dst->ndevices; i++)
@@ -176,6 +297,11 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
                               "imports can be merged", label);
         return false;
     }
+    merge_file file = describe(src, label);
+    if (not_one_job(s, &file, src, err, errlen))
+        return false;
+    if (!add_file(s, &file) || !note_ranks(s, src))
+        goto oom;
     const char *host = model_run_host(src);
     char host_copy[MERGE_HOST_LEN];
     copy_str(host_copy, sizeof host_copy, host);
@@ -257,7 +383,6 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
         s->last_epoch = src->epoch_ns;
     if (src->epoch_ns < dst->epoch_ns)
         dst->epoch_ns = src->epoch_ns;
-    s->nfiles++;
     return true;
 oom:
     snprintf(err, errlen, "%s: out of memory while merging", label);
@@ -310,6 +435,8 @@ bool model_merge_finish(merge_state *s, run_model *dst)
     }
     free(s->dev_host);
     free(s->hosts);
+    free(s->files);
+    free(s->ranks);
     memset(s, 0, sizeof *s);
     return true;
 }

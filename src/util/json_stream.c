@@ -7,23 +7,29 @@
 
 #define JS_CHUNK (1u << 20) /* bytes read at a time */
 
-bool js_open(json_stream *s, const char *path)
+static bool fill(json_stream *s);
+
+void js_attach(json_stream *s, trace_input *in)
 {
     memset(s, 0, sizeof *s);
-    s->f = fopen(path, "rb");
-    return s->f != NULL;
+    s->in = in;
+    /* Editors on Windows put a byte-order mark before UTF-8 text; JSON does not, but it is no content. */
+    static const char bom[3] = {(char)0xEF, (char)0xBB, (char)0xBF};
+    while (s->len < sizeof bom && fill(s))
+        ;
+    if (s->len >= sizeof bom && memcmp(s->buf, bom, sizeof bom) == 0)
+        s->pos = sizeof bom;
 }
 
-void js_attach(json_stream *s, FILE *f)
+void js_attach_text(json_stream *s, const char *text, size_t len)
 {
     memset(s, 0, sizeof *s);
-    s->f = f;
+    s->text = text;
+    s->text_len = len;
 }
 
 void js_close(json_stream *s)
 {
-    if (s->f)
-        fclose(s->f);
     free(s->buf);
     memset(s, 0, sizeof *s);
 }
@@ -54,10 +60,17 @@ static bool fill(json_stream *s)
         s->buf = b;
         s->cap = cap;
     }
-    size_t got = fread(s->buf + s->len, 1, JS_CHUNK, s->f);
+    size_t got;
+    if (s->text) {
+        got = s->text_len - s->text_pos < JS_CHUNK ? s->text_len - s->text_pos : JS_CHUNK;
+        memcpy(s->buf + s->len, s->text + s->text_pos, got);
+        s->text_pos += got;
+    } else {
+        got = ti_read(s->in, s->buf + s->len, JS_CHUNK);
+    }
     if (got == 0) {
-        if (ferror(s->f))
-            s->errno_saved = errno ? errno : EIO;
+        if (s->in && ti_failed(s->in))
+            s->errno_saved = EIO;
         else
             s->eof = true;
         return false;
@@ -81,7 +94,7 @@ static bool more(json_stream *s, size_t *i, bool keep)
     return got;
 }
 
-static js_status failed_read(const json_stream *s)
+js_status js_failure(const json_stream *s)
 {
     return s->errno_saved == ENOMEM ? JS_NOMEM : s->errno_saved ? JS_IO : JS_END;
 }
@@ -114,7 +127,7 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
 {
     if (js_peek(s) < 0) {
         s->err_offset = js_offset(s);
-        return failed_read(s);
+        return js_failure(s);
     }
     *offset = js_offset(s);
     char open[JS_MAX_DEPTH];
@@ -126,7 +139,7 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
             if (!more(s, &i, keep)) {
                 if (scalar && s->eof)
                     break; /* a scalar may end the file */
-                return failed_read(s);
+                return js_failure(s);
             }
             if (keep && i > max_len) {
                 s->err_offset = *offset;
@@ -145,7 +158,7 @@ js_status js_value(json_stream *s, bool keep, size_t max_len, const char **text,
                 if (i + 1 == s->len) {
                     /* The escaped byte is in the next chunk: read it before stepping over. */
                     if (!more(s, &i, keep))
-                        return failed_read(s);
+                        return js_failure(s);
                     continue;
                 }
                 i += 2;

@@ -17,7 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+
+#include "trace_input.h"
 
 /* Deeper nesting is refused: Kineto's events nest five levels, and a bound keeps cJSON's
  * recursion on the values handed to it shallow. */
@@ -29,25 +30,29 @@ typedef enum {
     JS_SYNTAX, /* a closing bracket that does not match; err_offset says where */
     JS_DEEP,   /* nested deeper than JS_MAX_DEPTH; err_offset says where */
     JS_LARGE,  /* a value kept whole is larger than the caller's limit */
-    JS_IO,     /* reading failed; errno_saved says why */
+    JS_IO,     /* reading failed; ti_error of the input says why */
     JS_NOMEM,
 } js_status;
 
 typedef struct {
-    FILE *f;
+    trace_input *in;    /* where the text comes from, or */
+    const char *text;   /* ... text already in memory, text_len bytes (a run file) */
+    size_t text_len, text_pos;
     char *buf;
     size_t cap;
     size_t pos, len;    /* unread bytes are buf[pos, len) */
     uint64_t buf_off;   /* file offset of buf[0] */
     bool eof;
-    int errno_saved;
+    int errno_saved;    /* EIO when the input failed, ENOMEM when memory ran out */
     uint64_t err_offset;
 } json_stream;
 
-/* false with errno set when the file cannot be opened. */
-bool js_open(json_stream *s, const char *path);
-/* Reads f, already open (a memory stream, a pipe); js_close closes it. */
-void js_attach(json_stream *s, FILE *f);
+/* Reads the JSON text of in (which stays the caller's); a UTF-8 byte-order mark before it is
+ * passed over, and offsets still count it. */
+void js_attach(json_stream *s, trace_input *in);
+/* Reads text[0, len), which stays the caller's and must outlive the stream. */
+void js_attach_text(json_stream *s, const char *text, size_t len);
+/* Frees the read buffer (the input stays open). */
 void js_close(json_stream *s);
 
 /* File offset of the next unread byte. */
@@ -56,6 +61,9 @@ uint64_t js_offset(const json_stream *s);
 /* Skips white space and returns the next byte without consuming it; -1 at the end of the file
  * (or on a read error: errno_saved is then non-zero). */
 int js_peek(json_stream *s);
+
+/* Why reading stopped: JS_END at the end of the input, JS_IO when it failed, JS_NOMEM. */
+js_status js_failure(const json_stream *s);
 
 /* Consumes the byte js_peek returned. */
 void js_next(json_stream *s);

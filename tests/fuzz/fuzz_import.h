@@ -3,7 +3,8 @@
  * UBSan watch); what is imported is then analysed and rendered by every renderer, so a value an
  * importer lets through but a report cannot handle is found too.
  *
- * The importers read a path, so each input goes to a memfd and is read through /proc/self/fd. */
+ * The importers read a path, so each input goes to a memfd and is read through /proc/self/fd
+ * (fuzz_import), or through a pipe another thread writes (fuzz_import_pipe.c). */
 #ifndef MMPROF_FUZZ_IMPORT_H
 #define MMPROF_FUZZ_IMPORT_H
 
@@ -24,19 +25,12 @@
 
 typedef bool (*importer)(const char *path, run_model *m, char *err, size_t errlen);
 
-static int fuzz_import(importer import, const uint8_t *data, size_t size)
+/* Imports path and checks the outcome: refused with a message naming the file and an empty
+ * model, or analysed and rendered by every renderer. */
+static int fuzz_import_path(importer import, const char *path)
 {
-    static int fd = -1;
-    static char path[64];
     static FILE *sink;
-    if (fd < 0) {
-        fd = memfd_create("input", 0);
-        sink = fopen("/dev/null", "w");
-        if (fd < 0 || !sink)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-    }
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+    if (!sink && !(sink = fopen("/dev/null", "w")))
         abort();
     run_model m;
     model_init(&m);
@@ -58,6 +52,21 @@ static int fuzz_import(importer import, const uint8_t *data, size_t size)
     }
     model_free(&m);
     return 0;
+}
+
+static int fuzz_import(importer import, const uint8_t *data, size_t size)
+{
+    static int fd = -1;
+    static char path[64];
+    if (fd < 0) {
+        fd = memfd_create("input", 0);
+        if (fd < 0)
+            abort();
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    }
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+        abort();
+    return fuzz_import_path(import, path);
 }
 
 #endif
