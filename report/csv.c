@@ -1,13 +1,15 @@
 /* The CSV output (csv.h): one table whose columns are the registry's figures.
  *
- * Rows, in this order: one per region of the run (every region, timeline order); one per kernel
+ * Rows, in this order: one for the run as a whole (its fastest copies); one per region of the run
+ * (every region, timeline order); one per kernel
  * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
  * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
  * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks); in a
  * --devices run (devices.h), one per workload and GPU (alone and together), one per workload over
  * every GPU (the aggregate), one per GPU (its passes) and one per ordered pair of GPUs (the peer
- * matrix; direction "0->1", name the link); for a job of several ranks, one per rank, per GPU
- * and per straggling NVTX range (ranks.h).
+ * matrix; direction "0->1", name the link), after one for the GPUs' passes as a whole; for a job
+ * of several ranks, one per rank, per GPU and per straggling NVTX range (ranks.h); one per launch
+ * profile --counters profiled; one per stretch of GPU activity over time (analysis.busy).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -22,17 +24,22 @@
 
 /* The registry tables, in column order, and what each row kind fills. */
 typedef enum {
-    ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
-    ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, NROWS
+    ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
+    ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
+    ROW_BUSY, NROWS
 } row_kind;
 
-static const char *const row_names[NROWS] = {"region", "kernel", "copy", "api", "workload", "device",
-                                             "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank", "rank_gpu",
-                                             "straggler"};
+static const char *const row_names[NROWS] = {"run", "region", "kernel", "copy", "api", "workload", "device",
+                                             "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
+                                             "rank_gpu", "straggler", "launch", "busy_span"};
 
 static const metric_table *table_of(row_kind k)
 {
     switch (k) {
+    case ROW_RUN: return &run_metric_table;
+    case ROW_GPUS: return &devices_run_table;
+    case ROW_LAUNCH: return &launch_counter_table;
+    case ROW_BUSY: return &busy_span_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -166,10 +173,12 @@ static void rank_rows(strbuf *b, const rank_analysis *ra)
 /* A --devices run's rows (devices.h); nothing for other runs. */
 static void devices_rows(strbuf *b, const analysis *a)
 {
-    devices_analysis d;
-    if (a->m->builtin.multi.ndevices == 0 || !devices_analyze(a, &d))
+    if (!a->devices)
         return;
+    const devices_analysis d = *a->devices;
     ids id;
+    memset(&id, 0, sizeof id);
+    row(b, ROW_GPUS, &id, a->devices);
     for (int i = 0; i < d.nrows; i++) {
         memset(&id, 0, sizeof id);
         id.v[ID_NAME] = d.rows[i].label;
@@ -202,7 +211,21 @@ static void devices_rows(strbuf *b, const analysis *a)
         id.v[ID_DEVICE] = id.device;
         row(b, ROW_PEER, &id, &d.peers[i]);
     }
-    devices_free(&d);
+}
+
+/* profile --counters: a row per profiled launch, named by its kernel, with its process. */
+static void launch_rows(strbuf *b, const analysis *a)
+{
+    ids id;
+    for (int i = 0; i < a->nlaunches; i++) {
+        char name[512];
+        memset(&id, 0, sizeof id);
+        kernel_display_name(a->launches[i].k->name, name, sizeof name);
+        id.v[ID_NAME] = name;
+        snprintf(id.device, sizeof id.device, "%u", a->launches[i].k->device);
+        id.v[ID_DEVICE] = id.device;
+        row(b, ROW_LAUNCH, &id, &a->launches[i]);
+    }
 }
 
 char *render_csv(const analysis *a)
@@ -212,6 +235,8 @@ char *render_csv(const analysis *a)
     sb_init(&b);
     header(&b);
     ids id;
+    memset(&id, 0, sizeof id);
+    row(&b, ROW_RUN, &id, a);
     for (int i = 0; i < a->nrg; i++) {
         region_ids(m, a->rg[i].region, &id);
         row(&b, ROW_REGION, &id, &a->rg[i]);
@@ -267,5 +292,12 @@ char *render_csv(const analysis *a)
     }
     devices_rows(&b, a);
     rank_rows(&b, a->ranks);
+    launch_rows(&b, a);
+    for (int i = 0; i < a->nbusy; i++) {
+        memset(&id, 0, sizeof id);
+        snprintf(id.device, sizeof id.device, "%d", a->busy[i].device);
+        id.v[ID_DEVICE] = id.device;
+        row(&b, ROW_BUSY, &id, &a->busy[i]);
+    }
     return sb_finish(&b);
 }

@@ -233,16 +233,6 @@ static void sec_warnings(html_ctx *x)
     sb_add(x->b, "</ul>\n");
 }
 
-static const char *verdict_class(verdict_kind v)
-{
-    switch (v) {
-    case VERDICT_COPY_BOUND: return "copy";
-    case VERDICT_COMPUTE_BOUND: return "compute";
-    case VERDICT_IDLE_BOUND: return "idle";
-    default: return "none";
-    }
-}
-
 static void verification(html_ctx *x, const workload_run *w)
 {
     if (w->verified) {
@@ -265,13 +255,13 @@ static void card(html_ctx *x, const workload_metrics *r)
 {
     const workload_run *w = r->w;
     bool gpu = w->needs_gpu;
-    sb_printf(x->b, "<article class=\"card v-%s%s\" data-status=\"%s\">\n<header>", verdict_class(r->verdict),
+    sb_printf(x->b, "<article class=\"card v-%s%s\" data-status=\"%s\">\n<header>", verdict_name(r->verdict),
               gpu ? "" : " wide", status_name(w->status));
     html_workload_label(x, w);
     if (x->a->m->builtin.nsizes > 0)
         sb_printf(x->b, " <span class=\"quiet\">n = %d</span>", w->n);
     if (gpu && r->verdict != VERDICT_NONE)
-        sb_printf(x->b, "<span class=\"verdict %s\">%s</span>", verdict_class(r->verdict), verdict_name(r->verdict));
+        sb_printf(x->b, "<span class=\"verdict %s\">%s</span>", verdict_name(r->verdict), verdict_name(r->verdict));
     else if (!gpu && w->status == WL_OK)
         sb_add(x->b, "<span class=\"verdict none\">CPU baseline</span>");
     sb_add(x->b, "</header>\n");

@@ -362,7 +362,7 @@ static void span_of(const workload_run *w, const event_view *ev, int64_t *lo, in
 #undef WIDEN
 }
 
-static bool busy_lane(strbuf *b, const tscale *s, const run_model *m, double y);
+static bool busy_lane(strbuf *b, const tscale *s, const analysis *a, double y);
 
 /* The whole run on one axis: mmprof's own phases, each workload's span, and the GPU's busy time. */
 static void run_overview(html_ctx *x)
@@ -421,7 +421,7 @@ static void run_overview(html_ctx *x)
     }
     y += TL_PHASE_H + TL_GAP;
     lane_label(b, y, TL_LANE_H, "GPU busy");
-    if (!busy_lane(b, &s, m, y))
+    if (!busy_lane(b, &s, x->a, y))
         b->oom = true;
     svg_close(b);
     /* The key: every workload by its number, and what the lanes' colours mean. */
@@ -444,60 +444,17 @@ static void run_overview(html_ctx *x)
     sb_add(b, "</ol></figcaption>\n</figure>\n");
 }
 
-static int cmp_iv(const void *pa, const void *pb)
+/* When the GPU ran anything, as analysis joined it into stretches (analysis.busy); each mark's
+ * tip says how busy the GPU was inside. */
+static bool busy_lane(strbuf *b, const tscale *s, const analysis *a, double y)
 {
-    const interval *a = pa, *b = pb;
-    return (a->start > b->start) - (a->start < b->start);
-}
-
-static size_t add_spans(interval *iv, size_t n, const kernel_event *k, size_t nk, const copy_event *c, size_t nc,
-                        const memset_event *ms, size_t nms)
-{
-    for (size_t i = 0; i < nk; i++)
-        iv[n++] = (interval){k[i].start_ns, k[i].end_ns};
-    for (size_t i = 0; i < nc; i++)
-        iv[n++] = (interval){c[i].start_ns, c[i].end_ns};
-    for (size_t i = 0; i < nms; i++)
-        iv[n++] = (interval){ms[i].start_ns, ms[i].end_ns};
-    return n;
-}
-
-/* When the GPU ran anything, drawn as a pixel can show it: busy stretches closer than one chart
- * unit join, and each mark's tip says how busy it was inside. */
-static bool busy_lane(strbuf *b, const tscale *s, const run_model *m, double y)
-{
-    size_t n = m->events.nkernels + m->events.ncopies + m->events.nmemsets;
-    if (n == 0)
-        return true;
-    interval *iv = malloc(n * sizeof *iv);
-    if (!iv)
-        return false;
-    n = add_spans(iv, 0, m->events.kernels, m->events.nkernels, m->events.copies, m->events.ncopies,
-                  m->events.memsets, m->events.nmemsets);
-    qsort(iv, n, sizeof *iv, cmp_iv);
-    int64_t unit = (int64_t)((double)(s->hi - s->lo) / (s->x1 - s->x0)) + 1;
-    int64_t start = iv[0].start, end = iv[0].end, busy = 0, cursor = iv[0].start;
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && iv[i].start - end < unit) {
-            int64_t from = iv[i].start > cursor ? iv[i].start : cursor;
-            if (iv[i].end > from)
-                busy += iv[i].end - from;
-            cursor = iv[i].end > cursor ? iv[i].end : cursor;
-            end = iv[i].end > end ? iv[i].end : end;
-            continue;
-        }
+    for (int i = 0; i < a->nbusy; i++) {
+        const busy_span *p = &a->busy[i];
         char tip[128];
-        snprintf(tip, sizeof tip, "GPU busy %.3f ms of %.3f ms (%.0f%%)", (double)busy / 1e6,
-                 (double)(end - start) / 1e6, end > start ? 100.0 * (double)busy / (double)(end - start) : 100.0);
-        svg_rect(b, tx(s, start), y, twidth(s, start, end), TL_LANE_H, 1, "busy", NULL, tip);
-        if (i < n) {
-            start = cursor = iv[i].start;
-            end = iv[i].end;
-            busy = 0;
-            i--; /* count this one's time in the new stretch */
-        }
+        snprintf(tip, sizeof tip, "GPU busy %.3f ms of %.3f ms (%.0f%%)", p->busy_ms.v, p->length_ms.v,
+                 p->busy_pct.ok ? p->busy_pct.v : 100.0);
+        svg_rect(b, tx(s, p->start_ns), y, twidth(s, p->start_ns, p->end_ns), TL_LANE_H, 1, "busy", NULL, tip);
     }
-    free(iv);
     return true;
 }
 
@@ -595,27 +552,9 @@ static void one_product(html_ctx *x, const workload_metrics *r)
     const phase *in = workload_find_phase(w, "copy-in"), *comp = workload_find_phase(w, "compute"),
                 *out = workload_find_phase(w, "copy-out");
     int kpp = r->kernels_per_product;
-    if (!in || !comp || !out || kpp <= 0 || !r->kernel_ms.ok)
+    if (!in || !comp || !out || kpp <= 0 || r->product_kernel < 0)
         return;
-    /* The compute phase's products, in order; the one nearest the median. */
-    size_t first = 0, best = SIZE_MAX, seen = 0;
-    double best_d = 0, sum = 0;
-    for (size_t i = 0; i < ev->nkernels; i++) {
-        const kernel_event *k = ev->kernels[i];
-        if (k->start_ns < comp->start_ns || k->start_ns > comp->end_ns)
-            continue;
-        if (seen % (size_t)kpp == 0) {
-            first = i;
-            sum = 0;
-        }
-        sum += (double)(k->end_ns - k->start_ns) / 1e6;
-        if (++seen % (size_t)kpp == 0 && (best == SIZE_MAX || fabs(sum - r->kernel_ms.v) < best_d)) {
-            best = first;
-            best_d = fabs(sum - r->kernel_ms.v);
-        }
-    }
-    if (best == SIZE_MAX)
-        return;
+    size_t best = (size_t)r->product_kernel; /* analysis chose it (nearest the median) */
     /* Offsets: H2D from the first copy-in copy; kernels after the last H2D; D2H after the product. */
     int64_t h2d0 = INT64_MAX, h2d1 = 0, d2h0 = INT64_MAX;
     for (size_t i = 0; i < ev->ncopies; i++) {

@@ -122,9 +122,9 @@ static void peers(html_ctx *x, const devices_analysis *d)
 
 void html_devices(html_ctx *x)
 {
-    devices_analysis d;
-    if (x->a->m->builtin.multi.ndevices == 0 || !devices_analyze(x->a, &d))
+    if (!x->a->devices)
         return;
+    const devices_analysis d = *x->a->devices;
     strbuf *b = x->b;
     sb_add(b, "<section id=\"devices\">\n<h2>GPUs: each alone, then all at once</h2>\n<p class=\"answer\"><strong>");
     if (d.wall_speedup.ok)
@@ -139,5 +139,4 @@ void html_devices(html_ctx *x)
     workloads(x, &d);
     peers(x, &d);
     sb_add(b, "</section>\n");
-    devices_free(&d);
 }

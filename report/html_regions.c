@@ -59,8 +59,8 @@ static void region_rows(html_ctx *x)
         sb_printf(x->b, "</td><td>%s</td>", region_kind_name(rg->kind));
         for (int c = 0; c < NREGION_COLS; c++)
             metric_cell(x, &region_metric_table, r, region_cols[c]);
-        sb_printf(x->b, "<td><span class=\"verdict %s\">%s</span></td></tr>\n", region_verdict_name(r->verdict),
-                  region_verdict_name(r->verdict));
+        sb_printf(x->b, "<td><span class=\"verdict %s\">%s</span></td></tr>\n", verdict_name(r->verdict),
+                  verdict_name(r->verdict));
     }
     sb_add(x->b, "</tbody></table></div>\n");
     if (a->unlisted > 0)
@@ -74,7 +74,7 @@ static void verdict_list(html_ctx *x)
     sb_add(x->b, "<ul class=\"advice\">\n");
     for (int li = 0; li < a->nlisted; li++) {
         const region_metrics *r = &a->rg[a->listed[li]];
-        if (r->verdict == RV_NO_GPU && li > 0)
+        if (r->verdict == VERDICT_NO_GPU && li > 0)
             continue;
         sb_add(x->b, "<li><strong>");
         sb_html(x->b, a->m->regions[r->region].name);

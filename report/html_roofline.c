@@ -159,8 +159,7 @@ static void launch_table(html_ctx *x)
               "<th data-sort=\"num\" class=\"r\">L2 hit %</th><th data-sort=\"num\" class=\"r\">tensor %</th>"
               "<th data-sort=\"num\" class=\"r\">FP32 TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < m->nlaunch_counters; i++) {
-        launch_metrics r;
-        launch_counter_figures(&m->launch_counters[i], &r);
+        const launch_metrics r = x->a->launches[i];
         char name[160];
         kernel_display_name(r.k->name, name, sizeof name);
         sb_add(b, "<tr><td title=\"");

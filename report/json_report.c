@@ -171,7 +171,7 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
     cJSON *kernels = flows ? cJSON_AddArrayToObject(row, "kernel_stats") : NULL;
     cJSON *apis = kernels ? cJSON_AddArrayToObject(row, "api_stats") : NULL;
     cJSON *gaps = apis ? cJSON_AddArrayToObject(row, "idle_gaps") : NULL;
-    o.ok = o.ok && gaps && cJSON_AddStringToObject(row, "verdict", region_verdict_name(r->verdict)) &&
+    o.ok = o.ok && gaps && cJSON_AddStringToObject(row, "verdict", verdict_name(r->verdict)) &&
            cJSON_AddStringToObject(row, "verdict_reason", r->verdict_text) &&
            cJSON_AddStringToObject(row, "advice", r->advice);
     for (int i = 0; o.ok && i < r->nflows; i++)
@@ -314,11 +314,10 @@ static bool device_row(cJSON *arr, const metric_table *t, const void *row, int d
  * GPU's passes and the peer matrix; or why the run has none of them. */
 static bool devices_json(cJSON *an, const analysis *a)
 {
-    devices_analysis d;
-    if (a->m->builtin.multi.ndevices == 0)
+    const devices_analysis *dv = a->devices;
+    if (!dv)
         return true;
-    if (!devices_analyze(a, &d))
-        return false;
+    const devices_analysis d = *dv;
     cJSON *dj = cJSON_AddObjectToObject(an, "devices");
     cJSON *rows = dj ? cJSON_AddArrayToObject(dj, "workloads") : NULL;
     cJSON *agg = rows ? cJSON_AddArrayToObject(dj, "aggregate") : NULL;
@@ -346,16 +345,48 @@ static bool devices_json(cJSON *an, const analysis *a)
     cJSON *m = ok ? cJSON_CreateObject() : NULL;
     if (m) {
         out o = {dj, m, true};
-        put(&o, "sequential_wall_ms", &d.seq_wall_ms);
-        put(&o, "concurrent_wall_ms", &d.conc_wall_ms);
-        put(&o, "wall_speedup", &d.wall_speedup);
+        put_table(&o, &devices_run_table, dv);
         ok = o.ok && (d.npeers > 0 || cJSON_AddStringToObject(dj, "peer_matrix_not_available", d.peer_why)) &&
              close_row(dj, m, true);
         if (!o.ok)
             cJSON_Delete(m);
     }
-    devices_free(&d);
     return ok && m;
+}
+
+/* Rows of one registry table: an array under key, each element an object with its figures and
+ * their reasons, named by name(row, i) where given. */
+static bool table_rows(cJSON *parent, const char *key, const metric_table *t, const void *rows, size_t size, int n,
+                       bool (*ident)(cJSON *row, const analysis *a, int i), const analysis *a)
+{
+    cJSON *arr = cJSON_AddArrayToObject(parent, key);
+    bool ok = arr != NULL;
+    for (int i = 0; ok && i < n; i++) {
+        cJSON *row, *missing;
+        ok = open_row(arr, NULL, &row, &missing);
+        if (!ok)
+            break;
+        out o = {row, missing, !ident || ident(row, a, i)};
+        put_table(&o, t, (const char *)rows + (size_t)i * size);
+        ok = close_row(row, missing, o.ok);
+    }
+    return ok;
+}
+
+/* Which GPU a stretch of activity is on. */
+static bool busy_ident(cJSON *row, const analysis *a, int i)
+{
+    return cJSON_AddNumberToObject(row, "device", a->busy[i].device);
+}
+
+/* profile --counters: which launch a row is. */
+static bool launch_ident(cJSON *row, const analysis *a, int i)
+{
+    const kernel_counters *k = a->launches[i].k;
+    return cJSON_AddStringToObject(row, "kernel", k->name) && cJSON_AddNumberToObject(row, "pid", k->pid) &&
+           cJSON_AddNumberToObject(row, "device", k->device) && cJSON_AddNumberToObject(row, "correlation", k->correlation) &&
+           cJSON_AddStringToObject(row, "bound", bound_name(a->launches[i].bound)) &&
+           cJSON_AddStringToObject(row, "bound_reason", a->launches[i].bound_text);
 }
 
 static bool analysis_json(cJSON *root, const analysis *a)
@@ -381,8 +412,7 @@ static bool analysis_json(cJSON *root, const analysis *a)
     if (!missing)
         return false;
     out o = {an, missing, true};
-    put(&o, "fastest_h2d_gbps", &a->best_h2d_gbps);
-    put(&o, "fastest_d2h_gbps", &a->best_d2h_gbps);
+    put_table(&o, &run_metric_table, a);
     if (!cJSON_AddItemToObject(an, "not_available", missing)) {
         cJSON_Delete(missing);
         return false;
@@ -396,6 +426,12 @@ static bool analysis_json(cJSON *root, const analysis *a)
     if (regions && a->ranks && !ranks_json(an, a->ranks))
         return false;
     if (regions && !devices_json(an, a))
+        return false;
+    if (regions && a->nlaunches > 0 &&
+        !table_rows(an, "launch_counters", &launch_counter_table, a->launches, sizeof *a->launches, a->nlaunches,
+                    launch_ident, a))
+        return false;
+    if (regions && !table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
         return false;
     cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
     if (!warn)
@@ -440,7 +476,7 @@ static bool workload_hook(cJSON *o, int i, void *ctx)
     return i < a->nwl && workload_metrics_json(o, &a->wl[i]);
 }
 
-/* "analysis": its members one by one, the regions' figures one region a line. */
+/* "analysis": its members one by one, each array's elements (regions, ...) one a line. */
 static bool write_analysis(json_writer *w, const analysis *a)
 {
     cJSON *holder = cJSON_CreateObject();
@@ -453,8 +489,8 @@ static bool write_analysis(json_writer *w, const analysis *a)
     bool ok = an && jw_open_object(w, "analysis");
     while (ok && an->child) {
         cJSON *item = cJSON_DetachItemViaPointer(an, an->child);
-        if (strcmp(item->string, "regions") == 0 && cJSON_IsArray(item)) {
-            ok = jw_open_array(w, "regions");
+        if (cJSON_IsArray(item)) {
+            ok = jw_open_array(w, item->string);
             while (ok && item->child)
                 ok = jw_element(w, cJSON_DetachItemViaPointer(item, item->child));
             ok = ok && jw_close(w);

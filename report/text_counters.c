@@ -18,8 +18,9 @@ static const char *scaled(ctx *x, char *buf, size_t len, const metric *m, double
 #define MAX_LAUNCH_ROWS 40
 
 /* profile --counters: a row per profiled launch. */
-static void launch_counters(ctx *x, const run_model *m)
+static void launch_counters(ctx *x, const analysis *a)
 {
+    const run_model *m = a->m;
     char head[400];
     int at = snprintf(head, sizeof head, "%d launch%s", m->nlaunch_counters, m->nlaunch_counters == 1 ? "" : "es");
     if (m->counters.kernels[0])
@@ -33,8 +34,7 @@ static void launch_counters(ctx *x, const run_model *m)
     fprintf(x->out, "%s%-32s %7s %9s %5s %4s %4s %8s %4s %4s %6s %7s %s%s\n", c(x, DIM), "kernel", "pid", "us", "occ%",
             "SM%", "mem%", "DRAM rd", "L1%", "L2%", "tensor", "TFLOP/s", "bound by", c(x, RESET));
     for (int i = 0; i < m->nlaunch_counters && i < MAX_LAUNCH_ROWS; i++) {
-        launch_metrics r;
-        launch_counter_figures(&m->launch_counters[i], &r);
+        const launch_metrics r = a->launches[i];
         char name[64], b[10][24];
         kernel_display_name(r.k->name, name, sizeof name);
         fprintf(x->out, "%-32.32s %7u %9s %5s %4s %4s %6sMB %4s %4s %6s %7s %s\n", name, r.k->pid,
@@ -64,7 +64,7 @@ void text_counters(ctx *x, const analysis *a)
         if (m->nlaunch_counters == 0)
             wrapped(x, 20, m->counters.why[0] ? m->counters.why : "no launch was profiled");
         else
-            launch_counters(x, m);
+            launch_counters(x, a);
         return;
     }
     fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));

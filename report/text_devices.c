@@ -88,11 +88,10 @@ static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
 
 void text_devices(ctx *x, const analysis *a)
 {
-    devices_analysis d;
-    if (a->m->builtin.multi.ndevices == 0 || !devices_analyze(a, &d))
+    const devices_analysis *d = a->devices;
+    if (!d)
         return;
-    passes(x, &d);
-    tflops(x, &d);
-    peer_matrix(x, a->m, &d);
-    devices_free(&d);
+    passes(x, d);
+    tflops(x, d);
+    peer_matrix(x, a->m, d);
 }

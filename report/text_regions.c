@@ -62,7 +62,7 @@ static void region_table(ctx *x, const analysis *a)
             char v[32];
             fprintf(x->out, " %9s", rfmt(x, v, sizeof v, r, cols[i]));
         }
-        fprintf(x->out, " %s\n", region_verdict_name(r->verdict));
+        fprintf(x->out, " %s\n", verdict_name(r->verdict));
     }
     if (a->unlisted > 0)
         fprintf(x->out, "  (%d shorter regions not listed; every region is in the JSON report)\n", a->unlisted);
@@ -74,7 +74,7 @@ static void verdict_lines(ctx *x, const analysis *a)
     fprintf(x->out, "\n%sVerdicts and advice%s\n", c(x, BOLD), c(x, RESET));
     for (int li = 0; li < a->nlisted; li++) {
         const region_metrics *r = &a->rg[a->listed[li]];
-        if (r->verdict == RV_NO_GPU && li > 0)
+        if (r->verdict == VERDICT_NO_GPU && li > 0)
             continue;
         /* A range repeated with the same verdict (every step's "forward") is told once. */
         const char *rname = m->regions[r->region].name;

@@ -442,77 +442,24 @@ static void write_flows(trace *t, strbuf *b)
     free(from);
 }
 
-static int cmp_span(const void *pa, const void *pb)
-{
-    const int64_t *a = pa, *b = pb;
-    return (a[0] > b[0]) - (a[0] < b[0]);
-}
-
-#define BUSY_BINS 1000
-
-/* A "GPU busy %" counter per GPU: the share of each of BUSY_BINS equal stretches of its span in
- * which a kernel, copy or memset ran (the union, so overlapping streams count once). A value is
- * written only where it changes. */
+/* A "GPU busy %" counter per GPU, from analysis's series (analysis.busy): at each stretch of
+ * activity how busy the GPU was inside it, and 0 between stretches. */
 static void write_busy_counter(trace *t, strbuf *b, int pid)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < t->nev; i++)
-        n += t->threads[t->ev[i].thread].pid == pid;
-    int64_t (*iv)[2] = malloc((n ? n : 1) * sizeof *iv);
-    if (!iv) {
-        t->oom = true;
-        return;
-    }
-    n = 0;
-    for (size_t i = 0; i < t->nev; i++)
-        if (t->threads[t->ev[i].thread].pid == pid) {
-            iv[n][0] = t->ev[i].start;
-            iv[n++][1] = t->ev[i].end;
-        }
-    qsort(iv, n, sizeof *iv, cmp_span);
-    /* Merge into disjoint spans, in place. */
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (m > 0 && iv[i][0] <= iv[m - 1][1]) {
-            if (iv[i][1] > iv[m - 1][1])
-                iv[m - 1][1] = iv[i][1];
-        } else {
-            iv[m][0] = iv[i][0];
-            iv[m++][1] = iv[i][1];
-        }
-    }
-    if (m == 0) {
-        free(iv);
-        return;
-    }
-    int64_t lo = iv[0][0], hi = iv[m - 1][1];
-    int64_t bin = (hi - lo + BUSY_BINS - 1) / BUSY_BINS;
-    if (bin < 1000)
-        bin = 1000; /* 1 us: finer than any trace viewer shows a counter */
-    double last = -1;
-    size_t j = 0;
-    for (int64_t s = lo; s < hi; s += bin) {
-        int64_t e = s + bin, busy = 0;
-        while (j < m && iv[j][1] <= s)
-            j++;
-        for (size_t k = j; k < m && iv[k][0] < e; k++) {
-            int64_t a = iv[k][0] > s ? iv[k][0] : s, z = iv[k][1] < e ? iv[k][1] : e;
-            busy += z > a ? z - a : 0;
-        }
-        double pct = 100.0 * (double)busy / (double)bin;
-        if (pct == last)
+    const analysis *a = t->a;
+    for (int i = 0; i < a->nbusy; i++) {
+        const busy_span *p = &a->busy[i];
+        if (GPU_PID(p->device) != pid)
             continue;
-        last = pct;
         more(b);
         sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
-        us(b, s - t->a->m->epoch_ns);
-        sb_printf(b, ",\"args\":{\"busy %%\":%.1f}}\n", pct);
+        us(b, p->start_ns - a->m->epoch_ns);
+        sb_printf(b, ",\"args\":{\"busy %%\":%.1f}}\n", p->busy_pct.ok ? p->busy_pct.v : 100.0);
+        more(b);
+        sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
+        us(b, p->end_ns - a->m->epoch_ns);
+        sb_add(b, ",\"args\":{\"busy %\":0}}\n");
     }
-    more(b);
-    sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
-    us(b, hi - t->a->m->epoch_ns);
-    sb_add(b, ",\"args\":{\"busy %\":0}}\n");
-    free(iv);
 }
 
 static void write_counters(trace *t, strbuf *b)

@@ -18,7 +18,10 @@ import re
 import sys
 
 # (regular expression over an old path, replacement): applied in order to every old path.
-RENAMES = []
+RENAMES = [
+    # the per-product ratio has a key of its own since the region's is a different sum
+    (r"^(builtin\.workloads\[\d+\]\.metrics\.(not_available\.)?)copy_compute_ratio$", r"\1copy_compute_ratio_per_product"),
+]
 
 
 def migrate_v2(d):

@@ -328,11 +328,19 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
         assert_non_null(strstr(r->vs_cublas_pct.why, "did not run"));
     }
 
-    /* Copy-bound exactly when the copies take longer than the product. */
+    /* Copy-bound exactly when the copies take longer than the product; below 60% busy, launch-bound
+     * when at least 3 kernels of the compute phase and half of them run under 10 us, else idle. */
+    int nk, nshort = 0;
+    kernel_event *ck = compute_kernels(m, w, &nk);
+    for (int i = 0; i < nk; i++)
+        nshort += ck[i].end_ns - ck[i].start_ns < 10000;
+    free(ck);
     if (copy > kernel)
         assert_int_equal(r->verdict, VERDICT_COPY_BOUND);
+    else if (busy >= 60)
+        assert_int_equal(r->verdict, VERDICT_COMPUTE_BOUND);
     else
-        assert_int_equal(r->verdict, busy < 60 ? VERDICT_IDLE_BOUND : VERDICT_COMPUTE_BOUND);
+        assert_int_equal(r->verdict, nk >= 3 && 2 * nshort >= nk ? VERDICT_LAUNCH_BOUND : VERDICT_IDLE);
     assert_true(r->verdict_text[0] != '\0');
 
     /* One summary per kernel name, launches counting warm-up too. */
@@ -346,7 +354,7 @@ static verdict_kind check_gpu_workload(const run_model *m, const analysis *a, co
 }
 
 /* Checks every workload of a recorded run; verdicts[v] counts the GPU workloads judged v. */
-static void check_recorded_run(const char *path, int verdicts[4])
+static void check_recorded_run(const char *path, int verdicts[8])
 {
     run_model m;
     load_run(path, &m);
@@ -384,7 +392,7 @@ static void check_recorded_run(const char *path, int verdicts[4])
 static void sample_figures_from_events(void **state)
 {
     (void)state;
-    int verdicts[4] = {0};
+    int verdicts[8] = {0};
     check_recorded_run(sample_path(), verdicts);
     /* Both verdicts occur, so "copy-bound iff copies take longer" was tested both ways. */
     assert_true(verdicts[VERDICT_COPY_BOUND] > 0);
@@ -394,7 +402,7 @@ static void sample_figures_from_events(void **state)
 static void ncu_sample_figures_from_events(void **state)
 {
     (void)state;
-    int verdicts[4] = {0};
+    int verdicts[8] = {0};
     check_recorded_run(NCU_SAMPLE, verdicts);
     assert_true(verdicts[VERDICT_COPY_BOUND] > 0);
 }
@@ -478,13 +486,17 @@ static void sample_kernel_summaries(void **state)
 
 /* ---------- the pieces ---------- */
 
+/* The busy time and the largest gap (none when gap is 0). */
 static void union_case(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t busy, int64_t gap, int64_t gap_at)
 {
-    int64_t b = -1, g = -1, at = -1;
-    interval_union(iv, n, lo, hi, &b, &g, &at);
-    assert_int_equal(b, busy);
-    assert_int_equal(g, gap);
-    assert_int_equal(at, gap_at);
+    idle_gap g = {-1, -1};
+    int ng = -1;
+    assert_int_equal(interval_union(iv, n, lo, hi, &g, 1, &ng), busy);
+    assert_int_equal(ng, gap > 0);
+    if (gap > 0) {
+        assert_int_equal(g.length_ns, gap);
+        assert_int_equal(g.start_ns, gap_at);
+    }
 }
 
 static void interval_union_cases(void **state)
@@ -511,6 +523,15 @@ static void interval_union_cases(void **state)
     interval outside[] = {{-10, -5}, {30, 40}, {7, 7}};
     union_case(outside, 3, 0, 20, 0, 20, 0);
     union_case(NULL, 0, 100, 150, 0, 50, 100);
+    /* The longest three of four gaps, longest first; equal ones in time order. */
+    interval four[] = {{1, 2}, {4, 5}, {9, 10}, {12, 20}};
+    idle_gap g[3];
+    int ng = 0;
+    assert_int_equal(interval_union(four, 4, 0, 20, g, 3, &ng), 11);
+    assert_int_equal(ng, 3);
+    assert_int_equal(g[0].start_ns, 5);  /* [5, 9) */
+    assert_int_equal(g[1].start_ns, 2);  /* [2, 4) */
+    assert_int_equal(g[2].start_ns, 10); /* [10, 12), as long as [2, 4): after it */
 }
 
 static void median_cases(void **state)
@@ -770,7 +791,9 @@ static void idle_bound_verdict(void **state)
     busy_of(&m, w, &busy, &gap);
     assert_true(busy < 60);
     assert_true(r->copy_ms.v < r->kernel_ms.v);
-    assert_int_equal(r->verdict, VERDICT_IDLE_BOUND);
+    assert_int_equal(r->verdict, VERDICT_IDLE);
+    assert_non_null(strstr(r->verdict_text, "largest gap"));
+    assert_non_null(strstr(r->verdict_text, "in copy-out"));
     assert_close(r->gap_ms.v, gap, REL);
     assert_true(gap >= 200);
     assert_string_equal(r->gap_phase, "copy-out");

@@ -163,7 +163,7 @@ static void builtin_run_by_hand(void **state)
     csv_doc *d = parse(csv);
     check_document(&a, d);
     /* cuda-naive (pageable): kernel 3.0 ms per product, copies 5.0 ms, copy:kern 5/3. */
-    int name = col(d, "name"), k = col(d, "workload.kernel_ms (ms)"), r = col(d, "workload.copy_compute_ratio");
+    int name = col(d, "name"), k = col(d, "workload.kernel_ms (ms)"), r = col(d, "workload.copy_compute_ratio_per_product");
     bool seen = false;
     for (int i = 1; i < d->nrows; i++)
         if (strcmp(d->f[i][0], "workload") == 0 && strcmp(d->f[i][name], "cuda-naive (pageable)") == 0) {

@@ -144,7 +144,7 @@ static void copy_bound_with_pageable_advice(void **state)
             assert_close(r->flows[i].gbps.v, 10.0, 1e-12);
         else if (r->flows[i].dir == COPY_H2D)
             assert_close(r->flows[i].gbps.v, 50.0, 1e-12);
-    assert_int_equal(r->verdict, RV_COPY_BOUND);
+    assert_int_equal(r->verdict, VERDICT_COPY_BOUND);
     assert_non_null(strstr(r->advice, "pin host memory"));
     assert_non_null(strstr(r->advice, "pageable HtoD copies ran at 10.0 GB/s"));
     assert_non_null(strstr(r->advice, "50.0 GB/s"));
@@ -172,7 +172,7 @@ static void many_short_kernels_are_launch_bound(void **state)
     assert_close(r->short_kernel_pct.v, 100.0, 0);
     assert_close(r->launch_us.v, 20.0, 1e-9);
     assert_close(r->kernel_us.v, 2.0, 1e-9);
-    assert_int_equal(r->verdict, RV_LAUNCH_BOUND);
+    assert_int_equal(r->verdict, VERDICT_LAUNCH_BOUND);
     assert_non_null(strstr(r->advice, "CUDA graph"));
     assert_int_equal(r->nkstats, 1);
     assert_int_equal(r->kernels[0].count, 100);

@@ -1,6 +1,7 @@
 /* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
 #include "analysis.h"
 #include "device_check.h"
+#include "devices.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,15 +10,12 @@
 #include <string.h>
 
 #include "event_view.h"
+#include "thresholds.h"
 #include "sampling.h"
 
 /* Declared by libstdc++'s ABI; the CUDA parts of the program already link it. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-/* GPU workloads are "copy-bound" when copies take longer than the product itself, and
- * "launch/idle-bound" when the GPU sat idle for more than this share of the span in which it
- * worked; otherwise "compute-bound". */
-#define IDLE_BOUND_BUSY_PCT 60.0
 
 /* Short names for the metric helpers (metric.h), used on nearly every line here. */
 #define set metric_set
@@ -72,16 +70,6 @@ device_peaks device_peaks_of(const device_info *d)
     return p;
 }
 
-const char *verdict_name(verdict_kind v)
-{
-    switch (v) {
-    case VERDICT_COPY_BOUND: return "copy-bound";
-    case VERDICT_COMPUTE_BOUND: return "compute-bound";
-    case VERDICT_IDLE_BOUND: return "launch/idle-bound";
-    default: return "-";
-    }
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -106,22 +94,45 @@ static int cmp_interval(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *busy,
-                    int64_t *largest_gap, int64_t *gap_start)
+void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms)
+{
+    if (kernel_ms->ok && kernel_ms->v <= 0)
+        metric_na(out, "no kernel time");
+    else
+        metric_ratio(out, copy_ms, kernel_ms, 1.0);
+}
+
+/* Keeps g among the max longest gaps, longest first; of equal ones the earlier stays ahead. */
+static void keep_gap(idle_gap *gaps, int max, int *n, idle_gap g)
+{
+    int at;
+    if (*n < max)
+        at = (*n)++;
+    else if (max > 0 && g.length_ns > gaps[max - 1].length_ns)
+        at = max - 1;
+    else
+        return;
+    gaps[at] = g;
+    for (int k = at; k > 0 && gaps[k].length_ns > gaps[k - 1].length_ns; k--) {
+        idle_gap tmp = gaps[k];
+        gaps[k] = gaps[k - 1];
+        gaps[k - 1] = tmp;
+    }
+}
+
+int64_t interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, idle_gap *gaps, int max_gaps, int *ngaps)
 {
     if (n > 0) /* qsort's array may not be NULL, even empty */
         qsort(iv, n, sizeof *iv, cmp_interval);
-    int64_t covered = 0, gap = 0, gap_at = lo, cursor = lo;
+    int64_t covered = 0, cursor = lo;
+    int kept = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t s = iv[i].start < lo ? lo : iv[i].start;
         int64_t e = iv[i].end > hi ? hi : iv[i].end;
         if (e <= s)
             continue;
         if (s > cursor) {
-            if (s - cursor > gap) {
-                gap = s - cursor;
-                gap_at = cursor;
-            }
+            keep_gap(gaps, max_gaps, &kept, (idle_gap){cursor, s - cursor});
             cursor = s;
         }
         if (e > cursor) {
@@ -129,13 +140,11 @@ void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *bus
             cursor = e;
         }
     }
-    if (hi > cursor && hi - cursor > gap) {
-        gap = hi - cursor;
-        gap_at = cursor;
-    }
-    *busy = covered;
-    *largest_gap = gap;
-    *gap_start = gap_at;
+    if (hi > cursor)
+        keep_gap(gaps, max_gaps, &kept, (idle_gap){cursor, hi - cursor});
+    if (ngaps)
+        *ngaps = kept;
+    return covered;
 }
 
 void api_display_name(const char *name, char *buf, size_t len)
@@ -216,6 +225,7 @@ static void kernel_times(const workload_run *w, const event_view *ev, workload_m
     double total = 0;
     int kpp = w->repeat > 0 ? (int)(count / (size_t)w->repeat) : 0;
     double *per = calloc((size_t)(w->repeat > 0 ? w->repeat : 1), sizeof *per);
+    size_t *first = calloc((size_t)(w->repeat > 0 ? w->repeat : 1), sizeof *first); /* each product's first kernel */
     size_t seen = 0;
     for (size_t i = 0; i < ev->nkernels; i++) {
         const kernel_event *k = ev->kernels[i];
@@ -223,15 +233,24 @@ static void kernel_times(const workload_run *w, const event_view *ev, workload_m
             continue;
         double ms = (double)(k->end_ns - k->start_ns) / 1e6;
         total += ms;
-        if (per && kpp > 0 && seen / (size_t)kpp < (size_t)w->repeat)
+        if (per && first && kpp > 0 && seen / (size_t)kpp < (size_t)w->repeat) {
+            if (seen % (size_t)kpp == 0)
+                first[seen / (size_t)kpp] = i;
             per[seen / (size_t)kpp] += ms;
+        }
         seen++;
     }
     set(&r->kernel_total_ms, total);
-    if (kpp > 0 && count % (size_t)w->repeat == 0 && per) {
+    if (kpp > 0 && count % (size_t)w->repeat == 0 && per && first) {
         r->kernels_per_product = kpp;
         double med = median_of(per, w->repeat);
         set(&r->kernel_ms, med);
+        /* The product a one-product timeline shows: the first whose time is nearest the median. */
+        int best = 0;
+        for (int i = 1; i < w->repeat; i++)
+            if (fabs(per[i] - med) < fabs(per[best] - med))
+                best = i;
+        r->product_kernel = (int)first[best];
         double lo = per[0], hi = per[0];
         for (int i = 1; i < w->repeat; i++) {
             lo = per[i] < lo ? per[i] : lo;
@@ -243,6 +262,7 @@ static void kernel_times(const workload_run *w, const event_view *ev, workload_m
             na(&r->kernel_spread_pct, "zero kernel time");
     }
     free(per);
+    free(first);
 }
 
 static void copy_times(const event_view *ev, copy_dir dir, metric *ms, metric *bytes, metric *gbps)
@@ -286,6 +306,7 @@ static void busy_and_gaps(const workload_run *w, const event_view *ev, workload_
     if (!iv) {
         na(&r->busy_pct, "out of memory");
         na(&r->gap_ms, "out of memory");
+        na(&r->busy_span_ms, "out of memory");
         return;
     }
     size_t k = 0;
@@ -303,10 +324,13 @@ static void busy_and_gaps(const workload_run *w, const event_view *ev, workload_
             free(iv);
             na(&r->busy_pct, "%s phase missing", gpu_phases[p]);
             na(&r->gap_ms, "%s", r->busy_pct.why);
+            na(&r->busy_span_ms, "%s", r->busy_pct.why);
             return;
         }
-        int64_t busy, gap, gap_at;
-        interval_union(iv, k, ph->start_ns, ph->end_ns, &busy, &gap, &gap_at);
+        idle_gap largest;
+        int ngaps;
+        int64_t busy = interval_union(iv, k, ph->start_ns, ph->end_ns, &largest, 1, &ngaps);
+        int64_t gap = ngaps > 0 ? largest.length_ns : 0;
         busy_sum += busy;
         span += ph->end_ns - ph->start_ns;
         if (gap > gap_max) {
@@ -318,9 +342,11 @@ static void busy_and_gaps(const workload_run *w, const event_view *ev, workload_
     if (span <= 0) {
         na(&r->busy_pct, "empty GPU phases");
         na(&r->gap_ms, "empty GPU phases");
+        na(&r->busy_span_ms, "empty GPU phases");
         return;
     }
     set(&r->busy_pct, 100.0 * (double)busy_sum / (double)span);
+    set(&r->busy_span_ms, (double)span / 1e6);
     set(&r->gap_ms, (double)gap_max / 1e6);
 }
 
@@ -379,65 +405,55 @@ static bool kernel_summaries(const run_model *m, const workload_run *w, const ev
         else
             na(&s->tflops, "more than one kernel per product");
 
-        int threads = k->block[0] * k->block[1] * k->block[2];
-        if (!k->has_resources)
-            na(&s->occupancy_pct, "registers and shared memory not recorded (%s timing)",
-               timing_source_name(w->timing));
-        else if (w->device < 0 || w->device >= m->ndevices)
-            na(&s->occupancy_pct, "device not recorded");
-        else {
-            double pct;
-            int blocks;
-            char why[96];
-            if (occupancy_of(&m->devices[w->device], threads, k->registers, k->static_smem,
-                             k->dynamic_smem, k->smem_optin, &blocks, &pct, s->limiter,
-                             sizeof s->limiter, why, sizeof why)) {
-                set(&s->occupancy_pct, pct);
-                s->active_blocks = blocks;
-            } else {
-                na(&s->occupancy_pct, "%s", why);
-            }
-        }
+        kernel_occupancy(m, k, &s->occupancy_pct, &s->active_blocks, s->limiter, sizeof s->limiter);
     }
     return true;
 }
 
-static void decide_verdict(const run_model *m, workload_metrics *r)
+/* The verdict (verdict.h) on one product's figures: its copies against its kernel time, how busy
+ * the GPU was in the phases that ask it for work, and how short the compute phase's kernels are. */
+static void decide_verdict(const event_view *ev, workload_metrics *r)
 {
     const workload_run *w = r->w;
-    if (!w->needs_gpu || w->status != WL_OK) {
-        r->verdict = VERDICT_NONE;
-        snprintf(r->verdict_text, sizeof r->verdict_text, "%s",
-                 w->needs_gpu ? "not judged: the workload did not complete" : "runs on the CPU");
-        return;
-    }
-    if (!r->kernel_ms.ok || !r->copy_ms.ok) {
-        r->verdict = VERDICT_NONE;
-        snprintf(r->verdict_text, sizeof r->verdict_text, "not judged: %s",
-                 !r->kernel_ms.ok ? r->kernel_ms.why : r->copy_ms.why);
-        return;
-    }
-    if (r->copy_ms.v > r->kernel_ms.v) {
-        r->verdict = VERDICT_COPY_BOUND;
-        snprintf(r->verdict_text, sizeof r->verdict_text,
-                 "copies %.3f ms vs kernel %.3f ms per product (copy:compute %.2f)",
-                 r->copy_ms.v, r->kernel_ms.v, r->copy_compute_ratio.v);
-    } else if (r->busy_pct.ok && r->busy_pct.v < IDLE_BOUND_BUSY_PCT) {
-        r->verdict = VERDICT_IDLE_BOUND;
-        snprintf(r->verdict_text, sizeof r->verdict_text,
-                 "GPU busy %.1f%% of its copy and compute phases; largest idle gap %.3f ms in %s", r->busy_pct.v,
-                 r->gap_ms.v, r->gap_phase[0] ? r->gap_phase : "the span");
-    } else {
-        r->verdict = VERDICT_COMPUTE_BOUND;
-        if (r->peak_pct.ok)
-            snprintf(r->verdict_text, sizeof r->verdict_text,
-                     "kernel %.3f ms vs copies %.3f ms per product; %.1f TFLOP/s = %.1f%% of FP32 peak",
-                     r->kernel_ms.v, r->copy_ms.v, r->tflops.v, r->peak_pct.v);
+    verdict v;
+    if (!w->needs_gpu || w->status != WL_OK)
+        not_judged(&v, w->needs_gpu ? "the workload did not complete" : "runs on the CPU");
+    else if (!r->kernel_ms.ok || !r->copy_ms.ok)
+        not_judged(&v, !r->kernel_ms.ok ? r->kernel_ms.why : r->copy_ms.why);
+    else {
+        const phase *compute = workload_find_phase(w, "compute");
+        int nk = 0, nshort = 0;
+        for (size_t i = 0; i < ev->nkernels; i++)
+            if (in_phase(compute, ev->kernels[i]->start_ns)) {
+                nk++;
+                nshort += ev->kernels[i]->end_ns - ev->kernels[i]->start_ns < SHORT_KERNEL_NS;
+            }
+        verdict_input in = {.per = "per product", .gpu_events = (int)(ev->nkernels + ev->ncopies + ev->nmemsets),
+                            .kernel_ms = r->kernel_ms, .copy_ms = r->copy_ms, .busy_pct = r->busy_pct,
+                            .largest_gap_ms = r->gap_ms, .gap_where = r->gap_phase[0] ? r->gap_phase : NULL,
+                            .nkernels = nk, .tflops = r->tflops, .peak_pct = r->peak_pct};
+        in.wall_ms = r->busy_span_ms;
+        if (nk > 0)
+            set(&in.short_kernel_pct, 100.0 * nshort / nk);
         else
-            snprintf(r->verdict_text, sizeof r->verdict_text,
-                     "kernel %.3f ms vs copies %.3f ms per product", r->kernel_ms.v, r->copy_ms.v);
+            na(&in.short_kernel_pct, "no kernels in the compute phase");
+        na(&in.launch_us, "launch calls are not timed per product");
+        na(&in.kernel_us, "%s", in.launch_us.why);
+        na(&in.sync_ms, "the workload's synchronization is the tool's own");
+        /* The product's kernels: their share is the longest one's of the per-product time. */
+        double top = 0;
+        for (int i = 0; i < r->nkernels; i++)
+            if (r->kernels[i].median_ms.ok && r->kernels[i].median_ms.v > top)
+                top = r->kernels[i].median_ms.v;
+        if (top > 0 && r->kernel_ms.v > 0)
+            set(&in.top_kernel_share_pct, top > r->kernel_ms.v ? 100.0 : 100.0 * top / r->kernel_ms.v);
+        else
+            na(&in.top_kernel_share_pct, "no kernel time");
+        judge(&in, &v);
     }
-    (void)m;
+    r->verdict = v.kind;
+    copy_str(r->verdict_text, sizeof r->verdict_text, v.text);
+    copy_str(r->advice, sizeof r->advice, v.advice);
 }
 
 /* The library's run that a GPU workload is measured against: cuBLAS in the same precision with
@@ -491,6 +507,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
     const event_view *ev = workload_events(a, w);
     memset(r, 0, sizeof *r);
     r->w = w;
+    r->product_kernel = -1;
     double flops = product_flops(w->n);
     const char *not_run = w->status == WL_SKIPPED ? "skipped" : "did not complete";
     sample_noise(w, &r->noise_pct);
@@ -520,6 +537,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         na(&r->copy_ms, "%s", why), na(&r->copy_compute_ratio, "%s", why);
         na(&r->peak_pct, "peak is the GPU's"), na(&r->busy_pct, "CPU workload");
         na(&r->gap_ms, "CPU workload"), na(&r->event_agreement_pct, "CPU workload");
+        na(&r->busy_span_ms, "CPU workload");
     } else {
         kernel_times(w, ev, r);
         copy_times(ev, COPY_H2D, &r->h2d_ms, &r->h2d_bytes, &r->h2d_gbps);
@@ -534,7 +552,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
             set(&r->copy_ms, r->h2d_ms.v + r->d2h_ms.v);
         else
             na(&r->copy_ms, "%s", r->h2d_ms.ok ? r->d2h_ms.why : r->h2d_ms.why);
-        ratio(&r->copy_compute_ratio, &r->copy_ms, &r->kernel_ms, 1.0);
+        copy_compute(&r->copy_compute_ratio, &r->copy_ms, &r->kernel_ms);
         if (r->copy_ms.ok && r->kernel_ms.ok)
             set(&r->e2e_ms, r->copy_ms.v + r->kernel_ms.v);
         else
@@ -585,7 +603,7 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         na(&cpu_ms, "cpu-openblas did not run");
     ratio(&r->speedup, &cpu_ms, &r->kernel_ms, 1.0);
     ratio(&r->speedup_e2e, &cpu_ms, &r->e2e_ms, 1.0);
-    decide_verdict(m, r);
+    decide_verdict(ev, r);
     counter_figures(m, r);
     return true;
 }
@@ -775,6 +793,111 @@ static bool choose_listed(analysis *a)
     return true;
 }
 
+/* Each GPU's activity over time (analysis.busy): its kernels, copies and memsets, stretches
+ * closer than the run's span / BUSY_SERIES_STEPS joined, each with how busy the GPU was inside. */
+typedef struct {
+    int64_t start, end;
+    uint32_t device;
+} device_interval;
+
+static int cmp_device_interval(const void *a, const void *b)
+{
+    const device_interval *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static bool busy_series(analysis *a)
+{
+    const run_model *m = a->m;
+    const event_list *e = &m->events;
+    size_t n = e->nkernels + e->ncopies + e->nmemsets;
+    if (n == 0 || m->nregions == 0)
+        return true;
+    device_interval *dv = malloc(n * sizeof *dv);
+    interval *iv = malloc(n * sizeof *iv);
+    if (!dv || !iv) {
+        free(dv);
+        free(iv);
+        return false;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < e->nkernels; i++)
+        dv[k++] = (device_interval){e->kernels[i].start_ns, e->kernels[i].end_ns, e->kernels[i].device};
+    for (size_t i = 0; i < e->ncopies; i++)
+        dv[k++] = (device_interval){e->copies[i].start_ns, e->copies[i].end_ns, e->copies[i].device};
+    for (size_t i = 0; i < e->nmemsets; i++)
+        dv[k++] = (device_interval){e->memsets[i].start_ns, e->memsets[i].end_ns, e->memsets[i].device};
+    qsort(dv, n, sizeof *dv, cmp_device_interval);
+    for (size_t i = 0; i < n; i++)
+        iv[i] = (interval){dv[i].start, dv[i].end};
+    const region *run = &m->regions[0];
+    int64_t lo = run->start_ns, hi = run->end_ns;
+    for (size_t i = 0; i < n; i++) {
+        lo = dv[i].start < lo ? dv[i].start : lo;
+        hi = dv[i].end > hi ? dv[i].end : hi;
+    }
+    int64_t step = (hi - lo) / BUSY_SERIES_STEPS + 1;
+    bool ok = true;
+    for (size_t i = 0; i < n && ok;) {
+        /* A stretch: one device's intervals closer than a step, joined. */
+        size_t j = i + 1;
+        int64_t end = dv[i].end;
+        while (j < n && dv[j].device == dv[i].device && dv[j].start - end < step) {
+            end = dv[j].end > end ? dv[j].end : end;
+            j++;
+        }
+        busy_span *grown = realloc(a->busy, (size_t)(a->nbusy + 1) * sizeof *grown);
+        if (!grown) {
+            ok = false;
+            break;
+        }
+        a->busy = grown;
+        busy_span *b = &a->busy[a->nbusy++];
+        memset(b, 0, sizeof *b);
+        b->device = (int)dv[i].device;
+        b->start_ns = dv[i].start;
+        b->end_ns = end;
+        int64_t busy = interval_union(iv + i, j - i, b->start_ns, b->end_ns, NULL, 0, NULL);
+        set(&b->busy_ms, (double)busy / 1e6);
+        set(&b->start_ms, (double)(b->start_ns - run->start_ns) / 1e6);
+        set(&b->length_ms, (double)(b->end_ns - b->start_ns) / 1e6);
+        if (b->end_ns > b->start_ns)
+            set(&b->busy_pct, 100.0 * (double)busy / (double)(b->end_ns - b->start_ns));
+        else
+            na(&b->busy_pct, "an instant");
+        i = j;
+    }
+    free(dv);
+    free(iv);
+    return ok;
+}
+
+/* profile --counters: each profiled launch's figures. */
+static bool launch_figures(analysis *a)
+{
+    const run_model *m = a->m;
+    if (m->nlaunch_counters == 0)
+        return true;
+    a->launches = calloc((size_t)m->nlaunch_counters, sizeof *a->launches);
+    if (!a->launches)
+        return false;
+    for (int i = 0; i < m->nlaunch_counters; i++)
+        launch_counter_figures(&m->launch_counters[i], &a->launches[i]);
+    a->nlaunches = m->nlaunch_counters;
+    return true;
+}
+
+/* A --devices run's per-GPU figures. */
+static bool device_figures(analysis *a)
+{
+    if (a->m->builtin.multi.ndevices == 0)
+        return true;
+    a->devices = calloc(1, sizeof *a->devices);
+    return a->devices && devices_analyze(a, a->devices);
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -817,7 +940,8 @@ bool analyze(const run_model *m, analysis *a)
         analysis_free(a);
         return false;
     }
-    if (!collect_warnings(m, a) || !sweep_analyze(a) || !analyze_ranks(m, &a->ranks) || !summarize(a)) {
+    if (!collect_warnings(m, a) || !sweep_analyze(a) || !analyze_ranks(m, &a->ranks) || !device_figures(a) ||
+        !launch_figures(a) || !busy_series(a) || !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -840,5 +964,10 @@ void analysis_free(analysis *a)
     sweep_free(a->sweep);
     rank_analysis_free(a->ranks);
     free(a->summary);
+    if (a->devices)
+        devices_free(a->devices);
+    free(a->devices);
+    free(a->launches);
+    free(a->busy);
     memset(a, 0, sizeof *a);
 }

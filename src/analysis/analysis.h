@@ -14,14 +14,9 @@
 #include "ranks.h"
 #include "regions.h"
 #include "sweep.h"
+#include "verdict.h"
 #include "summary.h"
 
-typedef enum {
-    VERDICT_NONE = 0, /* not a GPU workload, or nothing measured */
-    VERDICT_COPY_BOUND,
-    VERDICT_COMPUTE_BOUND,
-    VERDICT_IDLE_BOUND, /* launch overhead or idle gaps dominate */
-} verdict_kind;
 
 /* One kernel name within one workload. */
 typedef struct {
@@ -65,6 +60,7 @@ typedef struct {
     metric peak_pct;           /* kernel TFLOP/s over the device's FP32 peak */
     metric busy_pct;           /* union of kernel, copy and memset intervals over the copy-in, compute
                                 * and copy-out phases (the time the workload asks the GPU for work) */
+    metric busy_span_ms;       /* those phases' time: what busy_pct is a share of */
     metric gap_ms;             /* largest idle gap inside those phases */
     char gap_phase[PHASE_NAME_MAX]; /* the phase it fell in */
     metric vs_cublas_pct;      /* cuBLAS's kernel time (same precision, memory kind and n, same run)
@@ -72,8 +68,9 @@ typedef struct {
     metric speedup;            /* cpu-openblas product time over kernel time */
     metric speedup_e2e;        /* ... over end-to-end time */
     metric event_agreement_pct; /* CUPTI kernel median vs cudaEvent median, in % */
-    verdict_kind verdict;
-    char verdict_text[160];
+    verdict_kind verdict;      /* verdict.h, on the product's figures */
+    char verdict_text[VERDICT_TEXT];
+    char advice[VERDICT_TEXT];
     /* From the counter pass (roofline.c): the main kernel's speed-of-light figures, the product's
      * bytes and FLOPs, and what bounds it. */
     metric achieved_occupancy_pct, sm_throughput_pct, memory_throughput_pct;
@@ -86,6 +83,9 @@ typedef struct {
     kernel_summary *kernels;
     int nkernels;
     int main_kernel;  /* index into kernels of the one with the most time, -1 when none */
+    int product_kernel; /* the product a one-product timeline shows, of the timed ones the first whose
+                         * kernel time is nearest the median: its first kernel's index in the
+                         * workload's events (workload_events), -1 when none */
     int library;      /* index into analysis.wl of the cuBLAS run compared against, -1 when none */
     bool ladder_row;  /* the workload's row in the ladder: its pinned run, or its first pageable
                        * one when it has no pinned run */
@@ -101,6 +101,18 @@ typedef struct {
 } device_peaks;
 
 struct event_view_s;
+struct devices_analysis;
+
+/* A stretch of one GPU's activity as a timeline can show it: its kernels, copies and memsets,
+ * stretches closer than the run's span / BUSY_SERIES_STEPS joined, with how busy it was inside. */
+#define BUSY_SERIES_STEPS 1000
+typedef struct {
+    int device;
+    int64_t start_ns, end_ns;
+    metric busy_ms;  /* union of the GPU's intervals inside it */
+    metric busy_pct; /* that over its length */
+    metric start_ms, length_ms; /* from the run's start, for outputs that show it */
+} busy_span;
 
 typedef struct analysis {
     const run_model *m;
@@ -121,6 +133,11 @@ typedef struct analysis {
     rank_analysis *ranks;   /* several ranks or GPU processes: shares, overlap, stragglers (ranks.h); else NULL */
     finding *summary;       /* what to read first, heaviest first (summary.h) */
     int nsummary;
+    struct devices_analysis *devices; /* a --devices run's figures (devices.h); NULL otherwise */
+    struct launch_metrics_s *launches; /* profile --counters: one per profiled launch (launch_metrics) */
+    int nlaunches;
+    busy_span *busy;        /* each GPU's activity over time (BUSY_SERIES_STEPS), by device then time */
+    int nbusy;
 } analysis;
 
 #define MAX_LISTED_REGIONS 40
@@ -136,7 +153,6 @@ void analysis_free(analysis *a);
 double product_flops(int n);
 int fp32_lanes_per_sm(int cc_major, int cc_minor); /* 0 when unknown */
 device_peaks device_peaks_of(const device_info *d);
-const char *verdict_name(verdict_kind v);
 const char *bound_name(bound_kind b); /* "dram", "l1", "l2", "compute", "latency", "none" */
 
 /* roofline.c: the counter-derived figures of one workload (its kernel time and verdict known),
@@ -147,7 +163,7 @@ void counter_ceilings(const run_model *m, device_peaks *peaks);
 /* profile --counters: the figures of one profiled launch. No DRAM bytes written (kernel replay's
  * memory restore is counted in them), so no intensity; FLOP/s over the kernel's own duration in
  * the counter pass. */
-typedef struct {
+typedef struct launch_metrics_s {
     const kernel_counters *k;
     metric duration_us, achieved_occupancy_pct, sm_throughput_pct, memory_throughput_pct;
     metric dram_read_bytes, l1_hit_pct, l2_hit_pct, tensor_pct;
@@ -165,10 +181,21 @@ bool occupancy_of(const device_info *d, int block_threads, int registers, int st
                   int dynamic_smem, bool smem_optin, int *blocks_per_sm, double *pct,
                   char *limiter, size_t limiter_len, char *why, size_t why_len);
 
-/* Union of intervals [start, end) inside [lo, hi): busy time and the largest gap. */
+/* The memcpy-to-compute ratio: copy time over kernel time of the same work (a region's summed
+ * times, one product's); n/a with the reason where either is missing or no kernel ran. */
+void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms);
+
+/* A kernel record's theoretical occupancy on its device (occupancy_of with the record's launch
+ * shape and resources): the one way every table gets it. */
+void kernel_occupancy(const run_model *m, const kernel_event *k, metric *pct, int *blocks, char *limiter,
+                      size_t limiter_len);
+
+/* The union of intervals [start, end) (iv is sorted by start here) inside [lo, hi): returns the
+ * busy time, and gives the longest idle stretches, up to max_gaps of them, longest first (of
+ * equal ones the earlier first; gaps may be NULL when max_gaps is 0). The one union every busy
+ * figure and gap of every output comes from. */
 typedef struct { int64_t start, end; } interval;
-void interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, int64_t *busy,
-                    int64_t *largest_gap, int64_t *gap_start);
+int64_t interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, idle_gap *gaps, int max_gaps, int *ngaps);
 
 double median_of(const double *v, int n); /* n > 0; does not reorder v */
 

@@ -1,7 +1,7 @@
 /* A --devices run, analysed: each GPU's workloads with that GPU alone busy (sequential pass) and
  * with every listed GPU busy (concurrent pass), what running together costs each GPU, the
- * aggregate throughput, and the peer matrix's figures. Computed on demand from an analysis (the
- * renderers call devices_analyze), so the rest of analysis is untouched by it. */
+ * aggregate throughput, and the peer matrix's figures. analyze() computes it (analysis.devices)
+ * once the workloads are analysed. */
 #ifndef MMPROF_DEVICES_H
 #define MMPROF_DEVICES_H
 
@@ -46,7 +46,7 @@ typedef struct {
     metric direct_gbps, direct_latency_us;   /* peer access on */
 } peer_row;
 
-typedef struct {
+typedef struct devices_analysis {
     bool multi;                 /* a --devices run */
     char why[256];              /* when !multi: why there is no per-GPU section */
     device_workload_row *rows; /* grouped by workload (agg), in run order, then by GPU */

@@ -57,6 +57,10 @@ extern const metric_table device_workload_table;  /* device_workload_row (device
 extern const metric_table device_aggregate_table; /* device_aggregate_row (devices.h) */
 extern const metric_table device_pass_table;      /* device_pass_row (devices.h) */
 extern const metric_table peer_table;             /* peer_row (devices.h) */
+extern const metric_table launch_counter_table;   /* launch_metrics (analysis.h): profile --counters */
+extern const metric_table busy_span_table;        /* busy_span (analysis.h) */
+extern const metric_table run_metric_table;       /* analysis (analysis.h): the run as a whole */
+extern const metric_table devices_run_table;      /* devices_analysis (devices.h): a --devices run as a whole */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {

@@ -31,7 +31,7 @@ static const metric_def workload_defs[] = {
     W_HI(d2h_gbps, "d2h_gbps", "D2H GB/s", "GB/s", "%.1f", "D2H bytes / D2H time"),
     W_HI(d2h_link_pct, "d2h_link_pct", "D2H %link", "%", "%.0f", "D2H GB/s over the PCIe link's ceiling"),
     W_LO(copy_ms, "copy_ms", "copies", "ms", "%.3f", "H2D + D2H per product"),
-    W_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: copy time over kernel time"),
+    W_LO(copy_compute_ratio, "copy_compute_ratio_per_product", "copy:kern", "", "%.2f", "memcpy-to-compute ratio of one product: its copy time (H2D + D2H) over its kernel time"),
     W_LO(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product"),
     W_HI(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
     W_HI(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
@@ -85,7 +85,7 @@ static const metric_def region_defs[] = {
     R_LO(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "summed kernel durations"),
     R_LO(memcpy_ms, "memcpy_ms", "memcpy", "ms", "%.3f", "summed copy durations, every direction"),
     R_LO(memset_ms, "memset_ms", "memset", "ms", "%.3f", "summed memset durations"),
-    R_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: memcpy time over kernel time"),
+    R_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: the region's summed copy time (every direction) over its summed kernel time"),
     R_LO(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time"),
     R(h2d_bytes, "h2d_bytes", "H2D bytes", "B", "%.0f", "bytes copied host to device"),
     R_HI(h2d_gbps, "h2d_gbps", "H2D GB/s", "GB/s", "%.1f", "H2D bytes / H2D time"),
@@ -218,3 +218,46 @@ static const metric_def peer_defs[] = {
     PR(BETTER_LOWER, staged_latency_us, "staged_latency_us", "us staged", "us", "%.2f", "mean time of one small copy, back to back, peer access off"),
 };
 TABLE(peer_table, "peer pair", peer_defs);
+
+/* profile --counters: one profiled launch (analysis.launches). */
+#define L(field, key, label, unit, fmt, what) DEF(launch_metrics, field, key, label, unit, fmt, what)
+static const metric_def launch_defs[] = {
+    L(duration_us, "duration_us", "duration", "us", "%.1f", "the kernel's duration in the counter pass (replayed: slower than its own run)"),
+    L(achieved_occupancy_pct, "achieved_occupancy_pct", "ach. occ", "%", "%.1f", "active warps over the SM's maximum, averaged over the kernel (sm__warps_active)"),
+    L(sm_throughput_pct, "sm_throughput_pct", "SM SOL", "%", "%.1f", "compute (SM) throughput, % of peak (sm__throughput)"),
+    L(memory_throughput_pct, "memory_throughput_pct", "mem SOL", "%", "%.1f", "memory throughput, % of peak (gpu__compute_memory_throughput); kernel replay's memory restore is counted in it"),
+    L(dram_read_bytes, "dram_read_bytes", "DRAM read", "B", "%.0f", "bytes read from DRAM by the launch"),
+    L(l1_hit_pct, "l1_hit_pct", "L1 hit", "%", "%.1f", "L1 sector hit rate"),
+    L(l2_hit_pct, "l2_hit_pct", "L2 hit", "%", "%.1f", "L2 sector hit rate"),
+    L(tensor_pct, "tensor_pct", "tensor", "%", "%.1f", "tensor pipe active cycles, % of peak"),
+    L(flops_executed, "flops_executed", "FLOPs", "", "%.4g", "2 x FFMA + FADD + FMUL thread instructions executed"),
+    L(achieved_tflops, "achieved_tflops", "FP32 TFLOP/s", "TFLOP/s", "%.3f", "executed FP32 FLOPs over the duration"),
+};
+TABLE(launch_counter_table, "launch", launch_defs);
+
+/* The run's GPU activity over time (analysis.busy). */
+#define BS(field, key, label, unit, fmt, what) DEF(busy_span, field, key, label, unit, fmt, what)
+static const metric_def busy_span_defs[] = {
+    BS(start_ms, "start_ms", "start", "ms", "%.3f", "from the run's start"),
+    BS(length_ms, "length_ms", "length", "ms", "%.3f", "a stretch of GPU work: kernels, copies and memsets closer than 1/1000 of the run joined"),
+    BS(busy_ms, "busy_ms", "busy", "ms", "%.3f", "union of the GPU's intervals inside it"),
+    BS(busy_pct, "busy_pct", "busy", "%", "%.0f", "that over its length"),
+};
+TABLE(busy_span_table, "busy span", busy_span_defs);
+
+/* The run as a whole (analysis). */
+#define RN(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, analysis, field, key, label, unit, fmt, what)
+static const metric_def run_defs[] = {
+    RN(best_h2d_gbps, "fastest_h2d_gbps", "fastest H2D", "GB/s", "%.1f", "the fastest host-to-device bandwidth of any workload"),
+    RN(best_d2h_gbps, "fastest_d2h_gbps", "fastest D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of any workload"),
+};
+TABLE(run_metric_table, "run", run_defs);
+
+/* A --devices run as a whole (devices_analysis). */
+#define DR(b, field, key, label, unit, fmt, what) DEF_BY(b, devices_analysis, field, key, label, unit, fmt, what)
+static const metric_def devices_run_defs[] = {
+    DR(BETTER_LOWER, seq_wall_ms, "sequential_wall_ms", "wall alone", "ms", "%.1f", "the sequential pass, every GPU one after another"),
+    DR(BETTER_LOWER, conc_wall_ms, "concurrent_wall_ms", "wall together", "ms", "%.1f", "the concurrent pass, first start to last end over every GPU"),
+    DR(BETTER_HIGHER, wall_speedup, "wall_speedup", "speedup", "x", "%.2f", "sequential over concurrent wall time"),
+};
+TABLE(devices_run_table, "gpus", devices_run_defs);

@@ -95,3 +95,26 @@ bool occupancy_of(const device_info *d, int block_threads, int registers, int st
         limiter_names(res.limitingFactors, limiter, limiter_len);
     return true;
 }
+
+void kernel_occupancy(const run_model *m, const kernel_event *k, metric *pct, int *blocks, char *limiter,
+                      size_t limiter_len)
+{
+    *blocks = 0;
+    limiter[0] = '\0';
+    if (!k->has_resources) {
+        metric_na(pct, "registers and shared memory not recorded");
+        return;
+    }
+    if ((int64_t)k->device >= m->ndevices) {
+        metric_na(pct, "device %u not described in the run", k->device);
+        return;
+    }
+    double v;
+    char why[96];
+    int threads = k->block[0] * k->block[1] * k->block[2];
+    if (occupancy_of(&m->devices[k->device], threads, k->registers, k->static_smem, k->dynamic_smem, k->smem_optin,
+                     blocks, &v, limiter, limiter_len, why, sizeof why))
+        metric_set(pct, v);
+    else
+        metric_na(pct, "%s", why);
+}

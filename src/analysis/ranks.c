@@ -61,9 +61,7 @@ static double pct(int64_t part, int64_t whole) { return whole > 0 ? 100.0 * (dou
 
 static int64_t union_of(interval *iv, size_t n, int64_t lo, int64_t hi)
 {
-    int64_t busy, gap, at;
-    interval_union(iv, n, lo, hi, &busy, &gap, &at);
-    return busy;
+    return interval_union(iv, n, lo, hi, NULL, 0, NULL);
 }
 
 /* The shares of one row from its intervals (items[0..n), all of its key). */

@@ -11,16 +11,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "thresholds.h"
 
-/* Verdict thresholds. Copy-bound when copies outlast kernels; otherwise, when the GPU was busy
- * less than IDLE_PCT of the region, the cause is named: launches when most kernels are short or
- * a launch call takes longer than a kernel runs,
- * synchronization when the host waited for more than half the region, idle otherwise. */
-#define IDLE_PCT 60.0
-#define SHORT_SHARE_PCT 50.0
-#define SYNC_SHARE 0.5
-#define SMALL_COPY_BYTES (64 * 1024)
-#define MIN_LAUNCH_BOUND_KERNELS 3 /* fewer kernels than this say nothing about launch rates */
 
 typedef enum { GPU_KERNEL, GPU_COPY, GPU_MEMSET } gpu_type;
 
@@ -323,23 +315,7 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
         s->registers = k->registers;
         s->static_smem = k->static_smem;
         s->dynamic_smem = k->dynamic_smem;
-        int threads = k->block[0] * k->block[1] * k->block[2];
-        if (!k->has_resources)
-            metric_na(&s->occupancy_pct, "registers and shared memory not recorded");
-        else if ((int64_t)k->device >= m->ndevices)
-            metric_na(&s->occupancy_pct, "device %u not described in the run", k->device);
-        else {
-            double pct;
-            int blocks;
-            char why[96];
-            if (occupancy_of(&m->devices[k->device], threads, k->registers, k->static_smem, k->dynamic_smem,
-                             k->smem_optin, &blocks, &pct, s->limiter, sizeof s->limiter, why, sizeof why)) {
-                metric_set(&s->occupancy_pct, pct);
-                s->active_blocks = blocks;
-            } else {
-                metric_na(&s->occupancy_pct, "%s", why);
-            }
-        }
+        kernel_occupancy(m, k, &s->occupancy_pct, &s->active_blocks, s->limiter, sizeof s->limiter);
         i = j;
     }
     qsort(st, (size_t)ns, sizeof *st, cmp_total_desc);
@@ -465,133 +441,25 @@ static void finish_flows(region_metrics *r)
     }
 }
 
-/* Keeps the REGION_MAX_GAPS longest gaps, longest first. */
-static void keep_gap(region_metrics *r, idle_gap g)
+/* The verdict (verdict.h) on the region's own figures. */
+static void judge_region(region_metrics *r)
 {
-    int at;
-    if (r->ngaps < REGION_MAX_GAPS)
-        at = r->ngaps++;
-    else if (g.length_ns > r->gaps[REGION_MAX_GAPS - 1].length_ns)
-        at = REGION_MAX_GAPS - 1;
+    verdict_input in = {.gpu_events = r->nkernels + r->ncopies + r->nmemsets, .kernel_ms = r->kernel_ms,
+                        .copy_ms = r->memcpy_ms, .busy_pct = r->busy_pct, .wall_ms = r->wall_ms,
+                        .largest_gap_ms = r->largest_gap_ms, .nkernels = r->nkernels,
+                        .short_kernel_pct = r->short_kernel_pct, .launch_us = r->launch_us, .kernel_us = r->kernel_us,
+                        .sync_ms = r->sync_ms, .flows = r->flows, .nflows = r->nflows};
+    if (r->nkstats > 0)
+        in.top_kernel_share_pct = r->kernels[0].share_pct;
     else
-        return;
-    r->gaps[at] = g;
-    for (int k = at; k > 0 && r->gaps[k].length_ns > r->gaps[k - 1].length_ns; k--) {
-        idle_gap tmp = r->gaps[k];
-        r->gaps[k] = r->gaps[k - 1];
-        r->gaps[k - 1] = tmp;
-    }
-}
-
-/* The largest idle stretches of the GPU inside [lo, hi); iv is sorted by start (interval_union
- * sorted it). */
-static void find_gaps(const interval *iv, size_t n, int64_t lo, int64_t hi, region_metrics *r)
-{
-    int64_t cursor = lo;
-    r->ngaps = 0;
-    for (size_t i = 0; i < n; i++) {
-        int64_t s = iv[i].start < lo ? lo : iv[i].start;
-        int64_t e = iv[i].end > hi ? hi : iv[i].end;
-        if (e <= s)
-            continue;
-        if (s > cursor)
-            keep_gap(r, (idle_gap){cursor, s - cursor});
-        if (e > cursor)
-            cursor = e;
-    }
-    if (hi > cursor)
-        keep_gap(r, (idle_gap){cursor, hi - cursor});
-}
-
-/* The verdict with the figure that decided it, and one line of advice. */
-static void judge(region_metrics *r)
-{
-    if (r->nkernels + r->ncopies + r->nmemsets == 0) {
-        r->verdict = RV_NO_GPU;
-        snprintf(r->verdict_text, sizeof r->verdict_text, "no GPU activity in this region");
-        r->advice[0] = '\0';
-        return;
-    }
-    double kern = r->kernel_ms.v, copy = r->memcpy_ms.ok ? r->memcpy_ms.v : 0;
-    double pageable_ms = 0, small = 0;
-    int copies = 0;
-    const copy_flow *slowest = NULL; /* the pageable flow that took longest */
-    for (int i = 0; i < r->nflows; i++) {
-        const copy_flow *f = &r->flows[i];
-        if (f->host == MEM_PAGEABLE) {
-            pageable_ms += f->ms.v;
-            if (!slowest || f->ms.v > slowest->ms.v)
-                slowest = f;
-        }
-        copies += f->count;
-        if (f->mean_bytes.v < SMALL_COPY_BYTES)
-            small += f->count;
-    }
-    if (copy > kern) {
-        r->verdict = RV_COPY_BOUND;
-        snprintf(r->verdict_text, sizeof r->verdict_text,
-                 "copy-bound: copies take %.3f ms against %.3f ms of kernels (memcpy:compute %.2f)", copy, kern,
-                 kern > 0 ? copy / kern : 0);
-        const copy_flow *pinned = NULL; /* the same direction from pinned memory, to compare with */
-        for (int i = 0; slowest && i < r->nflows; i++)
-            if (r->flows[i].host == MEM_PINNED && r->flows[i].dir == slowest->dir && r->flows[i].gbps.ok)
-                pinned = &r->flows[i];
-        if (slowest && pageable_ms > 0.5 * copy && pinned && slowest->gbps.ok)
-            snprintf(r->advice, sizeof r->advice,
-                     "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
-                     copy_dir_name(slowest->dir), slowest->gbps.v, pinned->gbps.v);
-        else if (pageable_ms > 0.5 * copy)
-            snprintf(r->advice, sizeof r->advice,
-                     "pin host memory (cudaHostAlloc, pin_memory=True): %.0f%% of copy time is from pageable memory",
-                     100.0 * pageable_ms / copy);
-        else if (copies > 0 && small > 0.5 * copies)
-            snprintf(r->advice, sizeof r->advice,
-                     "batch small copies: %.0f of %d copies move less than 64 KB each", small, copies);
-        else
-            snprintf(r->advice, sizeof r->advice,
-                     "overlap copies with compute on separate streams, or keep the data on the GPU");
-        return;
-    }
-    double busy = r->busy_pct.ok ? r->busy_pct.v : 100;
-    if (busy < IDLE_PCT) {
-        double wall = r->wall_ms.ok ? r->wall_ms.v : 0;
-        bool launches_outlast_kernels = r->launch_us.ok && r->kernel_us.ok && r->launch_us.v > r->kernel_us.v;
-        if (r->nkernels >= MIN_LAUNCH_BOUND_KERNELS && r->short_kernel_pct.ok &&
-            (r->short_kernel_pct.v >= SHORT_SHARE_PCT || launches_outlast_kernels)) {
-            r->verdict = RV_LAUNCH_BOUND;
-            snprintf(r->verdict_text, sizeof r->verdict_text,
-                     "launch-bound: GPU busy %.1f%%; %.0f%% of %d kernels run under 10 us", busy,
-                     r->short_kernel_pct.v, r->nkernels);
-            if (r->launch_us.ok)
-                snprintf(r->advice, sizeof r->advice,
-                         "capture the launches in a CUDA graph or fuse kernels: a launch call takes %.1f us, a "
-                         "kernel %.1f us (median)", r->launch_us.v, r->kernel_us.ok ? r->kernel_us.v : 0);
-            else
-                snprintf(r->advice, sizeof r->advice, "capture the launches in a CUDA graph or fuse kernels");
-        } else if (r->sync_ms.ok && wall > 0 && r->sync_ms.v > SYNC_SHARE * wall) {
-            r->verdict = RV_SYNC_BOUND;
-            snprintf(r->verdict_text, sizeof r->verdict_text,
-                     "sync-bound: the host waits %.3f ms of %.3f ms in synchronization; GPU busy %.1f%%",
-                     r->sync_ms.v, wall, busy);
-            snprintf(r->advice, sizeof r->advice,
-                     "synchronize less often (per batch, not per step); queue more work before waiting");
-        } else {
-            r->verdict = RV_IDLE;
-            snprintf(r->verdict_text, sizeof r->verdict_text, "GPU idle: busy %.1f%% of %.3f ms; largest gap %.3f ms",
-                     busy, wall, r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0);
-            snprintf(r->advice, sizeof r->advice,
-                     "the host keeps the GPU waiting: overlap host work with GPU work, prefetch inputs");
-        }
-        return;
-    }
-    r->verdict = RV_COMPUTE_BOUND;
-    snprintf(r->verdict_text, sizeof r->verdict_text,
-             "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of copies", busy, kern, copy);
-    if (r->nkstats > 0 && r->kernels[0].share_pct.ok)
-        snprintf(r->advice, sizeof r->advice, "the top kernel takes %.0f%% of kernel time: start there",
-                 r->kernels[0].share_pct.v);
-    else
-        r->advice[0] = '\0';
+        metric_na(&in.top_kernel_share_pct, "no kernels");
+    metric_na(&in.tflops, "not a product");
+    metric_na(&in.peak_pct, "not a product");
+    verdict v;
+    judge(&in, &v);
+    r->verdict = v.kind;
+    copy_str(r->verdict_text, sizeof r->verdict_text, v.text);
+    copy_str(r->advice, sizeof r->advice, v.advice);
 }
 
 /* FLOPs where the region carries a count: built-in workloads and their compute phase. */
@@ -729,16 +597,11 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_set(&r->d2h_gbps, d2h_b / (d2h * 1e6));
         else
             metric_na(&r->d2h_gbps, "no device-to-host copies");
-        if (kernel > 0)
-            metric_set(&r->copy_compute_ratio, memcpy_t / kernel);
-        else
-            metric_na(&r->copy_compute_ratio, "no kernel time in the region");
+        copy_compute(&r->copy_compute_ratio, &r->memcpy_ms, &r->kernel_ms);
         if (niv > 0 && last_end > start) {
-            int64_t busy, gap, gap_at;
-            interval_union(iv, niv, start, last_end, &busy, &gap, &gap_at);
+            int64_t busy = interval_union(iv, niv, start, last_end, r->gaps, REGION_MAX_GAPS, &r->ngaps);
             metric_set(&r->gpu_busy_ms, ms(busy));
             metric_set(&r->busy_pct, 100.0 * (double)busy / (double)(last_end - start));
-            find_gaps(iv, niv, start, last_end, r);
             metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
         } else {
             metric_na(&r->gpu_busy_ms, "no GPU activity in this region");
@@ -776,7 +639,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_na(&r->kernel_us, "no kernels in this region");
         }
         region_flops(m, rg, r);
-        judge(r);
+        judge_region(r);
     }
     free(iv);
     free(ks);
@@ -820,10 +683,4 @@ void region_metrics_free(region_metrics *r, int n)
         free(r[i].apis);
     }
     free(r);
-}
-
-const char *region_verdict_name(region_verdict v)
-{
-    static const char *const names[] = {"no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound"};
-    return (v >= 0 && (size_t)v < sizeof names / sizeof names[0]) ? names[v] : "no-gpu";
 }

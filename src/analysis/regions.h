@@ -12,15 +12,7 @@
 
 #include "metric.h"
 #include "model.h"
-
-/* Copies of one direction whose host side is one memory kind. */
-typedef struct {
-    copy_dir dir;
-    mem_kind host;    /* the host side (pageable, pinned, ...); MEM_DEVICE for device-to-device */
-    int count;
-    metric bytes, ms, gbps;
-    metric mean_bytes; /* per copy: small copies are a reason to batch */
-} copy_flow;
+#include "verdict.h"
 
 /* One kernel name within a region. */
 typedef struct {
@@ -42,18 +34,6 @@ typedef struct {
     metric total_ms, share_pct, median_us, min_us, max_us;
 } api_stat;
 
-typedef struct {
-    int64_t start_ns, length_ns;
-} idle_gap;
-
-typedef enum {
-    RV_NO_GPU = 0,  /* no GPU work in the region */
-    RV_COPY_BOUND,  /* copies take longer than the kernels */
-    RV_LAUNCH_BOUND, /* many short kernels: the GPU waits for launches */
-    RV_SYNC_BOUND,  /* the host spends the region waiting in synchronization */
-    RV_IDLE,        /* the GPU sits idle for most of the region */
-    RV_COMPUTE_BOUND,
-} region_verdict;
 
 #define REGION_MAX_GAPS 3
 
@@ -84,18 +64,14 @@ typedef struct {
     int nkstats;
     api_stat *apis;       /* API calls by total time, longest first */
     int napistats;
-    region_verdict verdict;
-    char verdict_text[200]; /* the figure that decided it */
-    char advice[200];       /* one line: what to try */
+    verdict_kind verdict;   /* verdict.h */
+    char verdict_text[VERDICT_TEXT]; /* the figure that decided it */
+    char advice[VERDICT_TEXT];       /* one line: what to try */
 } region_metrics;
 
 /* Computes every region's figures; false only when memory ran out. */
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout);
 void region_metrics_free(region_metrics *r, int n);
 
-const char *region_verdict_name(region_verdict v);
-
-/* Kernels shorter than this count as short (launch overhead dominates them). */
-#define SHORT_KERNEL_NS 10000
 
 #endif

@@ -7,10 +7,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "thresholds.h"
 
-/* A unit this close to its peak is what limits the kernel; below it on every unit, the kernel
- * waits on latency (Nsight Compute's speed-of-light guidance uses the same 60%). */
-#define BOUND_PCT 60.0
 
 const char *bound_name(bound_kind b)
 {
@@ -34,6 +32,15 @@ static void take(metric *out, double v, const char *what)
         metric_set(out, v);
     else
         metric_na(out, "%s was not collected on this GPU", what);
+}
+
+/* A share of a whole, as the counters read it: a reading past 100% is no share of anything (one
+ * L2 hit rate read 101.4%), so it is n/a with what was read, not clamped to a plausible 100. */
+static void take_pct(metric *out, double v, const char *what)
+{
+    take(out, v, what);
+    if (out->ok && (out->v < 0 || out->v > 100))
+        metric_na(out, "%s read %.1f%%, outside 0-100%%: not a valid rate", what, out->v);
 }
 
 /* The counter entry of the kernel with the longest counter-pass duration (the first when no
@@ -119,14 +126,14 @@ void counter_figures(const run_model *m, workload_metrics *r)
         return;
     }
     const kernel_counters *k = main_counters(w);
-    take(&r->achieved_occupancy_pct, k->v[CTR_OCCUPANCY_PCT], "achieved occupancy");
-    take(&r->sm_throughput_pct, k->v[CTR_SM_PCT], "SM throughput");
-    take(&r->memory_throughput_pct, k->v[CTR_MEM_PCT], "memory throughput");
+    take_pct(&r->achieved_occupancy_pct, k->v[CTR_OCCUPANCY_PCT], "achieved occupancy");
+    take_pct(&r->sm_throughput_pct, k->v[CTR_SM_PCT], "SM throughput");
+    take_pct(&r->memory_throughput_pct, k->v[CTR_MEM_PCT], "memory throughput");
     take(&r->dram_read_bytes, summed(w, CTR_DRAM_READ_BYTES), "DRAM bytes read");
     take(&r->dram_write_bytes, summed(w, CTR_DRAM_WRITE_BYTES), "DRAM bytes written");
-    take(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
-    take(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
-    take(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
+    take_pct(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
+    take_pct(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
+    take_pct(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
     take(&r->flops_executed, 2 * summed(w, CTR_FFMA) + summed(w, CTR_FADD) + summed(w, CTR_FMUL),
          "FP32 instruction counts");
 
@@ -187,13 +194,13 @@ void launch_counter_figures(const kernel_counters *k, launch_metrics *r)
     r->k = k;
     double ns = k->v[CTR_DURATION_NS];
     take(&r->duration_us, isfinite(ns) ? ns / 1e3 : NAN, "the kernel's duration");
-    take(&r->achieved_occupancy_pct, k->v[CTR_OCCUPANCY_PCT], "achieved occupancy");
-    take(&r->sm_throughput_pct, k->v[CTR_SM_PCT], "SM throughput");
-    take(&r->memory_throughput_pct, k->v[CTR_MEM_PCT], "memory throughput");
+    take_pct(&r->achieved_occupancy_pct, k->v[CTR_OCCUPANCY_PCT], "achieved occupancy");
+    take_pct(&r->sm_throughput_pct, k->v[CTR_SM_PCT], "SM throughput");
+    take_pct(&r->memory_throughput_pct, k->v[CTR_MEM_PCT], "memory throughput");
     take(&r->dram_read_bytes, k->v[CTR_DRAM_READ_BYTES], "DRAM bytes read");
-    take(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
-    take(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
-    take(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
+    take_pct(&r->l1_hit_pct, k->v[CTR_L1_HIT_PCT], "the L1 hit rate");
+    take_pct(&r->l2_hit_pct, k->v[CTR_L2_HIT_PCT], "the L2 hit rate");
+    take_pct(&r->tensor_pct, k->v[CTR_TENSOR_PCT], "tensor-pipe activity");
     take(&r->flops_executed, 2 * k->v[CTR_FFMA] + k->v[CTR_FADD] + k->v[CTR_FMUL], "FP32 instruction counts");
     /* A kernel busy on the tensor pipe does its FLOPs there, where the FP32 counts miss them. */
     if (!r->flops_executed.ok)

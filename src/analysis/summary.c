@@ -333,15 +333,15 @@ static void busy(builder *b, bool builtin)
 static void verdict_figure(const region_metrics *r, double *v, const char **unit)
 {
     switch (r->verdict) {
-    case RV_COPY_BOUND:
+    case VERDICT_COPY_BOUND:
         *v = r->copy_compute_ratio.ok ? r->copy_compute_ratio.v : r->memcpy_ms.v;
         *unit = r->copy_compute_ratio.ok ? "x" : "ms";
         break;
-    case RV_LAUNCH_BOUND:
+    case VERDICT_LAUNCH_BOUND:
         *v = r->short_kernel_pct.v;
         *unit = "%";
         break;
-    case RV_SYNC_BOUND:
+    case VERDICT_SYNC_BOUND:
         *v = r->sync_ms.v;
         *unit = "ms";
         break;
@@ -358,14 +358,14 @@ static void timeline_findings(builder *b)
     if (!r)
         return;
     const char *name = a->m->regions[r->region].name;
-    if (r->verdict == RV_NO_GPU) {
+    if (r->verdict == VERDICT_NO_GPU) {
         add(b, FIND_VERDICT, 90, 0, "events", "No GPU activity in %s: no kernel, copy or memset was recorded", name);
         return;
     }
     double v;
     const char *unit;
     verdict_figure(r, &v, &unit);
-    add(b, FIND_VERDICT, r->verdict == RV_COMPUTE_BOUND ? 60 : 80, v, unit, "%s is %s%s%s", name, r->verdict_text,
+    add(b, FIND_VERDICT, r->verdict == VERDICT_COMPUTE_BOUND ? 60 : 80, v, unit, "%s is %s%s%s", name, r->verdict_text,
         r->advice[0] ? ". Try: " : "", r->advice);
     double gpu = r->kernel_ms.v + r->memcpy_ms.v + r->memset_ms.v;
     if (gpu > 0) {
@@ -416,7 +416,7 @@ static void region_findings(builder *b)
     for (int li = 1; li < a->nlisted; li++) {
         const region_metrics *r = &a->rg[a->listed[li]];
         region_kind k = a->m->regions[r->region].kind;
-        if (k == REGION_WORKLOAD || r->verdict == RV_NO_GPU || r->verdict == run->verdict)
+        if (k == REGION_WORKLOAD || r->verdict == VERDICT_NO_GPU || r->verdict == run->verdict)
             continue;
         c[n++] = (ranked){a->listed[li], r->wall_ms.ok ? r->wall_ms.v : 0};
     }

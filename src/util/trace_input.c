@@ -108,7 +108,7 @@ bool ti_open(trace_input *in, const char *path, char *err, size_t errlen)
         return false;
     }
     if (S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "%s: is a directory, not a trace", in->name);
+        snprintf(err, errlen, "%s: Is a directory", in->name);
         close(fd);
         return false;
     }

@@ -1,0 +1,143 @@
+/* One verdict for any span of GPU work. See verdict.h. */
+#include "verdict.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "thresholds.h"
+
+const char *verdict_name(verdict_kind v)
+{
+    static const char *const names[] = {"none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle",
+                                        "compute-bound"};
+    return (v >= 0 && (size_t)v < sizeof names / sizeof names[0]) ? names[v] : "none";
+}
+
+void not_judged(verdict *out, const char *why)
+{
+    out->kind = VERDICT_NONE;
+    snprintf(out->text, sizeof out->text, "not judged: %s", why);
+    out->advice[0] = '\0';
+}
+
+/* " per product", or "" */
+static const char *per(const verdict_input *in, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s%s", in->per ? " " : "", in->per ? in->per : "");
+    return buf;
+}
+
+static void copy_bound(const verdict_input *in, verdict *out)
+{
+    double kern = in->kernel_ms.ok ? in->kernel_ms.v : 0, copy = in->copy_ms.v;
+    char p[32];
+    out->kind = VERDICT_COPY_BOUND;
+    if (kern > 0)
+        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms against %.3f ms of kernels%s "
+                                              "(memcpy:compute %.2f)", copy, kern, per(in, p, sizeof p), copy / kern);
+    else
+        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms%s and no kernel ran "
+                                              "(memcpy:compute n/a: no kernel time)", copy, per(in, p, sizeof p));
+    double pageable_ms = 0, small = 0;
+    int copies = 0;
+    const copy_flow *slowest = NULL; /* the pageable flow that took longest */
+    for (int i = 0; i < in->nflows; i++) {
+        const copy_flow *f = &in->flows[i];
+        if (f->host == MEM_PAGEABLE) {
+            pageable_ms += f->ms.v;
+            if (!slowest || f->ms.v > slowest->ms.v)
+                slowest = f;
+        }
+        copies += f->count;
+        if (f->mean_bytes.v < SMALL_COPY_BYTES)
+            small += f->count;
+    }
+    const copy_flow *pinned = NULL; /* the same direction from pinned memory, to compare with */
+    for (int i = 0; slowest && i < in->nflows; i++)
+        if (in->flows[i].host == MEM_PINNED && in->flows[i].dir == slowest->dir && in->flows[i].gbps.ok)
+            pinned = &in->flows[i];
+    double flow_ms = 0;
+    for (int i = 0; i < in->nflows; i++)
+        flow_ms += in->flows[i].ms.v;
+    bool pageable = flow_ms > 0 && pageable_ms > PAGEABLE_COPY_SHARE * flow_ms;
+    if (slowest && pageable && pinned && slowest->gbps.ok)
+        snprintf(out->advice, sizeof out->advice, "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
+                 copy_dir_name(slowest->dir), slowest->gbps.v, pinned->gbps.v);
+    else if (pageable)
+        snprintf(out->advice, sizeof out->advice,
+                 "pin host memory (cudaHostAlloc, pin_memory=True): %.0f%% of copy time is from pageable memory",
+                 100.0 * pageable_ms / flow_ms);
+    else if (copies > 0 && small > 0.5 * copies)
+        snprintf(out->advice, sizeof out->advice, "batch small copies: %.0f of %d copies move less than 64 KB each",
+                 small, copies);
+    else
+        snprintf(out->advice, sizeof out->advice,
+                 "overlap copies with compute on separate streams, or keep the data on the GPU");
+}
+
+/* The GPU was busy less than IDLE_BUSY_PCT of the span: launches, synchronization, or idle. */
+static void mostly_idle(const verdict_input *in, double busy, verdict *out)
+{
+    double wall = in->wall_ms.ok ? in->wall_ms.v : 0;
+    bool launches_outlast_kernels = in->launch_us.ok && in->kernel_us.ok && in->launch_us.v > in->kernel_us.v;
+    if (in->nkernels >= MIN_LAUNCH_BOUND_KERNELS && in->short_kernel_pct.ok &&
+        (in->short_kernel_pct.v >= SHORT_KERNEL_SHARE_PCT || launches_outlast_kernels)) {
+        out->kind = VERDICT_LAUNCH_BOUND;
+        snprintf(out->text, sizeof out->text, "launch-bound: GPU busy %.1f%%; %.0f%% of %d kernels run under 10 us",
+                 busy, in->short_kernel_pct.v, in->nkernels);
+        if (in->launch_us.ok && in->kernel_us.ok)
+            snprintf(out->advice, sizeof out->advice,
+                     "capture the launches in a CUDA graph or fuse kernels: a launch call takes %.1f us (mean), a "
+                     "kernel %.1f us (median)", in->launch_us.v, in->kernel_us.v);
+        else
+            snprintf(out->advice, sizeof out->advice, "capture the launches in a CUDA graph or fuse kernels");
+    } else if (in->sync_ms.ok && wall > 0 && in->sync_ms.v > SYNC_WALL_SHARE * wall) {
+        out->kind = VERDICT_SYNC_BOUND;
+        snprintf(out->text, sizeof out->text,
+                 "sync-bound: the host waits %.3f ms of %.3f ms in synchronization; GPU busy %.1f%%", in->sync_ms.v,
+                 wall, busy);
+        snprintf(out->advice, sizeof out->advice,
+                 "synchronize less often (per batch, not per step); queue more work before waiting");
+    } else {
+        out->kind = VERDICT_IDLE;
+        if (in->largest_gap_ms.ok)
+            snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms; largest gap %.3f ms%s%s", busy,
+                     wall, in->largest_gap_ms.v, in->gap_where ? " in " : "", in->gap_where ? in->gap_where : "");
+        else
+            snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms", busy, wall);
+        snprintf(out->advice, sizeof out->advice,
+                 "the host keeps the GPU waiting: overlap host work with GPU work, prefetch inputs");
+    }
+}
+
+void judge(const verdict_input *in, verdict *out)
+{
+    out->advice[0] = '\0';
+    if (in->gpu_events == 0) {
+        out->kind = VERDICT_NO_GPU;
+        snprintf(out->text, sizeof out->text, "no GPU activity in this region");
+        return;
+    }
+    if (in->copy_ms.ok && in->copy_ms.v > (in->kernel_ms.ok ? in->kernel_ms.v : 0)) {
+        copy_bound(in, out);
+        return;
+    }
+    double busy = in->busy_pct.ok ? in->busy_pct.v : 100;
+    if (busy < IDLE_BUSY_PCT) {
+        mostly_idle(in, busy, out);
+        return;
+    }
+    char p[32];
+    out->kind = VERDICT_COMPUTE_BOUND;
+    double copy = in->copy_ms.ok ? in->copy_ms.v : 0;
+    if (in->tflops.ok && in->peak_pct.ok)
+        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of "
+                                              "copies%s; %.1f TFLOP/s = %.1f%% of the FP32 peak",
+                 busy, in->kernel_ms.v, copy, per(in, p, sizeof p), in->tflops.v, in->peak_pct.v);
+    else
+        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of copies%s",
+                 busy, in->kernel_ms.v, copy, per(in, p, sizeof p));
+    if (in->top_kernel_share_pct.ok)
+        snprintf(out->advice, sizeof out->advice, "the top kernel takes %.0f%% of kernel time: start there",
+                 in->top_kernel_share_pct.v);
+}

@@ -1,0 +1,70 @@
+/* One verdict for any span of GPU work: a region of any timeline (the whole run, an NVTX range, a
+ * PyTorch annotation) and a built-in workload's product alike. The figures differ (a region's
+ * summed times, a product's per-product ones); the rules and the words are these, once.
+ *
+ * Copy-bound when copies outlast kernels; otherwise, when the GPU was busy less than
+ * IDLE_BUSY_PCT of the span, the cause is named: launches when most kernels are short or a launch
+ * call takes longer than a kernel runs, synchronization when the host waited for most of the span,
+ * idle otherwise; else compute-bound. Each verdict comes with the figure that decided it and one
+ * line of advice. Thresholds: thresholds.h. */
+#ifndef MMPROF_VERDICT_H
+#define MMPROF_VERDICT_H
+
+#include "metric.h"
+#include "model.h"
+
+typedef enum {
+    VERDICT_NONE = 0,   /* not judged (a CPU workload, one that did not complete): text says why */
+    VERDICT_NO_GPU,     /* no GPU work in the span */
+    VERDICT_COPY_BOUND, /* copies take longer than the kernels */
+    VERDICT_LAUNCH_BOUND, /* many short kernels: the GPU waits for launches */
+    VERDICT_SYNC_BOUND, /* the host spends the span waiting in synchronization */
+    VERDICT_IDLE,       /* the GPU sits idle for most of the span */
+    VERDICT_COMPUTE_BOUND,
+} verdict_kind;
+
+/* A stretch with nothing on the GPU. */
+typedef struct {
+    int64_t start_ns, length_ns;
+} idle_gap;
+
+/* Copies of one direction whose host side is one memory kind. */
+typedef struct {
+    copy_dir dir;
+    mem_kind host;    /* the host side (pageable, pinned, ...); MEM_DEVICE for device-to-device */
+    int count;
+    metric bytes, ms, gbps;
+    metric mean_bytes; /* per copy: small copies are a reason to batch */
+} copy_flow;
+
+/* What a span is judged on. Times in ms; figures not measured stay n/a (metric_na). */
+typedef struct {
+    const char *per;          /* "per product" where the times are one product's, else NULL */
+    int gpu_events;           /* kernels, copies and memsets in the span */
+    metric kernel_ms, copy_ms;
+    metric busy_pct, wall_ms, largest_gap_ms;
+    const char *gap_where;    /* where the largest gap fell ("copy-out"), or NULL */
+    int nkernels;
+    metric short_kernel_pct, launch_us, kernel_us, sync_ms;
+    const copy_flow *flows;   /* for the copy advice (pinned or pageable, small copies) */
+    int nflows;
+    metric top_kernel_share_pct; /* of kernel time, the kernel that takes most */
+    metric tflops, peak_pct;  /* a product's, where known */
+} verdict_input;
+
+#define VERDICT_TEXT 200
+
+typedef struct {
+    verdict_kind kind;
+    char text[VERDICT_TEXT];   /* the verdict with the figure that decided it */
+    char advice[VERDICT_TEXT]; /* one line: what to try ("" where there is nothing to say) */
+} verdict;
+
+void judge(const verdict_input *in, verdict *out);
+/* A span that is not judged, and why. */
+void not_judged(verdict *out, const char *why);
+
+/* "none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound". */
+const char *verdict_name(verdict_kind v);
+
+#endif
