@@ -39,6 +39,33 @@ void html_metric(html_ctx *x, const metric *m, const char *fmt, const char *unit
     sb_add(x->b, "</span>");
 }
 
+void html_fig(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit)
+{
+    const metric_def *d;
+    const metric *m = metric_get(t, row, key, &d);
+    if (!m) {
+        sb_html_printf(x->b, "?%s", key); /* a key the table lacks: the page tests find it */
+        return;
+    }
+    if (!m->ok) {
+        int note = html_note(x, d->label, m->why);
+        sb_add(x->b, "<span class=\"na\" title=\"");
+        sb_html(x->b, m->why);
+        sb_add(x->b, "\">n/a");
+        if (note)
+            sb_printf(x->b, "<sup><a href=\"#na-%d\">%d</a></sup>", note, note);
+        sb_add(x->b, "</span>");
+        return;
+    }
+    char v[64];
+    metric_format(d, m, unit, v, sizeof v);
+    sb_printf(x->b, "<span class=\"num\" data-t=\"%s\" data-fig=\"", t->name);
+    sb_html(x->b, path);
+    sb_printf(x->b, ".%s\"%s>", d->key, unit ? "" : " data-u=\"0\"");
+    sb_html(x->b, v);
+    sb_add(x->b, "</span>");
+}
+
 void html_metric_inline(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what)
 {
     if (m->ok) {

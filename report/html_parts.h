@@ -26,6 +26,12 @@ int html_note(html_ctx *x, const char *what, const char *why);
 void html_metric(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what);
 void html_metric_inline(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what);
 
+/* Figure key of row (a struct registry table t describes), formatted as the registry says, with
+ * its unit when unit; n/a with a numbered note naming the registry's label. The figure is marked
+ * with its table and its place in the JSON report (path: figure_path.h, the key appended), so a
+ * test can check the page shows what the JSON holds. The way every figure goes on the page. */
+void html_fig(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit);
+
 /* "12,345" for GFLOP/s and other figures too large for decimals. */
 void html_thousands(double v, char *buf, size_t len);
 

@@ -32,6 +32,20 @@ const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, c
     return buf;
 }
 
+const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void *row, const char *key, bool unit)
+{
+    const metric_def *d;
+    const metric *m = metric_get(t, row, key, &d);
+    if (!m) {
+        snprintf(buf, len, "?%s", key); /* a renderer naming a key its table lacks: the tests find it */
+        return buf;
+    }
+    metric_format(d, m, unit, buf, len);
+    if (!m->ok)
+        note_na(x, d->label, m);
+    return buf;
+}
+
 /* Prints text after a lead of lead_width visible columns, wrapped at spaces to TEXT_WIDTH with
  * continuation lines indented to the lead. */
 void wrapped(ctx *x, int lead_width, const char *text)

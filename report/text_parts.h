@@ -30,6 +30,9 @@ const char *c(const ctx *x, const char *code);
 void note_na(ctx *x, const char *what, const metric *m);
 /* A metric as text: the value in f, or "n/a" with the reason noted for the footer. */
 const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what);
+/* Figure key of row as the registry formats it (table t), with its unit when unit, or "n/a" with
+ * the reason noted for the footer under the registry's label. The way every figure is printed. */
+const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void *row, const char *key, bool unit);
 /* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);

@@ -36,7 +36,7 @@ typedef struct {
 } metric_def;
 
 typedef struct {
-    const char *name; /* what one row is: "region", "workload", "kernel", ... */
+    const char *name; /* what one row is: "region", "workload", "kernel", ... (unique, no spaces) */
     const metric_def *defs;
     int n;
 } metric_table;
@@ -69,7 +69,18 @@ static inline const metric *metric_of(const void *row, const metric_def *d)
 
 const metric_def *metric_find(const metric_table *t, const char *key);
 
-/* The value in the definition's format, with " unit" when with_unit; "n/a" when not measured. */
+/* Every table above, and the one of a name (NULL for none). */
+extern const metric_table *const metric_tables[];
+extern const int metric_ntables;
+const metric_table *metric_table_named(const char *name);
+/* Figure key of row (a struct t describes), and its definition in *def; NULL for a key t does not
+ * have (a renderer's mistake, which its tests catch). */
+const metric *metric_get(const metric_table *t, const void *row, const char *key, const metric_def **def);
+
+/* The value in the definition's format, with its unit when with_unit ("3.271 ms"; "55.2%" and
+ * "13.3x" without a space); "n/a" when not measured.
+ * With the unit, bytes ("B") are shown with a decimal prefix and three significant digits
+ * ("67.1 MB"), as every output shows them; without it, as the format says. */
 void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len);
 
 #endif

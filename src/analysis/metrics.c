@@ -65,7 +65,7 @@ static const metric_def kernel_summary_defs[] = {
     K(occupancy_pct, "occupancy_pct", "occupancy", "%", "%.0f", "theoretical occupancy (cuda_occupancy.h)"),
     K_HI(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / median, when one kernel makes one product"),
 };
-TABLE(kernel_summary_table, "kernel", kernel_summary_defs);
+TABLE(kernel_summary_table, "workload_kernel", kernel_summary_defs);
 
 #define P(field, key, label, unit, fmt, what) DEF(device_peaks, field, key, label, unit, fmt, what)
 static const metric_def device_peak_defs[] = {
@@ -137,7 +137,7 @@ static const metric_def sweep_point_defs[] = {
     SP(noise_pct, "noise_pct", "noise", "%", "%.2f", "stdev / mean of the timed samples"),
     SP(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time at this size over end-to-end time"),
 };
-TABLE(sweep_point_table, "sweep point", sweep_point_defs);
+TABLE(sweep_point_table, "sweep_point", sweep_point_defs);
 
 #define C(field, key, label, unit, fmt, what) DEF(crossover, field, key, label, unit, fmt, what)
 static const metric_def crossover_defs[] = {
@@ -192,7 +192,7 @@ static const metric_def device_workload_defs[] = {
     DW_BY(BETTER_LOWER, seq_kernel_ms, "sequential_kernel_ms", "kernel alone", "ms", "%.3f", "median kernel time of one product, alone"),
     DW_BY(BETTER_LOWER, conc_kernel_ms, "concurrent_kernel_ms", "kernel together", "ms", "%.3f", "median kernel time of one product, together"),
 };
-TABLE(device_workload_table, "gpu workload", device_workload_defs);
+TABLE(device_workload_table, "gpu_workload", device_workload_defs);
 
 #define DG(field, key, label, unit, fmt, what) DEF(device_aggregate_row, field, key, label, unit, fmt, what)
 static const metric_def device_aggregate_defs[] = {
@@ -201,14 +201,14 @@ static const metric_def device_aggregate_defs[] = {
     DG(scaling, "scaling", "scaling", "x", "%.2f", "all GPUs over one GPU (ideal: the number of GPUs)"),
     DG(worst_change_pct, "worst_change_pct", "worst change", "%", "%+.1f", "the largest slowdown of one GPU running with the others"),
 };
-TABLE(device_aggregate_table, "gpu aggregate", device_aggregate_defs);
+TABLE(device_aggregate_table, "gpu_aggregate", device_aggregate_defs);
 
 #define DP(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, device_pass_row, field, key, label, unit, fmt, what)
 static const metric_def device_pass_defs[] = {
     DP(seq_wall_ms, "sequential_wall_ms", "wall alone", "ms", "%.1f", "its workloads' span with this GPU alone busy"),
     DP(conc_wall_ms, "concurrent_wall_ms", "wall together", "ms", "%.1f", "its workloads' span with every listed GPU busy"),
 };
-TABLE(device_pass_table, "gpu pass", device_pass_defs);
+TABLE(device_pass_table, "gpu_pass", device_pass_defs);
 
 #define PR(b, field, key, label, unit, fmt, what) DEF_BY(b, peer_row, field, key, label, unit, fmt, what)
 static const metric_def peer_defs[] = {
@@ -217,7 +217,7 @@ static const metric_def peer_defs[] = {
     PR(BETTER_HIGHER, staged_gbps, "staged_gbps", "GB/s staged", "GB/s", "%.1f", "cudaMemcpyPeerAsync with peer access off (the driver stages the copy)"),
     PR(BETTER_LOWER, staged_latency_us, "staged_latency_us", "us staged", "us", "%.2f", "mean time of one small copy, back to back, peer access off"),
 };
-TABLE(peer_table, "peer pair", peer_defs);
+TABLE(peer_table, "peer_pair", peer_defs);
 
 /* profile --counters: one profiled launch (analysis.launches). */
 #define L(field, key, label, unit, fmt, what) DEF(launch_metrics, field, key, label, unit, fmt, what)
@@ -243,7 +243,7 @@ static const metric_def busy_span_defs[] = {
     BS(busy_ms, "busy_ms", "busy", "ms", "%.3f", "union of the GPU's intervals inside it"),
     BS(busy_pct, "busy_pct", "busy", "%", "%.0f", "that over its length"),
 };
-TABLE(busy_span_table, "busy span", busy_span_defs);
+TABLE(busy_span_table, "busy_span", busy_span_defs);
 
 /* The run as a whole (analysis). */
 #define RN(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, analysis, field, key, label, unit, fmt, what)
@@ -261,3 +261,11 @@ static const metric_def devices_run_defs[] = {
     DR(BETTER_HIGHER, wall_speedup, "wall_speedup", "speedup", "x", "%.2f", "sequential over concurrent wall time"),
 };
 TABLE(devices_run_table, "gpus", devices_run_defs);
+
+const metric_table *const metric_tables[] = {
+    &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
+    &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
+    &device_workload_table, &device_aggregate_table, &device_pass_table, &peer_table, &launch_counter_table,
+    &busy_span_table, &run_metric_table, &devices_run_table,
+};
+const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

@@ -1,0 +1,67 @@
+/* See sections.h. Presence is decided from the analysis alone, the same for every output. */
+#include "sections.h"
+
+#include "analysis.h"
+#include "devices.h"
+
+static const section_def defs[NSECTIONS] = {
+    [SEC_FINDINGS] = {SEC_FINDINGS, "findings", "Summary", "Summary"},
+    [SEC_SWEEP] = {SEC_SWEEP, "sweep", "Where the GPU pays off", "Sweep"},
+    [SEC_DEVICES] = {SEC_DEVICES, "devices", "GPUs: each alone, then all at once", "GPUs"},
+    [SEC_LADDER] = {SEC_LADDER, "ladder", "The ladder: % of cuBLAS", "Ladder"},
+    [SEC_COUNTERS] = {SEC_COUNTERS, "roofline", "Why each kernel is as fast as it is", "Counters"},
+    [SEC_COPIES] = {SEC_COPIES, "copies", "Copy versus compute", "Copy vs compute"},
+    [SEC_TIMELINE] = {SEC_TIMELINE, "timeline", "Timeline", "Timeline"},
+    [SEC_REGIONS] = {SEC_REGIONS, "regions", "Regions: where the GPU time went", "Regions"},
+    [SEC_RANKS] = {SEC_RANKS, "ranks", "Ranks", "Ranks"},
+    [SEC_WORKLOADS] = {SEC_WORKLOADS, "summary", "Workloads", "Workloads"},
+    [SEC_SPEEDUP] = {SEC_SPEEDUP, "speedup", "Speedup over the CPU", "Speedup"},
+    [SEC_KERNELS] = {SEC_KERNELS, "kernels", "Kernels", "Kernels"},
+    [SEC_TOOL_TIME] = {SEC_TOOL_TIME, "tool-time", "Where mmprof's own time went", "mmprof's time"},
+    [SEC_WARNINGS] = {SEC_WARNINGS, "warnings", "Warnings", "Warnings"},
+};
+
+const section_def *section_of(section_id s)
+{
+    return (unsigned)s < NSECTIONS ? &defs[s] : &defs[SEC_FINDINGS];
+}
+
+/* A built-in GPU workload that ran (not skipped): what the ladder, copies, timeline and kernel
+ * sections are about. */
+static bool gpu_workload_ran(const analysis *a)
+{
+    for (int i = 0; i < a->nwl; i++)
+        if (a->wl[i].w->needs_gpu && a->wl[i].w->status != WL_SKIPPED)
+            return true;
+    return false;
+}
+
+static bool cpu_and_gpu_ran(const analysis *a)
+{
+    bool cpu = false;
+    for (int i = 0; i < a->nwl; i++)
+        cpu |= !a->wl[i].w->needs_gpu && a->wl[i].w->status == WL_OK;
+    return cpu && gpu_workload_ran(a);
+}
+
+bool section_shown(const analysis *a, section_id s)
+{
+    const run_model *m = a->m;
+    switch (s) {
+    case SEC_FINDINGS: return a->nsummary > 0;
+    case SEC_SWEEP: return a->sweep != NULL;
+    case SEC_DEVICES: return a->devices != NULL;
+    case SEC_LADDER:
+    case SEC_COPIES:
+    case SEC_TIMELINE:
+    case SEC_KERNELS: return gpu_workload_ran(a);
+    case SEC_COUNTERS: return m->counters.asked;
+    case SEC_REGIONS: return a->nrg > 0;
+    case SEC_RANKS: return a->ranks != NULL;
+    case SEC_WORKLOADS: return a->nwl > 0;
+    case SEC_SPEEDUP: return cpu_and_gpu_ran(a);
+    case SEC_TOOL_TIME: return m->source == SOURCE_BUILTIN && m->builtin.ntool_phases > 0;
+    case SEC_WARNINGS: return a->nwarnings > 0;
+    default: return false;
+    }
+}

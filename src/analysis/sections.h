@@ -1,0 +1,42 @@
+/* The sections a report is made of, named once: their key (the HTML anchor and navigation target),
+ * heading and navigation label, and when each is shown. Every renderer walks its own order of
+ * these ids and shows a section only when section_shown says its data exists: a profiled
+ * program's page has no built-in sections (no ladder, no workloads) and says nothing about them,
+ * an import has no host, a run without --counters no counters section. */
+#ifndef MMPROF_SECTIONS_H
+#define MMPROF_SECTIONS_H
+
+#include <stdbool.h>
+
+struct analysis;
+
+typedef enum {
+    SEC_FINDINGS = 0, /* the summary: what to read first (always) */
+    SEC_SWEEP,        /* a run of several sizes: where the GPU pays off */
+    SEC_DEVICES,      /* a --devices run: each GPU alone and together, the peer matrix */
+    SEC_LADDER,       /* built-in GPU workloads against cuBLAS, with occupancy */
+    SEC_COUNTERS,     /* hardware counters: a built-in run's --counters, or profile --counters */
+    SEC_COPIES,       /* built-in: copy versus compute per product */
+    SEC_TIMELINE,     /* built-in: each workload's span and one product */
+    SEC_REGIONS,      /* the run and its regions (every source) */
+    SEC_RANKS,        /* a job of several ranks or GPU processes */
+    SEC_WORKLOADS,    /* built-in: the workloads' per-product table */
+    SEC_SPEEDUP,      /* built-in: GPU workloads against the CPU */
+    SEC_KERNELS,      /* built-in: one row per kernel per workload */
+    SEC_TOOL_TIME,    /* built-in: where mmprof's own time went */
+    SEC_WARNINGS,     /* the run's and analysis's warnings */
+    NSECTIONS
+} section_id;
+
+typedef struct {
+    section_id id;
+    const char *key;   /* "ladder": anchor and JSON-style name */
+    const char *title; /* the heading */
+    const char *nav;   /* the navigation entry's words */
+} section_def;
+
+const section_def *section_of(section_id s);
+/* Whether the analysis has what section s shows. */
+bool section_shown(const struct analysis *a, section_id s);
+
+#endif
