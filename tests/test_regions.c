@@ -1,6 +1,8 @@
 /* Region analysis on timelines built here, where every figure can be worked out by hand:
  * attribution by the launching call (a kernel that ends after its NVTX range still belongs to
- * it), attribution by time when no launching call is recorded, totals, busy % and gaps, copy
+ * it; a thread with no range of its own works for the ranges of its process, one with its own
+ * keeps its work), attribution by time when no launching call is recorded, totals, busy % executed
+ * during a range and the idle before, between and after its GPU work, the GPU projection, copy
  * flows per memory kind, and each verdict with its advice. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,8 +56,10 @@ static const region_metrics *find(const analysis *a, const char *name)
 }
 
 /* Thread 1 opens "step" at 0 ms and closes it at 2 ms; its launch at 1 ms starts a kernel that runs
- * from 3 to 8 ms, after the range closed. Thread 2 launches a kernel at 1.5 ms, inside the range's
- * interval but on another thread: not the range's. */
+ * from 3 to 8 ms, after the range closed. Thread 2, which has no range of its own (PyTorch's
+ * autograd thread), launches a kernel at 1.5 ms, inside the range: the step's too, by the process
+ * rule (and load's, open then too). Thread 3 has its own range "load" open when it launches at
+ * 1.6 ms: its kernel is load's, not the step's. */
 static void kernel_after_its_range_belongs_to_it(void **state)
 {
     (void)state;
@@ -63,30 +67,117 @@ static void kernel_after_its_range_belongs_to_it(void **state)
     model_init(&m);
     m.source = SOURCE_PROFILE;
     nvtx(&m, "step", 0, 2 * MS, 1);
+    nvtx(&m, "load", 1 * MS, 1 * MS + 800000, 3);
     api(&m, "cudaLaunchKernel", 1 * MS, 1 * MS + 5000, 1, 100);
     kernel(&m, "late_kernel", 3 * MS, 8 * MS, 100);
     api(&m, "cudaLaunchKernel", 1 * MS + 500000, 1 * MS + 505000, 2, 101);
     kernel(&m, "other_thread", 9 * MS, 10 * MS, 101);
+    api(&m, "cudaLaunchKernel", 1 * MS + 600000, 1 * MS + 603000, 3, 102);
+    kernel(&m, "loader_kernel", 11 * MS, 12 * MS, 102);
     assert_true(model_finish_regions(&m, "prog"));
     analysis a;
     assert_true(analyze(&m, &a));
 
     const region_metrics *step = find(&a, "step");
-    assert_int_equal(step->nkernels, 1);
+    assert_int_equal(step->nkernels, 2);
     assert_string_equal(step->kernels[0].name, "late_kernel");
+    assert_string_equal(step->kernels[1].name, "other_thread");
     assert_int_equal(step->by_time, 0);
-    assert_close(step->kernel_ms.v, 5.0, 1e-12);
-    /* Wall time reaches the kernel's end: 0 to 8 ms; busy 3 to 8 ms. */
-    assert_close(step->wall_ms.v, 8.0, 1e-12);
-    assert_close(step->busy_pct.v, 100.0 * 5 / 8, 1e-12);
-    assert_close(step->largest_gap_ms.v, 3.0, 1e-12);
-    assert_int_equal(step->nlaunches, 1);
-    assert_close(step->launch_us.v, 5.0, 1e-9);
+    assert_close(step->kernel_ms.v, 6.0, 1e-12);
+    /* Its own span is 0 to 2 ms; its work ran from 3 to 10 ms (projected), 6 of those 7 ms busy. */
+    assert_close(step->wall_ms.v, 2.0, 1e-12);
+    assert_close(step->gpu_span_ms.v, 7.0, 1e-12);
+    assert_close(step->projected_busy_pct.v, 100.0 * 6 / 7, 1e-12);
+    /* Nothing ran during 0 to 2 ms: executed-during figures are n/a, and say why. */
+    assert_false(step->busy_pct.ok);
+    assert_non_null(strstr(step->busy_pct.why, "no GPU work ran during"));
+    assert_int_equal(step->nlaunches, 2);
+    assert_close(step->launch_us.v, 5.0, 1e-9); /* the median of 5 and 5 us */
+
+    const region_metrics *load = find(&a, "load");
+    assert_int_equal(load->nkernels, 2);
+    assert_string_equal(load->kernels[0].name, "loader_kernel");
+    assert_string_equal(load->kernels[1].name, "other_thread");
 
     const region_metrics *run = find(&a, "prog");
-    assert_int_equal(run->nkernels, 2);
-    assert_close(run->kernel_ms.v, 6.0, 1e-12);
-    assert_int_equal(run->nlaunches, 2);
+    assert_int_equal(run->nkernels, 3);
+    assert_close(run->kernel_ms.v, 7.0, 1e-12);
+    assert_int_equal(run->nlaunches, 3);
+    /* The run: busy 3-8, 9-10, 11-12 of 0-12 ms; 3 ms before the first GPU work; gaps of 1 ms. */
+    assert_close(run->busy_pct.v, 100.0 * 7 / 12, 1e-12);
+    assert_close(run->lead_idle_ms.v, 3.0, 1e-12);
+    assert_close(run->tail_idle_ms.v, 0.0, 1e-12);
+    assert_close(run->largest_gap_ms.v, 1.0, 1e-12);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A training loop as PyTorch runs one: the main thread's "step" ranges are short (the host runs
+ * ahead), its own thread launches the forward kernels, autograd's thread (no ranges) the
+ * backward ones while the step is open, and the GPU runs everything back to back, falling behind
+ * the host. Per step: every kernel launched during it, from either thread; executed during its
+ * span, the GPU is busy all along but for the first step's start. The figures are worked out
+ * here from the events, independently of regions.c. */
+static void steps_count_every_thread_and_the_gpu_busy_during_them(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_PROFILE;
+    enum { STEPS = 6, FWD = 3, BWD = 4 };
+    const int64_t step_ms = 2, kernel_us = 900; /* the host: 2 ms a step; the GPU: 6.3 ms a step */
+    int64_t gpu_at = 1 * MS; /* where the GPU's next kernel starts */
+    uint32_t corr = 1;
+    for (int k = 0; k < STEPS; k++) {
+        int64_t s = k * step_ms * MS;
+        char name[16];
+        snprintf(name, sizeof name, "step");
+        nvtx(&m, name, s, s + step_ms * MS, 1);
+        for (int j = 0; j < FWD + BWD; j++) {
+            uint32_t tid = j < FWD ? 1 : 2; /* forward on the main thread, backward on autograd's */
+            int64_t at = s + 100000 + j * 200000;
+            api(&m, "cudaLaunchKernel", at, at + 5000, tid, corr);
+            int64_t ks = gpu_at > at + 10000 ? gpu_at : at + 10000;
+            kernel(&m, j < FWD ? "forward" : "backward", ks, ks + kernel_us * 1000, corr);
+            gpu_at = ks + kernel_us * 1000;
+            corr++;
+        }
+    }
+    assert_true(model_finish_regions(&m, "train"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    int seen = 0;
+    for (int i = 0; i < a.nrg; i++) {
+        const region_metrics *r = &a.rg[i];
+        const region *g = &m.regions[r->region];
+        if (strcmp(g->name, "step") != 0)
+            continue;
+        /* Independently: kernels whose launch fell in [start, end] on either thread; GPU busy in
+         * [start, end] from every kernel's interval. */
+        int n = 0;
+        double kms = 0, busy = 0;
+        for (size_t e = 0; e < m.events.nkernels; e++) {
+            const kernel_event *ke = &m.events.kernels[e];
+            const api_event *call = &m.events.apis[e]; /* added pairwise: kernel e's launch */
+            if (call->start_ns >= g->start_ns && call->start_ns <= g->end_ns) {
+                n++;
+                kms += (double)(ke->end_ns - ke->start_ns) / MS;
+            }
+            int64_t lo = ke->start_ns > g->start_ns ? ke->start_ns : g->start_ns;
+            int64_t hi = ke->end_ns < g->end_ns ? ke->end_ns : g->end_ns;
+            busy += hi > lo ? (double)(hi - lo) : 0; /* kernels do not overlap here */
+        }
+        assert_int_equal(r->nkernels, FWD + BWD);
+        assert_int_equal(n, FWD + BWD);
+        assert_close(r->kernel_ms.v, kms, 1e-12);
+        assert_close(r->busy_pct.v, 100.0 * busy / (double)(g->end_ns - g->start_ns), 1e-9);
+        if (seen > 0) { /* from the second step on the GPU is behind the host: busy throughout */
+            assert_close(r->busy_pct.v, 100.0, 1e-9);
+            assert_int_equal(r->verdict, VERDICT_COMPUTE_BOUND);
+        }
+        seen++;
+    }
+    assert_int_equal(seen, STEPS);
     analysis_free(&a);
     model_free(&m);
 }
@@ -268,6 +359,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kernel_after_its_range_belongs_to_it),
+        cmocka_unit_test(steps_count_every_thread_and_the_gpu_busy_during_them),
         cmocka_unit_test(no_launching_call_attributes_by_time),
         cmocka_unit_test(copy_bound_with_pageable_advice),
         cmocka_unit_test(many_short_kernels_are_launch_bound),

@@ -437,6 +437,7 @@ static void decide_verdict(const event_view *ev, workload_metrics *r)
             set(&in.short_kernel_pct, 100.0 * nshort / nk);
         else
             na(&in.short_kernel_pct, "no kernels in the compute phase");
+        na(&in.lead_idle_ms, "the phases are the product's own");
         na(&in.launch_us, "launch calls are not timed per product");
         na(&in.kernel_us, "%s", in.launch_us.why);
         na(&in.sync_ms, "the workload's synchronization is the tool's own");

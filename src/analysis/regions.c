@@ -24,6 +24,7 @@ typedef struct {
     int64_t key;          /* launch time, or the event's start when no launching call was found */
     uint32_t pid, tid;    /* the launching thread (tid 0: unknown) */
     int owner;            /* the event's region (event_owner in model.h) */
+    bool ranged;          /* its launching thread had a range of its own open at key */
     const api_event *launch;
 } gpu_item;
 
@@ -35,14 +36,77 @@ typedef struct {
     uint32_t pid, tid;
     int owner;
     bool launches; /* an API call that launched a kernel */
+    bool ranged;   /* its thread had a range of its own open at its start */
 } host_item;
 
 typedef struct {
     gpu_item *gpu;
     size_t ngpu;
+    const gpu_item **by_start; /* the same, by execution start: what ran during a span */
+    int64_t longest;           /* the longest GPU event, to find those that began before a span */
     host_item *host;
     size_t nhost;
 } timeline;
+
+/* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
+ * thread had a range of its own open at a time. */
+typedef struct {
+    uint32_t pid, tid;
+    int64_t start, end, max_end;
+} thread_range;
+
+static int cmp_thread_range(const void *a, const void *b)
+{
+    const thread_range *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Whether thread (pid, tid) had a range open at t; r sorted (cmp_thread_range), max_end filled. */
+static bool thread_ranged(const thread_range *r, size_t n, uint32_t pid, uint32_t tid, int64_t t)
+{
+    if (tid == 0)
+        return false;
+    size_t lo = 0, hi = n; /* the last range of the thread starting at or before t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const thread_range *x = &r[mid];
+        bool before = x->pid < pid || (x->pid == pid && (x->tid < tid || (x->tid == tid && x->start <= t)));
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && r[lo - 1].pid == pid && r[lo - 1].tid == tid && r[lo - 1].max_end >= t;
+}
+
+static thread_range *thread_ranges(const run_model *m, size_t *n)
+{
+    *n = 0;
+    thread_range *r = malloc((size_t)(m->nregions > 0 ? m->nregions : 1) * sizeof *r);
+    if (!r)
+        return NULL;
+    for (int i = 0; i < m->nregions; i++) {
+        const region *g = &m->regions[i];
+        if ((g->kind == REGION_NVTX || g->kind == REGION_ANNOTATION) && g->tid)
+            r[(*n)++] = (thread_range){g->pid, g->tid, g->start_ns, g->end_ns, g->end_ns};
+    }
+    if (*n > 0)
+        qsort(r, *n, sizeof *r, cmp_thread_range);
+    for (size_t i = 1; i < *n; i++)
+        if (r[i].pid == r[i - 1].pid && r[i].tid == r[i - 1].tid && r[i - 1].max_end > r[i].max_end)
+            r[i].max_end = r[i - 1].max_end;
+    return r;
+}
+
+static int cmp_by_start(const void *a, const void *b)
+{
+    const gpu_item *x = *(const gpu_item *const *)a, *y = *(const gpu_item *const *)b;
+    return (x->start > y->start) - (x->start < y->start);
+}
 
 /* (pid, correlation) -> API call, for finding launching calls. */
 typedef struct {
@@ -110,9 +174,13 @@ static bool build_timeline(const run_model *m, timeline *t)
     size_t ngpu = s->nkernels + s->ncopies + s->nmemsets, nhost = s->napis + s->nsyncs;
     corr_entry *ct = malloc((s->napis ? s->napis : 1) * sizeof *ct);
     t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
+    t->by_start = malloc((ngpu ? ngpu : 1) * sizeof *t->by_start);
     t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
-    if (!ct || !t->gpu || !t->host) {
+    size_t nranges;
+    thread_range *ranges = thread_ranges(m, &nranges);
+    if (!ct || !t->gpu || !t->by_start || !t->host || !ranges) {
         free(ct);
+        free(ranges);
         return false;
     }
     size_t nct = 0;
@@ -132,18 +200,31 @@ static bool build_timeline(const run_model *m, timeline *t)
                 s->memsets[j].pid, s->memsets[j].correlation, s->memsets[j].region);
     for (size_t j = 0; j < s->napis; j++)
         t->host[t->nhost++] = (host_item){false, &s->apis[j], s->apis[j].start_ns, s->apis[j].end_ns, s->apis[j].pid,
-                                           s->apis[j].thread, s->apis[j].region, false};
+                                           s->apis[j].thread, s->apis[j].region, false, false};
     for (size_t j = 0; j < s->nsyncs; j++) {
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
         const api_event *call = find_launch(ct, nct, s->syncs[j].pid, s->syncs[j].correlation);
         t->host[t->nhost++] = (host_item){true, &s->syncs[j], s->syncs[j].start_ns, s->syncs[j].end_ns,
                                            s->syncs[j].pid, call ? call->thread : s->syncs[j].thread,
-                                           s->syncs[j].region, false};
+                                           s->syncs[j].region, false, false};
     }
+    for (size_t i = 0; i < t->ngpu; i++) {
+        gpu_item *g = &t->gpu[i];
+        g->ranged = thread_ranged(ranges, nranges, g->pid, g->tid, g->key);
+        if (g->end - g->start > t->longest)
+            t->longest = g->end - g->start;
+    }
+    for (size_t i = 0; i < t->nhost; i++)
+        t->host[i].ranged = thread_ranged(ranges, nranges, t->host[i].pid, t->host[i].tid, t->host[i].start);
+    free(ranges);
     if (t->ngpu > 0)
         qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
     if (t->nhost > 0)
         qsort(t->host, t->nhost, sizeof *t->host, cmp_host);
+    for (size_t i = 0; i < t->ngpu; i++)
+        t->by_start[i] = &t->gpu[i];
+    if (t->ngpu > 0)
+        qsort(t->by_start, t->ngpu, sizeof *t->by_start, cmp_by_start);
     /* Mark launching calls: a call is one when some kernel names it. */
     for (size_t i = 0; i < t->ngpu; i++) {
         if (t->gpu[i].type != GPU_KERNEL || !t->gpu[i].launch)
@@ -169,6 +250,7 @@ static bool build_timeline(const run_model *m, timeline *t)
 static void timeline_free(timeline *t)
 {
     free(t->gpu);
+    free(t->by_start);
     free(t->host);
 }
 
@@ -201,8 +283,11 @@ static size_t first_host(const timeline *t, int64_t at)
 
 /* Whether an event launched (or made) at key by (pid, tid), owned by region owner, belongs to
  * region ri: a built-in workload owns its events (the collector decided), a phase those of its
- * workload inside its interval, other regions by the launching thread and time. */
-static bool member(const run_model *m, int ri, int64_t key, uint32_t pid, uint32_t tid, int owner)
+ * workload inside its interval. An NVTX range or annotation owns what its process launched while
+ * it was open (regions.h): from its own thread, and from any other thread of its process that
+ * had no range of its own open then (ranged: PyTorch's autograd thread launches the backward pass
+ * while the main thread's step is open; a loader thread with ranges of its own keeps its work). */
+static bool member(const run_model *m, int ri, int64_t key, uint32_t pid, uint32_t tid, int owner, bool ranged)
 {
     const region *r = &m->regions[ri];
     switch (r->kind) {
@@ -217,7 +302,7 @@ static bool member(const run_model *m, int ri, int64_t key, uint32_t pid, uint32
             return false;
         if (r->pid && pid && r->pid != pid)
             return false;
-        return !(r->tid && tid && r->tid != tid);
+        return !r->tid || !tid || r->tid == tid || !ranged;
     }
 }
 
@@ -441,12 +526,87 @@ static void finish_flows(region_metrics *r)
     }
 }
 
+/* Whether GPU event g ran as part of region ri's "executed during" set: everything for the run,
+ * a built-in workload's or phase's own work, the work of an NVTX range's or annotation's process
+ * (any when either process is not known). */
+static bool during_member(const run_model *m, int ri, const gpu_item *g)
+{
+    const region *r = &m->regions[ri];
+    switch (r->kind) {
+    case REGION_RUN: return true;
+    case REGION_WORKLOAD:
+    case REGION_PHASE: return member(m, ri, g->start, g->pid, g->tid, g->owner, g->ranged);
+    default: return !r->pid || !g->pid || r->pid == g->pid;
+    }
+}
+
+/* The "executed during" figures (regions.h): the GPU work that ran inside the region's span, its
+ * busy time, the idle before the first and after the last of it, and the stretches between. */
+static bool executed_during(const run_model *m, const timeline *t, int ri, region_metrics *r)
+{
+    const region *rg = &m->regions[ri];
+    int64_t lo = rg->start_ns, hi = rg->end_ns;
+    /* Every event that may overlap [lo, hi): from the first that starts after lo - longest. */
+    size_t a = 0, b = t->ngpu;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (t->by_start[mid]->start < lo - t->longest)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    interval *iv = NULL;
+    size_t n = 0, cap = 0;
+    double kernel = 0;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = a; i < t->ngpu && t->by_start[i]->start < hi; i++) {
+        const gpu_item *g = t->by_start[i];
+        int64_t s = g->start > lo ? g->start : lo, e = g->end < hi ? g->end : hi;
+        if (e <= s || !during_member(m, ri, g))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            interval *grown = realloc(iv, cap * sizeof *iv);
+            if (!grown) {
+                free(iv);
+                return false;
+            }
+            iv = grown;
+        }
+        iv[n++] = (interval){s, e};
+        first = s < first ? s : first;
+        last = e > last ? e : last;
+        if (g->type == GPU_KERNEL)
+            kernel += ms(e - s);
+    }
+    if (n == 0 || hi <= lo) {
+        const char *why = hi <= lo ? "the region has no length" : "no GPU work ran during the region";
+        metric_na(&r->gpu_busy_ms, "%s", why);
+        metric_na(&r->busy_pct, "%s", why);
+        metric_na(&r->kernel_during_ms, "%s", why);
+        metric_na(&r->lead_idle_ms, "%s", why);
+        metric_na(&r->tail_idle_ms, "%s", why);
+        metric_na(&r->largest_gap_ms, "%s", why);
+        free(iv);
+        return true;
+    }
+    int64_t busy = interval_union(iv, n, first, last, r->gaps, REGION_MAX_GAPS, &r->ngaps);
+    metric_set(&r->gpu_busy_ms, ms(busy));
+    metric_set(&r->busy_pct, 100.0 * (double)busy / (double)(hi - lo));
+    metric_set(&r->kernel_during_ms, kernel);
+    metric_set(&r->lead_idle_ms, ms(first - lo));
+    metric_set(&r->tail_idle_ms, ms(hi - last));
+    metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
+    free(iv);
+    return true;
+}
+
 /* The verdict (verdict.h) on the region's own figures. */
 static void judge_region(region_metrics *r)
 {
     verdict_input in = {.gpu_events = r->nkernels + r->ncopies + r->nmemsets, .kernel_ms = r->kernel_ms,
                         .copy_ms = r->memcpy_ms, .busy_pct = r->busy_pct, .wall_ms = r->wall_ms,
-                        .largest_gap_ms = r->largest_gap_ms, .nkernels = r->nkernels,
+                        .largest_gap_ms = r->largest_gap_ms, .lead_idle_ms = r->lead_idle_ms, .nkernels = r->nkernels,
                         .short_kernel_pct = r->short_kernel_pct, .launch_us = r->launch_us, .kernel_us = r->kernel_us,
                         .sync_ms = r->sync_ms, .flows = r->flows, .nflows = r->nflows};
     if (r->nkstats > 0)
@@ -498,11 +658,11 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     size_t niv = 0, cap = 0;
     int nk = 0, kcap = 0, nshort = 0;
     double kernel = 0, memcpy_t = 0, memset_t = 0, h2d = 0, d2h = 0, h2d_b = 0, d2h_b = 0;
-    int64_t last_end = rg->end_ns;
+    int64_t first_start = INT64_MAX, last_end = INT64_MIN;
     bool ok = true;
     for (size_t i = g0; ok && i < t->ngpu && (whole(rg) || t->gpu[i].key <= rg->end_ns); i++) {
         const gpu_item *g = &t->gpu[i];
-        if (!member(m, ri, g->key, g->pid, g->tid, g->owner))
+        if (!member(m, ri, g->key, g->pid, g->tid, g->owner, g->ranged))
             continue;
         if (niv == cap) {
             cap = cap ? 2 * cap : 64;
@@ -514,8 +674,8 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             iv = grown;
         }
         iv[niv++] = (interval){g->start, g->end};
-        if (g->end > last_end)
-            last_end = g->end;
+        first_start = g->start < first_start ? g->start : first_start;
+        last_end = g->end > last_end ? g->end : last_end;
         r->by_time += g->launch == NULL;
         double d = ms(g->end - g->start);
         if (g->type == GPU_KERNEL) {
@@ -549,12 +709,14 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         }
     }
     r->nkernels = nk;
-    double launch_sum = 0, sync_t = 0, api_t = 0;
+    double sync_t = 0, api_t = 0;
+    double *launch_us = NULL;
+    int nlaunch_cap = 0;
     const host_item **calls = NULL;
     int ncalls = 0, ccap = 0;
     for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
         const host_item *h = &t->host[i];
-        if (!member(m, ri, h->start, h->pid, h->tid, h->owner))
+        if (!member(m, ri, h->start, h->pid, h->tid, h->owner, h->ranged))
             continue;
         double d = ms(h->end - h->start);
         if (h->is_sync) {
@@ -574,14 +736,21 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             r->napis++;
             api_t += d;
             if (h->launches) {
-                r->nlaunches++;
-                launch_sum += d;
+                if (r->nlaunches == nlaunch_cap) {
+                    nlaunch_cap = nlaunch_cap ? 2 * nlaunch_cap : 64;
+                    double *grown = realloc(launch_us, (size_t)nlaunch_cap * sizeof *launch_us);
+                    if (!grown) {
+                        ok = false;
+                        break;
+                    }
+                    launch_us = grown;
+                }
+                launch_us[r->nlaunches++] = 1e3 * d;
             }
         }
     }
     if (ok) {
-        int64_t start = rg->start_ns;
-        metric_set(&r->wall_ms, ms(last_end - start));
+        metric_set(&r->wall_ms, ms(rg->end_ns - rg->start_ns));
         metric_set(&r->kernel_ms, kernel);
         metric_set(&r->memcpy_ms, memcpy_t);
         metric_set(&r->memset_ms, memset_t);
@@ -598,18 +767,17 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         else
             metric_na(&r->d2h_gbps, "no device-to-host copies");
         copy_compute(&r->copy_compute_ratio, &r->memcpy_ms, &r->kernel_ms);
-        if (niv > 0 && last_end > start) {
-            int64_t busy = interval_union(iv, niv, start, last_end, r->gaps, REGION_MAX_GAPS, &r->ngaps);
-            metric_set(&r->gpu_busy_ms, ms(busy));
-            metric_set(&r->busy_pct, 100.0 * (double)busy / (double)(last_end - start));
-            metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
+        if (niv > 0 && last_end > first_start) {
+            int64_t busy = interval_union(iv, niv, first_start, last_end, NULL, 0, NULL);
+            metric_set(&r->gpu_span_ms, ms(last_end - first_start));
+            metric_set(&r->projected_busy_pct, 100.0 * (double)busy / (double)(last_end - first_start));
         } else {
-            metric_na(&r->gpu_busy_ms, "no GPU activity in this region");
-            metric_na(&r->busy_pct, "no GPU activity in this region");
-            metric_na(&r->largest_gap_ms, "no GPU activity in this region");
+            metric_na(&r->gpu_span_ms, "%s", niv > 0 ? "its GPU work took no time" : "no GPU work launched from inside");
+            metric_na(&r->projected_busy_pct, "%s", r->gpu_span_ms.why);
         }
+        ok = executed_during(m, t, ri, r);
         if (r->nlaunches > 0)
-            metric_set(&r->launch_us, 1e3 * launch_sum / r->nlaunches);
+            metric_set(&r->launch_us, median_of(launch_us, r->nlaunches));
         else
             metric_na(&r->launch_us, nk > 0 ? "no launching API calls recorded" : "no kernels in this region");
         if (nk > 0)
@@ -644,6 +812,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     free(iv);
     free(ks);
     free(calls);
+    free(launch_us);
     return ok;
 }
 

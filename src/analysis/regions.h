@@ -2,11 +2,19 @@
  * range, a PyTorch annotation. Computed from events alone, so they mean the same for mmprof's
  * own runs, imported traces and profiled programs.
  *
- * Attribution (as Nsight Systems' "NVTX GPU projection"): a kernel, copy or memset belongs to a
- * region when the API call that launched it (same process and correlation id) was made on the
- * region's thread while the region was open, even when the GPU ran it after the region closed.
- * A GPU event whose launching call is not in the timeline is attributed by its own start time
- * and counted in by_time. API calls and synchronization belong by their start on the thread. */
+ * Two rules, each figure saying which it follows:
+ * - launched from inside (counts, kernel and copy times, the kernel table, the GPU projection): a
+ *   kernel, copy or memset belongs to an NVTX range or annotation when the API call that launched
+ *   it (same process and correlation id) was made while the range was open, by the range's own
+ *   thread, or by another thread of its process that had no range of its own open then
+ *   (PyTorch's autograd thread launches the backward pass while the main thread's step is open;
+ *   a loader thread with ranges of its own keeps its work to them); it belongs even when the GPU
+ *   ran it after the range closed. A GPU event whose launching call is not in the timeline is
+ *   attributed by its own start time and counted in by_time. API calls and synchronization
+ *   belong by their start, the same way. A built-in workload owns the events the collector gave
+ *   it, its phases those inside them.
+ * - executed during (busy %, idle stretches, the verdict): what the GPU ran between the region's
+ *   start and end, whoever launched it, as Holistic Trace Analysis windows a step. */
 #ifndef MMPROF_REGIONS_H
 #define MMPROF_REGIONS_H
 
@@ -41,18 +49,27 @@ typedef struct {
     int region; /* index into the model's regions */
     int nkernels, ncopies, nmemsets, napis, nlaunches, nsyncs;
     int by_time; /* GPU events attributed by time (no launching call in the timeline) */
-    metric wall_ms;       /* from the region's start to the later of its end and its last GPU event's */
-    metric kernel_ms;     /* summed kernel durations */
+    metric wall_ms;       /* the region's own span: from its start to its end */
+    metric kernel_ms;     /* summed kernel durations of its work (launched from inside, attributed above) */
     metric memcpy_ms, memset_ms;
     metric h2d_ms, h2d_bytes, h2d_gbps;
     metric d2h_ms, d2h_bytes, d2h_gbps;
     metric copy_compute_ratio; /* memcpy time over kernel time */
-    metric gpu_busy_ms;   /* union of kernel, copy and memset intervals */
+    /* Its work projected onto the GPU (Nsight Systems' NVTX GPU projection): from the first of its
+     * kernels, copies and memsets to start to the last to end, and how busy the GPU was with it. */
+    metric gpu_span_ms, projected_busy_pct;
+    /* Executed during its span (HTA's per-step window): the GPU work of its process that ran
+     * between its start and its end, whoever launched it (the run: everything; a built-in workload
+     * or phase: its own work). The verdict is judged on these. */
+    metric gpu_busy_ms;   /* union of those kernel, copy and memset intervals inside the span */
     metric busy_pct;      /* that over wall_ms */
-    metric largest_gap_ms;
-    idle_gap gaps[REGION_MAX_GAPS]; /* the largest idle stretches, largest first */
+    metric kernel_during_ms; /* kernel time inside the span */
+    metric lead_idle_ms;  /* from its start to the first GPU work in it (start-up, compilation, loading) */
+    metric tail_idle_ms;  /* from the last GPU work in it to its end */
+    metric largest_gap_ms; /* the longest idle stretch between GPU work inside the span */
+    idle_gap gaps[REGION_MAX_GAPS]; /* those stretches, largest first (lead and tail apart) */
     int ngaps;
-    metric launch_us;     /* mean time of the API calls that launched kernels */
+    metric launch_us;     /* median time of the API calls that launched kernels */
     metric kernel_us;     /* median kernel duration */
     metric short_kernel_pct; /* kernels shorter than 10 us, % of launches */
     metric sync_ms;       /* host time in synchronization */

@@ -323,9 +323,28 @@ static void busy(builder *b, bool builtin)
         if (!v)
             b->oom = true;
     }
+    /* Several GPUs: the run's busy is their union (any GPU busy), and its kernel and copy times
+     * are summed over them; each row's own busy is said beside it. */
+    const rank_analysis *ra = b->a->ranks;
+    char gpus[64] = "", rows[240] = "";
+    if (ra && ra->ngpus > 1)
+        snprintf(gpus, sizeof gpus, " (any of %d GPUs: their union; times summed over them)", ra->ngpus);
+    for (int i = 0; ra && ra->ngpus > 1 && i < ra->nrows; i++) {
+        char who[96];
+        rank_share_label(&ra->rows[i], false, false, who, sizeof who);
+        size_t n = strlen(rows);
+        if (ra->rows[i].busy_pct.ok && n + 40 < sizeof rows)
+            snprintf(rows + n, sizeof rows - n, "%s%s %.1f%%", i ? ", " : "; each over the job's GPU window: ", who,
+                     ra->rows[i].busy_pct.v);
+    }
+    char lead[96] = "";
+    if (r->lead_idle_ms.ok && r->lead_idle_ms.v > 0)
+        snprintf(lead, sizeof lead, "; %.1f ms before the first GPU work, %.1f ms after the last", r->lead_idle_ms.v,
+                 r->tail_idle_ms.ok ? r->tail_idle_ms.v : 0);
     add(b, FIND_BUSY, builtin ? 15 : 35, r->busy_pct.v, "%",
-        "GPU busy %.1f%% of the run's %.1f ms (kernels %.1f ms, copies %.1f ms); largest idle stretch %.1f ms%s",
-        r->busy_pct.v, r->wall_ms.v, r->kernel_ms.v, r->memcpy_ms.v,
+        "GPU busy %.1f%% of the run's %.1f ms%s (kernels %.1f ms, copies %.1f ms)%s%s; largest idle stretch between "
+        "GPU work %.1f ms%s",
+        r->busy_pct.v, r->wall_ms.v, gpus, r->kernel_ms.v, r->memcpy_ms.v, rows, lead,
         r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0, inside);
 }
 

@@ -87,8 +87,8 @@ static void mostly_idle(const verdict_input *in, double busy, verdict *out)
                  busy, in->short_kernel_pct.v, in->nkernels);
         if (in->launch_us.ok && in->kernel_us.ok)
             snprintf(out->advice, sizeof out->advice,
-                     "capture the launches in a CUDA graph or fuse kernels: a launch call takes %.1f us (mean), a "
-                     "kernel %.1f us (median)", in->launch_us.v, in->kernel_us.v);
+                     "capture the launches in a CUDA graph or fuse kernels: a launch call takes %.1f us, a "
+                     "kernel runs %.1f us (medians)", in->launch_us.v, in->kernel_us.v);
         else
             snprintf(out->advice, sizeof out->advice, "capture the launches in a CUDA graph or fuse kernels");
     } else if (in->sync_ms.ok && wall > 0 && in->sync_ms.v > SYNC_WALL_SHARE * wall) {
@@ -100,7 +100,10 @@ static void mostly_idle(const verdict_input *in, double busy, verdict *out)
                  "synchronize less often (per batch, not per step); queue more work before waiting");
     } else {
         out->kind = VERDICT_IDLE;
-        if (in->largest_gap_ms.ok)
+        if (in->lead_idle_ms.ok && (!in->largest_gap_ms.ok || in->lead_idle_ms.v > in->largest_gap_ms.v))
+            snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms; %.3f ms pass before its first GPU "
+                                                  "work", busy, wall, in->lead_idle_ms.v);
+        else if (in->largest_gap_ms.ok)
             snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms; largest gap %.3f ms%s%s", busy,
                      wall, in->largest_gap_ms.v, in->gap_where ? " in " : "", in->gap_where ? in->gap_where : "");
         else

@@ -43,6 +43,7 @@ typedef struct {
     int gpu_events;           /* kernels, copies and memsets in the span */
     metric kernel_ms, copy_ms;
     metric busy_pct, wall_ms, largest_gap_ms;
+    metric lead_idle_ms;      /* before the first GPU work of the span (n/a: not told apart) */
     const char *gap_where;    /* where the largest gap fell ("copy-out"), or NULL */
     int nkernels;
     metric short_kernel_pct, launch_us, kernel_us, sync_ms;

@@ -409,13 +409,37 @@ static void whole_span(const run_model *m, int64_t *lo, int64_t *hi)
 #undef SPAN
 }
 
+/* A merge's run is named by every file in it ("rank0.json + rank1.json"), so every output that
+ * names the run (the summary first) names them all, not the first alone. */
+static bool name_run(const merge_state *s, run_model *dst)
+{
+    size_t len = 1;
+    for (int i = 0; i < s->nfiles; i++)
+        len += strlen(s->files[i].label) + 3;
+    char *name = malloc(len);
+    if (!name)
+        return false;
+    name[0] = '\0';
+    for (int i = 0; i < s->nfiles; i++) {
+        const char *base = strrchr(s->files[i].label, '/');
+        strcat(name, i ? " + " : "");
+        strcat(name, base ? base + 1 : s->files[i].label);
+    }
+    free(dst->regions[0].name);
+    dst->regions[0].name = name;
+    return true;
+}
+
 bool model_merge_finish(merge_state *s, run_model *dst)
 {
+    bool ok = true;
     if (dst->nregions > 0 && dst->regions[0].kind == REGION_RUN) {
         int64_t lo = dst->regions[0].start_ns, hi = dst->regions[0].end_ns;
         whole_span(dst, &lo, &hi);
         dst->regions[0].start_ns = lo;
         dst->regions[0].end_ns = hi;
+        if (s->nfiles > 1)
+            ok = name_run(s, dst);
     }
     if (s->nfiles > 1) {
         if (s->nhosts <= 1)
@@ -438,5 +462,5 @@ bool model_merge_finish(merge_state *s, run_model *dst)
     free(s->files);
     free(s->ranks);
     memset(s, 0, sizeof *s);
-    return true;
+    return ok;
 }
