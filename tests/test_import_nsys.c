@@ -29,6 +29,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "analysis.h"
 #include "import.h"
 #include "model_json.h"
 #include "regions.h"
@@ -255,8 +256,8 @@ static void build_export(const char *path, int flags)
     exec_sql(db, "INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, l2CacheSize, totalMemory, clockRate, "
                  "smCount, maxRegistersPerBlock, maxShmemPerBlock, maxShmemPerBlockOptin, maxShmemPerSm, "
                  "maxRegistersPerSm, threadsPerWarp, maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock, computeMajor, "
-                 "computeMinor) VALUES (0, 0, 'NVIDIA H200', '0000:19:00.0', 62914560, 150754820096, 1980000000, 132, "
-                 "65536, 49152, 232448, 233472, 65536, 32, 64, 32, 1024, 9, 0)");
+                 "computeMinor, memoryBandwidth) VALUES (0, 0, 'NVIDIA H200', '0000:19:00.0', 62914560, 150754820096, "
+                 "1980000000, 132, 65536, 49152, 232448, 233472, 65536, 32, 64, 32, 1024, 9, 0, 4812800000000)");
 
     int64_t main_a = GTID(PID_A, TID_MAIN);
     add_nvtx(db, flags, T0 + 1000, T0 + 50000, 59, "step", 0, main_a, 0);
@@ -449,6 +450,12 @@ static void check_story(const run_model *m, int flags)
     assert_int_equal(m->devices[0].clock_khz, 1980000);
     assert_int_equal(m->devices[0].max_threads_per_sm, 2048);
     assert_int_equal(m->devices[0].smem_per_block_optin, 232448);
+    /* The memory bandwidth as the export reports it (no memory clock or bus width there), and
+     * the memory peak from it. */
+    assert_int_equal(m->devices[0].memory_bandwidth, 4812800000000);
+    device_peaks p = device_peaks_of(&m->devices[0]);
+    assert_true(p.hbm_gbps.ok);
+    assert_close(p.hbm_gbps.v, 4812.8, 1e-12);
     assert_string_equal(m->started_at, "2024-11-30T15:40:34Z");
 }
 

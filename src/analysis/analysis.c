@@ -55,10 +55,12 @@ device_peaks device_peaks_of(const device_info *d)
         na(&p.fp32_tflops, "SM clock or count not reported");
     else
         set(&p.fp32_tflops, (double)d->sm_count * p.fp32_lanes_per_sm * 2.0 * d->clock_khz * 1e3 / 1e12);
-    if (d->mem_clock_khz <= 0 || d->bus_width_bits <= 0)
-        na(&p.hbm_gbps, "memory clock or bus width not reported");
-    else /* double data rate */
+    if (d->mem_clock_khz > 0 && d->bus_width_bits > 0) /* double data rate */
         set(&p.hbm_gbps, 2.0 * d->mem_clock_khz * 1e3 * (d->bus_width_bits / 8.0) / 1e9);
+    else if (d->memory_bandwidth > 0) /* what the source reports, the same product computed there */
+        set(&p.hbm_gbps, (double)d->memory_bandwidth / 1e9);
+    else
+        na(&p.hbm_gbps, "memory clock or bus width not reported");
     /* PCIe per direction: transfer rate per lane (GT/s) x encoding efficiency x lanes / 8 bits. */
     static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
     if (d->pcie_gen >= 1 && d->pcie_gen <= 6 && d->pcie_width > 0) {

@@ -70,7 +70,7 @@ TABLE(kernel_summary_table, "workload_kernel", kernel_summary_defs);
 #define P(field, key, label, unit, fmt, what) DEF(device_peaks, field, key, label, unit, fmt, what)
 static const metric_def device_peak_defs[] = {
     P(fp32_tflops, "fp32_tflops", "FP32 peak", "TFLOP/s", "%.1f", "SMs x FP32 lanes per SM x 2 x SM clock"),
-    P(hbm_gbps, "memory_gbps", "memory", "GB/s", "%.0f", "2 x memory clock x bus width"),
+    P(hbm_gbps, "memory_gbps", "memory", "GB/s", "%.0f", "2 x memory clock x bus width, or the bandwidth the source reports where it gives no clock (Nsight Systems' memoryBandwidth)"),
     P(tf32_tflops, "tf32_tflops", "TF32 peak", "TFLOP/s", "%.1f", "SMs x dense TF32 tensor FLOPs per SM per clock x SM clock"),
     P(l2_gbps, "l2_gbps", "L2", "GB/s", "%.0f", "the L2's peak bandwidth as the counters read it (lts__t_bytes peak x L2 clock)"),
     P(link_gbps, "link_gbps", "PCIe link", "GB/s", "%.1f", "per direction, from the link's generation and width"),

@@ -633,7 +633,7 @@ static bool read_nvtx(nsys_reader *r)
 /* ---------- devices, processes, threads, session ---------- */
 
 enum { D_ID, D_NAME, D_BUS, D_L2, D_MEM, D_CLOCK, D_SMS, D_REGS_BLOCK, D_SMEM_BLOCK, D_SMEM_OPTIN, D_SMEM_SM,
-       D_REGS_SM, D_WARP, D_WARPS_SM, D_BLOCKS_SM, D_THREADS_BLOCK, D_CC_MAJOR, D_CC_MINOR, D_NCOLS };
+       D_REGS_SM, D_WARP, D_WARPS_SM, D_BLOCKS_SM, D_THREADS_BLOCK, D_CC_MAJOR, D_CC_MINOR, D_BANDWIDTH, D_NCOLS };
 static const col_spec gpu_cols[D_NCOLS] = {
     {"id", COL_REQUIRED},
     {"name", COL_OPTIONAL},
@@ -653,6 +653,7 @@ static const col_spec gpu_cols[D_NCOLS] = {
     {"maxThreadsPerBlock", COL_OPTIONAL},
     {"computeMajor", COL_OPTIONAL},
     {"computeMinor", COL_OPTIONAL},
+    {"memoryBandwidth", COL_OPTIONAL}, /* bytes per second */
 };
 
 static bool gpu_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
@@ -670,7 +671,7 @@ static bool gpu_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
               read_int(s, D_REGS_SM, &d.regs_per_sm) && read_int(s, D_WARP, &d.warp_size) &&
               read_int(s, D_WARPS_SM, &warps_per_sm) && read_int(s, D_BLOCKS_SM, &d.max_blocks_per_sm) &&
               read_int(s, D_THREADS_BLOCK, &d.max_threads_per_block) && read_int(s, D_CC_MAJOR, &d.cc_major) &&
-              read_int(s, D_CC_MINOR, &d.cc_minor);
+              read_int(s, D_CC_MINOR, &d.cc_minor) && read_u64(s, D_BANDWIDTH, &d.memory_bandwidth);
     copy_str(d.name, sizeof d.name, name);
     copy_str(d.pci_bus_id, sizeof d.pci_bus_id, bus);
     free(name);

@@ -342,7 +342,9 @@ typedef struct {
     char pci_bus_id[32];
     int pcie_gen, pcie_width; /* 0 when unknown; pcie_why says why */
     char pcie_why[128];
-    int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0 */
+    int driver_version, runtime_version; /* as CUDA encodes them: 13000 = 13.0; 0 when unknown */
+    uint64_t memory_bandwidth; /* bytes per second, where a source reports it (Nsight Systems'
+                                * TARGET_INFO_GPU) rather than a memory clock and bus width; 0 otherwise */
 } device_info;
 
 /* Copies from one GPU to another (cudaMemcpyPeerAsync), with peer access off (the driver stages

@@ -329,7 +329,8 @@ static cJSON *device_json(const device_info *d)
               ok_add(o, "pcie_gen", d->pcie_gen > 0 ? cJSON_CreateNumber(d->pcie_gen) : cJSON_CreateNull()) &&
               ok_add(o, "pcie_width", d->pcie_width > 0 ? cJSON_CreateNumber(d->pcie_width) : cJSON_CreateNull()) &&
               add_str_or_null(o, "pcie_why", d->pcie_why) && add_num(o, "driver_version", d->driver_version) &&
-              add_num(o, "runtime_version", d->runtime_version);
+              add_num(o, "runtime_version", d->runtime_version) &&
+              (d->memory_bandwidth == 0 || add_num(o, "memory_bandwidth", (double)d->memory_bandwidth));
     return built(o, ok);
 }
 
@@ -1419,7 +1420,8 @@ static bool read_device(reader *r, const cJSON *e, device_info *d)
               get_str(r, e, "pci_bus_id", false, d->pci_bus_id, sizeof d->pci_bus_id) &&
               get_str(r, e, "pcie_why", true, d->pcie_why, sizeof d->pcie_why) &&
               get_int(r, e, "driver_version", 0, INT32_MAX, &d->driver_version) &&
-              get_int(r, e, "runtime_version", 0, INT32_MAX, &d->runtime_version);
+              get_int(r, e, "runtime_version", 0, INT32_MAX, &d->runtime_version) &&
+              (absent(e, "memory_bandwidth") || get_u64(r, e, "memory_bandwidth", &d->memory_bandwidth));
     if (!ok)
         return false;
     const cJSON *gen = field(r, e, "pcie_gen"), *width = field(r, e, "pcie_width");
