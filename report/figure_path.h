@@ -24,6 +24,8 @@
 /* analysis.launches[i] (launch_counter_table), analysis.busy[i] (busy_span_table). */
 #define path_launch(b, i) snprintf((b), FIG_PATH, "analysis.launch_counters[%d]", (i))
 #define path_busy(b, i) snprintf((b), FIG_PATH, "analysis.busy_series[%d]", (i))
+#define path_range_group(b, i) snprintf((b), FIG_PATH, "analysis.range_groups[%d]", (i))
+#define path_stream(b, i) snprintf((b), FIG_PATH, "analysis.streams[%d]", (i))
 /* A sweep: series s's point at size index k (sweep_point_table); crossover c (crossover_table). */
 #define path_sweep_point(b, s, k) snprintf((b), FIG_PATH, "analysis.sweep.series[%d].points[%d]", (s), (k))
 #define path_crossover(b, c) snprintf((b), FIG_PATH, "analysis.sweep.crossovers[%d]", (c))

@@ -112,8 +112,11 @@ static bool flow_json(cJSON *arr, const copy_flow *f)
     if (!open_row(arr, NULL, &row, &missing))
         return false;
     out o = {row, missing, true};
-    o.ok = cJSON_AddStringToObject(row, "dir", copy_dir_name(f->dir)) &&
-           cJSON_AddStringToObject(row, "host_memory", mem_kind_name(f->host)) &&
+    /* A memset row has no direction: "memory" is the memory it set. */
+    o.ok = cJSON_AddStringToObject(row, "kind", f->memset ? "memset" : "memcpy") &&
+           (f->memset ? cJSON_AddStringToObject(row, "memory", mem_kind_name(f->host)) != NULL
+                      : cJSON_AddStringToObject(row, "dir", copy_dir_name(f->dir)) &&
+                            cJSON_AddStringToObject(row, "host_memory", mem_kind_name(f->host))) &&
            cJSON_AddNumberToObject(row, "count", f->count);
     put_table(&o, &copy_flow_table, f);
     return close_row(row, missing, o.ok);
@@ -379,6 +382,35 @@ static bool busy_ident(cJSON *row, const analysis *a, int i)
     return cJSON_AddNumberToObject(row, "device", a->busy[i].device);
 }
 
+/* Which stream a row is, with its event counts. */
+static bool stream_ident(cJSON *row, const analysis *a, int i)
+{
+    const stream_metrics *s = &a->streams[i];
+    return cJSON_AddNumberToObject(row, "device", s->device) && cJSON_AddNumberToObject(row, "stream", s->stream) &&
+           cJSON_AddNumberToObject(row, "kernels", s->nkernels) && cJSON_AddNumberToObject(row, "copies", s->ncopies) &&
+           cJSON_AddNumberToObject(row, "memsets", s->nmemsets);
+}
+
+/* Which ranges a group is: name, kind, domain, instances, and its verdicts counted. */
+static bool group_ident(cJSON *row, const analysis *a, int i)
+{
+    const range_group *g = &a->groups[i];
+    const region_metrics *w = &a->rg[g->worst];
+    bool ok = cJSON_AddStringToObject(row, "name", g->name) &&
+              cJSON_AddStringToObject(row, "kind", region_kind_name(g->kind)) &&
+              (g->domain ? cJSON_AddStringToObject(row, "domain", g->domain) : cJSON_AddNullToObject(row, "domain")) &&
+              cJSON_AddNumberToObject(row, "count", g->count) && cJSON_AddNumberToObject(row, "with_gpu", g->with_gpu) &&
+              cJSON_AddStringToObject(row, "verdict", verdict_name(g->verdict));
+    cJSON *counts = ok ? cJSON_AddObjectToObject(row, "verdicts") : NULL;
+    for (int v = 0; counts && v <= VERDICT_COMPUTE_BOUND; v++)
+        if (g->verdicts[v] > 0 && !cJSON_AddNumberToObject(counts, verdict_name((verdict_kind)v), g->verdicts[v]))
+            return false;
+    cJSON *worst = counts ? cJSON_AddObjectToObject(row, "worst") : NULL;
+    return worst && cJSON_AddNumberToObject(worst, "region", g->worst) &&
+           cJSON_AddStringToObject(worst, "verdict", verdict_name(w->verdict)) &&
+           cJSON_AddStringToObject(worst, "verdict_text", w->verdict_text);
+}
+
 /* profile --counters: which launch a row is. */
 static bool launch_ident(cJSON *row, const analysis *a, int i)
 {
@@ -432,6 +464,25 @@ static bool analysis_json(cJSON *root, const analysis *a)
                     launch_ident, a))
         return false;
     if (regions && !table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
+        return false;
+    if (regions && !table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
+        return false;
+    if (regions && !table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
+        return false;
+    /* Which regions the text and page list, and what they leave out (choose_listed). */
+    cJSON *listed = regions ? cJSON_AddArrayToObject(an, "listed_regions") : NULL;
+    if (!listed)
+        return false;
+    for (int i = 0; i < a->nlisted; i++) {
+        cJSON *x = cJSON_CreateNumber(a->listed[i]);
+        if (!x || !cJSON_AddItemToArray(listed, x)) {
+            cJSON_Delete(x);
+            return false;
+        }
+    }
+    if (!cJSON_AddNumberToObject(an, "regions_without_gpu_work", a->no_gpu_regions) ||
+        !cJSON_AddNumberToObject(an, "regions_not_listed", a->unlisted) ||
+        !cJSON_AddStringToObject(an, "listed_order", a->listed_by_gpu ? "gpu-time" : "timeline"))
         return false;
     cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
     if (!warn)

@@ -578,6 +578,13 @@ static void display_names(void **state)
     assert_string_equal(buf, "mmprof_naive");
     kernel_display_name("legacy_kernel(float*, int)", buf, sizeof buf);
     assert_string_equal(buf, "legacy_kernel");
+    /* numba's ABI tags (a hash of the argument types, as samples/h200-profile-numba.json recorded
+     * it) fold away. */
+    kernel_display_name("_ZN8__main__5saxpyB2v1B104cw51cXTLSUwv1sDUaKthqaNgoKmjgOR3W3Cw6igA9duC0hkwnNGiHEkYkrqQBFBTDEwCyQe21e"
+                        "qwcFW3UoDGjzpQEsgzrtUEAA_3d_3dEf5ArrayIfLi1E1C7mutable7alignedE5ArrayIfLi1E1C7mutable7alignedE5Arr"
+                        "ayIfLi1E1C7mutable7alignedE",
+                        buf, sizeof buf);
+    assert_string_equal(buf, "__main__::saxpy");
     /* Not valid mangling: shown as recorded rather than lost. */
     kernel_display_name("_Z!!", buf, sizeof buf);
     assert_string_equal(buf, "_Z!!");

@@ -311,8 +311,15 @@ static void test_region_analysis_on_import(void **state)
     assert_int_equal(pageable->ncopies, 2);
     assert_int_equal(pinned->ncopies, 2);
     assert_close(pageable->h2d_bytes.v, 16777216, 0);
-    for (int i = 0; i < pinned->nflows; i++)
+    /* Copies' flows first (H2D, D2H), then one row for the memset (of device memory). */
+    assert_int_equal(pinned->nflows, 3);
+    for (int i = 0; i < 2; i++) {
+        assert_false(pinned->flows[i].memset);
         assert_int_equal(pinned->flows[i].host, MEM_PINNED);
+    }
+    assert_true(pinned->flows[2].memset);
+    assert_int_equal(pinned->flows[2].host, MEM_DEVICE);
+    assert_int_equal(pinned->flows[2].count, 1);
     for (int i = 0; i < pageable->nflows; i++)
         assert_int_equal(pageable->flows[i].host, MEM_PAGEABLE);
     assert_int_equal(pinned->nkernels, 1);

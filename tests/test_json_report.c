@@ -100,6 +100,12 @@ static void check_run(const char *path)
         for (int k = 0; k < a.rg[i].nflows; k++)
             check_row(&copy_flow_table, &a.rg[i].flows[k], cJSON_GetArrayItem(fs, k), where, &n);
     }
+    const cJSON *streams = cJSON_GetObjectItemCaseSensitive(an, "streams");
+    assert_int_equal(cJSON_GetArraySize(streams), a.nstreams);
+    for (int i = 0; i < a.nstreams; i++) {
+        snprintf(where, sizeof where, "%s streams[%d]", path, i);
+        check_row(&stream_table, &a.streams[i], cJSON_GetArrayItem(streams, i), where, &n);
+    }
     /* The runs have figures of both sorts, so both branches above were taken. */
     assert_true(n.measured > 100);
     assert_true(n.missing > 10);

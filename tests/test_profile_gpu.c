@@ -74,7 +74,8 @@ static double flow(const cJSON *r, const char *dir, const char *host, const char
     const cJSON *f;
     cJSON_ArrayForEach(f, cJSON_GetObjectItem(r, "copy_flows"))
     {
-        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "dir")), dir) == 0 &&
+        if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind")), "memcpy") == 0 &&
+            strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "dir")), dir) == 0 &&
             strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(f, "host_memory")), host) == 0)
             return num(f, key);
     }

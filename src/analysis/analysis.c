@@ -96,6 +96,42 @@ static int cmp_interval(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
+size_t interval_merge(interval *iv, size_t n)
+{
+    if (n == 0)
+        return 0;
+    qsort(iv, n, sizeof *iv, cmp_interval);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (iv[i].end <= iv[i].start)
+            continue;
+        if (m > 0 && iv[i].start <= iv[m - 1].end) {
+            if (iv[i].end > iv[m - 1].end)
+                iv[m - 1].end = iv[i].end;
+        } else {
+            iv[m++] = iv[i];
+        }
+    }
+    return m;
+}
+
+int64_t interval_overlap(const interval *a, size_t na, const interval *b, size_t nb)
+{
+    int64_t both = 0;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+        int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+        if (e > s)
+            both += e - s;
+        if (a[i].end < b[j].end)
+            i++;
+        else
+            j++;
+    }
+    return both;
+}
+
 void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms)
 {
     if (kernel_ms->ok && kernel_ms->v <= 0)
@@ -183,10 +219,20 @@ void kernel_display_name(const char *mangled, char *buf, size_t len)
             }
         }
     }
-    if (end >= len)
-        end = len - 1;
-    memcpy(buf, s, end);
-    buf[end] = '\0';
+    /* ABI tags go too: numba appends "[abi:v1][abi:cw51cXTL...]" (a hash of the argument types,
+     * up to 100 characters) that says nothing a reader can use; the mangled name keeps it. */
+    size_t o = 0;
+    for (size_t i = 0; i < end && o + 1 < len;) {
+        if (strncmp(s + i, "[abi:", 5) == 0) {
+            const char *close = memchr(s + i, ']', end - i);
+            if (close) {
+                i = (size_t)(close - s) + 1;
+                continue;
+            }
+        }
+        buf[o++] = s[i++];
+    }
+    buf[o] = '\0';
     free(dem);
 }
 
@@ -440,6 +486,7 @@ static void decide_verdict(const event_view *ev, workload_metrics *r)
         else
             na(&in.short_kernel_pct, "no kernels in the compute phase");
         na(&in.lead_idle_ms, "the phases are the product's own");
+        na(&in.copy_hidden_pct, "a product's copies and kernel run one after the other");
         na(&in.launch_us, "launch calls are not timed per product");
         na(&in.kernel_us, "%s", in.launch_us.why);
         na(&in.sync_ms, "the workload's synchronization is the tool's own");
@@ -744,7 +791,7 @@ static bool ladder_row(const analysis *a, int i)
 
 typedef struct {
     int index;
-    double wall;
+    double wall; /* the figure ranked by */
 } ranked;
 
 static int by_wall_desc(const void *x, const void *y)
@@ -760,8 +807,19 @@ static int by_index(const void *x, const void *y)
     return ((const ranked *)x)->index - ((const ranked *)y)->index;
 }
 
-/* The regions summaries list: the whole run first, then the longest NVTX ranges and annotations,
- * back in timeline order. A built-in run lists the run alone: its workloads have their own
+static double gpu_time(const region_metrics *r)
+{
+    double launched = (r->kernel_ms.ok ? r->kernel_ms.v : 0) + (r->memcpy_ms.ok ? r->memcpy_ms.v : 0) +
+                      (r->memset_ms.ok ? r->memset_ms.v : 0);
+    double during = r->gpu_busy_ms.ok ? r->gpu_busy_ms.v : 0;
+    return launched > during ? launched : during;
+}
+
+/* The regions summaries list: the whole run first, then the NVTX ranges and annotations with GPU
+ * work (launched from them or run during them), in timeline order; when more than
+ * MAX_LISTED_REGIONS have some, those with the most GPU time, most first. Ranges without GPU work
+ * are counted, not listed: a torch.compile trace opens with dozens of compiler annotations that
+ * say nothing about the GPU. A built-in run lists the run alone: its workloads have their own
  * per-product tables and verdicts, which a whole-workload region (warm-up and every repeat
  * included) would only contradict. */
 static bool choose_listed(analysis *a)
@@ -769,6 +827,8 @@ static bool choose_listed(analysis *a)
     const run_model *m = a->m;
     a->nlisted = 0;
     a->unlisted = 0;
+    a->no_gpu_regions = 0;
+    a->listed_by_gpu = false;
     if (a->nrg == 0)
         return true;
     ranked *cand = malloc((size_t)a->nrg * sizeof *cand);
@@ -780,15 +840,19 @@ static bool choose_listed(analysis *a)
     int nc = 0;
     for (int i = 1; i < a->nrg; i++) {
         region_kind k = m->regions[i].kind;
-        if (k == REGION_NVTX || k == REGION_ANNOTATION)
-            cand[nc++] = (ranked){i, a->rg[i].wall_ms.ok ? a->rg[i].wall_ms.v : 0};
+        if (k != REGION_NVTX && k != REGION_ANNOTATION)
+            continue;
+        const region_metrics *r = &a->rg[i];
+        if (r->nkernels + r->ncopies + r->nmemsets == 0 && !r->gpu_busy_ms.ok)
+            a->no_gpu_regions++;
+        else
+            cand[nc++] = (ranked){i, gpu_time(r)};
     }
-    if (nc > 0)
-        qsort(cand, (size_t)nc, sizeof *cand, by_wall_desc);
     int keep = nc < MAX_LISTED_REGIONS ? nc : MAX_LISTED_REGIONS;
     a->unlisted = nc - keep;
-    if (keep > 0)
-        qsort(cand, (size_t)keep, sizeof *cand, by_index);
+    a->listed_by_gpu = nc > MAX_LISTED_REGIONS;
+    if (nc > 0)
+        qsort(cand, (size_t)nc, sizeof *cand, a->listed_by_gpu ? by_wall_desc : by_index);
     a->listed[a->nlisted++] = 0;
     for (int i = 0; i < keep; i++)
         a->listed[a->nlisted++] = cand[i].index;
@@ -939,12 +1003,12 @@ bool analyze(const run_model *m, analysis *a)
         choose_main_kernel(&a->wl[i]);
         a->wl[i].ladder_row = ladder_row(a, i);
     }
-    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a)) {
+    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a) || !group_ranges(m, a->rg, &a->groups, &a->ngroups)) {
         analysis_free(a);
         return false;
     }
     if (!collect_warnings(m, a) || !sweep_analyze(a) || !analyze_ranks(m, &a->ranks) || !device_figures(a) ||
-        !launch_figures(a) || !busy_series(a) || !summarize(a)) {
+        !launch_figures(a) || !busy_series(a) || !analyze_streams(m, &a->streams, &a->nstreams) || !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -964,6 +1028,7 @@ void analysis_free(analysis *a)
     event_views_free(a->owned, a->m ? a->m->nregions : 0);
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
+    free(a->groups);
     sweep_free(a->sweep);
     rank_analysis_free(a->ranks);
     free(a->summary);
@@ -972,5 +1037,6 @@ void analysis_free(analysis *a)
     free(a->devices);
     free(a->launches);
     free(a->busy);
+    free(a->streams);
     memset(a, 0, sizeof *a);
 }

@@ -11,6 +11,8 @@
 
 #include "metric.h"
 #include "model.h"
+#include "overlap.h"
+#include "range_groups.h"
 #include "ranks.h"
 #include "regions.h"
 #include "sweep.h"
@@ -128,7 +130,13 @@ typedef struct analysis {
     int *listed;            /* the regions summaries list, in timeline order: the run, then the
                              * longest NVTX ranges and annotations (at most MAX_LISTED_REGIONS) */
     int nlisted;
-    int unlisted;           /* regions of those kinds left out of the list */
+    int unlisted;           /* regions of those kinds with GPU work left out of the list */
+    int no_gpu_regions;     /* NVTX ranges and annotations left out because no GPU work was launched
+                             * from them or ran during them (a compiler's or loader's annotations) */
+    bool listed_by_gpu;     /* more than MAX_LISTED_REGIONS had GPU work: those listed are the ones
+                             * with the most GPU time, in that order; else timeline order */
+    range_group *groups;    /* NVTX ranges and annotations grouped by name (range_groups.h) */
+    int ngroups;
     sweep_analysis *sweep;  /* a run of several sizes: series and crossovers (sweep.h); else NULL */
     rank_analysis *ranks;   /* several ranks or GPU processes: shares, overlap, stragglers (ranks.h); else NULL */
     finding *summary;       /* what to read first, heaviest first (summary.h) */
@@ -138,6 +146,8 @@ typedef struct analysis {
     int nlaunches;
     busy_span *busy;        /* each GPU's activity over time (BUSY_SERIES_STEPS), by device then time */
     int nbusy;
+    stream_metrics *streams; /* every stream with GPU work, by device then stream (overlap.h) */
+    int nstreams;
 } analysis;
 
 #define MAX_LISTED_REGIONS 40
@@ -197,13 +207,18 @@ void kernel_occupancy(const run_model *m, const kernel_event *k, metric *pct, in
 typedef struct { int64_t start, end; } interval;
 int64_t interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, idle_gap *gaps, int max_gaps, int *ngaps);
 
+/* iv sorted and merged in place into disjoint intervals; returns how many remain. */
+size_t interval_merge(interval *iv, size_t n);
+/* The time two sets of disjoint sorted intervals (interval_merge's) overlap. */
+int64_t interval_overlap(const interval *a, size_t na, const interval *b, size_t nb);
+
 double median_of(const double *v, int n); /* n > 0; does not reorder v */
 
 /* A CUDA API call's name without CUPTI's version suffix: "cudaLaunchKernel_v7000" reads
  * "cudaLaunchKernel" (the suffix tells ABI versions apart, not calls). */
 void api_display_name(const char *name, char *buf, size_t len);
 
-/* A readable kernel name: demangled, without the parameter list. */
+/* A readable kernel name: demangled, without the parameter list and ABI tags. */
 void kernel_display_name(const char *mangled, char *buf, size_t len);
 
 #endif

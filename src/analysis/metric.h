@@ -61,6 +61,8 @@ extern const metric_table launch_counter_table;   /* launch_metrics (analysis.h)
 extern const metric_table busy_span_table;        /* busy_span (analysis.h) */
 extern const metric_table run_metric_table;       /* analysis (analysis.h): the run as a whole */
 extern const metric_table devices_run_table;      /* devices_analysis (devices.h): a --devices run as a whole */
+extern const metric_table stream_table;           /* stream_metrics (overlap.h) */
+extern const metric_table range_group_table;      /* range_group (range_groups.h) */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {

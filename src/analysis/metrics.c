@@ -85,6 +85,8 @@ static const metric_def region_defs[] = {
     R_LO(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "summed durations of the kernels launched from inside the region (its thread, or its process's threads that had no range open)"),
     R_LO(memcpy_ms, "memcpy_ms", "memcpy", "ms", "%.3f", "summed durations of the copies launched from inside, every direction"),
     R_LO(memset_ms, "memset_ms", "memset", "ms", "%.3f", "summed durations of the memsets launched from inside"),
+    R(copy_hidden_pct, "copy_hidden_pct", "copies hidden", "%", "%.0f", "of the region's copy time, the part a kernel ran on the same GPU during (copies overlapped with compute)"),
+    R(kernel_hidden_pct, "kernel_hidden_pct", "kernels overlapped", "%", "%.0f", "of the region's kernel time, the part a copy ran on the same GPU during"),
     R_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: the region's summed copy time (every direction) over its summed kernel time"),
     R_LO(h2d_ms, "h2d_ms", "H2D", "ms", "%.3f", "host-to-device copy time, launched from inside"),
     R(h2d_bytes, "h2d_bytes", "H2D bytes", "B", "%.0f", "bytes copied host to device, launched from inside"),
@@ -114,6 +116,7 @@ TABLE(region_metric_table, "region", region_defs);
 static const metric_def kernel_stat_defs[] = {
     S_LO(total_ms, "total_ms", "total", "ms", "%.3f", "summed durations"),
     S(share_pct, "share_pct", "share", "%", "%.1f", "of the region's kernel time"),
+    S_LO(mean_ms, "mean_ms", "average", "ms", "%.3f", "mean launch"),
     S_LO(min_ms, "min_ms", "min", "ms", "%.3f", "shortest launch"),
     S_LO(median_ms, "median_ms", "median", "ms", "%.3f", "median launch"),
     S_LO(max_ms, "max_ms", "max", "ms", "%.3f", "longest launch"),
@@ -129,7 +132,13 @@ static const metric_def copy_flow_defs[] = {
     F(bytes, "bytes", "bytes", "B", "%.0f", "bytes moved"),
     F_LO(ms, "ms", "time", "ms", "%.3f", "summed copy durations"),
     F_HI(gbps, "gbps", "GB/s", "GB/s", "%.1f", "bytes / time"),
-    F(mean_bytes, "mean_bytes", "per copy", "B", "%.0f", "mean bytes per copy"),
+    F(mean_bytes, "mean_bytes", "per copy", "B", "%.0f", "mean bytes per copy (or memset)"),
+    F_LO(mean_ms, "mean_ms", "average", "ms", "%.3f", "mean duration of one copy or memset"),
+    F_LO(min_ms, "min_ms", "min", "ms", "%.3f", "shortest one"),
+    F_LO(median_ms, "median_ms", "median", "ms", "%.3f", "median one"),
+    F_LO(max_ms, "max_ms", "max", "ms", "%.3f", "longest one"),
+    F_LO(stddev_ms, "stddev_ms", "stddev", "ms", "%.3f", "sample standard deviation of their durations"),
+    F(hidden_pct, "hidden_pct", "under kernels", "%", "%.0f", "of the copy time, the part a kernel ran on the same GPU during (hidden under compute)"),
 };
 TABLE(copy_flow_table, "copy", copy_flow_defs);
 
@@ -250,6 +259,37 @@ static const metric_def busy_span_defs[] = {
 };
 TABLE(busy_span_table, "busy_span", busy_span_defs);
 
+/* Each stream of each GPU over the run (analysis.streams). */
+#define STRM(field, key, label, unit, fmt, what) DEF(stream_metrics, field, key, label, unit, fmt, what)
+static const metric_def stream_defs[] = {
+    STRM(kernel_ms, "kernel_ms", "kernels", "ms", "%.3f", "summed kernel durations on the stream"),
+    STRM(copy_ms, "copy_ms", "copies", "ms", "%.3f", "summed copy durations on the stream"),
+    STRM(memset_ms, "memset_ms", "memsets", "ms", "%.3f", "summed memset durations on the stream"),
+    STRM(busy_ms, "busy_ms", "busy", "ms", "%.3f", "union of the stream's kernel, copy and memset intervals"),
+    STRM(busy_pct, "busy_pct", "busy", "%", "%.1f", "that over the run's span"),
+    STRM(overlap_ms, "overlap_ms", "with others", "ms", "%.3f", "of its busy time, the time another stream of the same GPU was busy too"),
+    STRM(overlap_pct, "overlap_pct", "with others", "%", "%.0f", "that over its busy time"),
+    STRM(copy_hidden_pct, "copy_hidden_pct", "copies hidden", "%", "%.0f", "of its copy time, the part a kernel (any stream) ran during"),
+};
+TABLE(stream_table, "stream", stream_defs);
+
+/* NVTX ranges and annotations grouped by name (analysis.groups), as nsys's nvtx_sum. */
+#define RG(field, key, label, unit, fmt, what) DEF(range_group, field, key, label, unit, fmt, what)
+static const metric_def range_group_defs[] = {
+    RG(total_ms, "total_ms", "total", "ms", "%.3f", "summed wall time of its instances"),
+    RG(share_pct, "share_pct", "time", "%", "%.1f", "that over every group's summed wall time (nested ranges count in both)"),
+    RG(mean_ms, "mean_ms", "average", "ms", "%.3f", "mean wall time of one instance"),
+    RG(median_ms, "median_ms", "median", "ms", "%.3f", "median wall time of one instance"),
+    RG(min_ms, "min_ms", "min", "ms", "%.3f", "shortest instance"),
+    RG(max_ms, "max_ms", "max", "ms", "%.3f", "longest instance"),
+    RG(stddev_ms, "stddev_ms", "stddev", "ms", "%.3f", "sample standard deviation of the instances' wall times"),
+    RG(kernel_ms, "kernel_ms", "kernels", "ms", "%.3f", "summed kernel time launched from inside its instances"),
+    RG(copy_ms, "copy_ms", "copies", "ms", "%.3f", "summed copy time launched from inside its instances"),
+    RG(gpu_busy_ms, "gpu_busy_ms", "GPU busy", "ms", "%.3f", "summed GPU busy time during its instances (executed during)"),
+    RG(busy_pct, "busy_pct", "busy", "%", "%.1f", "GPU busy time over the summed wall time"),
+};
+TABLE(range_group_table, "range_group", range_group_defs);
+
 /* The run as a whole (analysis). */
 #define RN(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, analysis, field, key, label, unit, fmt, what)
 static const metric_def run_defs[] = {
@@ -271,6 +311,7 @@ const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
     &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
     &device_workload_table, &device_aggregate_table, &device_pass_table, &peer_table, &launch_counter_table,
-    &busy_span_table, &run_metric_table, &devices_run_table,
+    &busy_span_table, &run_metric_table, &devices_run_table, &stream_table,
+    &range_group_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

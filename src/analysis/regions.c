@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "overlap.h"
 #include "thresholds.h"
 
 
@@ -46,6 +47,7 @@ typedef struct {
     int64_t longest;           /* the longest GPU event, to find those that began before a span */
     host_item *host;
     size_t nhost;
+    const gpu_activity *act;   /* each GPU's merged kernel and copy intervals, for overlap */
 } timeline;
 
 /* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
@@ -344,6 +346,27 @@ static int cmp_total_desc(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* Mean, min, median, max and sample standard deviation of d[0..c) (c > 0; d is sorted here). */
+static void spread(double *d, int c, metric *mean, metric *min, metric *median, metric *max, metric *stddev,
+                   const char *one)
+{
+    double sum = 0, sq = 0;
+    for (int i = 0; i < c; i++)
+        sum += d[i];
+    double avg = sum / c;
+    for (int i = 0; i < c; i++)
+        sq += (d[i] - avg) * (d[i] - avg);
+    qsort(d, (size_t)c, sizeof *d, cmp_dbl);
+    metric_set(mean, avg);
+    metric_set(min, d[0]);
+    metric_set(max, d[c - 1]);
+    metric_set(median, (c % 2) ? d[c / 2] : 0.5 * (d[c / 2 - 1] + d[c / 2]));
+    if (c > 1)
+        metric_set(stddev, sqrt(sq / (c - 1)));
+    else
+        metric_na(stddev, "%s", one);
+}
+
 /* Per kernel name: count, total, min, median, max, stddev, launch shape and occupancy. */
 static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double total_kernel_ms, region_metrics *r)
 {
@@ -367,17 +390,13 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
     for (int i = 0; i < nk;) {
         int j = i;
         const char *name = event_name(sorted[i]);
-        double sum = 0, sq = 0;
+        double sum = 0;
         while (j < nk && strcmp(event_name(sorted[j]), name) == 0) {
             d[j - i] = ms(sorted[j]->end - sorted[j]->start);
             sum += d[j - i];
             j++;
         }
         int c = j - i;
-        double mean = sum / c;
-        for (int q = 0; q < c; q++)
-            sq += (d[q] - mean) * (d[q] - mean);
-        qsort(d, (size_t)c, sizeof *d, cmp_dbl);
         kernel_stat *s = &st[ns++];
         const kernel_event *k = sorted[i]->ev;
         s->name = k->name;
@@ -387,13 +406,7 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
             metric_set(&s->share_pct, 100.0 * sum / total_kernel_ms);
         else
             metric_na(&s->share_pct, "no kernel time in the region");
-        metric_set(&s->min_ms, d[0]);
-        metric_set(&s->max_ms, d[c - 1]);
-        metric_set(&s->median_ms, (c % 2) ? d[c / 2] : 0.5 * (d[c / 2 - 1] + d[c / 2]));
-        if (c > 1)
-            metric_set(&s->stddev_ms, sqrt(sq / (c - 1)));
-        else
-            metric_na(&s->stddev_ms, "one launch");
+        spread(d, c, &s->mean_ms, &s->min_ms, &s->median_ms, &s->max_ms, &s->stddev_ms, "one launch");
         memcpy(s->grid, k->grid, sizeof s->grid);
         memcpy(s->block, k->block, sizeof s->block);
         s->has_resources = k->has_resources;
@@ -488,42 +501,96 @@ static mem_kind host_side(const copy_event *c)
     }
 }
 
-static bool add_flow(region_metrics *r, const copy_event *c)
+/* The flow a copy or memset belongs to: copies by direction and host memory, memsets by the
+ * memory they set. */
+static bool same_flow(const copy_flow *f, const gpu_item *g)
 {
-    mem_kind host = host_side(c);
-    for (int i = 0; i < r->nflows; i++) {
-        copy_flow *f = &r->flows[i];
-        if (f->dir == c->dir && f->host == host) {
-            f->count++;
-            f->bytes.v += (double)c->bytes;
-            f->ms.v += ms(c->end_ns - c->start_ns);
-            return true;
-        }
-    }
-    copy_flow *grown = realloc(r->flows, (size_t)(r->nflows + 1) * sizeof *grown);
-    if (!grown)
-        return false;
-    r->flows = grown;
-    copy_flow *f = &r->flows[r->nflows++];
-    memset(f, 0, sizeof *f);
-    f->dir = c->dir;
-    f->host = host;
-    f->count = 1;
-    metric_set(&f->bytes, (double)c->bytes);
-    metric_set(&f->ms, ms(c->end_ns - c->start_ns));
-    return true;
+    if (g->type == GPU_MEMSET)
+        return f->memset && f->host == ((const memset_event *)g->ev)->mem;
+    const copy_event *c = g->ev;
+    return !f->memset && f->dir == c->dir && f->host == host_side(c);
 }
 
-static void finish_flows(region_metrics *r)
+static uint32_t item_device(const gpu_item *g)
 {
-    for (int i = 0; i < r->nflows; i++) {
-        copy_flow *f = &r->flows[i];
-        if (f->ms.v > 0)
-            metric_set(&f->gbps, f->bytes.v / (f->ms.v * 1e6));
-        else
-            metric_na(&f->gbps, "copies took no measurable time");
-        metric_set(&f->mean_bytes, f->bytes.v / f->count);
+    switch (g->type) {
+    case GPU_KERNEL: return ((const kernel_event *)g->ev)->device;
+    case GPU_COPY: return ((const copy_event *)g->ev)->device;
+    default: return ((const memset_event *)g->ev)->device;
     }
+}
+
+static uint64_t item_bytes(const gpu_item *g)
+{
+    return g->type == GPU_COPY ? ((const copy_event *)g->ev)->bytes : ((const memset_event *)g->ev)->bytes;
+}
+
+/* The region's flows from its copies and memsets (moves, n of them, in timeline order): count,
+ * bytes, time and its spread, GB/s, and the part of the time kernels ran during. */
+static bool build_flows(const timeline *t, region_metrics *r, const gpu_item **moves, int n)
+{
+    r->flows = NULL;
+    r->nflows = 0;
+    if (n == 0)
+        return true;
+    int *flow_of = malloc((size_t)n * sizeof *flow_of);
+    double *d = malloc((size_t)n * sizeof *d);
+    r->flows = calloc((size_t)n, sizeof *r->flows);
+    if (!flow_of || !d || !r->flows) {
+        free(flow_of);
+        free(d);
+        free(r->flows);
+        r->flows = NULL;
+        return false;
+    }
+    /* Copies' flows first, then memsets'. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            const gpu_item *g = moves[i];
+            if ((g->type == GPU_MEMSET) != (pass == 1))
+                continue;
+            int f = 0;
+            while (f < r->nflows && !same_flow(&r->flows[f], g))
+                f++;
+            if (f == r->nflows) {
+                copy_flow *nf = &r->flows[r->nflows++];
+                nf->memset = g->type == GPU_MEMSET;
+                nf->dir = nf->memset ? COPY_OTHER : ((const copy_event *)g->ev)->dir;
+                nf->host = nf->memset ? ((const memset_event *)g->ev)->mem : host_side(g->ev);
+            }
+            flow_of[i] = f;
+        }
+    }
+    for (int f = 0; f < r->nflows; f++) {
+        copy_flow *x = &r->flows[f];
+        double bytes = 0, total = 0, hidden = 0;
+        int c = 0;
+        for (int i = 0; i < n; i++) {
+            if (flow_of[i] != f)
+                continue;
+            const gpu_item *g = moves[i];
+            d[c++] = ms(g->end - g->start);
+            total += ms(g->end - g->start);
+            bytes += (double)item_bytes(g);
+            hidden += ms(hidden_under_kernels(t->act, item_device(g), g->start, g->end));
+        }
+        x->count = c;
+        metric_set(&x->bytes, bytes);
+        metric_set(&x->ms, total);
+        if (total > 0)
+            metric_set(&x->gbps, bytes / (total * 1e6));
+        else
+            metric_na(&x->gbps, "%s took no measurable time", x->memset ? "memsets" : "copies");
+        metric_set(&x->mean_bytes, bytes / c);
+        spread(d, c, &x->mean_ms, &x->min_ms, &x->median_ms, &x->max_ms, &x->stddev_ms, "one copy");
+        if (total > 0)
+            metric_set(&x->hidden_pct, 100.0 * hidden / total);
+        else
+            metric_na(&x->hidden_pct, "%s took no measurable time", x->memset ? "memsets" : "copies");
+    }
+    free(flow_of);
+    free(d);
+    return true;
 }
 
 /* Whether GPU event g ran as part of region ri's "executed during" set: everything for the run,
@@ -608,7 +675,8 @@ static void judge_region(region_metrics *r)
                         .copy_ms = r->memcpy_ms, .busy_pct = r->busy_pct, .wall_ms = r->wall_ms,
                         .largest_gap_ms = r->largest_gap_ms, .lead_idle_ms = r->lead_idle_ms, .nkernels = r->nkernels,
                         .short_kernel_pct = r->short_kernel_pct, .launch_us = r->launch_us, .kernel_us = r->kernel_us,
-                        .sync_ms = r->sync_ms, .flows = r->flows, .nflows = r->nflows};
+                        .sync_ms = r->sync_ms, .flows = r->flows, .nflows = r->nflows,
+                        .copy_hidden_pct = r->copy_hidden_pct};
     if (r->nkstats > 0)
         in.top_kernel_share_pct = r->kernels[0].share_pct;
     else
@@ -654,10 +722,11 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     size_t g0 = whole(rg) ? 0 : first_gpu(t, rg->start_ns);
     size_t h0 = whole(rg) ? 0 : first_host(t, rg->start_ns);
     interval *iv = NULL;
-    const gpu_item **ks = NULL;
+    const gpu_item **ks = NULL, **moves = NULL;
     size_t niv = 0, cap = 0;
-    int nk = 0, kcap = 0, nshort = 0;
+    int nk = 0, kcap = 0, nshort = 0, nmoves = 0, mcap = 0;
     double kernel = 0, memcpy_t = 0, memset_t = 0, h2d = 0, d2h = 0, h2d_b = 0, d2h_b = 0;
+    double copy_hidden = 0, kernel_hidden = 0;
     int64_t first_start = INT64_MAX, last_end = INT64_MIN;
     bool ok = true;
     for (size_t i = g0; ok && i < t->ngpu && (whole(rg) || t->gpu[i].key <= rg->end_ns); i++) {
@@ -691,7 +760,20 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             ks[nk++] = g;
             kernel += d;
             nshort += g->end - g->start < SHORT_KERNEL_NS;
-        } else if (g->type == GPU_COPY) {
+            kernel_hidden += ms(hidden_under_copies(t->act, item_device(g), g->start, g->end));
+            continue;
+        }
+        if (nmoves == mcap) {
+            mcap = mcap ? 2 * mcap : 64;
+            const gpu_item **grown = realloc(moves, (size_t)mcap * sizeof *moves);
+            if (!grown) {
+                ok = false;
+                break;
+            }
+            moves = grown;
+        }
+        moves[nmoves++] = g;
+        if (g->type == GPU_COPY) {
             const copy_event *c = g->ev;
             r->ncopies++;
             memcpy_t += d;
@@ -702,7 +784,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
                 d2h += d;
                 d2h_b += (double)c->bytes;
             }
-            ok = add_flow(r, c);
+            copy_hidden += ms(hidden_under_kernels(t->act, item_device(g), g->start, g->end));
         } else {
             r->nmemsets++;
             memset_t += d;
@@ -767,6 +849,14 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         else
             metric_na(&r->d2h_gbps, "no device-to-host copies");
         copy_compute(&r->copy_compute_ratio, &r->memcpy_ms, &r->kernel_ms);
+        if (memcpy_t > 0)
+            metric_set(&r->copy_hidden_pct, 100.0 * copy_hidden / memcpy_t);
+        else
+            metric_na(&r->copy_hidden_pct, "%s", r->ncopies ? "its copies took no measurable time" : "no copies in this region");
+        if (kernel > 0)
+            metric_set(&r->kernel_hidden_pct, 100.0 * kernel_hidden / kernel);
+        else
+            metric_na(&r->kernel_hidden_pct, "%s", nk ? "its kernels took no measurable time" : "no kernels in this region");
         if (niv > 0 && last_end > first_start) {
             int64_t busy = interval_union(iv, niv, first_start, last_end, NULL, 0, NULL);
             metric_set(&r->gpu_span_ms, ms(last_end - first_start));
@@ -791,8 +881,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_na(&r->sync_ms, "no host-side API records in the timeline");
             metric_na(&r->api_ms, "no host-side API records in the timeline");
         }
-        finish_flows(r);
-        ok = kernel_stats(m, ks, nk, kernel, r) && api_stats(calls, ncalls, api_t, r);
+        ok = build_flows(t, r, moves, nmoves) && kernel_stats(m, ks, nk, kernel, r) && api_stats(calls, ncalls, api_t, r);
         if (nk > 0) {
             double *d = malloc((size_t)nk * sizeof *d);
             if (!d)
@@ -811,6 +900,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     }
     free(iv);
     free(ks);
+    free(moves);
     free(calls);
     free(launch_us);
     return ok;
@@ -823,8 +913,12 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     if (m->nregions == 0)
         return true;
     timeline t;
-    if (!build_timeline(m, &t))
+    gpu_activity *act = gpu_activity_build(m);
+    if (!act || !build_timeline(m, &t)) {
+        gpu_activity_free(act);
         return false;
+    }
+    t.act = act;
     region_metrics *r = calloc((size_t)m->nregions, sizeof *r);
     bool ok = r != NULL;
     int done = 0;
@@ -833,6 +927,7 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
         done = i + 1;
     }
     timeline_free(&t);
+    gpu_activity_free(act);
     if (!ok) {
         region_metrics_free(r, done);
         return false;

@@ -27,6 +27,7 @@ typedef struct {
     const char *name; /* points into the model */
     int count;
     metric total_ms, share_pct, min_ms, median_ms, max_ms, stddev_ms;
+    metric mean_ms;
     int grid[3], block[3];
     bool has_resources;
     int registers, static_smem, dynamic_smem;
@@ -55,6 +56,10 @@ typedef struct {
     metric h2d_ms, h2d_bytes, h2d_gbps;
     metric d2h_ms, d2h_bytes, d2h_gbps;
     metric copy_compute_ratio; /* memcpy time over kernel time */
+    /* Overlap (overlap.h): of its copy time, the part a kernel ran during on the same GPU (copies
+     * hidden under compute, whoever launched the kernel); of its kernel time, the part a copy ran
+     * during. Per direction and memory kind in its flows. */
+    metric copy_hidden_pct, kernel_hidden_pct;
     /* Its work projected onto the GPU (Nsight Systems' NVTX GPU projection): from the first of its
      * kernels, copies and memsets to start to the last to end, and how busy the GPU was with it. */
     metric gpu_span_ms, projected_busy_pct;
@@ -75,7 +80,7 @@ typedef struct {
     metric sync_ms;       /* host time in synchronization */
     metric api_ms;        /* host time in CUDA API calls */
     metric tflops;        /* where the region carries a FLOP count (built-in workloads) */
-    copy_flow *flows;
+    copy_flow *flows;     /* copies by direction and host memory, then memsets by memory */
     int nflows;
     kernel_stat *kernels; /* by total time, longest first */
     int nkstats;

@@ -407,48 +407,33 @@ static void timeline_findings(builder *b)
     }
 }
 
-typedef struct {
-    int region;
-    double wall;
-} ranked;
-
-static int by_wall(const void *x, const void *y)
-{
-    const ranked *p = x, *q = y;
-    return (p->wall < q->wall) - (p->wall > q->wall);
-}
-
-/* Listed regions (not the run, not built-in workloads, which the workload findings cover) with a
- * GPU verdict other than the run's, longest first. */
+/* NVTX ranges and annotations whose verdict differs from the run's, one line per name (range
+ * groups, longest in all first): a loop of 40 steps is one finding, with how many of its
+ * instances got the verdict and the least busy one's figures. */
 static void region_findings(builder *b)
 {
     const analysis *a = b->a;
     const region_metrics *run = run_region(a);
-    if (!run || a->nlisted < 2)
+    if (!run)
         return;
-    ranked *c = malloc((size_t)a->nlisted * sizeof *c);
-    if (!c) {
-        b->oom = true;
-        return;
-    }
     int n = 0;
-    for (int li = 1; li < a->nlisted; li++) {
-        const region_metrics *r = &a->rg[a->listed[li]];
-        region_kind k = a->m->regions[r->region].kind;
-        if (k == REGION_WORKLOAD || r->verdict == VERDICT_NO_GPU || r->verdict == run->verdict)
+    for (int i = 0; i < a->ngroups && n < MAX_REGION_FINDINGS; i++) {
+        const range_group *g = &a->groups[i];
+        if (g->verdict == VERDICT_NONE || g->verdict == VERDICT_NO_GPU || g->verdict == run->verdict)
             continue;
-        c[n++] = (ranked){a->listed[li], r->wall_ms.ok ? r->wall_ms.v : 0};
-    }
-    qsort(c, (size_t)n, sizeof *c, by_wall);
-    for (int i = 0; i < n && i < MAX_REGION_FINDINGS; i++) {
-        const region_metrics *r = &a->rg[c[i].region];
+        const region_metrics *w = &a->rg[g->worst];
         double v;
         const char *unit;
-        verdict_figure(r, &v, &unit);
-        add(b, FIND_REGION, 25 - i, v, unit, "Region %s (%.3f ms) is %s", a->m->regions[r->region].name, c[i].wall,
-            r->verdict_text);
+        verdict_figure(w, &v, &unit);
+        if (g->count == 1)
+            add(b, FIND_REGION, 25 - n, v, unit, "Region %s (%.3f ms) is %s", g->name, g->total_ms.v, w->verdict_text);
+        else
+            add(b, FIND_REGION, 25 - n, v, unit,
+                "Range %s: %d instances, %.3f ms in all (average %.3f ms), %d %s; the least busy, at %.3f ms, is %s",
+                g->name, g->count, g->total_ms.v, g->mean_ms.v, g->verdicts[g->verdict], verdict_name(g->verdict),
+                (double)(a->m->regions[g->worst].start_ns - a->m->regions[0].start_ns) / 1e6, w->verdict_text);
+        n++;
     }
-    free(c);
 }
 
 static int by_weight(const void *x, const void *y)

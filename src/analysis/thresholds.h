@@ -27,6 +27,10 @@
 /* Pageable memory is the cause worth naming when it carries more than this share of copy time. */
 #define PAGEABLE_COPY_SHARE 0.5
 
+/* Copies already overlap compute when kernels run during at least this share of their time: the
+ * advice to put them on another stream would then not help. */
+#define HIDDEN_COPY_PCT 50.0
+
 /* A kernel within this of the library (cuBLAS), in %, is "as fast"; beyond 100 + this, faster. */
 #define LIBRARY_TIE_PCT 2.5
 

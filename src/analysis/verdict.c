@@ -43,6 +43,8 @@ static void copy_bound(const verdict_input *in, verdict *out)
     const copy_flow *slowest = NULL; /* the pageable flow that took longest */
     for (int i = 0; i < in->nflows; i++) {
         const copy_flow *f = &in->flows[i];
+        if (f->memset)
+            continue;
         if (f->host == MEM_PAGEABLE) {
             pageable_ms += f->ms.v;
             if (!slowest || f->ms.v > slowest->ms.v)
@@ -54,11 +56,12 @@ static void copy_bound(const verdict_input *in, verdict *out)
     }
     const copy_flow *pinned = NULL; /* the same direction from pinned memory, to compare with */
     for (int i = 0; slowest && i < in->nflows; i++)
-        if (in->flows[i].host == MEM_PINNED && in->flows[i].dir == slowest->dir && in->flows[i].gbps.ok)
+        if (!in->flows[i].memset && in->flows[i].host == MEM_PINNED && in->flows[i].dir == slowest->dir && in->flows[i].gbps.ok)
             pinned = &in->flows[i];
     double flow_ms = 0;
     for (int i = 0; i < in->nflows; i++)
-        flow_ms += in->flows[i].ms.v;
+        if (!in->flows[i].memset)
+            flow_ms += in->flows[i].ms.v;
     bool pageable = flow_ms > 0 && pageable_ms > PAGEABLE_COPY_SHARE * flow_ms;
     if (slowest && pageable && pinned && slowest->gbps.ok)
         snprintf(out->advice, sizeof out->advice, "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
@@ -70,6 +73,10 @@ static void copy_bound(const verdict_input *in, verdict *out)
     else if (copies > 0 && small > 0.5 * copies)
         snprintf(out->advice, sizeof out->advice, "batch small copies: %.0f of %d copies move less than 64 KB each",
                  small, copies);
+    else if (in->copy_hidden_pct.ok && in->copy_hidden_pct.v >= HIDDEN_COPY_PCT)
+        snprintf(out->advice, sizeof out->advice,
+                 "move fewer bytes or keep the data on the GPU: %.0f%% of copy time already runs under kernels",
+                 in->copy_hidden_pct.v);
     else
         snprintf(out->advice, sizeof out->advice,
                  "overlap copies with compute on separate streams, or keep the data on the GPU");

@@ -28,13 +28,17 @@ typedef struct {
     int64_t start_ns, length_ns;
 } idle_gap;
 
-/* Copies of one direction whose host side is one memory kind. */
+/* Copies of one direction whose host side is one memory kind, or the memsets of one memory kind
+ * (memset: dir is COPY_OTHER, host the memory set). */
 typedef struct {
+    bool memset;
     copy_dir dir;
     mem_kind host;    /* the host side (pageable, pinned, ...); MEM_DEVICE for device-to-device */
     int count;
     metric bytes, ms, gbps;
     metric mean_bytes; /* per copy: small copies are a reason to batch */
+    metric mean_ms, min_ms, median_ms, max_ms, stddev_ms; /* per copy */
+    metric hidden_pct; /* of ms, the part a kernel ran on the same GPU during (overlap.h) */
 } copy_flow;
 
 /* What a span is judged on. Times in ms; figures not measured stay n/a (metric_na). */
@@ -47,7 +51,9 @@ typedef struct {
     const char *gap_where;    /* where the largest gap fell ("copy-out"), or NULL */
     int nkernels;
     metric short_kernel_pct, launch_us, kernel_us, sync_ms;
-    const copy_flow *flows;   /* for the copy advice (pinned or pageable, small copies) */
+    const copy_flow *flows;   /* for the copy advice (pinned or pageable, small copies); memset rows
+                               * among them are not copies and are passed over */
+    metric copy_hidden_pct;   /* of copy time, the part kernels ran during (n/a: not measured) */
     int nflows;
     metric top_kernel_share_pct; /* of kernel time, the kernel that takes most */
     metric tflops, peak_pct;  /* a product's, where known */
