@@ -254,7 +254,7 @@ int main(int argc, char **argv)
             if (m.builtin.workloads[i].status == WL_FAILED || m.builtin.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
     } else if (o.profile_mode) {
-        if (!profile_run(&o, &m, &status, stderr))
+        if (!profile_program(&o, &m, &status, stderr))
             return status;
     } else {
         builtin_options b;
