@@ -13,7 +13,9 @@
 #include "collector.h"
 #include "cpu_workload.h"
 #include "device_thread.h"
+#include "gpu_counters.h"
 #include "gpu_runner.h"
+#include "gpu_workload.h"
 #include "blas_info.h"
 #include "hostinfo.h"
 #include "inputs.h"
@@ -191,13 +193,13 @@ static void gpu_call_run(void *arg)
     case GPU_OPEN: c->ok = gpu_open(c->m, c->device, c->why, sizeof c->why); break;
     case GPU_PREPARE: c->ok = gpu_prepare(&c->in, c->why, sizeof c->why); break;
     case GPU_CUBLAS: c->ok = gpu_open_cublas(c->why, sizeof c->why); break;
-    case GPU_COUNTERS: c->ok = gpu_open_counters(c->m, c->why, sizeof c->why); break;
-    case GPU_RUN: gpu_run(c->c, &c->in, c->kind, &c->w); break;
+    case GPU_COUNTERS: c->ok = gpu_counters_open(c->m, c->why, sizeof c->why); break;
+    case GPU_RUN: gpu_workload_run(c->c, &c->in, c->kind, &c->w); break;
     case GPU_PROFILER_START: gpu_profiler_start(); break;
     case GPU_PROFILER_STOP: gpu_profiler_stop(); break;
     case GPU_SYNC: gpu_sync(); break;
-    case GPU_CLOSE: gpu_close(); break;
-    case GPU_RESET: gpu_reset(); break;
+    case GPU_CLOSE: gpu_counters_close(); gpu_close(); break;
+    case GPU_RESET: gpu_counters_close(); gpu_reset(); break;
     }
 }
 
@@ -213,10 +215,10 @@ static void on_gpu_op(gpu_op op)
     on_gpu(&c);
 }
 
-/* gpu_run under the watchdog, into w: a GPU workload that hangs (a kernel that never ends, a
- * wait that never returns) must not hang the tool either. Past --timeout it is abandoned like a
- * CPU workload, and since the device is still busy with it, the caller skips every later GPU
- * workload and collects CUPTI's records with a bounded wait. True when it was abandoned. */
+/* gpu_workload_run under the watchdog, into w: a GPU workload that hangs (a kernel that never
+ * ends, a wait that never returns) must not hang the tool either. Past --timeout it is abandoned
+ * like a CPU workload, and since the device is still busy with it, the caller skips every later
+ * GPU workload and collects CUPTI's records with a bounded wait. True when it was abandoned. */
 static bool gpu_run_watched(const builtin_options *o, const gpu_compute *c, const gpu_inputs *in, mem_kind kind,
                             workload_run *w, FILE *err)
 {
@@ -439,48 +441,6 @@ out:
         free(ref);
     }
     return status;
-}
-
-/* True when a counter entry still has the range profiler's name for it, a range number. */
-static bool numbered(const char *name)
-{
-    char *end;
-    strtol(name, &end, 10);
-    return name[0] && !*end;
-}
-
-/* The counter pass's bookkeeping once the records are in. The range profiler numbers its ranges:
- * an entry still numbered (a library's kernel) takes the name of the kernel launched at the same
- * place in the compute phase's first product (the same launches, in the same order). Any kernel
- * record of the pass itself is dropped from the store: a replayed launch times nothing; the
- * "counters" phase stays. */
-static void counter_pass_records(run_model *m, workload_run *w)
-{
-    const phase *pass = workload_find_phase(w, "counters"), *compute = workload_find_phase(w, "compute");
-    if (!pass || w->region <= 0)
-        return;
-    event_list *e = &m->events;
-    size_t kept = 0;
-    int named = 0;
-    for (size_t i = 0; i < e->nkernels; i++) {
-        kernel_event *k = &e->kernels[i];
-        bool mine = k->region == w->region;
-        if (mine && k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
-            free(k->name);
-            continue;
-        }
-        e->kernels[kept++] = *k;
-        if (mine && compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns &&
-            named < w->ncounters) {
-            kernel_counters *c = &w->counters[named++];
-            char *name = numbered(c->name) ? strdup(k->name) : NULL;
-            if (name) {
-                free(c->name);
-                c->name = name;
-            }
-        }
-    }
-    e->nkernels = kept;
 }
 
 builtin_status run_builtin(const builtin_options *o, run_model *m, FILE *err)
@@ -709,7 +669,7 @@ builtin_status run_builtin(const builtin_options *o, run_model *m, FILE *err)
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
         for (int i = 0; i < m->builtin.nworkloads; i++)
-            counter_pass_records(m, &m->builtin.workloads[i]);
+            gpu_counter_pass_records(m, &m->builtin.workloads[i]);
         tool_phase_end(tp);
         on_gpu_op(GPU_CLOSE);
         interrupt_defer(false);

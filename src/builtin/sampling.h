@@ -5,7 +5,7 @@
  * fixed count instead.
  *
  * Pure: the samples and the clock come through callbacks, so the rule is tested with a fake clock
- * and made-up samples; the CPU workload and cuda/gpu_runner.cu pass their own. */
+ * and made-up samples; the CPU workload and the GPU workload (gpu_workload.c) pass their own. */
 #ifndef MMPROF_SAMPLING_H
 #define MMPROF_SAMPLING_H
 
