@@ -69,7 +69,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
-              test_region_tracker
+              test_region_tracker test_cupti_records
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
@@ -201,7 +201,13 @@ $(BUILD)/tests/test_counters: $(SAN_DIR)/tests/test_counters.o $(SAN_CORE) $(CXX
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS) -lcmocka
 
-$(filter-out %/test_cpu_blas %/test_counters,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
+# test_cupti_records builds CUPTI's records in memory and maps them (libcupti names API calls
+# and walks a buffer without a GPU or a driver).
+$(BUILD)/tests/test_cupti_records: $(SAN_DIR)/tests/test_cupti_records.o $(SAN_CORE) $(SAN_DIR)/src/collect/cupti_records.o | $(CARRIED)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
+
+$(filter-out %/test_cpu_blas %/test_counters %/test_cupti_records,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
 
