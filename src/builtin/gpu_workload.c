@@ -196,7 +196,7 @@ static bool step(job *j, const char *phase_name, step_fn fn)
 /* Fault injection for the watchdog's test: with MMPROF_FAULT_GPU_HANG_MS set, one thread spins on
  * the GPU's nanosecond timer that long on the run's stream before the warm-up, so the workload's
  * next wait does not return in time (a stand-in for a kernel that hangs). Not for users; the
- * variable is documented in docs/architecture.md with the watchdog. */
+ * variable is documented in README.md with the watchdog. */
 static int fault_hang(job *j, char *err, size_t errlen)
 {
     (void)j;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
 #include "gpu_workload.h"
 #include "interrupt.h"
 #include "ranges.h"
