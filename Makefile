@@ -51,7 +51,7 @@ CORE_SRC  := src/analysis/verdict.c src/model/model.c src/model/event_view.c src
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
              src/builtin/gpu_workload.c src/builtin/gpu_counters.c \
-             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
+             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/collect/pcie_link.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 # C++ with a C interface: CUPTI's profiler host API has a C++-only header (cupti_profiler_host.h).

@@ -32,8 +32,9 @@ typedef struct {
     bool counters;       /* read hardware counters in a pass after the timed launches (gpu_counters.h) */
 } gpu_inputs;
 
-/* Counts devices and fills m->devices with every device's facts (no context is created).
- * Returns false, with the CUDA runtime's reason in why, when none can be used. */
+/* Counts devices and fills m->devices with every device's facts as the CUDA runtime gives them
+ * (no context is created; the PCIe link is sysfs's, pcie_link.h). Returns false, with the CUDA
+ * runtime's reason in why, when none can be used. */
 bool gpu_probe(run_model *m, char *why, size_t len);
 
 /* Creates the context on device and the stream, and reads the device's free memory into

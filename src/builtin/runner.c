@@ -24,6 +24,7 @@
 #include "interrupt.h"
 #include "multi_gpu.h"
 #include "nvml.h"
+#include "pcie_link.h"
 #include "ranges.h"
 #include "workloads.h"
 
@@ -493,6 +494,8 @@ builtin_status run_builtin(const builtin_options *o, run_model *m, FILE *err)
     bool gpu = false;
     if (want_gpu || o->require_gpu) {
         gpu = gpu_probe(m, why, sizeof why);
+        for (int i = 0; i < m->ndevices; i++)
+            pcie_link_read(&m->devices[i]);
         if (gpu && (o->all_devices || o->ndevices > 0) &&
             !multi_gpu_select(m, o->all_devices, o->devices, o->ndevices, err)) {
             tool_phase_end(tp);
