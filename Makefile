@@ -39,7 +39,7 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
 CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
-             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/strbuf.c src/util/json_writer.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
+             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
              report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_charts.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/trace.c \
              report/csv.c report/compare_report.c \
@@ -48,9 +48,10 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
-             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
+             src/builtin/gpu_workload.c src/builtin/gpu_counters.c \
+             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/collect/pcie_link.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 # C++ with a C interface: CUPTI's profiler host API has a C++-only header (cupti_profiler_host.h).
@@ -68,7 +69,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
-              test_region_tracker test_overlap
+              test_region_tracker test_cupti_records test_overlap
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
@@ -200,7 +201,13 @@ $(BUILD)/tests/test_counters: $(SAN_DIR)/tests/test_counters.o $(SAN_CORE) $(CXX
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(GPU_LIBS) $(LDLIBS) -lcmocka
 
-$(filter-out %/test_cpu_blas %/test_counters,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
+# test_cupti_records builds CUPTI's records in memory and maps them (libcupti names API calls
+# and walks a buffer without a GPU or a driver).
+$(BUILD)/tests/test_cupti_records: $(SAN_DIR)/tests/test_cupti_records.o $(SAN_CORE) $(SAN_DIR)/src/collect/cupti_records.o | $(CARRIED)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ -lcupti $(LDLIBS) -lcmocka
+
+$(filter-out %/test_cpu_blas %/test_counters %/test_cupti_records,$(UNIT_BINS)): $(BUILD)/tests/%: $(SAN_DIR)/tests/%.o $(SAN_CORE) | $(CARRIED)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $(TEST_SAN) -o $@ $^ $(LDLIBS) -lcmocka
 

@@ -17,6 +17,7 @@
 
 #include "cpu_workload.h"
 #include "inputs.h"
+#include "stats.h"
 #include "test_support.h"
 #include "verify.h"
 

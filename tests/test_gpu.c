@@ -30,7 +30,7 @@ extern char **environ;
 
 #include "analysis.h"
 #include "model_json.h"
-#include "sampling.h"
+#include "stats.h"
 #include "test_support.h"
 
 static bool have_gpu;

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "sampling.h"
+#include "stats.h"
 #include "test_support.h"
 
 typedef struct {

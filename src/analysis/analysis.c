@@ -11,7 +11,7 @@
 
 #include "event_view.h"
 #include "thresholds.h"
-#include "sampling.h"
+#include "stats.h"
 
 /* Declared by libstdc++'s ABI; the CUDA parts of the program already link it. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -535,7 +535,7 @@ static void versus_library(const analysis *a, workload_metrics *r)
 }
 
 /* The noise sampling judged: as the runner recorded it, or from the products kept for a file that
- * predates it (the same formula: sampling.h, shared so the two cannot differ). */
+ * predates it (the same formula: stats.h, shared so the two cannot differ). */
 static void sample_noise(const workload_run *w, metric *out)
 {
     double pct = w->noise_pct >= 0 ? w->noise_pct : relative_noise_pct(w->product_ms, w->nproduct_ms);

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sampling.h"
+#include "stats.h"
 
 cmp_verdict cmp_judge(double base, double new_value, double noise_base_pct, double noise_new_pct,
                       metric_better better, double *change_pct)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
+#include "gpu_workload.h"
 #include "interrupt.h"
 #include "ranges.h"
 #include "runner.h"
@@ -96,7 +96,7 @@ static void *device_thread(void *arg)
                 continue;
             }
             nvml_watch_begin(j->watch);
-            gpu_run(wk->sel[i]->gpu, j->in, wk->kinds[k], w);
+            gpu_workload_run(wk->sel[i]->gpu, j->in, wk->kinds[k], w);
             nvml_watch_end(j->watch, w, wk->nvml_why);
         }
     }

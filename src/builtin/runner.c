@@ -1,4 +1,4 @@
-/* One run, start to end. The order matters twice: the CUDA driver is initialised before CUPTI
+/* The built-in run, start to end. The order matters twice: the CUDA driver is initialised before CUPTI
  * is touched (so a profiler injected at driver start has claimed CUPTI already and mmprof sees
  * it), and CUPTI activity is enabled before the first context exists (it is not retroactive). */
 #include "runner.h"
@@ -13,7 +13,9 @@
 #include "collector.h"
 #include "cpu_workload.h"
 #include "device_thread.h"
+#include "gpu_counters.h"
 #include "gpu_runner.h"
+#include "gpu_workload.h"
 #include "blas_info.h"
 #include "hostinfo.h"
 #include "inputs.h"
@@ -22,6 +24,7 @@
 #include "interrupt.h"
 #include "multi_gpu.h"
 #include "nvml.h"
+#include "pcie_link.h"
 #include "ranges.h"
 #include "workloads.h"
 
@@ -94,11 +97,11 @@ static void now_iso(char *buf, size_t len)
  * A product that never returns (a hung BLAS, a machine thrashing) must not hang the tool: the
  * CPU workload runs on its own thread, and when --timeout passes it is abandoned, reported as an
  * error, and the rest of the run goes on. Its thread cannot be cancelled inside OpenBLAS, so it
- * keeps its inputs (never freed) and the process ends with _exit (runner_abandoned()) rather than
- * running library destructors under it. */
+ * keeps its inputs (never freed) and the process ends with _exit (run_builtin_abandoned())
+ * rather than running library destructors under it. */
 static bool abandoned;
 
-bool runner_abandoned(void)
+bool run_builtin_abandoned(void)
 {
     return abandoned;
 }
@@ -112,7 +115,7 @@ typedef struct {
 } cpu_job;
 
 /* Waits for a workload's thread at most timeout_s seconds; past that the thread is detached and
- * the run is marked abandoned (runner_abandoned). True when it finished in time. */
+ * the run is marked abandoned (run_builtin_abandoned). True when it finished in time. */
 static bool joined_within(pthread_t t, int timeout_s)
 {
     if (thread_join_within(t, timeout_s * 1000L))
@@ -141,7 +144,7 @@ static void timed_out(workload_run *w, const char *name, int n, int timeout_s)
 }
 
 /* cpu_run under the watchdog, into w (a workload of m). */
-static void cpu_run_watched(const cli_options *o, int n, const float *A, const float *B, const double *ref,
+static void cpu_run_watched(const builtin_options *o, int n, const float *A, const float *B, const double *ref,
                             const sample_rule *rule, workload_run *w, FILE *err)
 {
     cpu_job *j = calloc(1, sizeof *j);
@@ -191,13 +194,13 @@ static void gpu_call_run(void *arg)
     case GPU_OPEN: c->ok = gpu_open(c->m, c->device, c->why, sizeof c->why); break;
     case GPU_PREPARE: c->ok = gpu_prepare(&c->in, c->why, sizeof c->why); break;
     case GPU_CUBLAS: c->ok = gpu_open_cublas(c->why, sizeof c->why); break;
-    case GPU_COUNTERS: c->ok = gpu_open_counters(c->m, c->why, sizeof c->why); break;
-    case GPU_RUN: gpu_run(c->c, &c->in, c->kind, &c->w); break;
+    case GPU_COUNTERS: c->ok = gpu_counters_open(c->m, c->why, sizeof c->why); break;
+    case GPU_RUN: gpu_workload_run(c->c, &c->in, c->kind, &c->w); break;
     case GPU_PROFILER_START: gpu_profiler_start(); break;
     case GPU_PROFILER_STOP: gpu_profiler_stop(); break;
     case GPU_SYNC: gpu_sync(); break;
-    case GPU_CLOSE: gpu_close(); break;
-    case GPU_RESET: gpu_reset(); break;
+    case GPU_CLOSE: gpu_counters_close(); gpu_close(); break;
+    case GPU_RESET: gpu_counters_close(); gpu_reset(); break;
     }
 }
 
@@ -213,11 +216,11 @@ static void on_gpu_op(gpu_op op)
     on_gpu(&c);
 }
 
-/* gpu_run under the watchdog, into w: a GPU workload that hangs (a kernel that never ends, a
- * wait that never returns) must not hang the tool either. Past --timeout it is abandoned like a
- * CPU workload, and since the device is still busy with it, the caller skips every later GPU
- * workload and collects CUPTI's records with a bounded wait. True when it was abandoned. */
-static bool gpu_run_watched(const cli_options *o, const gpu_compute *c, const gpu_inputs *in, mem_kind kind,
+/* gpu_workload_run under the watchdog, into w: a GPU workload that hangs (a kernel that never
+ * ends, a wait that never returns) must not hang the tool either. Past --timeout it is abandoned
+ * like a CPU workload, and since the device is still busy with it, the caller skips every later
+ * GPU workload and collects CUPTI's records with a bounded wait. True when it was abandoned. */
+static bool gpu_run_watched(const builtin_options *o, const gpu_compute *c, const gpu_inputs *in, mem_kind kind,
                             workload_run *w, FILE *err)
 {
     gpu_call *call = calloc(1, sizeof *call);
@@ -260,7 +263,7 @@ static void stop_if_interrupted(bool gpu)
     interrupt_defer(false);
 }
 
-static int fail_run(run_model *m, int status)
+static builtin_status fail_run(run_model *m, builtin_status status)
 {
     device_thread_stop();
     model_free(m);
@@ -296,7 +299,7 @@ static phase *size_phase(run_model *m, const char *name, int n)
 /* What every size of a run shares: the selection, the memory kinds, the GPU's state, NVML's
  * watch and the progress line. */
 typedef struct {
-    const cli_options *o;
+    const builtin_options *o;
     run_model *m;
     const workload_def *const *sel;
     int nsel;
@@ -315,10 +318,10 @@ typedef struct {
 
 /* One size: its inputs and FP64 reference, then every selected workload at that size, as a
  * single-size run does, with progress, interrupt checks, the CPU watchdog and NVML's watch.
- * EXIT_OK, or EXIT_USAGE after a message when host memory ran out. */
-static int run_size(size_run *r, int n)
+ * BUILTIN_OK, or BUILTIN_BAD_REQUEST after a message when host memory ran out. */
+static builtin_status run_size(size_run *r, int n)
 {
-    const cli_options *o = r->o;
+    const builtin_options *o = r->o;
     run_model *m = r->m;
     FILE *err = r->err;
     char why[256];
@@ -334,11 +337,11 @@ static int run_size(size_run *r, int n)
         fill_uniform(B, n2, m->builtin.seed, 1);
     }
     tool_phase_end(tp);
-    int status = EXIT_OK;
+    builtin_status status = BUILTIN_OK;
     bool kept = false; /* the inputs stay with an abandoned CPU thread */
     if (!A || !B || !ref) {
         fprintf(err, "mmprof: %s %d: out of host memory for the inputs\n", size_opt, n);
-        status = EXIT_USAGE;
+        status = BUILTIN_BAD_REQUEST;
         goto out;
     }
     progress_step(r->pr, "FP64 reference product (OpenBLAS dgemm)");
@@ -347,7 +350,7 @@ static int run_size(size_run *r, int n)
     tool_phase_end(tp);
     if (!ref_ok) {
         fprintf(err, "mmprof: %s %d: out of host memory for the FP64 reference\n", size_opt, n);
-        status = EXIT_USAGE;
+        status = BUILTIN_BAD_REQUEST;
         goto out;
     }
 
@@ -441,53 +444,11 @@ out:
     return status;
 }
 
-/* True when a counter entry still has the range profiler's name for it, a range number. */
-static bool numbered(const char *name)
-{
-    char *end;
-    strtol(name, &end, 10);
-    return name[0] && !*end;
-}
-
-/* The counter pass's bookkeeping once the records are in. The range profiler numbers its ranges:
- * an entry still numbered (a library's kernel) takes the name of the kernel launched at the same
- * place in the compute phase's first product (the same launches, in the same order). Any kernel
- * record of the pass itself is dropped from the store: a replayed launch times nothing; the
- * "counters" phase stays. */
-static void counter_pass_records(run_model *m, workload_run *w)
-{
-    const phase *pass = workload_find_phase(w, "counters"), *compute = workload_find_phase(w, "compute");
-    if (!pass || w->region <= 0)
-        return;
-    event_list *e = &m->events;
-    size_t kept = 0;
-    int named = 0;
-    for (size_t i = 0; i < e->nkernels; i++) {
-        kernel_event *k = &e->kernels[i];
-        bool mine = k->region == w->region;
-        if (mine && k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
-            free(k->name);
-            continue;
-        }
-        e->kernels[kept++] = *k;
-        if (mine && compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns &&
-            named < w->ncounters) {
-            kernel_counters *c = &w->counters[named++];
-            char *name = numbered(c->name) ? strdup(k->name) : NULL;
-            if (name) {
-                free(c->name);
-                c->name = name;
-            }
-        }
-    }
-    e->nkernels = kept;
-}
-
-int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE *err)
+builtin_status run_builtin(const builtin_options *o, run_model *m, FILE *err)
 {
     model_init(m);
     m->epoch_ns = collector_now();
-    m->command_line = join_args(argc, argv);
+    m->command_line = join_args(o->argc, o->argv);
     now_iso(m->started_at, sizeof m->started_at);
     m->builtin.n = o->n;
     /* The sizes to run: a sweep's list, or the one size. */
@@ -533,16 +494,18 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     bool gpu = false;
     if (want_gpu || o->require_gpu) {
         gpu = gpu_probe(m, why, sizeof why);
+        for (int i = 0; i < m->ndevices; i++)
+            pcie_link_read(&m->devices[i]);
         if (gpu && (o->all_devices || o->ndevices > 0) &&
             !multi_gpu_select(m, o->all_devices, o->devices, o->ndevices, err)) {
             tool_phase_end(tp);
-            return fail_run(m, EXIT_USAGE);
+            return fail_run(m, BUILTIN_BAD_REQUEST);
         }
         if (gpu && o->device >= m->ndevices) {
             tool_phase_end(tp);
             fprintf(err, "mmprof: --device %d: this machine has %d CUDA device%s\n", o->device,
                     m->ndevices, m->ndevices == 1 ? "" : "s");
-            return fail_run(m, EXIT_USAGE);
+            return fail_run(m, BUILTIN_BAD_REQUEST);
         }
     } else {
         copy_str(why, sizeof why, "no GPU workload was selected");
@@ -550,7 +513,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     if (!gpu && o->require_gpu) {
         tool_phase_end(tp);
         fprintf(err, "mmprof: --require-gpu: %s\n", why);
-        return fail_run(m, EXIT_NO_GPU);
+        return fail_run(m, BUILTIN_NO_GPU);
     }
     if (gpu) {
         collector_options copt = {.disable_cupti = o->no_cupti};
@@ -573,7 +536,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
             fprintf(err, "mmprof: %s %d needs %.1f GiB of host memory for the inputs, the FP64 "
                          "reference and the results; %.1f GiB is available\n",
                     size_opt, sizes[s], (double)need / GiB, (double)avail / GiB);
-            return fail_run(m, EXIT_USAGE);
+            return fail_run(m, BUILTIN_BAD_REQUEST);
         }
     }
     bool multi = gpu && m->builtin.multi.ndevices > 0;
@@ -596,7 +559,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
                         o->device, d->name, (double)d->free_mem / GiB, (double)d->total_mem / GiB);
                 on_gpu_op(GPU_CLOSE);
                 interrupt_defer(false);
-                return fail_run(m, EXIT_USAGE);
+                return fail_run(m, BUILTIN_BAD_REQUEST);
             }
         }
         /* From here the device is ours: a signal waits for the runner to release it. */
@@ -668,17 +631,17 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         steps += sel[i]->needs_gpu ? (gpu && !multi ? nkinds : 0) : 1;
     steps += multi ? 1 : 0;
     progress pr;
-    progress_init(&pr, err, !o->quiet && isatty(fileno(err)), steps * nsizes, o->n);
+    progress_init(&pr, err, o->progress, steps * nsizes, o->n);
     size_run r = {.o = o, .m = m, .sel = sel, .nsel = nsel, .kinds = kinds, .nkinds = nkinds, .opened = gpu && !multi,
                   .gpu = gpu, .nw = nw, .nvml_why = nvml_why, .multi = multi ? &work : NULL, .pr = &pr, .err = err};
     /* The device threads run with signals deferred; each stops at its next workload. */
     if (multi)
         interrupt_defer(true);
-    int status = EXIT_OK;
-    for (int s = 0; s < nsizes && status == EXIT_OK; s++)
+    builtin_status status = BUILTIN_OK;
+    for (int s = 0; s < nsizes && status == BUILTIN_OK; s++)
         status = run_size(&r, sizes[s]);
     progress_done(&pr);
-    if (status != EXIT_OK) {
+    if (status != BUILTIN_OK) {
         if (r.opened) {
             on_gpu_op(GPU_CLOSE);
             interrupt_defer(false);
@@ -698,7 +661,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
     }
     if (r.hung) {
         /* The device stays busy: no synchronize and no release (both would wait for it); the
-         * process ends with _exit once the reports are written (runner_abandoned). */
+         * process ends with _exit once the reports are written (run_builtin_abandoned). */
         tp = tool_phase_begin(m, "flush");
         collector_finish_within(m, &m->collection, HUNG_FLUSH_WAIT_S);
         tool_phase_end(tp);
@@ -709,7 +672,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         tp = tool_phase_begin(m, "flush");
         collector_finish(m, &m->collection);
         for (int i = 0; i < m->builtin.nworkloads; i++)
-            counter_pass_records(m, &m->builtin.workloads[i]);
+            gpu_counter_pass_records(m, &m->builtin.workloads[i]);
         tool_phase_end(tp);
         on_gpu_op(GPU_CLOSE);
         interrupt_defer(false);
@@ -720,7 +683,7 @@ int run_profile(const cli_options *o, int argc, char **argv, run_model *m, FILE 
         nvml_watch_close(watches[i]);
     for (int i = 0; i < m->builtin.nworkloads; i++)
         if (m->builtin.workloads[i].status == WL_FAILED || m->builtin.workloads[i].status == WL_ERROR)
-            status = EXIT_WORKLOAD_FAILED;
+            status = BUILTIN_WORKLOAD_FAILED;
     /* The whole run, each workload and each of its phases become regions of the timeline, and the
      * times the workloads took themselves (cudaEvent timing) join the store. */
     if (!model_finish_regions(m, "mmprof run"))

@@ -1,23 +1,7 @@
 /* Sampling until the noise is low enough or the time is up. See sampling.h. */
 #include "sampling.h"
 
-#include <math.h>
-
-double relative_noise_pct(const double *v, int n)
-{
-    if (n < 2)
-        return -1;
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += v[i];
-    double mean = sum / n;
-    if (!(mean > 0))
-        return -1;
-    double ss = 0;
-    for (int i = 0; i < n; i++)
-        ss += (v[i] - mean) * (v[i] - mean);
-    return 100.0 * sqrt(ss / (n - 1)) / mean;
-}
+#include "stats.h"
 
 /* The next batch: up to the minimum first, then as many again as taken (few synchronizations on
  * a GPU, and the noise is checked often enough early on), never past the cap or, by the expected

@@ -1,10 +1,11 @@
 /* How many timed samples a workload takes, as nvbench decides it: after the warm-up, samples until
- * their relative noise (sample standard deviation over mean, in %) is at most max_noise_pct with
- * at least min_samples taken, or until max_time_ms of wall time has passed (once two samples give
- * a noise to report), or until max_samples. --repeat asks for a fixed count instead.
+ * their relative noise (relative_noise_pct, stats.h: sample standard deviation over mean, in %) is
+ * at most max_noise_pct with at least min_samples taken, or until max_time_ms of wall time has
+ * passed (once two samples give a noise to report), or until max_samples. --repeat asks for a
+ * fixed count instead.
  *
  * Pure: the samples and the clock come through callbacks, so the rule is tested with a fake clock
- * and made-up samples; the CPU workload and cuda/gpu_runner.cu pass their own. */
+ * and made-up samples; the CPU workload and the GPU workload (gpu_workload.c) pass their own. */
 #ifndef MMPROF_SAMPLING_H
 #define MMPROF_SAMPLING_H
 
@@ -36,10 +37,6 @@ typedef struct {
     double noise_pct; /* < 0 with fewer than two samples or a zero mean */
     sample_stop stopped_by;
 } sample_result;
-
-/* Relative noise of v[0 .. n-1] in %: sample standard deviation / mean x 100; -1 when n < 2 or
- * the mean is not positive. */
-double relative_noise_pct(const double *v, int n);
 
 /* Samples into ms (room for rule->max_samples, or rule->fixed) by the rule. est_ms is one sample's
  * expected time (from the warm-up; 0 when unknown): batches are sized to fit the time left.

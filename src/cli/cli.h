@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "builtin_options.h"
 #include "model.h"
 
 /* Exit statuses, documented in --help and README.md. */
@@ -26,12 +27,10 @@ enum {
 
 #define MAX_SIZE 1000000
 #define MAX_REPEAT_OPT 100000
-#define MAX_SELECTED 32
 #define DEFAULT_TIMEOUT_S 600
 #define MAX_TIMEOUT_S 604800 /* a week */
 
 typedef enum { COLOR_AUTO = 0, COLOR_ALWAYS, COLOR_NEVER } color_mode;
-typedef enum { HOSTMEM_BOTH = 0, HOSTMEM_PAGEABLE, HOSTMEM_PINNED } host_memory_opt;
 
 typedef struct {
     bool report_mode;        /* `mmprof report RUN.json` or `mmprof import TRACE` */

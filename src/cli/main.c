@@ -14,6 +14,7 @@
 #include "analysis.h"
 #include "csv.h"
 #include "cli.h"
+#include "cli_builtin.h"
 #include "compare_cli.h"
 #include "html.h"
 #include "import.h"
@@ -24,7 +25,6 @@
 #include "output_file.h"
 #include "profile.h"
 #include "rank_env.h"
-#include "runner.h"
 #include "text.h"
 #include "trace.h"
 
@@ -254,10 +254,12 @@ int main(int argc, char **argv)
             if (m.builtin.workloads[i].status == WL_FAILED || m.builtin.workloads[i].status == WL_ERROR)
                 status = EXIT_WORKLOAD_FAILED;
     } else if (o.profile_mode) {
-        if (!profile_run(&o, &m, &status, stderr))
+        if (!profile_program(&o, &m, &status, stderr))
             return status;
     } else {
-        status = run_profile(&o, argc, argv, &m, stderr);
+        builtin_options b;
+        cli_builtin_options(&o, argc, argv, !o.quiet && isatty(fileno(stderr)), &b);
+        status = builtin_exit_status(run_builtin(&b, &m, stderr));
         if (status != EXIT_OK && status != EXIT_WORKLOAD_FAILED)
             return status;
     }
@@ -288,7 +290,7 @@ int main(int argc, char **argv)
         out_status = EXIT_OUTPUT;
     }
     status = out_status ? out_status : status;
-    if (!o.report_mode && runner_abandoned())
+    if (!o.report_mode && run_builtin_abandoned())
         _exit(status); /* a workload's thread still runs: no destructors under it */
     return status;
 }

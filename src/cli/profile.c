@@ -286,7 +286,7 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
     return true;
 }
 
-bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err)
+bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
 {
     char lib[PATH_MAX];
     if (under_another_profiler(err)) {

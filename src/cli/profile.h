@@ -11,12 +11,13 @@
 #include "cli.h"
 #include "model.h"
 
-/* Runs o->command. True when the program ran: m holds what was recorded (SOURCE_PROFILE, regions
+/* `mmprof profile`'s entry: runs o->command under the injection library (not the built-in
+ * workloads: those are run_builtin, src/builtin/runner.h). True when the program ran: m holds what was recorded (SOURCE_PROFILE, regions
  * finished) and *status is the program's own exit status (128 + signal when a signal killed
  * it). False when nothing ran or nothing could be read: a message went to err and *status is
  * mmprof's (EXIT_USAGE under another profiler, EXIT_NOT_FOUND, EXIT_CANNOT_EXEC,
  * EXIT_PROFILE_FAILED). */
-bool profile_run(const cli_options *o, run_model *m, int *status, FILE *err);
+bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err);
 
 /* The text report as a string (no color), for --text FILE. */
 char *render_text_string(const analysis *a);

@@ -25,7 +25,6 @@ static struct {
     pthread_mutex_t lock;
     event_list pool; /* every record received, before it is handed to a workload */
     record_counts n;
-    uint64_t dropped;
     uint32_t pid;
 } col = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -47,20 +46,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 {
     (void)size;
     pthread_mutex_lock(&col.lock);
-    CUpti_Activity *rec = NULL;
-    for (;;) {
-        CUptiResult st = cuptiActivityGetNextRecord(buffer, valid, &rec);
-        if (st == CUPTI_ERROR_MAX_LIMIT_REACHED)
-            break;
-        if (st != CUPTI_SUCCESS) {
-            col.n.errors++;
-            break;
-        }
-        cupti_record_store(rec, col.pid, &col.pool, &col.n);
-    }
-    size_t dropped = 0;
-    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
-        col.dropped += dropped;
+    cupti_buffer_store(ctx, stream, buffer, valid, col.pid, NULL, NULL, &col.pool, &col.n);
     pthread_mutex_unlock(&col.lock);
     free(buffer);
 }
@@ -248,13 +234,13 @@ void collector_finish_within(run_model *m, collection_info *info, int wait_s)
     pthread_mutex_lock(&col.lock);
     info->outside_workloads = distribute(m, &col.pool);
     info->records = col.n.records;
-    info->dropped = col.dropped;
+    info->dropped = col.n.dropped;
     info->lost_timestamps = col.n.lost;
     info->overhead_records = col.n.overhead_records;
     info->overhead_ns = col.n.overhead_ns;
-    if (col.n.errors)
+    if (col.n.errors + col.n.unreadable)
         model_add_warning(m, "%llu CUPTI records could not be read or stored",
-                          (unsigned long long)col.n.errors);
+                          (unsigned long long)(col.n.errors + col.n.unreadable));
     events_clear(&col.pool); /* the store holds copies */
     pthread_mutex_unlock(&col.lock);
     if (flushed)

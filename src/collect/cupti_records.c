@@ -141,3 +141,26 @@ void cupti_record_store(const CUpti_Activity *rec, uint32_t pid, event_list *e, 
         break;
     }
 }
+
+void cupti_buffer_store(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t valid, uint32_t pid,
+                        record_skip_fn skip, void *arg, event_list *e, record_counts *n)
+{
+    CUpti_Activity *rec = NULL;
+    for (;;) {
+        CUptiResult st = cuptiActivityGetNextRecord(buffer, valid, &rec);
+        if (st == CUPTI_ERROR_MAX_LIMIT_REACHED) /* the buffer's end */
+            break;
+        if (st != CUPTI_SUCCESS) {
+            n->unreadable++;
+            break;
+        }
+        if (skip && skip(rec, arg)) {
+            n->records++;
+            continue;
+        }
+        cupti_record_store(rec, pid, e, n);
+    }
+    size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+        n->dropped += dropped;
+}

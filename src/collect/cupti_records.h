@@ -14,12 +14,23 @@ typedef struct {
     uint64_t overhead_records;
     int64_t overhead_ns;
     uint64_t errors;           /* records that could not be stored (memory ran out) */
+    uint64_t unreadable;       /* buffers whose records CUPTI could not go on reading */
+    uint64_t dropped;          /* records CUPTI reported dropped (its buffers were full) */
 } record_counts;
 
 /* Copies what the model needs out of one record into e: kernels, copies, memsets, runtime and
  * driver API calls, synchronization. CUPTI reuses its buffers and owns the names records point
  * to, so nothing of the record is kept. pid is the process the record came from. */
 void cupti_record_store(const CUpti_Activity *rec, uint32_t pid, event_list *e, record_counts *n);
+
+/* The one loop over a buffer CUPTI completed (its buffer-completed callback, for every reader):
+ * each record goes to cupti_record_store, unless skip(rec, arg) claims it (counted in n->records,
+ * not stored; skip NULL: none is). A record CUPTI cannot read ends the buffer, counted in
+ * n->unreadable; the records CUPTI dropped for the buffer's context and stream are added to
+ * n->dropped. The buffer stays the caller's to free. */
+typedef bool (*record_skip_fn)(const CUpti_Activity *rec, void *arg);
+void cupti_buffer_store(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t valid, uint32_t pid,
+                        record_skip_fn skip, void *arg, event_list *e, record_counts *n);
 
 /* The activity kinds cupti_record_store understands, for enabling them; needed ones must be
  * enabled for the figures to mean anything. */

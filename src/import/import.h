@@ -15,17 +15,22 @@
 #include "model.h"
 #include "trace_input.h"
 
-typedef enum {
-    IMPORT_UNKNOWN = 0,
-    IMPORT_KINETO,      /* a Chrome trace JSON with "traceEvents" (torch.profiler) */
-    IMPORT_NSYS_SQLITE, /* an SQLite database (nsys export --type sqlite) */
-} import_format;
+/* A source `mmprof import` reads (import.c holds the table, in the order they are tried). */
+typedef struct {
+    const char *name; /* as messages list it ("a PyTorch profiler trace (JSON)"); NULL: content
+                       * recognised only to be refused, by its read */
+    /* Whether the content is this source's, from its first bytes (decompressed, at most 4096,
+     * NUL-terminated at n; never empty or white space alone: import_detect refuses those). */
+    bool (*detect)(const char *head, size_t n);
+    /* Reads the input, as the contract above says. */
+    bool (*read)(trace_input *in, run_model *m, char *err, size_t errlen);
+} import_source;
 
-/* Tells the format from the input's first bytes (after decompression), consuming nothing.
- * IMPORT_UNKNOWN with a reason in err when neither. */
-import_format import_detect(trace_input *in, char *err, size_t errlen);
+/* The source the input's first bytes (after decompression) are, consuming nothing; NULL with
+ * the reason in err when none (an empty input, a read error, content no source reads). */
+const import_source *import_detect(trace_input *in, char *err, size_t errlen);
 
-/* Opens path, detects the format and imports. */
+/* Opens path, detects the source and imports. */
 bool import_file(const char *path, run_model *m, char *err, size_t errlen);
 
 /* src/import/kineto.c: from a path, or from an input already opened (and perhaps peeked at). */
