@@ -213,6 +213,11 @@ size_t interval_merge(interval *iv, size_t n);
 int64_t interval_overlap(const interval *a, size_t na, const interval *b, size_t nb);
 
 double median_of(const double *v, int n); /* n > 0; does not reorder v */
+/* Mean, min, median, max and sample standard deviation of durations d[0..c) (c > 0; sorts d);
+ * one: why the deviation is n/a for a single value ("one launch"). The one spread every
+ * count/total/average/min/median/max/stddev table (kernels, copies, ranges) uses. */
+void duration_spread(double *d, int c, metric *mean, metric *min, metric *median, metric *max, metric *stddev,
+                     const char *one);
 
 /* A CUDA API call's name without CUPTI's version suffix: "cudaLaunchKernel_v7000" reads
  * "cudaLaunchKernel" (the suffix tells ABI versions apart, not calls). */

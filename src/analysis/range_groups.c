@@ -1,8 +1,9 @@
 /* NVTX ranges and annotations grouped by name: see range_groups.h. */
 #include "range_groups.h"
 
+#include "analysis.h"
+
 #include <ctype.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,12 +54,6 @@ static bool same_group(const keyed *x, const keyed *y)
     return x->r->kind == y->r->kind && strcmp(dx, dy) == 0 && strcmp(x->name, y->name) == 0;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int cmp_total_desc(const void *a, const void *b)
 {
     const range_group *x = a, *y = b;
@@ -82,7 +77,7 @@ static void fill(range_group *g, const keyed *k, int n, const region_metrics *rg
     g->count = n;
     g->first = k[0].region;
     g->worst = k[0].region;
-    double total = 0, kernel = 0, copy = 0, busy = 0, sq = 0;
+    double total = 0, kernel = 0, copy = 0, busy = 0;
     for (int i = 0; i < n; i++) {
         const region_metrics *r = &rg[k[i].region];
         wall[i] = value(&r->wall_ms);
@@ -98,19 +93,8 @@ static void fill(range_group *g, const keyed *k, int n, const region_metrics *rg
         if (b < wb || (b == wb && wall[i] > value(&w->wall_ms)))
             g->worst = k[i].region;
     }
-    double mean = total / n;
-    for (int i = 0; i < n; i++)
-        sq += (wall[i] - mean) * (wall[i] - mean);
-    qsort(wall, (size_t)n, sizeof *wall, cmp_dbl);
     metric_set(&g->total_ms, total);
-    metric_set(&g->mean_ms, mean);
-    metric_set(&g->min_ms, wall[0]);
-    metric_set(&g->max_ms, wall[n - 1]);
-    metric_set(&g->median_ms, (n % 2) ? wall[n / 2] : 0.5 * (wall[n / 2 - 1] + wall[n / 2]));
-    if (n > 1)
-        metric_set(&g->stddev_ms, sqrt(sq / (n - 1)));
-    else
-        metric_na(&g->stddev_ms, "one instance");
+    duration_spread(wall, n, &g->mean_ms, &g->min_ms, &g->median_ms, &g->max_ms, &g->stddev_ms, "one instance");
     metric_set(&g->kernel_ms, kernel);
     metric_set(&g->copy_ms, copy);
     metric_set(&g->gpu_busy_ms, busy);

@@ -320,12 +320,6 @@ static double ms(int64_t ns)
     return (double)ns / 1e6;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static const char *event_name(const gpu_item *g)
 {
     return ((const kernel_event *)g->ev)->name;
@@ -344,27 +338,6 @@ static int cmp_total_desc(const void *a, const void *b)
     if (x->total_ms.v != y->total_ms.v)
         return x->total_ms.v < y->total_ms.v ? 1 : -1;
     return strcmp(x->name, y->name);
-}
-
-/* Mean, min, median, max and sample standard deviation of d[0..c) (c > 0; d is sorted here). */
-static void spread(double *d, int c, metric *mean, metric *min, metric *median, metric *max, metric *stddev,
-                   const char *one)
-{
-    double sum = 0, sq = 0;
-    for (int i = 0; i < c; i++)
-        sum += d[i];
-    double avg = sum / c;
-    for (int i = 0; i < c; i++)
-        sq += (d[i] - avg) * (d[i] - avg);
-    qsort(d, (size_t)c, sizeof *d, cmp_dbl);
-    metric_set(mean, avg);
-    metric_set(min, d[0]);
-    metric_set(max, d[c - 1]);
-    metric_set(median, (c % 2) ? d[c / 2] : 0.5 * (d[c / 2 - 1] + d[c / 2]));
-    if (c > 1)
-        metric_set(stddev, sqrt(sq / (c - 1)));
-    else
-        metric_na(stddev, "%s", one);
 }
 
 /* Per kernel name: count, total, min, median, max, stddev, launch shape and occupancy. */
@@ -406,7 +379,7 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
             metric_set(&s->share_pct, 100.0 * sum / total_kernel_ms);
         else
             metric_na(&s->share_pct, "no kernel time in the region");
-        spread(d, c, &s->mean_ms, &s->min_ms, &s->median_ms, &s->max_ms, &s->stddev_ms, "one launch");
+        duration_spread(d, c, &s->mean_ms, &s->min_ms, &s->median_ms, &s->max_ms, &s->stddev_ms, "one launch");
         memcpy(s->grid, k->grid, sizeof s->grid);
         memcpy(s->block, k->block, sizeof s->block);
         s->has_resources = k->has_resources;
@@ -582,7 +555,7 @@ static bool build_flows(const timeline *t, region_metrics *r, const gpu_item **m
         else
             metric_na(&x->gbps, "%s took no measurable time", x->memset ? "memsets" : "copies");
         metric_set(&x->mean_bytes, bytes / c);
-        spread(d, c, &x->mean_ms, &x->min_ms, &x->median_ms, &x->max_ms, &x->stddev_ms, "one copy");
+        duration_spread(d, c, &x->mean_ms, &x->min_ms, &x->median_ms, &x->max_ms, &x->stddev_ms, "one copy");
         if (total > 0)
             metric_set(&x->hidden_pct, 100.0 * hidden / total);
         else
