@@ -61,6 +61,9 @@ extern const metric_table launch_counter_table;   /* launch_metrics (analysis.h)
 extern const metric_table busy_span_table;        /* busy_span (analysis.h) */
 extern const metric_table run_metric_table;       /* analysis (analysis.h): the run as a whole */
 extern const metric_table devices_run_table;      /* devices_analysis (devices.h): a --devices run as a whole */
+/* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
+extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
+    finding_events_table, finding_n_table;
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {
