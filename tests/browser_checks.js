@@ -6,7 +6,7 @@
 (function () {
     "use strict";
     var problems = [];
-    var ids = ["findings", "ladder", "copies", "timeline", "regions", "summary", "speedup", "kernels", "warnings",
+    var ids = ["findings", "ladder", "copies", "timeline", "regions", "summary", "speedup", "kernels",
                "notes"];
     ids.forEach(function (id) {
         if (!document.getElementById(id)) problems.push("no section " + id);

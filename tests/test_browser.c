@@ -186,8 +186,8 @@ static void every_section_is_rendered(void **state)
     (void)state;
     need_chromium();
     const char *d = sample_dom();
-    const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "speedup", "kernels", "warnings", "notes",
-                         "tip"};
+    const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "regions", "speedup", "kernels",
+                         "notes", "tip"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         char id[32];
         snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
