@@ -9,6 +9,8 @@
 
 #define FIG_PATH 96
 
+/* The summary's finding i (its unit's finding table). */
+#define path_finding(b, i) snprintf((b), FIG_PATH, "summary[%d]", (i))
 /* The run as a whole (run_metric_table). */
 #define path_run(b) snprintf((b), FIG_PATH, "analysis")
 /* analysis.rg[i], for region i (region_metric_table). */

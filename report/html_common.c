@@ -1,7 +1,6 @@
-/* What the HTML report's sections share (html_parts.h): numbered n/a notes, metric values, labels.
- * Its own file so html.c (the text sections) and html_charts.c (the charts) both depend on it
- * and not on each other. */
-#include <math.h>
+/* What the HTML report's sections share (html_parts.h): numbered n/a notes, figures as the
+ * registry formats them, labels. Its own file so html.c (the page) and each section's file depend
+ * on it and not on each other. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,26 +19,24 @@ int html_note(html_ctx *x, const char *what, const char *why)
     return x->nnotes;
 }
 
-void html_metric(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what)
+void html_na(html_ctx *x, const char *what, const char *why)
 {
-    if (m->ok) {
-        sb_add(x->b, "<span class=\"num\">");
-        sb_printf(x->b, fmt, m->v);
-        sb_add(x->b, "</span>");
-        if (unit && unit[0])
-            sb_printf(x->b, "<span class=\"unit\">%s</span>", unit);
-        return;
-    }
-    int note = html_note(x, what, m->why);
+    int note = html_note(x, what, why);
     sb_add(x->b, "<span class=\"na\" title=\"");
-    sb_html(x->b, m->why);
+    sb_html(x->b, why);
     sb_add(x->b, "\">n/a");
     if (note)
         sb_printf(x->b, "<sup><a href=\"#na-%d\">%d</a></sup>", note, note);
     sb_add(x->b, "</span>");
 }
 
-void html_fig(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit)
+/* How a figure's unit is written: with the value, not at all (a heading has it), or apart. */
+typedef enum { UNIT_WITH, UNIT_NONE, UNIT_APART } unit_style;
+
+/* Figure key of row: marked with its table and path, or n/a with its note (and its reason in
+ * place when why). */
+static void fig(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, unit_style u,
+                bool why)
 {
     const metric_def *d;
     const metric *m = metric_get(t, row, key, &d);
@@ -47,50 +44,106 @@ void html_fig(html_ctx *x, const metric_table *t, const void *row, const char *k
         sb_html_printf(x->b, "?%s", key); /* a key the table lacks: the page tests find it */
         return;
     }
-    if (!m->ok) {
-        int note = html_note(x, d->label, m->why);
-        sb_add(x->b, "<span class=\"na\" title=\"");
+    if (!m->ok && why) {
+        html_note(x, d->label, m->why);
+        sb_add(x->b, "<span class=\"na\">n/a <span class=\"why\">(");
         sb_html(x->b, m->why);
-        sb_add(x->b, "\">n/a");
-        if (note)
-            sb_printf(x->b, "<sup><a href=\"#na-%d\">%d</a></sup>", note, note);
-        sb_add(x->b, "</span>");
+        sb_add(x->b, ")</span></span>");
+        return;
+    }
+    if (!m->ok) {
+        html_na(x, d->label, m->why);
         return;
     }
     char v[64];
-    metric_format(d, m, unit, v, sizeof v);
+    metric_format(d, m, u == UNIT_WITH, v, sizeof v);
     sb_printf(x->b, "<span class=\"num\" data-t=\"%s\" data-fig=\"", t->name);
     sb_html(x->b, path);
-    sb_printf(x->b, ".%s\"%s>", d->key, unit ? "" : " data-u=\"0\"");
+    sb_printf(x->b, ".%s\"%s>", d->key, u == UNIT_WITH ? "" : " data-u=\"0\"");
     sb_html(x->b, v);
     sb_add(x->b, "</span>");
+    if (u == UNIT_APART && d->unit[0]) {
+        bool tight = strcmp(d->unit, "%") == 0 || strcmp(d->unit, "x") == 0; /* as metric_format has it */
+        sb_add(x->b, tight ? "<span class=\"unit\">" : "<span class=\"unit\"> ");
+        sb_html(x->b, d->unit);
+        sb_add(x->b, "</span>");
+    }
 }
 
-void html_metric_inline(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what)
+void html_fig(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit)
 {
-    if (m->ok) {
-        html_metric(x, m, fmt, unit, what);
+    fig(x, t, row, key, path, unit ? UNIT_WITH : UNIT_NONE, false);
+}
+
+void html_fig_why(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit)
+{
+    fig(x, t, row, key, path, unit ? UNIT_WITH : UNIT_NONE, true);
+}
+
+void html_fig_apart(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool why)
+{
+    fig(x, t, row, key, path, UNIT_APART, why);
+}
+
+void html_data_v(html_ctx *x, double v)
+{
+    /* Nine digits: enough to order any two figures a table shows; not shown. */
+    sb_printf(x->b, " data-v=\"%.9g\"", v);
+}
+
+void html_sort_cell(html_ctx *x, double v)
+{
+    sb_add(x->b, "<td class=\"r\"");
+    html_data_v(x, v);
+    sb_add(x->b, ">");
+}
+
+void html_fig_cell(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit)
+{
+    const metric *m = metric_get(t, row, key, NULL);
+    html_sort_cell(x, m && m->ok ? m->v : -1);
+    html_fig(x, t, row, key, path, unit);
+    sb_add(x->b, "</td>");
+}
+
+const char *html_fig_text(const metric_table *t, const void *row, const char *key, bool unit, char *buf, size_t len)
+{
+    const metric_def *d;
+    const metric *m = metric_get(t, row, key, &d);
+    if (m)
+        metric_format(d, m, unit, buf, len);
+    else
+        snprintf(buf, len, "?%s", key);
+    return buf;
+}
+
+void html_fig_heading(html_ctx *x, const metric_table *t, const char *key)
+{
+    const metric_def *d = metric_find(t, key);
+    if (!d) {
+        sb_html_printf(x->b, "?%s", key); /* as html_fig does: the page tests find it */
         return;
     }
-    html_note(x, what, m->why);
-    sb_add(x->b, "<span class=\"na\">n/a <span class=\"why\">(");
-    sb_html(x->b, m->why);
-    sb_add(x->b, ")</span></span>");
+    sb_add(x->b, "<th data-sort=\"num\" class=\"r\" title=\"");
+    sb_html(x->b, d->what);
+    sb_add(x->b, "\">");
+    sb_html(x->b, d->label);
+    if (d->unit[0])
+        sb_html_printf(x->b, " %s", d->unit);
+    sb_add(x->b, "</th>");
 }
 
-void html_thousands(double v, char *buf, size_t len)
+void html_kernel_cell(html_ctx *x, const char *recorded)
 {
-    char digits[64];
-    snprintf(digits, sizeof digits, "%.0f", fabs(v));
-    size_t n = strlen(digits), o = 0;
-    if (v < 0 && o + 1 < len)
-        buf[o++] = '-';
-    for (size_t i = 0; i < n && o + 2 < len; i++) {
-        if (i > 0 && (n - i) % 3 == 0)
-            buf[o++] = ',';
-        buf[o++] = digits[i];
-    }
-    buf[o] = '\0';
+    char name[512];
+    kernel_display_name(recorded, name, sizeof name);
+    sb_add(x->b, "<td class=\"kname\" data-v=\"");
+    sb_html(x->b, name);
+    sb_add(x->b, "\" title=\"");
+    sb_html(x->b, recorded);
+    sb_add(x->b, "\"><code>");
+    sb_html(x->b, name);
+    sb_add(x->b, "</code></td>");
 }
 
 const char *html_memory_word(const workload_run *w)
@@ -116,14 +169,4 @@ const char *html_source_words(const run_model *m)
     case SOURCE_PROFILE: return "profiled program";
     default: return "mmprof run";
     }
-}
-
-bool html_builtin_only(html_ctx *x)
-{
-    if (x->a->m->source == SOURCE_BUILTIN)
-        return false;
-    sb_printf(x->b, "<p class=\"quiet\">This section shows mmprof's built-in matrix-multiply workloads; a %s has "
-                    "none. Its figures are under <a href=\"#regions\">Regions</a>.</p>\n",
-              html_source_words(x->a->m));
-    return true;
 }

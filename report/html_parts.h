@@ -1,12 +1,15 @@
-/* What the HTML report's pieces share: the page being built and its "n/a" notes. html.c fills
- * the template's text sections, html_charts.c its SVG charts, html_regions.c the regions; all of
+/* What the HTML report's pieces share: the page being built and its "n/a" notes. html.c walks the
+ * page's sections (sections.h) and fills the template; each section's body comes from its own file
+ * (html_header.c, html_workloads.c, html_charts.c, html_timeline.c, html_regions.c, ...); all of
  * them use html_common.c and none calls back into html.c. Not part of the renderer's API. */
 #ifndef MMPROF_REPORT_HTML_PARTS_H
 #define MMPROF_REPORT_HTML_PARTS_H
 
 #include "analysis.h"
+#include "figure_path.h"
 #include "strbuf.h"
 
+#define HTML_CHART_W 1180.0 /* every chart's width in its own units; the page's CSS scales it */
 #define HTML_MAX_NOTES 48
 #define HTML_NOTE_LEN 200
 
@@ -21,45 +24,60 @@ typedef struct {
 /* The note number for "what: why", adding it when new (0 when the list is full). */
 int html_note(html_ctx *x, const char *what, const char *why);
 
-/* A metric's value in fmt then unit, or "n/a" with a numbered note; "inline" shows the reason
- * in place as well, where there is room for it. */
-void html_metric(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what);
-void html_metric_inline(html_ctx *x, const metric *m, const char *fmt, const char *unit, const char *what);
-
 /* Figure key of row (a struct registry table t describes), formatted as the registry says, with
  * its unit when unit; n/a with a numbered note naming the registry's label. The figure is marked
  * with its table and its place in the JSON report (path: figure_path.h, the key appended), so a
  * test can check the page shows what the JSON holds. The way every figure goes on the page. */
 void html_fig(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit);
+/* The same, where there is room for an n/a's reason: it is shown in place as well. */
+void html_fig_why(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit);
+/* The value (html_fig without its unit), then the registry's unit apart in a quieter span; with
+ * why, an n/a shows its reason in place. */
+void html_fig_apart(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool why);
+/* "n/a" for something that is not a registry figure (a fact the source did not record), with its
+ * numbered note "what: why". */
+void html_na(html_ctx *x, const char *what, const char *why);
+/* A table cell holding html_fig (with its unit when unit, else the heading has it), sortable by
+ * the value. */
+void html_fig_cell(html_ctx *x, const metric_table *t, const void *row, const char *key, const char *path, bool unit);
+/* The figure as text, for a mark's tip (an SVG <title> holds no markup): the registry's format,
+ * with its unit when unit, or "n/a". Returns buf. */
+const char *html_fig_text(const metric_table *t, const void *row, const char *key, bool unit, char *buf, size_t len);
+/* The attribute the page's script sorts a cell by: data-v="v". */
+void html_data_v(html_ctx *x, double v);
+/* Opens a numeric cell that the page's script sorts by value v. */
+void html_sort_cell(html_ctx *x, double v);
+/* The registry's heading for figure key of t (its label and unit, its description on hover). */
+void html_fig_heading(html_ctx *x, const metric_table *t, const char *key);
 
-/* "12,345" for GFLOP/s and other figures too large for decimals. */
-void html_thousands(double v, char *buf, size_t len);
-
+/* A table's first cell: a kernel's readable name (sortable by it), its name as recorded on hover. */
+void html_kernel_cell(html_ctx *x, const char *recorded);
 /* "cuda-naive" plus a pageable/pinned/host chip. */
 void html_workload_label(html_ctx *x, const workload_run *w);
 /* "pageable", "pinned" or "host". */
 const char *html_memory_word(const workload_run *w);
 
+/* "2026-11-29T15:46:18Z" as "2026-11-29 15:46:18 UTC" (html_header.c). */
+void html_readable_date(const char *iso, char *buf, size_t len);
 /* "Nsight Systems export", "PyTorch profiler trace", "profiled program" or "mmprof run". */
 const char *html_source_words(const run_model *m);
-/* For a timeline that is not a built-in run, a line saying the section is the built-in
- * workloads' and pointing at Regions; true when it wrote it (the caller then writes nothing). */
-bool html_builtin_only(html_ctx *x);
 
-/* The regions section (html_regions.c). */
-void html_regions(html_ctx *x);
-
-/* The chart sections. */
-void html_ladder(html_ctx *x);
-void html_timeline(html_ctx *x);
+/* The sections' bodies: each writes what follows its heading and lede (html.c writes those, and
+ * only for a section sections.h says is shown). */
+void html_header(html_ctx *x);     /* the run's title and facts (html_header.c) */
+void html_findings(html_ctx *x);   /* html_workloads.c: the summary's findings */
+void html_workloads(html_ctx *x);  /* ... the workloads' cards */
+void html_kernels(html_ctx *x);    /* ... one row per kernel per workload */
+void html_warnings(html_ctx *x);
+void html_regions(html_ctx *x);    /* html_regions.c */
+void html_ranks(html_ctx *x);      /* html_ranks.c */
+void html_ladder(html_ctx *x);     /* html_charts.c */
 void html_copies(html_ctx *x);
 void html_speedup(html_ctx *x);
-/* The roofline and the counters per workload (html_roofline.c), from mmprof --counters. */
-void html_roofline(html_ctx *x);
-/* A run of several sizes: its own section (html_sweep.c); nothing otherwise. */
-void html_sweep(html_ctx *x);
-/* A --devices run: its own section (html_devices.c); nothing otherwise. */
-void html_devices(html_ctx *x);
+void html_timeline(html_ctx *x);   /* html_timeline.c */
+void html_roofline(html_ctx *x);   /* html_roofline.c: the counters (mmprof --counters, profile --counters) */
+void html_sweep(html_ctx *x);      /* html_sweep.c: a run of several sizes */
+void html_devices(html_ctx *x);    /* html_devices.c: a --devices run */
 /* "n = 2048", or a sweep's "n = 256 to 2048 (4 sizes)". */
 void html_run_sizes(strbuf *b, const run_model *m);
 

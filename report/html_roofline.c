@@ -41,9 +41,21 @@ static bool plotted(const run_model *m, const workload_metrics *r)
     return r->w->needs_gpu && r->ladder_row && r->w->ncounters > 0 && r->w->n == m->builtin.n;
 }
 
+/* A ceiling's label: lead, then the device's peak (key of device_peaks_table), a figure marked with
+ * its place in the JSON. */
+typedef struct {
+    const char *lead, *key, *path;
+    const device_peaks *pk;
+} roof_label;
+
+static void label_at(strbuf *b, double x, double y, const char *anchor, const roof_label *l)
+{
+    svg_fig(b, x, y, anchor, "roof-label", l->lead, &device_peaks_table, l->pk, l->key, l->path, true);
+}
+
 /* A bandwidth ceiling, TFLOP/s = GB/s x FLOP/B / 1000, from the left edge to where it meets the
  * highest roof, labelled along its start. */
-static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const char *cls, const char *label)
+static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const char *cls, const roof_label *label)
 {
     double x0 = pow(10, g->xlo), x1 = roof * 1000 / gbps;
     if (x1 > pow(10, g->xhi))
@@ -57,36 +69,27 @@ static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const c
         return;
     svg_line(b, px(g, x0), py(g, y0), px(g, x1), py(g, gbps * x1 / 1000), cls);
     double lx = x0 * 1.6;
-    svg_text(b, px(g, lx) + 4, py(g, gbps * lx / 1000) - 6, "start", "roof-label", label);
+    label_at(b, px(g, lx) + 4, py(g, gbps * lx / 1000) - 6, "start", label);
 }
 
 /* A compute roof, from where the HBM ceiling reaches it to the right edge. */
-static void roof_line(strbuf *b, const axes *g, double tflops, double hbm_gbps, const char *cls, const char *label)
+static void roof_line(strbuf *b, const axes *g, double tflops, double hbm_gbps, const char *cls, const roof_label *label)
 {
     double x0 = hbm_gbps > 0 ? tflops * 1000 / hbm_gbps : pow(10, g->xlo);
     if (x0 < pow(10, g->xlo))
         x0 = pow(10, g->xlo);
     svg_line(b, px(g, x0), py(g, tflops), RF_X1, py(g, tflops), cls);
-    svg_text(b, RF_X1 - 4, py(g, tflops) - 6, "end", "roof-label", label);
+    label_at(b, RF_X1 - 4, py(g, tflops) - 6, "end", label);
 }
 
-/* A counter figure in a table cell: scaled by 1/div (bytes as MB), sortable by that value. */
-typedef struct {
-    const metric *m;
-    double div;
-    const char *fmt, *what;
-} counter_cell;
-
-/* The rest of a counters row, after its name cells: the figures, then what bounds the kernel. */
-static void row_end(html_ctx *x, const counter_cell *cells, size_t n, const char *bound_text)
+/* The rest of a counters row, after its name cells: figures keys of row (registry table t, at
+ * path; bytes with their unit, the rest as their heading says), then what bounds the kernel. */
+static void row_end(html_ctx *x, const metric_table *t, const void *row, const char *path, const char *const *keys,
+                    size_t n, const char *bound_text)
 {
     for (size_t c = 0; c < n; c++) {
-        metric v = *cells[c].m;
-        if (v.ok)
-            v.v /= cells[c].div;
-        sb_printf(x->b, "<td class=\"r\" data-v=\"%.6g\">", v.ok ? v.v : -1);
-        html_metric(x, &v, cells[c].fmt, "", cells[c].what);
-        sb_add(x->b, "</td>");
+        const metric_def *d = metric_find(t, keys[c]);
+        html_fig_cell(x, t, row, keys[c], path, d && strcmp(d->unit, "B") == 0);
     }
     sb_add(x->b, "<td>");
     sb_html(x->b, bound_text);
@@ -99,7 +102,7 @@ static void counter_table(html_ctx *x)
     sb_add(x->b, "<div class=\"scroll\"><table class=\"counters sortable\">\n<thead><tr>"
                  "<th data-sort=\"text\">workload</th><th data-sort=\"num\" class=\"r\">achieved occupancy</th>"
                  "<th data-sort=\"num\" class=\"r\">SM %</th><th data-sort=\"num\" class=\"r\">memory %</th>"
-                 "<th data-sort=\"num\" class=\"r\">DRAM read MB</th><th data-sort=\"num\" class=\"r\">DRAM written MB</th>"
+                 "<th data-sort=\"num\" class=\"r\">DRAM read</th><th data-sort=\"num\" class=\"r\">DRAM written</th>"
                  "<th data-sort=\"num\" class=\"r\">L1 hit %</th><th data-sort=\"num\" class=\"r\">L2 hit %</th>"
                  "<th data-sort=\"num\" class=\"r\">tensor %</th><th data-sort=\"num\" class=\"r\">FLOP/B</th>"
                  "<th data-sort=\"num\" class=\"r\">achieved TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
@@ -108,22 +111,15 @@ static void counter_table(html_ctx *x)
         const workload_run *w = r->w;
         if (!w->needs_gpu || (w->ncounters == 0 && !w->counters_why[0]))
             continue;
+        char path[FIG_PATH];
+        path_workload(path, i);
         sb_add(x->b, "<tr><td>");
         html_workload_label(x, w);
         sb_add(x->b, "</td>");
-        const counter_cell cells[] = {
-            {&r->achieved_occupancy_pct, 1, "%.1f", "achieved occupancy"},
-            {&r->sm_throughput_pct, 1, "%.1f", "SM throughput"},
-            {&r->memory_throughput_pct, 1, "%.1f", "memory throughput"},
-            {&r->dram_read_bytes, 1e6, "%.1f", "DRAM bytes read"},
-            {&r->dram_write_bytes, 1e6, "%.1f", "DRAM bytes written"},
-            {&r->l1_hit_pct, 1, "%.1f", "L1 hit rate"},
-            {&r->l2_hit_pct, 1, "%.1f", "L2 hit rate"},
-            {&r->tensor_pct, 1, "%.1f", "tensor pipe"},
-            {&r->intensity, 1, "%.1f", "arithmetic intensity"},
-            {r->achieved_tflops.ok ? &r->achieved_tflops : &r->tflops, 1, "%.2f", "achieved TFLOP/s"},
-        };
-        row_end(x, cells, sizeof cells / sizeof cells[0], r->bound_text);
+        const char *const keys[] = {"achieved_occupancy_pct", "sm_throughput_pct", "memory_throughput_pct",
+                                    "dram_read_bytes", "dram_write_bytes", "l1_hit_pct", "l2_hit_pct", "tensor_pct",
+                                    "intensity", r->achieved_tflops.ok ? "achieved_tflops" : "tflops"};
+        row_end(x, &workload_metric_table, r, path, keys, sizeof keys / sizeof keys[0], r->bound_text);
     }
     sb_add(x->b, "</tbody></table></div>\n");
 }
@@ -155,50 +151,36 @@ static void launch_table(html_ctx *x)
               "<th data-sort=\"text\">kernel</th><th data-sort=\"num\" class=\"r\">pid</th>"
               "<th data-sort=\"num\" class=\"r\">duration us</th><th data-sort=\"num\" class=\"r\">achieved occupancy</th>"
               "<th data-sort=\"num\" class=\"r\">SM %</th><th data-sort=\"num\" class=\"r\">memory %</th>"
-              "<th data-sort=\"num\" class=\"r\">DRAM read MB</th><th data-sort=\"num\" class=\"r\">L1 hit %</th>"
+              "<th data-sort=\"num\" class=\"r\">DRAM read</th><th data-sort=\"num\" class=\"r\">L1 hit %</th>"
               "<th data-sort=\"num\" class=\"r\">L2 hit %</th><th data-sort=\"num\" class=\"r\">tensor %</th>"
               "<th data-sort=\"num\" class=\"r\">FP32 TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < m->nlaunch_counters; i++) {
-        const launch_metrics r = x->a->launches[i];
-        char name[160];
-        kernel_display_name(r.k->name, name, sizeof name);
+        const launch_metrics *r = &x->a->launches[i];
+        char name[160], path[FIG_PATH];
+        path_launch(path, i);
+        kernel_display_name(r->k->name, name, sizeof name);
         sb_add(b, "<tr><td title=\"");
-        sb_html(b, r.k->name);
+        sb_html(b, r->k->name);
         sb_add(b, "\">");
         sb_html(b, name);
-        sb_printf(b, "</td><td class=\"r\">%u</td>", r.k->pid);
-        const counter_cell cells[] = {
-            {&r.duration_us, 1, "%.1f", "duration"},
-            {&r.achieved_occupancy_pct, 1, "%.1f", "achieved occupancy"},
-            {&r.sm_throughput_pct, 1, "%.1f", "SM throughput"},
-            {&r.memory_throughput_pct, 1, "%.1f", "memory throughput"},
-            {&r.dram_read_bytes, 1e6, "%.2f", "DRAM bytes read"},
-            {&r.l1_hit_pct, 1, "%.1f", "L1 hit rate"},
-            {&r.l2_hit_pct, 1, "%.1f", "L2 hit rate"},
-            {&r.tensor_pct, 1, "%.1f", "tensor pipe"},
-            {&r.achieved_tflops, 1, "%.3f", "achieved TFLOP/s"},
-        };
-        row_end(x, cells, sizeof cells / sizeof cells[0], r.bound_text);
+        sb_printf(b, "</td><td class=\"r\">%u</td>", r->k->pid);
+        static const char *const keys[] = {"duration_us", "achieved_occupancy_pct", "sm_throughput_pct",
+                                           "memory_throughput_pct", "dram_read_bytes", "l1_hit_pct", "l2_hit_pct",
+                                           "tensor_pct", "achieved_tflops"};
+        row_end(x, &launch_counter_table, r, path, keys, sizeof keys / sizeof keys[0], r->bound_text);
     }
     sb_add(b, "</tbody></table></div>\n");
 }
 
 void html_roofline(html_ctx *x)
 {
-    if (x->a->m->source == SOURCE_PROFILE && x->a->m->counters.asked) {
+    if (x->a->m->source != SOURCE_BUILTIN) {
         launch_table(x);
         return;
     }
-    if (html_builtin_only(x))
-        return;
     const analysis *a = x->a;
     const run_model *m = a->m;
     strbuf *b = x->b;
-    if (!m->counters.asked) {
-        sb_add(b, "<p class=\"quiet\">Hardware counters were not read in this run: <code>mmprof --counters</code> "
-                  "adds each kernel's occupancy, throughput, DRAM bytes and FLOPs, and this chart.</p>\n");
-        return;
-    }
     if (m->counters.why[0]) {
         sb_add(b, "<p class=\"quiet\">Hardware counters: n/a (");
         sb_html(b, m->counters.why);
@@ -247,24 +229,25 @@ void html_roofline(html_ctx *x)
     svg_text(b, (RF_X0 + RF_X1) / 2, RF_Y1 + 34, "middle", "colhead", "FLOP per DRAM byte");
     svg_text(b, 0, RF_Y0 - 6, "start", "colhead", "TFLOP/s");
     double roof = top, hbm = pk && pk->hbm_gbps.ok ? pk->hbm_gbps.v : 0;
-    char label[96];
+    char path[FIG_PATH];
+    path_device_peaks(path, first->device);
     if (pk && pk->tf32_tflops.ok) {
-        snprintf(label, sizeof label, "TF32 tensor %.0f TFLOP/s", pk->tf32_tflops.v);
-        roof_line(b, &g, pk->tf32_tflops.v, hbm, "roof", label);
+        roof_label l = {"TF32 tensor ", "tf32_tflops", path, pk};
+        roof_line(b, &g, pk->tf32_tflops.v, hbm, "roof", &l);
     } else if (pk) {
         html_note(x, "TF32 roof", pk->tf32_tflops.why);
     }
     if (pk && pk->fp32_tflops.ok) {
-        snprintf(label, sizeof label, "FP32 %.1f TFLOP/s", pk->fp32_tflops.v);
-        roof_line(b, &g, pk->fp32_tflops.v, hbm, "roof", label);
+        roof_label l = {"FP32 ", "fp32_tflops", path, pk};
+        roof_line(b, &g, pk->fp32_tflops.v, hbm, "roof", &l);
     }
     if (hbm > 0) {
-        snprintf(label, sizeof label, "HBM %.0f GB/s", hbm);
-        diagonal(b, &g, hbm, roof, "roof", label);
+        roof_label l = {"HBM ", "memory_gbps", path, pk};
+        diagonal(b, &g, hbm, roof, "roof", &l);
     }
     if (pk && pk->l2_gbps.ok) {
-        snprintf(label, sizeof label, "L2 %.0f GB/s", pk->l2_gbps.v);
-        diagonal(b, &g, pk->l2_gbps.v, roof, "roof l2", label);
+        roof_label l = {"L2 ", "l2_gbps", path, pk};
+        diagonal(b, &g, pk->l2_gbps.v, roof, "roof l2", &l);
     } else if (pk) {
         html_note(x, "L2 ceiling", pk->l2_gbps.why);
     }
@@ -276,8 +259,12 @@ void html_roofline(html_ctx *x)
         if (!plotted(m, r) || !point_of(r, &ix, &iy))
             continue;
         num++;
-        char tip[320], n[16];
-        snprintf(tip, sizeof tip, "%s: %.1f FLOP/B, %.2f TFLOP/s\nbound by %s", r->w->name, ix, iy, r->bound_text);
+        char tip[320], n[16], fpb[32], rate[32];
+        snprintf(tip, sizeof tip, "%s: %s, %s\nbound by %s", r->w->name,
+                 html_fig_text(&workload_metric_table, r, "intensity", true, fpb, sizeof fpb),
+                 html_fig_text(&workload_metric_table, r, r->achieved_tflops.ok ? "achieved_tflops" : "tflops", true,
+                               rate, sizeof rate),
+                 r->bound_text);
         double cx = px(&g, ix), cy = py(&g, iy);
         svg_circle(b, cx, cy, 5, r->w->prec == PREC_TF32 ? "pt tf32" : "pt", tip);
         snprintf(n, sizeof n, "%d", num);

@@ -1,6 +1,7 @@
 /* The HTML report's sweep section: the answer in one line, then time and TFLOP/s against n on
  * log-log axes (inline SVG, like html_charts.c), with the crossovers marked, and a table per size.
- * Written only for a run of several sizes (analysis.sweep). */
+ * Written only for a run of several sizes (analysis.sweep; sections.h). Every figure, in the table,
+ * a crossover's label or a point's tip, is the registry's (sweep_point_table, crossover_table). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,57 +73,53 @@ static void range_of(axes *a, const double *v, int count)
         a->ly1 = a->ly0 + 1;
 }
 
-/* A line through the measured points of one series (gaps where a size has none), a dot per point
- * with its value as a tip, and its label at the right of its last point. */
-static void series_line(strbuf *b, const axes *a, const sweep_analysis *s, const int *n, const double *v,
-                        const char *color, const char *label, const char *unit)
+/* A line through the measured points of one series (figure key of each size's point, NULL where
+ * the series has none), broken where a size has no figure; a dot per point with its figure as a
+ * tip, and its label at the right of its last point. */
+static void series_line(strbuf *b, const axes *a, const sweep_analysis *s, const sweep_point *const *pts,
+                        const char *key, const char *color, const char *label)
 {
-    bool open = false;
-    double lastx = 0, lasty = 0;
-    for (int k = 0; k < s->nsizes; k++) {
-        if (!(v[k] > 0)) {
-            if (open)
-                sb_add(b, "\"/>");
-            open = false;
+    double xs[MAX_SWEEP_SIZES], ys[MAX_SWEEP_SIZES], lastx = 0, lasty = 0;
+    int n = 0;
+    for (int k = 0; k <= s->nsizes; k++) {
+        const metric *m = k < s->nsizes && pts[k] ? metric_get(&sweep_point_table, pts[k], key, NULL) : NULL;
+        if (m && m->ok && m->v > 0) {
+            xs[n] = ax(a, s->sizes[k]);
+            ys[n++] = ay(a, m->v);
             continue;
         }
-        double x = ax(a, n[k]), y = ay(a, v[k]);
-        if (!open)
-            sb_printf(b, "<path class=\"ser\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"M%.1f %.1f", color, x, y);
-        else
-            sb_printf(b, " L%.1f %.1f", x, y);
-        open = true;
-        lastx = x, lasty = y;
+        if (n > 0) {
+            svg_polyline(b, xs, ys, n, "ser", color);
+            lastx = xs[n - 1], lasty = ys[n - 1];
+        }
+        n = 0;
     }
-    if (open)
-        sb_add(b, "\"/>");
     for (int k = 0; k < s->nsizes; k++) {
-        if (!(v[k] > 0))
+        const metric *m = pts[k] ? metric_get(&sweep_point_table, pts[k], key, NULL) : NULL;
+        if (!m || !m->ok || !(m->v > 0))
             continue;
-        sb_printf(b, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>", ax(a, n[k]),
-                  ay(a, v[k]), color);
-        sb_html_printf(b, "%s at n = %d: %.4g %s", label, n[k], v[k], unit);
-        sb_add(b, "</title></circle>");
+        char tip[160], v[32];
+        snprintf(tip, sizeof tip, "%s at n = %d: %s", label, s->sizes[k],
+                 html_fig_text(&sweep_point_table, pts[k], key, true, v, sizeof v));
+        svg_dot(b, ax(a, s->sizes[k]), ay(a, m->v), 3.5, "pt", color, tip);
     }
-    if (lastx > 0) {
-        sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\" class=\"small\" fill=\"%s\">", lastx + 8, lasty + 4, color);
-        sb_html(b, label);
-        sb_add(b, "</text>");
-    }
+    if (lastx > 0)
+        svg_text_in(b, lastx + 8, lasty + 4, "small", color, label);
 }
 
-/* A dashed line at a crossover, with what it is. */
-static void crossover_mark(strbuf *b, const axes *a, const crossover *c, int row)
+/* A dashed line at crossover c (index i), with what it is and its n. */
+static void crossover_mark(strbuf *b, const axes *a, const sweep_analysis *s, int i, int row)
 {
-    if (c->kind != CROSS_AT)
+    const crossover *c = &s->cross[i];
+    if (c->kind != CROSS_AT || !c->n.ok)
         return;
     double x = ax(a, c->n.v);
-    char t[96];
-    snprintf(t, sizeof t, "%s %s: n = %.0f", c->mem == MEM_PINNED ? "pinned" : "pageable", c->e2e ? "e2e" : "kernel",
-             c->n.v);
-    sb_printf(b, "<g class=\"crossover\"><line class=\"ref\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, SW_Y0,
-              x, SW_Y1);
-    svg_text(b, x + 4, SW_Y0 + 12 + 14 * row, "start", "small", t);
+    char lead[64], path[FIG_PATH];
+    snprintf(lead, sizeof lead, "%s %s: n = ", c->mem == MEM_PINNED ? "pinned" : "pageable", c->e2e ? "e2e" : "kernel");
+    path_crossover(path, i);
+    sb_add(b, "<g class=\"crossover\">");
+    svg_line(b, x, SW_Y0, x, SW_Y1, "ref");
+    svg_fig(b, x + 4, SW_Y0 + 12 + 14 * row, "start", "small", lead, &crossover_table, c, "n", path, false);
     sb_add(b, "</g>");
 }
 
@@ -130,16 +127,18 @@ static void time_chart(html_ctx *x, const sweep_analysis *s)
 {
     strbuf *b = x->b;
     /* CPU, the fastest FP32 GPU kernel, and the fastest end to end with pinned and pageable copies. */
-    double v[4][MAX_SWEEP_SIZES], all[4 * MAX_SWEEP_SIZES];
-    const char *labels[4] = {"cpu-openblas", "GPU kernel only", "GPU e2e, pinned", "GPU e2e, pageable"};
+    const sweep_point *pts[4][MAX_SWEEP_SIZES];
+    double all[4 * MAX_SWEEP_SIZES];
+    static const char *const labels[4] = {"cpu-openblas", "GPU kernel only", "GPU e2e, pinned", "GPU e2e, pageable"};
+    static const char *const keys[4] = {"kernel_ms", "kernel_ms", "e2e_ms", "e2e_ms"};
     int count = 0;
     for (int k = 0; k < s->nsizes; k++) {
         int best[4] = {s->cpu, s->best_kernel[1][k] >= 0 ? s->best_kernel[1][k] : s->best_kernel[0][k],
                        s->best_e2e[1][k], s->best_e2e[0][k]};
         for (int l = 0; l < 4; l++) {
-            const metric *m = best[l] < 0 ? NULL : (l >= 2 ? &s->series[best[l]].pts[k].e2e_ms : &s->series[best[l]].pts[k].kernel_ms);
-            v[l][k] = m && m->ok ? m->v : 0;
-            all[count++] = v[l][k];
+            pts[l][k] = best[l] < 0 ? NULL : &s->series[best[l]].pts[k];
+            const metric *m = pts[l][k] ? metric_get(&sweep_point_table, pts[l][k], keys[l], NULL) : NULL;
+            all[count++] = m && m->ok ? m->v : 0;
         }
     }
     axes a = {log10(s->sizes[0]), log10(s->sizes[s->nsizes - 1]), 0, 1};
@@ -150,11 +149,11 @@ static void time_chart(html_ctx *x, const sweep_analysis *s)
     svg_open(b, SW_W, SW_H, "sweep-time", "Time per product against n, with the crossovers");
     frame(b, s, &a, "ms");
     for (int l = 0; l < 4; l++)
-        series_line(b, &a, s, s->sizes, v[l], palette[l], labels[l], "ms");
+        series_line(b, &a, s, pts[l], keys[l], palette[l], labels[l]);
     int row = 0;
     for (int i = 0; i < s->ncross; i++)
         if (s->cross[i].e2e || i == 2) /* the kernel crossover once: pinned and pageable kernels are the same */
-            crossover_mark(b, &a, &s->cross[i], s->cross[i].kind == CROSS_AT ? row++ : row);
+            crossover_mark(b, &a, s, i, s->cross[i].kind == CROSS_AT ? row++ : row);
     svg_close(b);
     sb_add(b, "</figure>\n");
 }
@@ -179,10 +178,10 @@ static void tflops_chart(html_ctx *x, const sweep_analysis *s)
         const sweep_series *r = &s->series[i];
         if (r->gpu && r->mem != MEM_PINNED) /* the kernels run the same; one line each */
             continue;
-        double v[MAX_SWEEP_SIZES];
+        const sweep_point *pts[MAX_SWEEP_SIZES];
         for (int k = 0; k < s->nsizes; k++)
-            v[k] = r->pts[k].tflops.ok ? r->pts[k].tflops.v : 0;
-        series_line(b, &a, s, s->sizes, v, palette[c++ % NPALETTE], r->name, "TFLOP/s");
+            pts[k] = &r->pts[k];
+        series_line(b, &a, s, pts, "tflops", palette[c++ % NPALETTE], r->name);
     }
     svg_close(b);
     sb_add(b, "</figure>\n");
@@ -196,21 +195,25 @@ static void size_table(html_ctx *x, const sweep_analysis *s)
               "<th class=\"r\">CPU noise</th><th class=\"r\">GPU kernel ms</th><th class=\"r\">pinned e2e ms</th>"
               "<th>fastest, pinned</th><th class=\"r\">noise</th><th class=\"r\">pageable e2e ms</th>"
               "<th>fastest, pageable</th><th class=\"r\">noise</th></tr></thead><tbody>\n");
+    const metric_table *t = &sweep_point_table;
+    char path[FIG_PATH];
     for (int k = 0; k < s->nsizes; k++) {
         sb_printf(b, "<tr><td class=\"r\">%d</td><td class=\"r\">", s->sizes[k]);
         const sweep_point *cpu = s->cpu >= 0 ? &s->series[s->cpu].pts[k] : NULL;
         if (cpu) {
-            html_metric(x, &cpu->kernel_ms, "%.3f", "", "cpu-openblas time");
+            path_sweep_point(path, s->cpu, k);
+            html_fig(x, t, cpu, "kernel_ms", path, false);
             sb_add(b, "</td><td class=\"r\">");
-            html_metric(x, &cpu->noise_pct, "%.2f", "%", "cpu-openblas noise");
+            html_fig_apart(x, t, cpu, "noise_pct", path, false);
         } else {
             sb_add(b, "-</td><td class=\"r\">-");
         }
         int kb = s->best_kernel[1][k] >= 0 ? s->best_kernel[1][k] : s->best_kernel[0][k];
         sb_add(b, "</td><td class=\"r\">");
-        if (kb >= 0)
-            html_metric(x, &s->series[kb].pts[k].kernel_ms, "%.3f", "", "GPU kernel time");
-        else
+        if (kb >= 0) {
+            path_sweep_point(path, kb, k);
+            html_fig(x, t, &s->series[kb].pts[k], "kernel_ms", path, false);
+        } else
             sb_add(b, "-");
         for (int slot = 1; slot >= 0; slot--) {
             int e = s->best_e2e[slot][k];
@@ -219,11 +222,12 @@ static void size_table(html_ctx *x, const sweep_analysis *s)
                 sb_add(b, "-</td><td>-</td><td class=\"r\">-");
                 continue;
             }
-            html_metric(x, &s->series[e].pts[k].e2e_ms, "%.3f", "", "end-to-end time");
+            path_sweep_point(path, e, k);
+            html_fig(x, t, &s->series[e].pts[k], "e2e_ms", path, false);
             sb_add(b, "</td><td>");
             sb_html(b, s->series[e].name);
             sb_add(b, "</td><td class=\"r\">");
-            html_metric(x, &s->series[e].pts[k].noise_pct, "%.2f", "%", "noise");
+            html_fig_apart(x, t, &s->series[e].pts[k], "noise_pct", path, false);
         }
         sb_add(b, "</td></tr>\n");
     }
@@ -233,12 +237,10 @@ static void size_table(html_ctx *x, const sweep_analysis *s)
 void html_sweep(html_ctx *x)
 {
     const sweep_analysis *s = x->a->sweep;
-    if (!s)
-        return;
     strbuf *b = x->b;
     char line[1024];
     sweep_headline(s, line, sizeof line);
-    sb_add(b, "<section id=\"sweep\">\n<h2>Sweep: where the GPU pays off</h2>\n<p class=\"answer\"><strong>");
+    sb_add(b, "<p class=\"answer\"><strong>");
     sb_html(b, line);
     sb_add(b, "</strong></p>\n<p class=\"lede\">Crossovers are interpolated between the two measured sizes around "
               "them, linearly in log n and log (GPU time / CPU time). Noise is the relative standard deviation of "
@@ -246,7 +248,6 @@ void html_sweep(html_ctx *x)
     time_chart(x, s);
     tflops_chart(x, s);
     size_table(x, s);
-    sb_add(b, "</section>\n");
 }
 
 void html_run_sizes(strbuf *b, const run_model *m)

@@ -36,15 +36,52 @@ void svg_rect(strbuf *b, double x, double y, double w, double h, double min_w, c
     }
 }
 
-void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *text)
+static void text_open(strbuf *b, double x, double y, const char *anchor, const char *cls)
 {
     sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
     if (anchor && strcmp(anchor, "start") != 0)
         sb_printf(b, " text-anchor=\"%s\"", anchor);
     if (cls)
         sb_printf(b, " class=\"%s\"", cls);
+}
+
+void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *text)
+{
+    text_open(b, x, y, anchor, cls);
     sb_add(b, ">");
     sb_html(b, text);
+    sb_add(b, "</text>");
+}
+
+/* data-t, data-fig and data-u as html_fig writes them (html_common.c). */
+static void fig_marks(strbuf *b, const metric_table *t, const metric_def *d, const char *path, bool unit)
+{
+    sb_printf(b, " data-t=\"%s\" data-fig=\"", t->name);
+    sb_html(b, path);
+    sb_printf(b, ".%s\"%s>", d->key, unit ? "" : " data-u=\"0\"");
+}
+
+void svg_fig(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *lead,
+             const metric_table *t, const void *row, const char *key, const char *path, bool unit)
+{
+    const metric_def *d;
+    const metric *m = metric_get(t, row, key, &d);
+    if (!m || !m->ok)
+        return;
+    char v[64];
+    metric_format(d, m, unit, v, sizeof v);
+    text_open(b, x, y, anchor, cls);
+    if (lead) {
+        sb_add(b, ">");
+        sb_html(b, lead);
+        sb_add(b, "<tspan");
+        fig_marks(b, t, d, path, unit);
+        sb_html(b, v);
+        sb_add(b, "</tspan></text>");
+        return;
+    }
+    fig_marks(b, t, d, path, unit);
+    sb_html(b, v);
     sb_add(b, "</text>");
 }
 
@@ -53,9 +90,12 @@ void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char 
     sb_printf(b, "<line class=\"%s\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>", cls, x1, y1, x2, y2);
 }
 
-void svg_circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *tip)
+/* A circle's attributes, then its tip (as its <title>) or the tag's end. */
+static void circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *color, const char *tip)
 {
     sb_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"", cls, cx, cy, r);
+    if (color)
+        sb_printf(b, " fill=\"%s\"", color);
     if (tip) {
         sb_add(b, "><title>");
         sb_html(b, tip);
@@ -63,6 +103,32 @@ void svg_circle(strbuf *b, double cx, double cy, double r, const char *cls, cons
     } else {
         sb_add(b, "/>");
     }
+}
+
+void svg_circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *tip)
+{
+    circle(b, cx, cy, r, cls, NULL, tip);
+}
+
+void svg_dot(strbuf *b, double cx, double cy, double r, const char *cls, const char *color, const char *tip)
+{
+    circle(b, cx, cy, r, cls, color, tip);
+}
+
+void svg_polyline(strbuf *b, const double *xs, const double *ys, int n, const char *cls, const char *color)
+{
+    sb_printf(b, "<path class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", cls, color);
+    for (int i = 0; i < n; i++)
+        sb_printf(b, "%s%.1f %.1f", i == 0 ? "M" : " L", xs[i], ys[i]);
+    sb_add(b, "\"/>");
+}
+
+void svg_text_in(strbuf *b, double x, double y, const char *cls, const char *color, const char *text)
+{
+    text_open(b, x, y, NULL, cls);
+    sb_printf(b, " fill=\"%s\">", color);
+    sb_html(b, text);
+    sb_add(b, "</text>");
 }
 
 double svg_nice_step(double max, int want)

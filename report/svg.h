@@ -5,6 +5,9 @@
 #ifndef MMPROF_REPORT_SVG_H
 #define MMPROF_REPORT_SVG_H
 
+#include <stdbool.h>
+
+#include "metric.h"
 #include "strbuf.h"
 
 /* <svg class="chart cls" viewBox="0 0 w h" role="img" aria-label="label">. */
@@ -17,10 +20,22 @@ void svg_rect(strbuf *b, double x, double y, double w, double h, double min_w, c
               const char *attrs, const char *tip);
 /* Text anchored at start, middle or end. */
 void svg_text(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *text);
+/* A figure as a chart label: lead (may be NULL), then figure key of row (registry table t) as the
+ * registry formats it, with its unit when unit, marked like html_fig's figures with its table and
+ * its place in the JSON (path), so the page tests compare it with the JSON too. Nothing is written
+ * for a figure that was not measured: the chart says n/a its own way. */
+void svg_fig(strbuf *b, double x, double y, const char *anchor, const char *cls, const char *lead,
+             const metric_table *t, const void *row, const char *key, const char *path, bool unit);
 void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char *cls);
 
 /* A circle of radius r at (cx, cy), classes cls, tip may be NULL. */
 void svg_circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *tip);
+/* The same filled with color (a chart's own palette, "#2f6fb0"). */
+void svg_dot(strbuf *b, double cx, double cy, double r, const char *cls, const char *color, const char *tip);
+/* A line through n points in color, 2 units wide, classes cls. */
+void svg_polyline(strbuf *b, const double *xs, const double *ys, int n, const char *cls, const char *color);
+/* Text in color (a chart's own palette), anchored at its start. */
+void svg_text_in(strbuf *b, double x, double y, const char *cls, const char *color, const char *text);
 
 /* A step for about `want` ticks over [0, max]: 1, 2 or 5 times a power of ten. */
 double svg_nice_step(double max, int want);

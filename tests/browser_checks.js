@@ -1,23 +1,46 @@
-/* Layout checks the browser test appends to a copy of the report (test_browser.c): the sections
- * are there, every link of the navigation can be reached (on the screen, or by scrolling the
- * navigation sideways), and no visible text is drawn smaller than 9 CSS pixels, SVG text counted
- * at the size its chart is drawn. The answer goes into the root element's data-check attribute:
- * "ok", or the problems found, one per line. */
+/* Checks the browser test appends to a copy of a report (test_browser.c). What the page shows:
+ * every section has content of its own (more than its heading, its lede and a quiet line: a
+ * section that would only say it has nothing to show is not on the page), every link of the
+ * navigation leads to such a section and every section has its link, and the page's text names no
+ * placeholder for a fact the source did not record ("?", "unknown", "0 MHz", "0 threads",
+ * "runtime 0.0"). Its layout: every link of the navigation can be reached (on the screen, or by
+ * scrolling the navigation sideways), and no visible text is drawn smaller than 9 CSS pixels, SVG
+ * text counted at the size its chart is drawn. The answer goes into the root element's data-check
+ * attribute: "ok", or the problems found, one per line. */
 (function () {
     "use strict";
     var problems = [];
-    var ids = ["findings", "ladder", "copies", "timeline", "regions", "summary", "speedup", "kernels", "warnings",
-               "notes"];
-    ids.forEach(function (id) {
-        if (!document.getElementById(id)) problems.push("no section " + id);
+    /* A section's content: any child but its heading, its lede and quiet lines. */
+    function has_content(section) {
+        for (var c = section.firstElementChild; c; c = c.nextElementSibling) {
+            if (/^H[1-6]$/.test(c.tagName) || c.classList.contains("lede") || c.classList.contains("quiet")) continue;
+            if (c.textContent.trim() || c.querySelector("svg, table")) return true;
+        }
+        return false;
+    }
+    var sections = document.querySelectorAll("main > section");
+    if (sections.length === 0) problems.push("no section");
+    for (var s = 0; s < sections.length; s++) {
+        if (!has_content(sections[s])) problems.push("section " + sections[s].id + " has nothing to show");
+        if (!document.querySelector("nav.toc a[href='#" + sections[s].id + "']"))
+            problems.push("section " + sections[s].id + " has no navigation entry");
+    }
+    /* The text a reader sees, the folded run details included (printing opens them). */
+    var shown = [document.querySelector("header.run"), document.querySelector("main"),
+                 document.querySelector("footer")].map(function (e) { return e ? e.textContent : ""; }).join("\n");
+    [/\?/, /\bunknown\b/, /(^|[^\d.])0 MHz/, /(^|[^\d.])0 threads/, /runtime 0\.0\b/].forEach(function (p) {
+        var m = p.exec(shown);
+        if (m) problems.push("the page shows " + p + ": ..." + shown.slice(Math.max(0, m.index - 40), m.index + 20) + "...");
     });
     var nav = document.querySelector("nav.toc");
     var links = nav ? nav.querySelectorAll("a") : [];
-    if (!nav || links.length < ids.length) problems.push("navigation missing or short");
+    if (!nav || links.length === 0) problems.push("no navigation");
     var scrolls = nav && /auto|scroll/.test(getComputedStyle(nav).overflowX);
     for (var i = 0; i < links.length; i++) {
         var a = links[i], r = a.getBoundingClientRect(), target = document.querySelector(a.getAttribute("href"));
         if (!target) problems.push("link " + a.textContent + " leads nowhere");
+        else if (target.tagName !== "SECTION" || !has_content(target))
+            problems.push("link " + a.textContent + " leads to no section with content");
         if (r.width === 0 || r.height === 0) problems.push("link " + a.textContent + " not shown");
         var right = a.offsetLeft + a.offsetWidth;
         if (right > nav.clientWidth + 1 && !scrolls) problems.push("link " + a.textContent + " cut off");

@@ -2,7 +2,10 @@
  * recorded H200 run loads with no console message at all (errors, policy violations, anything),
  * its script runs to the end, every section is there, the timeline holds one mark per recorded
  * event, it reads with scripts off, it prints, and a screenshot 1280 px wide is kept as
- * build/artifacts/report-1280.png. A page from hostile names runs no script but its own.
+ * build/artifacts/report-1280.png. The pages of a profiled program and of an imported trace have
+ * no section that would have nothing to show, every navigation entry leads to a section with
+ * content, and no placeholder stands in for a fact the source did not record
+ * (tests/browser_checks.js). A page from hostile names runs no script but its own.
  *
  * Chromium is $MMPROF_CHROMIUM, else /usr/bin/chromium (make test installs it). Without it every
  * test reports itself skipped, never passed: MMPROF_CHROMIUM=/none shows that. */
@@ -29,6 +32,9 @@
 static const char *chromium;
 static char *tmp;
 static char page[512], hostile_page[512];
+/* A profiled program's page (samples/h200-profile-torch.json) and an imported trace's
+ * (samples/h200-train-step.kineto.json). */
+static char profile_page[512], import_page[512];
 static char *dom; /* the sample page after its script ran, kept for the tests that read it */
 
 /* $MMPROF_CHROMIUM when set (a path that is not there means "no browser": how the skip is
@@ -124,12 +130,20 @@ static int group_setup(void **state)
         return -1;
     snprintf(page, sizeof page, "%s/report.html", tmp);
     snprintf(hostile_page, sizeof hostile_page, "%s/hostile.html", tmp);
-    const char *argv[] = {mmprof_bin(), "report", sample_path(), "--quiet", "--html", page, NULL};
-    cmd_result r = run_argv(argv, NULL);
-    if (r.status != 0)
-        print_message("mmprof report exited %d: %s\n", r.status, r.err);
-    int status = r.status;
-    cmd_free(&r);
+    snprintf(profile_page, sizeof profile_page, "%s/profile.html", tmp);
+    snprintf(import_page, sizeof import_page, "%s/import.html", tmp);
+    const char *pages[][4] = {{"report", sample_path(), page},
+                              {"report", "samples/h200-profile-torch.json", profile_page},
+                              {"import", "samples/h200-train-step.kineto.json", import_page}};
+    int status = 0;
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0] && status == 0; i++) {
+        const char *argv[] = {mmprof_bin(), pages[i][0], pages[i][1], "--quiet", "--html", pages[i][2], NULL};
+        cmd_result r = run_argv(argv, NULL);
+        if (r.status != 0)
+            print_message("mmprof %s %s exited %d: %s\n", pages[i][0], pages[i][1], r.status, r.err);
+        status = r.status;
+        cmd_free(&r);
+    }
 
     run_model m;
     analysis a;
@@ -186,8 +200,8 @@ static void every_section_is_rendered(void **state)
     (void)state;
     need_chromium();
     const char *d = sample_dom();
-    const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "speedup", "kernels", "warnings", "notes",
-                         "tip"};
+    const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "regions", "speedup", "kernels",
+                         "notes", "tip"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         char id[32];
         snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
@@ -361,12 +375,12 @@ static void page_prints(void **state)
     free(doc);
 }
 
-/* The page's copy with scripts added before </body>: each file's text, then inline (may be NULL).
- * Returns the copy's path (static). */
-static const char *page_with(const char *name, const char *const *files, const char *inline_js)
+/* A copy of the page at src with scripts added before </body>: each file's text, then inline (may
+ * be NULL). Returns the copy's path (static). */
+static const char *page_with(const char *src, const char *name, const char *const *files, const char *inline_js)
 {
     static char path[600];
-    char *html = read_file(page, NULL);
+    char *html = read_file(src, NULL);
     assert_non_null(html);
     char *end = strstr(html, "</body>");
     assert_non_null(end);
@@ -405,20 +419,36 @@ static char *root_attr(const char *dumped, const char *attr)
     return strndup(v, strcspn(v, "\""));
 }
 
-/* The layout checks of tests/browser_checks.js at one window size: sections, navigation within
- * reach, no text under 9 px. */
-static void layout_ok_at(const char *size)
+/* The checks of tests/browser_checks.js on the page at src, w x h px: sections with content and
+ * their navigation, no placeholder, navigation within reach, no text under 9 px. Chromium makes no
+ * window narrower than 500 px, so a narrower page is laid out in an iframe of its width inside a
+ * page that reports the checks' answer as its own (reading a file: frame's DOM needs
+ * --allow-file-access-from-files). */
+static void layout_ok_at(const char *src, int w, int h)
 {
     const char *files[] = {"tests/browser_checks.js", NULL};
-    const char *copy = page_with("checks.html", files, NULL);
+    const char *copy = page_with(src, "checks.html", files, NULL);
+    char frame[600];
+    if (w < 500) {
+        snprintf(frame, sizeof frame, "%s/frame.html", tmp);
+        FILE *f = fopen(frame, "w");
+        assert_non_null(f);
+        fprintf(f, "<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"file://%s\" "
+                   "style=\"border:0;width:%dpx;height:%dpx\"></iframe><script>document.getElementById('f').onload ="
+                   " function () { var d = this.contentDocument; document.documentElement.setAttribute('data-check',"
+                   " d ? d.documentElement.getAttribute('data-check') : 'the frame could not be read'); };"
+                   "</script></body></html>\n",
+                copy, w, h);
+        assert_int_equal(fclose(f), 0);
+    }
     char win[64];
-    snprintf(win, sizeof win, "--window-size=%s", size);
-    const char *extra[] = {win, "--dump-dom", NULL};
-    cmd_result r = browse(copy, extra);
+    snprintf(win, sizeof win, "--window-size=%d,%d", w < 500 ? 500 : w, h);
+    const char *extra[] = {win, "--allow-file-access-from-files", "--dump-dom", NULL};
+    cmd_result r = browse(w < 500 ? frame : copy, extra);
     assert_int_equal(r.status, 0);
     char *check = root_attr(r.out, "data-check");
     if (!check || strcmp(check, "ok") != 0)
-        fail_msg("at %s: %s", size, check ? check : "the checks did not run");
+        fail_msg("%s at %d x %d: %s", src, w, h, check ? check : "the checks did not run");
     free(check);
     cmd_free(&r);
 }
@@ -427,15 +457,31 @@ static void layout_at_1280(void **state)
 {
     (void)state;
     need_chromium();
-    layout_ok_at("1280,900");
+    layout_ok_at(page, 1280, 900);
 }
 
-/* A phone: the navigation scrolls sideways, charts keep a readable size in their own scroll box. */
+/* A phone: the navigation scrolls sideways, charts keep a readable size in their own scroll box
+ * (laid out 390 px wide in a frame: a window is never narrower than 500). */
 static void layout_at_390(void **state)
 {
     (void)state;
     need_chromium();
-    layout_ok_at("390,844");
+    layout_ok_at(page, 390, 844);
+}
+
+/* A profiled program's page and an imported trace's, on a screen and on a phone: only sections
+ * with something to show, each reached from the navigation, and no placeholder for what the source
+ * did not record (no host, BLAS or matrix settings of a built-in run, no 0 MHz clock, no "unknown"
+ * version). */
+static void timeline_pages_show_only_what_they_have(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *pages[] = {profile_page, import_page};
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        layout_ok_at(pages[i], 1280, 900);
+        layout_ok_at(pages[i], 390, 844);
+    }
 }
 
 /* axe-core (npm, installed by make test-deps into tests/node_modules) finds no text below WCAG AA
@@ -457,7 +503,7 @@ static void contrast_by_axe(void **state)
         "x.nodes.slice(0, 6).map(function (n) { return n.target.join(' '); }).join('; '); });"
         "document.documentElement.setAttribute('data-axe', v.length ? v.join(' | ') : 'none'); },"
         "function (e) { document.documentElement.setAttribute('data-axe', 'error ' + e); });";
-    const char *copy = page_with("axe.html", files, run);
+    const char *copy = page_with(page, "axe.html", files, run);
     const char *extra[] = {"--window-size=1280,900", "--virtual-time-budget=120000", "--dump-dom", NULL};
     cmd_result r = browse(copy, extra);
     assert_int_equal(r.status, 0);
@@ -511,6 +557,7 @@ int main(void)
         cmocka_unit_test(loads_within_a_second),
         cmocka_unit_test(layout_at_1280),
         cmocka_unit_test(layout_at_390),
+        cmocka_unit_test(timeline_pages_show_only_what_they_have),
         cmocka_unit_test(contrast_by_axe),
         cmocka_unit_test(page_reads_with_scripts_off),
         cmocka_unit_test(screenshot_at_1280),

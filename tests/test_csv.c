@@ -17,7 +17,7 @@
 #include "sweep_model.h"
 #include "test_support.h"
 
-#define MAX_FIELDS 160
+#define MAX_FIELDS 256
 #define MAX_ROWS 4096
 
 /* A parsed document: rows of fields (copies). Fails the test on anything RFC 4180 forbids. */

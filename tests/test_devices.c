@@ -183,8 +183,10 @@ static void html_csv_and_json_show_them(void **state)
     assert_non_null(h);
     assert_non_null(strstr(h, "<section id=\"devices\">"));
     assert_non_null(strstr(h, "Peer copies between GPUs"));
-    char fig[64];
-    snprintf(fig, sizeof fig, "<span class=\"num\">%.1f</span>", sample.builtin.multi.pairs[0].copy[PEER_DIRECT].gbps);
+    /* The first pair's direct bandwidth, as the registry formats it, marked with its place in the JSON. */
+    char fig[160];
+    snprintf(fig, sizeof fig, "data-t=\"peer_pair\" data-fig=\"analysis.devices.peers[0].direct_gbps\" data-u=\"0\">%.1f</span>",
+             sample.builtin.multi.pairs[0].copy[PEER_DIRECT].gbps);
     assert_non_null(strstr(h, fig));
     free(h);
 

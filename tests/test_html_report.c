@@ -1,6 +1,7 @@
-/* The HTML report, as a string: every section there, nothing loaded from elsewhere, every outside
- * string escaped, "n/a" with its reason, and the command line writing it (and refusing bad run
- * files with a clear message). The page in a real browser is test_browser's. */
+/* The HTML report, as a string: a section (and its navigation entry) exactly where sections.h says
+ * its data exists, nothing loaded from elsewhere, every outside string escaped, "n/a" with its
+ * reason, and the command line writing it (and refusing bad run files with a clear message). The
+ * page in a real browser is test_browser's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +14,8 @@
 #include "analysis.h"
 #include "hostile_model.h"
 #include "html.h"
+#include "sections.h"
 #include "test_support.h"
-
-static const char *const sections[] = {"run", "summary", "ladder", "timeline", "copies", "speedup", "kernels",
-                                       "warnings", "notes"};
 
 static size_t count(const char *hay, const char *needle)
 {
@@ -42,14 +41,50 @@ static size_t marked(const char *html, const char *cls, const char *attr)
     return n;
 }
 
-/* The page for a model: analysed and rendered; the caller frees it. */
+/* Each section of sections.h is on the page, once, with its entry in the navigation, exactly when
+ * section_shown says its data exists (Where mmprof's own time went is the text report's alone),
+ * and the navigation lists them in the page's order. */
+static void sections_follow_their_data(const char *html, const analysis *a)
+{
+    const char *nav = strstr(html, "<nav class=\"toc\""), *nav_end = nav ? strstr(nav, "</nav>") : NULL;
+    assert_non_null(nav_end);
+    for (int s = 0; s < NSECTIONS; s++) {
+        if (s == SEC_TOOL_TIME)
+            continue;
+        const section_def *d = section_of((section_id)s);
+        char id[64], link[64];
+        snprintf(id, sizeof id, "<section id=\"%s\">", d->key);
+        snprintf(link, sizeof link, "<a href=\"#%s\">", d->key);
+        size_t want = section_shown(a, (section_id)s) ? 1 : 0;
+        if (count(html, id) != want)
+            fail_msg("section %s: %zu times, %zu wanted", d->key, count(html, id), want);
+        const char *l = strstr(nav, link);
+        if ((l && l < nav_end) != (want == 1))
+            fail_msg("navigation entry %s: %s", d->key, want ? "missing" : "for a section not on the page");
+    }
+    /* The navigation's entries lead to the sections in the page's order. */
+    const char *sec = html;
+    for (const char *l = strstr(nav, "<a href=\"#"); l && l < nav_end; l = strstr(l + 1, "<a href=\"#")) {
+        char id[64];
+        const char *key = l + 10;
+        snprintf(id, sizeof id, "<section id=\"%.*s\">", (int)strcspn(key, "\""), key);
+        const char *at = strstr(html, id);
+        if (!at || at < sec)
+            fail_msg("navigation entry %s: no section after the previous one's", id);
+        sec = at;
+    }
+}
+
+/* The page for a model: analysed and rendered, its sections checked against their data; the
+ * caller frees it. */
 static char *page_of(const run_model *m)
 {
     analysis a;
     assert_true(analyze(m, &a));
     char *html = render_html(&a);
-    analysis_free(&a);
     assert_non_null(html);
+    sections_follow_their_data(html, &a);
+    analysis_free(&a);
     return html;
 }
 
@@ -59,6 +94,8 @@ static char *sample_page(run_model *m)
     return page_of(m);
 }
 
+/* The recorded 2048 run: the built-in sections (its data is all there), the notes of its n/a
+ * figures; no Warnings (it has none) and no Counters (it was run without --counters). */
 static void every_section_is_there(void **state)
 {
     (void)state;
@@ -66,12 +103,16 @@ static void every_section_is_there(void **state)
     char *html = sample_page(&m);
     assert_true(strncmp(html, "<!DOCTYPE html>", 15) == 0);
     assert_non_null(strstr(html, "<meta charset=\"utf-8\">"));
-    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+    const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "regions", "speedup",
+                         "kernels", "notes"};
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         char id[48];
-        snprintf(id, sizeof id, "id=\"%s\"", sections[i]);
+        snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
         if (count(html, id) != 1)
             fail_msg("section %s: %zu times", id, count(html, id));
     }
+    assert_null(strstr(html, "id=\"warnings\""));
+    assert_null(strstr(html, "id=\"roofline\""));
     /* Every slot was filled, none left behind. */
     assert_null(strstr(html, "{{"));
     /* One summary card per workload; the timeline marks every kernel, copy and API call, runs of
@@ -199,18 +240,19 @@ static void not_available_shows_its_reason(void **state)
     free(html);
     model_free(&m);
 
-    /* Without a CPU baseline, every speedup is n/a, and says why. */
+    /* Without a CPU baseline there is nothing to measure a speedup against: no Speedup section
+     * (page_of checks its navigation entry is gone with it). */
     hostile_model(&m);
     m.builtin.workloads[0].status = WL_SKIPPED;
     copy_str(m.builtin.workloads[0].status_reason, sizeof m.builtin.workloads[0].status_reason, "not selected");
     html = page_of(&m);
-    assert_non_null(strstr(html, "n/a (cpu-openblas did not run)"));
-    assert_non_null(strstr(html, "speedup: cpu-openblas did not run"));
+    assert_null(strstr(html, "id=\"speedup\""));
     free(html);
     model_free(&m);
 }
 
-/* A run with nothing in it (no GPU, no workload) still renders a whole page. */
+/* A run with nothing in it (no GPU, no workload) still renders a whole page: its header, and no
+ * section that would have nothing to show (page_of checks each against its data). */
 static void empty_run_renders(void **state)
 {
     (void)state;
@@ -218,11 +260,9 @@ static void empty_run_renders(void **state)
     model_init(&m);
     copy_str(m.builtin.gpu_skip_reason, sizeof m.builtin.gpu_skip_reason, "no CUDA device");
     char *html = page_of(&m);
-    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
-        char id[48];
-        snprintf(id, sizeof id, "id=\"%s\"", sections[i]);
-        assert_non_null(strstr(html, id));
-    }
+    assert_non_null(strstr(html, "id=\"run\""));
+    assert_null(strstr(html, "id=\"summary\""));
+    assert_null(strstr(html, "id=\"ladder\""));
     assert_non_null(strstr(html, "none (no CUDA device)"));
     assert_non_null(strstr(html, "</html>"));
     free(html);
@@ -230,7 +270,7 @@ static void empty_run_renders(void **state)
 }
 
 /* The section's markup, from its opening tag to the next section's (a copy). */
-static char *section_of(const char *html, const char *id)
+static char *section_html(const char *html, const char *id)
 {
     char open[64];
     snprintf(open, sizeof open, "<section id=\"%s\"", id);
@@ -251,7 +291,7 @@ static void charts_of_a_run_built_here(void **state)
     run_model m;
     small_builtin_run(&m);
     char *html = page_of(&m);
-    char *tl = section_of(html, "timeline");
+    char *tl = section_html(html, "timeline");
     assert_non_null(strstr(tl, "class=\"busy\""));
     assert_int_equal(count(tl, "<figure class=\"tl one\">"), 4);
     char *key = strstr(tl, "<ol class=\"spankey\">");
@@ -263,16 +303,16 @@ static void charts_of_a_run_built_here(void **state)
     assert_int_equal(marked(tl, "ev api", "data-calls"), calls);
     assert_non_null(strstr(tl, "CUPTI recorded them"));
     free(tl);
-    char *cc = section_of(html, "copies");
+    char *cc = section_html(html, "copies");
     assert_non_null(strstr(cc, "<rect class=\"bar h2d\" x=\"200.00\" y=\"37.0\" width=\"170.00\""));
     free(cc);
     /* The run's tables as nsys stats gives them, for a built-in run too. */
-    char *rg = section_of(html, "regions");
+    char *rg = section_html(html, "regions");
     assert_non_null(strstr(rg, "<h3>Kernels by total time</h3>"));
     assert_non_null(strstr(rg, "<h3>Copies by direction and host memory</h3>"));
     assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
     free(rg);
-    char *cards = section_of(html, "summary");
+    char *cards = section_html(html, "summary");
     assert_non_null(strstr(cards, "spread</span>"));
     assert_non_null(strstr(cards, "of the PCIe ceiling"));
     free(cards);
@@ -280,8 +320,9 @@ static void charts_of_a_run_built_here(void **state)
     model_free(&m);
 }
 
-/* A profiled program: named as such, Regions right after the summary, the built-in workloads'
- * sections a pointer to Regions, the API calls table, region verdicts on a badge of their own. */
+/* A profiled program: named as such, Regions right after the summary, none of the built-in
+ * workloads' sections (nor their navigation entries, page_of checks), the API calls table, region
+ * verdicts on a badge of their own; none of the built-in run's facts in its header. */
 static void timeline_page(void **state)
 {
     (void)state;
@@ -293,11 +334,21 @@ static void timeline_page(void **state)
     assert_null(strstr(html, "C = A &times; B"));
     const char *ids[] = {"ladder", "copies", "timeline", "summary", "speedup", "kernels"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-        char *sec = section_of(html, ids[i]);
-        assert_non_null(strstr(sec, "a profiled program has none. Its figures are under <a href=\"#regions\">"));
-        free(sec);
+        char id[48];
+        snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
+        assert_null(strstr(html, id));
     }
-    char *rg = section_of(html, "regions");
+    assert_null(strstr(html, "has none"));
+    assert_true(strstr(html, "<section id=\"findings\">") < strstr(html, "<section id=\"regions\">"));
+    const char *placeholders[] = {"OpenBLAS", "seed", "n = 0", "0 threads", "0 logical cores", "unknown", "?"};
+    const char *from = strstr(html, "<header id=\"run\""), *to = from ? strstr(from, "<script>") : NULL;
+    assert_non_null(to);
+    char *shown = strndup(from, (size_t)(to - from)); /* the page's markup, without its script */
+    for (size_t i = 0; i < sizeof placeholders / sizeof placeholders[0]; i++)
+        if (strstr(shown, placeholders[i]))
+            fail_msg("the profiled program's page shows '%s'", placeholders[i]);
+    free(shown);
+    char *rg = section_html(html, "regions");
     assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
     assert_non_null(strstr(rg, "<code>cudaLaunchKernel</code></td><td class=\"r\" data-v=\"11\">11</td>"));
     assert_non_null(strstr(rg, "<span class=\"verdict copy-bound\">copy-bound</span>"));
@@ -323,15 +374,15 @@ static void no_gpu_page(void **state)
     copy_str(m.builtin.gpu_skip_reason, sizeof m.builtin.gpu_skip_reason, "no NVIDIA driver (cudaErrorInsufficientDriver)");
     m.collection.source = TIMING_NONE;
     char *html = page_of(&m);
-    char *cards = section_of(html, "summary");
+    char *cards = section_html(html, "summary");
     assert_int_equal(count(cards, "<article class=\"card"), 1); /* the CPU's */
     assert_int_equal(count(cards, "cudaErrorInsufficientDriver"), 1);
     assert_non_null(strstr(cards, "4 workload runs skipped: cuda-naive, cublas-sgemm."));
     free(cards);
-    char *f = section_of(html, "findings");
+    char *f = section_html(html, "findings");
     assert_non_null(strstr(f, "No GPU workload ran (4 skipped): no NVIDIA driver"));
     free(f);
-    char *tl = section_of(html, "timeline");
+    char *tl = section_html(html, "timeline");
     assert_null(strstr(tl, "CUPTI"));
     free(tl);
     free(html);

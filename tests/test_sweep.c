@@ -365,7 +365,8 @@ static void html_section(void **state)
     /* Two crossovers fall inside the range (pinned and pageable, end to end), each marked where
      * it falls; the kernel one is below the range, so not drawn. */
     assert_int_equal(count_of(s, "class=\"crossover\""), 2);
-    snprintf(want, sizeof want, "pinned e2e: n = %.0f", a->sweep->cross[0].n.v);
+    snprintf(want, sizeof want, "pinned e2e: n = <tspan data-t=\"crossover\" data-fig=\"analysis.sweep.crossovers[0].n\" "
+             "data-u=\"0\">%.0f</tspan>", a->sweep->cross[0].n.v);
     assert_non_null(strstr(s, want));
     /* The time chart: four lines (CPU, kernel, pinned and pageable e2e), a dot per size each;
      * the TFLOP/s chart: the CPU and the three pinned GPU workloads. */

@@ -1003,20 +1003,14 @@ bool analyze(const run_model *m, analysis *a)
         return false;
     }
     a->nwl = m->builtin.nworkloads;
-    na(&a->best_h2d_gbps, "no host-to-device copies");
-    na(&a->best_d2h_gbps, "no device-to-host copies");
     for (int i = 0; i < m->builtin.nworkloads; i++) {
         if (!analyze_workload(m, a, &m->builtin.workloads[i], &a->wl[i])) {
             analysis_free(a);
             return false;
         }
-        const workload_metrics *r = &a->wl[i];
-        if (r->h2d_gbps.ok && (!a->best_h2d_gbps.ok || r->h2d_gbps.v > a->best_h2d_gbps.v))
-            set(&a->best_h2d_gbps, r->h2d_gbps.v);
-        if (r->d2h_gbps.ok && (!a->best_d2h_gbps.ok || r->d2h_gbps.v > a->best_d2h_gbps.v))
-            set(&a->best_d2h_gbps, r->d2h_gbps.v);
     }
-    /* Needs every workload's kernel time, so after the loop above. */
+    /* Needs every workload's copies and kernel time, so after the loop above. */
+    copy_bests(a);
     for (int i = 0; i < a->nwl; i++) {
         a->wl[i].library = -1;
         versus_library(a, &a->wl[i]);

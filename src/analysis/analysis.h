@@ -54,6 +54,7 @@ typedef struct {
     int kernels_per_product;
     metric h2d_ms, h2d_bytes, h2d_gbps, h2d_link_pct;
     metric d2h_ms, d2h_bytes, d2h_gbps, d2h_link_pct;
+    metric h2d_fastest_pct, d2h_fastest_pct; /* GB/s over the run's fastest of that direction, in % */
     metric copy_ms;            /* h2d + d2h */
     metric copy_compute_ratio; /* copy time over one product's kernel time */
     metric e2e_ms;             /* h2d + kernel + d2h, per product */
@@ -123,6 +124,10 @@ typedef struct analysis {
     workload_metrics *wl;   /* one per workload, same order */
     int nwl;
     metric best_h2d_gbps, best_d2h_gbps; /* fastest measured, across workloads */
+    /* The same per host-memory kind, and how much faster pinned copies ran than pageable ones
+     * (fastest pinned over fastest pageable, per direction): copy_bests.c. */
+    metric best_h2d_pinned_gbps, best_h2d_pageable_gbps, best_d2h_pinned_gbps, best_d2h_pageable_gbps;
+    metric pinned_h2d_x, pinned_d2h_x;
     char **warnings;        /* the model's own and analysis's */
     int nwarnings;
     region_metrics *rg;     /* one per region of the model, same order */
@@ -190,6 +195,10 @@ double tf32_flops_per_sm_clock(int cc_major, int cc_minor); /* 0 when unknown */
 bool occupancy_of(const device_info *d, int block_threads, int registers, int static_smem,
                   int dynamic_smem, bool smem_optin, int *blocks_per_sm, double *pct,
                   char *limiter, size_t limiter_len, char *why, size_t why_len);
+
+/* copy_bests.c: the fastest copies of the run in each direction, overall and per host-memory
+ * kind, pinned over pageable, and each workload's bandwidth as a share of the fastest. */
+void copy_bests(analysis *a);
 
 /* The memcpy-to-compute ratio: copy time over kernel time of the same work (a region's summed
  * times, one product's); n/a with the reason where either is missing or no kernel ran. */

@@ -6,6 +6,7 @@
 #include "ranks.h"
 #include "devices.h"
 #include "regions.h"
+#include "summary.h"
 
 #define DEF(type, field, key, label, unit, fmt, what) {key, label, unit, fmt, offsetof(type, field), what, BETTER_NONE}
 /* Each table's macro X has X_LO (lower is better: times) and X_HI (higher is better: throughputs)
@@ -38,10 +39,12 @@ static const metric_def workload_defs[] = {
     W_HI(peak_pct, "peak_pct", "%peak", "%", "%.1f", "kernel TFLOP/s over the device's FP32 peak"),
     W_HI(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernel, copy and memset intervals over the copy-in, compute and copy-out phases"),
     W_LO(gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "largest GPU idle stretch inside those phases"),
-    W_HI(vs_cublas_pct, "vs_cublas_pct", "%cuBLAS", "%", "%.1f", "cuBLAS's kernel time (same precision and memory) over this one's"),
+    W_HI(vs_cublas_pct, "vs_cublas_pct", "%cuBLAS", "%", "%.1f", "cuBLAS's kernel time (same precision and memory) as a percentage of this one's: above 100 beats the library"),
     W_HI(speedup, "speedup_vs_cpu", "vs CPU", "x", "%.2f", "cpu-openblas product time over kernel time"),
     W_HI(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time over end-to-end time"),
     W(event_agreement_pct, "cupti_vs_event_pct", "CUPTI vs events", "%", "%+.2f", "CUPTI kernel median against the cudaEvent median"),
+    W(h2d_fastest_pct, "h2d_fastest_pct", "H2D % of fastest", "%", "%.0f", "H2D GB/s over the run's fastest H2D GB/s"),
+    W(d2h_fastest_pct, "d2h_fastest_pct", "D2H % of fastest", "%", "%.0f", "D2H GB/s over the run's fastest D2H GB/s"),
     /* From the counter pass (--counters): the main kernel's figures, the product's bytes and FLOPs. */
     W(achieved_occupancy_pct, "achieved_occupancy_pct", "ach. occ", "%", "%.1f", "active warps over the SM's maximum, averaged over the kernel (sm__warps_active)"),
     W(sm_throughput_pct, "sm_throughput_pct", "SM SOL", "%", "%.1f", "compute (SM) throughput, % of peak (sm__throughput)"),
@@ -202,7 +205,7 @@ TABLE(straggler_table, "straggler", straggler_defs);
 static const metric_def device_workload_defs[] = {
     DW_BY(BETTER_HIGHER, seq_tflops, "sequential_tflops", "alone", "TFLOP/s", "%.2f", "2n^3 / median kernel time, this GPU alone busy"),
     DW_BY(BETTER_HIGHER, conc_tflops, "concurrent_tflops", "together", "TFLOP/s", "%.2f", "2n^3 / median kernel time, every listed GPU busy at once"),
-    DW(change_pct, "concurrent_change_pct", "change", "%", "%+.1f", "together over alone, minus 1: below 0, running together slowed this GPU"),
+    DW(change_pct, "concurrent_change_pct", "change", "%", "%+.1f", "TFLOP/s together against alone, minus 1: below 0, running together slowed this GPU"),
     DW_BY(BETTER_LOWER, seq_kernel_ms, "sequential_kernel_ms", "kernel alone", "ms", "%.3f", "median kernel time of one product, alone"),
     DW_BY(BETTER_LOWER, conc_kernel_ms, "concurrent_kernel_ms", "kernel together", "ms", "%.3f", "median kernel time of one product, together"),
 };
@@ -295,6 +298,12 @@ TABLE(range_group_table, "range_group", range_group_defs);
 static const metric_def run_defs[] = {
     RN(best_h2d_gbps, "fastest_h2d_gbps", "fastest H2D", "GB/s", "%.1f", "the fastest host-to-device bandwidth of any workload"),
     RN(best_d2h_gbps, "fastest_d2h_gbps", "fastest D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of any workload"),
+    RN(best_h2d_pinned_gbps, "fastest_h2d_pinned_gbps", "fastest pinned H2D", "GB/s", "%.1f", "the fastest host-to-device bandwidth of a workload with pinned host memory"),
+    RN(best_h2d_pageable_gbps, "fastest_h2d_pageable_gbps", "fastest pageable H2D", "GB/s", "%.1f", "the fastest host-to-device bandwidth of a workload with pageable host memory"),
+    RN(pinned_h2d_x, "pinned_h2d_speedup", "pinned H2D", "x", "%.1f", "fastest pinned H2D bandwidth against the fastest pageable one"),
+    RN(best_d2h_pinned_gbps, "fastest_d2h_pinned_gbps", "fastest pinned D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of a workload with pinned host memory"),
+    RN(best_d2h_pageable_gbps, "fastest_d2h_pageable_gbps", "fastest pageable D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of a workload with pageable host memory"),
+    RN(pinned_d2h_x, "pinned_d2h_speedup", "pinned D2H", "x", "%.1f", "fastest pinned D2H bandwidth against the fastest pageable one"),
 };
 TABLE(run_metric_table, "run", run_defs);
 
@@ -307,11 +316,23 @@ static const metric_def devices_run_defs[] = {
 };
 TABLE(devices_run_table, "gpus", devices_run_defs);
 
+/* The summary's findings (summary.h): each one's deciding figure ("value" in the JSON's summary),
+ * described by the table of its unit (finding_table). */
+#define FIND(name, unit, fmt, what) \
+    static const metric_def finding_##name##_defs[] = {{"value", "figure", unit, fmt, offsetof(finding, figure), what, BETTER_NONE}}; \
+    TABLE(finding_##name##_table, "finding_" #name, finding_##name##_defs)
+FIND(ms, "ms", "%.3f", "the time a finding rests on");
+FIND(pct, "%", "%.1f", "the percentage a finding rests on");
+FIND(x, "x", "%.1f", "the ratio a finding rests on");
+FIND(runs, "runs", "%.0f", "how many workload runs a finding counts");
+FIND(events, "events", "%.0f", "how many GPU events a finding counts");
+FIND(n, "n", "%.0f", "the matrix size a finding names");
+
 const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
     &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
     &device_workload_table, &device_aggregate_table, &device_pass_table, &peer_table, &launch_counter_table,
-    &busy_span_table, &run_metric_table, &devices_run_table, &stream_table,
-    &range_group_table,
+    &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &finding_ms_table,
+    &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

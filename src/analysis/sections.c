@@ -26,12 +26,30 @@ const section_def *section_of(section_id s)
     return (unsigned)s < NSECTIONS ? &defs[s] : &defs[SEC_FINDINGS];
 }
 
-/* A built-in GPU workload that ran (not skipped): what the ladder, copies, timeline and kernel
- * sections are about. */
+/* A built-in GPU workload that ran to its figures (verified or not; not skipped, no failed CUDA
+ * call): what the ladder, copy and speedup charts draw. */
 static bool gpu_workload_ran(const analysis *a)
 {
     for (int i = 0; i < a->nwl; i++)
-        if (a->wl[i].w->needs_gpu && a->wl[i].w->status != WL_SKIPPED)
+        if (a->wl[i].w->needs_gpu && (a->wl[i].w->status == WL_OK || a->wl[i].w->status == WL_FAILED))
+            return true;
+    return false;
+}
+
+/* A built-in workload that was not skipped: the timeline draws its phases, even when it ended in
+ * an error or ran on the CPU alone. */
+static bool workload_not_skipped(const analysis *a)
+{
+    for (int i = 0; i < a->nwl; i++)
+        if (a->wl[i].w->status != WL_SKIPPED)
+            return true;
+    return false;
+}
+
+static bool workload_kernels(const analysis *a)
+{
+    for (int i = 0; i < a->nwl; i++)
+        if (a->wl[i].nkernels > 0)
             return true;
     return false;
 }
@@ -52,9 +70,9 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_SWEEP: return a->sweep != NULL;
     case SEC_DEVICES: return a->devices != NULL;
     case SEC_LADDER:
-    case SEC_COPIES:
-    case SEC_TIMELINE:
-    case SEC_KERNELS: return gpu_workload_ran(a);
+    case SEC_COPIES: return gpu_workload_ran(a);
+    case SEC_TIMELINE: return workload_not_skipped(a);
+    case SEC_KERNELS: return workload_kernels(a);
     case SEC_COUNTERS: return m->counters.asked;
     case SEC_REGIONS: return a->nrg > 0;
     case SEC_RANKS: return a->ranks != NULL;

@@ -26,6 +26,16 @@ const char *finding_kind_name(finding_kind k)
     return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
 }
 
+const metric_table *finding_table(const finding *f)
+{
+    static const metric_table *const tables[] = {&finding_ms_table, &finding_pct_table, &finding_x_table,
+                                                 &finding_runs_table, &finding_events_table, &finding_n_table};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (strcmp(tables[i]->defs[0].unit, f->unit) == 0)
+            return tables[i];
+    return NULL;
+}
+
 typedef struct {
     struct analysis *a;
     bool oom;

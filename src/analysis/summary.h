@@ -38,6 +38,8 @@ typedef struct {
 } finding;
 
 const char *finding_kind_name(finding_kind k);
+/* The registry table that describes f's figure (metric.h: by its unit); NULL for a unit it lacks. */
+const metric_table *finding_table(const finding *f);
 
 struct analysis;
 /* Fills a->summary from the rest of the analysis; false only when memory ran out. */
