@@ -46,6 +46,18 @@ const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void
     return buf;
 }
 
+void fig_cell(ctx *x, const metric_table *t, const void *row, const text_col *col)
+{
+    char v[48];
+    fprintf(x->out, " %*s", col->width, fig(x, v, sizeof v, t, row, col->key, col->unit));
+}
+
+void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *cols, int ncols)
+{
+    for (int i = 0; i < ncols; i++)
+        fig_cell(x, t, row, &cols[i]);
+}
+
 /* Prints text after a lead of lead_width visible columns, wrapped at spaces to TEXT_WIDTH with
  * continuation lines indented to the lead. */
 void wrapped(ctx *x, int lead_width, const char *text)

@@ -33,6 +33,18 @@ const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, c
 /* Figure key of row as the registry formats it (table t), with its unit when unit, or "n/a" with
  * the reason noted for the footer under the registry's label. The way every figure is printed. */
 const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void *row, const char *key, bool unit);
+
+/* A column of a table of figures: the registry key, its width (right-aligned after one space)
+ * and whether the value carries its unit ("1.00x", "33.6 MB"). */
+typedef struct {
+    const char *key;
+    int width;
+    bool unit;
+} text_col;
+/* " " and the figure in its column. */
+void fig_cell(ctx *x, const metric_table *t, const void *row, const text_col *col);
+/* Every column of cols, in order. */
+void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *cols, int ncols);
 /* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
