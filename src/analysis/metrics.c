@@ -146,8 +146,10 @@ TABLE(copy_flow_table, "copy", copy_flow_defs);
 static const metric_def sweep_point_defs[] = {
     SP(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "median kernel time of one product at this size"),
     SP(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product at this size"),
-    SP(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
-    SP(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
+    /* Three decimals: a sweep's smallest sizes run at hundredths of a TFLOP/s (0.041 at n = 64),
+     * which two decimals would flatten to 0.04 and 0.05 for every workload. */
+    SP(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.3f", "2n^3 / kernel time"),
+    SP(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.3f", "2n^3 / end-to-end time"),
     SP(noise_pct, "noise_pct", "noise", "%", "%.2f", "stdev / mean of the timed samples"),
     SP(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time at this size over end-to-end time"),
 };
