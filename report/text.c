@@ -74,10 +74,12 @@ static void header(ctx *x, const analysis *a)
                  (double)d->total_mem / (1024.0 * 1024 * 1024), drv, rt);
         fprintf(x->out, "GPU %-3d ", d->index);
         wrapped(x, 8, gpu);
-        fprintf(x->out, "        peaks: FP32 %s TFLOP/s, memory %s GB/s, link %s GB/s per direction",
-                fmt(x, b1, sizeof b1, &p->fp32_tflops, "%.1f", "FP32 peak"),
-                fmt(x, b2, sizeof b2, &p->hbm_gbps, "%.0f", "memory peak"),
-                fmt(x, b3, sizeof b3, &p->link_gbps, "%.1f", "link peak"));
+        fprintf(x->out, "        peaks: FP32 %s, memory %s, link %s",
+                fig(x, b1, sizeof b1, &device_peaks_table, p, "fp32_tflops", true),
+                fig(x, b2, sizeof b2, &device_peaks_table, p, "memory_gbps", true),
+                fig(x, b3, sizeof b3, &device_peaks_table, p, "link_gbps", true));
+        if (p->link_gbps.ok)
+            fputs(" per direction", x->out);
         if (d->pcie_gen > 0)
             fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
         fputc('\n', x->out);
@@ -151,6 +153,13 @@ static char stop_mark(const workload_run *w)
     }
 }
 
+/* The workload table's figures after R, in order; %peak and busy are the GPU's ("-" on the
+ * CPU), and the noise is followed by the mark of what ended sampling. */
+static const text_col workload_cols[] = {
+    {"kernel_ms", 9, false}, {"noise_pct", 6, true}, {"tflops", 7, false}, {"peak_pct", 6, false},
+    {"tflops_e2e", 8, false}, {"speedup_vs_cpu", 8, true}, {"busy_pct", 6, false}, {"speedup_vs_cpu_e2e", 8, true},
+};
+
 static void workload_table(ctx *x, const analysis *a)
 {
     if (a->nwl == 0)
@@ -165,7 +174,7 @@ static void workload_table(ctx *x, const analysis *a)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        char label[40], b[10][24];
+        char label[40];
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
         pass_heading(x, w, &last_pass);
@@ -182,18 +191,27 @@ static void workload_table(ctx *x, const analysis *a)
             fprintf(x->out, "%-" LABEL_W "s %serror%s (see Verification)\n", label, c(x, RED), c(x, RESET));
             continue;
         }
-        bool gpu = w->needs_gpu;
-        fprintf(x->out, "%-" LABEL_W "s %4d %9s %5s%%%c %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
-                fmt(x, b[0], 24, &r->kernel_ms, "%.3f", "kernel ms"),
-                fmt(x, b[1], 24, &r->noise_pct, noise_fmt(&r->noise_pct), "noise"), stop_mark(w),
-                fmt(x, b[2], 24, &r->tflops, "%.2f", "TFLOP/s"),
-                gpu ? fmt(x, b[3], 24, &r->peak_pct, "%.1f", "%peak") : "-",
-                fmt(x, b[4], 24, &r->tflops_e2e, "%.2f", "e2e TFLOP/s"),
-                fmt(x, b[5], 24, &r->speedup, "%.2f", "speedup"), r->speedup.ok ? "x" : " ",
-                gpu ? fmt(x, b[6], 24, &r->busy_pct, "%.1f", "busy%") : "-",
-                fmt(x, b[7], 24, &r->speedup_e2e, "%.2f", "e2e speedup"), r->speedup_e2e.ok ? "x" : " ");
+        fprintf(x->out, "%-" LABEL_W "s %4d", label, w->repeat);
+        for (size_t k = 0; k < sizeof workload_cols / sizeof workload_cols[0]; k++) {
+            const text_col *col = &workload_cols[k];
+            bool gpu_only = strcmp(col->key, "peak_pct") == 0 || strcmp(col->key, "busy_pct") == 0;
+            if (gpu_only && !w->needs_gpu)
+                fprintf(x->out, " %*s", col->width, "-");
+            else
+                fig_cell(x, &workload_metric_table, r, col);
+            if (strcmp(col->key, "noise_pct") == 0)
+                fputc(stop_mark(w), x->out);
+        }
+        fputc('\n', x->out);
     }
 }
+
+/* Per product, for each GPU workload that ran. */
+static const text_col copy_cols[] = {
+    {"h2d_ms", 7, false}, {"h2d_gbps", 6, false}, {"h2d_link_pct", 5, false}, {"d2h_ms", 7, false},
+    {"d2h_gbps", 6, false}, {"d2h_link_pct", 5, false}, {"kernel_ms", 9, false},
+    {"copy_compute_ratio_per_product", 9, false}, {"e2e_ms", 8, false},
+};
 
 static void copy_table(ctx *x, const analysis *a)
 {
@@ -212,22 +230,17 @@ static void copy_table(ctx *x, const analysis *a)
         const workload_run *w = r->w;
         if (!w->needs_gpu || w->status == WL_SKIPPED || w->status == WL_ERROR)
             continue;
-        char label[40], b[9][24];
+        char label[40];
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
-        fprintf(x->out, "%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s\n", label,
-                fmt(x, b[0], 24, &r->h2d_ms, "%.3f", "H2D ms"), fmt(x, b[1], 24, &r->h2d_gbps, "%.1f", "H2D GB/s"),
-                fmt(x, b[2], 24, &r->h2d_link_pct, "%.0f", "%link"),
-                fmt(x, b[3], 24, &r->d2h_ms, "%.3f", "D2H ms"), fmt(x, b[4], 24, &r->d2h_gbps, "%.1f", "D2H GB/s"),
-                fmt(x, b[5], 24, &r->d2h_link_pct, "%.0f", "%link"),
-                fmt(x, b[6], 24, &r->kernel_ms, "%.3f", "kernel ms"),
-                fmt(x, b[7], 24, &r->copy_compute_ratio, "%.2f", "copy:kern"),
-                fmt(x, b[8], 24, &r->e2e_ms, "%.3f", "e2e ms"));
+        fprintf(x->out, "%-" LABEL_W "s", label);
+        fig_cells(x, &workload_metric_table, r, copy_cols, (int)(sizeof copy_cols / sizeof copy_cols[0]));
+        fputc('\n', x->out);
     }
     char b1[24], b2[24];
-    fprintf(x->out, "fastest measured: H2D %s GB/s, D2H %s GB/s\n",
-            fmt(x, b1, sizeof b1, &a->best_h2d_gbps, "%.1f", "fastest H2D"),
-            fmt(x, b2, sizeof b2, &a->best_d2h_gbps, "%.1f", "fastest D2H"));
+    fprintf(x->out, "fastest measured: H2D %s, D2H %s\n",
+            fig(x, b1, sizeof b1, &run_metric_table, a, "fastest_h2d_gbps", true),
+            fig(x, b2, sizeof b2, &run_metric_table, a, "fastest_d2h_gbps", true));
 }
 
 static void verdicts(ctx *x, const analysis *a)
@@ -286,6 +299,7 @@ static void kernel_table(ctx *x, const analysis *a)
         for (int k = 0; k < r->nkernels; k++) {
             const kernel_summary *s = &r->kernels[k];
             char name[256], grid[24], block[24], regs[8] = "n/a", smem[16] = "n/a", occ[16], med[24], lim[32];
+            const metric_table *t = &kernel_summary_table;
             kernel_display_name(s->name, name, sizeof name);
             dims(s->grid, grid, sizeof grid);
             dims(s->block, block, sizeof block);
@@ -293,8 +307,8 @@ static void kernel_table(ctx *x, const analysis *a)
                 snprintf(regs, sizeof regs, "%d", s->registers);
                 bytes_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
             }
-            fmt(x, occ, sizeof occ, &s->occupancy_pct, "%.0f", "occupancy");
-            fmt(x, med, sizeof med, &s->median_ms, "%.3f", "kernel median");
+            fig(x, occ, sizeof occ, t, s, "occupancy_pct", false);
+            fig(x, med, sizeof med, t, s, "median_ms", false);
             /* A name longer than its column gets a line of its own, cut with a mark past it. */
             if (strlen(name) > 31) {
                 char line[128];
@@ -355,13 +369,14 @@ static void ladder_table(ctx *x, const analysis *a)
         }
         char ach[24] = "", bound[40] = "";
         if (ctr && r->bound != BOUND_NONE) {
-            fmt(x, ach, sizeof ach, &r->achieved_occupancy_pct, "%.1f", "achieved occupancy");
+            fig(x, ach, sizeof ach, &workload_metric_table, r, "achieved_occupancy_pct", false);
             snprintf(bound, sizeof bound, "%s", bound_name(r->bound));
         }
         fprintf(x->out, "%-17.17s %-4s %8s %6s %8s %-21s %5s %6s %s", w->name, precision_name(w->prec),
-                fmt(x, b[0], 24, &r->tflops, "%.2f", "TFLOP/s"), fmt(x, b[1], 24, &r->peak_pct, "%.1f", "%peak"),
-                fmt(x, b[2], 24, &r->vs_cublas_pct, "%.1f", "% of cuBLAS"), bar,
-                k ? fmt(x, b[3], 24, &k->occupancy_pct, "%.0f", "occupancy") : "-", blocks, lim);
+                fig(x, b[0], 24, &workload_metric_table, r, "tflops", false),
+                fig(x, b[1], 24, &workload_metric_table, r, "peak_pct", false),
+                fig(x, b[2], 24, &workload_metric_table, r, "vs_cublas_pct", false), bar,
+                k ? fig(x, b[3], 24, &kernel_summary_table, k, "occupancy_pct", false) : "-", blocks, lim);
         if (ctr)
             fprintf(x->out, "%*s %8s %s", 10 - (int)strlen(lim), "", ach, bound);
         fputc('\n', x->out);

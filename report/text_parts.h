@@ -28,8 +28,6 @@ typedef struct {
 const char *c(const ctx *x, const char *code);
 /* Notes "what: why" once for the footer. */
 void note_na(ctx *x, const char *what, const metric *m);
-/* A metric as text: the value in f, or "n/a" with the reason noted for the footer. */
-const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what);
 /* Figure key of row as the registry formats it (table t), with its unit when unit, or "n/a" with
  * the reason noted for the footer under the registry's label. The way every figure is printed. */
 const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void *row, const char *key, bool unit);
@@ -48,8 +46,6 @@ void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *c
 /* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
-/* The format of a noise in %: two decimals under 10, one under 100, none above (fits 5 columns). */
-const char *noise_fmt(const metric *m);
 void bytes_str(int b, char *buf, size_t len);
 /* s in width columns: cut with "..." when longer, so a cut is never silent. */
 void clipped(const char *s, int width, char *buf, size_t len);

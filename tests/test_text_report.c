@@ -244,7 +244,10 @@ static void header_names_the_run(void **state)
     snprintf(want, sizeof want, "%d SMs", d->sm_count);
     assert_non_null(strstr(gpu, want));
     free(gpu);
-    snprintf(want, sizeof want, "peaks: FP32 %.1f TFLOP/s", r.a.peaks[0].fp32_tflops.v);
+    const metric_def *fp32 = metric_find(&device_peaks_table, "fp32_tflops");
+    char peak[32];
+    metric_format(fp32, &r.a.peaks[0].fp32_tflops, true, peak, sizeof peak);
+    snprintf(want, sizeof want, "peaks: FP32 %s,", peak);
     assert_contains(r.plain, want);
     char *blas = line_starting(r.plain, "BLAS");
     assert_non_null(blas);
@@ -258,33 +261,46 @@ static void header_names_the_run(void **state)
     free_rendered(&r);
 }
 
-/* Each workload that ran has its row, and the row shows the analysis's figures as formatted. */
+/* Figure key of a workload as the registry formats it, without its unit (a static copy). */
+static const char *registry_text(const workload_metrics *w, const char *key)
+{
+    static char buf[48];
+    const metric_def *d;
+    const metric *m = metric_get(&workload_metric_table, w, key, &d);
+    assert_non_null(m);
+    metric_format(d, m, false, buf, sizeof buf);
+    return buf;
+}
+
+/* Each workload that ran has its row, and the row shows the analysis's figures as the registry
+ * formats them. */
 static void check_rows(const rendered *r)
 {
     char *sec = section(r->plain, "Workloads");
     assert_non_null(sec);
     for (int i = 0; i < r->a.nwl; i++) {
         const workload_metrics *w = &r->a.wl[i];
-        char prefix[64], want[32];
+        char prefix[64];
         snprintf(prefix, sizeof prefix, "%-17s %-8s", w->w->name,
                  !w->w->needs_gpu ? "host" : w->w->host_memory == MEM_PINNED ? "pinned" : "pageable");
         char *row = line_starting(sec, prefix);
         if (!row)
             fail_msg("no row for '%s'", prefix);
         assert_int_equal(atoi(field_of(row, 2)), w->w->repeat);
-        snprintf(want, sizeof want, "%.3f", w->kernel_ms.v);
-        assert_string_equal(field_of(row, 3), want);
-        snprintf(want, sizeof want, "%.2f", w->tflops.v);
-        assert_string_equal(field_of(row, 5), want);
+        assert_string_equal(field_of(row, 3), registry_text(w, "kernel_ms"));
+        assert_string_equal(field_of(row, 5), registry_text(w, "tflops"));
+        /* The noise with its unit, then the mark of what ended sampling. */
+        char noise[64];
+        snprintf(noise, sizeof noise, "%s%%", registry_text(w, "noise_pct"));
+        if (w->noise_pct.ok)
+            assert_true(strncmp(field_of(row, 4), noise, strlen(noise)) == 0);
         /* %peak: n/a for TF32 (with its reason in the footer), "-" on the CPU. */
-        if (!w->w->needs_gpu) {
+        if (!w->w->needs_gpu)
             assert_string_equal(field_of(row, 6), "-");
-        } else if (w->peak_pct.ok) {
-            snprintf(want, sizeof want, "%.1f", w->peak_pct.v);
-            assert_string_equal(field_of(row, 6), want);
-        } else {
-            assert_string_equal(field_of(row, 6), "n/a");
-        }
+        else
+            assert_string_equal(field_of(row, 6), registry_text(w, "peak_pct"));
+        if (!w->peak_pct.ok)
+            assert_string_equal(field_of(row, 6), w->w->needs_gpu ? "n/a" : "-");
         free(row);
     }
     free(sec);
@@ -303,7 +319,7 @@ static void rows_show_the_analysis(void **state)
 }
 
 /* Every "n/a" in the tables has a line under "Not available" that gives a reason, and the
- * reasons the analysis gave are those printed. */
+ * reasons the analysis gave are those printed, under the figure's registry label. */
 static void check_na(const rendered *r)
 {
     char *na = section(r->plain, "Not available");
@@ -325,11 +341,13 @@ static void check_na(const rendered *r)
         const workload_metrics *w = &r->a.wl[i];
         char want[200];
         if (w->w->needs_gpu && !w->peak_pct.ok) {
-            snprintf(want, sizeof want, "n/a %%peak: %s", w->peak_pct.why);
+            snprintf(want, sizeof want, "n/a %s: %s", metric_find(&workload_metric_table, "peak_pct")->label,
+                     w->peak_pct.why);
             assert_contains(na, want);
         }
         if (!w->speedup.ok) {
-            snprintf(want, sizeof want, "n/a speedup: %s", w->speedup.why);
+            snprintf(want, sizeof want, "n/a %s: %s", metric_find(&workload_metric_table, "speedup_vs_cpu")->label,
+                     w->speedup.why);
             assert_contains(na, want);
         }
     }
@@ -359,7 +377,7 @@ static void na_lines_carry_reasons(void **state)
     free_rendered(&r);
     render_run(&r, sample_path(), drop_cpu);
     check_na(&r);
-    assert_contains(r.plain, "n/a speedup: cpu-openblas did not run");
+    assert_contains(r.plain, "n/a vs CPU: cpu-openblas did not run");
     free_rendered(&r);
 }
 
