@@ -8,7 +8,10 @@
 #include "text_parts.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "strbuf.h"
 
 /* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
  * its host memory. */
@@ -22,58 +25,60 @@ static void row_label(const workload_run *w, char *buf, size_t len)
              w->needs_gpu ? (w->host_memory == MEM_PINNED ? "pinned" : "pageable") : "host");
 }
 
+/* A CUDA version as CUDA encodes it (13000 = 13.0). */
 static void version_str(int v, char *buf, size_t len)
 {
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* Prints a header line of facts joined in b (nothing when none was known), then frees b. */
+static void fact_line(ctx *x, const char *lead, strbuf *b)
+{
+    char *s = sb_finish(b);
+    if (s && s[0]) {
+        fputs(lead, x->out);
+        wrapped(x, 8, s);
+    }
+    free(s);
+}
 
-static void header(ctx *x, const analysis *a)
+/* What the run's record knows of a GPU, each fact only where it is known: an import may lack the
+ * clock or the versions, a profiled program the runtime's, an AMD GPU has no compute capability. */
+static void device_facts(const device_info *d, strbuf *b)
+{
+    sb_add(b, d->name);
+    if (d->cc_major > 0)
+        sb_printf(b, ", sm_%d%d", d->cc_major, d->cc_minor);
+    if (d->sm_count > 0)
+        sb_printf(b, ", %d SMs", d->sm_count);
+    if (d->clock_khz > 0)
+        sb_printf(b, "%s %d MHz", d->sm_count > 0 ? " at" : ", SM clock", d->clock_khz / 1000);
+    if (d->total_mem > 0)
+        sb_printf(b, ", %.1f GiB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+    char v[16];
+    if (d->driver_version > 0) {
+        version_str(d->driver_version, v, sizeof v);
+        sb_printf(b, ", driver %s", v);
+    }
+    if (d->runtime_version > 0) {
+        version_str(d->runtime_version, v, sizeof v);
+        sb_printf(b, ", runtime %s", v);
+    }
+}
+
+static void device_lines(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->source == SOURCE_BUILTIN)
-    {
-        char sizes[64] = "";
-        int lo = m->builtin.n, hi = m->builtin.n;
-        for (int i = 0; i < m->builtin.nsizes; i++) {
-            lo = m->builtin.sizes[i] < lo ? m->builtin.sizes[i] : lo;
-            hi = m->builtin.sizes[i] > hi ? m->builtin.sizes[i] : hi;
-        }
-        if (m->builtin.nsizes > 0)
-            snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->builtin.nsizes);
-        char line[256];
-        snprintf(line, sizeof line, "C = A x B, n = %d%s, FP32 row-major, seed %llu, %s", lo, sizes,
-                 (unsigned long long)m->builtin.seed, m->started_at);
-        fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
-        wrapped(x, 9 + (int)strlen(m->tool_version), line);
-        if (m->builtin.max_noise_pct > 0)
-            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->builtin.max_noise_pct,
-                    m->builtin.max_time_s, m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
-        else if (m->builtin.cold_l2)
-            fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
-    }
-    else {
-        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
-                                           [SOURCE_NSYS] = "Nsight Systems export",
-                                           [SOURCE_PROFILE] = "profile"};
-        char line[512];
-        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
-                 m->started_at[0] ? ", recorded " : "", m->started_at);
-        fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
-        wrapped(x, 9 + (int)strlen(m->tool_version), line);
-    }
     for (int i = 0; i < m->ndevices; i++) {
         const device_info *d = &m->devices[i];
         const device_peaks *p = &a->peaks[i];
-        char drv[16], rt[16], b1[32], b2[32], b3[32], gpu[320];
-        version_str(d->driver_version, drv, sizeof drv);
-        version_str(d->runtime_version, rt, sizeof rt);
+        char lead[16], b1[32], b2[32], b3[32];
+        strbuf b;
+        sb_init(&b);
+        device_facts(d, &b);
         /* Wrapped: some GPUs' names alone take half the width. */
-        snprintf(gpu, sizeof gpu, "%s, sm_%d%d, %d SMs at %d MHz, %.1f GiB, driver %s, runtime %s", d->name,
-                 d->cc_major, d->cc_minor, d->sm_count, d->clock_khz / 1000,
-                 (double)d->total_mem / (1024.0 * 1024 * 1024), drv, rt);
-        fprintf(x->out, "GPU %-3d ", d->index);
-        wrapped(x, 8, gpu);
+        snprintf(lead, sizeof lead, "GPU %-3d ", d->index);
+        fact_line(x, lead, &b);
         fprintf(x->out, "        peaks: FP32 %s, memory %s, link %s",
                 fig(x, b1, sizeof b1, &device_peaks_table, p, "fp32_tflops", true),
                 fig(x, b2, sizeof b2, &device_peaks_table, p, "memory_gbps", true),
@@ -84,34 +89,94 @@ static void header(ctx *x, const analysis *a)
             fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
         fputc('\n', x->out);
     }
-    if (m->source != SOURCE_BUILTIN) {
-        char line[640];
+}
+
+/* The machine, where the source knows it (the built-in run and mmprof profile read it; a trace
+ * does not name it). */
+static void host_line(ctx *x, const host_info *h)
+{
+    if (!h->known)
+        return;
+    strbuf b;
+    sb_init(&b);
+    sb_add(&b, h->cpu_model);
+    if (h->logical_cores > 0)
+        sb_printf(&b, "%s%d logical cores", b.len ? ", " : "", h->logical_cores);
+    if (h->has_avx512f || h->has_avx2)
+        sb_printf(&b, "%s%s", b.len ? ", " : "", h->has_avx512f ? "AVX-512" : "AVX2");
+    if (h->os[0])
+        sb_printf(&b, "%s%s", b.len ? ", " : "", h->os);
+    fact_line(x, "Host    ", &b);
+}
+
+/* The built-in CPU workload's library, each fact where it was read. */
+static void blas_lines(ctx *x, const blas_info *l)
+{
+    strbuf b;
+    sb_init(&b);
+    bool facts = l->version[0] || l->core[0] || l->threads > 0;
+    if (facts) {
+        sb_add(&b, "OpenBLAS");
+        if (l->version[0])
+            sb_printf(&b, " %s", l->version);
+        if (l->core[0])
+            sb_printf(&b, ", core %s", l->core);
+        if (l->threads > 0)
+            sb_printf(&b, ", %d thread%s", l->threads, l->threads == 1 ? "" : "s");
+    }
+    fact_line(x, "BLAS    ", &b);
+    /* The library's path on a line of its own: wrapped after "threads," it left a dangling comma. */
+    if (l->library[0]) {
+        fputs(facts ? "        " : "BLAS    ", x->out);
+        wrapped(x, 8, l->library);
+    }
+}
+
+static void header(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    char line[640];
+    if (m->source == SOURCE_BUILTIN) {
+        char sizes[64] = "";
+        int lo = m->builtin.n, hi = m->builtin.n;
+        for (int i = 0; i < m->builtin.nsizes; i++) {
+            lo = m->builtin.sizes[i] < lo ? m->builtin.sizes[i] : lo;
+            hi = m->builtin.sizes[i] > hi ? m->builtin.sizes[i] : hi;
+        }
+        if (m->builtin.nsizes > 0)
+            snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->builtin.nsizes);
+        char size[96] = "";
+        if (lo > 0)
+            snprintf(size, sizeof size, ", n = %d%s", lo, sizes);
+        snprintf(line, sizeof line, "C = A x B%s, FP32 row-major, seed %llu, %s", size,
+                 (unsigned long long)m->builtin.seed, m->started_at);
+    } else {
+        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
+                                           [SOURCE_NSYS] = "Nsight Systems export",
+                                           [SOURCE_PROFILE] = "profile"};
+        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
+                 m->started_at[0] ? ", recorded " : "", m->started_at);
+    }
+    fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
+    wrapped(x, 9 + (int)strlen(m->tool_version), line);
+    if (m->source == SOURCE_BUILTIN) {
+        if (m->builtin.max_noise_pct > 0)
+            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->builtin.max_noise_pct,
+                    m->builtin.max_time_s, m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
+        else if (m->builtin.cold_l2)
+            fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
+    }
+    device_lines(x, a);
+    host_line(x, &m->host);
+    if (m->source == SOURCE_BUILTIN)
+        blas_lines(x, &m->builtin.blas);
+    const collection_info *ci = &m->collection;
+    if (m->source != SOURCE_BUILTIN)
         snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
                                     "%d process%s, %d thread%s",
                  m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",
                  m->nprocesses, m->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
-        fputs("Timing  ", x->out);
-        wrapped(x, 8, line);
-        return;
-    }
-    const host_info *h = &m->host;
-    const blas_info *l = &m->builtin.blas;
-    char line[640];
-    snprintf(line, sizeof line, "%s, %d logical cores%s, %s", h->cpu_model, h->logical_cores,
-             h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
-    fputs("Host    ", x->out);
-    wrapped(x, 8, line);
-    /* The library's path on a line of its own: wrapped after "threads," it left a dangling comma. */
-    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads", l->version[0] ? l->version : "?",
-             l->core[0] ? l->core : "?", l->threads);
-    fputs("BLAS    ", x->out);
-    wrapped(x, 8, line);
-    if (l->library[0]) {
-        fputs("        ", x->out);
-        wrapped(x, 8, l->library);
-    }
-    const collection_info *ci = &m->collection;
-    if (ci->source == TIMING_CUPTI)
+    else if (ci->source == TIMING_CUPTI)
         snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
                                     "flush %.1f ms). CPU: host clock", ci->cupti_version,
                  (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);

@@ -411,6 +411,60 @@ static void warnings_shown(void **state)
     free_rendered(&r);
 }
 
+/* What a source may not record: a device without clock, memory size, compute capability (an AMD
+ * GPU), driver or runtime version; no host; a BLAS whose version and threads were not read. */
+static void facts_unknown(run_model *m)
+{
+    device_info *d = &m->devices[0];
+    d->clock_khz = 0;
+    d->total_mem = 0;
+    d->cc_major = d->cc_minor = 0;
+    d->driver_version = d->runtime_version = 0;
+    m->host.known = false;
+    m->builtin.blas.version[0] = '\0';
+    m->builtin.blas.threads = 0;
+}
+
+/* A fact the run does not hold is left out, never printed as 0 or "?"; the others stay. */
+static void unknown_facts_left_out(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), facts_unknown);
+    assert_fits(r.plain);
+    char *gpu = line_starting(r.plain, "GPU 0");
+    assert_non_null(gpu);
+    char want[160];
+    snprintf(want, sizeof want, "GPU 0   %s, %d SMs", r.m.devices[0].name, r.m.devices[0].sm_count);
+    assert_string_equal(gpu, want);
+    free(gpu);
+    /* The first GPU's SM clock is the FP32 peak's: n/a, with its reason under the tables. */
+    char *peaks = line_starting(r.plain, "        peaks: FP32 n/a, memory ");
+    assert_non_null(peaks);
+    free(peaks);
+    snprintf(want, sizeof want, "n/a %s: %s", metric_find(&device_peaks_table, "fp32_tflops")->label,
+             r.a.peaks[0].fp32_tflops.why);
+    assert_contains(r.plain, want);
+    /* The second GPU still shows all it has. */
+    gpu = line_starting(r.plain, "GPU 1");
+    assert_non_null(gpu);
+    assert_non_null(strstr(gpu, " MHz, "));
+    assert_non_null(strstr(gpu, ", runtime "));
+    free(gpu);
+    assert_false(has_line_starting(r.plain, "Host"));
+    char *blas = line_starting(r.plain, "BLAS");
+    assert_non_null(blas);
+    snprintf(want, sizeof want, "BLAS    OpenBLAS, core %s", r.m.builtin.blas.core);
+    assert_string_equal(blas, want);
+    free(blas);
+    static const char *const placeholders[] = {"?", "unknown CPU", " 0 MHz", "sm_00", " 0 threads", "driver 0.0",
+                                               "runtime 0.0", " 0.0 GiB"};
+    for (size_t i = 0; i < sizeof placeholders / sizeof placeholders[0]; i++)
+        if (strstr(r.plain, placeholders[i]))
+            fail_msg("the report shows '%s'", placeholders[i]);
+    free_rendered(&r);
+}
+
 /* ---------- spoilt runs ---------- */
 
 /* What a run on a machine without a GPU records: the GPU workloads skipped, with the reason. */
@@ -643,6 +697,7 @@ int main(void)
         cmocka_unit_test(rows_show_the_analysis),
         cmocka_unit_test(na_lines_carry_reasons),
         cmocka_unit_test(warnings_shown),
+        cmocka_unit_test(unknown_facts_left_out),
         cmocka_unit_test(skipped_gpu_workloads),
         cmocka_unit_test(failed_workload),
         cmocka_unit_test(long_texts_wrap),
