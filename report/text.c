@@ -1,8 +1,10 @@
 /* The terminal report. Reads only the analysis (and through it the model).
  *
- * Layout, top to bottom: header (run, GPU, host, BLAS, timing source), the workload table, the
- * copy-versus-compute table, verification and verdicts, the kernel table, where mmprof's own
- * time went, figures that could not be had (each reason once), warnings. */
+ * Layout, top to bottom: the header (run, GPU, host, BLAS, timing source); the sections the run
+ * has data for (sections.h), in the order of builtin_parts or timeline_parts below (summary,
+ * workloads, copy versus compute, verification and verdicts, kernels, ladder, counters, the
+ * timeline's regions, where mmprof's own time went); the figures that could not be had (each
+ * reason once); the warnings. */
 #include "text.h"
 
 #include "text_parts.h"
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sections.h"
 #include "strbuf.h"
 
 /* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
@@ -227,8 +230,6 @@ static const text_col workload_cols[] = {
 
 static void workload_table(ctx *x, const analysis *a)
 {
-    if (a->nwl == 0)
-        return;
     fprintf(x->out, "\n%sWorkloads%s  one product: kernel = median of the R timed launches; "
                     "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "noise = stdev / mean of the R samples; t: --max-time ended sampling, c: the cap, "
@@ -280,11 +281,6 @@ static const text_col copy_cols[] = {
 
 static void copy_table(ctx *x, const analysis *a)
 {
-    bool any = false;
-    for (int i = 0; i < a->nwl; i++)
-        any |= a->wl[i].w->needs_gpu && a->wl[i].w->status != WL_SKIPPED;
-    if (!any)
-        return;
     fprintf(x->out, "\n%sCopy versus compute%s  per product; %%link is GB/s over the link's ceiling\n",
             c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "H2D ms",
@@ -310,8 +306,6 @@ static void copy_table(ctx *x, const analysis *a)
 
 static void verdicts(ctx *x, const analysis *a)
 {
-    if (a->nwl == 0)
-        return;
     fprintf(x->out, "\n%sVerification and verdicts%s  relative Frobenius error against an FP64 "
                     "OpenBLAS product\n", c(x, BOLD), c(x, RESET));
     int last_n = 0;
@@ -451,8 +445,6 @@ static void ladder_table(ctx *x, const analysis *a)
 static void tool_time(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->builtin.ntool_phases == 0)
-        return;
     fprintf(x->out, "\n%smmprof's own time%s ", c(x, BOLD), c(x, RESET));
     int col = 18;
     for (int i = 0; i < m->builtin.ntool_phases; i++) {
@@ -478,8 +470,6 @@ static void tool_time(ctx *x, const analysis *a)
 /* The answer first: the analysis's findings, heaviest first, one numbered paragraph each. */
 static void summary(ctx *x, const analysis *a)
 {
-    if (a->nsummary == 0)
-        return;
     fprintf(x->out, "\n%sSummary%s\n", c(x, BOLD), c(x, RESET));
     for (int i = 0; i < a->nsummary; i++) {
         fprintf(x->out, "%2d. ", i + 1);
@@ -487,23 +477,49 @@ static void summary(ctx *x, const analysis *a)
     }
 }
 
-static void footer(ctx *x, const analysis *a)
+/* Every figure that could not be had, each reason once: after the tables that noted them. */
+static void not_available(ctx *x)
 {
-    if (x->nna > 0) {
-        fprintf(x->out, "\n%sNot available%s\n", c(x, BOLD), c(x, RESET));
-        for (int i = 0; i < x->nna; i++) {
-            fputs("  n/a ", x->out);
-            wrapped(x, 6, x->na[i]);
-        }
-    }
-    if (a->nwarnings > 0) {
-        fprintf(x->out, "\n%sWarnings%s\n", c(x, BOLD), c(x, RESET));
-        for (int i = 0; i < a->nwarnings; i++) {
-            fprintf(x->out, "  %s!%s ", c(x, YELLOW), c(x, RESET));
-            wrapped(x, 4, a->warnings[i]);
-        }
+    if (x->nna == 0)
+        return;
+    fprintf(x->out, "\n%sNot available%s\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < x->nna; i++) {
+        fputs("  n/a ", x->out);
+        wrapped(x, 6, x->na[i]);
     }
 }
+
+static void warnings(ctx *x, const analysis *a)
+{
+    fprintf(x->out, "\n%sWarnings%s\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < a->nwarnings; i++) {
+        fprintf(x->out, "  %s!%s ", c(x, YELLOW), c(x, RESET));
+        wrapped(x, 4, a->warnings[i]);
+    }
+}
+
+/* A part of the report and the section whose data it shows (sections.h decides whether the run
+ * has it); a section may have more than one part (the workloads' table and their verification). */
+typedef struct {
+    section_id section;
+    void (*render)(ctx *x, const analysis *a);
+} text_part;
+
+/* A built-in run leads with its workloads; the run as a timeline follows its GPU tables. */
+static const text_part builtin_parts[] = {
+    {SEC_FINDINGS, summary},       {SEC_SWEEP, text_sweep},       {SEC_WORKLOADS, workload_table},
+    {SEC_DEVICES, text_devices},   {SEC_COPIES, copy_table},      {SEC_WORKLOADS, verdicts},
+    {SEC_KERNELS, kernel_table},   {SEC_LADDER, ladder_table},    {SEC_COUNTERS, text_counters},
+    {SEC_REGIONS, text_regions},   {SEC_RANKS, text_ranks},       {SEC_TOOL_TIME, tool_time},
+};
+
+/* A timeline (a profiled program, an imported trace) leads with its regions and ranks. */
+static const text_part timeline_parts[] = {
+    {SEC_FINDINGS, summary},       {SEC_SWEEP, text_sweep},       {SEC_REGIONS, text_regions},
+    {SEC_RANKS, text_ranks},       {SEC_WORKLOADS, workload_table}, {SEC_DEVICES, text_devices},
+    {SEC_COPIES, copy_table},      {SEC_WORKLOADS, verdicts},     {SEC_KERNELS, kernel_table},
+    {SEC_LADDER, ladder_table},    {SEC_COUNTERS, text_counters}, {SEC_TOOL_TIME, tool_time},
+};
 
 void render_text(const analysis *a, FILE *out, bool color)
 {
@@ -512,21 +528,13 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
-    summary(&x, a);
-    text_sweep(&x, a);
-    if (a->m->source != SOURCE_BUILTIN) {
-        text_regions(&x, a);
-        text_ranks(&x, a);
-    }
-    workload_table(&x, a);
-    text_devices(&x, a);
-    copy_table(&x, a);
-    verdicts(&x, a);
-    kernel_table(&x, a);
-    ladder_table(&x, a);
-    text_counters(&x, a);
-    if (a->m->source == SOURCE_BUILTIN)
-        text_regions(&x, a);
-    tool_time(&x, a);
-    footer(&x, a);
+    bool builtin = a->m->source == SOURCE_BUILTIN;
+    const text_part *parts = builtin ? builtin_parts : timeline_parts;
+    size_t nparts = builtin ? sizeof builtin_parts / sizeof builtin_parts[0] : sizeof timeline_parts / sizeof timeline_parts[0];
+    for (size_t i = 0; i < nparts; i++)
+        if (section_shown(a, parts[i].section))
+            parts[i].render(&x, a);
+    not_available(&x);
+    if (section_shown(a, SEC_WARNINGS))
+        warnings(&x, a);
 }

@@ -46,8 +46,6 @@ static void launch_counters(ctx *x, const analysis *a)
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (!m->counters.asked)
-        return;
     if (m->source == SOURCE_PROFILE) {
         fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
         if (m->nlaunch_counters == 0)

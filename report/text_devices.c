@@ -90,8 +90,6 @@ static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
 void text_devices(ctx *x, const analysis *a)
 {
     const devices_analysis *d = a->devices;
-    if (!d)
-        return;
     passes(x, d);
     tflops(x, d);
     peer_matrix(x, a->m, d);

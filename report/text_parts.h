@@ -52,6 +52,9 @@ void clipped(const char *s, int width, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
 
+/* The sections other files write, each called by render_text only where section_shown says the
+ * run has its data (sections.h). */
+
 /* text_regions.c: the timeline's regions, with kernel and copy tables for timelines that are
  * not built-in runs. */
 void text_regions(ctx *x, const analysis *a);

@@ -71,8 +71,6 @@ static void straggler_table_text(ctx *x, const rank_analysis *ra)
 void text_ranks(ctx *x, const analysis *a)
 {
     const rank_analysis *ra = a->ranks;
-    if (!ra)
-        return;
     /* The window is the job's, the same on every row: the first row's figure. */
     char window[32] = "n/a";
     if (ra->nrows > 0)

@@ -75,8 +75,6 @@ static void tflops_table(ctx *x, const sweep_analysis *s, double max_noise)
 void text_sweep(ctx *x, const analysis *a)
 {
     const sweep_analysis *s = a->sweep;
-    if (!s)
-        return;
     char line[1024];
     sweep_headline(s, line, sizeof line);
     fprintf(x->out, "\n%sSweep%s  ", c(x, BOLD), c(x, RESET));

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "sections.h"
 #include "test_support.h"
 #include "text.h"
 #include "verify.h"
@@ -687,6 +688,73 @@ static void nsys_tables_for_a_built_run(void **state)
     free_rendered(&r);
 }
 
+/* ---------- sections by their data ---------- */
+
+/* The line each section's text opens with (after a blank line). */
+static const struct {
+    section_id id;
+    const char *heading;
+} headings[] = {
+    {SEC_FINDINGS, "Summary\n"},          {SEC_SWEEP, "Sweep  "},
+    {SEC_DEVICES, "GPUs  "},               {SEC_WORKLOADS, "Workloads  "},
+    {SEC_COPIES, "Copy versus compute  "}, {SEC_KERNELS, "Kernels  "},
+    {SEC_LADDER, "Ladder  "},              {SEC_COUNTERS, "Hardware counters  "},
+    {SEC_REGIONS, "Timeline  "},           {SEC_TOOL_TIME, "mmprof's own time "},
+    {SEC_WARNINGS, "Warnings\n"},
+};
+
+/* Every section the text has a heading for is printed exactly when sections.h says the run has
+ * its data; the ranks' heading says ranks or processes. */
+static void check_sections(const analysis *a, const char *text, const char *what)
+{
+    for (size_t i = 0; i < sizeof headings / sizeof headings[0]; i++) {
+        char at[64];
+        snprintf(at, sizeof at, "\n\n%s", headings[i].heading);
+        bool shown = section_shown(a, headings[i].id), printed = strstr(text, at) != NULL;
+        if (shown != printed)
+            fail_msg("%s: the section headed '%.*s' (%s) is %s but %s", what, (int)strcspn(headings[i].heading, "\n"),
+                     headings[i].heading, section_of(headings[i].id)->key, shown ? "shown" : "not shown",
+                     printed ? "printed" : "not printed");
+    }
+    bool ranks = strstr(text, "\n\nRanks  ") || strstr(text, "\n\nProcesses  ");
+    if (ranks != section_shown(a, SEC_RANKS))
+        fail_msg("%s: the ranks section %s", what, ranks ? "is printed without ranks" : "is missing");
+}
+
+static void check_sections_of(const char *path)
+{
+    rendered r;
+    render_run(&r, path, NULL);
+    check_sections(&r.a, r.plain, path);
+    free_rendered(&r);
+}
+
+/* Built-in runs (one size, a sweep, every GPU, with counters, under Nsight Compute and Nsight
+ * Systems), profiled programs (with counters, a job of two ranks) and one made here. */
+static void sections_shown_by_their_data(void **state)
+{
+    const char *dir = *state;
+    static const char *const runs[] = {"samples/h200-2048.json", NCU_SAMPLE, NSYS_SAMPLE, "samples/h200-2048-counters.json",
+                                       "samples/h200-profile-cuda.json", "samples/h200-profile-counters.json"};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        check_sections_of(runs[i]);
+    static const char *const packed[] = {"h200-sweep-64-8192", "h200x2-devices-2048", "h200-ddp-torchrun"};
+    for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++) {
+        char *path = unxz_committed(packed[i], dir);
+        assert_non_null(path);
+        check_sections_of(path);
+        free(path);
+    }
+    rendered r;
+    small_profiled_run(&r.m);
+    assert_true(analyze(&r.m, &r.a));
+    r.plain = render(&r.a, false);
+    r.color = render(&r.a, true);
+    check_sections(&r.a, r.plain, "a profiled program");
+    assert_false(has_line_starting(r.plain, "BLAS"));
+    free_rendered(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +772,7 @@ int main(void)
         cmocka_unit_test(long_names_whole),
         cmocka_unit_test(long_kernel_name_cut_with_a_mark),
         cmocka_unit_test(nsys_tables_for_a_built_run),
+        cmocka_unit_test_setup_teardown(sections_shown_by_their_data, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests_name("text report", tests, NULL, NULL);
 }
