@@ -63,6 +63,7 @@ extern const metric_table run_metric_table;       /* analysis (analysis.h): the 
 extern const metric_table devices_run_table;      /* devices_analysis (devices.h): a --devices run as a whole */
 extern const metric_table stream_table;           /* stream_metrics (overlap.h) */
 extern const metric_table range_group_table;      /* range_group (range_groups.h) */
+extern const metric_table compare_row_table;      /* cmp_row (compare.h): one figure of two runs compared */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {

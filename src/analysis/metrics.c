@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "compare.h"
 #include "ranks.h"
 #include "devices.h"
 #include "regions.h"
@@ -309,11 +310,21 @@ static const metric_def devices_run_defs[] = {
 };
 TABLE(devices_run_table, "gpus", devices_run_defs);
 
+/* mmprof compare: what it adds to each figure it compares (the figure itself keeps its own
+ * definition). The noise is the timed samples' noise, in the format every report gives it. */
+#define CR(field, key, label, unit, fmt, what) DEF(cmp_row, field, key, label, unit, fmt, what)
+static const metric_def compare_row_defs[] = {
+    CR(change_pct, "change_pct", "change", "%", "%+.1f", "(new - base) / base"),
+    CR(noise_base, "noise_base_pct", "noise base", "%", "%.2f", "stdev / mean of the base run's timed samples"),
+    CR(noise_new, "noise_new_pct", "noise new", "%", "%.2f", "stdev / mean of the new run's timed samples"),
+};
+TABLE(compare_row_table, "compare", compare_row_defs);
+
 const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
     &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
     &device_workload_table, &device_aggregate_table, &device_pass_table, &peer_table, &launch_counter_table,
     &busy_span_table, &run_metric_table, &devices_run_table, &stream_table,
-    &range_group_table,
+    &range_group_table, &compare_row_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);
