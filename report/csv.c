@@ -13,7 +13,8 @@
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
- * Numbers are written with 10 significant digits, not the text report's rounding. */
+ * Numbers are written as the registry writes data (metric_format_data: 10 significant digits),
+ * not with the text report's rounding. */
 #include "csv.h"
 
 #include <stdio.h>
@@ -116,9 +117,9 @@ static void row(strbuf *b, row_kind kind, const ids *id, const void *figures)
             sb_add(b, ",");
             if (k != (int)kind)
                 continue;
-            const metric *m = metric_of(figures, &t->defs[i]);
-            if (m->ok)
-                sb_printf(b, "%.10g", m->v);
+            char v[40];
+            metric_format_data(metric_of(figures, &t->defs[i]), v, sizeof v);
+            sb_add(b, v);
         }
     }
     sb_add(b, "\r\n");

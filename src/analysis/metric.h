@@ -85,5 +85,9 @@ const metric *metric_get(const metric_table *t, const void *row, const char *key
  * With the unit, bytes ("B") are shown with a decimal prefix and three significant digits
  * ("67.1 MB"), as every output shows them; without it, as the format says. */
 void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len);
+/* The value as data for another program (the CSV): ten significant digits whatever the figure's
+ * display format, so a spreadsheet gets what analysis computed, not the report's rounding; ""
+ * when not measured (the reason is the JSON's). */
+void metric_format_data(const metric *m, char *buf, size_t len);
 
 #endif
