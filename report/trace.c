@@ -572,7 +572,11 @@ static void write_doc(trace *t, strbuf *b)
     sb_json(b, m->command_line ? m->command_line : "");
     sb_add(b, "\",\"started_at\":\"");
     sb_json(b, m->started_at);
-    sb_printf(b, "\",\"n\":%d,\"time_origin\":\"the run's start; times in microseconds\"}}\n", m->builtin.n);
+    sb_add(b, "\"");
+    /* The matrix size is a built-in run's; other sources have none to give. */
+    if (m->source == SOURCE_BUILTIN && m->builtin.n > 0)
+        sb_printf(b, ",\"n\":%d", m->builtin.n);
+    sb_add(b, ",\"time_origin\":\"the run's start; times in microseconds\"}}\n");
 }
 
 /* Tids: the host's threads in key order, then each GPU's; each lane its own tid. */

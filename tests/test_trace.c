@@ -280,6 +280,9 @@ static void events_carry_their_figures(void **state)
         }
     }
     assert_true(saw_kernel && saw_copy);
+    /* The run's matrix size, which only a built-in run has. */
+    double n;
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(doc, "otherData"), "n", &n) && n == m.builtin.n);
     events_clear(&ev);
     cJSON_Delete(doc);
     model_free(&m);
@@ -357,7 +360,8 @@ static int count_ph(cJSON *events, const char *ph)
 
 /* A profiled program: its own events and its NVTX range are in the trace, API calls read without
  * their version suffix, each launch has a flow arrow to its kernel or copy (11 kernels and one
- * copy, all launched by recorded calls), and the GPU has a busy counter. */
+ * copy, all launched by recorded calls), the GPU has a busy counter, and no matrix size is
+ * claimed. */
 static void timeline_events_flows_and_counter(void **state)
 {
     (void)state;
@@ -409,6 +413,8 @@ static void timeline_events_flows_and_counter(void **state)
     }
     assert_true(counters >= 3);
     assert_close(last, 0, 0);
+    /* A program has no matrix size: none is given, rather than 0. */
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "otherData"), "n"));
     cJSON_Delete(doc);
     model_free(&m);
 }
