@@ -130,13 +130,15 @@ static void copies_by_kind(ctx *x, const region_metrics *r)
 {
     if (r->nflows == 0)
         return;
-    fprintf(x->out, "\n%sCopies%s  by direction and host memory kind\n", c(x, BOLD), c(x, RESET));
+    fprintf(x->out, "\n%sCopies%s  by direction and host memory kind, then memsets by the memory they set\n", c(x, BOLD),
+            c(x, RESET));
     fprintf(x->out, "%s%-6s %-9s %7s %12s %10s %8s %12s%s\n", c(x, DIM), "dir", "memory", "count", "bytes", "ms",
             "GB/s", "per copy", c(x, RESET));
     static const text_col cols[] = {{"bytes", 12, true}, {"ms", 10, false}, {"gbps", 8, false}, {"mean_bytes", 12, true}};
     for (int i = 0; i < r->nflows; i++) {
         const copy_flow *f = &r->flows[i];
-        fprintf(x->out, "%-6s %-9s %7d", copy_dir_name(f->dir), mem_kind_name(f->host), f->count);
+        /* A memset has no direction; its row says what it is. */
+        fprintf(x->out, "%-6s %-9s %7d", f->memset ? "memset" : copy_dir_name(f->dir), mem_kind_name(f->host), f->count);
         fig_cells(x, &copy_flow_table, f, cols, (int)(sizeof cols / sizeof cols[0]));
         fputc('\n', x->out);
     }

@@ -659,6 +659,7 @@ static void nsys_tables_for_a_built_run(void **state)
     (void)state;
     rendered r;
     small_builtin_run(&r.m);
+    add_device_memset(&r.m, 1 << 20);
     assert_true(analyze(&r.m, &r.a));
     r.plain = render(&r.a, false);
     r.color = render(&r.a, true);
@@ -676,6 +677,8 @@ static void nsys_tables_for_a_built_run(void **state)
     assert_non_null(c);
     assert_int_equal(count_lines_starting(c, "HtoD   pageable"), 1);
     assert_int_equal(count_lines_starting(c, "DtoH   pinned"), 1);
+    /* A memset is a row of its own, named as one (it has no direction). */
+    assert_int_equal(count_lines_starting(c, "memset device "), 1);
     free(c);
     char *a = section(r.plain, "CUDA API calls by total time");
     assert_non_null(a);
