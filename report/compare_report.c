@@ -14,21 +14,13 @@ static const char *device_name(const run_model *m)
     return m->ndevices > 0 ? m->devices[0].name : "no GPU";
 }
 
-static void noise_text(const metric *n, char *buf, size_t len)
+/* Figure key of a row's comparison (its change, its noises) with its unit, as the registry
+ * formats it: "+10.0%", "0.49%", or "n/a". */
+static void compare_text(const cmp_row *row, const char *key, char *buf, size_t len)
 {
-    if (n->ok)
-        snprintf(buf, len, "%.1f%%", n->v);
-    else
-        snprintf(buf, len, "n/a");
-}
-
-/* "+10.0%", or the verdict's own word when there is no relative change. */
-static void change_text(const cmp_row *row, char *buf, size_t len)
-{
-    if (row->verdict == CMP_NO_BASE)
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, "%+.1f%%", row->change_pct);
+    const metric_def *d;
+    const metric *m = metric_get(&compare_row_table, row, key, &d);
+    metric_format(d, m, true, buf, len);
 }
 
 static void verdict_text(const cmp_row *row, char *buf, size_t len)
@@ -48,7 +40,7 @@ static void value_text(const metric_def *d, double v, char *buf, size_t len)
 
 static void header(FILE *f)
 {
-    fprintf(f, "  %-16s %14s %14s %9s %15s  %s\n", "figure", "base", "new", "change", "noise base/new", "verdict");
+    fprintf(f, "  %-16s %14s %14s %9s %17s  %s\n", "figure", "base", "new", "change", "noise base/new", "verdict");
 }
 
 /* Rows of one workload or region follow each other; its heading comes before its first shown row. */
@@ -68,15 +60,15 @@ static void render_rows(const compare_report *r, bool all, FILE *f)
             header(f);
             open_kind = row->entity_kind, open_name = row->entity;
         }
-        char base[32], nw[32], ch[16], nb[12], nn[12], noise[28], verdict[48];
+        char base[32], nw[32], ch[32], nb[32], nn[32], noise[72], verdict[48];
         value_text(row->def, row->base, base, sizeof base);
         value_text(row->def, row->new_value, nw, sizeof nw);
-        change_text(row, ch, sizeof ch);
-        noise_text(&row->noise_base, nb, sizeof nb);
-        noise_text(&row->noise_new, nn, sizeof nn);
+        compare_text(row, "change_pct", ch, sizeof ch);
+        compare_text(row, "noise_base_pct", nb, sizeof nb);
+        compare_text(row, "noise_new_pct", nn, sizeof nn);
         snprintf(noise, sizeof noise, "%s / %s", nb, nn);
         verdict_text(row, verdict, sizeof verdict);
-        fprintf(f, "  %-16.16s %14.14s %14.14s %9.9s %15.15s  %s\n", row->def->label, base, nw, ch, noise, verdict);
+        fprintf(f, "  %-16.16s %14.14s %14.14s %9.9s %17.17s  %s\n", row->def->label, base, nw, ch, noise, verdict);
     }
     if (hidden && !all)
         fprintf(f, "\n%d figure%s same within noise not shown (--all shows them)\n", hidden, hidden == 1 ? "" : "s");
@@ -134,7 +126,8 @@ static cJSON *side_json(const compare_side *s)
     return o;
 }
 
-static bool add_noise(cJSON *o, const char *key, const metric *n)
+/* A figure's number, or null where it is n/a. */
+static bool add_metric(cJSON *o, const char *key, const metric *n)
 {
     return n->ok ? cJSON_AddNumberToObject(o, key, n->v) != NULL : cJSON_AddNullToObject(o, key) != NULL;
 }
@@ -155,9 +148,8 @@ static cJSON *row_json(const cmp_row *row)
               cJSON_AddStringToObject(o, "unit", row->def->unit) &&
               cJSON_AddStringToObject(o, "better", better_name(row->def->better)) &&
               cJSON_AddNumberToObject(o, "base", row->base) && cJSON_AddNumberToObject(o, "new", row->new_value) &&
-              (row->verdict == CMP_NO_BASE ? cJSON_AddNullToObject(o, "change_pct") != NULL
-                                           : cJSON_AddNumberToObject(o, "change_pct", row->change_pct) != NULL) &&
-              add_noise(o, "noise_base_pct", &row->noise_base) && add_noise(o, "noise_new_pct", &row->noise_new) &&
+              add_metric(o, "change_pct", &row->change_pct) && add_metric(o, "noise_base_pct", &row->noise_base) &&
+              add_metric(o, "noise_new_pct", &row->noise_new) &&
               cJSON_AddStringToObject(o, "verdict", cmp_verdict_text(row->verdict, row->def)) &&
               cJSON_AddBoolToObject(o, "regression", row->regression);
     if (!ok) {

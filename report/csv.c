@@ -1,9 +1,9 @@
 /* The CSV output (csv.h): one table whose columns are the registry's figures.
  *
  * Rows, in this order: one for the run as a whole (its fastest copies); one per region of the run
- * (every region, timeline order); one per kernel
- * name, per copy direction and memory kind and per CUDA API call name of each region the reports list (the run, then
- * the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
+ * (every region, timeline order); one per kernel name, per copy direction and memory kind (a
+ * memset's direction "memset") and per CUDA API call name of each region the reports list (the
+ * run, then the workloads or longest ranges: analysis.listed); one per built-in workload (its per-product
  * figures, with its size n, so a sweep's workloads are told apart); one per device (its peaks); in a
  * --devices run (devices.h), one per workload and GPU (alone and together), one per workload over
  * every GPU (the aggregate), one per GPU (its passes) and one per ordered pair of GPUs (the peer
@@ -13,7 +13,8 @@
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
- * Numbers are written with 10 significant digits, not the text report's rounding. */
+ * Numbers are written as the registry writes data (metric_format_data: 10 significant digits),
+ * not with the text report's rounding. */
 #include "csv.h"
 
 #include <stdio.h>
@@ -116,9 +117,9 @@ static void row(strbuf *b, row_kind kind, const ids *id, const void *figures)
             sb_add(b, ",");
             if (k != (int)kind)
                 continue;
-            const metric *m = metric_of(figures, &t->defs[i]);
-            if (m->ok)
-                sb_printf(b, "%.10g", m->v);
+            char v[40];
+            metric_format_data(metric_of(figures, &t->defs[i]), v, sizeof v);
+            sb_add(b, v);
         }
     }
     sb_add(b, "\r\n");
@@ -256,7 +257,7 @@ char *render_csv(const analysis *a)
             region_ids(m, r->region, &id);
             snprintf(id.count, sizeof id.count, "%d", r->flows[f].count);
             id.v[5] = id.count;
-            id.v[6] = copy_dir_name(r->flows[f].dir);
+            id.v[6] = r->flows[f].memset ? "memset" : copy_dir_name(r->flows[f].dir); /* a memset has no direction */
             id.v[7] = mem_kind_name(r->flows[f].host);
             row(&b, ROW_COPY, &id, &r->flows[f]);
         }

@@ -1,14 +1,20 @@
 /* The terminal report. Reads only the analysis (and through it the model).
  *
- * Layout, top to bottom: header (run, GPU, host, BLAS, timing source), the workload table, the
- * copy-versus-compute table, verification and verdicts, the kernel table, where mmprof's own
- * time went, figures that could not be had (each reason once), warnings. */
+ * Layout, top to bottom: the header (run, GPU, host, BLAS, timing source); the sections the run
+ * has data for (sections.h), in the order of builtin_parts or timeline_parts below (summary,
+ * workloads, copy versus compute, verification and verdicts, kernels, ladder, counters, the
+ * timeline's regions, where mmprof's own time went); the figures that could not be had (each
+ * reason once); the warnings. */
 #include "text.h"
 
 #include "text_parts.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "sections.h"
+#include "strbuf.h"
 
 /* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
  * its host memory. */
@@ -22,17 +28,118 @@ static void row_label(const workload_run *w, char *buf, size_t len)
              w->needs_gpu ? (w->host_memory == MEM_PINNED ? "pinned" : "pageable") : "host");
 }
 
+/* A CUDA version as CUDA encodes it (13000 = 13.0). */
 static void version_str(int v, char *buf, size_t len)
 {
     snprintf(buf, len, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
+/* Prints a header line of facts joined in b (nothing when none was known), then frees b. */
+static void fact_line(ctx *x, const char *lead, strbuf *b)
+{
+    char *s = sb_finish(b);
+    if (s && s[0]) {
+        fputs(lead, x->out);
+        wrapped(x, 8, s);
+    }
+    free(s);
+}
+
+/* What the run's record knows of a GPU, each fact only where it is known: an import may lack the
+ * clock or the versions, a profiled program the runtime's, an AMD GPU has no compute capability. */
+static void device_facts(const device_info *d, strbuf *b)
+{
+    sb_add(b, d->name);
+    if (d->cc_major > 0)
+        sb_printf(b, ", sm_%d%d", d->cc_major, d->cc_minor);
+    if (d->sm_count > 0)
+        sb_printf(b, ", %d SMs", d->sm_count);
+    if (d->clock_khz > 0)
+        sb_printf(b, "%s %d MHz", d->sm_count > 0 ? " at" : ", SM clock", d->clock_khz / 1000);
+    if (d->total_mem > 0)
+        sb_printf(b, ", %.1f GiB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+    char v[16];
+    if (d->driver_version > 0) {
+        version_str(d->driver_version, v, sizeof v);
+        sb_printf(b, ", driver %s", v);
+    }
+    if (d->runtime_version > 0) {
+        version_str(d->runtime_version, v, sizeof v);
+        sb_printf(b, ", runtime %s", v);
+    }
+}
+
+static void device_lines(ctx *x, const analysis *a)
+{
+    const run_model *m = a->m;
+    for (int i = 0; i < m->ndevices; i++) {
+        const device_info *d = &m->devices[i];
+        const device_peaks *p = &a->peaks[i];
+        char lead[16], b1[32], b2[32], b3[32];
+        strbuf b;
+        sb_init(&b);
+        device_facts(d, &b);
+        /* Wrapped: some GPUs' names alone take half the width. */
+        snprintf(lead, sizeof lead, "GPU %-3d ", d->index);
+        fact_line(x, lead, &b);
+        fprintf(x->out, "        peaks: FP32 %s, memory %s, link %s",
+                fig(x, b1, sizeof b1, &device_peaks_table, p, "fp32_tflops", true),
+                fig(x, b2, sizeof b2, &device_peaks_table, p, "memory_gbps", true),
+                fig(x, b3, sizeof b3, &device_peaks_table, p, "link_gbps", true));
+        if (p->link_gbps.ok)
+            fputs(" per direction", x->out);
+        if (d->pcie_gen > 0)
+            fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
+        fputc('\n', x->out);
+    }
+}
+
+/* The machine, where the source knows it (the built-in run and mmprof profile read it; a trace
+ * does not name it). */
+static void host_line(ctx *x, const host_info *h)
+{
+    if (!h->known)
+        return;
+    strbuf b;
+    sb_init(&b);
+    sb_add(&b, h->cpu_model);
+    if (h->logical_cores > 0)
+        sb_printf(&b, "%s%d logical cores", b.len ? ", " : "", h->logical_cores);
+    if (h->has_avx512f || h->has_avx2)
+        sb_printf(&b, "%s%s", b.len ? ", " : "", h->has_avx512f ? "AVX-512" : "AVX2");
+    if (h->os[0])
+        sb_printf(&b, "%s%s", b.len ? ", " : "", h->os);
+    fact_line(x, "Host    ", &b);
+}
+
+/* The built-in CPU workload's library, each fact where it was read. */
+static void blas_lines(ctx *x, const blas_info *l)
+{
+    strbuf b;
+    sb_init(&b);
+    bool facts = l->version[0] || l->core[0] || l->threads > 0;
+    if (facts) {
+        sb_add(&b, "OpenBLAS");
+        if (l->version[0])
+            sb_printf(&b, " %s", l->version);
+        if (l->core[0])
+            sb_printf(&b, ", core %s", l->core);
+        if (l->threads > 0)
+            sb_printf(&b, ", %d thread%s", l->threads, l->threads == 1 ? "" : "s");
+    }
+    fact_line(x, "BLAS    ", &b);
+    /* The library's path on a line of its own: wrapped after "threads," it left a dangling comma. */
+    if (l->library[0]) {
+        fputs(facts ? "        " : "BLAS    ", x->out);
+        wrapped(x, 8, l->library);
+    }
+}
 
 static void header(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->source == SOURCE_BUILTIN)
-    {
+    char line[640];
+    if (m->source == SOURCE_BUILTIN) {
         char sizes[64] = "";
         int lo = m->builtin.n, hi = m->builtin.n;
         for (int i = 0; i < m->builtin.nsizes; i++) {
@@ -41,75 +148,38 @@ static void header(ctx *x, const analysis *a)
         }
         if (m->builtin.nsizes > 0)
             snprintf(sizes, sizeof sizes, " to %d (a sweep of %d sizes)", hi, m->builtin.nsizes);
-        char line[256];
-        snprintf(line, sizeof line, "C = A x B, n = %d%s, FP32 row-major, seed %llu, %s", lo, sizes,
+        char size[96] = "";
+        if (lo > 0)
+            snprintf(size, sizeof size, ", n = %d%s", lo, sizes);
+        snprintf(line, sizeof line, "C = A x B%s, FP32 row-major, seed %llu, %s", size,
                  (unsigned long long)m->builtin.seed, m->started_at);
-        fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
-        wrapped(x, 9 + (int)strlen(m->tool_version), line);
+    } else {
+        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
+                                           [SOURCE_NSYS] = "Nsight Systems export",
+                                           [SOURCE_PROFILE] = "profile"};
+        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
+                 m->started_at[0] ? ", recorded " : "", m->started_at);
+    }
+    fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
+    wrapped(x, 9 + (int)strlen(m->tool_version), line);
+    if (m->source == SOURCE_BUILTIN) {
         if (m->builtin.max_noise_pct > 0)
             fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->builtin.max_noise_pct,
                     m->builtin.max_time_s, m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
         else if (m->builtin.cold_l2)
             fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
     }
-    else {
-        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
-                                           [SOURCE_NSYS] = "Nsight Systems export",
-                                           [SOURCE_PROFILE] = "profile"};
-        char line[512];
-        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
-                 m->started_at[0] ? ", recorded " : "", m->started_at);
-        fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
-        wrapped(x, 9 + (int)strlen(m->tool_version), line);
-    }
-    for (int i = 0; i < m->ndevices; i++) {
-        const device_info *d = &m->devices[i];
-        const device_peaks *p = &a->peaks[i];
-        char drv[16], rt[16], b1[32], b2[32], b3[32], gpu[320];
-        version_str(d->driver_version, drv, sizeof drv);
-        version_str(d->runtime_version, rt, sizeof rt);
-        /* Wrapped: some GPUs' names alone take half the width. */
-        snprintf(gpu, sizeof gpu, "%s, sm_%d%d, %d SMs at %d MHz, %.1f GiB, driver %s, runtime %s", d->name,
-                 d->cc_major, d->cc_minor, d->sm_count, d->clock_khz / 1000,
-                 (double)d->total_mem / (1024.0 * 1024 * 1024), drv, rt);
-        fprintf(x->out, "GPU %-3d ", d->index);
-        wrapped(x, 8, gpu);
-        fprintf(x->out, "        peaks: FP32 %s TFLOP/s, memory %s GB/s, link %s GB/s per direction",
-                fmt(x, b1, sizeof b1, &p->fp32_tflops, "%.1f", "FP32 peak"),
-                fmt(x, b2, sizeof b2, &p->hbm_gbps, "%.0f", "memory peak"),
-                fmt(x, b3, sizeof b3, &p->link_gbps, "%.1f", "link peak"));
-        if (d->pcie_gen > 0)
-            fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
-        fputc('\n', x->out);
-    }
-    if (m->source != SOURCE_BUILTIN) {
-        char line[640];
+    device_lines(x, a);
+    host_line(x, &m->host);
+    if (m->source == SOURCE_BUILTIN)
+        blas_lines(x, &m->builtin.blas);
+    const collection_info *ci = &m->collection;
+    if (m->source != SOURCE_BUILTIN)
         snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
                                     "%d process%s, %d thread%s",
                  m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",
                  m->nprocesses, m->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
-        fputs("Timing  ", x->out);
-        wrapped(x, 8, line);
-        return;
-    }
-    const host_info *h = &m->host;
-    const blas_info *l = &m->builtin.blas;
-    char line[640];
-    snprintf(line, sizeof line, "%s, %d logical cores%s, %s", h->cpu_model, h->logical_cores,
-             h->has_avx512f ? ", AVX-512" : (h->has_avx2 ? ", AVX2" : ""), h->os);
-    fputs("Host    ", x->out);
-    wrapped(x, 8, line);
-    /* The library's path on a line of its own: wrapped after "threads," it left a dangling comma. */
-    snprintf(line, sizeof line, "OpenBLAS %s, core %s, %d threads", l->version[0] ? l->version : "?",
-             l->core[0] ? l->core : "?", l->threads);
-    fputs("BLAS    ", x->out);
-    wrapped(x, 8, line);
-    if (l->library[0]) {
-        fputs("        ", x->out);
-        wrapped(x, 8, l->library);
-    }
-    const collection_info *ci = &m->collection;
-    if (ci->source == TIMING_CUPTI)
+    else if (ci->source == TIMING_CUPTI)
         snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
                                     "flush %.1f ms). CPU: host clock", ci->cupti_version,
                  (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);
@@ -151,10 +221,15 @@ static char stop_mark(const workload_run *w)
     }
 }
 
+/* The workload table's figures after R, in order; %peak and busy are the GPU's ("-" on the
+ * CPU), and the noise is followed by the mark of what ended sampling. */
+static const text_col workload_cols[] = {
+    {"kernel_ms", 9, false}, {"noise_pct", 6, true}, {"tflops", 7, false}, {"peak_pct", 6, false},
+    {"tflops_e2e", 8, false}, {"speedup_vs_cpu", 8, true}, {"busy_pct", 6, false}, {"speedup_vs_cpu_e2e", 8, true},
+};
+
 static void workload_table(ctx *x, const analysis *a)
 {
-    if (a->nwl == 0)
-        return;
     fprintf(x->out, "\n%sWorkloads%s  one product: kernel = median of the R timed launches; "
                     "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "noise = stdev / mean of the R samples; t: --max-time ended sampling, c: the cap, "
@@ -165,7 +240,7 @@ static void workload_table(ctx *x, const analysis *a)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        char label[40], b[10][24];
+        char label[40];
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
         pass_heading(x, w, &last_pass);
@@ -182,26 +257,30 @@ static void workload_table(ctx *x, const analysis *a)
             fprintf(x->out, "%-" LABEL_W "s %serror%s (see Verification)\n", label, c(x, RED), c(x, RESET));
             continue;
         }
-        bool gpu = w->needs_gpu;
-        fprintf(x->out, "%-" LABEL_W "s %4d %9s %5s%%%c %7s %6s %8s %7s%s %6s %7s%s\n", label, w->repeat,
-                fmt(x, b[0], 24, &r->kernel_ms, "%.3f", "kernel ms"),
-                fmt(x, b[1], 24, &r->noise_pct, noise_fmt(&r->noise_pct), "noise"), stop_mark(w),
-                fmt(x, b[2], 24, &r->tflops, "%.2f", "TFLOP/s"),
-                gpu ? fmt(x, b[3], 24, &r->peak_pct, "%.1f", "%peak") : "-",
-                fmt(x, b[4], 24, &r->tflops_e2e, "%.2f", "e2e TFLOP/s"),
-                fmt(x, b[5], 24, &r->speedup, "%.2f", "speedup"), r->speedup.ok ? "x" : " ",
-                gpu ? fmt(x, b[6], 24, &r->busy_pct, "%.1f", "busy%") : "-",
-                fmt(x, b[7], 24, &r->speedup_e2e, "%.2f", "e2e speedup"), r->speedup_e2e.ok ? "x" : " ");
+        fprintf(x->out, "%-" LABEL_W "s %4d", label, w->repeat);
+        for (size_t k = 0; k < sizeof workload_cols / sizeof workload_cols[0]; k++) {
+            const text_col *col = &workload_cols[k];
+            bool gpu_only = strcmp(col->key, "peak_pct") == 0 || strcmp(col->key, "busy_pct") == 0;
+            if (gpu_only && !w->needs_gpu)
+                fprintf(x->out, " %*s", col->width, "-");
+            else
+                fig_cell(x, &workload_metric_table, r, col);
+            if (strcmp(col->key, "noise_pct") == 0)
+                fputc(stop_mark(w), x->out);
+        }
+        fputc('\n', x->out);
     }
 }
 
+/* Per product, for each GPU workload that ran. */
+static const text_col copy_cols[] = {
+    {"h2d_ms", 7, false}, {"h2d_gbps", 6, false}, {"h2d_link_pct", 5, false}, {"d2h_ms", 7, false},
+    {"d2h_gbps", 6, false}, {"d2h_link_pct", 5, false}, {"kernel_ms", 9, false},
+    {"copy_compute_ratio_per_product", 9, false}, {"e2e_ms", 8, false},
+};
+
 static void copy_table(ctx *x, const analysis *a)
 {
-    bool any = false;
-    for (int i = 0; i < a->nwl; i++)
-        any |= a->wl[i].w->needs_gpu && a->wl[i].w->status != WL_SKIPPED;
-    if (!any)
-        return;
     fprintf(x->out, "\n%sCopy versus compute%s  per product; %%link is GB/s over the link's ceiling\n",
             c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s%s\n", c(x, DIM), "workload", "H2D ms",
@@ -212,28 +291,21 @@ static void copy_table(ctx *x, const analysis *a)
         const workload_run *w = r->w;
         if (!w->needs_gpu || w->status == WL_SKIPPED || w->status == WL_ERROR)
             continue;
-        char label[40], b[9][24];
+        char label[40];
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
-        fprintf(x->out, "%-" LABEL_W "s %7s %6s %5s %7s %6s %5s %9s %9s %8s\n", label,
-                fmt(x, b[0], 24, &r->h2d_ms, "%.3f", "H2D ms"), fmt(x, b[1], 24, &r->h2d_gbps, "%.1f", "H2D GB/s"),
-                fmt(x, b[2], 24, &r->h2d_link_pct, "%.0f", "%link"),
-                fmt(x, b[3], 24, &r->d2h_ms, "%.3f", "D2H ms"), fmt(x, b[4], 24, &r->d2h_gbps, "%.1f", "D2H GB/s"),
-                fmt(x, b[5], 24, &r->d2h_link_pct, "%.0f", "%link"),
-                fmt(x, b[6], 24, &r->kernel_ms, "%.3f", "kernel ms"),
-                fmt(x, b[7], 24, &r->copy_compute_ratio, "%.2f", "copy:kern"),
-                fmt(x, b[8], 24, &r->e2e_ms, "%.3f", "e2e ms"));
+        fprintf(x->out, "%-" LABEL_W "s", label);
+        fig_cells(x, &workload_metric_table, r, copy_cols, (int)(sizeof copy_cols / sizeof copy_cols[0]));
+        fputc('\n', x->out);
     }
     char b1[24], b2[24];
-    fprintf(x->out, "fastest measured: H2D %s GB/s, D2H %s GB/s\n",
-            fmt(x, b1, sizeof b1, &a->best_h2d_gbps, "%.1f", "fastest H2D"),
-            fmt(x, b2, sizeof b2, &a->best_d2h_gbps, "%.1f", "fastest D2H"));
+    fprintf(x->out, "fastest measured: H2D %s, D2H %s\n",
+            fig(x, b1, sizeof b1, &run_metric_table, a, "fastest_h2d_gbps", true),
+            fig(x, b2, sizeof b2, &run_metric_table, a, "fastest_d2h_gbps", true));
 }
 
 static void verdicts(ctx *x, const analysis *a)
 {
-    if (a->nwl == 0)
-        return;
     fprintf(x->out, "\n%sVerification and verdicts%s  relative Frobenius error against an FP64 "
                     "OpenBLAS product\n", c(x, BOLD), c(x, RESET));
     int last_n = 0;
@@ -286,6 +358,7 @@ static void kernel_table(ctx *x, const analysis *a)
         for (int k = 0; k < r->nkernels; k++) {
             const kernel_summary *s = &r->kernels[k];
             char name[256], grid[24], block[24], regs[8] = "n/a", smem[16] = "n/a", occ[16], med[24], lim[32];
+            const metric_table *t = &kernel_summary_table;
             kernel_display_name(s->name, name, sizeof name);
             dims(s->grid, grid, sizeof grid);
             dims(s->block, block, sizeof block);
@@ -293,8 +366,8 @@ static void kernel_table(ctx *x, const analysis *a)
                 snprintf(regs, sizeof regs, "%d", s->registers);
                 bytes_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
             }
-            fmt(x, occ, sizeof occ, &s->occupancy_pct, "%.0f", "occupancy");
-            fmt(x, med, sizeof med, &s->median_ms, "%.3f", "kernel median");
+            fig(x, occ, sizeof occ, t, s, "occupancy_pct", false);
+            fig(x, med, sizeof med, t, s, "median_ms", false);
             /* A name longer than its column gets a line of its own, cut with a mark past it. */
             if (strlen(name) > 31) {
                 char line[128];
@@ -355,13 +428,14 @@ static void ladder_table(ctx *x, const analysis *a)
         }
         char ach[24] = "", bound[40] = "";
         if (ctr && r->bound != BOUND_NONE) {
-            fmt(x, ach, sizeof ach, &r->achieved_occupancy_pct, "%.1f", "achieved occupancy");
+            fig(x, ach, sizeof ach, &workload_metric_table, r, "achieved_occupancy_pct", false);
             snprintf(bound, sizeof bound, "%s", bound_name(r->bound));
         }
         fprintf(x->out, "%-17.17s %-4s %8s %6s %8s %-21s %5s %6s %s", w->name, precision_name(w->prec),
-                fmt(x, b[0], 24, &r->tflops, "%.2f", "TFLOP/s"), fmt(x, b[1], 24, &r->peak_pct, "%.1f", "%peak"),
-                fmt(x, b[2], 24, &r->vs_cublas_pct, "%.1f", "% of cuBLAS"), bar,
-                k ? fmt(x, b[3], 24, &k->occupancy_pct, "%.0f", "occupancy") : "-", blocks, lim);
+                fig(x, b[0], 24, &workload_metric_table, r, "tflops", false),
+                fig(x, b[1], 24, &workload_metric_table, r, "peak_pct", false),
+                fig(x, b[2], 24, &workload_metric_table, r, "vs_cublas_pct", false), bar,
+                k ? fig(x, b[3], 24, &kernel_summary_table, k, "occupancy_pct", false) : "-", blocks, lim);
         if (ctr)
             fprintf(x->out, "%*s %8s %s", 10 - (int)strlen(lim), "", ach, bound);
         fputc('\n', x->out);
@@ -371,8 +445,6 @@ static void ladder_table(ctx *x, const analysis *a)
 static void tool_time(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->builtin.ntool_phases == 0)
-        return;
     fprintf(x->out, "\n%smmprof's own time%s ", c(x, BOLD), c(x, RESET));
     int col = 18;
     for (int i = 0; i < m->builtin.ntool_phases; i++) {
@@ -398,8 +470,6 @@ static void tool_time(ctx *x, const analysis *a)
 /* The answer first: the analysis's findings, heaviest first, one numbered paragraph each. */
 static void summary(ctx *x, const analysis *a)
 {
-    if (a->nsummary == 0)
-        return;
     fprintf(x->out, "\n%sSummary%s\n", c(x, BOLD), c(x, RESET));
     for (int i = 0; i < a->nsummary; i++) {
         fprintf(x->out, "%2d. ", i + 1);
@@ -407,23 +477,49 @@ static void summary(ctx *x, const analysis *a)
     }
 }
 
-static void footer(ctx *x, const analysis *a)
+/* Every figure that could not be had, each reason once: after the tables that noted them. */
+static void not_available(ctx *x)
 {
-    if (x->nna > 0) {
-        fprintf(x->out, "\n%sNot available%s\n", c(x, BOLD), c(x, RESET));
-        for (int i = 0; i < x->nna; i++) {
-            fputs("  n/a ", x->out);
-            wrapped(x, 6, x->na[i]);
-        }
-    }
-    if (a->nwarnings > 0) {
-        fprintf(x->out, "\n%sWarnings%s\n", c(x, BOLD), c(x, RESET));
-        for (int i = 0; i < a->nwarnings; i++) {
-            fprintf(x->out, "  %s!%s ", c(x, YELLOW), c(x, RESET));
-            wrapped(x, 4, a->warnings[i]);
-        }
+    if (x->nna == 0)
+        return;
+    fprintf(x->out, "\n%sNot available%s\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < x->nna; i++) {
+        fputs("  n/a ", x->out);
+        wrapped(x, 6, x->na[i]);
     }
 }
+
+static void warnings(ctx *x, const analysis *a)
+{
+    fprintf(x->out, "\n%sWarnings%s\n", c(x, BOLD), c(x, RESET));
+    for (int i = 0; i < a->nwarnings; i++) {
+        fprintf(x->out, "  %s!%s ", c(x, YELLOW), c(x, RESET));
+        wrapped(x, 4, a->warnings[i]);
+    }
+}
+
+/* A part of the report and the section whose data it shows (sections.h decides whether the run
+ * has it); a section may have more than one part (the workloads' table and their verification). */
+typedef struct {
+    section_id section;
+    void (*render)(ctx *x, const analysis *a);
+} text_part;
+
+/* A built-in run leads with its workloads; the run as a timeline follows its GPU tables. */
+static const text_part builtin_parts[] = {
+    {SEC_FINDINGS, summary},       {SEC_SWEEP, text_sweep},       {SEC_WORKLOADS, workload_table},
+    {SEC_DEVICES, text_devices},   {SEC_COPIES, copy_table},      {SEC_WORKLOADS, verdicts},
+    {SEC_KERNELS, kernel_table},   {SEC_LADDER, ladder_table},    {SEC_COUNTERS, text_counters},
+    {SEC_REGIONS, text_regions},   {SEC_RANKS, text_ranks},       {SEC_TOOL_TIME, tool_time},
+};
+
+/* A timeline (a profiled program, an imported trace) leads with its regions and ranks. */
+static const text_part timeline_parts[] = {
+    {SEC_FINDINGS, summary},       {SEC_SWEEP, text_sweep},       {SEC_REGIONS, text_regions},
+    {SEC_RANKS, text_ranks},       {SEC_WORKLOADS, workload_table}, {SEC_DEVICES, text_devices},
+    {SEC_COPIES, copy_table},      {SEC_WORKLOADS, verdicts},     {SEC_KERNELS, kernel_table},
+    {SEC_LADDER, ladder_table},    {SEC_COUNTERS, text_counters}, {SEC_TOOL_TIME, tool_time},
+};
 
 void render_text(const analysis *a, FILE *out, bool color)
 {
@@ -432,21 +528,13 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
-    summary(&x, a);
-    text_sweep(&x, a);
-    if (a->m->source != SOURCE_BUILTIN) {
-        text_regions(&x, a);
-        text_ranks(&x, a);
-    }
-    workload_table(&x, a);
-    text_devices(&x, a);
-    copy_table(&x, a);
-    verdicts(&x, a);
-    kernel_table(&x, a);
-    ladder_table(&x, a);
-    text_counters(&x, a);
-    if (a->m->source == SOURCE_BUILTIN)
-        text_regions(&x, a);
-    tool_time(&x, a);
-    footer(&x, a);
+    bool builtin = a->m->source == SOURCE_BUILTIN;
+    const text_part *parts = builtin ? builtin_parts : timeline_parts;
+    size_t nparts = builtin ? sizeof builtin_parts / sizeof builtin_parts[0] : sizeof timeline_parts / sizeof timeline_parts[0];
+    for (size_t i = 0; i < nparts; i++)
+        if (section_shown(a, parts[i].section))
+            parts[i].render(&x, a);
+    not_available(&x);
+    if (section_shown(a, SEC_WARNINGS))
+        warnings(&x, a);
 }

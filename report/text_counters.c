@@ -5,15 +5,6 @@
 
 #include "text_parts.h"
 
-/* A metric scaled by 1/div (bytes as MB) in f, or n/a noted for the footer. */
-static const char *scaled(ctx *x, char *buf, size_t len, const metric *m, double div, const char *f, const char *what)
-{
-    metric s = *m;
-    if (s.ok)
-        s.v /= div;
-    return fmt(x, buf, len, &s, f, what);
-}
-
 /* Rows shown; the JSON and CSV keep every launch. */
 #define MAX_LAUNCH_ROWS 40
 
@@ -31,22 +22,20 @@ static void launch_counters(ctx *x, const analysis *a)
              ", each replayed within its launch once per counter pass (kernel replay); Nsight Compute's metrics. "
              "DRAM bytes written: n/a (the replay's memory restore is counted in them)");
     wrapped(x, 20, head);
-    fprintf(x->out, "%s%-32s %7s %9s %5s %4s %4s %8s %4s %4s %6s %7s %s%s\n", c(x, DIM), "kernel", "pid", "us", "occ%",
+    fprintf(x->out, "%s%-32s %7s %9s %5s %5s %5s %8s %5s %5s %6s %7s %s%s\n", c(x, DIM), "kernel", "pid", "us", "occ%",
             "SM%", "mem%", "DRAM rd", "L1%", "L2%", "tensor", "TFLOP/s", "bound by", c(x, RESET));
+    static const text_col cols[] = {
+        {"duration_us", 9, false}, {"achieved_occupancy_pct", 5, false}, {"sm_throughput_pct", 5, false},
+        {"memory_throughput_pct", 5, false}, {"dram_read_bytes", 8, true}, {"l1_hit_pct", 5, false},
+        {"l2_hit_pct", 5, false}, {"tensor_pct", 6, false}, {"achieved_tflops", 7, false},
+    };
     for (int i = 0; i < m->nlaunch_counters && i < MAX_LAUNCH_ROWS; i++) {
-        const launch_metrics r = a->launches[i];
-        char name[64], b[10][24];
-        kernel_display_name(r.k->name, name, sizeof name);
-        fprintf(x->out, "%-32.32s %7u %9s %5s %4s %4s %6sMB %4s %4s %6s %7s %s\n", name, r.k->pid,
-                fmt(x, b[0], 24, &r.duration_us, "%.1f", "duration"),
-                fmt(x, b[1], 24, &r.achieved_occupancy_pct, "%.1f", "achieved occupancy"),
-                fmt(x, b[2], 24, &r.sm_throughput_pct, "%.0f", "SM throughput"),
-                fmt(x, b[3], 24, &r.memory_throughput_pct, "%.0f", "memory throughput"),
-                scaled(x, b[4], 24, &r.dram_read_bytes, 1e6, "%.1f", "DRAM read"),
-                fmt(x, b[5], 24, &r.l1_hit_pct, "%.0f", "L1 hit rate"),
-                fmt(x, b[6], 24, &r.l2_hit_pct, "%.0f", "L2 hit rate"),
-                fmt(x, b[7], 24, &r.tensor_pct, "%.1f", "tensor pipe"),
-                fmt(x, b[8], 24, &r.achieved_tflops, "%.2f", "achieved TFLOP/s"), r.bound_text);
+        const launch_metrics *r = &a->launches[i];
+        char name[64];
+        kernel_display_name(r->k->name, name, sizeof name);
+        fprintf(x->out, "%-32.32s %7u", name, r->k->pid);
+        fig_cells(x, &launch_counter_table, r, cols, (int)(sizeof cols / sizeof cols[0]));
+        fprintf(x->out, " %s\n", r->bound_text);
     }
     if (m->nlaunch_counters > MAX_LAUNCH_ROWS)
         fprintf(x->out, "... and %d more launches (every one is in the JSON)\n", m->nlaunch_counters - MAX_LAUNCH_ROWS);
@@ -57,8 +46,6 @@ static void launch_counters(ctx *x, const analysis *a)
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (!m->counters.asked)
-        return;
     if (m->source == SOURCE_PROFILE) {
         fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
         if (m->nlaunch_counters == 0)
@@ -79,6 +66,14 @@ void text_counters(ctx *x, const analysis *a)
     wrapped(x, 20, head);
     fprintf(x->out, "%s%-17s %6s %5s %5s %8s %8s %5s %5s %6s %7s %6s %s%s\n", c(x, DIM), "workload", "occ%", "SM%",
             "mem%", "DRAM rd", "DRAM wr", "L1%", "L2%", "tensor", "TFLOP/s", "FLOP/B", "bound by", c(x, RESET));
+    static const text_col cols[] = {
+        {"achieved_occupancy_pct", 6, false}, {"sm_throughput_pct", 5, false}, {"memory_throughput_pct", 5, false},
+        {"dram_read_bytes", 8, true}, {"dram_write_bytes", 8, true}, {"l1_hit_pct", 5, false}, {"l2_hit_pct", 5, false},
+        {"tensor_pct", 6, false},
+    };
+    /* A tensor-core product executes no FP32 FLOPs to count: its TFLOP/s is 2n^3 over the kernel time. */
+    static const text_col executed = {"achieved_tflops", 7, false}, nominal = {"tflops", 7, false},
+                          intensity = {"intensity", 6, false};
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
@@ -89,18 +84,11 @@ void text_counters(ctx *x, const analysis *a)
             wrapped(x, 23, w->counters_why);
             continue;
         }
-        char b[10][24];
-        fprintf(x->out, "%-17.17s %6s %5s %5s %6sMB %6sMB %5s %5s %6s %7s %6s %s\n", w->name,
-                fmt(x, b[0], 24, &r->achieved_occupancy_pct, "%.1f", "achieved occupancy"),
-                fmt(x, b[1], 24, &r->sm_throughput_pct, "%.0f", "SM throughput"),
-                fmt(x, b[2], 24, &r->memory_throughput_pct, "%.0f", "memory throughput"),
-                scaled(x, b[3], 24, &r->dram_read_bytes, 1e6, "%.1f", "DRAM read"),
-                scaled(x, b[4], 24, &r->dram_write_bytes, 1e6, "%.1f", "DRAM written"),
-                fmt(x, b[5], 24, &r->l1_hit_pct, "%.0f", "L1 hit rate"),
-                fmt(x, b[6], 24, &r->l2_hit_pct, "%.0f", "L2 hit rate"),
-                fmt(x, b[7], 24, &r->tensor_pct, "%.1f", "tensor pipe"),
-                fmt(x, b[8], 24, r->achieved_tflops.ok ? &r->achieved_tflops : &r->tflops, "%.2f", "achieved TFLOP/s"),
-                fmt(x, b[9], 24, &r->intensity, "%.0f", "arithmetic intensity"), r->bound_text);
+        fprintf(x->out, "%-17.17s", w->name);
+        fig_cells(x, &workload_metric_table, r, cols, (int)(sizeof cols / sizeof cols[0]));
+        fig_cell(x, &workload_metric_table, r, r->achieved_tflops.ok ? &executed : &nominal);
+        fig_cell(x, &workload_metric_table, r, &intensity);
+        fprintf(x->out, " %s\n", r->bound_text);
     }
     fprintf(x->out, "%sTFLOP/s: executed FP32 FLOPs (2 x FFMA + FADD + FMUL) over the kernel time; for tensor-core "
                     "products 2n^3 over it. FLOP/B: those FLOPs per DRAM byte.%s\n", c(x, DIM), c(x, RESET));

@@ -11,20 +11,20 @@ static void passes(ctx *x, const devices_analysis *d)
                     "at once (a host thread each)\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-5s %-14s %14s %16s %16s%s\n", c(x, DIM), "GPU", "verified alone", "wall alone ms",
             "verified together", "wall together ms", c(x, RESET));
+    const metric_table *t = &device_pass_table;
     for (int i = 0; i < d->npasses; i++) {
         const device_pass_row *p = &d->passes[i];
         char b[2][24], v1[24], v2[24];
         snprintf(v1, sizeof v1, "%d of %d", p->seq_ok, p->seq_total);
         snprintf(v2, sizeof v2, "%d of %d", p->conc_ok, p->conc_total);
-        fprintf(x->out, "%-5d %-14s %14s %16s %16s\n", p->device, v1,
-                fmt(x, b[0], 24, &p->seq_wall_ms, "%.1f", "GPU wall alone"), v2,
-                fmt(x, b[1], 24, &p->conc_wall_ms, "%.1f", "GPU wall together"));
+        fprintf(x->out, "%-5d %-14s %14s %16s %16s\n", p->device, v1, fig(x, b[0], 24, t, p, "sequential_wall_ms", false),
+                v2, fig(x, b[1], 24, t, p, "concurrent_wall_ms", false));
     }
     char b[3][24];
-    fprintf(x->out, "Wall time: one GPU after another %s ms, all at once %s ms (%sx)\n",
-            fmt(x, b[0], 24, &d->seq_wall_ms, "%.1f", "sequential wall"),
-            fmt(x, b[1], 24, &d->conc_wall_ms, "%.1f", "concurrent wall"),
-            fmt(x, b[2], 24, &d->wall_speedup, "%.2f", "wall speedup"));
+    fprintf(x->out, "Wall time: one GPU after another %s, all at once %s (%s)\n",
+            fig(x, b[0], 24, &devices_run_table, d, "sequential_wall_ms", true),
+            fig(x, b[1], 24, &devices_run_table, d, "concurrent_wall_ms", true),
+            fig(x, b[2], 24, &devices_run_table, d, "wall_speedup", true));
 }
 
 static void tflops(ctx *x, const devices_analysis *d)
@@ -38,16 +38,16 @@ static void tflops(ctx *x, const devices_analysis *d)
         const device_aggregate_row *ag = &d->agg[r->agg];
         bool first = i == 0 || d->rows[i - 1].agg != r->agg, last = i + 1 == d->nrows || d->rows[i + 1].agg != r->agg;
         char b[3][24], label[32];
+        const metric_table *t = &device_workload_table;
         clipped(r->label, 28, label, sizeof label);
-        fprintf(x->out, "%-28s %6d %5d %9s %9s %7s%s%s\n", first ? label : "", r->n, r->device,
-                fmt(x, b[0], 24, &r->seq_tflops, "%.2f", "TFLOP/s alone"),
-                fmt(x, b[1], 24, &r->conc_tflops, "%.2f", "TFLOP/s together"),
-                fmt(x, b[2], 24, &r->change_pct, "%+.1f", "change together"), r->change_pct.ok ? "%" : " ",
+        fprintf(x->out, "%-28s %6d %5d %9s %9s %8s%s\n", first ? label : "", r->n, r->device,
+                fig(x, b[0], 24, t, r, "sequential_tflops", false), fig(x, b[1], 24, t, r, "concurrent_tflops", false),
+                fig(x, b[2], 24, t, r, "concurrent_change_pct", true),
                 r->seq_verified && r->conc_verified ? "" : "  (not verified)");
         if (last)
-            fprintf(x->out, "%-28s %6s %5s %9s %9s %7s%s\n", "", "", "all", "",
-                    fmt(x, b[0], 24, &ag->aggregate_tflops, "%.2f", "aggregate TFLOP/s"),
-                    fmt(x, b[1], 24, &ag->scaling, "%.2f", "scaling"), ag->scaling.ok ? "x" : " ");
+            fprintf(x->out, "%-28s %6s %5s %9s %9s %8s\n", "", "", "all", "",
+                    fig(x, b[0], 24, &device_aggregate_table, ag, "aggregate_tflops", false),
+                    fig(x, b[1], 24, &device_aggregate_table, ag, "scaling", true));
     }
 }
 
@@ -70,15 +70,16 @@ static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
     for (int i = 0; i < d->npeers; i++) {
         const peer_row *r = &d->peers[i];
         const peer_pair *p = r->p;
-        char pair[16], b[4][24];
+        char pair[16];
         snprintf(pair, sizeof pair, "%d -> %d", p->src, p->dst);
         bool vd = p->copy[PEER_DIRECT].verified, vs = p->copy[PEER_STAGED].verified;
-        fprintf(x->out, "%-8s %-7s %11s %10s %11s %10s  %s\n", pair, p->link,
-                fmt(x, b[0], 24, &r->direct_gbps, "%.1f", "peer GB/s direct"),
-                fmt(x, b[1], 24, &r->direct_latency_us, "%.2f", "peer latency direct"),
-                fmt(x, b[2], 24, &r->staged_gbps, "%.1f", "peer GB/s staged"),
-                fmt(x, b[3], 24, &r->staged_latency_us, "%.2f", "peer latency staged"),
-                vd && vs ? "yes, both" : vd ? "direct only" : vs ? "staged only" : "no");
+        static const text_col cols[] = {
+            {"direct_gbps", 11, false}, {"direct_latency_us", 10, false}, {"staged_gbps", 11, false},
+            {"staged_latency_us", 10, false},
+        };
+        fprintf(x->out, "%-8s %-7s", pair, p->link);
+        fig_cells(x, &peer_table, r, cols, (int)(sizeof cols / sizeof cols[0]));
+        fprintf(x->out, "  %s\n", vd && vs ? "yes, both" : vd ? "direct only" : vs ? "staged only" : "no");
         if (p->link_detail[0]) {
             fputs("         ", x->out);
             wrapped(x, 9, p->link_detail);
@@ -89,8 +90,6 @@ static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
 void text_devices(ctx *x, const analysis *a)
 {
     const devices_analysis *d = a->devices;
-    if (!d)
-        return;
     passes(x, d);
     tflops(x, d);
     peer_matrix(x, a->m, d);

@@ -20,18 +20,6 @@ void note_na(ctx *x, const char *what, const metric *m)
         memcpy(x->na[x->nna++], line, sizeof line);
 }
 
-/* A metric as text: the value in fmt, or "n/a" with the reason noted for the footer. */
-const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what)
-{
-    if (m->ok)
-        snprintf(buf, len, f, m->v);
-    else {
-        snprintf(buf, len, "n/a");
-        note_na(x, what, m);
-    }
-    return buf;
-}
-
 const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void *row, const char *key, bool unit)
 {
     const metric_def *d;
@@ -44,6 +32,18 @@ const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void
     if (!m->ok)
         note_na(x, d->label, m);
     return buf;
+}
+
+void fig_cell(ctx *x, const metric_table *t, const void *row, const text_col *col)
+{
+    char v[48];
+    fprintf(x->out, " %*s", col->width, fig(x, v, sizeof v, t, row, col->key, col->unit));
+}
+
+void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *cols, int ncols)
+{
+    for (int i = 0; i < ncols; i++)
+        fig_cell(x, t, row, &cols[i]);
 }
 
 /* Prints text after a lead of lead_width visible columns, wrapped at spaces to TEXT_WIDTH with
@@ -106,11 +106,6 @@ const char *short_limiter(const char *full, char *buf, size_t len)
         p += n + (p[n] == '+');
     }
     return buf;
-}
-
-const char *noise_fmt(const metric *m)
-{
-    return m->v < 10 ? "%.2f" : (m->v < 100 ? "%.1f" : "%.0f");
 }
 
 /* Names wider than their column end in "..." so a cut is never silent. */

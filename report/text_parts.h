@@ -28,21 +28,32 @@ typedef struct {
 const char *c(const ctx *x, const char *code);
 /* Notes "what: why" once for the footer. */
 void note_na(ctx *x, const char *what, const metric *m);
-/* A metric as text: the value in f, or "n/a" with the reason noted for the footer. */
-const char *fmt(ctx *x, char *buf, size_t len, const metric *m, const char *f, const char *what);
 /* Figure key of row as the registry formats it (table t), with its unit when unit, or "n/a" with
  * the reason noted for the footer under the registry's label. The way every figure is printed. */
 const char *fig(ctx *x, char *buf, size_t len, const metric_table *t, const void *row, const char *key, bool unit);
+
+/* A column of a table of figures: the registry key, its width (right-aligned after one space)
+ * and whether the value carries its unit ("1.00x", "33.6 MB"). */
+typedef struct {
+    const char *key;
+    int width;
+    bool unit;
+} text_col;
+/* " " and the figure in its column. */
+void fig_cell(ctx *x, const metric_table *t, const void *row, const text_col *col);
+/* Every column of cols, in order. */
+void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *cols, int ncols);
 /* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
-/* The format of a noise in %: two decimals under 10, one under 100, none above (fits 5 columns). */
-const char *noise_fmt(const metric *m);
 void bytes_str(int b, char *buf, size_t len);
 /* s in width columns: cut with "..." when longer, so a cut is never silent. */
 void clipped(const char *s, int width, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
+
+/* The sections other files write, each called by render_text only where section_shown says the
+ * run has its data (sections.h). */
 
 /* text_regions.c: the timeline's regions, with kernel and copy tables for timelines that are
  * not built-in runs. */

@@ -29,13 +29,7 @@ static void share_table(ctx *x, const rank_analysis *ra, const rank_share *rows,
         for (int i = 0; i < NCOLS; i++) {
             if (gpu && strcmp(cols[i], "coll_skew_us") == 0)
                 continue;
-            const metric_def *d = metric_find(&rank_share_table, cols[i]);
-            const metric *m = metric_of(&rows[r], d);
-            char v[32];
-            if (!m->ok)
-                note_na(x, d->label, m);
-            metric_format(d, m, false, v, sizeof v);
-            fprintf(x->out, " %10s", v);
+            fig_cell(x, &rank_share_table, &rows[r], &(text_col){cols[i], 10, false});
         }
         fprintf(x->out, "\n");
     }
@@ -52,7 +46,7 @@ static void straggler_table_text(ctx *x, const rank_analysis *ra)
     int n = ra->nstragglers < MAX_STRAGGLER_ROWS ? ra->nstragglers : MAX_STRAGGLER_ROWS;
     for (int i = 0; i < n; i++) {
         const straggler *s = &ra->stragglers[i];
-        char cut[48], who[96] = "-", v[3][32];
+        char cut[48], who[96] = "-";
         clipped(s->name, 30, cut, sizeof cut);
         if (s->straggler >= 0) {
             char name[80];
@@ -63,14 +57,12 @@ static void straggler_table_text(ctx *x, const rank_analysis *ra)
                 snprintf(name, sizeof name, "pid %u", w->pid);
             snprintf(who, sizeof who, "%s (%d/%d)", name, s->straggler_times, s->matched);
         }
-        static const char *const keys[] = {"median_lag_ms", "max_lag_ms", "mean_ms"};
-        for (int k = 0; k < 3; k++) {
-            const metric_def *d = metric_find(&straggler_table, keys[k]);
-            metric_format(d, metric_of(s, d), true, v[k], sizeof v[k]);
-        }
+        static const text_col cols[] = {{"median_lag_ms", 11, true}, {"max_lag_ms", 11, true}, {"mean_ms", 11, true}};
         char whocut[40];
         clipped(who, 20, whocut, sizeof whocut);
-        fprintf(x->out, "%-30s %7d %-20s %11s %11s %11s\n", cut, s->matched, whocut, v[0], v[1], v[2]);
+        fprintf(x->out, "%-30s %7d %-20s", cut, s->matched, whocut);
+        fig_cells(x, &straggler_table, s, cols, (int)(sizeof cols / sizeof cols[0]));
+        fputc('\n', x->out);
     }
     if (ra->nstragglers > n)
         fprintf(x->out, "%s(%d more ranges; all in --json and --csv)%s\n", c(x, DIM), ra->nstragglers - n, c(x, RESET));
@@ -79,13 +71,14 @@ static void straggler_table_text(ctx *x, const rank_analysis *ra)
 void text_ranks(ctx *x, const analysis *a)
 {
     const rank_analysis *ra = a->ranks;
-    if (!ra)
-        return;
-    fprintf(x->out, "\n%s%s%s  %d %s on %d host%s, %d GPU%s; shares of the job's GPU window (%.3f ms, first to last "
+    /* The window is the job's, the same on every row: the first row's figure. */
+    char window[32] = "n/a";
+    if (ra->nrows > 0)
+        fig(x, window, sizeof window, &rank_share_table, &ra->rows[0], "window_ms", true);
+    fprintf(x->out, "\n%s%s%s  %d %s on %d host%s, %d GPU%s; shares of the job's GPU window (%s, first to last "
                     "GPU event of any rank); comm = NCCL kernels not hidden under compute\n",
             c(x, BOLD), ra->by_rank ? "Ranks" : "Processes", c(x, RESET), ra->nrows, ra->by_rank ? "ranks" : "processes",
-            ra->nhosts, ra->nhosts == 1 ? "" : "s", ra->ngpus, ra->ngpus == 1 ? "" : "s",
-            ra->nrows > 0 && ra->rows[0].window_ms.ok ? ra->rows[0].window_ms.v : 0.0);
+            ra->nhosts, ra->nhosts == 1 ? "" : "s", ra->ngpus, ra->ngpus == 1 ? "" : "s", window);
     share_table(x, ra, ra->rows, ra->nrows, false);
     if (ra->ngpus > 0 && (ra->ngpus != ra->nrows || ra->nhosts > 1)) {
         fprintf(x->out, "\n");

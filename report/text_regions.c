@@ -13,38 +13,25 @@ static int depth_of(const run_model *m, int i)
     return d;
 }
 
-static const metric_def *def(const char *key)
-{
-    return metric_find(&region_metric_table, key);
-}
-
-/* A region figure in its registry format, n/a noted with the region's name. */
-static const char *rfmt(ctx *x, char *buf, size_t len, const region_metrics *r, const char *key)
-{
-    const metric_def *d = def(key);
-    const metric *m = metric_of(r, d);
-    if (!m->ok)
-        note_na(x, d->label, m);
-    metric_format(d, m, false, buf, len);
-    return buf;
-}
-
 static void region_table(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
     /* Five figures, so the table fits TEXT_WIDTH with 30-column names; the kind shows in the
      * indentation (workloads and ranges under the run), launch time in the verdicts that need it. */
-    static const char *const cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "copy_compute_ratio", "busy_pct"};
+    static const text_col cols[] = {
+        {"wall_ms", 9, false}, {"kernel_ms", 9, false}, {"memcpy_ms", 9, false}, {"copy_compute_ratio", 9, false},
+        {"busy_pct", 9, false},
+    };
     enum { NCOLS = sizeof cols / sizeof cols[0] };
     fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
                     "them\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-30s", c(x, DIM), "region");
     for (int i = 0; i < NCOLS; i++) {
-        const metric_def *d = def(cols[i]);
+        const metric_def *d = metric_find(&region_metric_table, cols[i].key);
         char head[32];
         snprintf(head, sizeof head, d->unit[0] && strcmp(d->unit, "%") != 0 ? "%s %s" : "%s%s", d->label,
                  strcmp(d->unit, "%") == 0 ? "%" : d->unit);
-        fprintf(x->out, " %9.9s", head);
+        fprintf(x->out, " %*.*s", cols[i].width, cols[i].width, head);
     }
     fprintf(x->out, " %s%s\n", "verdict", c(x, RESET));
     for (int li = 0; li < a->nlisted; li++) {
@@ -58,10 +45,7 @@ static void region_table(ctx *x, const analysis *a)
             snprintf(label, sizeof label, "%*s%s", 2 * depth, "", rg->name);
         clipped(label, 30, name, sizeof name);
         fprintf(x->out, "%-30s", name);
-        for (int i = 0; i < NCOLS; i++) {
-            char v[32];
-            fprintf(x->out, " %9s", rfmt(x, v, sizeof v, r, cols[i]));
-        }
+        fig_cells(x, &region_metric_table, r, cols, NCOLS);
         fprintf(x->out, " %s\n", verdict_name(r->verdict));
     }
     if (a->unlisted > 0)
@@ -125,23 +109,18 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
             c(x, RESET), r->nkstats, r->nkernels);
     fprintf(x->out, "%s%-30s %6s %10s %6s %8s %8s %8s %8s %5s%s\n", c(x, DIM), "kernel", "count", "total ms",
             "share", "min ms", "median", "max ms", "stddev", "occ%", c(x, RESET));
-    const metric_table *t = &kernel_stat_table;
+    static const text_col cols[] = {
+        {"total_ms", 10, false}, {"share_pct", 6, false}, {"min_ms", 8, false}, {"median_ms", 8, false},
+        {"max_ms", 8, false},    {"stddev_ms", 8, false}, {"occupancy_pct", 5, false},
+    };
     for (int i = 0; i < r->nkstats && i < TOP_KERNELS; i++) {
         const kernel_stat *k = &r->kernels[i];
-        char full[512], name[64], v[7][32];
+        char full[512], name[64];
         kernel_display_name(k->name, full, sizeof full);
         clipped(full, 30, name, sizeof name);
-        static const char *const keys[] = {"total_ms", "share_pct", "min_ms", "median_ms", "max_ms", "stddev_ms",
-                                           "occupancy_pct"};
-        for (int j = 0; j < 7; j++) {
-            const metric_def *d = metric_find(t, keys[j]);
-            const metric *m = metric_of(k, d);
-            if (!m->ok)
-                note_na(x, d->label, m);
-            metric_format(d, m, false, v[j], sizeof v[j]);
-        }
-        fprintf(x->out, "%-30s %6d %10s %6s %8s %8s %8s %8s %5s\n", name, k->count, v[0], v[1], v[2], v[3], v[4],
-                v[5], v[6]);
+        fprintf(x->out, "%-30s %6d", name, k->count);
+        fig_cells(x, &kernel_stat_table, k, cols, (int)(sizeof cols / sizeof cols[0]));
+        fputc('\n', x->out);
     }
     if (r->nkstats > TOP_KERNELS)
         fprintf(x->out, "  (%d more kernel names in the JSON report)\n", r->nkstats - TOP_KERNELS);
@@ -151,15 +130,17 @@ static void copies_by_kind(ctx *x, const region_metrics *r)
 {
     if (r->nflows == 0)
         return;
-    fprintf(x->out, "\n%sCopies%s  by direction and host memory kind\n", c(x, BOLD), c(x, RESET));
-    fprintf(x->out, "%s%-6s %-9s %7s %12s %10s %8s %12s%s\n", c(x, DIM), "dir", "memory", "count", "MB", "ms",
-            "GB/s", "per copy KB", c(x, RESET));
+    fprintf(x->out, "\n%sCopies%s  by direction and host memory kind, then memsets by the memory they set\n", c(x, BOLD),
+            c(x, RESET));
+    fprintf(x->out, "%s%-6s %-9s %7s %12s %10s %8s %12s%s\n", c(x, DIM), "dir", "memory", "count", "bytes", "ms",
+            "GB/s", "per copy", c(x, RESET));
+    static const text_col cols[] = {{"bytes", 12, true}, {"ms", 10, false}, {"gbps", 8, false}, {"mean_bytes", 12, true}};
     for (int i = 0; i < r->nflows; i++) {
         const copy_flow *f = &r->flows[i];
-        char gbps[32];
-        fmt(x, gbps, sizeof gbps, &f->gbps, "%.1f", "copy GB/s");
-        fprintf(x->out, "%-6s %-9s %7d %12.3f %10.3f %8s %12.1f\n", copy_dir_name(f->dir), mem_kind_name(f->host),
-                f->count, f->bytes.v / 1e6, f->ms.v, gbps, f->mean_bytes.v / 1024.0);
+        /* A memset has no direction; its row says what it is. */
+        fprintf(x->out, "%-6s %-9s %7d", f->memset ? "memset" : copy_dir_name(f->dir), mem_kind_name(f->host), f->count);
+        fig_cells(x, &copy_flow_table, f, cols, (int)(sizeof cols / sizeof cols[0]));
+        fputc('\n', x->out);
     }
 }
 
@@ -174,19 +155,17 @@ static void apis_by_time(ctx *x, const region_metrics *r)
             r->napistats, r->napis);
     fprintf(x->out, "%s%-32s %8s %10s %6s %10s %10s %10s%s\n", c(x, DIM), "call", "count", "total ms", "share",
             "median us", "min us", "max us", c(x, RESET));
-    static const char *const keys[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
+    static const text_col cols[] = {
+        {"total_ms", 10, false}, {"share_pct", 6, false}, {"median_us", 10, false}, {"min_us", 10, false},
+        {"max_us", 10, false},
+    };
     for (int i = 0; i < r->napistats && i < TOP_APIS; i++) {
         const api_stat *k = &r->apis[i];
-        char name[40], v[5][32];
+        char name[40];
         clipped(k->name, 32, name, sizeof name);
-        for (int j = 0; j < 5; j++) {
-            const metric_def *d = metric_find(&api_stat_table, keys[j]);
-            const metric *m = metric_of(k, d);
-            if (!m->ok)
-                note_na(x, d->label, m);
-            metric_format(d, m, false, v[j], sizeof v[j]);
-        }
-        fprintf(x->out, "%-32s %8d %10s %6s %10s %10s %10s\n", name, k->count, v[0], v[1], v[2], v[3], v[4]);
+        fprintf(x->out, "%-32s %8d", name, k->count);
+        fig_cells(x, &api_stat_table, k, cols, (int)(sizeof cols / sizeof cols[0]));
+        fputc('\n', x->out);
     }
     if (r->napistats > TOP_APIS)
         fprintf(x->out, "  (%d more call names in the JSON and CSV reports)\n", r->napistats - TOP_APIS);
@@ -194,7 +173,7 @@ static void apis_by_time(ctx *x, const region_metrics *r)
 
 void text_regions(ctx *x, const analysis *a)
 {
-    if (a->nlisted == 0)
+    if (a->nlisted == 0) /* the run is always listed where there are regions; this guards the index */
         return;
     region_table(x, a);
     verdict_lines(x, a);

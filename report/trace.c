@@ -120,10 +120,35 @@ static void arg_str(strbuf *b, const char *key, const char *v)
     sb_add(b, "\"");
 }
 
-static void arg_num(strbuf *b, const char *key, double v, const char *fmt)
+/* A count or size the model recorded. */
+static void arg_int(strbuf *b, const char *key, long long v)
 {
-    sb_printf(b, "%s\"%s\":", b->len > 1 ? "," : "", key);
-    sb_printf(b, fmt, v);
+    sb_printf(b, "%s\"%s\":%lld", b->len > 1 ? "," : "", key, v);
+}
+
+/* A figure as the registry formats it (definition d), a JSON number; "n/a (why)" when it was not
+ * measured. */
+static void arg_metric(strbuf *b, const char *key, const metric_def *d, const metric *m)
+{
+    char v[64];
+    metric_format(d, m, false, v, sizeof v);
+    if (!m->ok) {
+        char na[160];
+        snprintf(na, sizeof na, "n/a (%s)", m->why);
+        arg_str(b, key, na);
+        return;
+    }
+    /* JSON numbers have no plus sign, which a signed registry format writes (a change in %). */
+    sb_printf(b, "%s\"%s\":%s", b->len > 1 ? "," : "", key, v[0] == '+' ? v + 1 : v);
+}
+
+/* Figure key of row (a struct table t describes), under its own key. */
+static void arg_fig(strbuf *b, const metric_table *t, const void *row, const char *key)
+{
+    const metric_def *d;
+    const metric *m = metric_get(t, row, key, &d);
+    if (m)
+        arg_metric(b, key, d, m);
 }
 
 static void args_open(strbuf *b, const workload_run *w)
@@ -169,7 +194,7 @@ static void add_api(trace *t, const workload_run *w, const api_event *e)
     snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
     api_display_name(e->name, call, sizeof call);
     args_open(&args, w);
-    arg_num(&args, "correlation", e->correlation, "%.0f");
+    arg_int(&args, "correlation", e->correlation);
     sb_add(&args, "}");
     add(t, thread_of(t, HOST_PID, T_API + e->thread, name), e->start_ns, e->end_ns, call, "cuda_api", &args);
     link_last(t, FLOW_FROM, e->pid, e->correlation);
@@ -190,27 +215,24 @@ static void add_kernel(trace *t, const workload_metrics *r, const kernel_event *
     arg_str(&args, "grid", g);
     arg_str(&args, "block", bl);
     if (k->has_resources) {
-        arg_num(&args, "registers", k->registers, "%.0f");
-        arg_num(&args, "static_smem", k->static_smem, "%.0f");
-        arg_num(&args, "dynamic_smem", k->dynamic_smem, "%.0f");
-        arg_num(&args, "local_mem", k->local_mem, "%.0f");
+        arg_int(&args, "registers", k->registers);
+        arg_int(&args, "static_smem", k->static_smem);
+        arg_int(&args, "dynamic_smem", k->dynamic_smem);
+        arg_int(&args, "local_mem", k->local_mem);
     } else {
         char why[96];
         snprintf(why, sizeof why, "not recorded (%s timing)", w ? timing_source_name(w->timing) : "trace");
         arg_str(&args, "registers", why);
     }
     const kernel_summary *s = r ? summary_of(r, k->name) : NULL;
+    if (s)
+        arg_fig(&args, &kernel_summary_table, s, "occupancy_pct");
     if (s && s->occupancy_pct.ok) {
-        arg_num(&args, "occupancy_pct", s->occupancy_pct.v, "%.1f");
         arg_str(&args, "occupancy_limiter", s->limiter[0] ? s->limiter : "none");
-        arg_num(&args, "blocks_per_sm", s->active_blocks, "%.0f");
-    } else if (s) {
-        char na[128];
-        snprintf(na, sizeof na, "n/a (%s)", s->occupancy_pct.why);
-        arg_str(&args, "occupancy_pct", na);
+        arg_int(&args, "blocks_per_sm", s->active_blocks);
     }
-    arg_num(&args, "stream", k->stream, "%.0f");
-    arg_num(&args, "correlation", k->correlation, "%.0f");
+    arg_int(&args, "stream", k->stream);
+    arg_int(&args, "correlation", k->correlation);
     arg_str(&args, "mangled", k->name);
     sb_add(&args, "}");
     add(t, thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname), k->start_ns, k->end_ns, name, "kernel",
@@ -227,14 +249,19 @@ static void add_copy(trace *t, const workload_run *w, const copy_event *c)
     snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : dir);
     snprintf(name, sizeof name, "%s %s", dir, mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
     args_open(&args, w);
-    arg_num(&args, "bytes", (double)c->bytes, "%.0f");
+    arg_int(&args, "bytes", (long long)c->bytes);
+    /* The copy's own bandwidth, bytes over its duration, formatted as the registry formats the
+     * GB/s of copies. */
     double ns = (double)(c->end_ns - c->start_ns);
-    if (ns > 0)
-        arg_num(&args, "GB/s", (double)c->bytes / ns, "%.2f");
+    if (ns > 0) {
+        metric gbps;
+        metric_set(&gbps, (double)c->bytes / ns);
+        arg_metric(&args, "GB/s", metric_find(&copy_flow_table, "gbps"), &gbps);
+    }
     arg_str(&args, "src", mem_kind_name(c->src));
     arg_str(&args, "dst", mem_kind_name(c->dst));
-    arg_num(&args, "stream", c->stream, "%.0f");
-    arg_num(&args, "correlation", c->correlation, "%.0f");
+    arg_int(&args, "stream", c->stream);
+    arg_int(&args, "correlation", c->correlation);
     sb_add(&args, "}");
     add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", &args);
     link_last(t, FLOW_TO, c->pid, c->correlation);
@@ -295,7 +322,7 @@ static void gather_workload(trace *t, const workload_metrics *r)
         args_open(&args, NULL);
         arg_str(&args, "status", status_name(w->status));
         arg_str(&args, "timing", timing_source_name(w->timing));
-        arg_num(&args, "repeat", w->repeat, "%.0f");
+        arg_int(&args, "repeat", w->repeat);
         if (r->verdict != VERDICT_NONE)
             arg_str(&args, "verdict", verdict_name(r->verdict));
         sb_add(&args, "}");
@@ -443,18 +470,22 @@ static void write_flows(trace *t, strbuf *b)
 }
 
 /* A "GPU busy %" counter per GPU, from analysis's series (analysis.busy): at each stretch of
- * activity how busy the GPU was inside it, and 0 between stretches. */
+ * activity how busy the GPU was inside it (as the registry formats it), and 0 between stretches.
+ * A stretch that is an instant has no share to show, and is left out. */
 static void write_busy_counter(trace *t, strbuf *b, int pid)
 {
     const analysis *a = t->a;
+    const metric_def *d = metric_find(&busy_span_table, "busy_pct");
     for (int i = 0; i < a->nbusy; i++) {
         const busy_span *p = &a->busy[i];
-        if (GPU_PID(p->device) != pid)
+        if (GPU_PID(p->device) != pid || !p->busy_pct.ok)
             continue;
+        char pct[32];
+        metric_format(d, &p->busy_pct, false, pct, sizeof pct);
         more(b);
         sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
         us(b, p->start_ns - a->m->epoch_ns);
-        sb_printf(b, ",\"args\":{\"busy %%\":%.1f}}\n", p->busy_pct.ok ? p->busy_pct.v : 100.0);
+        sb_printf(b, ",\"args\":{\"busy %%\":%s}}\n", pct);
         more(b);
         sb_printf(b, "{\"name\":\"GPU busy\",\"ph\":\"C\",\"pid\":%d,\"ts\":", pid);
         us(b, p->end_ns - a->m->epoch_ns);
@@ -541,7 +572,11 @@ static void write_doc(trace *t, strbuf *b)
     sb_json(b, m->command_line ? m->command_line : "");
     sb_add(b, "\",\"started_at\":\"");
     sb_json(b, m->started_at);
-    sb_printf(b, "\",\"n\":%d,\"time_origin\":\"the run's start; times in microseconds\"}}\n", m->builtin.n);
+    sb_add(b, "\"");
+    /* The matrix size is a built-in run's; other sources have none to give. */
+    if (m->source == SOURCE_BUILTIN && m->builtin.n > 0)
+        sb_printf(b, ",\"n\":%d", m->builtin.n);
+    sb_add(b, ",\"time_origin\":\"the run's start; times in microseconds\"}}\n");
 }
 
 /* Tids: the host's threads in key order, then each GPU's; each lane its own tid. */

@@ -142,7 +142,8 @@ static void slower_kernels_found(void **state)
     assert_true(compare_runs(&ab, &an, 5, &c));
     const cmp_row *k = row_of(&c, false, "cuda-tiled (pinned)", "kernel_ms");
     assert_int_equal(k->verdict, CMP_WORSE);
-    assert_close(k->change_pct, 10, 1e-3);
+    assert_true(k->change_pct.ok);
+    assert_close(k->change_pct.v, 10, 1e-3);
     assert_true(k->regression);
     assert_int_equal(row_of(&c, false, "cuda-tiled (pinned)", "tflops")->verdict, CMP_WORSE);
     const cmp_row *rk = row_of(&c, true, "cuda-tiled (pinned) / compute", "kernel_us");
@@ -395,6 +396,18 @@ static void binary_copy_same_slowed_worse(void **state)
             assert_string_equal(cJSON_GetObjectItem(row, "verdict")->valuestring, "slower");
             assert_true(cJSON_IsTrue(cJSON_GetObjectItem(row, "regression")));
             assert_true(cJSON_IsNumber(cJSON_GetObjectItem(row, "noise_base_pct")));
+            assert_true(cJSON_IsNumber(cJSON_GetObjectItem(row, "noise_new_pct")));
+            /* The text shows the row's noises as the registry formats them. */
+            char noise[2][32], both[72];
+            static const char *const keys[] = {"noise_base_pct", "noise_new_pct"};
+            for (int k = 0; k < 2; k++) {
+                metric m;
+                metric_set(&m, cJSON_GetObjectItem(row, keys[k])->valuedouble);
+                metric_format(metric_find(&compare_row_table, keys[k]), &m, true, noise[k], sizeof noise[k]);
+            }
+            snprintf(both, sizeof both, "%s / %s", noise[0], noise[1]);
+            if (!strstr(r.out, both))
+                fail_msg("the text does not show the noise '%s':\n%s", both, r.out);
         }
     }
     assert_true(seen);
@@ -551,9 +564,9 @@ static void same_code_twice(void **state)
         if (!r->is_region && strcmp(r->def->key, "kernel_ms") == 0) {
             if (r->verdict != CMP_SAME)
                 fail_msg("%s kernel_ms %+.2f%% (noise %.2f%% / %.2f%%) not same within noise", r->entity,
-                         r->change_pct, r->noise_base.v, r->noise_new.v);
-            if (strncmp(r->entity, "cpu-", 4) != 0 && fabs(r->change_pct) >= 2)
-                fail_msg("%s kernel_ms moved %+.2f%% between two runs of the same code", r->entity, r->change_pct);
+                         r->change_pct.v, r->noise_base.v, r->noise_new.v);
+            if (strncmp(r->entity, "cpu-", 4) != 0 && fabs(r->change_pct.v) >= 2)
+                fail_msg("%s kernel_ms moved %+.2f%% between two runs of the same code", r->entity, r->change_pct.v);
             kernels++;
         }
     }

@@ -178,6 +178,33 @@ static void builtin_run_by_hand(void **state)
     model_free(&m);
 }
 
+/* A memset's row says it is one in the direction column (it has no direction), with the memory
+ * it set. */
+static void memset_row_says_memset(void **state)
+{
+    (void)state;
+    run_model m;
+    small_builtin_run(&m);
+    add_device_memset(&m, 1 << 20);
+    analysis a;
+    char *csv = csv_of(&m, &a);
+    csv_doc *d = parse(csv);
+    check_document(&a, d);
+    int dir = col(d, "direction"), mem = col(d, "host_memory"), bytes = col(d, "copy.bytes (B)");
+    int memsets = 0;
+    for (int i = 1; i < d->nrows; i++)
+        if (strcmp(d->f[i][0], "copy") == 0 && strcmp(d->f[i][dir], "memset") == 0) {
+            assert_string_equal(d->f[i][mem], "device");
+            assert_close(strtod(d->f[i][bytes], NULL), 1 << 20, 0);
+            memsets++;
+        }
+    assert_true(memsets > 0);
+    doc_free(d);
+    free(csv);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* A sweep: each workload has a row per size, its n in the "n" column. */
 static void sweep_rows_by_size(void **state)
 {
@@ -286,6 +313,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(builtin_run_by_hand),
+        cmocka_unit_test(memset_row_says_memset),
         cmocka_unit_test(sweep_rows_by_size),
         cmocka_unit_test(names_are_quoted),
         cmocka_unit_test(sample_run),

@@ -368,6 +368,14 @@ void small_builtin_run(run_model *m)
     assert_true(model_finish_regions(m, "mmprof run"));
 }
 
+void add_device_memset(run_model *m, uint64_t bytes)
+{
+    const workload_run *w = &m->builtin.workloads[1];
+    memset_event s = {.mem = MEM_DEVICE, .bytes = bytes, .start_ns = w->phases[0].start_ns,
+                      .end_ns = w->phases[0].start_ns + 100000, .stream = 7, .region = w->region};
+    assert_true(events_add_memset(&m->events, &s));
+}
+
 void small_profiled_run(run_model *m)
 {
     model_init(m);
@@ -480,6 +488,14 @@ char *unxz_sample(const char *xz_path, const char *dir, const char *name)
         return NULL;
     }
     return out;
+}
+
+char *unxz_committed(const char *stem, const char *dir)
+{
+    char xz[256], name[160];
+    snprintf(xz, sizeof xz, "samples/%s.json.xz", stem);
+    snprintf(name, sizeof name, "%s.json", stem);
+    return unxz_sample(xz, dir, name);
 }
 
 int dir_entries(const char *dir, int *temporaries)

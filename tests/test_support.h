@@ -47,6 +47,8 @@ int dir_entries(const char *dir, int *temporaries);
 /* An xz-compressed run file decompressed into dir/name with xz -dc: the path, malloc'd, or NULL
  * when xz failed. */
 char *unxz_sample(const char *xz_path, const char *dir, const char *name);
+/* The committed samples/STEM.json.xz decompressed into dir/STEM.json (unxz_sample). */
+char *unxz_committed(const char *stem, const char *dir);
 
 /* dir/name, malloc'd (fails the test when memory ran out). */
 char *path_in(const char *dir, const char *name);
@@ -94,6 +96,9 @@ void load_sample(run_model *m);
  *   cublas-sgemm  pinned      H2D 0.6 ms, kernel 0.5 ms, D2H 0.3 ms   copy-bound (0.9 > 0.5)
  * H2D moves 8 MiB (A and B), D2H 4 MiB (C). Regions are finished. */
 void small_builtin_run(run_model *m);
+/* Adds to small_builtin_run's cuda-naive (pageable) a cudaMemset of bytes of device memory, 0.1 ms
+ * at the start of its first phase. */
+void add_device_memset(run_model *m, uint64_t bytes);
 
 /* A profiled program made here: one NVTX range "train" on thread 1 holding 10 launches of
  * "gemm_kernel" (2 ms each) and one of "relu" (0.5 ms), each launched by cudaLaunchKernel_v7000

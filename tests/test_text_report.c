@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "sections.h"
 #include "test_support.h"
 #include "text.h"
 #include "verify.h"
@@ -244,7 +245,10 @@ static void header_names_the_run(void **state)
     snprintf(want, sizeof want, "%d SMs", d->sm_count);
     assert_non_null(strstr(gpu, want));
     free(gpu);
-    snprintf(want, sizeof want, "peaks: FP32 %.1f TFLOP/s", r.a.peaks[0].fp32_tflops.v);
+    const metric_def *fp32 = metric_find(&device_peaks_table, "fp32_tflops");
+    char peak[32];
+    metric_format(fp32, &r.a.peaks[0].fp32_tflops, true, peak, sizeof peak);
+    snprintf(want, sizeof want, "peaks: FP32 %s,", peak);
     assert_contains(r.plain, want);
     char *blas = line_starting(r.plain, "BLAS");
     assert_non_null(blas);
@@ -258,33 +262,46 @@ static void header_names_the_run(void **state)
     free_rendered(&r);
 }
 
-/* Each workload that ran has its row, and the row shows the analysis's figures as formatted. */
+/* Figure key of a workload as the registry formats it, without its unit (a static copy). */
+static const char *registry_text(const workload_metrics *w, const char *key)
+{
+    static char buf[48];
+    const metric_def *d;
+    const metric *m = metric_get(&workload_metric_table, w, key, &d);
+    assert_non_null(m);
+    metric_format(d, m, false, buf, sizeof buf);
+    return buf;
+}
+
+/* Each workload that ran has its row, and the row shows the analysis's figures as the registry
+ * formats them. */
 static void check_rows(const rendered *r)
 {
     char *sec = section(r->plain, "Workloads");
     assert_non_null(sec);
     for (int i = 0; i < r->a.nwl; i++) {
         const workload_metrics *w = &r->a.wl[i];
-        char prefix[64], want[32];
+        char prefix[64];
         snprintf(prefix, sizeof prefix, "%-17s %-8s", w->w->name,
                  !w->w->needs_gpu ? "host" : w->w->host_memory == MEM_PINNED ? "pinned" : "pageable");
         char *row = line_starting(sec, prefix);
         if (!row)
             fail_msg("no row for '%s'", prefix);
         assert_int_equal(atoi(field_of(row, 2)), w->w->repeat);
-        snprintf(want, sizeof want, "%.3f", w->kernel_ms.v);
-        assert_string_equal(field_of(row, 3), want);
-        snprintf(want, sizeof want, "%.2f", w->tflops.v);
-        assert_string_equal(field_of(row, 5), want);
+        assert_string_equal(field_of(row, 3), registry_text(w, "kernel_ms"));
+        assert_string_equal(field_of(row, 5), registry_text(w, "tflops"));
+        /* The noise with its unit, then the mark of what ended sampling. */
+        char noise[64];
+        snprintf(noise, sizeof noise, "%s%%", registry_text(w, "noise_pct"));
+        if (w->noise_pct.ok)
+            assert_true(strncmp(field_of(row, 4), noise, strlen(noise)) == 0);
         /* %peak: n/a for TF32 (with its reason in the footer), "-" on the CPU. */
-        if (!w->w->needs_gpu) {
+        if (!w->w->needs_gpu)
             assert_string_equal(field_of(row, 6), "-");
-        } else if (w->peak_pct.ok) {
-            snprintf(want, sizeof want, "%.1f", w->peak_pct.v);
-            assert_string_equal(field_of(row, 6), want);
-        } else {
-            assert_string_equal(field_of(row, 6), "n/a");
-        }
+        else
+            assert_string_equal(field_of(row, 6), registry_text(w, "peak_pct"));
+        if (!w->peak_pct.ok)
+            assert_string_equal(field_of(row, 6), w->w->needs_gpu ? "n/a" : "-");
         free(row);
     }
     free(sec);
@@ -303,7 +320,7 @@ static void rows_show_the_analysis(void **state)
 }
 
 /* Every "n/a" in the tables has a line under "Not available" that gives a reason, and the
- * reasons the analysis gave are those printed. */
+ * reasons the analysis gave are those printed, under the figure's registry label. */
 static void check_na(const rendered *r)
 {
     char *na = section(r->plain, "Not available");
@@ -325,11 +342,13 @@ static void check_na(const rendered *r)
         const workload_metrics *w = &r->a.wl[i];
         char want[200];
         if (w->w->needs_gpu && !w->peak_pct.ok) {
-            snprintf(want, sizeof want, "n/a %%peak: %s", w->peak_pct.why);
+            snprintf(want, sizeof want, "n/a %s: %s", metric_find(&workload_metric_table, "peak_pct")->label,
+                     w->peak_pct.why);
             assert_contains(na, want);
         }
         if (!w->speedup.ok) {
-            snprintf(want, sizeof want, "n/a speedup: %s", w->speedup.why);
+            snprintf(want, sizeof want, "n/a %s: %s", metric_find(&workload_metric_table, "speedup_vs_cpu")->label,
+                     w->speedup.why);
             assert_contains(na, want);
         }
     }
@@ -359,7 +378,7 @@ static void na_lines_carry_reasons(void **state)
     free_rendered(&r);
     render_run(&r, sample_path(), drop_cpu);
     check_na(&r);
-    assert_contains(r.plain, "n/a speedup: cpu-openblas did not run");
+    assert_contains(r.plain, "n/a vs CPU: cpu-openblas did not run");
     free_rendered(&r);
 }
 
@@ -390,6 +409,60 @@ static void warnings_shown(void **state)
     check_warnings(&r);
     assert_contains(r.plain, "GPU times come from cudaEvents, not CUPTI: another tool holds CUPTI");
     assert_true(has_line_starting(r.plain, "Timing  GPU: cudaEvents around each copy and launch"));
+    free_rendered(&r);
+}
+
+/* What a source may not record: a device without clock, memory size, compute capability (an AMD
+ * GPU), driver or runtime version; no host; a BLAS whose version and threads were not read. */
+static void facts_unknown(run_model *m)
+{
+    device_info *d = &m->devices[0];
+    d->clock_khz = 0;
+    d->total_mem = 0;
+    d->cc_major = d->cc_minor = 0;
+    d->driver_version = d->runtime_version = 0;
+    m->host.known = false;
+    m->builtin.blas.version[0] = '\0';
+    m->builtin.blas.threads = 0;
+}
+
+/* A fact the run does not hold is left out, never printed as 0 or "?"; the others stay. */
+static void unknown_facts_left_out(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, sample_path(), facts_unknown);
+    assert_fits(r.plain);
+    char *gpu = line_starting(r.plain, "GPU 0");
+    assert_non_null(gpu);
+    char want[160];
+    snprintf(want, sizeof want, "GPU 0   %s, %d SMs", r.m.devices[0].name, r.m.devices[0].sm_count);
+    assert_string_equal(gpu, want);
+    free(gpu);
+    /* The first GPU's SM clock is the FP32 peak's: n/a, with its reason under the tables. */
+    char *peaks = line_starting(r.plain, "        peaks: FP32 n/a, memory ");
+    assert_non_null(peaks);
+    free(peaks);
+    snprintf(want, sizeof want, "n/a %s: %s", metric_find(&device_peaks_table, "fp32_tflops")->label,
+             r.a.peaks[0].fp32_tflops.why);
+    assert_contains(r.plain, want);
+    /* The second GPU still shows all it has. */
+    gpu = line_starting(r.plain, "GPU 1");
+    assert_non_null(gpu);
+    assert_non_null(strstr(gpu, " MHz, "));
+    assert_non_null(strstr(gpu, ", runtime "));
+    free(gpu);
+    assert_false(has_line_starting(r.plain, "Host"));
+    char *blas = line_starting(r.plain, "BLAS");
+    assert_non_null(blas);
+    snprintf(want, sizeof want, "BLAS    OpenBLAS, core %s", r.m.builtin.blas.core);
+    assert_string_equal(blas, want);
+    free(blas);
+    static const char *const placeholders[] = {"?", "unknown", " 0 MHz", "sm_00", " 0 threads", "driver 0.0",
+                                               "runtime 0.0", " 0.0 GiB"};
+    for (size_t i = 0; i < sizeof placeholders / sizeof placeholders[0]; i++)
+        if (strstr(r.plain, placeholders[i]))
+            fail_msg("the report shows '%s'", placeholders[i]);
     free_rendered(&r);
 }
 
@@ -586,6 +659,7 @@ static void nsys_tables_for_a_built_run(void **state)
     (void)state;
     rendered r;
     small_builtin_run(&r.m);
+    add_device_memset(&r.m, 1 << 20);
     assert_true(analyze(&r.m, &r.a));
     r.plain = render(&r.a, false);
     r.color = render(&r.a, true);
@@ -603,6 +677,8 @@ static void nsys_tables_for_a_built_run(void **state)
     assert_non_null(c);
     assert_int_equal(count_lines_starting(c, "HtoD   pageable"), 1);
     assert_int_equal(count_lines_starting(c, "DtoH   pinned"), 1);
+    /* A memset is a row of its own, named as one (it has no direction). */
+    assert_int_equal(count_lines_starting(c, "memset device "), 1);
     free(c);
     char *a = section(r.plain, "CUDA API calls by total time");
     assert_non_null(a);
@@ -612,6 +688,73 @@ static void nsys_tables_for_a_built_run(void **state)
     assert_string_equal(field_of(launch, 4), "5.0");
     free(launch);
     free(a);
+    free_rendered(&r);
+}
+
+/* ---------- sections by their data ---------- */
+
+/* The line each section's text opens with (after a blank line). */
+static const struct {
+    section_id id;
+    const char *heading;
+} headings[] = {
+    {SEC_FINDINGS, "Summary\n"},          {SEC_SWEEP, "Sweep  "},
+    {SEC_DEVICES, "GPUs  "},               {SEC_WORKLOADS, "Workloads  "},
+    {SEC_COPIES, "Copy versus compute  "}, {SEC_KERNELS, "Kernels  "},
+    {SEC_LADDER, "Ladder  "},              {SEC_COUNTERS, "Hardware counters  "},
+    {SEC_REGIONS, "Timeline  "},           {SEC_TOOL_TIME, "mmprof's own time "},
+    {SEC_WARNINGS, "Warnings\n"},
+};
+
+/* Every section the text has a heading for is printed exactly when sections.h says the run has
+ * its data; the ranks' heading says ranks or processes. */
+static void check_sections(const analysis *a, const char *text, const char *what)
+{
+    for (size_t i = 0; i < sizeof headings / sizeof headings[0]; i++) {
+        char at[64];
+        snprintf(at, sizeof at, "\n\n%s", headings[i].heading);
+        bool shown = section_shown(a, headings[i].id), printed = strstr(text, at) != NULL;
+        if (shown != printed)
+            fail_msg("%s: the section headed '%.*s' (%s) is %s but %s", what, (int)strcspn(headings[i].heading, "\n"),
+                     headings[i].heading, section_of(headings[i].id)->key, shown ? "shown" : "not shown",
+                     printed ? "printed" : "not printed");
+    }
+    bool ranks = strstr(text, "\n\nRanks  ") || strstr(text, "\n\nProcesses  ");
+    if (ranks != section_shown(a, SEC_RANKS))
+        fail_msg("%s: the ranks section %s", what, ranks ? "is printed without ranks" : "is missing");
+}
+
+static void check_sections_of(const char *path)
+{
+    rendered r;
+    render_run(&r, path, NULL);
+    check_sections(&r.a, r.plain, path);
+    free_rendered(&r);
+}
+
+/* Built-in runs (one size, a sweep, every GPU, with counters, under Nsight Compute and Nsight
+ * Systems), profiled programs (with counters, a job of two ranks) and one made here. */
+static void sections_shown_by_their_data(void **state)
+{
+    const char *dir = *state;
+    static const char *const runs[] = {"samples/h200-2048.json", NCU_SAMPLE, NSYS_SAMPLE, "samples/h200-2048-counters.json",
+                                       "samples/h200-profile-cuda.json", "samples/h200-profile-counters.json"};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        check_sections_of(runs[i]);
+    static const char *const packed[] = {"h200-sweep-64-8192", "h200x2-devices-2048", "h200-ddp-torchrun"};
+    for (size_t i = 0; i < sizeof packed / sizeof packed[0]; i++) {
+        char *path = unxz_committed(packed[i], dir);
+        assert_non_null(path);
+        check_sections_of(path);
+        free(path);
+    }
+    rendered r;
+    small_profiled_run(&r.m);
+    assert_true(analyze(&r.m, &r.a));
+    r.plain = render(&r.a, false);
+    r.color = render(&r.a, true);
+    check_sections(&r.a, r.plain, "a profiled program");
+    assert_false(has_line_starting(r.plain, "BLAS"));
     free_rendered(&r);
 }
 
@@ -625,12 +768,14 @@ int main(void)
         cmocka_unit_test(rows_show_the_analysis),
         cmocka_unit_test(na_lines_carry_reasons),
         cmocka_unit_test(warnings_shown),
+        cmocka_unit_test(unknown_facts_left_out),
         cmocka_unit_test(skipped_gpu_workloads),
         cmocka_unit_test(failed_workload),
         cmocka_unit_test(long_texts_wrap),
         cmocka_unit_test(long_names_whole),
         cmocka_unit_test(long_kernel_name_cut_with_a_mark),
         cmocka_unit_test(nsys_tables_for_a_built_run),
+        cmocka_unit_test_setup_teardown(sections_shown_by_their_data, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests_name("text report", tests, NULL, NULL);
 }

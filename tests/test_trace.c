@@ -269,13 +269,20 @@ static void events_carry_their_figures(void **state)
             saw_copy = true;
             assert_int_equal(dur_ns, c->end_ns - c->start_ns);
             assert_true(num(args, "bytes", &v) && v == (double)c->bytes);
+            /* The copy's bytes over its duration, as the registry formats a copy's GB/s. */
             assert_true(num(args, "GB/s", &v));
-            double want = (double)c->bytes / (double)(c->end_ns - c->start_ns);
-            assert_true(fabs(v - want) <= 0.005 + 1e-9);
+            metric gbps;
+            metric_set(&gbps, (double)c->bytes / (double)(c->end_ns - c->start_ns));
+            char want[32];
+            metric_format(metric_find(&copy_flow_table, "gbps"), &gbps, false, want, sizeof want);
+            assert_true(v == strtod(want, NULL));
             assert_string_equal(str(args, "src"), "pageable");
         }
     }
     assert_true(saw_kernel && saw_copy);
+    /* The run's matrix size, which only a built-in run has. */
+    double n;
+    assert_true(num(cJSON_GetObjectItemCaseSensitive(doc, "otherData"), "n", &n) && n == m.builtin.n);
     events_clear(&ev);
     cJSON_Delete(doc);
     model_free(&m);
@@ -353,7 +360,8 @@ static int count_ph(cJSON *events, const char *ph)
 
 /* A profiled program: its own events and its NVTX range are in the trace, API calls read without
  * their version suffix, each launch has a flow arrow to its kernel or copy (11 kernels and one
- * copy, all launched by recorded calls), and the GPU has a busy counter. */
+ * copy, all launched by recorded calls), the GPU has a busy counter, and no matrix size is
+ * claimed. */
 static void timeline_events_flows_and_counter(void **state)
 {
     (void)state;
@@ -405,6 +413,8 @@ static void timeline_events_flows_and_counter(void **state)
     }
     assert_true(counters >= 3);
     assert_close(last, 0, 0);
+    /* A program has no matrix size: none is given, rather than 0. */
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "otherData"), "n"));
     cJSON_Delete(doc);
     model_free(&m);
 }

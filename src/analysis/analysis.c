@@ -48,9 +48,10 @@ device_peaks device_peaks_of(const device_info *d)
     device_peaks p;
     memset(&p, 0, sizeof p);
     p.fp32_lanes_per_sm = fp32_lanes_per_sm(d->cc_major, d->cc_minor);
-    if (p.fp32_lanes_per_sm == 0)
-        na(&p.fp32_tflops, "FP32 lanes per SM unknown for compute capability %d.%d", d->cc_major,
-           d->cc_minor);
+    if (d->cc_major <= 0) /* a trace of an AMD GPU, or one that did not record it */
+        na(&p.fp32_tflops, "compute capability not reported");
+    else if (p.fp32_lanes_per_sm == 0)
+        na(&p.fp32_tflops, "FP32 lanes per SM not known for compute capability %d.%d", d->cc_major, d->cc_minor);
     else if (d->clock_khz <= 0 || d->sm_count <= 0)
         na(&p.fp32_tflops, "SM clock or count not reported");
     else

@@ -275,10 +275,15 @@ static bool compare_rows(comparison *c, const entity *e, const metric_table *t, 
             workload_noise(&an->wl[en->index], d, &row.noise_new);
         }
         row.noise_known = row.noise_base.ok || row.noise_new.ok;
+        double change;
         row.verdict = cmp_judge(row.base, row.new_value, row.noise_base.ok ? row.noise_base.v : NAN,
-                                row.noise_new.ok ? row.noise_new.v : NAN, d->better, &row.change_pct);
+                                row.noise_new.ok ? row.noise_new.v : NAN, d->better, &change);
+        if (row.verdict == CMP_NO_BASE)
+            metric_na(&row.change_pct, "the base is 0");
+        else
+            metric_set(&row.change_pct, change);
         row.regression = row.verdict == CMP_WORSE && row.noise_known && c->threshold_pct >= 0 &&
-                         fabs(row.change_pct) > c->threshold_pct;
+                         fabs(change) > c->threshold_pct;
         if (!add_row(c, &row))
             return false;
     }

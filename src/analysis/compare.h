@@ -41,7 +41,7 @@ typedef struct {
     char entity[200];      /* the workload's label or the region's path */
     const metric_def *def;
     double base, new_value;
-    double change_pct;
+    metric change_pct;            /* (new - base) / base in %; n/a when the base is 0 */
     metric noise_base, noise_new; /* in %, or n/a with the reason */
     bool noise_known;      /* either side had a noise figure */
     cmp_verdict verdict;

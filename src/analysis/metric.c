@@ -74,6 +74,14 @@ static void format_bytes(double v, char *buf, size_t len)
         snprintf(buf, len, "%.3g %s", v, prefix[p]);
 }
 
+void metric_format_data(const metric *m, char *buf, size_t len)
+{
+    if (m->ok)
+        snprintf(buf, len, "%.10g", m->v);
+    else if (len > 0)
+        buf[0] = '\0';
+}
+
 void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len)
 {
     if (!m->ok) {

@@ -66,6 +66,7 @@ extern const metric_table range_group_table;      /* range_group (range_groups.h
 /* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
 extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
     finding_events_table, finding_n_table;
+extern const metric_table compare_row_table;      /* cmp_row (compare.h): one figure of two runs compared */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)
 {
@@ -87,5 +88,9 @@ const metric *metric_get(const metric_table *t, const void *row, const char *key
  * With the unit, bytes ("B") are shown with a decimal prefix and three significant digits
  * ("67.1 MB"), as every output shows them; without it, as the format says. */
 void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len);
+/* The value as data for another program (the CSV): ten significant digits whatever the figure's
+ * display format, so a spreadsheet gets what analysis computed, not the report's rounding; ""
+ * when not measured (the reason is the JSON's). */
+void metric_format_data(const metric *m, char *buf, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "compare.h"
 #include "ranks.h"
 #include "devices.h"
 #include "regions.h"
@@ -149,8 +150,10 @@ TABLE(copy_flow_table, "copy", copy_flow_defs);
 static const metric_def sweep_point_defs[] = {
     SP(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "median kernel time of one product at this size"),
     SP(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product at this size"),
-    SP(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
-    SP(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
+    /* Three decimals: a sweep's smallest sizes run at hundredths of a TFLOP/s (0.041 at n = 64),
+     * which two decimals would flatten to 0.04 and 0.05 for every workload. */
+    SP(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.3f", "2n^3 / kernel time"),
+    SP(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.3f", "2n^3 / end-to-end time"),
     SP(noise_pct, "noise_pct", "noise", "%", "%.2f", "stdev / mean of the timed samples"),
     SP(speedup_e2e, "speedup_vs_cpu_e2e", "e2e/CPU", "x", "%.2f", "cpu-openblas product time at this size over end-to-end time"),
 };
@@ -328,11 +331,22 @@ FIND(runs, "runs", "%.0f", "how many workload runs a finding counts");
 FIND(events, "events", "%.0f", "how many GPU events a finding counts");
 FIND(n, "n", "%.0f", "the matrix size a finding names");
 
+/* mmprof compare: what it adds to each figure it compares (the figure itself keeps its own
+ * definition). The noise is the timed samples' noise, in the format every report gives it. */
+#define CR(field, key, label, unit, fmt, what) DEF(cmp_row, field, key, label, unit, fmt, what)
+static const metric_def compare_row_defs[] = {
+    CR(change_pct, "change_pct", "change", "%", "%+.1f", "(new - base) / base"),
+    CR(noise_base, "noise_base_pct", "noise base", "%", "%.2f", "stdev / mean of the base run's timed samples"),
+    CR(noise_new, "noise_new_pct", "noise new", "%", "%.2f", "stdev / mean of the new run's timed samples"),
+};
+TABLE(compare_row_table, "compare", compare_row_defs);
+
 const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
     &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
     &device_workload_table, &device_aggregate_table, &device_pass_table, &peer_table, &launch_counter_table,
     &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &finding_ms_table,
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
+    &compare_row_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

@@ -166,8 +166,10 @@ void counter_ceilings(const run_model *m, device_peaks *peaks)
     for (int d = 0; d < m->ndevices; d++) {
         const device_info *dev = &m->devices[d];
         double per_clock = tf32_flops_per_sm_clock(dev->cc_major, dev->cc_minor);
-        if (per_clock <= 0)
-            metric_na(&peaks[d].tf32_tflops, "TF32 tensor rate unknown for compute capability %d.%d", dev->cc_major,
+        if (dev->cc_major <= 0)
+            metric_na(&peaks[d].tf32_tflops, "compute capability not reported");
+        else if (per_clock <= 0)
+            metric_na(&peaks[d].tf32_tflops, "TF32 tensor rate not known for compute capability %d.%d", dev->cc_major,
                       dev->cc_minor);
         else if (dev->clock_khz <= 0 || dev->sm_count <= 0)
             metric_na(&peaks[d].tf32_tflops, "SM clock or count not reported");
