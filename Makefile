@@ -373,18 +373,29 @@ deb:
 # line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
 #   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
 #   make test              each for FUZZ_TEST_SECONDS (30) over the checked-in corpus, counted
+# The sources are compiled once into $(FUZZ_OBJ_DIR), instrumented for libFuzzer but without its
+# main (fuzzer-no-link), and every target links the objects it needs: the targets share the core,
+# which compiled four times over was most of make test's build.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-                -fno-omit-frame-pointer -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) -fno-omit-frame-pointer \
+                -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include -MMD -MP
+FUZZ_OBJ_DIR := $(BUILD)/fuzz/obj
 FUZZ_TARGETS :=
 comma        := ,
 
+$(FUZZ_OBJ_DIR)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+# SOURCES' .c files become objects of $(FUZZ_OBJ_DIR); anything else in it (objects built by gcc
+# or nvcc) is only a prerequisite, linked through EXTRA LINK ARGUMENTS.
 define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
-$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
-	@mkdir -p $$(dir $$@)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lm
+$(BUILD)/fuzz/fuzz_$(1): $(FUZZ_OBJ_DIR)/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_OBJ_DIR)/%.o,$(2)) | $(CARRIED)
+	$$(FUZZ_CC) -fsanitize=fuzzer $$(FUZZ_SAN) -o $$@ $$(filter $(FUZZ_OBJ_DIR)/%,$$^) $(3) \
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lm
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
@@ -411,7 +422,7 @@ fuzz: fuzz-build
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
 # report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
 TEMPLATES := templates/report.html templates/report.css templates/report.js
-HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE))
+HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE)) $(FUZZ_OBJ_DIR)/report/html.o
 
 $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh
 	@mkdir -p $(dir $@)
@@ -428,7 +439,7 @@ $(BUILD)/gen/commit.h: FORCE
 	@echo "#define MMPROF_COMMIT \"$$(src/cli/commit.sh .)\"" >$@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/src/cli/build_info.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/cli/build_info.o $(FUZZ_OBJ_DIR)/src/cli/build_info.o: $(BUILD)/gen/commit.h
 $(BUILD)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
 
 FORCE:
