@@ -170,6 +170,9 @@ run: deps
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
 GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_multi_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
+# Made through pattern rules only, these objects would be intermediate, deleted at the end of
+# every make and compiled again by the next.
+.SECONDARY: $(BUILD)/tests/test_support.o $(GPU_BINS:%=%.o)
 
 # The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
