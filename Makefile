@@ -249,9 +249,20 @@ $(BUILD)/examples/%: examples/%.cu
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
+# make test builds with a job per CPU unless make was given -j (its job server then decides), and
+# runs TEST_JOBS tests at once (tests/run_tests.sh prints them in order). The longest tests come
+# first, so that no worker is left with one at the end. Its clock starts with make (the
+# packages test-deps installs included); run_tests.sh prints the time before the closing line.
+TEST_JOBS ?= $(shell nproc)
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+TESTS_STARTED := $(shell date +%s)
+endif
+SLOW_TESTS := test_install test_browser
+
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_multi_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
+	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu $(FUZZ_TARGETS)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
@@ -375,7 +386,7 @@ deb:
 # input that once crashed stays there, so every run replays it first). Adding a target is one
 # line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
 #   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
-#   make test              each for FUZZ_TEST_SECONDS (30) over the checked-in corpus, counted
+#   make test              each for FUZZ_TEST_SECONDS (5) after replaying the checked-in corpus, counted
 # The sources are compiled once into $(FUZZ_OBJ_DIR), instrumented for libFuzzer but without its
 # main (fuzzer-no-link), and every target links the objects it needs: the targets share the core,
 # which compiled four times over was most of make test's build.
