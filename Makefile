@@ -2,6 +2,7 @@
 #
 #   make run        install what is missing (Debian), build, and profile a 2048 product
 #   make test       everything that needs no GPU (CI runs this)
+#   make readme     README.md's quoted output made again from the commands it names
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
 #                   a GPU machine TFLOP/s per workload and the cost of CUPTI collection (bench-gpu)
@@ -69,7 +70,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -262,7 +263,13 @@ SLOW_TESTS := test_install test_browser
 test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu $(FUZZ_TARGETS)
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu readme_quotes.sh \
+	    $(FUZZ_TARGETS)
+
+# README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
+# says how); make test fails while a quoted block differs from what the binary prints.
+readme: $(BIN)
+	@tests/readme_quotes.sh --update $(BUILD)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
