@@ -251,18 +251,19 @@ $(BUILD)/examples/%: examples/%.cu
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
 # make test builds with a job per CPU unless make was given -j (its job server then decides), and
-# runs TEST_JOBS tests at once (tests/run_tests.sh prints them in order). The longest tests come
-# first, so that no worker is left with one at the end. Its clock starts with make (the
-# packages test-deps installs included); run_tests.sh prints the time before the closing line.
+# runs TEST_JOBS tests at once (tests/run_tests.sh prints them in order), except test_browser,
+# which times the page and runs alone, first. The longest test comes next, so that no worker is
+# left with it at the end. The clock starts with make (the packages test-deps installs
+# included); run_tests.sh prints the time before the closing line.
 TEST_JOBS ?= $(shell nproc)
 ifneq ($(filter test,$(MAKECMDGOALS)),)
 TESTS_STARTED := $(shell date +%s)
 endif
-SLOW_TESTS := test_install test_browser
+SLOW_TESTS := test_browser test_install
 
 test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
-	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
+	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
 	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options readme_quotes.sh \
 	    $(FUZZ_TARGETS)
 
