@@ -2,6 +2,7 @@
 #
 #   make run        install what is missing (Debian), build, and profile a 2048 product
 #   make test       everything that needs no GPU (CI runs this)
+#   make readme     README.md's quoted output made again from the commands it names
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
 #                   a GPU machine TFLOP/s per workload and the cost of CUPTI collection (bench-gpu)
@@ -72,7 +73,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -173,6 +174,9 @@ run: deps
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
 GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_multi_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
+# Made through pattern rules only, these objects would be intermediate, deleted at the end of
+# every make and compiled again by the next.
+.SECONDARY: $(BUILD)/tests/test_support.o $(GPU_BINS:%=%.o)
 
 # The unit tests run under AddressSanitizer and UBSan, and so does the core code they call: its
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
@@ -255,9 +259,27 @@ $(BUILD)/examples/%: examples/%.cu
 # Everything a GPU machine runs, built here: `make gpu-build`, then carry build/ there.
 gpu-build: all $(GPU_BINS) $(LADDER_TUNE) $(EXAMPLES)
 
+# make test builds with a job per CPU unless make was given -j (its job server then decides), and
+# runs TEST_JOBS tests at once (tests/run_tests.sh prints them in order), except test_browser,
+# which times the page and runs alone, first. The longest test comes next, so that no worker is
+# left with it at the end. The clock starts with make (the packages test-deps installs
+# included); run_tests.sh prints the time before the closing line.
+TEST_JOBS ?= $(shell nproc)
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+TESTS_STARTED := $(shell date +%s)
+endif
+SLOW_TESTS := test_browser test_install
+
 test: test-deps
-	$(MAKE) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
-	@tests/run_tests.sh $(BUILD) $(UNIT_TESTS) test_gpu test_multi_gpu test_profile_gpu test_install $(FUZZ_TARGETS)
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
+	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options readme_quotes.sh \
+	    $(FUZZ_TARGETS)
+
+# README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
+# says how); make test fails while a quoted block differs from what the binary prints.
+readme: $(BIN)
+	@tests/readme_quotes.sh --update $(BUILD)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
@@ -381,19 +403,30 @@ deb:
 # input that once crashed stays there, so every run replays it first). Adding a target is one
 # line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
 #   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
-#   make test              each for FUZZ_TEST_SECONDS (30) over the checked-in corpus, counted
+#   make test              each for FUZZ_TEST_SECONDS (5) after replaying the checked-in corpus, counted
+# The sources are compiled once into $(FUZZ_OBJ_DIR), instrumented for libFuzzer but without its
+# main (fuzzer-no-link), and every target links the objects it needs: the targets share the core,
+# which compiled four times over was most of make test's build.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
-FUZZ_FLAGS   := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-                -fno-omit-frame-pointer -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) -fno-omit-frame-pointer \
+                -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include -MMD -MP
+FUZZ_OBJ_DIR := $(BUILD)/fuzz/obj
 FUZZ_TARGETS :=
 comma        := ,
 
+$(FUZZ_OBJ_DIR)/%.o: %.c | $(BUILD)/gen/templates.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -c -o $@ $<
+
+# SOURCES' .c files become objects of $(FUZZ_OBJ_DIR); anything else in it (objects built by gcc
+# or nvcc) is only a prerequisite, linked through EXTRA LINK ARGUMENTS.
 define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
-$(BUILD)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(2) $(BUILD)/gen/templates.h | $(CARRIED)
-	@mkdir -p $$(dir $$@)
-	$$(FUZZ_CC) $$(FUZZ_FLAGS) -o $$@ $$(filter %.c,$$^) $(3) -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -lm
+$(BUILD)/fuzz/fuzz_$(1): $(FUZZ_OBJ_DIR)/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_OBJ_DIR)/%.o,$(2)) | $(CARRIED)
+	$$(FUZZ_CC) -fsanitize=fuzzer $$(FUZZ_SAN) -o $$@ $$(filter $(FUZZ_OBJ_DIR)/%,$$^) $(3) \
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -lm
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
@@ -423,7 +456,7 @@ fuzz: fuzz-build
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
 # report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
 TEMPLATES := templates/report.html templates/report.css templates/report.js
-HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE))
+HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE)) $(FUZZ_OBJ_DIR)/report/html.o
 
 $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh
 	@mkdir -p $(dir $@)
@@ -440,7 +473,7 @@ $(BUILD)/gen/commit.h: FORCE
 	@echo "#define MMPROF_COMMIT \"$$(src/cli/commit.sh .)\"" >$@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/src/cli/build_info.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/cli/build_info.o $(FUZZ_OBJ_DIR)/src/cli/build_info.o: $(BUILD)/gen/commit.h
 $(BUILD)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
 
 FORCE:

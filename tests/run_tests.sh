@@ -1,43 +1,62 @@
 #!/usr/bin/env bash
-# Runs cmocka test binaries and prints one closing line CI reads: "N passed, N failed, N skipped".
+# Runs cmocka test binaries and prints one closing line CI reads: "N passed, N failed, N skipped",
+# after a line with the time taken.
 #   tests/run_tests.sh BUILD_DIR test_a test_b ...      (make test)
 # A test that is a script, tests/NAME.sh, is run with bash and BUILD_DIR; it prints cmocka's lines.
 #   tests/run_tests.sh --gpu BUILD_DIR test_gpu         (make test-gpu: with no test passed, a skip
 #                                                        is a failure: no usable GPU showed anything;
 #                                                        beside passes, a skip stays a skip (a
 #                                                        two-GPU test on a one-GPU machine))
-# A name fuzz_NAME is a libFuzzer target (BUILD_DIR/fuzz/fuzz_NAME), run for FUZZ_TEST_SECONDS
-# (default 30) over its checked-in corpus tests/fuzz/corpus/NAME, every input of which (crashes
-# found once included) is replayed first; it counts as one test, passed when nothing crashed.
+# A name fuzz_NAME is a libFuzzer target (BUILD_DIR/fuzz/fuzz_NAME): every input of its checked-in
+# corpus tests/fuzz/corpus/NAME (crashes found once included) is replayed, then it fuzzes for
+# FUZZ_TEST_SECONDS (default 5; make fuzz is the long run); it counts as one test, passed when
+# nothing crashed.
+# TEST_JOBS tests run at once (default: one per CPU; 1 under --gpu, where tests that time the GPU
+# must have it to themselves), but a test named in TESTS_ALONE runs with no other beside it: it
+# times itself (test_browser: the page ready within 1 s, 0.4 s on an idle machine, over 1 s beside
+# a package build). Each one's output is printed whole, in the order given, so the log reads as
+# if they ran one after another. TESTS_STARTED (seconds since the epoch; make test sets
+# it) is where the time taken counts from, else this script's start.
 set -u
 gpu=0
 if [ "${1:-}" = "--gpu" ]; then gpu=1; shift; fi
 build=$1; shift
+started=${TESTS_STARTED:-$(date +%s)}
+jobs=${TEST_JOBS:-$([ $gpu -eq 1 ] && echo 1 || nproc)}
 passed=0 failed=0 skipped=0
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
 run_fuzz() {
   local t=$1 name=${1#fuzz_} bin="$build/fuzz/$1" out rc
   echo "[ RUN      ] $t"
   if [ ! -x "$bin" ]; then
-    echo "$t: not built ($bin missing)"; echo "[  FAILED  ] $t"; failed=$((failed + 1)); return
+    echo "$t: not built ($bin missing)"; echo "[  FAILED  ] $t"; return 1
   fi
-  # New inputs go to a scratch corpus (listed first); the checked-in one is only read.
+  # New inputs go to a scratch corpus (listed first); the checked-in one is only read. libFuzzer
+  # runs every input it finds before it fuzzes, whatever -max_total_time says, and says INITED
+  # once it has.
   out=$(mktemp -d)
-  "$bin" -max_total_time="${FUZZ_TEST_SECONDS:-30}" -print_final_stats=1 -artifact_prefix="$build/fuzz/$name-" \
+  "$bin" -max_total_time="${FUZZ_TEST_SECONDS:-5}" -print_final_stats=1 -artifact_prefix="$build/fuzz/$name-" \
     "$out" "tests/fuzz/corpus/$name" >"$out.log" 2>&1
   rc=$?
-  grep -E "^(Done|stat::number_of_executed_units)|ERROR|runtime error|Test unit written" "$out.log"
-  if [ $rc -eq 0 ]; then
-    echo "[       OK ] $t"; passed=$((passed + 1))
+  grep -E "^(Done|stat::number_of_executed_units)|INITED|ERROR|runtime error|Test unit written" "$out.log"
+  if [ $rc -ne 0 ]; then
+    tail -n 40 "$out.log"; echo "[  FAILED  ] $t (a crashing input is in $build/fuzz/$name-*)"
+  elif ! grep -q INITED "$out.log"; then
+    echo "$t: no INITED line: the checked-in corpus was not replayed"; echo "[  FAILED  ] $t"; rc=1
   else
-    tail -n 40 "$out.log"; echo "[  FAILED  ] $t (a crashing input is in $build/fuzz/$name-*)"; failed=$((failed + 1))
+    echo "[       OK ] $t"
   fi
   rm -rf "$out" "$out.log"
+  return $rc
 }
 
-for t in "$@"; do
-  case $t in fuzz_*) run_fuzz "$t"; continue ;; esac
-  bin="$build/tests/$t"
-  cmd=("$bin")
+# Runs test $1, printing its lines; its status is the test binary's (or script's).
+run_one() {
+  local t=$1 bin="$build/tests/$1"
+  case $t in fuzz_*) run_fuzz "$t"; return ;; esac
+  local cmd=("$bin")
   # A script in tests/ (named NAME.sh, or NAME with tests/NAME.sh beside) prints cmocka's lines
   # itself, given the build directory.
   case $t in
@@ -45,11 +64,17 @@ for t in "$@"; do
     *) if [ -f "tests/$t.sh" ]; then bin="tests/$t.sh"; cmd=(bash "$bin" "$build"); fi ;;
   esac
   if [ ! -e "$bin" ]; then
-    echo "$t: not built ($bin missing)"; failed=$((failed + 1)); continue
+    echo "$t: not built ($bin missing)"; return 1
   fi
-  log=$(mktemp)
-  MMPROF_BIN="$build/mmprof" CMOCKA_MESSAGE_OUTPUT=STDOUT "${cmd[@]}" >"$log" 2>&1
-  rc=$?
+  MMPROF_BIN="$build/mmprof" CMOCKA_MESSAGE_OUTPUT=STDOUT "${cmd[@]}"
+}
+
+# Prints the output of test number $1 (once it has ended) and counts its results.
+report() {
+  local i=$1 t=$2 log="$logs/$1.log"
+  while [ ! -e "$logs/$i.rc" ]; do wait -n 2>/dev/null || sleep 0.1; done
+  local rc
+  rc=$(cat "$logs/$i.rc")
   cat "$log"
   # The line after "[ RUN ]" that gives the result decides; cmocka lists failed and skipped
   # tests again at the end, which must not count twice. The result may follow other text on its
@@ -62,13 +87,32 @@ for t in "$@"; do
     END { print run + 0, ok + 0, sk + 0 }' "$log")
   bad=$((run - ok - sk))
   # A binary that died before or between tests counts as one failure more.
-  if [ $rc -ne 0 ] && [ $bad -eq 0 ]; then bad=1; echo "$t: exited with status $rc"; fi
+  if [ "$rc" -ne 0 ] && [ $bad -eq 0 ]; then bad=1; echo "$t: exited with status $rc"; fi
   passed=$((passed + ok)) failed=$((failed + bad)) skipped=$((skipped + sk))
-  rm -f "$log"
+}
+
+alone() { [[ " ${TESTS_ALONE:-} " == *" $1 "* ]]; }
+
+tests=("$@")
+next=0 # the next test whose output is due
+for i in "${!tests[@]}"; do
+  # A free slot first (all of them for a test that runs alone, and none beside one); meanwhile
+  # the tests that have ended are printed, in order.
+  limit=$jobs
+  if alone "${tests[$i]}" || { [ "$i" -gt 0 ] && alone "${tests[$((i - 1))]}"; }; then limit=1; fi
+  while [ "$(jobs -rp | wc -l)" -ge "$limit" ]; do
+    wait -n 2>/dev/null
+    while [ $next -lt "$i" ] && [ -e "$logs/$next.rc" ]; do report $next "${tests[$next]}"; next=$((next + 1)); done
+  done
+  (run_one "${tests[$i]}" >"$logs/$i.log" 2>&1; echo $? >"$logs/$i.rc.tmp"; mv "$logs/$i.rc.tmp" "$logs/$i.rc") &
 done
+for ((; next < ${#tests[@]}; next++)); do report $next "${tests[$next]}"; done
+
 if [ $gpu -eq 1 ] && [ $skipped -gt 0 ] && [ $passed -eq 0 ]; then
   echo "test-gpu: $skipped test(s) skipped: no usable GPU here, so nothing was shown to work"
   failed=$((failed + skipped)) skipped=0
 fi
+elapsed=$(($(date +%s) - started))
+echo "took $((elapsed / 60)) min $((elapsed % 60)) s ($elapsed s)"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
