@@ -77,19 +77,32 @@ static void random_job(run_model *m, unsigned seed)
     assert_true(model_finish_regions(m, "job"));
 }
 
-/* The independent count: for each microsecond of the window, what ran on the rank. */
-static void count_grid(const run_model *m, uint32_t pid, double *compute, double *comm, double *copy_,
-                       double *idle, double *hidden)
+/* The GPU window of pid's events (own), or of every event. */
+static void grid_window(const run_model *m, uint32_t pid, bool own, int64_t *lo, int64_t *hi)
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    *lo = INT64_MAX, *hi = INT64_MIN;
     for (size_t i = 0; i < m->events.nkernels; i++) {
-        lo = m->events.kernels[i].start_ns < lo ? m->events.kernels[i].start_ns : lo;
-        hi = m->events.kernels[i].end_ns > hi ? m->events.kernels[i].end_ns : hi;
+        if (own && m->events.kernels[i].pid != pid)
+            continue;
+        *lo = m->events.kernels[i].start_ns < *lo ? m->events.kernels[i].start_ns : *lo;
+        *hi = m->events.kernels[i].end_ns > *hi ? m->events.kernels[i].end_ns : *hi;
     }
     for (size_t i = 0; i < m->events.ncopies; i++) {
-        lo = m->events.copies[i].start_ns < lo ? m->events.copies[i].start_ns : lo;
-        hi = m->events.copies[i].end_ns > hi ? m->events.copies[i].end_ns : hi;
+        if (own && m->events.copies[i].pid != pid)
+            continue;
+        *lo = m->events.copies[i].start_ns < *lo ? m->events.copies[i].start_ns : *lo;
+        *hi = m->events.copies[i].end_ns > *hi ? m->events.copies[i].end_ns : *hi;
     }
+}
+
+/* The independent count: for each microsecond of the job's window (or the rank's own span, with
+ * own), what ran on the rank; *copy_us: microseconds with a copy running, whatever else ran. */
+static void count_grid(const run_model *m, uint32_t pid, bool own, double *compute, double *comm, double *copy_,
+                       double *idle, double *hidden, long *copy_us)
+{
+    int64_t lo, hi;
+    grid_window(m, pid, own, &lo, &hi);
+    *copy_us = 0;
     long n[4] = {0}, nccl = 0, both = 0, total = 0;
     for (int64_t t = lo; t < hi; t += US) {
         bool c = false, x = false, y = false;
@@ -107,6 +120,7 @@ static void count_grid(const run_model *m, uint32_t pid, double *compute, double
             y |= k->pid == pid && k->start_ns <= t && t < k->end_ns;
         }
         n[c ? 0 : x ? 1 : y ? 2 : 3]++;
+        *copy_us += y;
         nccl += x;
         both += x && c;
         total++;
@@ -118,6 +132,7 @@ static void count_grid(const run_model *m, uint32_t pid, double *compute, double
     *hidden = nccl ? 100.0 * (double)both / (double)nccl : -1;
 }
 
+/* Over the job's window, and over each rank's own span. */
 static void shares_match_a_count_per_microsecond(void **state)
 {
     (void)state;
@@ -135,7 +150,8 @@ static void shares_match_a_count_per_microsecond(void **state)
             assert_int_equal(s->rank, r);
             assert_int_equal(s->device, r);
             double cp, cm, cy, id, hd;
-            count_grid(&m, r ? 200 : 100, &cp, &cm, &cy, &id, &hd);
+            long copy_us;
+            count_grid(&m, r ? 200 : 100, false, &cp, &cm, &cy, &id, &hd, &copy_us);
             assert_float_equal(s->compute_pct.v, cp, 1e-9);
             assert_float_equal(s->comm_pct.v, cm, 1e-9);
             assert_float_equal(s->copy_pct.v, cy, 1e-9);
@@ -145,6 +161,17 @@ static void shares_match_a_count_per_microsecond(void **state)
             assert_float_equal(s->overlap_pct.v, hd, 1e-9);
             /* one GPU a rank: the GPU row says the same */
             assert_float_equal(a.ranks->gpus[r].compute_pct.v, cp, 1e-9);
+            assert_float_equal(s->memory_ms.v, (double)copy_us * US / MS, 1e-9);
+            /* Over the rank's own span (Holistic Trace Analysis's temporal breakdown). */
+            uint32_t pid = r ? 200 : 100;
+            int64_t lo, hi;
+            grid_window(&m, pid, true, &lo, &hi);
+            count_grid(&m, pid, true, &cp, &cm, &cy, &id, &hd, &copy_us);
+            assert_true(s->span_ms.ok && s->span_idle_pct.ok);
+            assert_float_equal(s->span_ms.v, (double)(hi - lo) / MS, 1e-9);
+            assert_float_equal(s->span_idle_pct.v, id, 1e-9);
+            assert_float_equal(s->span_compute_pct.v, cp, 1e-9);
+            assert_float_equal(s->span_non_compute_pct.v, cm + cy, 1e-9);
         }
         analysis_free(&a);
         model_free(&m);

@@ -189,6 +189,12 @@ static const metric_def rank_share_defs[] = {
     RS_HI(overlap_pct, "overlap_pct", "hidden", "%", "%.1f", "share of NCCL time during which a compute kernel of the same rank ran (communication hidden under compute)"),
     RS(coll_skew_us, "coll_skew_us", "coll. skew", "us", "%.1f", "median, over the k-th NCCL kernel of each rank, of its end minus the first rank's: near 0 on one host; across hosts the clock offset the merge could not remove"),
     RS(window_ms, "window_ms", "window", "ms", "%.3f", "the job's GPU window the shares are over"),
+    RS(memory_ms, "memory_ms", "memory", "ms", "%.3f", "union of copy and memset intervals"),
+    /* Over the row's own span, as Holistic Trace Analysis's temporal breakdown (docs/hta-parity.md). */
+    RS(span_ms, "span_ms", "own span", "ms", "%.3f", "the row's own GPU span: from its first kernel, copy or memset to start to its last to end"),
+    RS_LO(span_idle_pct, "span_idle_pct", "idle in span", "%", "%.1f", "no GPU work, over the row's own span"),
+    RS(span_compute_pct, "span_compute_pct", "compute in span", "%", "%.1f", "non-NCCL kernels (union) over the row's own span"),
+    RS(span_non_compute_pct, "span_non_compute_pct", "non-compute in span", "%", "%.1f", "GPU work under no compute kernel (NCCL kernels, copies, memsets) over the row's own span: 100 - idle - compute"),
 };
 TABLE(rank_share_table, "rank", rank_share_defs);
 

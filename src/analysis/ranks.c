@@ -71,18 +71,42 @@ static bool row_shares(const tagged *items, size_t n, int64_t lo, int64_t hi, ra
     if (!iv)
         return false;
     size_t k = 0;
-    int64_t u[4]; /* compute; comm; compute or comm; all */
-    for (int pass = 0; pass < 4; pass++) {
+    int64_t u[5]; /* compute; comm; compute or comm; all; copies and memsets */
+    for (int pass = 0; pass < 5; pass++) {
         k = 0;
         for (size_t i = 0; i < n; i++) {
             int c = items[i].cls;
-            bool in = pass == 0 ? c == CLS_COMPUTE : pass == 1 ? c == CLS_COMM : pass == 2 ? c != CLS_COPY : true;
+            bool in = pass == 0   ? c == CLS_COMPUTE
+                      : pass == 1 ? c == CLS_COMM
+                      : pass == 2 ? c != CLS_COPY
+                      : pass == 3 ? true
+                                  : c == CLS_COPY;
             if (in)
                 iv[k++] = (interval){items[i].start, items[i].end};
         }
         u[pass] = union_of(iv, k, lo, hi);
     }
     free(iv);
+    /* The row's own span lies inside the job's window, so the unions above hold for it too. */
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        first = items[i].start < first ? items[i].start : first;
+        last = items[i].end > last ? items[i].end : last;
+    }
+    if (n > 0 && last > first) {
+        int64_t s = last - first;
+        metric_set(&r->span_ms, (double)s / 1e6);
+        metric_set(&r->span_idle_pct, pct(s - u[3], s));
+        metric_set(&r->span_compute_pct, pct(u[0], s));
+        metric_set(&r->span_non_compute_pct, pct(u[3] - u[0], s));
+    } else {
+        const char *why = n > 0 ? "its GPU work took no time" : "no GPU work";
+        metric_na(&r->span_ms, "%s", why);
+        metric_na(&r->span_idle_pct, "%s", why);
+        metric_na(&r->span_compute_pct, "%s", why);
+        metric_na(&r->span_non_compute_pct, "%s", why);
+    }
+    metric_set(&r->memory_ms, (double)u[4] / 1e6);
     int64_t w = hi - lo;
     metric_set(&r->window_ms, (double)w / 1e6);
     metric_set(&r->busy_pct, pct(u[3], w));

@@ -30,6 +30,13 @@ typedef struct {
     metric idle_pct;    /* the rest: compute + comm + copy + idle = 100 */
     metric compute_ms, comm_ms; /* unions of non-NCCL and of NCCL kernels */
     metric overlap_pct; /* share of NCCL time that ran while a compute kernel ran on the same rank */
+    metric memory_ms;   /* union of copies and memsets */
+    /* Over the row's own GPU span (its first GPU event to its last) rather than the job's window,
+     * as Holistic Trace Analysis's temporal breakdown measures a rank (docs/hta-parity.md): a
+     * rank that starts late shows no idle for it here. */
+    metric span_ms;
+    metric span_idle_pct, span_compute_pct;
+    metric span_non_compute_pct; /* NCCL kernels, copies and memsets not under compute */
     metric coll_skew_us; /* median over matched collectives (k-th NCCL kernel of each rank) of its end
                           * minus the first row's: near 0 on one host; across hosts, the clock offset */
 } rank_share;
