@@ -89,6 +89,7 @@ static const metric_def region_defs[] = {
     R_LO(kernel_ms, "kernel_ms", "kernel", "ms", "%.3f", "summed durations of the kernels launched from inside the region (its thread, or its process's threads that had no range open)"),
     R_LO(memcpy_ms, "memcpy_ms", "memcpy", "ms", "%.3f", "summed durations of the copies launched from inside, every direction"),
     R_LO(memset_ms, "memset_ms", "memset", "ms", "%.3f", "summed durations of the memsets launched from inside"),
+    R(memset_bytes, "memset_bytes", "memset bytes", "B", "%.0f", "bytes set by the memsets launched from inside"),
     R(copy_hidden_pct, "copy_hidden_pct", "copies hidden", "%", "%.0f", "of the region's copy time, the part a kernel ran on the same GPU during (copies overlapped with compute)"),
     R(kernel_hidden_pct, "kernel_hidden_pct", "kernels overlapped", "%", "%.0f", "of the region's kernel time, the part a copy ran on the same GPU during"),
     R_LO(copy_compute_ratio, "copy_compute_ratio", "copy:kern", "", "%.2f", "memcpy-to-compute ratio: the region's summed copy time (every direction) over its summed kernel time"),

@@ -698,7 +698,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     const gpu_item **ks = NULL, **moves = NULL;
     size_t niv = 0, cap = 0;
     int nk = 0, kcap = 0, nshort = 0, nmoves = 0, mcap = 0;
-    double kernel = 0, memcpy_t = 0, memset_t = 0, h2d = 0, d2h = 0, h2d_b = 0, d2h_b = 0;
+    double kernel = 0, memcpy_t = 0, memset_t = 0, memset_b = 0, h2d = 0, d2h = 0, h2d_b = 0, d2h_b = 0;
     double copy_hidden = 0, kernel_hidden = 0;
     int64_t first_start = INT64_MAX, last_end = INT64_MIN;
     bool ok = true;
@@ -761,6 +761,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         } else {
             r->nmemsets++;
             memset_t += d;
+            memset_b += (double)((const memset_event *)g->ev)->bytes;
         }
     }
     r->nkernels = nk;
@@ -809,6 +810,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         metric_set(&r->kernel_ms, kernel);
         metric_set(&r->memcpy_ms, memcpy_t);
         metric_set(&r->memset_ms, memset_t);
+        metric_set(&r->memset_bytes, memset_b);
         metric_set(&r->h2d_ms, h2d);
         metric_set(&r->h2d_bytes, h2d_b);
         metric_set(&r->d2h_ms, d2h);

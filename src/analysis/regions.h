@@ -53,6 +53,7 @@ typedef struct {
     metric wall_ms;       /* the region's own span: from its start to its end */
     metric kernel_ms;     /* summed kernel durations of its work (launched from inside, attributed above) */
     metric memcpy_ms, memset_ms;
+    metric memset_bytes;  /* bytes the memsets launched from inside set */
     metric h2d_ms, h2d_bytes, h2d_gbps;
     metric d2h_ms, d2h_bytes, d2h_gbps;
     metric copy_compute_ratio; /* memcpy time over kernel time */
