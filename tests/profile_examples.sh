@@ -8,7 +8,11 @@
 #                      above over all three (workers leave through os._exit, and the Pool sends
 #                      SIGTERM to those still alive: the injection library flushes on both ways
 #                      out), no process reported as having lost records;
-#   numba_copies.py    kernels, copies and bytes each way equal.
+#   numba_copies.py    kernels, copies and bytes each way equal;
+#   torch_train.py     forward, backward (on autograd's own thread) and an SGD step per NVTX
+#                      range: each step's kernel count equals the kernels any thread of the
+#                      process launched while it was open (recomputed from the events), the
+#                      backward thread's among them, and no step after the first two "GPU idle".
 # Prints one line per check and ends with "N passed, N failed"; exit status 1 when any failed.
 set -u
 build=${1:-build}
@@ -51,6 +55,29 @@ if mode.startswith("torch"):
         expect("three processes recorded", len(pids) == 3, f"({sorted(pids)})")
         lost = [w for w in run.get("warnings", []) if "without running its exit handlers" in w]
         expect("no process reported as having lost records", not lost, f"({len(lost)})")
+elif mode == "train":
+    # Recomputed here from the events, independently of mmprof's analysis: a step's kernels are
+    # those whose launching call (by correlation id) began while the step's range was open, on any
+    # thread of the process; the backward pass is launched by autograd's thread.
+    apis = {a["correlation"]: a for a in ev.get("apis", []) if a.get("correlation")}
+    steps = [r for r in run["regions"] if r["kind"] == "nvtx" and r["name"].startswith("step ")]
+    expect("one NVTX range per step", len(steps) == own["steps"], f"({len(steps)} step ranges)")
+    threads = set(own["backward_threads"]) - {own["main_thread"]}
+    expect("the backward pass ran on a thread of its own", bool(threads), f"(threads {own['backward_threads']})")
+    by_name = {r["name"]: r for r in run["analysis"]["regions"]}
+    for st in steps:
+        ks = [k for k in ev["kernels"] if k.get("correlation") in apis and k["pid"] == st["pid"]
+              and st["start_ns"] <= apis[k["correlation"]]["start_ns"] < st["end_ns"]]
+        other = sum(1 for k in ks if apis[k["correlation"]]["thread"] in threads)
+        r = by_name.get(st["name"])
+        expect(f"{st['name']}: kernels launched by any thread", r is not None and r["kernels"] == len(ks),
+               f"(mmprof {r and r['kernels']}, events {len(ks)}, {other} from the backward thread)")
+        expect(f"{st['name']}: backward kernels included", other > 0, f"({other})")
+    later = [by_name[s["name"]] for s in steps[2:] if s["name"] in by_name]
+    idle = [r["name"] for r in later if r["verdict"] == "idle"]
+    expect("no step after the first two called GPU idle", not idle, f"({idle})")
+    busy = sorted(r["busy_pct"] for r in later if r.get("busy_pct") is not None)
+    print(f"  busy % of steps 3..: {['%.1f' % b for b in busy]}")
 else:
     expect("kernels", kernels == own["kernels"], f"(mmprof {kernels}, program {own['kernels']})")
     for d, key in (("HtoD", "h2d"), ("DtoH", "d2h")):
@@ -75,5 +102,6 @@ run() { # NAME MODE ARGS...
 run torch torch python3 examples/torch_nvtx.py --steps 10 --n 2048
 run torch-workers torch-workers python3 examples/torch_nvtx.py --steps 5 --n 1024 --workers 2
 run numba numba python3 examples/numba_copies.py --steps 5
+run train train python3 examples/torch_train.py --steps 8
 echo "$passed passed, $failed failed"
 [ $failed -eq 0 ]
