@@ -128,7 +128,7 @@ static void card(html_ctx *x, int i)
     }
     sb_add(x->b, "</dd>");
     if (gpu) {
-        sb_add(x->b, "<dt>FP32 peak</dt><dd>");
+        sb_printf(x->b, "<dt>%s peak</dt><dd>", w->prec == PREC_TF32 ? "TF32" : "FP32");
         pct_bar(x, &r->peak_pct);
         html_fig_apart(x, t, r, "peak_pct", path, true);
         sb_add(x->b, "</dd><dt>copies</dt><dd>");

@@ -234,6 +234,7 @@ static void workload_table(ctx *x, const analysis *a)
                     "e2e adds copying A, B in and C out\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "noise = stdev / mean of the R samples; t: --max-time ended sampling, c: the cap, "
                     "r: --repeat\n");
+    fprintf(x->out, "%%peak = of the FP32 lanes' peak; a tf32 workload's, of the TF32 tensor-core peak\n");
     fprintf(x->out, "%s%-" LABEL_W "s %4s %9s %7s %7s %6s %8s %8s %6s %8s%s\n", c(x, DIM), "workload", "R",
             "kernel ms", "noise", "TFLOP/s", "%peak", "e2e TF/s", "vs CPU", "busy%", "e2e/CPU", c(x, RESET));
     int last_n = 0, last_pass = -1;

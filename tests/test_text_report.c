@@ -369,12 +369,12 @@ static void na_lines_carry_reasons(void **state)
     rendered r;
     render_run(&r, sample_path(), NULL);
     check_na(&r);
-    assert_contains(r.plain, "n/a %peak: TF32");
+    assert_contains(r.plain, "%peak = of the FP32 lanes' peak; a tf32 workload's, of the TF32 tensor-core peak");
     free_rendered(&r);
     render_run(&r, NCU_SAMPLE, NULL);
     check_na(&r);
-    /* Under ncu, cudaEvents time the GPU: an n/a of that run says so. */
-    assert_contains(r.plain, "%peak: TF32 runs on tensor cores");
+    /* Under ncu, cudaEvents time the GPU: the launch shape CUPTI would give is n/a, and says so. */
+    assert_contains(r.plain, "n/a occupancy: registers and shared memory not recorded");
     free_rendered(&r);
     render_run(&r, sample_path(), drop_cpu);
     check_na(&r);

@@ -500,7 +500,8 @@ static void decide_verdict(const event_view *ev, workload_metrics *r)
         verdict_input in = {.per = "per product", .gpu_events = (int)(ev->nkernels + ev->ncopies + ev->nmemsets),
                             .kernel_ms = r->kernel_ms, .copy_ms = r->copy_ms, .busy_pct = r->busy_pct,
                             .largest_gap_ms = r->gap_ms, .gap_where = r->gap_phase[0] ? r->gap_phase : NULL,
-                            .nkernels = nk, .tflops = r->tflops, .peak_pct = r->peak_pct};
+                            .nkernels = nk, .tflops = r->tflops, .peak_pct = r->peak_pct,
+                            .peak_name = w->prec == PREC_TF32 ? "TF32" : "FP32"};
         in.wall_ms = r->busy_span_ms;
         if (nk > 0)
             set(&in.short_kernel_pct, 100.0 * nshort / nk);
@@ -641,19 +642,18 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         }
         if (!kernel_summaries(m, w, ev, r))
             return false;
+        /* The peak of the unit the product runs on: a TF32 product runs on the tensor cores,
+         * which the FP32 lanes' peak does not bound, so it is measured against theirs. */
         metric peak_tf;
         if (pk)
-            peak_tf = pk->fp32_tflops;
+            peak_tf = w->prec == PREC_TF32 ? pk->tf32_tflops : pk->fp32_tflops;
         else
             na(&peak_tf, "device not recorded");
         if (r->kernel_ms.ok && r->kernel_ms.v > 0)
             set(&r->tflops, flops / r->kernel_ms.v / 1e9);
         else
             na(&r->tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : r->kernel_ms.why);
-        if (w->prec == PREC_TF32)
-            na(&r->peak_pct, "TF32 runs on tensor cores, which the FP32 peak does not bound");
-        else
-            ratio(&r->peak_pct, &r->tflops, &peak_tf, 100.0);
+        ratio(&r->peak_pct, &r->tflops, &peak_tf, 100.0);
     }
     if (!w->needs_gpu) {
         if (r->kernel_ms.ok && r->kernel_ms.v > 0)

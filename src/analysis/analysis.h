@@ -60,7 +60,7 @@ typedef struct {
     metric e2e_ms;             /* h2d + kernel + d2h, per product */
     metric tflops;             /* kernel only */
     metric tflops_e2e;         /* with copies */
-    metric peak_pct;           /* kernel TFLOP/s over the device's FP32 peak */
+    metric peak_pct;           /* kernel TFLOP/s over the device's peak for its precision (FP32 or TF32) */
     metric busy_pct;           /* union of kernel, copy and memset intervals over the copy-in, compute
                                 * and copy-out phases (the time the workload asks the GPU for work) */
     metric busy_span_ms;       /* those phases' time: what busy_pct is a share of */

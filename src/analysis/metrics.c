@@ -37,7 +37,7 @@ static const metric_def workload_defs[] = {
     W_LO(e2e_ms, "e2e_ms", "e2e", "ms", "%.3f", "H2D + kernel + D2H per product"),
     W_HI(tflops, "tflops", "TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / kernel time"),
     W_HI(tflops_e2e, "tflops_e2e", "e2e TFLOP/s", "TFLOP/s", "%.2f", "2n^3 / end-to-end time"),
-    W_HI(peak_pct, "peak_pct", "%peak", "%", "%.1f", "kernel TFLOP/s over the device's FP32 peak"),
+    W_HI(peak_pct, "peak_pct", "%peak", "%", "%.1f", "kernel TFLOP/s over the device's peak for its precision: FP32 lanes, or the TF32 tensor cores for a TF32 product"),
     W_HI(busy_pct, "busy_pct", "busy", "%", "%.1f", "union of kernel, copy and memset intervals over the copy-in, compute and copy-out phases"),
     W_LO(gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "largest GPU idle stretch inside those phases"),
     W_HI(vs_cublas_pct, "vs_cublas_pct", "%cuBLAS", "%", "%.1f", "cuBLAS's kernel time (same precision and memory) as a percentage of this one's: above 100 beats the library"),

@@ -142,8 +142,9 @@ void judge(const verdict_input *in, verdict *out)
     double copy = in->copy_ms.ok ? in->copy_ms.v : 0;
     if (in->tflops.ok && in->peak_pct.ok)
         snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of "
-                                              "copies%s; %.1f TFLOP/s = %.1f%% of the FP32 peak",
-                 busy, in->kernel_ms.v, copy, per(in, p, sizeof p), in->tflops.v, in->peak_pct.v);
+                                              "copies%s; %.1f TFLOP/s = %.1f%% of the %s peak",
+                 busy, in->kernel_ms.v, copy, per(in, p, sizeof p), in->tflops.v, in->peak_pct.v,
+                 in->peak_name ? in->peak_name : "FP32");
     else
         snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of copies%s",
                  busy, in->kernel_ms.v, copy, per(in, p, sizeof p));

@@ -57,6 +57,7 @@ typedef struct {
     int nflows;
     metric top_kernel_share_pct; /* of kernel time, the kernel that takes most */
     metric tflops, peak_pct;  /* a product's, where known */
+    const char *peak_name;    /* the peak peak_pct is of ("FP32", "TF32"); NULL: "FP32" */
 } verdict_input;
 
 #define VERDICT_TEXT 200
