@@ -1,7 +1,7 @@
 /* The HTML report's roofline (mmprof --counters): each GPU workload a point at its arithmetic
  * intensity (FLOPs per DRAM byte) and achieved FLOP/s, under the device's ceilings: the FP32 and
  * TF32 roofs from its properties, the HBM bandwidth from its memory clock and bus, the L2's from
- * the counters. Log-log, whole decades. Below the chart, the counters and the bound per workload. */
+ * the counters, the L1's from its SMs and clock; a legend says what each mark and line is. Log-log, whole decades. Below the chart, the counters and the bound per workload. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,8 +54,9 @@ static void label_at(strbuf *b, double x, double y, const char *anchor, const ro
 }
 
 /* A bandwidth ceiling, TFLOP/s = GB/s x FLOP/B / 1000, from the left edge to where it meets the
- * highest roof, labelled along its start. */
-static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const char *cls, const roof_label *label)
+ * highest roof. Its label is in the legend: the diagonals run parallel and close, where a label
+ * along one crosses the next. */
+static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const char *cls)
 {
     double x0 = pow(10, g->xlo), x1 = roof * 1000 / gbps;
     if (x1 > pow(10, g->xhi))
@@ -68,8 +69,6 @@ static void diagonal(strbuf *b, const axes *g, double gbps, double roof, const c
     if (x1 <= x0)
         return;
     svg_line(b, px(g, x0), py(g, y0), px(g, x1), py(g, gbps * x1 / 1000), cls);
-    double lx = x0 * 1.6;
-    label_at(b, px(g, lx) + 4, py(g, gbps * lx / 1000) - 6, "start", label);
 }
 
 /* A compute roof, from where the HBM ceiling reaches it to the right edge. */
@@ -82,6 +81,25 @@ static void roof_line(strbuf *b, const axes *g, double tflops, double hbm_gbps, 
     label_at(b, RF_X1 - 4, py(g, tflops) - 6, "end", label);
 }
 
+/* Where a point's number goes: the first of eight spots around the point (right, then above,
+ * below, left, farther out) whose box overlaps no number placed before. */
+static void label_spot(const double (*placed)[2], int n, double cx, double cy, double *lx, double *ly)
+{
+    static const double spots[][2] = {{7, -5}, {7, 12}, {-16, -5}, {-16, 12}, {-4, -9}, {-4, 20}, {16, 4}, {-26, 4}};
+    const int nspots = (int)(sizeof spots / sizeof spots[0]);
+    for (int s = 0; s < nspots; s++) {
+        double x = cx + spots[s][0], y = cy + spots[s][1];
+        bool clear = true;
+        for (int i = 0; i < n && clear; i++) /* a number is at most two digits: 14 x 12 px */
+            clear = fabs(placed[i][0] - x) >= 14 || fabs(placed[i][1] - y) >= 12;
+        if (clear) {
+            *lx = x, *ly = y;
+            return;
+        }
+    }
+    *lx = cx + spots[0][0], *ly = cy + spots[0][1];
+}
+
 /* The rest of a counters row, after its name cells: figures keys of row (registry table t, at
  * path; bytes with their unit, the rest as their heading says), then what bounds the kernel. */
 static void row_end(html_ctx *x, const metric_table *t, const void *row, const char *path, const char *const *keys,
@@ -91,7 +109,7 @@ static void row_end(html_ctx *x, const metric_table *t, const void *row, const c
         const metric_def *d = metric_find(t, keys[c]);
         html_fig_cell(x, t, row, keys[c], path, d && strcmp(d->unit, "B") == 0);
     }
-    sb_add(x->b, "<td>");
+    sb_add(x->b, "<td class=\"bound\">");
     sb_html(x->b, bound_text);
     sb_add(x->b, "</td></tr>\n");
 }
@@ -100,12 +118,12 @@ static void counter_table(html_ctx *x)
 {
     const analysis *a = x->a;
     sb_add(x->b, "<div class=\"scroll\"><table class=\"counters sortable\">\n<thead><tr>"
-                 "<th data-sort=\"text\">workload</th><th data-sort=\"num\" class=\"r\">achieved occupancy</th>"
+                 "<th data-sort=\"text\">workload</th><th data-sort=\"num\" class=\"r\">achieved occ. %</th>"
                  "<th data-sort=\"num\" class=\"r\">SM %</th><th data-sort=\"num\" class=\"r\">memory %</th>"
                  "<th data-sort=\"num\" class=\"r\">DRAM read</th><th data-sort=\"num\" class=\"r\">DRAM written</th>"
                  "<th data-sort=\"num\" class=\"r\">L1 hit %</th><th data-sort=\"num\" class=\"r\">L2 hit %</th>"
                  "<th data-sort=\"num\" class=\"r\">tensor %</th><th data-sort=\"num\" class=\"r\">FLOP/B</th>"
-                 "<th data-sort=\"num\" class=\"r\">achieved TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
+                 "<th data-sort=\"num\" class=\"r\">TFLOP/s</th><th data-sort=\"text\">bound by</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
@@ -149,7 +167,7 @@ static void launch_table(html_ctx *x)
               "counted in them), so no arithmetic intensity. Durations are the counter pass's.</span></p>\n");
     sb_add(b, "<div class=\"scroll\"><table class=\"counters sortable\">\n<thead><tr>"
               "<th data-sort=\"text\">kernel</th><th data-sort=\"num\" class=\"r\">pid</th>"
-              "<th data-sort=\"num\" class=\"r\">duration us</th><th data-sort=\"num\" class=\"r\">achieved occupancy</th>"
+              "<th data-sort=\"num\" class=\"r\">duration us</th><th data-sort=\"num\" class=\"r\">achieved occ. %</th>"
               "<th data-sort=\"num\" class=\"r\">SM %</th><th data-sort=\"num\" class=\"r\">memory %</th>"
               "<th data-sort=\"num\" class=\"r\">DRAM read</th><th data-sort=\"num\" class=\"r\">L1 hit %</th>"
               "<th data-sort=\"num\" class=\"r\">L2 hit %</th><th data-sort=\"num\" class=\"r\">tensor %</th>"
@@ -241,18 +259,27 @@ void html_roofline(html_ctx *x)
         roof_label l = {"FP32 ", "fp32_tflops", path, pk};
         roof_line(b, &g, pk->fp32_tflops.v, hbm, "roof", &l);
     }
-    if (hbm > 0) {
-        roof_label l = {"HBM ", "memory_gbps", path, pk};
-        diagonal(b, &g, hbm, roof, "roof", &l);
+    /* The bandwidth ceilings, each drawn and then named in the legend with its figure. */
+    static const struct {
+        const char *key, *lead, *cls, *note;
+    } bw[] = {{"memory_gbps", "HBM ", "roof hbm", "HBM ceiling"},
+              {"l2_gbps", "L2 ", "roof l2", "L2 ceiling"},
+              {"l1_gbps", "L1/shared ", "roof l1", "L1 ceiling"}};
+    bool drawn[3] = {false, false, false};
+    for (int i = 0; pk && i < 3; i++) {
+        const metric *v = metric_of(pk, metric_find(&device_peaks_table, bw[i].key));
+        if (v->ok && v->v > 0) {
+            diagonal(b, &g, v->v, roof, bw[i].cls);
+            drawn[i] = true;
+        } else {
+            html_note(x, bw[i].note, v->why);
+        }
     }
-    if (pk && pk->l2_gbps.ok) {
-        roof_label l = {"L2 ", "l2_gbps", path, pk};
-        diagonal(b, &g, pk->l2_gbps.v, roof, "roof l2", &l);
-    } else if (pk) {
-        html_note(x, "L2 ceiling", pk->l2_gbps.why);
-    }
-    /* The points, and their names in the legend column, numbered to match. */
+    /* The points, and their names in the legend column, numbered to match; a number goes where
+     * it overlaps no other (points of one kernel family sit close together). */
     int num = 0;
+    double placed[64][2];
+    int nplaced = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         double ix, iy;
@@ -268,9 +295,32 @@ void html_roofline(html_ctx *x)
         double cx = px(&g, ix), cy = py(&g, iy);
         svg_circle(b, cx, cy, 5, r->w->prec == PREC_TF32 ? "pt tf32" : "pt", tip);
         snprintf(n, sizeof n, "%d", num);
-        svg_text(b, cx + 7, cy - 5, "start", "small", n);
+        double lx, ly;
+        label_spot(placed, nplaced, cx, cy, &lx, &ly);
+        if (nplaced < 64) {
+            placed[nplaced][0] = lx;
+            placed[nplaced++][1] = ly;
+        }
+        svg_text(b, lx, ly, "start", "small", n);
         snprintf(tip, sizeof tip, "%d %s", num, r->w->name);
         svg_text(b, RF_LEGEND, RF_Y0 + 4 + num * 17, "start", "small", tip);
+    }
+    /* What the marks mean, below the names. */
+    double ky = RF_Y0 + 4 + (num + 2) * 17;
+    svg_circle(b, RF_LEGEND + 5, ky - 4, 5, "pt", "an FP32 workload");
+    svg_text(b, RF_LEGEND + 16, ky, "start", "small", "FP32 workload (executed FLOPs)");
+    svg_circle(b, RF_LEGEND + 5, ky + 13, 5, "pt tf32", "a TF32 workload");
+    svg_text(b, RF_LEGEND + 16, ky + 17, "start", "small", "TF32 workload (tensor cores)");
+    double y = ky + 34;
+    svg_line(b, RF_LEGEND, y - 4, RF_LEGEND + 12, y - 4, "roof");
+    svg_text(b, RF_LEGEND + 16, y, "start", "small", "compute roofs (labelled)");
+    for (int i = 0; i < 3; i++) {
+        if (!drawn[i])
+            continue;
+        y += 17;
+        svg_line(b, RF_LEGEND, y - 4, RF_LEGEND + 12, y - 4, bw[i].cls);
+        roof_label l = {bw[i].lead, bw[i].key, path, pk};
+        label_at(b, RF_LEGEND + 16, y, "start", &l);
     }
     svg_close(b);
     counter_table(x);

@@ -150,6 +150,9 @@ static void bound_decided_by_the_busiest_unit(void **state)
         char pct[16];
         snprintf(pct, sizeof pct, "%.0f%%", raw_counter(i, main_k, units[top].key));
         assert_non_null(strstr(r->bound_text, pct));
+        /* ... and kept as the figure that decided (the summary's counters finding quotes it). */
+        assert_true(r->bound_pct.ok);
+        assert_close(r->bound_pct.v, raw_counter(i, main_k, units[top].key), 1e-12);
     }
     /* The ladder is not bound by one thing only: its kernels differ in what limits them. */
     int kinds = 0;
@@ -169,6 +172,32 @@ static void ceilings(void **state)
     assert_true(p->l2_gbps.ok);
     /* The L2 is faster than HBM, and not absurdly so. */
     assert_true(p->l2_gbps.v > p->hbm_gbps.v && p->l2_gbps.v < 20 * p->hbm_gbps.v);
+    /* L1/shared: 128 B per SM per clock, faster than the L2. */
+    assert_true(p->l1_gbps.ok);
+    assert_close(p->l1_gbps.v, d->sm_count * 128.0 * d->clock_khz * 1e3 / 1e9, 1e-12);
+    assert_true(p->l1_gbps.v > p->l2_gbps.v);
+}
+
+/* The summary names what bounds the fastest own kernel, with the figure that decided it. */
+static void summary_names_the_bound(void **state)
+{
+    (void)state;
+    const workload_metrics *best = NULL;
+    for (int i = 0; i < an.nwl; i++) {
+        const workload_metrics *r = &an.wl[i];
+        if (r->ladder_row && r->w->needs_gpu && r->library >= 0 && &an.wl[r->library] != r && r->bound_pct.ok &&
+            r->tflops.ok && (!best || r->tflops.v > best->tflops.v))
+            best = r;
+    }
+    assert_non_null(best);
+    const finding *f = NULL;
+    for (int i = 0; i < an.nsummary; i++)
+        if (an.summary[i].kind == FIND_COUNTERS)
+            f = &an.summary[i];
+    assert_non_null(f);
+    assert_close(f->figure.v, best->bound_pct.v, 1e-12);
+    assert_non_null(strstr(f->text, best->w->name));
+    assert_non_null(strstr(f->text, best->bound_text));
 }
 
 /* The HTML roofline: a point per ladder workload with counters, the four ceilings, the table. */
@@ -182,8 +211,9 @@ static void html_roofline_points(void **state)
         points++;
     for (int i = 0; i < an.nwl; i++)
         want += an.wl[i].ladder_row && an.wl[i].w->ncounters > 0 && an.wl[i].intensity.ok;
-    assert_int_equal(points, want);
+    assert_int_equal(points, want + 2); /* and the legend's two markers, FP32 and TF32 */
     assert_true(want >= 12);
+    assert_non_null(strstr(html, ">L1/shared "));
     assert_non_null(strstr(html, "FP32 "));
     assert_non_null(strstr(html, "TF32 tensor "));
     assert_non_null(strstr(html, "HBM "));
@@ -299,6 +329,7 @@ int main(void)
         cmocka_unit_test(bound_decided_by_the_busiest_unit),
         cmocka_unit_test(ceilings),
         cmocka_unit_test(html_roofline_points),
+        cmocka_unit_test(summary_names_the_bound),
         cmocka_unit_test(text_table),
     };
     const struct CMUnitTest other[] = {

@@ -135,7 +135,21 @@ static void figures_from_raw_values(void **state)
         else
             assert_non_null(strstr(r.bound_text, "latency"));
         assert_false(r.dram_read_bytes.ok != isfinite(raw_value(i, "dram_read_bytes")));
+        assert_true(r.bound_pct.ok);
+        assert_close(r.bound_pct.v, raw_value(i, units[top].key), 1e-12);
     }
+    /* The summary names what bounds the longest profiled launch, with that figure. */
+    int longest = 0;
+    for (int i = 1; i < sample.nlaunch_counters; i++)
+        if (raw_value(i, "duration_ns") > raw_value(longest, "duration_ns"))
+            longest = i;
+    const finding *f = NULL;
+    for (int i = 0; i < an.nsummary; i++)
+        if (an.summary[i].kind == FIND_COUNTERS)
+            f = &an.summary[i];
+    assert_non_null(f);
+    assert_close(f->figure.v, an.launches[longest].bound_pct.v, 1e-12);
+    assert_non_null(strstr(f->text, "longest profiled launch"));
 }
 
 /* s with every run of white space one space: the report wraps its paragraphs. */

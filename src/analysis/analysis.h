@@ -83,6 +83,7 @@ typedef struct {
     metric intensity;          /* FLOPs per DRAM byte (read + written) */
     bound_kind bound;
     char bound_text[128];      /* "DRAM (DRAM throughput 87% of peak)", or why n/a */
+    metric bound_pct;          /* the busiest unit's throughput, % of its peak (what decided bound) */
     kernel_summary *kernels;
     int nkernels;
     int main_kernel;  /* index into kernels of the one with the most time, -1 when none */
@@ -98,6 +99,7 @@ typedef struct {
     metric fp32_tflops; /* SMs x FP32 lanes per SM x 2 x clock */
     metric tf32_tflops; /* SMs x dense TF32 tensor FLOPs per SM per clock x clock */
     metric l2_gbps;     /* the L2's peak bandwidth, as the counter pass read it */
+    metric l1_gbps;     /* SMs x L1/shared bytes per SM per clock x clock */
     metric hbm_gbps;    /* 2 x memory clock x bus width */
     metric link_gbps;   /* PCIe, per direction */
     int fp32_lanes_per_sm;
@@ -186,9 +188,11 @@ typedef struct launch_metrics_s {
     metric achieved_tflops; /* FP32, over duration_us */
     bound_kind bound;
     char bound_text[128];
+    metric bound_pct; /* the busiest unit's throughput, % of its peak */
 } launch_metrics;
 void launch_counter_figures(const kernel_counters *k, launch_metrics *r);
 double tf32_flops_per_sm_clock(int cc_major, int cc_minor); /* 0 when unknown */
+double l1_bytes_per_sm_clock(int cc_major);                   /* 0 when unknown */
 
 /* Theoretical occupancy of a launch on a device through cuda_occupancy.h. Returns false (and a
  * reason in why) when the calculator refuses the input. */

@@ -58,6 +58,7 @@ static const metric_def workload_defs[] = {
     W(flops_executed, "flops_executed", "FLOPs", "", "%.4g", "2 x FFMA + FADD + FMUL thread instructions executed"),
     W_HI(achieved_tflops, "achieved_tflops", "ach. TFLOP/s", "TFLOP/s", "%.2f", "executed FP32 FLOPs / kernel time"),
     W(intensity, "intensity", "FLOP/B", "FLOP/B", "%.1f", "executed FLOPs (2n^3 on the tensor pipe) per DRAM byte"),
+    W(bound_pct, "bound_pct", "bound %", "%", "%.0f", "the busiest unit's throughput (DRAM, L1, L2 or SM), % of its peak: what decides the bound"),
 };
 TABLE(workload_metric_table, "workload", workload_defs);
 
@@ -76,6 +77,7 @@ static const metric_def device_peak_defs[] = {
     P(fp32_tflops, "fp32_tflops", "FP32 peak", "TFLOP/s", "%.1f", "SMs x FP32 lanes per SM x 2 x SM clock"),
     P(hbm_gbps, "memory_gbps", "memory", "GB/s", "%.0f", "2 x memory clock x bus width, or the bandwidth the source reports where it gives no clock (Nsight Systems' memoryBandwidth)"),
     P(tf32_tflops, "tf32_tflops", "TF32 peak", "TFLOP/s", "%.1f", "SMs x dense TF32 tensor FLOPs per SM per clock x SM clock"),
+    P(l1_gbps, "l1_gbps", "L1", "GB/s", "%.0f", "SMs x 128 B per SM per clock (L1/shared load bandwidth, sm_70 to sm_90) x SM clock"),
     P(l2_gbps, "l2_gbps", "L2", "GB/s", "%.0f", "the L2's peak bandwidth as the counters read it (lts__t_bytes peak x L2 clock)"),
     P(link_gbps, "link_gbps", "PCIe link", "GB/s", "%.1f", "per direction, from the link's generation and width"),
 };
@@ -259,6 +261,7 @@ static const metric_def launch_defs[] = {
     L(tensor_pct, "tensor_pct", "tensor", "%", "%.1f", "tensor pipe active cycles, % of peak"),
     L(flops_executed, "flops_executed", "FLOPs", "", "%.4g", "2 x FFMA + FADD + FMUL thread instructions executed"),
     L(achieved_tflops, "achieved_tflops", "FP32 TFLOP/s", "TFLOP/s", "%.3f", "executed FP32 FLOPs over the duration"),
+    L(bound_pct, "bound_pct", "bound %", "%", "%.0f", "the busiest unit's throughput (DRAM, L1, L2 or SM), % of its peak: what decides the bound"),
 };
 TABLE(launch_counter_table, "launch", launch_defs);
 

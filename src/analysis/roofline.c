@@ -26,6 +26,14 @@ double tf32_flops_per_sm_clock(int cc_major, int cc_minor)
     return 0;
 }
 
+/* L1/shared load bandwidth per SM per clock: 128 B from Volta (7.0) to Hopper (9.0), NVIDIA's
+ * architecture whitepapers (A100: 19.5 TB/s at 108 SMs x 1.41 GHz; H100 SXM: 33 TB/s at 132 SMs
+ * x 1.98 GHz). No counter of the pass reads it, so the roof comes from the properties. */
+double l1_bytes_per_sm_clock(int cc_major)
+{
+    return cc_major >= 7 && cc_major <= 9 ? 128 : 0;
+}
+
 static void take(metric *out, double v, const char *what)
 {
     if (isfinite(v))
@@ -74,11 +82,12 @@ static void all_na(workload_metrics *r, const char *why)
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         metric_na(all[i], "%s", why);
     r->bound = BOUND_NONE;
+    metric_na(&r->bound_pct, "%s", why);
     snprintf(r->bound_text, sizeof r->bound_text, "n/a (%.100s)", why);
 }
 
 /* The unit nearest its peak decides; the figure that decided is named with it. */
-static void decide_bound(const kernel_counters *k, bound_kind *bound, char *text, size_t len)
+static void decide_bound(const kernel_counters *k, bound_kind *bound, metric *pct_out, char *text, size_t len)
 {
     static const struct {
         counter_id c;
@@ -97,9 +106,11 @@ static void decide_bound(const kernel_counters *k, bound_kind *bound, char *text
     if (top < 0) {
         *bound = BOUND_NONE;
         snprintf(text, len, "n/a (no throughput counter was collected)");
+        metric_na(pct_out, "no throughput counter was collected");
         return;
     }
     double pct = k->v[units[top].c];
+    take_pct(pct_out, pct, units[top].figure);
     if (pct >= BOUND_PCT) {
         *bound = units[top].b;
         snprintf(text, len, "%s (%s %.0f%% of peak)", units[top].unit, units[top].figure, pct);
@@ -158,7 +169,7 @@ void counter_figures(const run_model *m, workload_metrics *r)
         metric_na(&r->intensity, "no DRAM traffic was counted");
     else
         metric_set(&r->intensity, flops / bytes);
-    decide_bound(k, &r->bound, r->bound_text, sizeof r->bound_text);
+    decide_bound(k, &r->bound, &r->bound_pct, r->bound_text, sizeof r->bound_text);
 }
 
 void counter_ceilings(const run_model *m, device_peaks *peaks)
@@ -175,6 +186,16 @@ void counter_ceilings(const run_model *m, device_peaks *peaks)
             metric_na(&peaks[d].tf32_tflops, "SM clock or count not reported");
         else
             metric_set(&peaks[d].tf32_tflops, dev->sm_count * per_clock * dev->clock_khz * 1e3 / 1e12);
+        double l1 = l1_bytes_per_sm_clock(dev->cc_major);
+        if (dev->cc_major <= 0)
+            metric_na(&peaks[d].l1_gbps, "compute capability not reported");
+        else if (l1 <= 0)
+            metric_na(&peaks[d].l1_gbps, "L1 bandwidth not known for compute capability %d.%d", dev->cc_major,
+                      dev->cc_minor);
+        else if (dev->clock_khz <= 0 || dev->sm_count <= 0)
+            metric_na(&peaks[d].l1_gbps, "SM clock or count not reported");
+        else
+            metric_set(&peaks[d].l1_gbps, dev->sm_count * l1 * dev->clock_khz * 1e3 / 1e9);
         metric_na(&peaks[d].l2_gbps, "%s", m->counters.asked ? "no counter pass read the L2's peak bandwidth"
                                                        : "the L2's bandwidth comes from the counters (mmprof --counters)");
         for (int i = 0; i < m->builtin.nworkloads && !peaks[d].l2_gbps.ok; i++) {
@@ -214,5 +235,5 @@ void launch_counter_figures(const kernel_counters *k, launch_metrics *r)
         metric_na(&r->achieved_tflops, "%s", r->duration_us.ok ? "zero duration" : r->duration_us.why);
     else
         metric_set(&r->achieved_tflops, r->flops_executed.v / (r->duration_us.v * 1e-6) / 1e12);
-    decide_bound(k, &r->bound, r->bound_text, sizeof r->bound_text);
+    decide_bound(k, &r->bound, &r->bound_pct, r->bound_text, sizeof r->bound_text);
 }

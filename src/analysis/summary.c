@@ -22,7 +22,7 @@ const char *finding_kind_name(finding_kind k)
 {
     static const char *const names[] = {"failed", "no_gpu", "copy_bound", "pinned_vs_pageable", "best_kernel",
                                         "crossover", "speedup", "gpu_busy", "verdict", "gpu_time", "top_kernel",
-                                        "region", "sweep"};
+                                        "region", "sweep", "counters"};
     return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
 }
 
@@ -240,6 +240,45 @@ static void best_kernels(builder *b)
             "Best %s kernel: %s at %.1f%% of %s (%.1f against %.1f TFLOP/s, %.3f against %.3f ms)",
             p == PREC_TF32 ? "TF32" : "FP32", best->w->name, best->vs_cublas_pct.v, lib->w->name, best->tflops.v,
             lib->tflops.v, best->kernel_ms.v, lib->kernel_ms.v);
+    }
+}
+
+/* The counters' finding: what bounds the kernel a reader cares about most, with the figure that
+ * decided it. In a built-in run, the fastest own kernel of each precision (the best rung of the
+ * ladder: the one to improve next); in a profile, the longest profiled launch. */
+static void counters(builder *b, bool builtin)
+{
+    const analysis *a = b->a;
+    if (builtin) {
+        const workload_metrics *best = NULL;
+        for (int i = 0; i < a->nwl; i++) {
+            const workload_metrics *r = &a->wl[i];
+            if (!gpu_ok(a, r) || !r->ladder_row || is_library(a, r) || !r->bound_pct.ok || !r->tflops.ok)
+                continue;
+            if (!best || r->tflops.v > best->tflops.v)
+                best = r;
+        }
+        if (best && best->achieved_occupancy_pct.ok)
+            add(b, FIND_COUNTERS, 38, best->bound_pct.v, "%",
+                "Counters: the fastest own kernel, %s (%.1f TFLOP/s), is bound by %s; achieved occupancy %.1f%%",
+                best->w->name, best->tflops.v, best->bound_text, best->achieved_occupancy_pct.v);
+        else if (best)
+            add(b, FIND_COUNTERS, 38, best->bound_pct.v, "%", "Counters: the fastest own kernel, %s (%.1f TFLOP/s), is bound by %s",
+                best->w->name, best->tflops.v, best->bound_text);
+        return;
+    }
+    const launch_metrics *longest = NULL;
+    for (int i = 0; i < a->m->nlaunch_counters; i++) {
+        const launch_metrics *r = &a->launches[i];
+        if (r->bound_pct.ok && r->duration_us.ok && (!longest || r->duration_us.v > longest->duration_us.v))
+            longest = r;
+    }
+    if (longest) {
+        char name[96];
+        kernel_display_name(longest->k->name, name, sizeof name);
+        add(b, FIND_COUNTERS, 38, longest->bound_pct.v, "%",
+            "Counters: the longest profiled launch, %s (%.1f us under replay), is bound by %s", name,
+            longest->duration_us.v, longest->bound_text);
     }
 }
 
@@ -480,6 +519,7 @@ bool summarize(struct analysis *a)
         timeline_findings(&b);
         region_findings(&b);
     }
+    counters(&b, builtin);
     busy(&b, builtin);
     if (b.oom)
         return false;

@@ -26,6 +26,7 @@ typedef enum {
     FIND_TOP_KERNEL,     /* the kernel that takes most of it */
     FIND_REGION,         /* a region whose verdict differs from the run's */
     FIND_SWEEP,          /* a sweep's answer: from which size the GPU pays off */
+    FIND_COUNTERS,       /* what the hardware counters say bounds the kernel that matters most */
 } finding_kind;
 
 typedef struct {
