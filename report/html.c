@@ -21,40 +21,41 @@ typedef struct {
     section_id id;
     void (*fill)(html_ctx *x);
     const char *lede;
+    bool per_workload; /* shows a sweep's workloads at its detail size only (workload_in_detail) */
 } page_section;
 
 static const page_section page_sections[] = {
     {SEC_FINDINGS, html_findings,
      "What this run says, most important first, each with the figure that decides it. The sections below hold the "
-     "details."},
-    {SEC_SWEEP, html_sweep, NULL},
-    {SEC_DEVICES, html_devices, NULL},
+     "details.", false},
+    {SEC_SWEEP, html_sweep, NULL, false},
+    {SEC_DEVICES, html_devices, NULL, false},
     {SEC_LADDER, html_ladder,
      "Each GPU workload's kernel time against cuBLAS in the same precision with the same host memory, from the same "
-     "run: 100% matches the library. Beside each, the theoretical occupancy of its kernels and what limits it."},
+     "run: 100% matches the library. Beside each, the theoretical occupancy of its kernels and what limits it.", true},
     {SEC_COUNTERS, html_roofline,
      "Hardware counters of each GPU workload's kernels, read in a pass of their own after the timed launches (the "
      "timings above are not touched): achieved occupancy, the speed-of-light throughputs, DRAM bytes, cache hit rates "
      "and executed FLOPs, the same metrics as Nsight Compute's, and what bounds each kernel. The roofline places each "
-     "workload under the device's ceilings."},
+     "workload under the device's ceilings.", true},
     {SEC_COPIES, html_copies,
      "Where one product's time goes, per workload and host-memory kind: pageable and pinned runs of each workload side "
      "by side, each bar scaled to its own end-to-end time (written beside it), and each copy direction's bandwidth "
-     "against the fastest measured."},
-    {SEC_TIMELINE, html_timeline, NULL},
+     "against the fastest measured.", true},
+    {SEC_TIMELINE, html_timeline, NULL, true},
     {SEC_REGIONS, html_regions,
      "The whole run and its regions (workloads, NVTX ranges, PyTorch annotations). A kernel or copy belongs to the "
      "region whose thread launched it, even when it ran after the region closed. Headings explain each figure on "
-     "hover."},
-    {SEC_RANKS, html_ranks, NULL},
+     "hover.", false},
+    {SEC_RANKS, html_ranks, NULL, false},
     {SEC_WORKLOADS, html_workloads,
      "One product is one n&times;n multiply as a program would run it once: copy A and B in, multiply (the median of "
-     "the timed launches), copy C out. Verified against an FP64 OpenBLAS product."},
-    {SEC_SPEEDUP, html_speedup, NULL},
+     "the timed launches), copy C out. Verified against an FP64 OpenBLAS product.", true},
+    {SEC_SPEEDUP, html_speedup, NULL, true},
     {SEC_KERNELS, html_kernels,
      "One row per kernel per workload: median over the compute phase; theoretical occupancy from registers, shared "
-     "memory and block size (cuda_occupancy.h). Click a heading to sort."},
-    {SEC_WARNINGS, html_warnings, NULL},
+     "memory and block size (cuda_occupancy.h). Click a heading to sort.", true},
+    {SEC_WARNINGS, html_warnings, NULL, false},
 };
 #define NPAGE_SECTIONS (sizeof page_sections / sizeof page_sections[0])
 
@@ -108,6 +109,11 @@ static void sec_sections(html_ctx *x)
         sb_add(x->b, "</h2>\n");
         if (order[i]->lede)
             sb_printf(x->b, "<p class=\"lede\">%s</p>\n", order[i]->lede);
+        if (order[i]->per_workload && x->a->sweep && x->a->sweep->detail_n > 0)
+            sb_printf(x->b, "<p class=\"sweep-size\"><b>n = %d</b>, the sweep's largest size. <span class=\"quiet\">The "
+                            "Sweep section compares every size; the JSON, CSV and text report hold each size's "
+                            "figures.</span></p>\n",
+                      x->a->sweep->detail_n);
         order[i]->fill(x);
         sb_add(x->b, "</section>\n\n");
     }

@@ -18,6 +18,12 @@ static bool ran(const workload_run *w)
     return w->status != WL_SKIPPED && w->status != WL_ERROR;
 }
 
+/* A workload these charts draw: one that ran, at the size the page details (a sweep's largest). */
+static bool shown(const analysis *a, const workload_metrics *r)
+{
+    return ran(r->w) && workload_in_detail(a, r);
+}
+
 /* "n/a (reason)" in a chart, with the reason also listed under Not available. */
 static void na_text(html_ctx *x, double at, double y, const char *cls, const char *what, const char *why)
 {
@@ -116,7 +122,7 @@ void html_ladder(html_ctx *x)
         bool any = false;
         for (int i = 0; i < a->nwl; i++) {
             const workload_metrics *r = &a->wl[i];
-            if (!r->w->needs_gpu || !ran(r->w) || (int)r->w->prec != p)
+            if (!r->w->needs_gpu || !shown(a, r) || (int)r->w->prec != p)
                 continue;
             any = true;
             rows += ladder_lines(r);
@@ -147,7 +153,7 @@ void html_ladder(html_ctx *x)
         for (int i = 0; i < a->nwl; i++) {
             const workload_metrics *r = &a->wl[i];
             const workload_run *w = r->w;
-            if (!w->needs_gpu || !ran(w) || (int)w->prec != p)
+            if (!w->needs_gpu || !shown(a, r) || (int)w->prec != p)
                 continue;
             if (!heading) {
                 char head[96];
@@ -277,7 +283,7 @@ void html_copies(html_ctx *x)
     double top_gbps = 0;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
-        if (!r->w->needs_gpu || !ran(r->w))
+        if (!r->w->needs_gpu || !shown(a, r))
             continue;
         rows++;
         if (r->w->device >= 0 && r->w->device < a->m->ndevices && a->peaks[r->w->device].link_gbps.ok &&
@@ -335,7 +341,7 @@ void html_copies(html_ctx *x)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        if (!w->needs_gpu || !ran(w))
+        if (!w->needs_gpu || !shown(a, r))
             continue;
         if (prev && strcmp(prev, w->name) != 0)
             svg_line(b, 0, y - 1, CHART_W, y - 1, "sep");
@@ -364,7 +370,7 @@ void html_speedup(html_ctx *x)
     double lo = 1, hi = 1;
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
-        if (!r->w->needs_gpu || !ran(r->w))
+        if (!r->w->needs_gpu || !shown(a, r))
             continue;
         rows++;
         const metric *v[2] = {&r->speedup, &r->speedup_e2e};
@@ -404,7 +410,7 @@ void html_speedup(html_ctx *x)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        if (!w->needs_gpu || !ran(w))
+        if (!w->needs_gpu || !shown(a, r))
             continue;
         row_label(b, w, y + SP_ROW / 2 + 4);
         const metric *v[2] = {&r->speedup, &r->speedup_e2e};

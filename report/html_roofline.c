@@ -35,10 +35,10 @@ static bool point_of(const workload_metrics *r, double *x, double *y)
     return true;
 }
 
-/* One point per workload at the run's size (a sweep's first): its ladder row. */
-static bool plotted(const run_model *m, const workload_metrics *r)
+/* One point per workload at the size the page details (a sweep's largest): its ladder row. */
+static bool plotted(const analysis *a, const workload_metrics *r)
 {
-    return r->w->needs_gpu && r->ladder_row && r->w->ncounters > 0 && r->w->n == m->builtin.n;
+    return r->w->needs_gpu && r->ladder_row && r->w->ncounters > 0 && workload_in_detail(a, r);
 }
 
 /* A ceiling's label: lead, then the device's peak (key of device_peaks_table), a figure marked with
@@ -127,7 +127,7 @@ static void counter_table(html_ctx *x)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        if (!w->needs_gpu || (w->ncounters == 0 && !w->counters_why[0]))
+        if (!w->needs_gpu || (w->ncounters == 0 && !w->counters_why[0]) || !workload_in_detail(a, r))
             continue;
         char path[FIG_PATH];
         path_workload(path, i);
@@ -209,7 +209,7 @@ void html_roofline(html_ctx *x)
     double xmin = 1e9, xmax = 0, ymin = 1e9, ymax = 0;
     for (int i = 0; i < a->nwl; i++) {
         double px_, py_;
-        if (plotted(m, &a->wl[i]) && point_of(&a->wl[i], &px_, &py_)) {
+        if (plotted(a, &a->wl[i]) && point_of(&a->wl[i], &px_, &py_)) {
             first = first ? first : a->wl[i].w;
             xmin = fmin(xmin, px_), xmax = fmax(xmax, px_), ymin = fmin(ymin, py_), ymax = fmax(ymax, py_);
         }
@@ -283,7 +283,7 @@ void html_roofline(html_ctx *x)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         double ix, iy;
-        if (!plotted(m, r) || !point_of(r, &ix, &iy))
+        if (!plotted(a, r) || !point_of(r, &ix, &iy))
             continue;
         num++;
         char tip[320], n[16], fpb[32], rate[32];

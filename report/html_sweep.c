@@ -4,6 +4,7 @@
  * a crossover's label or a point's tip, is the registry's (sweep_point_table, crossover_table). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "html_parts.h"
@@ -76,8 +77,41 @@ static void range_of(axes *a, const double *v, int count)
 /* A line through the measured points of one series (figure key of each size's point, NULL where
  * the series has none), broken where a size has no figure; a dot per point with its figure as a
  * tip, and its label at the right of its last point. */
+/* A series' name at the right of its last point; end_labels moves names apart where their lines
+ * end close together (the fastest kernels of a ladder end within a pixel of each other). */
+typedef struct {
+    double x, y, want; /* want: the last point's y, where a leader line starts when y moved */
+    const char *color, *text;
+} end_label;
+
+static int by_want(const void *p, const void *q)
+{
+    const end_label *a = p, *b = q;
+    return (a->want > b->want) - (a->want < b->want);
+}
+
+#define LABEL_GAP 11.0 /* px between the baselines of two names: their text is 11 px */
+
+static void end_labels(strbuf *b, end_label *l, int n)
+{
+    qsort(l, (size_t)n, sizeof *l, by_want);
+    for (int i = 0; i < n; i++)
+        l[i].y = i > 0 && l[i].want < l[i - 1].y + LABEL_GAP ? l[i - 1].y + LABEL_GAP : l[i].want;
+    /* Pushed past the bottom of the plot: back up from there, keeping the gaps. */
+    for (int i = n - 1; i >= 0 && l[i].y > SW_Y1 + 4; i--) {
+        double limit = i == n - 1 ? SW_Y1 + 4 : l[i + 1].y - LABEL_GAP;
+        if (l[i].y > limit)
+            l[i].y = limit;
+    }
+    for (int i = 0; i < n; i++) {
+        if (fabs(l[i].y - l[i].want) > 1)
+            svg_line(b, l[i].x + 1, l[i].want, l[i].x + 6, l[i].y - 4, "leader");
+        svg_text_in(b, l[i].x + 8, l[i].y, "small", l[i].color, l[i].text);
+    }
+}
+
 static void series_line(strbuf *b, const axes *a, const sweep_analysis *s, const sweep_point *const *pts,
-                        const char *key, const char *color, const char *label)
+                        const char *key, const char *color, const char *label, end_label *name)
 {
     double xs[MAX_SWEEP_SIZES], ys[MAX_SWEEP_SIZES], lastx = 0, lasty = 0;
     int n = 0;
@@ -101,10 +135,9 @@ static void series_line(strbuf *b, const axes *a, const sweep_analysis *s, const
         char tip[160], v[32];
         snprintf(tip, sizeof tip, "%s at n = %d: %s", label, s->sizes[k],
                  html_fig_text(&sweep_point_table, pts[k], key, true, v, sizeof v));
-        svg_dot(b, ax(a, s->sizes[k]), ay(a, m->v), 3.5, "pt", color, tip);
+        svg_dot(b, ax(a, s->sizes[k]), ay(a, m->v), 3.5, "dot", color, tip);
     }
-    if (lastx > 0)
-        svg_text_in(b, lastx + 8, lasty + 4, "small", color, label);
+    *name = (end_label){lastx, lasty + 4, lasty + 4, color, label};
 }
 
 /* A dashed line at crossover c (index i), with what it is and its n. */
@@ -148,8 +181,13 @@ static void time_chart(html_ctx *x, const sweep_analysis *s)
               "</figcaption>\n");
     svg_open(b, SW_W, SW_H, "sweep-time", "Time per product against n, with the crossovers");
     frame(b, s, &a, "ms");
-    for (int l = 0; l < 4; l++)
-        series_line(b, &a, s, pts[l], keys[l], palette[l], labels[l]);
+    end_label names[4];
+    int nnames = 0;
+    for (int l = 0; l < 4; l++) {
+        series_line(b, &a, s, pts[l], keys[l], palette[l], labels[l], &names[nnames]);
+        nnames += names[nnames].x > 0;
+    }
+    end_labels(b, names, nnames);
     int row = 0;
     for (int i = 0; i < s->ncross; i++)
         if (s->cross[i].e2e || i == 2) /* the kernel crossover once: pinned and pageable kernels are the same */
@@ -173,7 +211,8 @@ static void tflops_chart(html_ctx *x, const sweep_analysis *s)
               "(log-log)</figcaption>\n");
     svg_open(b, SW_W, SW_H, "sweep-tflops", "TFLOP/s against n per workload");
     frame(b, s, &a, "TFLOP/s");
-    int c = 0;
+    int c = 0, nnames = 0;
+    end_label names[SWEEP_MAX_SERIES];
     for (int i = 0; i < s->nseries; i++) {
         const sweep_series *r = &s->series[i];
         if (r->gpu && r->mem != MEM_PINNED) /* the kernels run the same; one line each */
@@ -181,8 +220,10 @@ static void tflops_chart(html_ctx *x, const sweep_analysis *s)
         const sweep_point *pts[MAX_SWEEP_SIZES];
         for (int k = 0; k < s->nsizes; k++)
             pts[k] = &r->pts[k];
-        series_line(b, &a, s, pts, "tflops", palette[c++ % NPALETTE], r->name);
+        series_line(b, &a, s, pts, "tflops", palette[c++ % NPALETTE], r->name, &names[nnames]);
+        nnames += names[nnames].x > 0;
     }
+    end_labels(b, names, nnames);
     svg_close(b);
     sb_add(b, "</figure>\n");
 }

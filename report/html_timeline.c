@@ -624,7 +624,7 @@ void html_timeline(html_ctx *x)
                  "<span class=\"sw api\"></span>CUDA API calls <span class=\"quiet\">&middot; its whole span on its own "
                  "axis, NVTX phases on top; then one product on its own</span></p>\n");
     for (int i = 0; i < a->nwl; i++) {
-        if (a->wl[i].w->status == WL_SKIPPED)
+        if (a->wl[i].w->status == WL_SKIPPED || !workload_in_detail(a, &a->wl[i]))
             continue;
         workload_timeline(x, &a->wl[i]);
         if (a->wl[i].w->needs_gpu && a->wl[i].w->status == WL_OK)

@@ -186,7 +186,7 @@ void html_workloads(html_ctx *x)
     skipped_line(x);
     sb_add(x->b, "<div class=\"cards\">\n");
     for (int i = 0; i < x->a->nwl; i++)
-        if (x->a->wl[i].w->status != WL_SKIPPED)
+        if (x->a->wl[i].w->status != WL_SKIPPED && workload_in_detail(x->a, &x->a->wl[i]))
             card(x, i);
     sb_add(x->b, "</div>\n");
 }
@@ -287,7 +287,7 @@ void html_kernels(html_ctx *x)
                  "<th data-sort=\"num\">occupancy</th><th data-sort=\"text\">limited by</th>"
                  "<th data-sort=\"num\" class=\"r\">TFLOP/s</th></tr></thead>\n<tbody>\n");
     for (int i = 0; i < a->nwl; i++)
-        for (int k = 0; k < a->wl[i].nkernels; k++)
+        for (int k = 0; workload_in_detail(a, &a->wl[i]) && k < a->wl[i].nkernels; k++)
             kernel_row(x, i, k);
     sb_add(x->b, "</tbody></table></div>\n");
 }

@@ -379,8 +379,19 @@ static void html_section(void **state)
     /* The table: a row per size. */
     assert_int_equal(count_of(s, "<tr><td class=\"r\">"), SWEEP_SIZES);
     free(s);
-    /* Each workload's card names its size and its sampling. */
-    assert_non_null(strstr(page, "<span class=\"quiet\">n = 1024</span>"));
+    /* The per-workload sections show the largest size only, each saying so: a card, a timeline
+     * and a kernel row per workload at every size made the committed sweep's page 6.8 MB. Each
+     * card names its size and its sampling. */
+    int largest = a->sweep->sizes[a->sweep->nsizes - 1];
+    assert_int_equal(a->sweep->detail_n, largest);
+    snprintf(want, sizeof want, "<span class=\"quiet\">n = %d</span>", largest);
+    assert_non_null(strstr(page, want));
+    for (int k = 0; k + 1 < a->sweep->nsizes; k++) {
+        snprintf(want, sizeof want, "<span class=\"quiet\">n = %d</span>", a->sweep->sizes[k]);
+        assert_null(strstr(page, want));
+    }
+    snprintf(want, sizeof want, "<p class=\"sweep-size\"><b>n = %d</b>, the sweep's largest size.", largest);
+    assert_true(count_of(page, want) >= 4); /* ladder, copies, timeline, workloads, speedup, kernels */
     assert_non_null(strstr(page, "1 sample, stopped by noise"));
     free(page);
 

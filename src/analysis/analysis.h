@@ -238,5 +238,9 @@ void api_display_name(const char *name, char *buf, size_t len);
 
 /* A readable kernel name: demangled, without the parameter list and ABI tags. */
 void kernel_display_name(const char *mangled, char *buf, size_t len);
+/* Whether the per-workload sections of a report show r: every workload of a single-size run; of a
+ * sweep, those at its detail size (sweep.h), since every size's card, timeline and kernel table
+ * on one page made it 6.8 MB. */
+bool workload_in_detail(const analysis *a, const workload_metrics *r);
 
 #endif

@@ -205,6 +205,7 @@ bool sweep_analyze(analysis *a)
     find_crossover(s, MEM_PINNED, false, &s->cross[2]);
     find_crossover(s, MEM_PAGEABLE, false, &s->cross[3]);
     s->ncross = 4;
+    s->detail_n = s->nsizes > 0 ? s->sizes[s->nsizes - 1] : 0;
     a->sweep = s;
     return true;
 }
@@ -263,4 +264,9 @@ void sweep_headline(const sweep_analysis *s, char *buf, size_t len)
     pays_off(&s->cross[2], kern, sizeof kern);
     snprintf(buf, len, "with pinned copies the GPU pays off %s; with pageable copies %s; counting the kernels "
                        "alone, %s. GPU = the fastest FP32 GPU workload at each size.", pin, page, kern);
+}
+
+bool workload_in_detail(const analysis *a, const workload_metrics *r)
+{
+    return !a->sweep || a->sweep->detail_n == 0 || r->w->n == a->sweep->detail_n;
 }

@@ -53,6 +53,8 @@ typedef struct {
 typedef struct {
     int sizes[MAX_SWEEP_SIZES]; /* distinct, ascending */
     int nsizes;
+    int detail_n; /* the size whose workloads the per-workload sections show: the largest, the one
+                   * the summary speaks of (every size is in the sweep's charts, JSON, CSV and text) */
     sweep_series *series; /* the CPU first, then GPU workloads in run order */
     int nseries;
     /* At each size, the fastest FP32 GPU series by memory kind [0 pageable, 1 pinned]: by
