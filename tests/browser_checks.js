@@ -26,8 +26,14 @@
             problems.push("section " + sections[s].id + " has no navigation entry");
     }
     /* The text a reader sees, the folded run details included (printing opens them). */
+    function text_of(e) { /* a script's text is not shown: the timeline's data is in one */
+        if (!e) return "";
+        var copy = e.cloneNode(true), scripts = copy.querySelectorAll("script");
+        for (var k = 0; k < scripts.length; k++) scripts[k].parentNode.removeChild(scripts[k]);
+        return copy.textContent;
+    }
     var shown = [document.querySelector("header.run"), document.querySelector("main"),
-                 document.querySelector("footer")].map(function (e) { return e ? e.textContent : ""; }).join("\n");
+                 document.querySelector("footer")].map(text_of).join("\n");
     [/\?/, /\bunknown\b/, /(^|[^\d.])0 MHz/, /(^|[^\d.])0 threads/, /runtime 0\.0\b/].forEach(function (p) {
         var m = p.exec(shown);
         if (m) problems.push("the page shows " + p + ": ..." + shown.slice(Math.max(0, m.index - 40), m.index + 20) + "...");
