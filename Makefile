@@ -456,7 +456,7 @@ fuzz: fuzz-build
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
 # report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
-TEMPLATES := templates/report.html templates/report.css templates/report.js templates/timeline.js
+TEMPLATES := templates/report.html templates/report.css templates/report.js templates/timeline.css templates/timeline.js
 HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE)) $(FUZZ_OBJ_DIR)/report/html.o
 
 $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh

@@ -205,6 +205,8 @@ static void sec_body_class(html_ctx *x)
 static void sec_css(html_ctx *x)
 {
     sb_add(x->b, tpl_report_css);
+    if (timeline_page(x->a->m))
+        sb_add(x->b, tpl_timeline_css);
 }
 
 /* The timeline's script only on a page that has its data: a built-in run's and a sweep's pages
