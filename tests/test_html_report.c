@@ -547,11 +547,12 @@ static void event_timeline_tracks(void **state)
     free(html);
     model_free(&m);
 
-    /* A built-in run's page keeps its own timelines and neither the data nor the script. */
+    /* A built-in run's page keeps its own timelines and neither the data, the script nor their styles. */
     load_sample(&m);
     html = page_of(&m);
     assert_null(strstr(html, "tl-data"));
     assert_null(strstr(html, "fig.tlHover"));
+    assert_null(strstr(html, ".tl-canvas")); /* nor its styles: timeline.css is the other pages' */
     free(html);
     model_free(&m);
 }
