@@ -407,7 +407,10 @@ static void track_label(const run_model *m, const track *t, bool many_pids, char
     if (t->kind == TK_RANGES || t->kind == TK_API) {
         const char *tn = thread_name(m, t->pid, t->a);
         int k = many_pids ? snprintf(who, sizeof who, "process %u, ", t->pid) : 0;
-        if (k >= 0 && (size_t)k < sizeof who)
+        bool fits = k >= 0 && (size_t)k < sizeof who;
+        if (fits && tn && strncmp(tn, "thread ", 7) == 0) /* a PyTorch trace's: "thread 457 (python3)" */
+            snprintf(who + k, sizeof who - (size_t)k, "%s", tn);
+        else if (fits)
             snprintf(who + k, sizeof who - (size_t)k, tn ? "thread %u (%s)" : "thread %u", t->a, tn);
     }
     switch (t->kind) {

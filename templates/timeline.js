@@ -148,7 +148,8 @@
                 var cx0 = Math.max(x0, -1), cx1 = Math.min(x1, width + 1);
                 ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0 - (x1 - x0 > 3 ? 0.5 : 0)), ROW - 2);
                 lastCol[row] = Math.floor(x1);
-                var label = fitted(ctx, names[t.n[i]], cx1 - cx0 - 6);
+                /* A busy stretch's name is its track's: only events are labelled. */
+                var label = t.k === "busy" ? "" : fitted(ctx, names[t.n[i]], cx1 - cx0 - 6);
                 if (label) {
                     ctx.fillStyle = "#ffffff";
                     ctx.fillText(label, cx0 + 3, y + (ROW - 2) / 2 + 0.5);
@@ -238,7 +239,7 @@
     function describe(h) {
         var t = h.tr.t, i = h.i, lines = [fmt(h.tr.s[i]) + " from the start, " + fmt(t.d[i])];
         var cat = t.c ? t.c[i] : KIND_CAT[t.k];
-        if (t.i && t.i[i] >= 0) lines.push(names[t.i[i]]);
+        if (t.i && t.i[i] >= 0) lines.push((t.k === "ranges" ? "NVTX domain " : "") + names[t.i[i]]);
         if (t.b && t.b[i] > 0) {
             var mib = t.b[i] / 1048576, line = (mib >= 1 ? mib.toFixed(1) + " MiB" : t.b[i] + " B");
             if (cat !== 5 && t.d[i] > 0) line += " at " + (t.b[i] / t.d[i]).toFixed(2) + " GB/s";
