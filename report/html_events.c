@@ -410,6 +410,8 @@ static void track_label(const run_model *m, const track *t, bool many_pids, char
         bool fits = k >= 0 && (size_t)k < sizeof who;
         if (fits && tn && strncmp(tn, "thread ", 7) == 0) /* a PyTorch trace's: "thread 457 (python3)" */
             snprintf(who + k, sizeof who - (size_t)k, "%s", tn);
+        else if (fits && t->a == 0 && !tn) /* a source that did not record the thread */
+            snprintf(who + k, sizeof who - (size_t)k, "no recorded thread");
         else if (fits)
             snprintf(who + k, sizeof who - (size_t)k, tn ? "thread %u (%s)" : "thread %u", t->a, tn);
     }

@@ -214,7 +214,12 @@
         drag = { x: ev.clientX, v0: v0, v1: v1 };
         canvas.setPointerCapture(ev.pointerId);
     });
-    canvas.addEventListener("pointerup", function () { drag = null; });
+    /* A tap (a press that did not move: a phone has no hover) shows the tip of what it touched. */
+    canvas.addEventListener("pointerup", function (ev) {
+        var still = drag && Math.abs(ev.clientX - drag.x) < 4;
+        drag = null;
+        if (still) showTip(ev);
+    });
     canvas.addEventListener("pointercancel", function () { drag = null; });
 
     /* Hover: the event under the pointer (or within 3 pixels) on its track's row. */

@@ -557,6 +557,45 @@ static void event_timeline_tracks(void **state)
     model_free(&m);
 }
 
+/* Ranges nest on their thread's track: one inside another a row lower, one after it back on top;
+ * an API call inside another (a runtime call and its driver call) the same. */
+static void event_timeline_nests_ranges(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m); /* "train" holds everything, on thread 1 */
+    int64_t t0 = m.regions[0].start_ns;
+    /* "load" starts with "train", and is inside it: the enclosing one keeps the top row. */
+    assert_true(model_add_region(&m, REGION_NVTX, "load", NULL, t0, t0 + 5000000, 42, 1, -1) >= 0);
+    assert_true(model_add_region(&m, REGION_NVTX, "step", NULL, t0 + 31000000, t0 + 40000000, 42, 1, -1) >= 0);
+    assert_true(model_add_region(&m, REGION_NVTX, "forward", NULL, t0 + 32000000, t0 + 33000000, 42, 1, -1) >= 0);
+    assert_true(model_add_region(&m, REGION_NVTX, "step", NULL, t0 + 41000000, t0 + 50000000, 42, 1, -1) >= 0);
+    api_event inner = {.name = (char *)"cuLaunchKernel", .start_ns = t0 + 31001000, .end_ns = t0 + 31009000,
+                       .kind = API_DRIVER, .pid = 42, .thread = 1, .correlation = 999};
+    assert_true(events_add_api(&m.events, &inner));
+    char *html = page_of(&m);
+    cJSON *j = timeline_data(html);
+    const cJSON *tracks = cJSON_GetObjectItem(j, "tracks");
+    const cJSON *ranges = cJSON_GetArrayItem(tracks, 2), *apis = cJSON_GetArrayItem(tracks, 3);
+    assert_string_equal(cJSON_GetObjectItem(ranges, "k")->valuestring, "ranges");
+    const cJSON *z = cJSON_GetObjectItem(ranges, "z");
+    assert_non_null(z); /* train, load, step, forward, step: by start */
+    const int want[] = {0, 1, 1, 2, 1};
+    assert_int_equal(cJSON_GetArraySize(z), 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(cJSON_GetArrayItem(z, i)->valueint, want[i]);
+    z = cJSON_GetObjectItem(apis, "z");
+    assert_non_null(z);
+    int nested = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, z)
+        nested += v->valueint == 1;
+    assert_int_equal(nested, 1); /* the driver call inside the first launch */
+    cJSON_Delete(j);
+    free(html);
+    model_free(&m);
+}
+
 /* A profiled program that recorded no event has no timeline section, nor its script; one with
  * more events than a page holds keeps the earliest 200,000 and says the page is a window. */
 static void event_timeline_only_with_events(void **state)
@@ -653,6 +692,7 @@ int main(void)
         cmocka_unit_test(charts_of_a_run_built_here),
         cmocka_unit_test(timeline_page),
         cmocka_unit_test(event_timeline_tracks),
+        cmocka_unit_test(event_timeline_nests_ranges),
         cmocka_unit_test(event_timeline_only_with_events),
         cmocka_unit_test(event_timeline_names_stay_data),
         cmocka_unit_test(event_timeline_from_the_command_line),
