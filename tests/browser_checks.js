@@ -4,8 +4,8 @@
  * navigation leads to such a section and every section has its link, and the page's text names no
  * placeholder for a fact the source did not record ("?", "unknown", "0 MHz", "0 threads",
  * "runtime 0.0"). Its layout: every link of the navigation can be reached (on the screen, or by
- * scrolling the navigation sideways), and no visible text is drawn smaller than 9 CSS pixels, SVG
- * text counted at the size its chart is drawn. The answer goes into the root element's data-check
+ * scrolling the navigation sideways), no visible text is drawn smaller than 9 CSS pixels, SVG
+ * text counted at the size its chart is drawn, and the page is no wider than its window. The answer goes into the root element's data-check
  * attribute: "ok", or the problems found, one per line. */
 (function () {
     "use strict";
@@ -77,5 +77,8 @@
         }
     }
     Object.keys(small).forEach(function (k) { problems.push("text under 9 px: " + k + " at " + small[k] + " px"); });
+    /* No wider than the window it is read in (a chart scrolls in its own box, the page does not). */
+    var wide = document.documentElement.scrollWidth;
+    if (wide > window.innerWidth + 1) problems.push("the page is " + wide + " px wide in a " + window.innerWidth + " px window");
     document.documentElement.setAttribute("data-check", problems.length ? problems.join("\n") : "ok");
 })();
