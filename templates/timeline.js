@@ -71,8 +71,10 @@
     /* A name whole where it fits, else cut with an ellipsis (the whole name is on hover). */
     var fitCache = {};
     function fitted(ctx, name, w) {
-        if (w < 18) return "";
-        var key = name + "\u0000" + Math.floor(w / 8);
+        /* Fitted to the width rounded down to 8 px, so one answer serves many marks and fits each. */
+        w = Math.floor(w / 8) * 8;
+        if (w < 16) return "";
+        var key = name + "\u0000" + w;
         if (key in fitCache) return fitCache[key];
         var text = name;
         if (ctx.measureText(name).width > w) {
@@ -120,8 +122,14 @@
             ctx.fillText(fmtTick(tv, step), gx, 8);
         }
 
+        /* Setting a colour parses it: set it only when it changes. */
+        var fill = "";
+        function setFill(c) {
+            if (c !== fill) { fill = c; ctx.fillStyle = c; }
+        }
         tracks.forEach(function (tr) {
             var t = tr.t;
+            fill = "";
             ctx.fillStyle = "#1b2430";
             ctx.textAlign = "left";
             ctx.fillText(t.l, 2, tr.y - HEAD / 2 + 1);
@@ -136,22 +144,24 @@
                 if (e < v0) continue;
                 var row = t.z ? t.z[i] : 0, y = tr.y + row * ROW + 1;
                 var x0 = (s - v0) * k, x1 = (e - v0) * k;
-                ctx.fillStyle = colorOf(tr, i);
                 if (x1 - x0 < 1) {
-                    /* Narrower than a pixel: one mark per pixel column stands for all of them. */
+                    /* Narrower than a pixel: one mark per pixel column stands for all of them, so
+                     * the rest cost a comparison each. */
                     var col = Math.floor(x0);
                     if (lastCol[row] === col) continue;
                     lastCol[row] = col;
+                    setFill(colorOf(tr, i));
                     ctx.fillRect(col, y, 1, ROW - 2);
                     continue;
                 }
+                setFill(colorOf(tr, i));
                 var cx0 = Math.max(x0, -1), cx1 = Math.min(x1, width + 1);
                 ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0 - (x1 - x0 > 3 ? 0.5 : 0)), ROW - 2);
                 lastCol[row] = Math.floor(x1);
                 /* A busy stretch's name is its track's: only events are labelled. */
                 var label = t.k === "busy" ? "" : fitted(ctx, names[t.n[i]], cx1 - cx0 - 6);
                 if (label) {
-                    ctx.fillStyle = "#ffffff";
+                    setFill("#ffffff");
                     ctx.fillText(label, cx0 + 3, y + (ROW - 2) / 2 + 0.5);
                 }
             }
