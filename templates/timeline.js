@@ -55,9 +55,11 @@
         return ns === 0 ? "0" : Math.round(ns) + " ns";
     }
 
-    /* A tick: in the unit of its step, with the decimals the step needs ("2.5 ms", not "2.500 ms"). */
+    /* A tick: in the unit of the view's end, with the decimals the step needs ("19.45 ms", not
+     * "19450 \u00b5s" nor "19.450000 ms"). */
     function fmtTick(v, step) {
-        var unit = step >= 1e9 ? 1e9 : step >= 1e6 ? 1e6 : step >= 1e3 ? 1e3 : 1;
+        var top = Math.max(v1, step);
+        var unit = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1;
         var name = unit === 1e9 ? " s" : unit === 1e6 ? " ms" : unit === 1e3 ? " \u00b5s" : " ns";
         var dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(step / unit) + 1e-9)));
         return (v / unit).toFixed(dec) + name;
