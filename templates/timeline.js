@@ -134,7 +134,7 @@
             fill = "";
             ctx.fillStyle = "#1b2430";
             ctx.textAlign = "left";
-            ctx.fillText(t.l, 2, tr.y - HEAD / 2 + 1);
+            ctx.fillText(fitted(ctx, t.l, width - 4), 2, tr.y - HEAD / 2 + 1); /* whole in the list below */
             ctx.fillStyle = "#f6f8fa";
             ctx.fillRect(0, tr.y, width, tr.rows * ROW);
             var lastCol = [];
