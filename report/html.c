@@ -15,6 +15,16 @@
 #include "sections.h"
 #include "templates.h" /* generated from templates/ by templates/embed.sh */
 
+/* A built-in run's timelines are its workloads' (html_timeline.c); any other run's is every event
+ * on its tracks (html_events.c). */
+static void sec_timeline(html_ctx *x)
+{
+    if (x->a->m->source == SOURCE_BUILTIN)
+        html_timeline(x);
+    else
+        html_event_timeline(x);
+}
+
 /* A section of the page: what writes its body, and the words under its heading (NULL: the body
  * opens with its own). */
 typedef struct {
@@ -42,7 +52,7 @@ static const page_section page_sections[] = {
      "Where one product's time goes, per workload and host-memory kind: pageable and pinned runs of each workload side "
      "by side, each bar scaled to its own end-to-end time (written beside it), and each copy direction's bandwidth "
      "against the fastest measured.", true},
-    {SEC_TIMELINE, html_timeline, NULL, true},
+    {SEC_TIMELINE, sec_timeline, NULL, true},
     {SEC_REGIONS, html_regions,
      "The whole run and its regions (workloads, NVTX ranges, PyTorch annotations). A kernel or copy belongs to the "
      "region whose thread launched it, even when it ran after the region closed. Headings explain each figure on "
@@ -76,6 +86,13 @@ static bool timeline_page(const run_model *m)
     return m->source != SOURCE_BUILTIN;
 }
 
+bool html_section_shown(const analysis *a, section_id s)
+{
+    if (s == SEC_TIMELINE && timeline_page(a->m))
+        return html_event_timeline_events(a->m) > 0;
+    return section_shown(a, s);
+}
+
 /* The sections on this page, in its order; returns how many. */
 static int page_order(const analysis *a, const page_section **out)
 {
@@ -93,7 +110,7 @@ static int page_order(const analysis *a, const page_section **out)
     }
     int shown = 0;
     for (int i = 0; i < n; i++)
-        if (section_shown(a, out[i]->id))
+        if (html_section_shown(a, out[i]->id))
             out[shown++] = out[i];
     return shown;
 }
@@ -194,11 +211,17 @@ static void sec_body_class(html_ctx *x)
 static void sec_css(html_ctx *x)
 {
     sb_add(x->b, tpl_report_css);
+    if (timeline_page(x->a->m))
+        sb_add(x->b, tpl_timeline_css);
 }
 
+/* The timeline's script only on a page that has its data: a built-in run's and a sweep's pages
+ * stay as they were. */
 static void sec_script(html_ctx *x)
 {
     sb_add(x->b, tpl_report_js);
+    if (timeline_page(x->a->m) && html_section_shown(x->a, SEC_TIMELINE))
+        sb_add(x->b, tpl_timeline_js);
 }
 
 /* The template's slots. Those marked last are filled after all the others: the notes list the

@@ -6,8 +6,15 @@
 #define MMPROF_REPORT_HTML_H
 
 #include "analysis.h"
+#include "sections.h"
 
 /* The page as a string (the caller frees it), or NULL when memory ran out. */
 char *render_html(const analysis *a);
+
+/* Whether the page has section s: where section_shown says its data exists, and the timeline on
+ * the page of a profiled program or an imported trace that has events to draw (the page's own
+ * drawing: the text and JSON reports have no timeline of events, so sections.h does not decide
+ * it). */
+bool html_section_shown(const analysis *a, section_id s);
 
 #endif

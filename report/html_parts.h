@@ -83,5 +83,10 @@ void html_run_sizes(strbuf *b, const run_model *m);
 
 /* Events the timeline marks, one each: kernels, copies and CUDA API calls of every workload. */
 size_t html_timeline_events(const run_model *m);
+/* html_events.c: the timeline of every event of a profiled program or an imported trace, drawn by
+ * templates/timeline.js from the data it embeds; how many events it could draw (0 on a built-in
+ * run's page, which has html_timeline's). */
+void html_event_timeline(html_ctx *x);
+size_t html_event_timeline_events(const run_model *m);
 
 #endif

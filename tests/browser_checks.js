@@ -4,8 +4,8 @@
  * navigation leads to such a section and every section has its link, and the page's text names no
  * placeholder for a fact the source did not record ("?", "unknown", "0 MHz", "0 threads",
  * "runtime 0.0"). Its layout: every link of the navigation can be reached (on the screen, or by
- * scrolling the navigation sideways), and no visible text is drawn smaller than 9 CSS pixels, SVG
- * text counted at the size its chart is drawn. The answer goes into the root element's data-check
+ * scrolling the navigation sideways), no visible text is drawn smaller than 9 CSS pixels, SVG
+ * text counted at the size its chart is drawn, and the page is no wider than its window. The answer goes into the root element's data-check
  * attribute: "ok", or the problems found, one per line. */
 (function () {
     "use strict";
@@ -26,8 +26,14 @@
             problems.push("section " + sections[s].id + " has no navigation entry");
     }
     /* The text a reader sees, the folded run details included (printing opens them). */
+    function text_of(e) { /* a script's text is not shown: the timeline's data is in one */
+        if (!e) return "";
+        var copy = e.cloneNode(true), scripts = copy.querySelectorAll("script");
+        for (var k = 0; k < scripts.length; k++) scripts[k].parentNode.removeChild(scripts[k]);
+        return copy.textContent;
+    }
     var shown = [document.querySelector("header.run"), document.querySelector("main"),
-                 document.querySelector("footer")].map(function (e) { return e ? e.textContent : ""; }).join("\n");
+                 document.querySelector("footer")].map(text_of).join("\n");
     [/\?/, /\bunknown\b/, /(^|[^\d.])0 MHz/, /(^|[^\d.])0 threads/, /runtime 0\.0\b/].forEach(function (p) {
         var m = p.exec(shown);
         if (m) problems.push("the page shows " + p + ": ..." + shown.slice(Math.max(0, m.index - 40), m.index + 20) + "...");
@@ -71,5 +77,8 @@
         }
     }
     Object.keys(small).forEach(function (k) { problems.push("text under 9 px: " + k + " at " + small[k] + " px"); });
+    /* No wider than the window it is read in (a chart scrolls in its own box, the page does not). */
+    var wide = document.documentElement.scrollWidth;
+    if (wide > window.innerWidth + 1) problems.push("the page is " + wide + " px wide in a " + window.innerWidth + " px window");
     document.documentElement.setAttribute("data-check", problems.length ? problems.join("\n") : "ok");
 })();

@@ -5,7 +5,8 @@
  * build/artifacts/report-1280.png. The pages of a profiled program and of an imported trace have
  * no section that would have nothing to show, every navigation entry leads to a section with
  * content, and no placeholder stands in for a fact the source did not record
- * (tests/browser_checks.js). A page from hostile names runs no script but its own.
+ * (tests/browser_checks.js); their timeline of events draws and names what the pointer is over.
+ * A page from hostile names runs no script but its own.
  *
  * Chromium is $MMPROF_CHROMIUM, else /usr/bin/chromium (make test installs it). Without it every
  * test reports itself skipped, never passed: MMPROF_CHROMIUM=/none shows that. */
@@ -484,6 +485,46 @@ static void timeline_pages_show_only_what_they_have(void **state)
     }
 }
 
+/* The timeline of events on a profiled program's page and an imported trace's: the canvas is
+ * drawn with no console message, and a hover over the middle of a stream's longest event shows
+ * that event's name in the tooltip (timeline.js's fig.tlHover puts the pointer there). */
+static void event_timeline_draws_and_hovers(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *hover =
+        "window.addEventListener('load', function () {"
+        " var root = document.documentElement, fig = document.getElementById('tl-events');"
+        " var d = JSON.parse(document.getElementById('tl-data').textContent);"
+        " var tr = fig.tlTracks.filter(function (t) { return t.t.k === 'stream'; })[0] || fig.tlTracks[0], b = 0;"
+        " for (var i = 0; i < tr.n; i++) if (tr.t.d[i] > tr.t.d[b]) b = i;"
+        " var c = fig.querySelector('canvas'), w = c.getBoundingClientRect().width;"
+        " var px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data, inked = 0;"
+        " for (var p = 3; p < px.length; p += 4) inked += px[p] > 0;"
+        " var x = (tr.s[b] + tr.t.d[b] / 2) / d.span * w, y = tr.y + (tr.t.z ? tr.t.z[b] : 0) * 16 + 8;"
+        " var got = fig.tlHover(x, y), want = d.names[tr.t.n[b]], tip = document.getElementById('tip');"
+        " var shown = tip && !tip.hidden && tip.querySelector('b') ? tip.querySelector('b').textContent : '';"
+        " root.setAttribute('data-tl-check', !root.getAttribute('data-tl-drawn') ? 'not drawn' :"
+        "  inked < 1000 ? 'canvas nearly blank: ' + inked : got !== want || shown !== want ?"
+        "  'hover showed ' + got + ' / ' + shown + ', wanted ' + want : 'ok');"
+        "});";
+    const char *pages[] = {profile_page, import_page};
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        const char *copy = page_with(pages[i], "hover.html", NULL, hover);
+        const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+        cmd_result r = browse(copy, extra);
+        assert_int_equal(r.status, 0);
+        int console = console_lines(r.err); /* each printed */
+        if (console != 0)
+            fail_msg("%s: %d console messages", pages[i], console);
+        char *check = root_attr(r.out, "data-tl-check");
+        if (!check || strcmp(check, "ok") != 0)
+            fail_msg("%s: %s", pages[i], check ? check : "the check did not run");
+        free(check);
+        cmd_free(&r);
+    }
+}
+
 /* axe-core (npm, installed by make test-deps into tests/node_modules) finds no text below WCAG AA
  * contrast (4.5:1, 3:1 for large text). */
 #define AXE "tests/node_modules/axe-core/axe.min.js"
@@ -558,6 +599,7 @@ int main(void)
         cmocka_unit_test(layout_at_1280),
         cmocka_unit_test(layout_at_390),
         cmocka_unit_test(timeline_pages_show_only_what_they_have),
+        cmocka_unit_test(event_timeline_draws_and_hovers),
         cmocka_unit_test(contrast_by_axe),
         cmocka_unit_test(page_reads_with_scripts_off),
         cmocka_unit_test(screenshot_at_1280),

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "analysis.h"
 #include "hostile_model.h"
@@ -42,7 +43,8 @@ static size_t marked(const char *html, const char *cls, const char *attr)
 }
 
 /* Each section of sections.h is on the page, once, with its entry in the navigation, exactly when
- * section_shown says its data exists (Where mmprof's own time went is the text report's alone),
+ * html_section_shown says its data exists (section_shown, and the timeline of events where there
+ * are events) (Where mmprof's own time went is the text report's alone),
  * and the navigation lists them in the page's order. */
 static void sections_follow_their_data(const char *html, const analysis *a)
 {
@@ -55,7 +57,7 @@ static void sections_follow_their_data(const char *html, const analysis *a)
         char id[64], link[64];
         snprintf(id, sizeof id, "<section id=\"%s\">", d->key);
         snprintf(link, sizeof link, "<a href=\"#%s\">", d->key);
-        size_t want = section_shown(a, (section_id)s) ? 1 : 0;
+        size_t want = html_section_shown(a, (section_id)s) ? 1 : 0;
         if (count(html, id) != want)
             fail_msg("section %s: %zu times, %zu wanted", d->key, count(html, id), want);
         const char *l = strstr(nav, link);
@@ -322,8 +324,8 @@ static void charts_of_a_run_built_here(void **state)
     model_free(&m);
 }
 
-/* A profiled program: named as such, Regions right after the summary, none of the built-in
- * workloads' sections (nor their navigation entries, page_of checks), the API calls table, region
+/* A profiled program: named as such, Regions right after the summary, its timeline of events
+ * (event_timeline_tracks checks it), none of the built-in workloads' sections (nor their navigation entries, page_of checks), the API calls table, region
  * verdicts on a badge of their own; none of the built-in run's facts in its header. */
 static void timeline_page(void **state)
 {
@@ -334,7 +336,7 @@ static void timeline_page(void **state)
     assert_non_null(strstr(html, "<title>mmprof: profiled program ./train</title>"));
     assert_non_null(strstr(html, "<body class=\"timeline\">"));
     assert_null(strstr(html, "C = A &times; B"));
-    const char *ids[] = {"ladder", "copies", "timeline", "summary", "speedup", "kernels"};
+    const char *ids[] = {"ladder", "copies", "summary", "speedup", "kernels"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         char id[48];
         snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
@@ -451,6 +453,235 @@ static void bad_run_files_are_refused(void **state)
     }
 }
 
+/* The timeline of events' tracks, as the page lists them: kind and event count of each, in order. */
+typedef struct {
+    char kind[16];
+    size_t events;
+} listed_track;
+
+static int listed_tracks(const char *html, listed_track *out, int max)
+{
+    int n = 0;
+    for (const char *p = html; (p = strstr(p, "<li data-track=\"")) && n < max; p++) {
+        const char *k = strstr(p, "data-kind=\""), *e = strstr(p, "data-events=\"");
+        assert_non_null(k);
+        assert_non_null(e);
+        snprintf(out[n].kind, sizeof out[n].kind, "%.*s", (int)strcspn(k + 11, "\""), k + 11);
+        out[n].events = strtoul(e + 13, NULL, 10);
+        n++;
+    }
+    return n;
+}
+
+/* The data the page's script draws: the JSON in <script id="tl-data">, parsed. */
+static cJSON *timeline_data(const char *html)
+{
+    const char *open = "<script type=\"application/json\" id=\"tl-data\">";
+    const char *p = strstr(html, open);
+    assert_non_null(p);
+    p += strlen(open);
+    const char *end = strstr(p, "</script>");
+    assert_non_null(end);
+    char *text = strndup(p, (size_t)(end - p));
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    assert_non_null(j);
+    return j;
+}
+
+static bool has_name(const cJSON *names, const char *want)
+{
+    const cJSON *n;
+    cJSON_ArrayForEach(n, names)
+        if (cJSON_IsString(n) && strcmp(n->valuestring, want) == 0)
+            return true;
+    return false;
+}
+
+/* small_profiled_run on the page's timeline: its GPU's busy time (the copy, then each of the 11
+ * kernels: 0.05 ms apart, never joined), stream 7 with the copy and the kernels, thread 1's NVTX
+ * range and its 12 API calls; the data holds as many of each as the list says, starts counted
+ * from the run's start, the names, the launch shape and the copy's bytes; the script comes with
+ * it. */
+static void event_timeline_tracks(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    char *html = page_of(&m);
+    char *tl = section_html(html, "timeline");
+    assert_non_null(strstr(tl, "data-events=\"25\""));
+    assert_non_null(strstr(tl, "class=\"tl-nojs\"")); /* what it needs, without a script */
+    assert_non_null(strstr(tl, "<button type=\"button\" data-tl=\"in\">Zoom in</button>"));
+    assert_null(strstr(tl, "Windowed"));
+    listed_track t[8];
+    int nt = listed_tracks(tl, t, 8);
+    const listed_track want[] = {{"busy", 12}, {"stream", 12}, {"ranges", 1}, {"api", 12}};
+    assert_int_equal(nt, 4);
+    for (int i = 0; i < nt; i++) {
+        assert_string_equal(t[i].kind, want[i].kind);
+        if (t[i].events != want[i].events)
+            fail_msg("track %d (%s): %zu events, %zu wanted", i, t[i].kind, t[i].events, want[i].events);
+    }
+    cJSON *j = timeline_data(html);
+    const cJSON *tracks = cJSON_GetObjectItem(j, "tracks"), *names = cJSON_GetObjectItem(j, "names");
+    assert_int_equal(cJSON_GetArraySize(tracks), nt);
+    for (int i = 0; i < nt; i++) {
+        const cJSON *tr = cJSON_GetArrayItem(tracks, i);
+        const char *cols[] = {"s", "d", "n"};
+        for (size_t c = 0; c < 3; c++)
+            assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(tr, cols[c])), (int)want[i].events);
+    }
+    const cJSON *stream = cJSON_GetArrayItem(tracks, 1);
+    assert_string_equal(cJSON_GetObjectItem(stream, "l")->valuestring, "GPU 0, stream 7");
+    const cJSON *s = cJSON_GetObjectItem(stream, "s"), *b = cJSON_GetObjectItem(stream, "b");
+    assert_int_equal(cJSON_GetArrayItem(s, 0)->valuedouble, 0);                /* the copy, at the start */
+    assert_int_equal(cJSON_GetArrayItem(s, 1)->valuedouble, 31020000);         /* the first kernel */
+    assert_int_equal(cJSON_GetArrayItem(b, 0)->valuedouble, (double)(64 << 20)); /* the copy's bytes */
+    assert_true(has_name(names, "gemm_kernel"));
+    assert_true(has_name(names, "relu"));
+    assert_true(has_name(names, "train"));
+    assert_true(has_name(names, "cudaLaunchKernel"));
+    assert_true(has_name(names, "grid 128\xc3\x97" "1\xc3\x97" "1, block 256\xc3\x97" "1\xc3\x97" "1"));
+    cJSON_Delete(j);
+    assert_non_null(strstr(html, "fig.tlHover")); /* timeline.js, on this page only */
+    free(tl);
+    free(html);
+    model_free(&m);
+
+    /* A built-in run's page keeps its own timelines and neither the data, the script nor their styles. */
+    load_sample(&m);
+    html = page_of(&m);
+    assert_null(strstr(html, "tl-data"));
+    assert_null(strstr(html, "fig.tlHover"));
+    assert_null(strstr(html, ".tl-canvas")); /* nor its styles: timeline.css is the other pages' */
+    free(html);
+    model_free(&m);
+}
+
+/* Ranges nest on their thread's track: one inside another a row lower, one after it back on top;
+ * an API call inside another (a runtime call and its driver call) the same. */
+static void event_timeline_nests_ranges(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m); /* "train" holds everything, on thread 1 */
+    int64_t t0 = m.regions[0].start_ns;
+    /* "load" starts with "train", and is inside it: the enclosing one keeps the top row. */
+    assert_true(model_add_region(&m, REGION_NVTX, "load", NULL, t0, t0 + 5000000, 42, 1, -1) >= 0);
+    assert_true(model_add_region(&m, REGION_NVTX, "step", NULL, t0 + 31000000, t0 + 40000000, 42, 1, -1) >= 0);
+    assert_true(model_add_region(&m, REGION_NVTX, "forward", NULL, t0 + 32000000, t0 + 33000000, 42, 1, -1) >= 0);
+    assert_true(model_add_region(&m, REGION_NVTX, "step", NULL, t0 + 41000000, t0 + 50000000, 42, 1, -1) >= 0);
+    api_event inner = {.name = (char *)"cuLaunchKernel", .start_ns = t0 + 31001000, .end_ns = t0 + 31009000,
+                       .kind = API_DRIVER, .pid = 42, .thread = 1, .correlation = 999};
+    assert_true(events_add_api(&m.events, &inner));
+    char *html = page_of(&m);
+    cJSON *j = timeline_data(html);
+    const cJSON *tracks = cJSON_GetObjectItem(j, "tracks");
+    const cJSON *ranges = cJSON_GetArrayItem(tracks, 2), *apis = cJSON_GetArrayItem(tracks, 3);
+    assert_string_equal(cJSON_GetObjectItem(ranges, "k")->valuestring, "ranges");
+    const cJSON *z = cJSON_GetObjectItem(ranges, "z");
+    assert_non_null(z); /* train, load, step, forward, step: by start */
+    const int want[] = {0, 1, 1, 2, 1};
+    assert_int_equal(cJSON_GetArraySize(z), 5);
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(cJSON_GetArrayItem(z, i)->valueint, want[i]);
+    z = cJSON_GetObjectItem(apis, "z");
+    assert_non_null(z);
+    int nested = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, z)
+        nested += v->valueint == 1;
+    assert_int_equal(nested, 1); /* the driver call inside the first launch */
+    cJSON_Delete(j);
+    free(html);
+    model_free(&m);
+}
+
+/* A profiled program that recorded no event has no timeline section, nor its script; one with
+ * more events than a page holds keeps the earliest 200,000 and says the page is a window. */
+static void event_timeline_only_with_events(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_PROFILE;
+    copy_str(m.source_file, sizeof m.source_file, "./idle");
+    assert_true(model_finish_regions(&m, "./idle"));
+    char *html = page_of(&m);
+    assert_null(strstr(html, "<section id=\"timeline\">"));
+    assert_null(strstr(html, "tl-data"));
+    assert_null(strstr(html, "fig.tlHover"));
+    free(html);
+    model_free(&m);
+
+    model_init(&m);
+    m.source = SOURCE_PROFILE;
+    copy_str(m.source_file, sizeof m.source_file, "./many");
+    for (int i = 0; i < 200050; i++) {
+        kernel_event k = {.name = (char *)"tiny", .start_ns = 1000000000LL + 2000LL * i,
+                          .end_ns = 1000000000LL + 2000LL * i + 1000, .stream = 7, .grid = {1, 1, 1},
+                          .block = {32, 1, 1}};
+        assert_true(events_add_kernel(&m.events, &k));
+    }
+    assert_true(model_finish_regions(&m, "./many"));
+    html = page_of(&m);
+    char *tl = section_html(html, "timeline");
+    assert_non_null(strstr(tl, "data-events=\"200000\""));
+    assert_non_null(strstr(tl, "<b>Windowed:</b> the page holds the first 200000 of the run's 200050 events"));
+    listed_track t[4];
+    assert_int_equal(listed_tracks(tl, t, 4), 2);
+    assert_int_equal(t[1].events, 200000);
+    free(tl);
+    free(html);
+    model_free(&m);
+}
+
+/* A name that closes the data's script element is written so it cannot: the page keeps its two
+ * scripts (the data, and its own). */
+static void event_timeline_names_stay_data(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    kernel_event k = {.name = (char *)"</script><script>alert(1)</script>", .start_ns = m.epoch_ns + 1000,
+                      .end_ns = m.epoch_ns + 2000, .stream = 7};
+    assert_true(events_add_kernel(&m.events, &k));
+    char *html = page_of(&m);
+    assert_int_equal(count(html, "<script"), 2);
+    cJSON *j = timeline_data(html);
+    assert_true(has_name(cJSON_GetObjectItem(j, "names"), "</script><script>alert(1)</script>"));
+    cJSON_Delete(j);
+    free(html);
+    model_free(&m);
+}
+
+/* The command line's pages of a profiled program and of an imported PyTorch trace have the
+ * timeline of their events. */
+static void event_timeline_from_the_command_line(void **state)
+{
+    (void)state;
+    char html[512];
+    snprintf(html, sizeof html, "%s/tl.html", test_tmp);
+    const char *runs[][4] = {{"report", "samples/h200-profile-cuda.json", NULL, NULL},
+                             {"import", "samples/h200-train-step.kineto.json", NULL, NULL}};
+    for (size_t i = 0; i < 2; i++) {
+        const char *argv[] = {mmprof_bin(), runs[i][0], runs[i][1], "--html", html, NULL};
+        cmd_result r = run_argv(argv, NULL);
+        if (r.status != 0)
+            fail_msg("mmprof %s exited %d: %s", runs[i][0], r.status, r.err);
+        cmd_free(&r);
+        char *page = read_file(html, NULL);
+        assert_non_null(page);
+        assert_int_equal(count(page, "<section id=\"timeline\">"), 1);
+        assert_int_equal(count(page, "<a href=\"#timeline\">"), 1);
+        cJSON *j = timeline_data(page);
+        assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(j, "tracks")) >= 2);
+        cJSON_Delete(j);
+        free(page);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +693,11 @@ int main(void)
         cmocka_unit_test(empty_run_renders),
         cmocka_unit_test(charts_of_a_run_built_here),
         cmocka_unit_test(timeline_page),
+        cmocka_unit_test(event_timeline_tracks),
+        cmocka_unit_test(event_timeline_nests_ranges),
+        cmocka_unit_test(event_timeline_only_with_events),
+        cmocka_unit_test(event_timeline_names_stay_data),
+        cmocka_unit_test(event_timeline_from_the_command_line),
         cmocka_unit_test(no_gpu_page),
         cmocka_unit_test(report_writes_html_and_trace),
         cmocka_unit_test(bad_run_files_are_refused),

@@ -1,0 +1,623 @@
+/* The HTML report's timeline of every event, for the pages of profiled programs and imported
+ * traces (a built-in run keeps html_timeline.c's drawings of its workloads). The events go on the
+ * page as data, not marks: tracks of columns of integers (starts as differences from the previous
+ * start, durations, indices into one table of names), which templates/timeline.js draws on a
+ * canvas at whatever zoom the reader picks. A mark per event, as the SVG timelines have, would cost
+ * a hundred bytes each and a DOM node each; a profile of 100,000 events would not load.
+ *
+ * Tracks, in the page's order: per GPU, its busy time (the union of its kernels, copies and
+ * memsets) and one track per stream holding those events (kernels and copies of one device on
+ * aligned tracks, so copy/compute overlap shows as marks above one another); per host thread, its
+ * NVTX ranges and annotations nested by depth, and its CUDA API calls (a runtime call and the
+ * driver call inside it nest the same way). Render only: every mark is a model event, and
+ * nothing here is a figure of the analysis. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_parts.h"
+
+#define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
+#define TL_MAX_DEPTH 12      /* nesting rows a thread's track shows; deeper ones share the last */
+
+typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API } track_kind;
+
+/* Event categories, as timeline.js colours them. */
+enum { CAT_KERNEL = 0, CAT_H2D, CAT_D2H, CAT_D2D, CAT_COPY, CAT_MEMSET, CAT_API, CAT_RANGE, CAT_BUSY };
+
+typedef struct {
+    track_kind kind;
+    uint32_t pid, a, b; /* device and stream, or thread */
+    size_t n;           /* its events */
+} track;
+
+typedef struct {
+    int track;
+    int64_t s, e;
+    int name, info; /* indices into the name table; info -1: none */
+    uint64_t bytes;
+    int cat, depth;
+} item;
+
+/* The name table: each distinct string once, found through an open-addressed hash. */
+typedef struct {
+    char **s;
+    size_t n, cap;
+    int *slot;
+    size_t nslot;
+    bool oom;
+} names;
+
+static uint64_t hash_str(const char *p)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return h;
+}
+
+static bool names_grow(names *t)
+{
+    size_t nslot = t->nslot ? t->nslot * 2 : 256;
+    int *slot = malloc(nslot * sizeof *slot);
+    if (!slot)
+        return false;
+    for (size_t i = 0; i < nslot; i++)
+        slot[i] = -1;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t k = hash_str(t->s[i]) & (nslot - 1);
+        while (slot[k] >= 0)
+            k = (k + 1) & (nslot - 1);
+        slot[k] = (int)i;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = nslot;
+    return true;
+}
+
+static int intern(names *t, const char *str)
+{
+    if (t->oom)
+        return 0;
+    if ((t->n + 1) * 2 > t->nslot && !names_grow(t)) {
+        t->oom = true;
+        return 0;
+    }
+    size_t k = hash_str(str) & (t->nslot - 1);
+    for (; t->slot[k] >= 0; k = (k + 1) & (t->nslot - 1))
+        if (strcmp(t->s[t->slot[k]], str) == 0)
+            return t->slot[k];
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        char **s = realloc(t->s, cap * sizeof *s);
+        if (!s) {
+            t->oom = true;
+            return 0;
+        }
+        t->s = s;
+        t->cap = cap;
+    }
+    t->s[t->n] = strdup(str);
+    if (!t->s[t->n]) {
+        t->oom = true;
+        return 0;
+    }
+    t->slot[k] = (int)t->n;
+    return (int)t->n++;
+}
+
+static void names_free(names *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    free(t->slot);
+}
+
+/* The run's events as items, and their tracks. */
+typedef struct {
+    track *t;
+    size_t nt, capt;
+    item *it;
+    size_t n, cap;
+    names nm;
+    bool oom;
+} tl_build;
+
+static int track_of(tl_build *b, track_kind kind, uint32_t pid, uint32_t a, uint32_t c)
+{
+    for (size_t i = b->nt; i-- > 0;)
+        if (b->t[i].kind == kind && b->t[i].pid == pid && b->t[i].a == a && b->t[i].b == c)
+            return (int)i;
+    if (b->nt == b->capt) {
+        size_t cap = b->capt ? b->capt * 2 : 16;
+        track *t = realloc(b->t, cap * sizeof *t);
+        if (!t) {
+            b->oom = true;
+            return -1;
+        }
+        b->t = t;
+        b->capt = cap;
+    }
+    b->t[b->nt] = (track){kind, pid, a, c, 0};
+    return (int)b->nt++;
+}
+
+static void add(tl_build *b, int track, int64_t s, int64_t e, int name, int info, uint64_t bytes, int cat)
+{
+    if (track < 0 || b->oom)
+        return;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 1024;
+        item *it = realloc(b->it, cap * sizeof *it);
+        if (!it) {
+            b->oom = true;
+            return;
+        }
+        b->it = it;
+        b->cap = cap;
+    }
+    b->it[b->n++] = (item){track, s, e < s ? s : e, name, info, bytes, cat, 0};
+    b->t[track].n++;
+}
+
+static bool drawn_region(const region *r)
+{
+    return r->kind == REGION_NVTX || r->kind == REGION_ANNOTATION;
+}
+
+/* Every event the timeline could draw: kernels, copies, memsets, API calls and ranges. */
+static size_t candidates(const run_model *m)
+{
+    const event_list *e = &m->events;
+    size_t n = e->nkernels + e->ncopies + e->nmemsets + e->napis;
+    for (int i = 0; i < m->nregions; i++)
+        n += drawn_region(&m->regions[i]);
+    return n;
+}
+
+size_t html_event_timeline_events(const run_model *m)
+{
+    return m->source == SOURCE_BUILTIN ? 0 : candidates(m);
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* Past TL_MAX_EVENTS the page keeps the earliest events: those starting before the returned time
+ * (INT64_MAX: all of them). A window of the run drawn whole says more than every event thinned
+ * out, and the page says which window it is. */
+static int64_t window_end(const run_model *m, size_t total)
+{
+    if (total <= TL_MAX_EVENTS)
+        return INT64_MAX;
+    int64_t *s = malloc(total * sizeof *s);
+    if (!s)
+        return INT64_MIN;
+    size_t n = 0;
+    const event_list *e = &m->events;
+    for (size_t i = 0; i < e->nkernels; i++)
+        s[n++] = e->kernels[i].start_ns;
+    for (size_t i = 0; i < e->ncopies; i++)
+        s[n++] = e->copies[i].start_ns;
+    for (size_t i = 0; i < e->nmemsets; i++)
+        s[n++] = e->memsets[i].start_ns;
+    for (size_t i = 0; i < e->napis; i++)
+        s[n++] = e->apis[i].start_ns;
+    for (int i = 0; i < m->nregions; i++)
+        if (drawn_region(&m->regions[i]))
+            s[n++] = m->regions[i].start_ns;
+    qsort(s, n, sizeof *s, cmp_i64);
+    int64_t cut = s[TL_MAX_EVENTS];
+    /* Events sharing the cut's start all go, so the kept ones are at most the cap. */
+    free(s);
+    return cut;
+}
+
+static int copy_cat(copy_dir d)
+{
+    return d == COPY_H2D ? CAT_H2D : d == COPY_D2H ? CAT_D2H : d == COPY_D2D ? CAT_D2D : CAT_COPY;
+}
+
+static const char *copy_words(copy_dir d)
+{
+    switch (d) {
+    case COPY_H2D: return "host to device";
+    case COPY_D2H: return "device to host";
+    case COPY_D2D: return "device to device";
+    case COPY_H2H: return "host to host";
+    case COPY_P2P: return "peer to peer";
+    default: return "other";
+    }
+}
+
+static void collect(tl_build *b, const run_model *m, int64_t cut)
+{
+    const event_list *e = &m->events;
+    char buf[512];
+    for (size_t i = 0; i < e->nkernels; i++) {
+        const kernel_event *k = &e->kernels[i];
+        if (k->start_ns >= cut)
+            continue;
+        kernel_display_name(k->name, buf, sizeof buf);
+        int name = intern(&b->nm, buf);
+        snprintf(buf, sizeof buf, "grid %d\xc3\x97%d\xc3\x97%d, block %d\xc3\x97%d\xc3\x97%d", k->grid[0], k->grid[1],
+                 k->grid[2], k->block[0], k->block[1], k->block[2]);
+        add(b, track_of(b, TK_STREAM, 0, k->device, k->stream), k->start_ns, k->end_ns, name, intern(&b->nm, buf), 0,
+            CAT_KERNEL);
+    }
+    for (size_t i = 0; i < e->ncopies; i++) {
+        const copy_event *c = &e->copies[i];
+        if (c->start_ns >= cut)
+            continue;
+        snprintf(buf, sizeof buf, "%s copy", copy_dir_name(c->dir));
+        int name = intern(&b->nm, buf);
+        snprintf(buf, sizeof buf, "%s, %s to %s", copy_words(c->dir), mem_kind_name(c->src), mem_kind_name(c->dst));
+        add(b, track_of(b, TK_STREAM, 0, c->device, c->stream), c->start_ns, c->end_ns, name, intern(&b->nm, buf),
+            c->bytes, copy_cat(c->dir));
+    }
+    for (size_t i = 0; i < e->nmemsets; i++) {
+        const memset_event *s = &e->memsets[i];
+        if (s->start_ns >= cut)
+            continue;
+        snprintf(buf, sizeof buf, "%s memory", mem_kind_name(s->mem));
+        add(b, track_of(b, TK_STREAM, 0, s->device, s->stream), s->start_ns, s->end_ns, intern(&b->nm, "memset"),
+            intern(&b->nm, buf), s->bytes, CAT_MEMSET);
+    }
+    for (int i = 0; i < m->nregions; i++) {
+        const region *r = &m->regions[i];
+        if (!drawn_region(r) || r->start_ns >= cut)
+            continue;
+        add(b, track_of(b, TK_RANGES, r->pid, r->tid, 0), r->start_ns, r->end_ns, intern(&b->nm, r->name),
+            r->domain ? intern(&b->nm, r->domain) : -1, 0, CAT_RANGE);
+    }
+    for (size_t i = 0; i < e->napis; i++) {
+        const api_event *a = &e->apis[i];
+        if (a->start_ns >= cut)
+            continue;
+        api_display_name(a->name, buf, sizeof buf);
+        add(b, track_of(b, TK_API, a->pid, a->thread, 0), a->start_ns, a->end_ns, intern(&b->nm, buf), -1, 0,
+            CAT_API);
+    }
+}
+
+/* Tracks in the page's order: GPUs by device, each busy track before its streams by number; then
+ * threads by process and thread, ranges before API calls. */
+static int track_rank(const track *t)
+{
+    return t->kind == TK_BUSY || t->kind == TK_STREAM ? 0 : 1;
+}
+
+static int cmp_track(const track *x, const track *y)
+{
+    int rx = track_rank(x), ry = track_rank(y);
+    if (rx != ry)
+        return rx - ry;
+    uint32_t kx[3], ky[3];
+    if (rx == 0) { /* device, then busy first, then stream */
+        kx[0] = x->a, kx[1] = x->kind != TK_BUSY, kx[2] = x->b;
+        ky[0] = y->a, ky[1] = y->kind != TK_BUSY, ky[2] = y->b;
+    } else {
+        kx[0] = x->pid, kx[1] = x->a, kx[2] = x->kind;
+        ky[0] = y->pid, ky[1] = y->a, ky[2] = y->kind;
+    }
+    for (int i = 0; i < 3; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+static const track *sort_tracks; /* qsort has no context argument */
+
+static int cmp_item(const void *pa, const void *pb)
+{
+    const item *a = pa, *b = pb;
+    if (a->track != b->track) {
+        int c = cmp_track(&sort_tracks[a->track], &sort_tracks[b->track]);
+        if (c)
+            return c;
+        return a->track - b->track;
+    }
+    if (a->s != b->s)
+        return a->s < b->s ? -1 : 1;
+    /* The enclosing of two events starting together first, so it takes the upper row. */
+    return (a->e < b->e) - (a->e > b->e);
+}
+
+/* Each GPU's busy time: the union of its stream tracks' events, a busy item per stretch. Items
+ * are sorted by track, so one device's streams are together. */
+static void add_busy(tl_build *b)
+{
+    size_t n = b->n;
+    int64_t *iv = malloc(2 * (n ? n : 1) * sizeof *iv);
+    if (!iv) {
+        b->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < n;) {
+        const track *t = &b->t[b->it[i].track];
+        if (t->kind != TK_STREAM) {
+            i++;
+            continue;
+        }
+        uint32_t dev = t->a;
+        size_t k = 0;
+        for (; i < n && b->t[b->it[i].track].kind == TK_STREAM && b->t[b->it[i].track].a == dev; i++) {
+            iv[2 * k] = b->it[i].s;
+            iv[2 * k + 1] = b->it[i].e;
+            k++;
+        }
+        /* Sort the starts and ends together: pairs of (start, end) by start. */
+        qsort(iv, k, 2 * sizeof *iv, cmp_i64);
+        int bt = track_of(b, TK_BUSY, 0, dev, 0);
+        int name = intern(&b->nm, "GPU busy");
+        int64_t s = iv[0], e = iv[1];
+        for (size_t j = 1; j <= k; j++) {
+            if (j < k && iv[2 * j] <= e) {
+                e = iv[2 * j + 1] > e ? iv[2 * j + 1] : e;
+                continue;
+            }
+            add(b, bt, s, e, name, -1, 0, CAT_BUSY);
+            if (j < k) {
+                s = iv[2 * j];
+                e = iv[2 * j + 1];
+            }
+        }
+    }
+    free(iv);
+}
+
+/* Nesting depth on thread tracks: an event inside the one before it goes a row lower. */
+static void set_depths(tl_build *b)
+{
+    int64_t ends[TL_MAX_DEPTH + 1];
+    int depth = 0, cur = -1;
+    for (size_t i = 0; i < b->n; i++) {
+        item *it = &b->it[i];
+        if (b->t[it->track].kind == TK_BUSY || b->t[it->track].kind == TK_STREAM)
+            continue;
+        if (it->track != cur) {
+            cur = it->track;
+            depth = 0;
+        }
+        while (depth > 0 && ends[depth - 1] <= it->s)
+            depth--;
+        it->depth = depth < TL_MAX_DEPTH ? depth : TL_MAX_DEPTH - 1;
+        if (depth < TL_MAX_DEPTH)
+            ends[depth++] = it->e;
+    }
+}
+
+static const char *thread_name(const run_model *m, uint32_t pid, uint32_t tid)
+{
+    for (int i = 0; i < m->nthreads; i++)
+        if (m->threads[i].tid == tid && (m->threads[i].pid == pid || pid == 0) && m->threads[i].name[0])
+            return m->threads[i].name;
+    return NULL;
+}
+
+static void track_label(const run_model *m, const track *t, bool many_pids, char *buf, size_t len)
+{
+    char who[160] = "";
+    if (t->kind == TK_RANGES || t->kind == TK_API) {
+        const char *tn = thread_name(m, t->pid, t->a);
+        int k = many_pids ? snprintf(who, sizeof who, "process %u, ", t->pid) : 0;
+        bool fits = k >= 0 && (size_t)k < sizeof who;
+        if (fits && tn && strncmp(tn, "thread ", 7) == 0) /* a PyTorch trace's: "thread 457 (python3)" */
+            snprintf(who + k, sizeof who - (size_t)k, "%s", tn);
+        else if (fits && t->a == 0 && !tn) /* a source that did not record the thread */
+            snprintf(who + k, sizeof who - (size_t)k, "no recorded thread");
+        else if (fits)
+            snprintf(who + k, sizeof who - (size_t)k, tn ? "thread %u (%s)" : "thread %u", t->a, tn);
+    }
+    switch (t->kind) {
+    case TK_BUSY: snprintf(buf, len, "GPU %u busy", t->a); break;
+    case TK_STREAM: snprintf(buf, len, "GPU %u, stream %u", t->a, t->b); break;
+    case TK_RANGES: snprintf(buf, len, "%s: ranges", who); break;
+    case TK_API: snprintf(buf, len, "%s: CUDA API", who); break;
+    }
+}
+
+static const char *kind_key(track_kind k)
+{
+    return k == TK_BUSY ? "busy" : k == TK_STREAM ? "stream" : k == TK_RANGES ? "ranges" : "api";
+}
+
+/* A JSON string safe inside a <script> element: "<" as \u003c, so no name can close it. */
+static void json_str(strbuf *b, const char *s)
+{
+    sb_add(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_printf(b, "\\%c", *p);
+        else if (*p < 0x20 || *p == '<' || *p == '>' || *p == '&')
+            sb_printf(b, "\\u%04x", *p);
+        else
+            sb_addn(b, (const char *)p, 1);
+    }
+    sb_add(b, "\"");
+}
+
+/* One column of a track: its items' field, comma-separated. */
+typedef int64_t (*field)(const item *it, int64_t *prev);
+
+static int64_t f_start(const item *it, int64_t *prev)
+{
+    int64_t d = it->s - *prev; /* differences from the previous start: short numbers */
+    *prev = it->s;
+    return d;
+}
+static int64_t f_dur(const item *it, int64_t *prev) { (void)prev; return it->e - it->s; }
+static int64_t f_name(const item *it, int64_t *prev) { (void)prev; return it->name; }
+static int64_t f_info(const item *it, int64_t *prev) { (void)prev; return it->info; }
+static int64_t f_bytes(const item *it, int64_t *prev) { (void)prev; return (int64_t)it->bytes; }
+static int64_t f_cat(const item *it, int64_t *prev) { (void)prev; return it->cat; }
+static int64_t f_depth(const item *it, int64_t *prev) { (void)prev; return it->depth; }
+
+static void column(strbuf *b, const char *key, const item *it, size_t n, field f, int64_t t0)
+{
+    sb_printf(b, ",\"%s\":[", key);
+    int64_t prev = t0;
+    for (size_t i = 0; i < n; i++)
+        sb_printf(b, i ? ",%lld" : "%lld", (long long)f(&it[i], &prev));
+    sb_add(b, "]");
+}
+
+static bool any_nonzero(const item *it, size_t n, field f)
+{
+    int64_t prev = 0;
+    for (size_t i = 0; i < n; i++)
+        if (f(&it[i], &prev) != 0)
+            return true;
+    return false;
+}
+
+static void html_ms(strbuf *b, int64_t ns)
+{
+    sb_printf(b, "%.3f ms", (double)ns / 1e6); /* an event's time, as the model has it */
+}
+
+void html_event_timeline(html_ctx *x)
+{
+    const run_model *m = x->a->m;
+    size_t total = html_event_timeline_events(m);
+    if (total == 0)
+        return;
+    tl_build b = {0};
+    int64_t cut = window_end(m, total);
+    if (cut == INT64_MIN) {
+        x->b->oom = true;
+        return;
+    }
+    collect(&b, m, cut);
+    sort_tracks = b.t;
+    if (!b.oom)
+        qsort(b.it, b.n, sizeof *b.it, cmp_item);
+    if (!b.oom)
+        add_busy(&b);
+    sort_tracks = b.t;
+    if (!b.oom)
+        qsort(b.it, b.n, sizeof *b.it, cmp_item);
+    if (!b.oom)
+        set_depths(&b);
+    if (b.oom || b.nm.oom || b.n == 0) {
+        x->b->oom |= b.oom || b.nm.oom;
+        goto done;
+    }
+
+    /* The axis starts at the run's start (or the earliest event, when one came before it). */
+    int64_t t0 = m->nregions > 0 ? m->regions[0].start_ns : b.it[0].s, t1 = INT64_MIN, all_end = INT64_MIN;
+    size_t shown = 0;
+    for (size_t i = 0; i < b.n; i++) {
+        t0 = b.it[i].s < t0 ? b.it[i].s : t0;
+        t1 = b.it[i].e > t1 ? b.it[i].e : t1;
+        shown += b.t[b.it[i].track].kind != TK_BUSY;
+    }
+    all_end = t1;
+    if (cut != INT64_MAX && m->nregions > 0 && m->regions[0].end_ns > all_end)
+        all_end = m->regions[0].end_ns;
+    /* Threads are named with their process only when there is more than one. */
+    bool many_pids = false;
+    uint32_t pid0 = 0;
+    bool seen = false;
+    for (size_t i = 0; i < b.nt; i++)
+        if (b.t[i].kind == TK_RANGES || b.t[i].kind == TK_API) {
+            many_pids |= seen && b.t[i].pid != pid0;
+            pid0 = b.t[i].pid;
+            seen = true;
+        }
+
+    strbuf *o = x->b;
+    sb_printf(o, "<p class=\"lede\" data-events=\"%zu\">Every kernel, copy and memset on its GPU's stream, with each "
+                 "GPU's busy time above its streams, then each host thread's NVTX ranges (nested) and CUDA API calls, "
+                 "on one axis from the run's start: copies and kernels that overlap sit above one another. Zoom with "
+                 "the buttons or the mouse wheel, drag to pan, hover over a mark for its details.</p>\n",
+              shown);
+    if (cut != INT64_MAX) {
+        sb_printf(o, "<p class=\"tl-window\"><b>Windowed:</b> the page holds the first %zu of the run's %zu events "
+                     "(those starting in its first ",
+                  shown, total);
+        html_ms(o, cut - t0);
+        sb_add(o, " of ");
+        html_ms(o, all_end - t0);
+        sb_printf(o, "); a page holds %d at most. <code>mmprof report RUN.json --trace FILE</code> writes every "
+                     "event for Perfetto.</p>\n",
+                  TL_MAX_EVENTS);
+    }
+    sb_add(o, "<figure class=\"tl-events\" id=\"tl-events\">\n"
+              "<p class=\"tl-nojs\">The interactive timeline is drawn by the page's own script (nothing is loaded from "
+              "elsewhere): it needs JavaScript, which is off here. The tracks it would draw are listed below.</p>\n"
+              "<div class=\"tl-ctl\" hidden><button type=\"button\" data-tl=\"in\">Zoom in</button>"
+              "<button type=\"button\" data-tl=\"out\">Zoom out</button>"
+              "<button type=\"button\" data-tl=\"left\" aria-label=\"Pan earlier\">&larr;</button>"
+              "<button type=\"button\" data-tl=\"right\" aria-label=\"Pan later\">&rarr;</button>"
+              "<button type=\"button\" data-tl=\"all\">Whole run</button>"
+              " <span class=\"tl-view quiet\" aria-live=\"polite\"></span></div>\n"
+              "<div class=\"tl-box\"><canvas class=\"tl-canvas\" tabindex=\"0\" role=\"img\" aria-label=\"Timeline "
+              "of the run's events; the tracks are listed below\"></canvas></div>\n"
+              "<figcaption class=\"key\"><span class=\"sw k\"></span>kernel <span class=\"sw h2d\"></span>host to "
+              "device <span class=\"sw d2h\"></span>device to host <span class=\"sw d2d\"></span>other copy "
+              "<span class=\"sw ms\"></span>memset <span class=\"sw busy\"></span>GPU busy <span class=\"sw rg\">"
+              "</span>range <span class=\"sw api\"></span>CUDA API call</figcaption>\n"
+              "<details class=\"tl-tracks\"><summary>Tracks</summary><ol>");
+    size_t first = 0;
+    for (size_t ti = 0; first < b.n; ti++) {
+        size_t n = 0;
+        while (first + n < b.n && b.it[first + n].track == b.it[first].track)
+            n++;
+        char label[256];
+        track_label(m, &b.t[b.it[first].track], many_pids, label, sizeof label);
+        sb_printf(o, "<li data-track=\"%zu\" data-kind=\"%s\" data-events=\"%zu\">", ti,
+                  kind_key(b.t[b.it[first].track].kind), n);
+        sb_html(o, label);
+        sb_printf(o, " <span class=\"quiet\">%zu</span></li>", n);
+        first += n;
+    }
+    sb_add(o, "</ol></details>\n</figure>\n");
+
+    /* The data: JSON in a script element that is never run; timeline.js reads it. */
+    sb_printf(o, "<script type=\"application/json\" id=\"tl-data\">{\"span\":%lld,\"names\":[", (long long)(t1 - t0));
+    for (size_t i = 0; i < b.nm.n; i++) {
+        if (i)
+            sb_add(o, ",");
+        json_str(o, b.nm.s[i]);
+    }
+    sb_add(o, "],\"tracks\":[");
+    first = 0;
+    for (size_t ti = 0; first < b.n; ti++) {
+        size_t n = 0;
+        const item *it = &b.it[first];
+        while (first + n < b.n && b.it[first + n].track == it->track)
+            n++;
+        const track *t = &b.t[it->track];
+        char label[256];
+        track_label(m, t, many_pids, label, sizeof label);
+        sb_add(o, ti ? ",\n{\"l\":" : "\n{\"l\":");
+        json_str(o, label);
+        sb_printf(o, ",\"k\":\"%s\"", kind_key(t->kind));
+        column(o, "s", it, n, f_start, t0);
+        column(o, "d", it, n, f_dur, 0);
+        column(o, "n", it, n, f_name, 0);
+        if (t->kind == TK_STREAM) {
+            column(o, "c", it, n, f_cat, 0);
+            column(o, "i", it, n, f_info, 0);
+            column(o, "b", it, n, f_bytes, 0);
+        } else if (t->kind == TK_RANGES) {
+            column(o, "i", it, n, f_info, 0);
+        }
+        if (any_nonzero(it, n, f_depth))
+            column(o, "z", it, n, f_depth, 0);
+        sb_add(o, "}");
+        first += n;
+    }
+    sb_add(o, "]}</script>\n");
+done:
+    free(b.t);
+    free(b.it);
+    names_free(&b.nm);
+}

@@ -1,0 +1,306 @@
+/* The timeline of every event (report/html_events.c writes its data and the page includes this
+ * only then): tracks drawn on one canvas at the zoom the reader picks. Each track's events are
+ * sorted by start, so a frame looks at the visible ones alone (a binary search to the first), and
+ * events narrower than a pixel are drawn once per pixel column rather than one over another:
+ * a frame of a 100,000-event profile costs a pass over what is visible, at most. Plain ES2015. */
+(function () {
+    "use strict";
+    var fig = document.getElementById("tl-events"), src = document.getElementById("tl-data");
+    if (!fig || !src) return;
+    var root = document.documentElement;
+    var data = JSON.parse(src.textContent), names = data.names;
+    var canvas = fig.querySelector("canvas"), box = fig.querySelector(".tl-box");
+    var ctl = fig.querySelector(".tl-ctl"), viewText = fig.querySelector(".tl-view");
+    var nojs = fig.querySelector(".tl-nojs");
+    if (nojs) nojs.hidden = true;
+    ctl.hidden = false;
+
+    var ROW = 16, HEAD = 15, AXIS = 18, GAP = 4;
+    /* The page's colours (report.css), by event category as html_events.c numbers them. */
+    var COLORS = ["#1f9d6b", "#2f7fd8", "#8a5cd6", "#b06a2a", "#b06a2a", "#d08a00", "#7a8794", "#4a6fa5", "#2c7a58"];
+    var KIND_CAT = { busy: 8, api: 6, ranges: 7 };
+
+    /* Tracks: starts made absolute again (ns from the run's start), each row's longest event (how
+     * far back a search must start), and the track's place on the canvas. */
+    var tracks = data.tracks.map(function (t) {
+        var n = t.s.length, s = new Float64Array(n), acc = 0, rows = 1, i;
+        for (i = 0; i < n; i++) { acc += t.s[i]; s[i] = acc; }
+        if (t.z) for (i = 0; i < n; i++) rows = Math.max(rows, t.z[i] + 1);
+        var longest = 0;
+        for (i = 0; i < n; i++) longest = Math.max(longest, t.d[i]);
+        return { t: t, s: s, n: n, rows: rows, longest: longest, y: 0 };
+    });
+    var height = AXIS;
+    tracks.forEach(function (tr) {
+        tr.y = height + HEAD;
+        height += HEAD + tr.rows * ROW + GAP;
+    });
+
+    var span = Math.max(1, data.span), v0 = 0, v1 = span, width = 0;
+
+    function lowerBound(a, n, x) {
+        var lo = 0, hi = n;
+        while (lo < hi) {
+            var mid = (lo + hi) >> 1;
+            if (a[mid] < x) lo = mid + 1; else hi = mid;
+        }
+        return lo;
+    }
+
+    function fmt(ns) {
+        var a = Math.abs(ns);
+        if (a >= 1e9) return (ns / 1e9).toFixed(3) + " s";
+        if (a >= 1e6) return (ns / 1e6).toFixed(3) + " ms";
+        if (a >= 1e3) return (ns / 1e3).toFixed(2) + " \u00b5s";
+        return ns === 0 ? "0" : Math.round(ns) + " ns";
+    }
+
+    /* A tick: in the unit of the view's end, with the decimals the step needs ("19.45 ms", not
+     * "19450 \u00b5s" nor "19.450000 ms"). */
+    function fmtTick(v, step) {
+        var top = Math.max(v1, step);
+        var unit = top >= 1e9 ? 1e9 : top >= 1e6 ? 1e6 : top >= 1e3 ? 1e3 : 1;
+        var name = unit === 1e9 ? " s" : unit === 1e6 ? " ms" : unit === 1e3 ? " \u00b5s" : " ns";
+        var dec = Math.max(0, Math.min(6, -Math.floor(Math.log10(step / unit) + 1e-9)));
+        return (v / unit).toFixed(dec) + name;
+    }
+
+    function niceStep(range, ticks) {
+        var raw = range / ticks, p = Math.pow(10, Math.floor(Math.log10(raw))), f = raw / p;
+        return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+    }
+
+    /* A name whole where it fits, else cut with an ellipsis (the whole name is on hover). */
+    var fitCache = {};
+    function fitted(ctx, name, w) {
+        /* Fitted to the width rounded down to 8 px, so one answer serves many marks and fits each. */
+        w = Math.floor(w / 8) * 8;
+        if (w < 16) return "";
+        var key = name + "\u0000" + w;
+        if (key in fitCache) return fitCache[key];
+        var text = name;
+        if (ctx.measureText(name).width > w) {
+            var lo = 0, hi = name.length;
+            while (lo < hi) {
+                var mid = (lo + hi + 1) >> 1;
+                if (ctx.measureText(name.slice(0, mid) + "\u2026").width <= w) lo = mid; else hi = mid - 1;
+            }
+            text = lo > 0 ? name.slice(0, lo) + "\u2026" : "";
+        }
+        fitCache[key] = text;
+        return text;
+    }
+
+    function colorOf(tr, i) {
+        var t = tr.t;
+        return COLORS[t.c ? t.c[i] : KIND_CAT[t.k]];
+    }
+
+    function draw() {
+        var started = performance.now();
+        var dpr = window.devicePixelRatio || 1;
+        width = Math.max(100, box.clientWidth);
+        canvas.width = Math.round(width * dpr);
+        canvas.height = Math.round(height * dpr);
+        canvas.style.height = height + "px";
+        var ctx = canvas.getContext("2d");
+        ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+        ctx.clearRect(0, 0, width, height);
+        ctx.font = "11px system-ui, sans-serif";
+        ctx.textBaseline = "middle";
+        var k = width / (v1 - v0);
+
+        /* The axis: ticks at a 1, 2 or 5 step, with faint lines down through the tracks. */
+        var step = niceStep(v1 - v0, Math.max(2, Math.floor(width / 90)));
+        ctx.fillStyle = "#66727f";
+        ctx.strokeStyle = "#eef1f4";
+        for (var tv = Math.ceil(v0 / step) * step; tv <= v1; tv += step) {
+            var gx = Math.round((tv - v0) * k) + 0.5;
+            ctx.beginPath();
+            ctx.moveTo(gx, AXIS - 4);
+            ctx.lineTo(gx, height);
+            ctx.stroke();
+            ctx.textAlign = gx > width - 40 ? "right" : gx < 40 ? "left" : "center";
+            ctx.fillText(fmtTick(tv, step), gx, 8);
+        }
+
+        /* Setting a colour parses it: set it only when it changes. */
+        var fill = "";
+        function setFill(c) {
+            if (c !== fill) { fill = c; ctx.fillStyle = c; }
+        }
+        tracks.forEach(function (tr) {
+            var t = tr.t;
+            fill = "";
+            ctx.fillStyle = "#1b2430";
+            ctx.textAlign = "left";
+            ctx.fillText(fitted(ctx, t.l, width - 4), 2, tr.y - HEAD / 2 + 1); /* whole in the list below */
+            ctx.fillStyle = "#f6f8fa";
+            ctx.fillRect(0, tr.y, width, tr.rows * ROW);
+            var lastCol = [];
+            var i = lowerBound(tr.s, tr.n, v0 - tr.longest);
+            for (; i < tr.n; i++) {
+                var s = tr.s[i];
+                if (s > v1) break;
+                var e = s + t.d[i];
+                if (e < v0) continue;
+                var row = t.z ? t.z[i] : 0, y = tr.y + row * ROW + 1;
+                var x0 = (s - v0) * k, x1 = (e - v0) * k;
+                if (x1 - x0 < 1) {
+                    /* Narrower than a pixel: one mark per pixel column stands for all of them, so
+                     * the rest cost a comparison each. */
+                    var col = Math.floor(x0);
+                    if (lastCol[row] === col) continue;
+                    lastCol[row] = col;
+                    setFill(colorOf(tr, i));
+                    ctx.fillRect(col, y, 1, ROW - 2);
+                    continue;
+                }
+                setFill(colorOf(tr, i));
+                var cx0 = Math.max(x0, -1), cx1 = Math.min(x1, width + 1);
+                ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0 - (x1 - x0 > 3 ? 0.5 : 0)), ROW - 2);
+                lastCol[row] = Math.floor(x1);
+                /* A busy stretch's name is its track's: only events are labelled. */
+                var label = t.k === "busy" ? "" : fitted(ctx, names[t.n[i]], cx1 - cx0 - 6);
+                if (label) {
+                    setFill("#ffffff");
+                    ctx.fillText(label, cx0 + 3, y + (ROW - 2) / 2 + 0.5);
+                }
+            }
+        });
+        viewText.textContent = fmt(v0) + " to " + fmt(v1) + " of " + fmt(span);
+        /* For the browser test (and a reader curious about a large profile): frames drawn, and the
+         * last one's time. */
+        root.setAttribute("data-tl-drawn", String((Number(root.getAttribute("data-tl-drawn")) || 0) + 1));
+        root.setAttribute("data-tl-draw-ms", (performance.now() - started).toFixed(1));
+    }
+    var pending = false;
+    function redraw() {
+        if (pending) return;
+        pending = true;
+        window.requestAnimationFrame(function () { pending = false; draw(); });
+    }
+
+    /* The view: at least a microsecond wide, never past the run. */
+    function setView(a, b) {
+        var w = Math.min(span, Math.max(1000, b - a));
+        a = Math.max(0, Math.min(a, span - w));
+        v0 = a;
+        v1 = a + w;
+        redraw();
+    }
+    function zoom(f, at) {
+        var c = at === undefined ? (v0 + v1) / 2 : at, w = (v1 - v0) * f;
+        setView(c - (c - v0) * f, c - (c - v0) * f + w);
+    }
+    function pan(frac) {
+        var w = v1 - v0;
+        setView(v0 + w * frac, v1 + w * frac);
+    }
+    ctl.addEventListener("click", function (ev) {
+        var what = ev.target.getAttribute && ev.target.getAttribute("data-tl");
+        if (what === "in") zoom(0.5);
+        else if (what === "out") zoom(2);
+        else if (what === "left") pan(-0.25);
+        else if (what === "right") pan(0.25);
+        else if (what === "all") setView(0, span);
+    });
+    canvas.addEventListener("keydown", function (ev) {
+        var keys = { "+": function () { zoom(0.5); }, "=": function () { zoom(0.5); }, "-": function () { zoom(2); },
+                     ArrowLeft: function () { pan(-0.1); }, ArrowRight: function () { pan(0.1); },
+                     Home: function () { setView(0, span); } };
+        if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
+    });
+    function timeAt(clientX) {
+        var r = canvas.getBoundingClientRect();
+        return v0 + (clientX - r.left) / r.width * (v1 - v0);
+    }
+    /* The wheel zooms about the pointer; scrolling down over the whole run scrolls the page. */
+    canvas.addEventListener("wheel", function (ev) {
+        if (ev.deltaY > 0 && v0 <= 0 && v1 >= span) return;
+        ev.preventDefault();
+        zoom(Math.exp(Math.max(-1, Math.min(1, ev.deltaY * 0.002))), timeAt(ev.clientX));
+    }, { passive: false });
+    var drag = null;
+    canvas.addEventListener("pointerdown", function (ev) {
+        drag = { x: ev.clientX, v0: v0, v1: v1 };
+        canvas.setPointerCapture(ev.pointerId);
+    });
+    /* A tap (a press that did not move: a phone has no hover) shows the tip of what it touched. */
+    canvas.addEventListener("pointerup", function (ev) {
+        var still = drag && Math.abs(ev.clientX - drag.x) < 4;
+        drag = null;
+        if (still) showTip(ev);
+    });
+    canvas.addEventListener("pointercancel", function () { drag = null; });
+
+    /* Hover: the event under the pointer (or within 3 pixels) on its track's row. */
+    function hit(clientX, clientY) {
+        var r = canvas.getBoundingClientRect(), y = clientY - r.top, px = (v1 - v0) / r.width;
+        var t = timeAt(clientX);
+        for (var j = 0; j < tracks.length; j++) {
+            var tr = tracks[j];
+            if (y < tr.y || y >= tr.y + tr.rows * ROW) continue;
+            var row = Math.floor((y - tr.y) / ROW), best = -1, bestDist = 3 * px;
+            var i = lowerBound(tr.s, tr.n, t - tr.longest - bestDist);
+            for (; i < tr.n && tr.s[i] <= t + bestDist; i++) {
+                if ((tr.t.z ? tr.t.z[i] : 0) !== row) continue;
+                var s = tr.s[i], e = s + tr.t.d[i];
+                var dist = t < s ? s - t : t > e ? t - e : 0;
+                if (dist <= bestDist) { best = i; bestDist = dist; }
+            }
+            return best < 0 ? null : { tr: tr, i: best };
+        }
+        return null;
+    }
+    function describe(h) {
+        var t = h.tr.t, i = h.i, lines = [fmt(h.tr.s[i]) + " from the start, " + fmt(t.d[i])];
+        var cat = t.c ? t.c[i] : KIND_CAT[t.k];
+        if (t.i && t.i[i] >= 0) lines.push((t.k === "ranges" ? "NVTX domain " : "") + names[t.i[i]]);
+        if (t.b && t.b[i] > 0) {
+            var mib = t.b[i] / 1048576, line = (mib >= 1 ? mib.toFixed(1) + " MiB" : t.b[i] + " B");
+            if (cat !== 5 && t.d[i] > 0) line += " at " + (t.b[i] / t.d[i]).toFixed(2) + " GB/s";
+            lines.push(line);
+        }
+        lines.push(t.l);
+        return { head: names[t.n[i]], lines: lines };
+    }
+    var tip = document.getElementById("tip");
+    function showTip(ev) {
+        var h = hit(ev.clientX, ev.clientY);
+        if (!h || !tip) { if (tip) tip.hidden = true; return; }
+        var d = describe(h);
+        tip.textContent = "";
+        var head = document.createElement("b");
+        head.textContent = d.head;
+        tip.appendChild(head);
+        tip.appendChild(document.createTextNode("\n" + d.lines.join("\n")));
+        tip.hidden = false;
+        var pad = 14, w = tip.offsetWidth, hh = tip.offsetHeight;
+        var x = ev.clientX + pad, y = ev.clientY + pad;
+        if (x + w > window.innerWidth - 4) x = ev.clientX - w - pad;
+        if (y + hh > window.innerHeight - 4) y = ev.clientY - hh - pad;
+        tip.style.left = Math.max(4, x) + "px";
+        tip.style.top = Math.max(4, y) + "px";
+        fig.setAttribute("data-hover", d.head);
+    }
+    canvas.addEventListener("pointermove", function (ev) {
+        if (drag) {
+            var w = drag.v1 - drag.v0, dx = (ev.clientX - drag.x) / canvas.getBoundingClientRect().width * w;
+            setView(drag.v0 - dx, drag.v1 - dx);
+            if (tip) tip.hidden = true;
+            return;
+        }
+        showTip(ev);
+    });
+    canvas.addEventListener("pointerleave", function () { if (tip) tip.hidden = true; });
+    /* For the browser test: the name a hover at (x, y) of the canvas's box shows. */
+    fig.tlHover = function (x, y) {
+        var r = canvas.getBoundingClientRect();
+        showTip({ clientX: r.left + x, clientY: r.top + y });
+        return fig.getAttribute("data-hover");
+    };
+    fig.tlTracks = tracks;
+    window.addEventListener("resize", redraw);
+    draw();
+})();
