@@ -181,4 +181,5 @@ void text_regions(ctx *x, const analysis *a)
     kernels_by_time(x, &a->rg[a->listed[0]]);
     copies_by_kind(x, &a->rg[a->listed[0]]);
     apis_by_time(x, &a->rg[a->listed[0]]);
+    text_idle(x, a);
 }
