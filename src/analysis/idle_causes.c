@@ -126,6 +126,18 @@ typedef struct {
     size_t first_long; /* index into calls, or SIZE_MAX */
 } proc_ctx;
 
+/* The runtime calls that create the context when none exists yet and that a program makes first:
+ * allocation (cudaMalloc, cudaFree(0), cudaHostAlloc) and the set-up calls. A copy or launch does
+ * too, but a long one of those is more often the copy itself (a trace started after the context
+ * was made, as Kineto's usually is), so they are left to their own cause. */
+static bool may_create_context(const char *name, idle_cause c)
+{
+    char n[64];
+    api_display_name(name, n, sizeof n);
+    return c == IDLE_ALLOC || starts(n, "cudaSetDevice") || starts(n, "cudaStreamCreate") ||
+           starts(n, "cudaEventCreate") || starts(n, "cudaGetDeviceProperties");
+}
+
 /* The runtime's lazy context creation (idle_causes.h): calls are sorted by start here. */
 static bool mark_lazy_context(host_call *calls, size_t n)
 {
@@ -150,7 +162,7 @@ static bool mark_lazy_context(host_call *calls, size_t n)
         if (a->kind == API_DRIVER && calls[i].cause == IDLE_CONTEXT && a->start_ns < p[j].explicit_ctx)
             p[j].explicit_ctx = a->start_ns;
         if (a->kind == API_RUNTIME && p[j].first_long == SIZE_MAX && a->end_ns - a->start_ns >= IDLE_LAZY_CONTEXT_NS &&
-            calls[i].cause != IDLE_SYNC && calls[i].cause != IDLE_MODULE_LOAD)
+            may_create_context(a->name, calls[i].cause))
             p[j].first_long = i;
     }
     for (size_t j = 0; j < np; j++)

@@ -7,9 +7,10 @@
  *
  * A call's cause is read from its name (idle_cause_of_name), with two facts the name lacks: a
  * memcpy whose copy (same process and correlation id) had pageable host memory is a pageable copy,
- * and a process's first runtime call lasting IDLE_LAZY_CONTEXT_NS or more, before any explicit
+ * and a process's first allocation or set-up runtime call (cudaMalloc, cudaFree, cudaHostAlloc,
+ * cudaSetDevice, cudaStreamCreate, ...) lasting IDLE_LAZY_CONTEXT_NS or more, before any explicit
  * context call of that process, is context creation (the runtime creates its context lazily inside
- * the first call that needs one: cudaMalloc, cudaFree, cudaHostAlloc, cudaSetDevice). Where calls
+ * the first call that needs one). Where calls
  * of several threads overlap, the time goes to one cause, the first in enum order: a module being
  * loaded explains a wait better than another thread's cudaGetDevice.
  *
