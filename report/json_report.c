@@ -439,6 +439,8 @@ static bool idle_gap_json(cJSON *arr, const analysis *a, const idle_stretch *x)
     for (int i = 0; o.ok && i < x->ncalls; i++) {
         cJSON *c = cJSON_CreateObject();
         o.ok = c && cJSON_AddItemToArray(calls, c) && cJSON_AddStringToObject(c, "name", x->calls[i].name) &&
+               cJSON_AddNumberToObject(c, "pid", x->calls[i].pid) &&
+               cJSON_AddNumberToObject(c, "thread", x->calls[i].thread) &&
                cJSON_AddNumberToObject(c, "count", x->calls[i].count) &&
                cJSON_AddStringToObject(c, "cause", idle_cause_key(x->calls[i].cause)) &&
                cJSON_AddNumberToObject(c, "ms", x->calls[i].ms.v);

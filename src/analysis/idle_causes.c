@@ -436,7 +436,7 @@ static int cmp_call_ms(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* The calls with most time inside the stretch, one row per name. */
+/* The calls with most time inside the stretch, one row per name, cause and thread. */
 static bool stretch_calls(const host_causes *h, idle_stretch *x)
 {
     idle_call *all = NULL;
@@ -449,7 +449,8 @@ static bool stretch_calls(const host_causes *h, idle_stretch *x)
         char name[64];
         api_display_name(c->api->name, name, sizeof name);
         size_t j = 0;
-        while (j < n && (strcmp(all[j].name, name) != 0 || all[j].cause != c->cause))
+        while (j < n && (strcmp(all[j].name, name) != 0 || all[j].cause != c->cause || all[j].pid != c->api->pid ||
+                         all[j].thread != c->api->thread))
             j++;
         if (j == n) {
             if (n == cap) {
@@ -464,6 +465,8 @@ static bool stretch_calls(const host_causes *h, idle_stretch *x)
             memset(&all[n], 0, sizeof all[n]);
             copy_str(all[n].name, sizeof all[n].name, name);
             all[n].cause = c->cause;
+            all[n].pid = c->api->pid;
+            all[n].thread = c->api->thread;
             metric_set(&all[n].ms, 0);
             n++;
         }

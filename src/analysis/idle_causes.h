@@ -84,7 +84,9 @@ void idle_explain(const host_causes *h, int64_t start, int64_t end, stretch_wher
 #define IDLE_GAPS_MAX 50  /* listed stretches at most (the rest are counted) */
 
 typedef struct {
-    char name[64]; /* the call's name without its version suffix; several calls of one name summed */
+    char name[64]; /* the call's name without its version suffix; the calls of one name, cause and
+                    * thread summed */
+    uint32_t pid, thread;
     int count;
     idle_cause cause;
     metric ms;     /* their time inside the stretch */
