@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "csv.h"
 #include "import.h"
 #include "test_support.h"
 #include "thresholds.h"
@@ -354,6 +355,51 @@ static void kineto_trace(void **state)
     model_free(&m);
 }
 
+static int count_of(const char *text, const char *part)
+{
+    int n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
+/* The text report's section and the CSV's rows: the numba recording's longest stretch as the
+ * analysis explains it; no section for a run without host records to explain with. */
+static void text_and_csv(void **state)
+{
+    (void)state;
+    run_model m;
+    analysis a;
+    load_run("samples/h200-profile-numba.json", &m);
+    assert_true(analyze(&m, &a));
+    char *text = text_report_of(&a);
+    must_contain(text, "Idle stretches and their causes");
+    must_contain(text, "host busy outside CUDA 100%, then __main__::saxpy");
+    must_contain(text, "cuLibraryLoadData 0.057 ms");
+    must_contain(text, "Idle time by cause");
+    free(text);
+    char *csv = render_csv(&a);
+    assert_non_null(csv);
+    assert_int_equal(count_of(csv, "\r\nidle_gap,"), a.nidle_gaps);
+    assert_int_equal(count_of(csv, "\r\nidle_breakdown,"), a.nlisted * IDLE_NCAUSES);
+    free(csv);
+    analysis_free(&a);
+    model_free(&m);
+
+    model_init(&m);
+    m.epoch_ns = T0;
+    kernel(&m, "k", 0, 1 * MS);
+    kernel(&m, "k", 50 * MS, 51 * MS);
+    assert_true(model_finish_regions(&m, "no-host"));
+    assert_true(analyze(&m, &a));
+    assert_true(a.nidle_gaps > 0);
+    text = text_report_of(&a);
+    assert_null(strstr(text, "Idle stretches and their causes"));
+    free(text);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -365,6 +411,7 @@ int main(void)
         cmocka_unit_test(numba_sample_is_attributed_to_what_it_recorded),
         cmocka_unit_test(torch_and_cuda_samples),
         cmocka_unit_test(kineto_trace),
+        cmocka_unit_test(text_and_csv),
     };
     return cmocka_run_group_tests_name("idle causes", tests, NULL, NULL);
 }
