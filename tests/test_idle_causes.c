@@ -231,6 +231,15 @@ static void advice_follows_the_cause(void **state)
     advice_of(NULL, advice, sizeof advice);
     must_contain(advice, "host busy outside CUDA for 99 ms");
     must_contain(advice, "prefetch inputs");
+    /* Several calls of one name are named once, with their count and summed time. */
+    run_model m;
+    gaps_run(&m, "cuMemHostAlloc");
+    call(&m, "cuMemHostAlloc", 1, 91 * MS, 95 * MS);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    must_contain(a.rg[0].advice, "a 100 ms gap before gemm: memory allocation (cuMemHostAlloc x2 94 ms)");
+    analysis_free(&a);
+    model_free(&m);
     /* A call with nothing to say about its kind (a launch) leaves the plain advice. */
     advice_of("cudaLaunchKernel_v7000", advice, sizeof advice);
     must_contain(advice, "prefetch inputs");

@@ -322,18 +322,50 @@ static int64_t inside(int64_t s, int64_t e, int64_t start, int64_t end)
     return e > s ? e - s : 0;
 }
 
-const api_event *host_causes_top_call(const host_causes *h, int64_t start, int64_t end, idle_cause c, int64_t *ns)
+/* Names tallied per stretch: a stretch's calls of one cause rarely have more (allocation: malloc
+ * and free, host and device); past it, further names are not counted. */
+#define TOP_CALL_NAMES 16
+
+int64_t host_causes_top_call(const host_causes *h, int64_t start, int64_t end, idle_cause c, char *name,
+                             size_t len, int *count)
 {
-    const api_event *best = NULL;
-    *ns = 0;
+    struct {
+        char name[64];
+        int64_t ns;
+        int count;
+    } seen[TOP_CALL_NAMES];
+    int n = 0, best = -1;
     for (size_t i = first_call(h, start); i < h->ncalls && h->calls[i].start < end; i++) {
         int64_t d = inside(h->calls[i].start, h->calls[i].end, start, end);
-        if (h->calls[i].api && h->calls[i].cause == c && d > *ns) {
-            best = h->calls[i].api;
-            *ns = d;
+        if (!h->calls[i].api || h->calls[i].cause != c || d <= 0)
+            continue;
+        char nm[64];
+        api_display_name(h->calls[i].api->name, nm, sizeof nm);
+        int j = 0;
+        while (j < n && strcmp(seen[j].name, nm) != 0)
+            j++;
+        if (j == n) {
+            if (n == TOP_CALL_NAMES)
+                continue;
+            copy_str(seen[n].name, sizeof seen[n].name, nm);
+            seen[n].ns = 0;
+            seen[n].count = 0;
+            n++;
         }
+        seen[j].ns += d;
+        seen[j].count++;
+        if (best < 0 || seen[j].ns > seen[best].ns)
+            best = j;
     }
-    return best;
+    if (best < 0) {
+        if (len)
+            name[0] = '\0';
+        *count = 0;
+        return 0;
+    }
+    copy_str(name, len, seen[best].name);
+    *count = seen[best].count;
+    return seen[best].ns;
 }
 
 void idle_explain(const host_causes *h, int64_t start, int64_t end, stretch_where where, const char *next,
@@ -353,12 +385,9 @@ void idle_explain(const host_causes *h, int64_t start, int64_t end, stretch_wher
     out->ms = (double)(end - start) / 1e6;
     out->cause = top;
     out->cause_ms = (double)by[top] / 1e6;
-    int64_t ns;
-    const api_event *call = top == IDLE_HOST_BUSY ? NULL : host_causes_top_call(h, start, end, top, &ns);
-    if (call) {
-        api_display_name(call->name, out->call, sizeof out->call);
-        out->call_ms = (double)ns / 1e6;
-    }
+    if (top != IDLE_HOST_BUSY)
+        out->call_ms = (double)host_causes_top_call(h, start, end, top, out->call, sizeof out->call,
+                                                    &out->call_count) / 1e6;
     if (next)
         kernel_display_name(next, out->next, sizeof out->next);
 }

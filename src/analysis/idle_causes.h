@@ -55,9 +55,11 @@ void host_causes_free(host_causes *h);
 /* Adds to by[] the time of [start, end) under each cause; what no call covers goes to
  * IDLE_HOST_BUSY. */
 void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t by[IDLE_NCAUSES]);
-/* The call with the most time inside [start, end) among those of cause c (NULL when none), with
- * that time in *ns: the call an explanation names ("cuModuleLoadData 900 ms"). */
-const api_event *host_causes_top_call(const host_causes *h, int64_t start, int64_t end, idle_cause c, int64_t *ns);
+/* Of the calls of cause c inside [start, end), the name (without its version suffix) whose calls
+ * have the most time there, summed: that time (0 when none), the name in name and the calls in
+ * *count: what an explanation names ("cuModuleLoadData 900 ms", "cudaHostAlloc x4 31 ms"). */
+int64_t host_causes_top_call(const host_causes *h, int64_t start, int64_t end, idle_cause c, char *name,
+                             size_t len, int *count);
 
 /* Where an idle stretch lies in its span. */
 typedef enum { STRETCH_LEAD = 0, STRETCH_BETWEEN, STRETCH_TAIL } stretch_where;
@@ -71,7 +73,8 @@ typedef struct {
     idle_cause cause;        /* the cause with most of its time */
     double cause_ms;
     char call[64];           /* the call of that cause with most time in it ("" for host busy) */
-    double call_ms;
+    int call_count;          /* calls of that name in it */
+    double call_ms;          /* their time in it */
     char next[96];           /* the GPU work that ended it (a kernel's readable name), "" if none */
 } idle_explained;
 
