@@ -112,9 +112,11 @@ static void idle_advice(const idle_explained *w, verdict *out)
         snprintf(out->advice, sizeof out->advice, "%s", plain);
         return;
     }
-    char where[112], call[64] = "";
+    char where[112], call[80] = "";
     stretch_words(w, where, sizeof where);
-    if (w->call[0])
+    if (w->call[0] && w->call_count > 1)
+        snprintf(call, sizeof call, " (%.40s x%d %d ms)", w->call, w->call_count, whole_ms(w->call_ms));
+    else if (w->call[0])
         snprintf(call, sizeof call, " (%.40s %d ms)", w->call, whole_ms(w->call_ms));
     switch (w->cause) {
     case IDLE_MODULE_LOAD:
