@@ -18,7 +18,7 @@ const char *idle_cause_key(idle_cause c)
 const char *idle_cause_label(idle_cause c)
 {
     static const char *const labels[IDLE_NCAUSES] = {
-        "between kernels (launch latency)", "module loading / JIT compilation", "context creation",
+        "between kernels (launch latency)", "module loading / JIT compilation", "context creation / teardown",
         "memory allocation", "copies from pageable memory", "synchronization (the host waits on the GPU)",
         "other CUDA API calls", "host busy outside CUDA"};
     return c >= 0 && c < IDLE_NCAUSES ? labels[c] : labels[IDLE_HOST_BUSY];
