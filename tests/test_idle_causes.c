@@ -386,6 +386,12 @@ static void text_and_csv(void **state)
     must_contain(text, "host busy outside CUDA 100%, then __main__::saxpy");
     must_contain(text, "cuLibraryLoadData 0.057 ms");
     must_contain(text, "Idle time by cause");
+    /* The summary's busy finding says the largest stretch's cause. */
+    bool said = false;
+    for (int i = 0; i < a.nsummary; i++)
+        said |= strstr(a.summary[i].text, "largest idle stretch between GPU work 777.7 ms: host busy outside CUDA "
+                                          "(100%)") != NULL;
+    assert_true(said);
     free(text);
     char *csv = render_csv(&a);
     assert_non_null(csv);
