@@ -9,7 +9,9 @@
  * every GPU (the aggregate), one per GPU (its passes) and one per ordered pair of GPUs (the peer
  * matrix; direction "0->1", name the link), after one for the GPUs' passes as a whole; for a job
  * of several ranks, one per rank, per GPU and per straggling NVTX range (ranks.h); one per launch
- * profile --counters profiled; one per stretch of GPU activity over time (analysis.busy).
+ * profile --counters profiled; one per stretch of GPU activity over time (analysis.busy); one per
+ * listed idle stretch of a GPU (analysis.idle_gaps: name its cause, direction where it lies, count
+ * the calls named); one per listed region and idle cause (its idle breakdown: name the cause).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -27,12 +29,13 @@
 typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
-    ROW_BUSY, NROWS
+    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, NROWS
 } row_kind;
 
 static const char *const row_names[NROWS] = {"run", "region", "kernel", "copy", "api", "workload", "device",
                                              "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
-                                             "rank_gpu", "straggler", "launch", "busy_span"};
+                                             "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
+                                             "idle_breakdown"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -41,6 +44,8 @@ static const metric_table *table_of(row_kind k)
     case ROW_GPUS: return &devices_run_table;
     case ROW_LAUNCH: return &launch_counter_table;
     case ROW_BUSY: return &busy_span_table;
+    case ROW_IDLE_GAP: return &idle_gap_table;
+    case ROW_IDLE_SHARE: return &idle_share_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -229,6 +234,29 @@ static void launch_rows(strbuf *b, const analysis *a)
     }
 }
 
+/* The idle stretches with their causes, then each listed region's idle time by cause. */
+static void idle_rows(strbuf *b, const analysis *a)
+{
+    ids id;
+    for (int i = 0; i < a->nidle_gaps; i++) {
+        const idle_stretch *g = &a->idle_gaps[i];
+        memset(&id, 0, sizeof id);
+        id.v[ID_NAME] = idle_cause_key(g->cause);
+        id.v[ID_DIRECTION] = stretch_where_name(g->where);
+        snprintf(id.count, sizeof id.count, "%d", g->ncalls);
+        id.v[5] = id.count;
+        snprintf(id.device, sizeof id.device, "%u", g->device);
+        id.v[ID_DEVICE] = id.device;
+        row(b, ROW_IDLE_GAP, &id, g);
+    }
+    for (int li = 0; li < a->nlisted; li++)
+        for (int c = 0; c < IDLE_NCAUSES; c++) {
+            region_ids(a->m, a->listed[li], &id);
+            id.v[ID_NAME] = idle_cause_key((idle_cause)c);
+            row(b, ROW_IDLE_SHARE, &id, &a->rg[a->listed[li]].idle[c]);
+        }
+}
+
 char *render_csv(const analysis *a)
 {
     const run_model *m = a->m;
@@ -300,5 +328,6 @@ char *render_csv(const analysis *a)
         id.v[ID_DEVICE] = id.device;
         row(&b, ROW_BUSY, &id, &a->busy[i]);
     }
+    idle_rows(&b, a);
     return sb_finish(&b);
 }

@@ -28,6 +28,10 @@
 #define path_busy(b, i) snprintf((b), FIG_PATH, "analysis.busy_series[%d]", (i))
 #define path_range_group(b, i) snprintf((b), FIG_PATH, "analysis.range_groups[%d]", (i))
 #define path_stream(b, i) snprintf((b), FIG_PATH, "analysis.streams[%d]", (i))
+/* analysis.idle_gaps[i] (idle_gap_table); the breakdown of listed region li, cause c
+ * (idle_share_table): a row per listed region and cause, in that order. */
+#define path_idle_gap(b, i) snprintf((b), FIG_PATH, "analysis.idle_gaps[%d]", (i))
+#define path_idle_share(b, li, c) snprintf((b), FIG_PATH, "analysis.idle_breakdown[%d]", (li) * IDLE_NCAUSES + (c))
 /* A sweep: series s's point at size index k (sweep_point_table); crossover c (crossover_table). */
 #define path_sweep_point(b, s, k) snprintf((b), FIG_PATH, "analysis.sweep.series[%d].points[%d]", (s), (k))
 #define path_crossover(b, c) snprintf((b), FIG_PATH, "analysis.sweep.crossovers[%d]", (c))

@@ -150,6 +150,78 @@ static void api_rows(html_ctx *x, int region, const region_metrics *r)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
+#define HTML_IDLE_GAPS 20
+
+/* The run's idle stretches with their causes, the calls in progress and the ranges open. */
+static void idle_gap_rows(html_ctx *x)
+{
+    const analysis *a = x->a;
+    static const char *const cols[] = {"start_ms", "ms", "cause_pct"};
+    sb_add(x->b, "<h3>Idle stretches and their causes</h3>\n<div class=\"scroll\"><table class=\"idle sortable\">\n"
+                 "<thead><tr><th data-sort=\"num\" class=\"r\">GPU</th><th data-sort=\"text\">where</th>");
+    heading_cells(x, &idle_gap_table, cols, (int)(sizeof cols / sizeof cols[0]));
+    sb_add(x->b, "<th data-sort=\"text\">cause</th><th data-sort=\"text\">then</th><th data-sort=\"text\">calls in "
+                 "progress</th><th data-sort=\"text\">ranges open</th></tr></thead>\n<tbody>\n");
+    for (int i = 0; i < a->nidle_gaps && i < HTML_IDLE_GAPS; i++) {
+        const idle_stretch *g = &a->idle_gaps[i];
+        char path[FIG_PATH];
+        path_idle_gap(path, i);
+        sb_printf(x->b, "<tr><td class=\"r\" data-v=\"%u\">%u</td><td>%s</td>", g->device, g->device,
+                  stretch_where_name(g->where));
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+            html_fig_cell(x, &idle_gap_table, g, cols[c], path, false);
+        sb_add(x->b, "<td>");
+        sb_html(x->b, idle_cause_label(g->cause));
+        sb_add(x->b, "</td><td>");
+        sb_html(x->b, g->next);
+        sb_add(x->b, "</td><td>");
+        for (int k = 0; k < g->ncalls; k++) {
+            sb_add(x->b, k ? ", <code>" : "<code>");
+            sb_html(x->b, g->calls[k].name);
+            sb_add(x->b, "</code>");
+            if (g->calls[k].count > 1)
+                sb_printf(x->b, " x%d", g->calls[k].count);
+            sb_printf(x->b, " (%s)", idle_cause_key(g->calls[k].cause));
+        }
+        sb_add(x->b, "</td><td>");
+        for (int k = 0; k < g->nranges; k++) {
+            if (k)
+                sb_add(x->b, ", ");
+            sb_html(x->b, a->m->regions[g->open_ranges[k]].name);
+        }
+        sb_add(x->b, "</td></tr>\n");
+    }
+    sb_add(x->b, "</tbody></table></div>\n");
+    int more = a->nidle_gaps - HTML_IDLE_GAPS + a->idle_gaps_unlisted;
+    if (more > 0)
+        sb_printf(x->b, "<p class=\"quiet\">%d more stretches of 1 ms or more in the JSON report.</p>\n", more);
+}
+
+/* The run's idle time by cause (the first listed region: the run), as HTA's idle time breakdown. */
+static void idle_breakdown_rows(html_ctx *x)
+{
+    const analysis *a = x->a;
+    const region_metrics *r = &a->rg[a->listed[0]];
+    static const char *const cols[] = {"ms", "share_pct"};
+    sb_add(x->b, "<h3>Idle time by cause</h3>\n<div class=\"scroll\"><table class=\"idle-breakdown sortable\">\n"
+                 "<thead><tr><th data-sort=\"text\">cause</th>");
+    heading_cells(x, &idle_share_table, cols, (int)(sizeof cols / sizeof cols[0]));
+    sb_add(x->b, "</tr></thead>\n<tbody>\n");
+    for (int c = 0; c < IDLE_NCAUSES; c++) {
+        if (!r->idle[c].ms.ok || r->idle[c].ms.v <= 0)
+            continue;
+        char path[FIG_PATH];
+        path_idle_share(path, 0, c);
+        sb_add(x->b, "<tr><td>");
+        sb_html(x->b, idle_cause_label((idle_cause)c));
+        sb_add(x->b, "</td>");
+        for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
+            html_fig_cell(x, &idle_share_table, &r->idle[c], cols[k], path, false);
+        sb_add(x->b, "</tr>\n");
+    }
+    sb_add(x->b, "</tbody></table></div>\n");
+}
+
 void html_regions(html_ctx *x)
 {
     const analysis *a = x->a;
@@ -166,4 +238,10 @@ void html_regions(html_ctx *x)
         flow_rows(x, run, &a->rg[run]);
     if (a->rg[run].napistats > 0)
         api_rows(x, run, &a->rg[run]);
+    /* Where the GPU waited and why: shown where the run has host records to tell it by. */
+    if (a->nidle_gaps > 0 && a->m->events.napis + a->m->events.nsyncs > 0) {
+        idle_gap_rows(x);
+        if (a->rg[run].idle_ms.ok && a->rg[run].idle_ms.v > 0)
+            idle_breakdown_rows(x);
+    }
 }

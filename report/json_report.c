@@ -421,6 +421,69 @@ static bool launch_ident(cJSON *row, const analysis *a, int i)
            cJSON_AddStringToObject(row, "bound_reason", a->launches[i].bound_text);
 }
 
+/* One idle stretch: which GPU, where, its cause, the calls with most time in it and the ranges
+ * open during it, then the registry's figures (idle_gap_table). */
+static bool idle_gap_json(cJSON *arr, const analysis *a, const idle_stretch *x)
+{
+    cJSON *row, *missing;
+    if (!open_row(arr, NULL, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    cJSON *calls = NULL, *ranges = NULL;
+    o.ok = cJSON_AddNumberToObject(row, "device", x->device) &&
+           cJSON_AddStringToObject(row, "where", stretch_where_name(x->where)) &&
+           cJSON_AddStringToObject(row, "cause", idle_cause_key(x->cause)) &&
+           cJSON_AddStringToObject(row, "cause_label", idle_cause_label(x->cause)) &&
+           (x->next[0] ? cJSON_AddStringToObject(row, "next", x->next) : cJSON_AddNullToObject(row, "next")) &&
+           (calls = cJSON_AddArrayToObject(row, "calls")) && (ranges = cJSON_AddArrayToObject(row, "open_ranges"));
+    for (int i = 0; o.ok && i < x->ncalls; i++) {
+        cJSON *c = cJSON_CreateObject();
+        o.ok = c && cJSON_AddItemToArray(calls, c) && cJSON_AddStringToObject(c, "name", x->calls[i].name) &&
+               cJSON_AddNumberToObject(c, "pid", x->calls[i].pid) &&
+               cJSON_AddNumberToObject(c, "thread", x->calls[i].thread) &&
+               cJSON_AddNumberToObject(c, "count", x->calls[i].count) &&
+               cJSON_AddStringToObject(c, "cause", idle_cause_key(x->calls[i].cause)) &&
+               cJSON_AddNumberToObject(c, "ms", x->calls[i].ms.v);
+    }
+    for (int i = 0; o.ok && i < x->nranges; i++) {
+        const region *rg = &a->m->regions[x->open_ranges[i]];
+        cJSON *c = cJSON_CreateObject();
+        o.ok = c && cJSON_AddItemToArray(ranges, c) && cJSON_AddNumberToObject(c, "region", x->open_ranges[i]) &&
+               cJSON_AddStringToObject(c, "name", rg->name);
+    }
+    put_table(&o, &idle_gap_table, x);
+    return close_row(row, missing, o.ok);
+}
+
+/* "idle_gaps" and "idle_breakdown": the run's idle stretches explained, and each listed region's
+ * idle time by cause, a row per region and cause (idle_share_table), in listed order. */
+static bool idle_json(cJSON *an, const analysis *a)
+{
+    cJSON *gaps = cJSON_AddArrayToObject(an, "idle_gaps");
+    bool ok = gaps && cJSON_AddNumberToObject(an, "idle_gaps_not_listed", a->idle_gaps_unlisted);
+    for (int i = 0; ok && i < a->nidle_gaps; i++)
+        ok = idle_gap_json(gaps, a, &a->idle_gaps[i]);
+    cJSON *bd = ok ? cJSON_AddArrayToObject(an, "idle_breakdown") : NULL;
+    ok = bd != NULL;
+    for (int li = 0; ok && li < a->nlisted; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        for (int c = 0; ok && c < IDLE_NCAUSES; c++) {
+            cJSON *row, *missing;
+            ok = open_row(bd, NULL, &row, &missing);
+            if (!ok)
+                break;
+            out o = {row, missing, true};
+            o.ok = cJSON_AddNumberToObject(row, "region", r->region) &&
+                   cJSON_AddStringToObject(row, "name", a->m->regions[r->region].name) &&
+                   cJSON_AddStringToObject(row, "cause", idle_cause_key((idle_cause)c)) &&
+                   cJSON_AddStringToObject(row, "cause_label", idle_cause_label((idle_cause)c));
+            put_table(&o, &idle_share_table, &r->idle[c]);
+            ok = close_row(row, missing, o.ok);
+        }
+    }
+    return ok;
+}
+
 static bool analysis_json(cJSON *root, const analysis *a)
 {
     cJSON *an = cJSON_AddObjectToObject(root, "analysis");
@@ -468,6 +531,8 @@ static bool analysis_json(cJSON *root, const analysis *a)
     if (regions && !table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
         return false;
     if (regions && !table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
+        return false;
+    if (regions && !idle_json(an, a))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
     cJSON *listed = regions ? cJSON_AddArrayToObject(an, "listed_regions") : NULL;

@@ -58,6 +58,8 @@ const char *short_limiter(const char *full, char *buf, size_t len);
 /* text_regions.c: the timeline's regions, with kernel and copy tables for timelines that are
  * not built-in runs. */
 void text_regions(ctx *x, const analysis *a);
+/* text_idle.c: the run's idle stretches with their causes, and its idle time by cause. */
+void text_idle(ctx *x, const analysis *a);
 
 /* text_ranks.c: a job of several ranks or GPU processes: shares, overlap, stragglers. */
 void text_ranks(ctx *x, const analysis *a);

@@ -79,7 +79,7 @@ static void verdict_lines(ctx *x, const analysis *a)
         wrapped(x, 31, r->verdict_text);
         if (r->advice[0]) {
             fprintf(x->out, "%-30s ", "");
-            char line[240];
+            char line[VERDICT_TEXT + 4];
             snprintf(line, sizeof line, "-> %s", r->advice);
             wrapped(x, 31, line);
         }
@@ -181,4 +181,5 @@ void text_regions(ctx *x, const analysis *a)
     kernels_by_time(x, &a->rg[a->listed[0]]);
     copies_by_kind(x, &a->rg[a->listed[0]]);
     apis_by_time(x, &a->rg[a->listed[0]]);
+    text_idle(x, a);
 }

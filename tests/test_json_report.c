@@ -106,6 +106,21 @@ static void check_run(const char *path)
         snprintf(where, sizeof where, "%s streams[%d]", path, i);
         check_row(&stream_table, &a.streams[i], cJSON_GetArrayItem(streams, i), where, &n);
     }
+    /* The idle stretches, and each listed region's idle time by cause, a row per region and cause. */
+    const cJSON *gaps = cJSON_GetObjectItemCaseSensitive(an, "idle_gaps");
+    assert_int_equal(cJSON_GetArraySize(gaps), a.nidle_gaps);
+    for (int i = 0; i < a.nidle_gaps; i++) {
+        snprintf(where, sizeof where, "%s idle_gaps[%d]", path, i);
+        check_row(&idle_gap_table, &a.idle_gaps[i], cJSON_GetArrayItem(gaps, i), where, &n);
+    }
+    const cJSON *bd = cJSON_GetObjectItemCaseSensitive(an, "idle_breakdown");
+    assert_int_equal(cJSON_GetArraySize(bd), a.nlisted * IDLE_NCAUSES);
+    for (int li = 0; li < a.nlisted; li++)
+        for (int c = 0; c < IDLE_NCAUSES; c++) {
+            snprintf(where, sizeof where, "%s idle_breakdown[%d]", path, li * IDLE_NCAUSES + c);
+            check_row(&idle_share_table, &a.rg[a.listed[li]].idle[c], cJSON_GetArrayItem(bd, li * IDLE_NCAUSES + c),
+                      where, &n);
+        }
     /* The runs have figures of both sorts, so both branches above were taken. */
     assert_true(n.measured > 100);
     assert_true(n.missing > 10);

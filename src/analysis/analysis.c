@@ -986,6 +986,15 @@ static bool device_figures(analysis *a)
     return a->devices && devices_analyze(a, a->devices);
 }
 
+/* The run's idle stretches with their causes (idle_causes.h). */
+static bool idle_gaps(analysis *a)
+{
+    host_causes *h = host_causes_build(a->m);
+    bool ok = h && idle_stretches(a->m, h, &a->idle_gaps, &a->nidle_gaps, &a->idle_gaps_unlisted);
+    host_causes_free(h);
+    return ok;
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -1023,7 +1032,8 @@ bool analyze(const run_model *m, analysis *a)
         return false;
     }
     if (!collect_warnings(m, a) || !sweep_analyze(a) || !analyze_ranks(m, &a->ranks) || !device_figures(a) ||
-        !launch_figures(a) || !busy_series(a) || !analyze_streams(m, &a->streams, &a->nstreams) || !summarize(a)) {
+        !launch_figures(a) || !busy_series(a) || !analyze_streams(m, &a->streams, &a->nstreams) || !idle_gaps(a) ||
+        !summarize(a)) {
         analysis_free(a);
         return false;
     }
@@ -1053,5 +1063,6 @@ void analysis_free(analysis *a)
     free(a->launches);
     free(a->busy);
     free(a->streams);
+    free(a->idle_gaps);
     memset(a, 0, sizeof *a);
 }

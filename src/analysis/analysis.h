@@ -155,6 +155,10 @@ typedef struct analysis {
     int nbusy;
     stream_metrics *streams; /* every stream with GPU work, by device then stream (overlap.h) */
     int nstreams;
+    idle_stretch *idle_gaps; /* the run's longest idle stretches per GPU with their causes,
+                              * longest first (idle_causes.h) */
+    int nidle_gaps;
+    int idle_gaps_unlisted;  /* stretches past the threshold beyond IDLE_GAPS_MAX */
 } analysis;
 
 #define MAX_LISTED_REGIONS 40

@@ -109,6 +109,7 @@ static const metric_def region_defs[] = {
     R_LO(lead_idle_ms, "lead_idle_ms", "before GPU", "ms", "%.3f", "from the region's start to the first GPU work during it (start-up, compilation, loading)"),
     R_LO(tail_idle_ms, "tail_idle_ms", "after GPU", "ms", "%.3f", "from the last GPU work during the region to its end"),
     R_LO(largest_gap_ms, "largest_gap_ms", "largest gap", "ms", "%.3f", "longest stretch with nothing on the GPU between GPU work during the region (before the first and after the last apart)"),
+    R_LO(idle_ms, "idle_ms", "idle", "ms", "%.3f", "wall time with nothing on the GPU during the region: wall_ms - gpu_busy_ms, broken down by cause in idle_breakdown"),
     R_LO(launch_us, "launch_us", "launch", "us", "%.1f", "median duration of the API calls that launched kernels"),
     R_LO(kernel_us, "kernel_us", "kernel median", "us", "%.1f", "median kernel duration"),
     R_LO(short_kernel_pct, "short_kernel_pct", "short kernels", "%", "%.0f", "kernels under 10 us, % of launches"),
@@ -289,6 +290,31 @@ static const metric_def stream_defs[] = {
 };
 TABLE(stream_table, "stream", stream_defs);
 
+/* The run's longest idle stretches of each GPU with their causes (analysis.idle_gaps). */
+#define IG(field, key, label, unit, fmt, what) DEF(idle_stretch, field, key, label, unit, fmt, what)
+static const metric_def idle_gap_defs[] = {
+    IG(start_ms, "start_ms", "at", "ms", "%.3f", "its start, from the run's start"),
+    IG(ms, "ms", "idle", "ms", "%.3f", "its length: nothing ran on the GPU (kernels, copies, memsets)"),
+    IG(cause_pct, "cause_pct", "cause", "%", "%.0f", "the share of it under its cause (the cause with most of it)"),
+    IG(by[IDLE_BETWEEN_KERNELS], "between_kernels_ms", "between kernels", "ms", "%.3f", "the whole stretch when it lies between GPU work and lasts 10 us or less (launch latency)"),
+    IG(by[IDLE_MODULE_LOAD], "module_load_ms", "module load", "ms", "%.3f", "of it, time in module loading, lazy kernel loading or JIT calls (cuModuleLoad*, cuLibraryLoad*, nvrtc)"),
+    IG(by[IDLE_CONTEXT], "context_ms", "context", "ms", "%.3f", "of it, time in context creation or teardown (or the first long runtime call, which creates it)"),
+    IG(by[IDLE_ALLOC], "alloc_ms", "alloc", "ms", "%.3f", "of it, time in memory allocation, freeing or pinning calls"),
+    IG(by[IDLE_PAGEABLE_COPY], "pageable_copy_ms", "pageable copy", "ms", "%.3f", "of it, time in copy calls whose host memory was pageable"),
+    IG(by[IDLE_SYNC], "sync_ms", "sync", "ms", "%.3f", "of it, time the host waited on the GPU (synchronize calls and records)"),
+    IG(by[IDLE_OTHER_API], "other_api_ms", "other API", "ms", "%.3f", "of it, time in any other CUDA call"),
+    IG(by[IDLE_HOST_BUSY], "host_busy_ms", "host busy", "ms", "%.3f", "of it, time with no CUDA call in progress on any thread: the host busy outside CUDA"),
+};
+TABLE(idle_gap_table, "idle_gap", idle_gap_defs);
+
+/* One cause's part of a region's idle time (region_metrics.idle: analysis.idle_breakdown). */
+#define IS(field, key, label, unit, fmt, what) DEF(idle_share, field, key, label, unit, fmt, what)
+static const metric_def idle_share_defs[] = {
+    IS(ms, "ms", "idle", "ms", "%.3f", "the region's idle time under this cause (every idle stretch split by what the host did)"),
+    IS(share_pct, "share_pct", "share", "%", "%.1f", "that over the region's idle time"),
+};
+TABLE(idle_share_table, "idle_share", idle_share_defs);
+
 /* NVTX ranges and annotations grouped by name (analysis.groups), as nsys's nvtx_sum. */
 #define RG(field, key, label, unit, fmt, what) DEF(range_group, field, key, label, unit, fmt, what)
 static const metric_def range_group_defs[] = {
@@ -355,7 +381,8 @@ const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
     &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
     &device_workload_table, &device_aggregate_table, &device_pass_table, &peer_table, &launch_counter_table,
-    &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &finding_ms_table,
+    &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &idle_gap_table,
+    &idle_share_table, &finding_ms_table,
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
     &compare_row_table,
 };

@@ -48,6 +48,7 @@ typedef struct {
     host_item *host;
     size_t nhost;
     const gpu_activity *act;   /* each GPU's merged kernel and copy intervals, for overlap */
+    const host_causes *causes; /* what the host did at each instant (idle_causes.h) */
 } timeline;
 
 /* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
@@ -580,6 +581,50 @@ static bool during_member(const run_model *m, int ri, const gpu_item *g)
     }
 }
 
+/* The first kernel to start at or after t on the timeline (its name), NULL when a copy or memset
+ * comes first or nothing does: what ended an idle stretch, for the advice. */
+static const char *next_kernel(const timeline *t, int64_t at)
+{
+    size_t a = 0, b = t->ngpu;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (t->by_start[mid]->start < at)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a < t->ngpu && t->by_start[a]->type == GPU_KERNEL ? event_name(t->by_start[a]) : NULL;
+}
+
+/* The idle breakdown of the span [lo, hi) whose GPU work iv holds (sorted by interval_union) and
+ * the explanation of the stretch the verdict names: the lead when it outlasts the largest gap
+ * between GPU work (as mostly_idle words it), else that gap. */
+static void idle_figures(const timeline *t, const interval *iv, size_t n, int64_t lo, int64_t hi, int64_t first,
+                         region_metrics *r)
+{
+    int64_t by[IDLE_NCAUSES] = {0}, cursor = lo;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = iv[i].start < lo ? lo : iv[i].start, e = iv[i].end > hi ? hi : iv[i].end;
+        if (e <= s)
+            continue;
+        if (s > cursor)
+            idle_breakdown_add(t->causes, cursor, s, any ? STRETCH_BETWEEN : STRETCH_LEAD, by);
+        any = true;
+        cursor = e > cursor ? e : cursor;
+    }
+    idle_breakdown_add(t->causes, cursor, hi, STRETCH_TAIL, by);
+    idle_breakdown_finish(by, r->idle);
+    metric_set(&r->idle_ms, ms(hi - lo) - r->gpu_busy_ms.v);
+    if (t->nhost == 0)
+        return; /* no host records: nothing to explain with */
+    if (first - lo > 0 && (r->ngaps == 0 || first - lo > r->gaps[0].length_ns))
+        idle_explain(t->causes, lo, first, STRETCH_LEAD, next_kernel(t, first), &r->idle_why);
+    else if (r->ngaps > 0)
+        idle_explain(t->causes, r->gaps[0].start_ns, r->gaps[0].start_ns + r->gaps[0].length_ns, STRETCH_BETWEEN,
+                     next_kernel(t, r->gaps[0].start_ns + r->gaps[0].length_ns), &r->idle_why);
+}
+
 /* The "executed during" figures (regions.h): the GPU work that ran inside the region's span, its
  * busy time, the idle before the first and after the last of it, and the stretches between. */
 static bool executed_during(const run_model *m, const timeline *t, int ri, region_metrics *r)
@@ -627,6 +672,8 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
         metric_na(&r->lead_idle_ms, "%s", why);
         metric_na(&r->tail_idle_ms, "%s", why);
         metric_na(&r->largest_gap_ms, "%s", why);
+        metric_na(&r->idle_ms, "%s", why);
+        idle_breakdown_na(r->idle, why);
         free(iv);
         return true;
     }
@@ -637,6 +684,7 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
     metric_set(&r->lead_idle_ms, ms(first - lo));
     metric_set(&r->tail_idle_ms, ms(hi - last));
     metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
+    idle_figures(t, iv, n, lo, hi, first, r);
     free(iv);
     return true;
 }
@@ -649,7 +697,8 @@ static void judge_region(region_metrics *r)
                         .largest_gap_ms = r->largest_gap_ms, .lead_idle_ms = r->lead_idle_ms, .nkernels = r->nkernels,
                         .short_kernel_pct = r->short_kernel_pct, .launch_us = r->launch_us, .kernel_us = r->kernel_us,
                         .sync_ms = r->sync_ms, .flows = r->flows, .nflows = r->nflows,
-                        .copy_hidden_pct = r->copy_hidden_pct};
+                        .copy_hidden_pct = r->copy_hidden_pct,
+                        .idle_why = r->idle_why.known ? &r->idle_why : NULL};
     if (r->nkstats > 0)
         in.top_kernel_share_pct = r->kernels[0].share_pct;
     else
@@ -889,11 +938,14 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
         return true;
     timeline t;
     gpu_activity *act = gpu_activity_build(m);
-    if (!act || !build_timeline(m, &t)) {
+    host_causes *causes = host_causes_build(m);
+    if (!act || !causes || !build_timeline(m, &t)) {
         gpu_activity_free(act);
+        host_causes_free(causes);
         return false;
     }
     t.act = act;
+    t.causes = causes;
     region_metrics *r = calloc((size_t)m->nregions, sizeof *r);
     bool ok = r != NULL;
     int done = 0;
@@ -903,6 +955,7 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     }
     timeline_free(&t);
     gpu_activity_free(act);
+    host_causes_free(causes);
     if (!ok) {
         region_metrics_free(r, done);
         return false;

@@ -18,6 +18,7 @@
 #ifndef MMPROF_REGIONS_H
 #define MMPROF_REGIONS_H
 
+#include "idle_causes.h"
 #include "metric.h"
 #include "model.h"
 #include "verdict.h"
@@ -75,6 +76,10 @@ typedef struct {
     metric largest_gap_ms; /* the longest idle stretch between GPU work inside the span */
     idle_gap gaps[REGION_MAX_GAPS]; /* those stretches, largest first (lead and tail apart) */
     int ngaps;
+    /* Its idle time (wall_ms - gpu_busy_ms) by cause (idle_causes.h): the shares sum to 100%. */
+    metric idle_ms;
+    idle_share idle[IDLE_NCAUSES];
+    idle_explained idle_why; /* the stretch the verdict names (its lead or largest gap), explained */
     metric launch_us;     /* median time of the API calls that launched kernels */
     metric kernel_us;     /* median kernel duration */
     metric short_kernel_pct; /* kernels shorter than 10 us, % of launches */

@@ -357,6 +357,16 @@ static void busy(builder *b, bool builtin)
     if (!r || !r->busy_pct.ok)
         return;
     char inside[160] = "";
+    /* A program's or trace's largest stretch with its cause (idle_causes.h), where one GPU's
+     * listed stretch is that stretch (with several GPUs the run's gaps are their union's). */
+    const idle_stretch *why = NULL;
+    for (int i = 0; !builtin && r->ngaps > 0 && i < b->a->nidle_gaps; i++)
+        if (b->a->idle_gaps[i].where == STRETCH_BETWEEN && b->a->idle_gaps[i].start_ns == r->gaps[0].start_ns &&
+            b->a->idle_gaps[i].end_ns - b->a->idle_gaps[i].start_ns == r->gaps[0].length_ns &&
+            b->a->m->events.napis + b->a->m->events.nsyncs > 0)
+            why = &b->a->idle_gaps[i];
+    if (why)
+        snprintf(inside, sizeof inside, ": %s (%.0f%%)", idle_cause_label(why->cause), why->cause_pct.v);
     if (builtin) {
         int n = 0;
         double *v = malloc((size_t)(b->a->nwl ? b->a->nwl : 1) * sizeof *v);

@@ -38,4 +38,23 @@
  * on every unit the kernel waits on latency. Nsight Compute's speed-of-light guidance uses 60%. */
 #define BOUND_PCT 60.0
 
+/* An idle stretch of a GPU is listed with its cause when it lasts this long or more (and the
+ * IDLE_GAP_ALWAYS longest are listed whatever their size): below a millisecond a stretch is one
+ * launch or copy's worth of waiting, and the breakdown counts it without naming it. */
+#define IDLE_GAP_LIST_NS 1000000LL
+#define IDLE_GAP_ALWAYS 5
+
+/* A stretch between GPU work no longer than this is the launch path's own latency (a launch
+ * call takes 2-10 us): "between kernels" in the idle breakdown, as HTA's kernel wait. */
+#define IDLE_BETWEEN_KERNELS_NS 10000LL
+
+/* A process's first runtime call lasting this long, before any explicit context call, is where
+ * the runtime created its context (tens to hundreds of ms on a large GPU; a cudaMalloc alone is
+ * well under this). */
+#define IDLE_LAZY_CONTEXT_NS 10000000LL
+
+/* An idle stretch is "mostly" one cause, and the verdict's advice names that cause, when the
+ * cause covers at least this share of it. */
+#define IDLE_CAUSE_SHARE_PCT 50.0
+
 #endif

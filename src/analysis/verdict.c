@@ -1,6 +1,7 @@
 /* One verdict for any span of GPU work. See verdict.h. */
 #include "verdict.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,6 +83,71 @@ static void copy_bound(const verdict_input *in, verdict *out)
                  "overlap copies with compute on separate streams, or keep the data on the GPU");
 }
 
+/* A time in whole ms for a sentence (bounded, so the sentence's length is). */
+static int whole_ms(double ms)
+{
+    return (int)lround(fmin(fmax(ms, 0), 1e9));
+}
+
+/* "918 ms before the first launch of matmul" / "a 12 ms gap before saxpy": the stretch, named. */
+static void stretch_words(const idle_explained *w, char *buf, size_t len)
+{
+    if (w->where == STRETCH_LEAD && w->next[0])
+        snprintf(buf, len, "%d ms before the first launch of %.48s", whole_ms(w->ms), w->next);
+    else if (w->where == STRETCH_LEAD)
+        snprintf(buf, len, "%d ms before the first GPU work", whole_ms(w->ms));
+    else if (w->next[0])
+        snprintf(buf, len, "a %d ms gap before %.48s", whole_ms(w->ms), w->next);
+    else
+        snprintf(buf, len, "a %d ms gap", whole_ms(w->ms));
+}
+
+/* The idle verdict's advice from what the host did during the stretch it names (idle_causes.h):
+ * a cause that covers most of it is named with its call, since loading code, creating a context
+ * or waiting on the GPU each want another remedy than overlapping host work. */
+static void idle_advice(const idle_explained *w, verdict *out)
+{
+    static const char *const plain = "the host keeps the GPU waiting: overlap host work with GPU work, prefetch inputs";
+    if (!w || !w->known || w->ms <= 0 || 100.0 * w->cause_ms / w->ms < IDLE_CAUSE_SHARE_PCT) {
+        snprintf(out->advice, sizeof out->advice, "%s", plain);
+        return;
+    }
+    char where[112], call[80] = "";
+    stretch_words(w, where, sizeof where);
+    if (w->call[0] && w->call_count > 1)
+        snprintf(call, sizeof call, " (%.40s x%d %d ms)", w->call, w->call_count, whole_ms(w->call_ms));
+    else if (w->call[0])
+        snprintf(call, sizeof call, " (%.40s %d ms)", w->call, whole_ms(w->call_ms));
+    switch (w->cause) {
+    case IDLE_MODULE_LOAD:
+        snprintf(out->advice, sizeof out->advice, "%s: module loading / JIT compilation%s; load or compile once "
+                 "ahead (warm-up, cached or AOT-built kernels)", where, call);
+        break;
+    case IDLE_CONTEXT:
+        snprintf(out->advice, sizeof out->advice, "%s: context creation%s, a one-off start-up cost; create the "
+                 "context once, before timing", where, call);
+        break;
+    case IDLE_ALLOC:
+        snprintf(out->advice, sizeof out->advice, "%s: memory allocation%s; allocate once and reuse (a caching "
+                 "allocator, buffers made up front)", where, call);
+        break;
+    case IDLE_PAGEABLE_COPY:
+        snprintf(out->advice, sizeof out->advice, "%s: copies from pageable memory%s staged on the host; pin the "
+                 "host buffers", where, call);
+        break;
+    case IDLE_SYNC:
+        snprintf(out->advice, sizeof out->advice, "%s: the host waited on the GPU%s with nothing queued behind; "
+                 "queue the next work before waiting", where, call);
+        break;
+    case IDLE_HOST_BUSY:
+        snprintf(out->advice, sizeof out->advice, "%s: host busy outside CUDA for %d ms (no CUDA call in "
+                 "progress); overlap host work with GPU work, prefetch inputs", where, whole_ms(w->cause_ms));
+        break;
+    default:
+        snprintf(out->advice, sizeof out->advice, "%s", plain);
+    }
+}
+
 /* The GPU was busy less than IDLE_BUSY_PCT of the span: launches, synchronization, or idle. */
 static void mostly_idle(const verdict_input *in, double busy, verdict *out)
 {
@@ -115,8 +181,7 @@ static void mostly_idle(const verdict_input *in, double busy, verdict *out)
                      wall, in->largest_gap_ms.v, in->gap_where ? " in " : "", in->gap_where ? in->gap_where : "");
         else
             snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms", busy, wall);
-        snprintf(out->advice, sizeof out->advice,
-                 "the host keeps the GPU waiting: overlap host work with GPU work, prefetch inputs");
+        idle_advice(in->idle_why, out);
     }
 }
 

@@ -10,6 +10,7 @@
 #ifndef MMPROF_VERDICT_H
 #define MMPROF_VERDICT_H
 
+#include "idle_causes.h"
 #include "metric.h"
 #include "model.h"
 
@@ -49,6 +50,8 @@ typedef struct {
     metric busy_pct, wall_ms, largest_gap_ms;
     metric lead_idle_ms;      /* before the first GPU work of the span (n/a: not told apart) */
     const char *gap_where;    /* where the largest gap fell ("copy-out"), or NULL */
+    const idle_explained *idle_why; /* what the host did during the stretch the idle verdict names
+                                     * (idle_causes.h), or NULL where not known */
     int nkernels;
     metric short_kernel_pct, launch_us, kernel_us, sync_ms;
     const copy_flow *flows;   /* for the copy advice (pinned or pageable, small copies); memset rows
@@ -60,7 +63,7 @@ typedef struct {
     const char *peak_name;    /* the peak peak_pct is of ("FP32", "TF32"); NULL: "FP32" */
 } verdict_input;
 
-#define VERDICT_TEXT 200
+#define VERDICT_TEXT 320
 
 typedef struct {
     verdict_kind kind;

@@ -1,0 +1,93 @@
+/* The text report's "Idle stretches and their causes": the run's longest GPU idle stretches, each
+ * with what the host was doing meanwhile (idle_causes.h), then the run's idle time by cause. Shown
+ * only where the run has idle stretches and host records to explain them with. */
+#include <string.h>
+
+#include "text_parts.h"
+#include "thresholds.h"
+
+#define TEXT_IDLE_GAPS 8 /* stretches shown; the JSON has every listed one */
+
+/* "calls: cuModuleLoadData 900.1 ms, cudaMalloc x3 2.0 ms" */
+static void calls_line(ctx *x, const idle_stretch *g)
+{
+    char line[512] = "calls: ";
+    if (g->ncalls == 0)
+        snprintf(line, sizeof line, "calls: none in progress");
+    for (int i = 0; i < g->ncalls; i++) {
+        char one[160], times[24] = "", as[40] = "";
+        const idle_call *k = &g->calls[i];
+        if (k->count > 1)
+            snprintf(times, sizeof times, " x%d", k->count);
+        /* A call counted under another cause than its name says (the first long runtime call,
+         * where the runtime created its context; a memcpy from pageable memory) says so. */
+        if (idle_cause_of_name(k->name) != k->cause)
+            snprintf(as, sizeof as, " [%s]", idle_cause_key(k->cause));
+        snprintf(one, sizeof one, "%s%s%s%s %.3f ms", i ? ", " : "", k->name, times, as, k->ms.v);
+        strncat(line, one, sizeof line - strlen(line) - 1);
+    }
+    fprintf(x->out, "%-34s ", "");
+    wrapped(x, 35, line);
+}
+
+static void ranges_line(ctx *x, const analysis *a, const idle_stretch *g)
+{
+    if (g->nranges == 0)
+        return;
+    char line[512] = "open: ";
+    for (int i = 0; i < g->nranges; i++) {
+        char one[112];
+        snprintf(one, sizeof one, "%s%.100s", i ? ", " : "", a->m->regions[g->open_ranges[i]].name);
+        strncat(line, one, sizeof line - strlen(line) - 1);
+    }
+    fprintf(x->out, "%-34s ", "");
+    wrapped(x, 35, line);
+}
+
+static void breakdown(ctx *x, const analysis *a)
+{
+    const region_metrics *r = &a->rg[a->listed[0]];
+    if (!r->idle_ms.ok || r->idle_ms.v <= 0)
+        return;
+    fprintf(x->out, "\n%sIdle time by cause%s  %s: %.3f ms idle\n", c(x, BOLD), c(x, RESET),
+            a->m->regions[r->region].name, r->idle_ms.v);
+    fprintf(x->out, "%s%-44s %10s %6s%s\n", c(x, DIM), "cause", "idle ms", "share", c(x, RESET));
+    static const text_col cols[] = {{"ms", 10, false}, {"share_pct", 6, false}};
+    for (int k = 0; k < IDLE_NCAUSES; k++) {
+        if (!r->idle[k].ms.ok || r->idle[k].ms.v <= 0)
+            continue;
+        fprintf(x->out, "%-44s", idle_cause_label((idle_cause)k));
+        fig_cells(x, &idle_share_table, &r->idle[k], cols, 2);
+        fputc('\n', x->out);
+    }
+}
+
+void text_idle(ctx *x, const analysis *a)
+{
+    if (a->nidle_gaps == 0 || a->nlisted == 0 || a->m->events.napis + a->m->events.nsyncs == 0)
+        return;
+    fprintf(x->out, "\n%sIdle stretches and their causes%s  (nothing on the GPU; 1 ms or more, and the %d "
+                    "longest)\n", c(x, BOLD), c(x, RESET), IDLE_GAP_ALWAYS);
+    fprintf(x->out, "%s%-3s %10s %10s %-8s %s%s\n", c(x, DIM), "GPU", "at ms", "idle ms", "where", "cause",
+            c(x, RESET));
+    static const text_col cols[] = {{"start_ms", 10, false}, {"ms", 10, false}};
+    for (int i = 0; i < a->nidle_gaps && i < TEXT_IDLE_GAPS; i++) {
+        const idle_stretch *g = &a->idle_gaps[i];
+        fprintf(x->out, "%-3u", g->device);
+        fig_cells(x, &idle_gap_table, g, cols, 2);
+        char cause[256], pct[16];
+        fig(x, pct, sizeof pct, &idle_gap_table, g, "cause_pct", true);
+        if (g->next[0])
+            snprintf(cause, sizeof cause, "%s %s, then %.96s", idle_cause_label(g->cause), pct, g->next);
+        else
+            snprintf(cause, sizeof cause, "%s %s", idle_cause_label(g->cause), pct);
+        fprintf(x->out, " %-8s ", stretch_where_name(g->where));
+        wrapped(x, 35, cause);
+        calls_line(x, g);
+        ranges_line(x, a, g);
+    }
+    int more = a->nidle_gaps - TEXT_IDLE_GAPS + a->idle_gaps_unlisted;
+    if (more > 0)
+        fprintf(x->out, "  (%d more stretches of 1 ms or more in the JSON report)\n", more);
+    breakdown(x, a);
+}

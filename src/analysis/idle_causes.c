@@ -1,0 +1,663 @@
+/* Why the GPU waits: see idle_causes.h. */
+#include "idle_causes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "thresholds.h"
+
+const char *idle_cause_key(idle_cause c)
+{
+    static const char *const keys[IDLE_NCAUSES] = {"between_kernels", "module_load", "context", "alloc",
+                                                   "pageable_copy", "sync", "other_api", "host_busy"};
+    return c >= 0 && c < IDLE_NCAUSES ? keys[c] : "host_busy";
+}
+
+const char *idle_cause_label(idle_cause c)
+{
+    static const char *const labels[IDLE_NCAUSES] = {
+        "between kernels (launch latency)", "module loading / JIT compilation", "context creation / teardown",
+        "memory allocation", "copies from pageable memory", "synchronization (the host waits on the GPU)",
+        "other CUDA API calls", "host busy outside CUDA"};
+    return c >= 0 && c < IDLE_NCAUSES ? labels[c] : labels[IDLE_HOST_BUSY];
+}
+
+const char *stretch_where_name(stretch_where w)
+{
+    return w == STRETCH_LEAD ? "before" : w == STRETCH_TAIL ? "after" : "between";
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Names as CUPTI records them (runtime calls with a version suffix, "cudaMalloc_v3020"), as
+ * Kineto writes them (plain "cudaMalloc") and as the samples hold them (samples/h200-profile-*). */
+idle_cause idle_cause_of_name(const char *name)
+{
+    char n[64];
+    api_display_name(name, n, sizeof n);
+    /* Loading code: modules and libraries (cuLibraryLoadData is how CUDA 12+ loads a fatbin, lazily
+     * per kernel under CUDA_MODULE_LOADING=LAZY), linking and runtime compilation. */
+    static const char *const load[] = {"cuModuleLoad", "cuLibraryLoad", "cuLinkCreate", "cuLinkAdd",
+                                       "cuLinkComplete", "nvrtc", "cudaLibraryLoad", "nvJitLink",
+                                       "cuModuleGetFunction", "cuLibraryGetKernel", "cuKernelGetFunction",
+                                       "cudaGetFuncBySymbol", "cudaGetKernel"};
+    for (size_t i = 0; i < sizeof load / sizeof load[0]; i++)
+        if (starts(n, load[i]))
+            return IDLE_MODULE_LOAD;
+    static const char *const ctx[] = {"cuCtxCreate", "cuCtxDestroy", "cuDevicePrimaryCtxRetain",
+                                      "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxReset", "cuInit",
+                                      "cudaDeviceReset", "cudaInitDevice"};
+    for (size_t i = 0; i < sizeof ctx / sizeof ctx[0]; i++)
+        if (starts(n, ctx[i]))
+            return IDLE_CONTEXT;
+    static const char *const alloc[] = {"cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaHostRegister",
+                                        "cudaHostUnregister", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc",
+                                        "cuMemHostRegister", "cuMemHostUnregister", "cuMemCreate", "cuMemRelease",
+                                        "cuMemMap", "cuMemUnmap", "cuMemAddressReserve", "cuMemAddressFree"};
+    for (size_t i = 0; i < sizeof alloc / sizeof alloc[0]; i++)
+        if (starts(n, alloc[i]))
+            return IDLE_ALLOC;
+    static const char *const sync[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+                                       "cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize",
+                                       "cuEventSynchronize"};
+    for (size_t i = 0; i < sizeof sync / sizeof sync[0]; i++)
+        if (strcmp(n, sync[i]) == 0)
+            return IDLE_SYNC;
+    return IDLE_OTHER_API;
+}
+
+/* One host call: its span and cause. */
+typedef struct {
+    int64_t start, end;
+    idle_cause cause;
+    const api_event *api; /* NULL for a synchronization record */
+} host_call;
+
+/* A piece of the painted timeline: [start, end) under one cause. */
+typedef struct {
+    int64_t start, end;
+    idle_cause cause;
+} piece;
+
+struct host_causes {
+    host_call *calls; /* by start */
+    size_t ncalls;
+    int64_t longest;  /* the longest call, to find those that began before a stretch */
+    piece *pieces;    /* disjoint, by start */
+    size_t npieces;
+};
+
+/* A copy's process, correlation id and whether its host side was pageable. */
+typedef struct {
+    uint32_t pid, corr;
+    bool pageable;
+} copy_key;
+
+static int cmp_copy_key(const void *a, const void *b)
+{
+    const copy_key *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static bool pageable_copy(const copy_key *k, size_t n, uint32_t pid, uint32_t corr)
+{
+    copy_key want = {pid, corr, false};
+    const copy_key *hit = corr ? bsearch(&want, k, n, sizeof *k, cmp_copy_key) : NULL;
+    return hit && hit->pageable;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+    const host_call *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Per process: the first explicit context call and the first long runtime call. */
+typedef struct {
+    uint32_t pid;
+    int64_t explicit_ctx;
+    size_t first_long; /* index into calls, or SIZE_MAX */
+} proc_ctx;
+
+/* The runtime calls that create the context when none exists yet and that a program makes first:
+ * allocation (cudaMalloc, cudaFree(0), cudaHostAlloc) and the set-up calls. A copy or launch does
+ * too, but a long one of those is more often the copy itself (a trace started after the context
+ * was made, as Kineto's usually is), so they are left to their own cause. */
+static bool may_create_context(const char *name, idle_cause c)
+{
+    char n[64];
+    api_display_name(name, n, sizeof n);
+    return c == IDLE_ALLOC || starts(n, "cudaSetDevice") || starts(n, "cudaStreamCreate") ||
+           starts(n, "cudaEventCreate") || starts(n, "cudaGetDeviceProperties");
+}
+
+/* The runtime's lazy context creation (idle_causes.h): calls are sorted by start here. */
+static bool mark_lazy_context(host_call *calls, size_t n)
+{
+    proc_ctx *p = NULL;
+    size_t np = 0;
+    for (size_t i = 0; i < n; i++) {
+        const api_event *a = calls[i].api;
+        if (!a)
+            continue;
+        size_t j = 0;
+        while (j < np && p[j].pid != a->pid)
+            j++;
+        if (j == np) {
+            proc_ctx *grown = realloc(p, (np + 1) * sizeof *p);
+            if (!grown) {
+                free(p);
+                return false;
+            }
+            p = grown;
+            p[np++] = (proc_ctx){a->pid, INT64_MAX, SIZE_MAX};
+        }
+        if (a->kind == API_DRIVER && calls[i].cause == IDLE_CONTEXT && a->start_ns < p[j].explicit_ctx)
+            p[j].explicit_ctx = a->start_ns;
+        if (a->kind == API_RUNTIME && p[j].first_long == SIZE_MAX && a->end_ns - a->start_ns >= IDLE_LAZY_CONTEXT_NS &&
+            may_create_context(a->name, calls[i].cause))
+            p[j].first_long = i;
+    }
+    for (size_t j = 0; j < np; j++)
+        if (p[j].first_long != SIZE_MAX && calls[p[j].first_long].start < p[j].explicit_ctx)
+            calls[p[j].first_long].cause = IDLE_CONTEXT;
+    free(p);
+    return true;
+}
+
+/* A boundary of the sweep that paints the timeline. */
+typedef struct {
+    int64_t t;
+    int delta; /* +1 a call of cause starts, -1 one ends */
+    idle_cause cause;
+} edge;
+
+static int cmp_edge(const void *a, const void *b)
+{
+    const edge *x = a, *y = b;
+    return (x->t > y->t) - (x->t < y->t);
+}
+
+/* At each instant the strongest cause in progress (the first in enum order), joined into pieces. */
+static bool paint(host_causes *h)
+{
+    size_t cap = h->ncalls ? 2 * h->ncalls : 1;
+    edge *e = malloc(cap * sizeof *e);
+    h->pieces = malloc(cap * sizeof *h->pieces);
+    if (!e || !h->pieces) {
+        free(e);
+        return false;
+    }
+    size_t ne = 0;
+    for (size_t i = 0; i < h->ncalls; i++) {
+        if (h->calls[i].end <= h->calls[i].start)
+            continue;
+        e[ne++] = (edge){h->calls[i].start, 1, h->calls[i].cause};
+        e[ne++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
+    }
+    if (ne > 0)
+        qsort(e, ne, sizeof *e, cmp_edge);
+    int open[IDLE_NCAUSES] = {0};
+    for (size_t i = 0; i < ne;) {
+        int64_t t = e[i].t;
+        for (; i < ne && e[i].t == t; i++)
+            open[e[i].cause] += e[i].delta;
+        if (i == ne)
+            break;
+        int c = 0;
+        while (c < IDLE_NCAUSES && open[c] <= 0)
+            c++;
+        if (c == IDLE_NCAUSES)
+            continue;
+        piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
+        if (last && last->cause == (idle_cause)c && last->end == t)
+            last->end = e[i].t;
+        else
+            h->pieces[h->npieces++] = (piece){t, e[i].t, (idle_cause)c};
+    }
+    free(e);
+    return true;
+}
+
+host_causes *host_causes_build(const run_model *m)
+{
+    host_causes *h = calloc(1, sizeof *h);
+    const event_list *s = &m->events;
+    size_t n = s->napis + s->nsyncs;
+    copy_key *k = malloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
+    if (h)
+        h->calls = malloc((n ? n : 1) * sizeof *h->calls);
+    if (!h || !k || !h->calls) {
+        free(k);
+        host_causes_free(h);
+        return NULL;
+    }
+    for (size_t i = 0; i < s->ncopies; i++)
+        k[i] = (copy_key){s->copies[i].pid, s->copies[i].correlation,
+                          s->copies[i].src == MEM_PAGEABLE || s->copies[i].dst == MEM_PAGEABLE};
+    if (s->ncopies > 0)
+        qsort(k, s->ncopies, sizeof *k, cmp_copy_key);
+    for (size_t i = 0; i < s->napis; i++) {
+        const api_event *a = &s->apis[i];
+        idle_cause c = idle_cause_of_name(a->name);
+        if (c == IDLE_OTHER_API && a->name && strstr(a->name, "Memcpy") &&
+            pageable_copy(k, s->ncopies, a->pid, a->correlation))
+            c = IDLE_PAGEABLE_COPY;
+        h->calls[h->ncalls++] = (host_call){a->start_ns, a->end_ns, c, a};
+    }
+    /* A synchronization record is the host waiting on the GPU, whatever call made it. */
+    for (size_t i = 0; i < s->nsyncs; i++)
+        h->calls[h->ncalls++] = (host_call){s->syncs[i].start_ns, s->syncs[i].end_ns, IDLE_SYNC, NULL};
+    free(k);
+    if (h->ncalls > 0)
+        qsort(h->calls, h->ncalls, sizeof *h->calls, cmp_call);
+    for (size_t i = 0; i < h->ncalls; i++)
+        if (h->calls[i].end - h->calls[i].start > h->longest)
+            h->longest = h->calls[i].end - h->calls[i].start;
+    if (!mark_lazy_context(h->calls, h->ncalls) || !paint(h)) {
+        host_causes_free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void host_causes_free(host_causes *h)
+{
+    if (!h)
+        return;
+    free(h->calls);
+    free(h->pieces);
+    free(h);
+}
+
+void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t by[IDLE_NCAUSES])
+{
+    if (end <= start)
+        return;
+    size_t lo = 0, hi = h->npieces; /* the first piece ending after start */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->pieces[mid].end <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t covered = 0;
+    for (size_t i = lo; i < h->npieces && h->pieces[i].start < end; i++) {
+        int64_t s = h->pieces[i].start > start ? h->pieces[i].start : start;
+        int64_t e = h->pieces[i].end < end ? h->pieces[i].end : end;
+        if (e > s) {
+            by[h->pieces[i].cause] += e - s;
+            covered += e - s;
+        }
+    }
+    by[IDLE_HOST_BUSY] += end - start - covered;
+}
+
+/* The first call that may overlap [start, ...): calls start no earlier than start - longest. */
+static size_t first_call(const host_causes *h, int64_t start)
+{
+    size_t lo = 0, hi = h->ncalls;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->calls[mid].start < start - h->longest)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int64_t inside(int64_t s, int64_t e, int64_t start, int64_t end)
+{
+    s = s > start ? s : start;
+    e = e < end ? e : end;
+    return e > s ? e - s : 0;
+}
+
+/* Names tallied per stretch: a stretch's calls of one cause rarely have more (allocation: malloc
+ * and free, host and device); past it, further names are not counted. */
+#define TOP_CALL_NAMES 16
+
+int64_t host_causes_top_call(const host_causes *h, int64_t start, int64_t end, idle_cause c, char *name,
+                             size_t len, int *count)
+{
+    struct {
+        char name[64];
+        int64_t ns;
+        int count;
+    } seen[TOP_CALL_NAMES];
+    int n = 0, best = -1;
+    for (size_t i = first_call(h, start); i < h->ncalls && h->calls[i].start < end; i++) {
+        int64_t d = inside(h->calls[i].start, h->calls[i].end, start, end);
+        if (!h->calls[i].api || h->calls[i].cause != c || d <= 0)
+            continue;
+        char nm[64];
+        api_display_name(h->calls[i].api->name, nm, sizeof nm);
+        int j = 0;
+        while (j < n && strcmp(seen[j].name, nm) != 0)
+            j++;
+        if (j == n) {
+            if (n == TOP_CALL_NAMES)
+                continue;
+            copy_str(seen[n].name, sizeof seen[n].name, nm);
+            seen[n].ns = 0;
+            seen[n].count = 0;
+            n++;
+        }
+        seen[j].ns += d;
+        seen[j].count++;
+        if (best < 0 || seen[j].ns > seen[best].ns)
+            best = j;
+    }
+    if (best < 0) {
+        if (len)
+            name[0] = '\0';
+        *count = 0;
+        return 0;
+    }
+    copy_str(name, len, seen[best].name);
+    *count = seen[best].count;
+    return seen[best].ns;
+}
+
+void idle_explain(const host_causes *h, int64_t start, int64_t end, stretch_where where, const char *next,
+                  idle_explained *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!h || end <= start)
+        return;
+    int64_t by[IDLE_NCAUSES] = {0};
+    host_causes_split(h, start, end, by);
+    idle_cause top = IDLE_HOST_BUSY;
+    for (int c = 0; c < IDLE_NCAUSES; c++)
+        if (by[c] > by[top])
+            top = (idle_cause)c;
+    out->known = true;
+    out->where = where;
+    out->ms = (double)(end - start) / 1e6;
+    out->cause = top;
+    out->cause_ms = (double)by[top] / 1e6;
+    if (top != IDLE_HOST_BUSY)
+        out->call_ms = (double)host_causes_top_call(h, start, end, top, out->call, sizeof out->call,
+                                                    &out->call_count) / 1e6;
+    if (next)
+        kernel_display_name(next, out->next, sizeof out->next);
+}
+
+/* ---- the run's idle stretches, per device ---- */
+
+typedef struct {
+    int64_t start, end;
+    const char *name; /* a kernel's name; NULL for a copy or memset */
+} busy_item;
+
+static int cmp_busy(const void *a, const void *b)
+{
+    const busy_item *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+static int cmp_stretch_len(const void *a, const void *b)
+{
+    const idle_stretch *x = a, *y = b;
+    int64_t lx = x->end_ns - x->start_ns, ly = y->end_ns - y->start_ns;
+    if (lx != ly)
+        return lx < ly ? 1 : -1;
+    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+static bool push_stretch(idle_stretch **v, size_t *n, size_t *cap, uint32_t device, stretch_where w, int64_t s,
+                         int64_t e, const char *next)
+{
+    if (e <= s)
+        return true;
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        idle_stretch *grown = realloc(*v, *cap * sizeof *grown);
+        if (!grown)
+            return false;
+        *v = grown;
+    }
+    idle_stretch *x = &(*v)[(*n)++];
+    memset(x, 0, sizeof *x);
+    x->device = device;
+    x->where = w;
+    x->start_ns = s;
+    x->end_ns = e;
+    if (next)
+        kernel_display_name(next, x->next, sizeof x->next);
+    else if (w != STRETCH_TAIL)
+        copy_str(x->next, sizeof x->next, "a copy or memset");
+    return true;
+}
+
+/* Every stretch of one device's idle time inside [lo, hi): items sorted by start. */
+static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int64_t lo, int64_t hi,
+                             idle_stretch **v, size_t *nv, size_t *cap)
+{
+    int64_t cursor = lo;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = it[i].start < lo ? lo : it[i].start, e = it[i].end > hi ? hi : it[i].end;
+        if (e <= s)
+            continue;
+        if (s > cursor && !push_stretch(v, nv, cap, device, any ? STRETCH_BETWEEN : STRETCH_LEAD, cursor, s, it[i].name))
+            return false;
+        any = true;
+        cursor = e > cursor ? e : cursor;
+    }
+    return !any || push_stretch(v, nv, cap, device, STRETCH_TAIL, cursor, hi, NULL);
+}
+
+static int cmp_call_ms(const void *a, const void *b)
+{
+    const idle_call *x = a, *y = b;
+    if (x->ms.v != y->ms.v)
+        return x->ms.v < y->ms.v ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* The calls with most time inside the stretch, one row per name, cause and thread. */
+static bool stretch_calls(const host_causes *h, idle_stretch *x)
+{
+    idle_call *all = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = first_call(h, x->start_ns); i < h->ncalls && h->calls[i].start < x->end_ns; i++) {
+        const host_call *c = &h->calls[i];
+        int64_t d = inside(c->start, c->end, x->start_ns, x->end_ns);
+        if (!c->api || d <= 0)
+            continue;
+        char name[64];
+        api_display_name(c->api->name, name, sizeof name);
+        size_t j = 0;
+        while (j < n && (strcmp(all[j].name, name) != 0 || all[j].cause != c->cause || all[j].pid != c->api->pid ||
+                         all[j].thread != c->api->thread))
+            j++;
+        if (j == n) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                idle_call *grown = realloc(all, cap * sizeof *grown);
+                if (!grown) {
+                    free(all);
+                    return false;
+                }
+                all = grown;
+            }
+            memset(&all[n], 0, sizeof all[n]);
+            copy_str(all[n].name, sizeof all[n].name, name);
+            all[n].cause = c->cause;
+            all[n].pid = c->api->pid;
+            all[n].thread = c->api->thread;
+            metric_set(&all[n].ms, 0);
+            n++;
+        }
+        all[j].count++;
+        all[j].ms.v += (double)d / 1e6;
+    }
+    if (n > 0)
+        qsort(all, n, sizeof *all, cmp_call_ms);
+    for (size_t j = 0; j < n && j < IDLE_GAP_CALLS; j++)
+        x->calls[x->ncalls++] = all[j];
+    free(all);
+    return true;
+}
+
+/* The NVTX ranges and annotations open during the stretch, those covering most of it first. */
+static void stretch_ranges(const run_model *m, idle_stretch *x)
+{
+    int64_t cover[IDLE_GAP_RANGES];
+    for (int i = 0; i < m->nregions; i++) {
+        const region *r = &m->regions[i];
+        if (r->kind != REGION_NVTX && r->kind != REGION_ANNOTATION)
+            continue;
+        int64_t d = inside(r->start_ns, r->end_ns, x->start_ns, x->end_ns);
+        if (d <= 0)
+            continue;
+        /* Insertion into the kept few; of equal cover the later-opened (inner) range first. */
+        int at = x->nranges;
+        while (at > 0 && (cover[at - 1] < d || (cover[at - 1] == d && m->regions[x->open_ranges[at - 1]].start_ns <
+                                                                          r->start_ns)))
+            at--;
+        if (at >= IDLE_GAP_RANGES)
+            continue;
+        int last = x->nranges < IDLE_GAP_RANGES ? x->nranges : IDLE_GAP_RANGES - 1;
+        for (int j = last; j > at; j--) {
+            cover[j] = cover[j - 1];
+            x->open_ranges[j] = x->open_ranges[j - 1];
+        }
+        cover[at] = d;
+        x->open_ranges[at] = i;
+        if (x->nranges < IDLE_GAP_RANGES)
+            x->nranges++;
+    }
+}
+
+static void stretch_figures(const run_model *m, const host_causes *h, int64_t t0, idle_stretch *x)
+{
+    int64_t by[IDLE_NCAUSES] = {0};
+    idle_breakdown_add(h, x->start_ns, x->end_ns, x->where, by);
+    int64_t len = x->end_ns - x->start_ns;
+    metric_set(&x->start_ms, (double)(x->start_ns - t0) / 1e6);
+    metric_set(&x->ms, (double)len / 1e6);
+    x->cause = IDLE_HOST_BUSY;
+    for (int c = 0; c < IDLE_NCAUSES; c++) {
+        metric_set(&x->by[c], (double)by[c] / 1e6);
+        if (by[c] > by[x->cause])
+            x->cause = (idle_cause)c;
+    }
+    metric_set(&x->cause_pct, 100.0 * (double)by[x->cause] / (double)len);
+    stretch_ranges(m, x);
+}
+
+bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out, int *nout, int *unlisted)
+{
+    *out = NULL;
+    *nout = 0;
+    *unlisted = 0;
+    const event_list *s = &m->events;
+    size_t n = s->nkernels + s->ncopies + s->nmemsets;
+    if (n == 0 || m->nregions == 0)
+        return true;
+    int64_t lo = m->regions[0].start_ns, hi = m->regions[0].end_ns;
+    busy_item *it = malloc(n * sizeof *it);
+    uint32_t *devs = malloc(n * sizeof *devs);
+    if (!it || !devs) {
+        free(it);
+        free(devs);
+        return false;
+    }
+    /* The devices, each once. */
+    size_t nd = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = i < s->nkernels ? s->kernels[i].device
+                     : i < s->nkernels + s->ncopies ? s->copies[i - s->nkernels].device
+                                                     : s->memsets[i - s->nkernels - s->ncopies].device;
+        size_t j = 0;
+        while (j < nd && devs[j] != d)
+            j++;
+        if (j == nd)
+            devs[nd++] = d;
+    }
+    idle_stretch *v = NULL;
+    size_t nv = 0, cap = 0;
+    bool ok = true;
+    for (size_t di = 0; ok && di < nd; di++) {
+        size_t k = 0;
+        for (size_t i = 0; i < s->nkernels; i++)
+            if (s->kernels[i].device == devs[di])
+                it[k++] = (busy_item){s->kernels[i].start_ns, s->kernels[i].end_ns, s->kernels[i].name};
+        for (size_t i = 0; i < s->ncopies; i++)
+            if (s->copies[i].device == devs[di])
+                it[k++] = (busy_item){s->copies[i].start_ns, s->copies[i].end_ns, NULL};
+        for (size_t i = 0; i < s->nmemsets; i++)
+            if (s->memsets[i].device == devs[di])
+                it[k++] = (busy_item){s->memsets[i].start_ns, s->memsets[i].end_ns, NULL};
+        qsort(it, k, sizeof *it, cmp_busy);
+        ok = device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
+    }
+    free(it);
+    free(devs);
+    if (!ok) {
+        free(v);
+        return false;
+    }
+    if (nv > 0)
+        qsort(v, nv, sizeof *v, cmp_stretch_len);
+    size_t keep = 0;
+    while (keep < nv && (keep < IDLE_GAP_ALWAYS || v[keep].end_ns - v[keep].start_ns >= IDLE_GAP_LIST_NS))
+        keep++;
+    *unlisted = keep > IDLE_GAPS_MAX ? (int)(keep - IDLE_GAPS_MAX) : 0;
+    keep = keep > IDLE_GAPS_MAX ? IDLE_GAPS_MAX : keep;
+    for (size_t i = 0; ok && i < keep; i++) {
+        stretch_figures(m, h, lo, &v[i]);
+        ok = stretch_calls(h, &v[i]);
+    }
+    if (!ok) {
+        free(v);
+        return false;
+    }
+    *out = v;
+    *nout = (int)keep;
+    return true;
+}
+
+void idle_breakdown_add(const host_causes *h, int64_t start, int64_t end, stretch_where where,
+                        int64_t by[IDLE_NCAUSES])
+{
+    if (end <= start)
+        return;
+    if (where == STRETCH_BETWEEN && end - start <= IDLE_BETWEEN_KERNELS_NS)
+        by[IDLE_BETWEEN_KERNELS] += end - start;
+    else
+        host_causes_split(h, start, end, by);
+}
+
+void idle_breakdown_finish(const int64_t by[IDLE_NCAUSES], idle_share out[IDLE_NCAUSES])
+{
+    int64_t total = 0;
+    for (int c = 0; c < IDLE_NCAUSES; c++)
+        total += by[c];
+    for (int c = 0; c < IDLE_NCAUSES; c++) {
+        metric_set(&out[c].ms, (double)by[c] / 1e6);
+        if (total > 0)
+            metric_set(&out[c].share_pct, 100.0 * (double)by[c] / (double)total);
+        else
+            metric_na(&out[c].share_pct, "the GPU was never idle in the span");
+    }
+}
+
+void idle_breakdown_na(idle_share out[IDLE_NCAUSES], const char *why)
+{
+    for (int c = 0; c < IDLE_NCAUSES; c++) {
+        metric_na(&out[c].ms, "%s", why);
+        metric_na(&out[c].share_pct, "%s", why);
+    }
+}

@@ -1,0 +1,432 @@
+/* Why the GPU waits (idle_causes.h): calls classified by name as the samples and Kineto name them;
+ * timelines built here where each idle stretch's cause is known by construction (a module load,
+ * a synchronization, nothing at all, a short gap between kernels); the breakdown summing to the
+ * idle time; the idle verdict's advice following the cause; and the committed recordings, whose
+ * largest stretches must be attributed to what their calls really show. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "csv.h"
+#include "import.h"
+#include "test_support.h"
+#include "thresholds.h"
+
+#define US 1000LL     /* ns */
+#define MS 1000000LL  /* ns */
+#define T0 1732981234000000000LL
+
+static void kernel(run_model *m, const char *name, int64_t s, int64_t e)
+{
+    kernel_event k = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = 42, .stream = 7,
+                      .grid = {1, 1, 1}, .block = {256, 1, 1}};
+    assert_true(events_add_kernel(&m->events, &k));
+}
+
+static void call(run_model *m, const char *name, uint32_t thread, int64_t s, int64_t e)
+{
+    api_event a = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = 42, .thread = thread,
+                   .kind = name[2] == 'd' ? API_RUNTIME : API_DRIVER};
+    assert_true(events_add_api(&m->events, &a));
+}
+
+/* Kernels of 1 ms at 0, 101, 152, 233 and 234.005 ms, so the GPU idles from 1 to 101 ms (a
+ * cuModuleLoadData from 1 to 91 ms: module load, 90%), from 102 to 152 ms (cudaDeviceSynchronize
+ * throughout: sync), from 153 to 233 ms (no call: host busy) and 5 us before the last kernel
+ * (between kernels). first_call names the call of the first stretch. */
+static void gaps_run(run_model *m, const char *first_call)
+{
+    model_init(m);
+    m->schema_version = MMPROF_SCHEMA_VERSION;
+    m->source = SOURCE_PROFILE;
+    m->epoch_ns = T0;
+    kernel(m, "_Z4gemmPfS_S_i", 0, 1 * MS);
+    kernel(m, "_Z4gemmPfS_S_i", 101 * MS, 102 * MS);
+    kernel(m, "_Z4gemmPfS_S_i", 152 * MS, 153 * MS);
+    kernel(m, "_Z4gemmPfS_S_i", 233 * MS, 234 * MS);
+    kernel(m, "_Z4gemmPfS_S_i", 234 * MS + 5 * US, 235 * MS);
+    if (first_call)
+        call(m, first_call, 1, 1 * MS, 91 * MS);
+    /* Another thread's cheap call during the load: the load still explains the stretch. */
+    call(m, "cudaGetDevice_v3020", 2, 10 * MS, 11 * MS);
+    call(m, "cudaDeviceSynchronize_v3020", 1, 102 * MS, 152 * MS);
+    assert_true(model_add_process(m, 42, "prog"));
+    assert_true(model_finish_regions(m, "prog"));
+}
+
+static const idle_stretch *stretch_at(const analysis *a, int64_t start)
+{
+    for (int i = 0; i < a->nidle_gaps; i++)
+        if (a->idle_gaps[i].start_ns == T0 + start)
+            return &a->idle_gaps[i];
+    fail_msg("no idle stretch starts at %.3f ms", (double)start / MS);
+    return NULL;
+}
+
+static void names_are_classified_as_recorded(void **state)
+{
+    (void)state;
+    /* CUPTI's names (runtime calls with their version suffix) and Kineto's plain ones. */
+    assert_int_equal(idle_cause_of_name("cuModuleLoadData"), IDLE_MODULE_LOAD);
+    assert_int_equal(idle_cause_of_name("cuLibraryLoadData"), IDLE_MODULE_LOAD);
+    assert_int_equal(idle_cause_of_name("cuLibraryGetKernel"), IDLE_MODULE_LOAD);
+    assert_int_equal(idle_cause_of_name("nvrtcCompileProgram"), IDLE_MODULE_LOAD);
+    assert_int_equal(idle_cause_of_name("cuDevicePrimaryCtxRetain"), IDLE_CONTEXT);
+    assert_int_equal(idle_cause_of_name("cuDevicePrimaryCtxRelease_v2"), IDLE_CONTEXT);
+    assert_int_equal(idle_cause_of_name("cuCtxCreate_v2"), IDLE_CONTEXT);
+    assert_int_equal(idle_cause_of_name("cudaHostAlloc_v3020"), IDLE_ALLOC);
+    assert_int_equal(idle_cause_of_name("cudaMallocHost"), IDLE_ALLOC);
+    assert_int_equal(idle_cause_of_name("cudaMalloc"), IDLE_ALLOC);
+    assert_int_equal(idle_cause_of_name("cuMemHostAlloc"), IDLE_ALLOC);
+    assert_int_equal(idle_cause_of_name("cudaDeviceSynchronize_v3020"), IDLE_SYNC);
+    assert_int_equal(idle_cause_of_name("cudaStreamSynchronize"), IDLE_SYNC);
+    assert_int_equal(idle_cause_of_name("cudaEventSynchronize_v3020"), IDLE_SYNC);
+    assert_int_equal(idle_cause_of_name("cuCtxSynchronize"), IDLE_SYNC);
+    assert_int_equal(idle_cause_of_name("cudaLaunchKernel_v7000"), IDLE_OTHER_API);
+    assert_int_equal(idle_cause_of_name("cudaMemcpyAsync"), IDLE_OTHER_API); /* pageable only by its copy */
+    assert_int_equal(idle_cause_of_name("cudaGetDevice_v3020"), IDLE_OTHER_API);
+}
+
+/* A stretch covered by cuModuleLoadData is module load, one by cudaDeviceSynchronize sync, one
+ * with no call host busy, a 5 us one between kernels; the calls and the next kernel are named. */
+static void stretches_get_their_causes(void **state)
+{
+    (void)state;
+    run_model m;
+    gaps_run(&m, "cuModuleLoadData");
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.nidle_gaps, 4); /* the run spans its events: no lead or tail */
+
+    const idle_stretch *load = stretch_at(&a, 1 * MS);
+    assert_int_equal(load->cause, IDLE_MODULE_LOAD);
+    assert_int_equal(load->where, STRETCH_BETWEEN);
+    assert_close(load->ms.v, 100, 1e-9);
+    assert_close(load->by[IDLE_MODULE_LOAD].v, 90, 1e-9);
+    assert_close(load->by[IDLE_HOST_BUSY].v, 10, 1e-9);
+    assert_close(load->by[IDLE_OTHER_API].v, 0, 0); /* cudaGetDevice ran under the load */
+    assert_close(load->cause_pct.v, 90, 1e-9);
+    assert_string_equal(load->calls[0].name, "cuModuleLoadData");
+    assert_string_equal(load->next, "gemm");
+
+    const idle_stretch *sync = stretch_at(&a, 102 * MS);
+    assert_int_equal(sync->cause, IDLE_SYNC);
+    assert_close(sync->by[IDLE_SYNC].v, 50, 1e-9);
+    assert_string_equal(sync->calls[0].name, "cudaDeviceSynchronize");
+
+    const idle_stretch *busy = stretch_at(&a, 153 * MS);
+    assert_int_equal(busy->cause, IDLE_HOST_BUSY);
+    assert_close(busy->by[IDLE_HOST_BUSY].v, 80, 1e-9);
+    assert_int_equal(busy->ncalls, 0);
+
+    const idle_stretch *between = stretch_at(&a, 234 * MS);
+    assert_int_equal(between->cause, IDLE_BETWEEN_KERNELS);
+    assert_close(between->by[IDLE_BETWEEN_KERNELS].v, 0.005, 1e-9);
+    /* Longest first: the 100 ms one leads. */
+    assert_ptr_equal(&a.idle_gaps[0], load);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* Every idle nanosecond in exactly one cause: the breakdown sums to the idle time, wall - busy. */
+static void check_breakdown_sums(const analysis *a, const char *what)
+{
+    int checked = 0;
+    for (int li = 0; li < a->nlisted; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        if (!r->idle_ms.ok)
+            continue;
+        double sum = 0, share = 0;
+        for (int c = 0; c < IDLE_NCAUSES; c++) {
+            assert_true(r->idle[c].ms.ok);
+            assert_true(r->idle[c].ms.v >= 0);
+            sum += r->idle[c].ms.v;
+            share += r->idle[c].share_pct.ok ? r->idle[c].share_pct.v : 0;
+        }
+        if (fabs(sum - r->idle_ms.v) > 1e-6 * (1 + r->idle_ms.v))
+            fail_msg("%s, region %d: the causes sum to %.9f ms, the idle time is %.9f ms", what, r->region, sum,
+                     r->idle_ms.v);
+        assert_close(r->idle_ms.v, r->wall_ms.v - r->gpu_busy_ms.v, 1e-9);
+        if (r->idle_ms.v > 0)
+            assert_close(share, 100, 1e-9);
+        checked++;
+    }
+    assert_true(checked > 0);
+    /* And each listed stretch's causes sum to its length. */
+    for (int i = 0; i < a->nidle_gaps; i++) {
+        double sum = 0;
+        for (int c = 0; c < IDLE_NCAUSES; c++)
+            sum += a->idle_gaps[i].by[c].v;
+        assert_close(sum, a->idle_gaps[i].ms.v, 1e-9);
+    }
+}
+
+static void breakdown_sums_to_idle_time(void **state)
+{
+    (void)state;
+    run_model m;
+    gaps_run(&m, "cuModuleLoadData");
+    analysis a;
+    assert_true(analyze(&m, &a));
+    check_breakdown_sums(&a, "built here");
+    const region_metrics *run = &a.rg[0];
+    assert_close(run->idle_ms.v, 230.005, 1e-9);
+    assert_close(run->idle[IDLE_MODULE_LOAD].ms.v, 90, 1e-9);
+    assert_close(run->idle[IDLE_SYNC].ms.v, 50, 1e-9);
+    assert_close(run->idle[IDLE_HOST_BUSY].ms.v, 90, 1e-9); /* 10 of the load's stretch, 80 alone */
+    assert_close(run->idle[IDLE_BETWEEN_KERNELS].ms.v, 0.005, 1e-9);
+    analysis_free(&a);
+    model_free(&m);
+
+    static const char *const runs[] = {"samples/h200-profile-numba.json", "samples/h200-profile-torch.json",
+                                       "samples/h200-profile-cuda.json"};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        load_run(runs[i], &m);
+        assert_true(analyze(&m, &a));
+        check_breakdown_sums(&a, runs[i]);
+        analysis_free(&a);
+        model_free(&m);
+    }
+}
+
+/* The idle verdict's advice for a run whose largest stretch (the first, 100 ms) is covered by
+ * first_call, or by nothing. */
+static void advice_of(const char *first_call, char *advice, size_t len)
+{
+    run_model m;
+    gaps_run(&m, first_call);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.rg[0].verdict, VERDICT_IDLE);
+    snprintf(advice, len, "%s", a.rg[0].advice);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void must_contain(const char *text, const char *part)
+{
+    if (!strstr(text, part))
+        fail_msg("'%s' does not say '%s'", text, part);
+}
+
+static void advice_follows_the_cause(void **state)
+{
+    (void)state;
+    char advice[VERDICT_TEXT];
+    advice_of("cuModuleLoadData", advice, sizeof advice);
+    must_contain(advice, "a 100 ms gap before gemm: module loading / JIT compilation (cuModuleLoadData 90 ms)");
+    assert_null(strstr(advice, "prefetch inputs"));
+    advice_of("cuDevicePrimaryCtxRetain", advice, sizeof advice);
+    must_contain(advice, "context creation (cuDevicePrimaryCtxRetain 90 ms)");
+    advice_of("cudaStreamSynchronize_v3020", advice, sizeof advice);
+    must_contain(advice, "the host waited on the GPU (cudaStreamSynchronize 90 ms)");
+    /* The largest stretch with no call but another thread's 1 ms cudaGetDevice: the host was busy,
+     * and overlapping is the advice. */
+    advice_of(NULL, advice, sizeof advice);
+    must_contain(advice, "host busy outside CUDA for 99 ms");
+    must_contain(advice, "prefetch inputs");
+    /* Several calls of one name are named once, with their count and summed time. */
+    run_model m;
+    gaps_run(&m, "cuMemHostAlloc");
+    call(&m, "cuMemHostAlloc", 1, 91 * MS, 95 * MS);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    must_contain(a.rg[0].advice, "a 100 ms gap before gemm: memory allocation (cuMemHostAlloc x2 94 ms)");
+    analysis_free(&a);
+    model_free(&m);
+    /* A call with nothing to say about its kind (a launch) leaves the plain advice. */
+    advice_of("cudaLaunchKernel_v7000", advice, sizeof advice);
+    must_contain(advice, "prefetch inputs");
+    assert_null(strstr(advice, "cudaLaunchKernel"));
+}
+
+/* A pageable copy by its copy record; a long first allocation of a process is where its context
+ * was created, the next one an allocation. */
+static void copies_and_lazy_context(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m); /* a pageable cudaMemcpy from 0 to 30 ms */
+    host_causes *h = host_causes_build(&m);
+    assert_non_null(h);
+    int64_t by[IDLE_NCAUSES] = {0};
+    host_causes_split(h, m.events.apis[0].start_ns, m.events.apis[0].end_ns, by);
+    assert_int_equal(by[IDLE_PAGEABLE_COPY], 30 * MS);
+    host_causes_free(h);
+    model_free(&m);
+
+    model_init(&m);
+    call(&m, "cudaMalloc_v3020", 1, 0, 100 * MS);
+    call(&m, "cudaMalloc_v3020", 1, 200 * MS, 300 * MS);
+    h = host_causes_build(&m);
+    assert_non_null(h);
+    memset(by, 0, sizeof by);
+    host_causes_split(h, T0, T0 + 400 * MS, by);
+    assert_int_equal(by[IDLE_CONTEXT], 100 * MS);
+    assert_int_equal(by[IDLE_ALLOC], 100 * MS);
+    assert_int_equal(by[IDLE_HOST_BUSY], 200 * MS);
+    host_causes_free(h);
+    model_free(&m);
+}
+
+/* samples/h200-profile-numba.json (examples/numba_copies.py on the H200): the GPU's longest
+ * stretch, 777.7 ms from 192.7 ms into the run until the first saxpy launch, has no CUDA call of
+ * weight in progress: cuLibraryLoadData takes 0.057 ms of it, cuLaunchKernelEx 0.158 ms. numba
+ * compiles the kernel through NVVM inside the process, not through the driver, so the records say
+ * "host busy outside CUDA", and the report must not call it a module load. The stretch before
+ * the first GPU work (176.1 ms) is mostly cuDevicePrimaryCtxRetain (110.3 ms): context creation. */
+static void numba_sample_is_attributed_to_what_it_recorded(void **state)
+{
+    (void)state;
+    run_model m;
+    load_run("samples/h200-profile-numba.json", &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_true(a.nidle_gaps >= IDLE_GAP_ALWAYS);
+    const idle_stretch *g = &a.idle_gaps[0];
+    assert_int_equal(g->where, STRETCH_BETWEEN);
+    assert_close(g->ms.v, 777.714, 1e-5);
+    assert_close(g->start_ms.v, 192.664, 1e-5);
+    assert_string_equal(g->next, "__main__::saxpy");
+    assert_int_equal(g->cause, IDLE_HOST_BUSY);
+    assert_true(g->by[IDLE_HOST_BUSY].v > 0.99 * g->ms.v);
+    assert_true(g->by[IDLE_MODULE_LOAD].v > 0.05 && g->by[IDLE_MODULE_LOAD].v < 0.1); /* cuLibraryLoadData */
+    bool named = false;
+    for (int i = 0; i < g->ncalls; i++)
+        named |= strcmp(g->calls[i].name, "cuLibraryLoadData") == 0 && g->calls[i].cause == IDLE_MODULE_LOAD;
+    assert_true(named);
+    const idle_stretch *lead = NULL;
+    for (int i = 0; i < a.nidle_gaps; i++)
+        if (a.idle_gaps[i].where == STRETCH_LEAD)
+            lead = &a.idle_gaps[i];
+    assert_non_null(lead);
+    assert_close(lead->ms.v, 176.137, 1e-5);
+    assert_int_equal(lead->cause, IDLE_CONTEXT);
+    assert_string_equal(lead->calls[0].name, "cuDevicePrimaryCtxRetain");
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* The other recordings: torch's first stretch is its runtime's lazy context creation inside the
+ * first cudaHostAlloc (125.7 ms); the CUDA program's idle verdict says what its lead was. */
+static void torch_and_cuda_samples(void **state)
+{
+    (void)state;
+    run_model m;
+    analysis a;
+    load_run("samples/h200-profile-torch.json", &m);
+    assert_true(analyze(&m, &a));
+    const idle_stretch *g = &a.idle_gaps[0];
+    assert_int_equal(g->where, STRETCH_LEAD);
+    assert_int_equal(g->cause, IDLE_CONTEXT);
+    assert_string_equal(g->calls[0].name, "cudaHostAlloc");
+    assert_int_equal(g->calls[0].cause, IDLE_CONTEXT);
+    assert_close(g->calls[0].ms.v, 125.711, 1e-4);
+    analysis_free(&a);
+    model_free(&m);
+
+    load_run("samples/h200-profile-cuda.json", &m);
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.rg[0].verdict, VERDICT_IDLE);
+    must_contain(a.rg[0].advice, "368 ms before the first GPU work: host busy outside CUDA");
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A Kineto trace: its cuda_runtime events are the store's API calls, classified the same way (a
+ * cudaMemcpyAsync from pageable memory by its copy), and its annotations are the open ranges. */
+static void kineto_trace(void **state)
+{
+    (void)state;
+    run_model m;
+    char err[512];
+    model_init(&m);
+    if (!import_file("samples/h200-matmul-copies.kineto.json", &m, err, sizeof err))
+        fail_msg("%s", err);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    check_breakdown_sums(&a, "h200-matmul-copies.kineto.json");
+    assert_true(a.rg[0].idle[IDLE_PAGEABLE_COPY].ms.v > 1);
+    bool pageable = false, ranged = false;
+    for (int i = 0; i < a.nidle_gaps; i++) {
+        pageable |= a.idle_gaps[i].cause == IDLE_PAGEABLE_COPY;
+        ranged |= a.idle_gaps[i].nranges > 0;
+    }
+    assert_true(pageable);
+    assert_true(ranged);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static int count_of(const char *text, const char *part)
+{
+    int n = 0;
+    for (const char *p = strstr(text, part); p; p = strstr(p + 1, part))
+        n++;
+    return n;
+}
+
+/* The text report's section and the CSV's rows: the numba recording's longest stretch as the
+ * analysis explains it; no section for a run without host records to explain with. */
+static void text_and_csv(void **state)
+{
+    (void)state;
+    run_model m;
+    analysis a;
+    load_run("samples/h200-profile-numba.json", &m);
+    assert_true(analyze(&m, &a));
+    char *text = text_report_of(&a);
+    must_contain(text, "Idle stretches and their causes");
+    must_contain(text, "host busy outside CUDA 100%, then __main__::saxpy");
+    must_contain(text, "cuLibraryLoadData 0.057 ms");
+    must_contain(text, "Idle time by cause");
+    /* The summary's busy finding says the largest stretch's cause. */
+    bool said = false;
+    for (int i = 0; i < a.nsummary; i++)
+        said |= strstr(a.summary[i].text, "largest idle stretch between GPU work 777.7 ms: host busy outside CUDA "
+                                          "(100%)") != NULL;
+    assert_true(said);
+    free(text);
+    char *csv = render_csv(&a);
+    assert_non_null(csv);
+    assert_int_equal(count_of(csv, "\r\nidle_gap,"), a.nidle_gaps);
+    assert_int_equal(count_of(csv, "\r\nidle_breakdown,"), a.nlisted * IDLE_NCAUSES);
+    free(csv);
+    analysis_free(&a);
+    model_free(&m);
+
+    model_init(&m);
+    m.epoch_ns = T0;
+    kernel(&m, "k", 0, 1 * MS);
+    kernel(&m, "k", 50 * MS, 51 * MS);
+    assert_true(model_finish_regions(&m, "no-host"));
+    assert_true(analyze(&m, &a));
+    assert_true(a.nidle_gaps > 0);
+    text = text_report_of(&a);
+    assert_null(strstr(text, "Idle stretches and their causes"));
+    free(text);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(names_are_classified_as_recorded),
+        cmocka_unit_test(stretches_get_their_causes),
+        cmocka_unit_test(breakdown_sums_to_idle_time),
+        cmocka_unit_test(advice_follows_the_cause),
+        cmocka_unit_test(copies_and_lazy_context),
+        cmocka_unit_test(numba_sample_is_attributed_to_what_it_recorded),
+        cmocka_unit_test(torch_and_cuda_samples),
+        cmocka_unit_test(kineto_trace),
+        cmocka_unit_test(text_and_csv),
+    };
+    return cmocka_run_group_tests_name("idle causes", tests, NULL, NULL);
+}
