@@ -201,8 +201,9 @@ static void every_section_is_rendered(void **state)
     (void)state;
     need_chromium();
     const char *d = sample_dom();
+    /* No "notes": every figure of the 2048 run was had (test_html_report checks a page with n/a). */
     const char *ids[] = {"run", "findings", "summary", "ladder", "timeline", "copies", "regions", "speedup", "kernels",
-                         "notes", "tip"};
+                         "tip"};
     for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
         char id[32];
         snprintf(id, sizeof id, "id=\"%s\"", ids[i]);
@@ -568,6 +569,84 @@ static void loads_within_a_second(void **state)
     assert_true(v > 0 && v < 1000);
 }
 
+/* Every committed sample's page (rendered by tests/render_samples.sh, as the committed pages are)
+ * fits a phone: none is wider than 390 px laid out 390 px wide. All in one browser: a page of
+ * 390 px iframes, one per sample, whose script reads each frame's width once all have loaded. */
+static void every_sample_fits_a_phone(void **state)
+{
+    (void)state;
+    need_chromium();
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/samples", tmp);
+    cmd_result r = run_shell("bash tests/render_samples.sh '%s' '%s' 2>&1", mmprof_bin(), dir);
+    if (r.status != 0)
+        fail_msg("tests/render_samples.sh: exit %d: %s", r.status, r.out);
+    cmd_free(&r);
+    char wrapper[700];
+    snprintf(wrapper, sizeof wrapper, "%s/phone.html", tmp);
+    FILE *f = fopen(wrapper, "w");
+    assert_non_null(f);
+    fprintf(f, "<!DOCTYPE html><html><body style=\"margin:0\">\n");
+    r = run_shell("ls '%s'/*.html", dir);
+    assert_int_equal(r.status, 0);
+    int pages = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"), pages++)
+        fprintf(f, "<iframe src=\"file://%s\" style=\"border:0;width:390px;height:844px\"></iframe>\n", line);
+    cmd_free(&r);
+    fprintf(f, "<script>window.onload = function () { var bad = [];"
+               " document.querySelectorAll('iframe').forEach(function (fr) { var d = fr.contentDocument;"
+               " if (!d) { bad.push(fr.src + ': not readable'); return; }"
+               " var w = d.documentElement.scrollWidth; if (w > 390) bad.push(fr.src.replace(/.*\\//, '') + ' is ' + w + ' px wide'); });"
+               " document.documentElement.setAttribute('data-check', bad.length ? bad.join('; ') : 'ok'); };"
+               "</script></body></html>\n");
+    assert_int_equal(fclose(f), 0);
+    assert_true(pages >= 17);
+    const char *extra[] = {"--window-size=500,900", "--allow-file-access-from-files", "--virtual-time-budget=20000",
+                           "--dump-dom", NULL};
+    r = browse(wrapper, extra);
+    assert_int_equal(r.status, 0);
+    char *check = root_attr(r.out, "data-check");
+    print_message("%d sample pages at 390 px: %s\n", pages, check ? check : "the check did not run");
+    if (!check || strcmp(check, "ok") != 0)
+        fail_msg("at 390 px: %s", check ? check : "the check did not run");
+    free(check);
+    cmd_free(&r);
+}
+
+/* The committed sweep (8 sizes, 24 workload runs each) makes one page within 1 MB, ready within a
+ * second: its per-workload sections show its largest size (6.8 MB when every size had its cards,
+ * timelines and kernel rows). */
+static void sweep_page_is_small_and_quick(void **state)
+{
+    (void)state;
+    need_chromium();
+    char sweep[600];
+    snprintf(sweep, sizeof sweep, "%s/sweep.html", tmp);
+    cmd_result r = run_shell("xz -dc samples/h200-sweep-64-8192.json.xz >'%s/sweep.json' && '%s' report '%s/sweep.json' "
+                             "--html '%s' -q 2>&1",
+                             tmp, mmprof_bin(), tmp, sweep);
+    if (r.status != 0)
+        fail_msg("rendering the sweep: exit %d: %s", r.status, r.out);
+    cmd_free(&r);
+    size_t len = 0;
+    char *html = read_file(sweep, &len);
+    assert_non_null(html);
+    free(html);
+    print_message("the sweep's page is %zu bytes\n", len);
+    if (len > 1000 * 1000)
+        fail_msg("the sweep's page is %zu bytes", len);
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    r = browse(sweep, extra);
+    assert_int_equal(r.status, 0);
+    char *ms = root_attr(r.out, "data-ready-ms");
+    assert_non_null(ms);
+    long v = strtol(ms, NULL, 10);
+    print_message("the sweep's page ready after %ld ms\n", v);
+    free(ms);
+    cmd_free(&r);
+    assert_true(v > 0 && v < 1000);
+}
+
 /* Hostile kernel, workload, device and command-line strings show as text: the browser's DOM has
  * the page's one script and no element the names tried to inject. */
 static void hostile_names_run_no_script(void **state)
@@ -605,6 +684,8 @@ int main(void)
         cmocka_unit_test(screenshot_at_1280),
         cmocka_unit_test(page_prints),
         cmocka_unit_test(hostile_names_run_no_script),
+        cmocka_unit_test(every_sample_fits_a_phone),
+        cmocka_unit_test(sweep_page_is_small_and_quick),
     };
     return cmocka_run_group_tests_name("browser", tests, group_setup, group_teardown);
 }
