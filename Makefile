@@ -105,7 +105,8 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c
+              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c \
+              src/collect/capture_config.c src/collect/inject_capture.c
 # counters.cpp too (the range profiler, for profile --counters): C++ only for a header, it needs
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o

@@ -127,7 +127,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        inject_capture_callback(domain, cbid, data);
+        return;
+    }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        inject_capture_callback(domain, cbid, data);
         inject_counters_callback(cbid, data);
         return;
     }
@@ -149,6 +154,7 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stop, running;
+    bool now;   /* a capture window closed: flush without waiting for the period */
     bool debug; /* MMPROF_INJECT_DEBUG: a "flush" line per periodic flush and the exit flush's
                  * timing on stderr, for diagnosis */
     unsigned period_ms;
@@ -172,7 +178,9 @@ static void *flush_loop(void *arg)
     pthread_mutex_lock(&flusher.lock);
     while (!flusher.stop) {
         struct timespec at = realtime_after_ms(flusher.period_ms);
-        if (pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT && !flusher.stop) {
+        bool timed_out = flusher.now || pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT;
+        if ((timed_out || flusher.now) && !flusher.stop) {
+            flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
             CUptiResult r = cuptiActivityFlushAll(0); /* completed records, partly filled buffers too */
@@ -183,6 +191,63 @@ static void *flush_loop(void *arg)
     }
     pthread_mutex_unlock(&flusher.lock);
     return NULL;
+}
+
+/* Capture windows: activity kinds on only inside them (inject_capture.c). */
+static struct {
+    pthread_mutex_t lock;
+    bool ready;   /* the buffer callbacks are registered: kinds can be enabled */
+    bool on;      /* the kinds are enabled */
+    bool want;    /* what inject_set_tracing last asked */
+    bool reported; /* the kinds that failed to enable were reported once */
+} tracing = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Under tracing.lock. */
+static void enable_kinds(void)
+{
+    bool any = false;
+    for (int i = 0; i < cupti_record_nkinds; i++) {
+        CUptiResult r = cuptiActivityEnable(cupti_record_kinds[i].kind);
+        if (r == CUPTI_SUCCESS) {
+            any = true;
+            continue;
+        }
+        if (tracing.reported)
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
+        emit_error(what, r);
+    }
+    tracing.reported = true;
+    tracing.on = true;
+    collecting |= any;
+}
+
+static void disable_kinds(void)
+{
+    for (int i = 0; i < cupti_record_nkinds; i++)
+        cuptiActivityDisable(cupti_record_kinds[i].kind);
+    tracing.on = false;
+}
+
+void inject_set_tracing(bool on)
+{
+    if (initialized && getpid() != owner)
+        return; /* a forked child: CUPTI is the parent's (see owner) */
+    pthread_mutex_lock(&tracing.lock);
+    tracing.want = on;
+    if (tracing.ready && on && !tracing.on)
+        enable_kinds();
+    else if (tracing.ready && !on && tracing.on) {
+        disable_kinds();
+        /* The window's records to the stream now, not a period later: not from here, which may
+         * be inside a CUPTI callback, but by the flusher. */
+        pthread_mutex_lock(&flusher.lock);
+        flusher.now = true;
+        pthread_cond_signal(&flusher.wake);
+        pthread_mutex_unlock(&flusher.lock);
+    }
+    pthread_mutex_unlock(&tracing.lock);
 }
 
 /* Starts the flusher with every signal blocked in it, so the program's signals go to its own
@@ -244,6 +309,7 @@ void inject_finish(long wait_ms, int sig)
         return;
     }
     done = true;
+    inject_capture_finish(wait_ms); /* an open window ends here, before the last records */
     int64_t t0 = inject_now_ns();
     bool ok = stop_flusher(wait_ms);
     int64_t t1 = inject_now_ns();
@@ -323,19 +389,16 @@ EXPORT int InitializeInjection(void)
         emit_error("cuptiActivityRegisterCallbacks", r);
         return 1;
     }
-    bool any = false;
-    for (int i = 0; i < cupti_record_nkinds; i++) {
-        r = cuptiActivityEnable(cupti_record_kinds[i].kind);
-        if (r == CUPTI_SUCCESS) {
-            any = true;
-            continue;
-        }
-        char what[96];
-        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
-        emit_error(what, r);
-    }
-    collecting = any;
-    if (any) {
+    /* With a capture asked for, tracing starts with its first window (which an NVTX range may
+     * already have opened); without one, now. */
+    bool capture = inject_capture_init();
+    pthread_mutex_lock(&tracing.lock);
+    tracing.ready = true;
+    if (!capture || inject_capture_tracing_now() || tracing.want)
+        enable_kinds();
+    pthread_mutex_unlock(&tracing.lock);
+    inject_capture_cuda_ready(subscriber);
+    if (collecting || capture) {
         const char *debug = getenv("MMPROF_INJECT_DEBUG");
         flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
         start_flusher(flush_period_ms());
