@@ -9,8 +9,9 @@
  *
  * CUPTI hands a buffer over only when it is full or flushed, and its own periodic flush
  * (cuptiActivityFlushPeriod) returns full buffers only; so a thread of ours calls
- * cuptiActivityFlushAll(0) every MMPROF_FLUSH_MS (default 100 ms), which returns the completed
- * records of partly filled buffers too. What can still be lost: a process that leaves through
+ * cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) every MMPROF_FLUSH_MS (default 100 ms),
+ * which returns partly filled buffers too, even those with a record still incomplete (flush_loop
+ * says why forced, and what it costs). What can still be lost: a process that leaves through
  * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
  * records since the last flush never arrive; `mmprof profile` therefore also preloads
  * libmmprof_exit.so, whose _exit calls mmprof_inject_flush first. A killed process still loses
@@ -183,7 +184,17 @@ static void *flush_loop(void *arg)
             flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
-            CUptiResult r = cuptiActivityFlushAll(0); /* completed records, partly filled buffers too */
+            /* Forced: CUPTI keeps kernel records in per-context buffers that a default flush (0)
+             * returns only once every record in them is complete, so a program that keeps a
+             * kernel in flight, and is then SIGKILLed, lost all of them. A forced flush hands
+             * over every buffer, incomplete records included (cupti_activity.h,
+             * cuptiActivityFlushAll): a kill now loses at most one period. The cost: a kernel
+             * still running at the flush comes without its end (start or end 0), which
+             * cupti_records.c counts as lost timestamps and the report warns about, and CUPTI
+             * recommends forced flushes at the end of a session; it took 5-8 ms on the H200
+             * (docs/cupti.md), paid on this thread, not the program's. MMPROF_FLUSH_MS=0 turns
+             * the periodic flush off. */
+            CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
             if (flusher.debug)
                 emit_flush_debug(t0, r);
             pthread_mutex_lock(&flusher.lock);
