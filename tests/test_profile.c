@@ -386,7 +386,7 @@ static void nvtx_capture_windows(void **state)
                 continue;
             int k = atoi(counts[c][1]) + windows++; /* the instance it recorded */
             char name[64];
-            snprintf(name, sizeof name, "capture %d: nvtx-begin to nvtx-end", windows);
+            snprintf(name, sizeof name, "capture %d", windows);
             assert_string_equal(g->name, name);
             assert_int_equal(g->pid, m.processes[0].pid);
             assert_true(g->start_ns >= inner_start[k] && g->end_ns <= inner_end[k]);

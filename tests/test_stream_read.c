@@ -14,7 +14,9 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "json_report.h"
 #include "stream_format.h"
+#include "text.h"
 #include "stream_read.h"
 #include "test_support.h"
 
@@ -499,8 +501,9 @@ static void capture_windows_read_back_and_analysed(void **state)
         assert_int_equal(g->start_ns, w[i].start_ns);
         assert_int_equal(g->end_ns, w[i].end_ns);
     }
-    assert_string_equal(m.regions[w[0].region].name, "capture 1: nvtx-begin to nvtx-end");
-    assert_string_equal(m.regions[w[2].region].name, "capture 1: delay to exit");
+    assert_string_equal(m.regions[w[0].region].name, "capture 1");
+    assert_string_equal(m.regions[w[1].region].name, "capture 2");
+    assert_string_equal(m.regions[w[2].region].name, "capture 1");
 
     /* Per window, by the region analysis: its own process's launches inside it. */
     analysis a;
@@ -509,6 +512,28 @@ static void capture_windows_read_back_and_analysed(void **state)
     assert_int_equal(a.rg[w[1].region].nkernels, 1);
     assert_int_equal(a.rg[w[2].region].nkernels, 1);
     assert_int_equal(a.rg[0].nkernels, 4);
+    /* The windows' own figures (capture.h), and the reports naming them. */
+    assert_int_equal(a.ncapture, 3);
+    assert_true(a.capture[0].kernels.ok && a.capture[0].kernels.v == 2);
+    assert_true(a.capture[0].wall_ms.ok && fabs(a.capture[0].wall_ms.v - 0.0006) < 1e-9);
+    assert_true(a.capture[1].calls_before.ok && a.capture[1].calls_before.v == 15);
+    assert_false(a.capture[2].calls_after.ok);
+    char *json = render_json(&a);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"asked\":\"the first 2 instance(s) of NVTX range 'step' (default domain)\""));
+    assert_non_null(strstr(json, "\"began_detail\":\"NVTX range step instance 1 began\""));
+    assert_non_null(strstr(json, "\"calls_after\":15"));
+    free(json);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    render_text(&a, f, false);
+    fclose(f);
+    assert_non_null(strstr(text, "Capture  recorded the first 2 instance(s) of NVTX range 'step'"));
+    assert_non_null(strstr(text, "from the 1 s delay elapsed to the process ended without closing"));
+    assert_non_null(strstr(text, "\n  capture 2    ")); /* in the timeline, under the run */
+    free(text);
     analysis_free(&a);
     model_free(&m);
 }

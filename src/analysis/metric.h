@@ -63,6 +63,7 @@ extern const metric_table run_metric_table;       /* analysis (analysis.h): the 
 extern const metric_table devices_run_table;      /* devices_analysis (devices.h): a --devices run as a whole */
 extern const metric_table stream_table;           /* stream_metrics (overlap.h) */
 extern const metric_table range_group_table;      /* range_group (range_groups.h) */
+extern const metric_table capture_table;          /* capture_metrics (capture.h): profile's capture windows */
 /* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
 extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
     finding_events_table, finding_n_table;

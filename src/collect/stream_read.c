@@ -341,7 +341,8 @@ static bool line_capconf(reader *r, char **f, int n)
     return true;
 }
 
-/* A window's region: "capture N: BEGAN to ENDED", its process's work while it was open. */
+/* A window's region: "capture N", its process's work while it was open (the reasons it opened and
+ * closed are the window's, which the reports show beside it; a short name fits the timeline). */
 static void add_window(reader *r, capture_window *w)
 {
     capture_info *c = &r->m->capture;
@@ -352,7 +353,7 @@ static void add_window(reader *r, capture_window *w)
     }
     c->windows = p;
     char name[96];
-    snprintf(name, sizeof name, "capture %d: %s to %s", w->number, w->began, w->ended);
+    snprintf(name, sizeof name, "capture %d", w->number);
     w->region = model_add_region(r->m, REGION_CAPTURE, name, NULL, w->start_ns, w->end_ns, r->pid, 0, -1);
     r->oom |= w->region < 0;
     p[c->nwindows++] = *w;
