@@ -253,7 +253,7 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 
 # Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
 # counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
-EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels
+EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
@@ -285,11 +285,12 @@ readme: $(BIN)
 
 # On the GPU machine: the binaries built here travel with the tree (carry build/), so these
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
-# compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH)
+# compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH), checks profile's
+# capture options on examples/capture_ranges.cu (tests/capture_gpu.sh)
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh sanitize_gpu.sh ddp_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh sanitize_gpu.sh ddp_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
