@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "json_report.h"
+#include "model_json.h"
 #include "stream_format.h"
 #include "text.h"
 #include "stream_read.h"
@@ -440,7 +441,8 @@ static void capture_windows_read_back_and_analysed(void **state)
     sb_add(&b, "mmprof-stream\t1\n"
                "process\t300\t1\t1000\t./train\n"
                "capconf\tthe first 2 instance(s) of NVTX range 'step' (default domain)\n"
-               "cuda\t1100\n");
+               "cuda\t1100\n"
+               "device\t0\t9\t0\t132\t1980000\t2619000\t6144\t52428800\t1024\t2048\t32\t65536\t65536\t233472\t49152\t232448\t1024\t32\t150000000000\t13000\t0000:19:00.0\tNVIDIA H200\n");
     stream_format_capture(&b, 2000, true, 1, "nvtx-begin", 10, "NVTX range step instance 1 began");
     sb_add(&b, "api\t2100\t2110\t0\t300\t11\tcudaLaunchKernel_v7000\n"
                "kernel\t2120\t2300\t0\t7\t11\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk1\n"
@@ -465,6 +467,7 @@ static void capture_windows_read_back_and_analysed(void **state)
 
     run_model m;
     model_init(&m);
+    m.source = SOURCE_PROFILE; /* as profile.c sets it, for the run file below */
     stream_summary s = {0};
     char err[256];
     assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
@@ -535,6 +538,29 @@ static void capture_windows_read_back_and_analysed(void **state)
     assert_non_null(strstr(text, "\n  capture 2    ")); /* in the timeline, under the run */
     free(text);
     analysis_free(&a);
+
+    /* The run file keeps the windows, so `mmprof report` shows them again. */
+    char *doc = model_to_text(&m);
+    assert_non_null(doc);
+    run_model back;
+    char why[256];
+    bool read = model_read_text("capture.json", doc, strlen(doc), &back, why, sizeof why);
+    if (!read)
+        fail_msg("%s", why);
+    free(doc);
+    assert_string_equal(back.capture.asked, m.capture.asked);
+    assert_int_equal(back.capture.nwindows, 3);
+    for (int i = 0; i < 3; i++) {
+        const capture_window *x = &m.capture.windows[i], *y = &back.capture.windows[i];
+        assert_int_equal(y->region, x->region);
+        assert_int_equal(y->pid, x->pid);
+        assert_int_equal(y->start_ns, x->start_ns);
+        assert_int_equal(y->end_ns, x->end_ns);
+        assert_string_equal(y->ended_detail, x->ended_detail);
+        assert_int_equal(y->before_ns, x->before_ns);
+        assert_int_equal(y->calls_after, x->calls_after);
+    }
+    model_free(&back);
     model_free(&m);
 }
 
