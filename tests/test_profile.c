@@ -394,6 +394,21 @@ static void nvtx_capture_windows(void **state)
         assert_int_equal(windows, want[c]);
         model_free(&m);
     }
+    /* A range the program never opens: no window, and the report says so. */
+    const char *none[] = {mmprof_bin(), "profile", "--quiet", "--json", json, "--capture-range", "nvtx:nonexistent@nowhere",
+                          "--", demo(), NULL};
+    cmd_result r = run(none, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    run_model m;
+    load_run(json, &m);
+    assert_int_equal(m.capture.nwindows, 0);
+    assert_string_equal(m.capture.asked, "the first 1 instance(s) of NVTX range 'nonexistent' (domain nowhere)");
+    bool warned = false;
+    for (int i = 0; i < m.nwarnings; i++)
+        warned |= strstr(m.warnings[i], "no capture window opened") != NULL;
+    assert_true(warned);
+    model_free(&m);
     free(json);
 }
 

@@ -264,6 +264,10 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
         model_add_warning(m, "the program made no CUDA calls: no process it started initialised CUDA, so there are no "
                              "kernels or copies to report");
     }
+    if (m->capture.asked[0] && m->capture.nwindows == 0)
+        model_add_warning(m, "no capture window opened (asked: %s), so no CUDA activity was recorded: check the "
+                             "range's name and domain, or the delay against the program's run time",
+                          m->capture.asked);
     if (m->collection.dropped > 0)
         model_add_warning(m, "CUPTI dropped %llu records: the figures undercount", (unsigned long long)m->collection.dropped);
     if (WIFSIGNALED(wait_status)) {
