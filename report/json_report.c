@@ -376,6 +376,27 @@ static bool table_rows(cJSON *parent, const char *key, const metric_table *t, co
     return ok;
 }
 
+/* A capture window: its number in its process, its region, and why it opened and closed. */
+static bool capture_ident(cJSON *row, const analysis *a, int i)
+{
+    const capture_window *w = &a->m->capture.windows[a->capture[i].window];
+    return cJSON_AddNumberToObject(row, "window", w->number) && cJSON_AddNumberToObject(row, "pid", w->pid) &&
+           cJSON_AddNumberToObject(row, "region", w->region) && cJSON_AddStringToObject(row, "began", w->began) &&
+           cJSON_AddStringToObject(row, "began_detail", w->began_detail) &&
+           cJSON_AddStringToObject(row, "ended", w->ended) && cJSON_AddStringToObject(row, "ended_detail", w->ended_detail);
+}
+
+/* profile --delay/--duration/--capture-range: what was asked and each window (capture.h); absent
+ * without a capture. */
+static bool capture_json(cJSON *an, const analysis *a)
+{
+    if (!a->m->capture.asked[0] && a->ncapture == 0)
+        return true;
+    cJSON *cap = cJSON_AddObjectToObject(an, "capture");
+    return cap && cJSON_AddStringToObject(cap, "asked", a->m->capture.asked) &&
+           table_rows(cap, "windows", &capture_table, a->capture, sizeof *a->capture, a->ncapture, capture_ident, a);
+}
+
 /* Which GPU a stretch of activity is on. */
 static bool busy_ident(cJSON *row, const analysis *a, int i)
 {
@@ -532,7 +553,7 @@ static bool analysis_json(cJSON *root, const analysis *a)
         return false;
     if (regions && !table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
         return false;
-    if (regions && !idle_json(an, a))
+    if (regions && (!idle_json(an, a) || !capture_json(an, a)))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
     cJSON *listed = regions ? cJSON_AddArrayToObject(an, "listed_regions") : NULL;

@@ -171,10 +171,56 @@ static void apis_by_time(ctx *x, const region_metrics *r)
         fprintf(x->out, "  (%d more call names in the JSON and CSV reports)\n", r->napistats - TOP_APIS);
 }
 
+/* profile --delay/--duration/--capture-range: what was asked, then each window with why it opened
+ * and closed and what went unrecorded around it; its own figures are its region's, in the
+ * timeline below. */
+static void capture_windows(ctx *x, const analysis *a)
+{
+    const capture_info *ci = &a->m->capture;
+    if (!ci->asked[0] && a->ncapture == 0)
+        return;
+    fprintf(x->out, "\n%sCapture%s  ", c(x, BOLD), c(x, RESET));
+    char what[800];
+    snprintf(what, sizeof what, "recorded %s: %d window%s", ci->asked[0] ? ci->asked : "in windows", a->ncapture,
+             a->ncapture == 1 ? "" : "s");
+    wrapped(x, 9, what);
+    if (a->ncapture == 0)
+        return;
+    static const text_col cols[] = {
+        {"wall_ms", 10, false}, {"kernels", 8, false}, {"before_ms", 10, false},
+        {"calls_before", 12, false}, {"after_ms", 10, false}, {"calls_after", 11, false},
+    };
+    enum { NCOLS = sizeof cols / sizeof cols[0] };
+    fprintf(x->out, "%s%-12s", c(x, DIM), "");
+    for (int i = 0; i < NCOLS; i++) {
+        const metric_def *d = metric_find(&capture_table, cols[i].key);
+        char head[32];
+        snprintf(head, sizeof head, d->unit[0] ? "%s %s" : "%s", d->label, d->unit);
+        fprintf(x->out, " %*.*s", cols[i].width, cols[i].width, head);
+    }
+    fprintf(x->out, "%s\n", c(x, RESET));
+    for (int i = 0; i < a->ncapture; i++) {
+        const capture_window *w = &ci->windows[a->capture[i].window];
+        char label[32];
+        if (a->m->nprocesses > 1)
+            snprintf(label, sizeof label, "%u #%d", w->pid, w->number);
+        else
+            snprintf(label, sizeof label, "capture %d", w->number);
+        fprintf(x->out, "%-12s", label);
+        fig_cells(x, &capture_table, &a->capture[i], cols, NCOLS);
+        fprintf(x->out, "\n");
+        char why[700];
+        snprintf(why, sizeof why, "from %s to %s", w->began_detail, w->ended_detail);
+        fprintf(x->out, "  ");
+        wrapped(x, 2, why);
+    }
+}
+
 void text_regions(ctx *x, const analysis *a)
 {
     if (a->nlisted == 0) /* the run is always listed where there are regions; this guards the index */
         return;
+    capture_windows(x, a);
     region_table(x, a);
     verdict_lines(x, a);
     /* The whole run as nsys stats tables it, for every source. */

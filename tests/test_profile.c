@@ -356,6 +356,62 @@ static int count(const cJSON *doc, const char *name, const char *kind)
     return n;
 }
 
+/* --capture-range nvtx:NAME through the real injection library (its NVTX side needs no GPU): each
+ * instance recorded is a capture region inside the range it matched, the skipped ones are not. */
+static void nvtx_capture_windows(void **state)
+{
+    (void)state;
+    char *json = in_tmp("capture.json");
+    const char *counts[][2] = {{"2", "0"}, {"1", "1"}, {"5", "0"}};
+    const int want[] = {2, 1, 2}; /* nvtx_demo pushes "inner\tstep" twice */
+    for (int c = 0; c < 3; c++) {
+        const char *argv[] = {mmprof_bin(), "profile", "--quiet", "--json", json, "--capture-range", "nvtx:inner\tstep",
+                              "--capture-count", counts[c][0], "--capture-skip", counts[c][1], "--", demo(), NULL};
+        cmd_result r = run(argv, NULL);
+        assert_int_equal(r.status, 0);
+        cmd_free(&r);
+        run_model m;
+        load_run(json, &m);
+        int windows = 0, inner = 0;
+        int64_t inner_start[2] = {0, 0}, inner_end[2] = {0, 0};
+        for (int i = 1; i < m.nregions; i++)
+            if (m.regions[i].kind == REGION_NVTX && strcmp(m.regions[i].name, "inner\tstep") == 0 && inner < 2) {
+                inner_start[inner] = m.regions[i].start_ns;
+                inner_end[inner++] = m.regions[i].end_ns;
+            }
+        assert_int_equal(inner, 2);
+        for (int i = 1; i < m.nregions; i++) {
+            const region *g = &m.regions[i];
+            if (g->kind != REGION_CAPTURE)
+                continue;
+            int k = atoi(counts[c][1]) + windows++; /* the instance it recorded */
+            char name[64];
+            snprintf(name, sizeof name, "capture %d", windows);
+            assert_string_equal(g->name, name);
+            assert_int_equal(g->pid, m.processes[0].pid);
+            assert_true(g->start_ns >= inner_start[k] && g->end_ns <= inner_end[k]);
+        }
+        assert_int_equal(windows, want[c]);
+        model_free(&m);
+    }
+    /* A range the program never opens: no window, and the report says so. */
+    const char *none[] = {mmprof_bin(), "profile", "--quiet", "--json", json, "--capture-range", "nvtx:nonexistent@nowhere",
+                          "--", demo(), NULL};
+    cmd_result r = run(none, NULL);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    run_model m;
+    load_run(json, &m);
+    assert_int_equal(m.capture.nwindows, 0);
+    assert_string_equal(m.capture.asked, "the first 1 instance(s) of NVTX range 'nonexistent' (domain nowhere)");
+    bool warned = false;
+    for (int i = 0; i < m.nwarnings; i++)
+        warned |= strstr(m.warnings[i], "no capture window opened") != NULL;
+    assert_true(warned);
+    model_free(&m);
+    free(json);
+}
+
 /* NVTX ranges through the real injection library, from the parent and from a forked child: both
  * processes, every range (a tab inside a name kept), the registered string in its domain. */
 static void nvtx_ranges_of_every_process(void **state)
@@ -485,6 +541,7 @@ int main(void)
         cmocka_unit_test(interrupts_reach_the_program),
         cmocka_unit_test(missing_library_names_the_paths_tried),
         cmocka_unit_test(nvtx_ranges_of_every_process),
+        cmocka_unit_test(nvtx_capture_windows),
         cmocka_unit_test(nvtx_ranges_survive_crash_and_exit),
         cmocka_unit_test(cuda_entry_point_marks_exit_and_failures),
     };

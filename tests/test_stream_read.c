@@ -13,7 +13,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "analysis.h"
+#include "json_report.h"
+#include "model_json.h"
 #include "stream_format.h"
+#include "text.h"
 #include "stream_read.h"
 #include "test_support.h"
 
@@ -425,6 +429,141 @@ static void escaping_round_trips(void **state)
     }
 }
 
+/* Capture windows (profile --capture-range and the like): the lines stream_format_capture writes
+ * read back as windows with their reasons, the unrecorded stretches and calls around each, and a
+ * REGION_CAPTURE region each, which the region analysis gives per-window figures; a window the
+ * process never closed (killed) ends at its last record, with a warning. */
+static void capture_windows_read_back_and_analysed(void **state)
+{
+    (void)state;
+    strbuf b;
+    sb_init(&b);
+    sb_add(&b, "mmprof-stream\t1\n"
+               "process\t300\t1\t1000\t./train\n"
+               "capconf\tthe first 2 instance(s) of NVTX range 'step' (default domain)\n"
+               "cuda\t1100\n"
+               "device\t0\t9\t0\t132\t1980000\t2619000\t6144\t52428800\t1024\t2048\t32\t65536\t65536\t233472\t49152\t232448\t1024\t32\t150000000000\t13000\t0000:19:00.0\tNVIDIA H200\n");
+    stream_format_capture(&b, 2000, true, 1, "nvtx-begin", 10, "NVTX range step instance 1 began");
+    sb_add(&b, "api\t2100\t2110\t0\t300\t11\tcudaLaunchKernel_v7000\n"
+               "kernel\t2120\t2300\t0\t7\t11\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk1\n"
+               "api\t2400\t2410\t0\t300\t12\tcudaLaunchKernel_v7000\n"
+               "kernel\t2420\t2500\t0\t7\t12\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk1\n");
+    stream_format_capture(&b, 2600, false, 1, "nvtx-end", 10, "NVTX range step instance 1 ended");
+    stream_format_capture(&b, 5000, true, 2, "nvtx-begin", 25, "NVTX range\tstep instance 2 began");
+    sb_add(&b, "api\t5100\t5110\t0\t300\t21\tcudaLaunchKernel_v7000\n"
+               "kernel\t5120\t5200\t0\t7\t21\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk2\n");
+    stream_format_capture(&b, 5300, false, 2, "nvtx-end", 25, "NVTX range step instance 2 ended");
+    sb_add(&b, "capcalls\t9000\t40\nexit\t9000\n");
+    put("300.stream", b.s);
+    sb_free(&b);
+    /* Killed inside its window: it ends at the last record. */
+    sb_init(&b);
+    sb_add(&b, "mmprof-stream\t1\nprocess\t400\t300\t1500\t./worker\ncuda\t1600\n");
+    stream_format_capture(&b, 3000, true, 1, "delay", 3, "the 1 s delay elapsed");
+    sb_add(&b, "api\t3100\t3110\t0\t400\t1\tcudaLaunchKernel_v7000\n"
+               "kernel\t3120\t3900\t0\t7\t1\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk3\n");
+    put("400.stream", b.s);
+    sb_free(&b);
+
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_PROFILE; /* as profile.c sets it, for the run file below */
+    stream_summary s = {0};
+    char err[256];
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
+    assert_true(model_finish_regions(&m, "train"));
+    assert_string_equal(m.capture.asked, "the first 2 instance(s) of NVTX range 'step' (default domain)");
+    assert_int_equal(m.capture.nwindows, 3);
+    const capture_window *w = m.capture.windows;
+    assert_int_equal(w[0].pid, 300);
+    assert_int_equal(w[0].number, 1);
+    assert_int_equal(w[0].start_ns, 2000);
+    assert_int_equal(w[0].end_ns, 2600);
+    assert_string_equal(w[0].began, "nvtx-begin");
+    assert_string_equal(w[0].ended, "nvtx-end");
+    assert_string_equal(w[0].ended_detail, "NVTX range step instance 1 ended");
+    assert_int_equal(w[0].before_ns, 1000); /* from the process's start */
+    assert_int_equal(w[0].calls_before, 10);
+    assert_int_equal(w[0].after_ns, 2400);  /* to the next window */
+    assert_int_equal(w[0].calls_after, 15);
+    assert_string_equal(w[1].began_detail, "NVTX range\tstep instance 2 began");
+    assert_int_equal(w[1].before_ns, 2400);
+    assert_int_equal(w[1].calls_before, 15);
+    assert_int_equal(w[1].after_ns, 3700);  /* to the exit */
+    assert_int_equal(w[1].calls_after, 15); /* 40 in all outside */
+    assert_int_equal(w[2].pid, 400);
+    assert_int_equal(w[2].end_ns, 3900);
+    assert_string_equal(w[2].ended, "exit");
+    assert_int_equal(w[2].calls_before, 3);
+    assert_int_equal(w[2].calls_after, -1); /* no capcalls line: not known */
+    assert_true(has_warning(&m, "capture window 1 was still open"));
+    for (int i = 0; i < 3; i++) {
+        const region *g = &m.regions[w[i].region];
+        assert_int_equal(g->kind, REGION_CAPTURE);
+        assert_int_equal(g->pid, w[i].pid);
+        assert_int_equal(g->start_ns, w[i].start_ns);
+        assert_int_equal(g->end_ns, w[i].end_ns);
+    }
+    assert_string_equal(m.regions[w[0].region].name, "capture 1");
+    assert_string_equal(m.regions[w[1].region].name, "capture 2");
+    assert_string_equal(m.regions[w[2].region].name, "capture 1");
+
+    /* Per window, by the region analysis: its own process's launches inside it. */
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.rg[w[0].region].nkernels, 2);
+    assert_int_equal(a.rg[w[1].region].nkernels, 1);
+    assert_int_equal(a.rg[w[2].region].nkernels, 1);
+    assert_int_equal(a.rg[0].nkernels, 4);
+    /* The windows' own figures (capture.h), and the reports naming them. */
+    assert_int_equal(a.ncapture, 3);
+    assert_true(a.capture[0].kernels.ok && a.capture[0].kernels.v == 2);
+    assert_true(a.capture[0].wall_ms.ok && fabs(a.capture[0].wall_ms.v - 0.0006) < 1e-9);
+    assert_true(a.capture[1].calls_before.ok && a.capture[1].calls_before.v == 15);
+    assert_false(a.capture[2].calls_after.ok);
+    char *json = render_json(&a);
+    assert_non_null(json);
+    assert_non_null(strstr(json, "\"asked\":\"the first 2 instance(s) of NVTX range 'step' (default domain)\""));
+    assert_non_null(strstr(json, "\"began_detail\":\"NVTX range step instance 1 began\""));
+    assert_non_null(strstr(json, "\"calls_after\":15"));
+    free(json);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    render_text(&a, f, false);
+    fclose(f);
+    assert_non_null(strstr(text, "Capture  recorded the first 2 instance(s) of NVTX range 'step'"));
+    assert_non_null(strstr(text, "from the 1 s delay elapsed to the process ended without closing"));
+    assert_non_null(strstr(text, "\n  capture 2    ")); /* in the timeline, under the run */
+    free(text);
+    analysis_free(&a);
+
+    /* The run file keeps the windows, so `mmprof report` shows them again. */
+    char *doc = model_to_text(&m);
+    assert_non_null(doc);
+    run_model back;
+    char why[256];
+    bool read = model_read_text("capture.json", doc, strlen(doc), &back, why, sizeof why);
+    if (!read)
+        fail_msg("%s", why);
+    free(doc);
+    assert_string_equal(back.capture.asked, m.capture.asked);
+    assert_int_equal(back.capture.nwindows, 3);
+    for (int i = 0; i < 3; i++) {
+        const capture_window *x = &m.capture.windows[i], *y = &back.capture.windows[i];
+        assert_int_equal(y->region, x->region);
+        assert_int_equal(y->pid, x->pid);
+        assert_int_equal(y->start_ns, x->start_ns);
+        assert_int_equal(y->end_ns, x->end_ns);
+        assert_string_equal(y->ended_detail, x->ended_detail);
+        assert_int_equal(y->before_ns, x->before_ns);
+        assert_int_equal(y->calls_after, x->calls_after);
+    }
+    model_free(&back);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -437,6 +576,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(written_events_read_back_exactly, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(counter_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(escaping_round_trips),
+        cmocka_unit_test_setup_teardown(capture_windows_read_back_and_analysed, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -836,8 +836,8 @@ static double gpu_time(const region_metrics *r)
     return launched > during ? launched : during;
 }
 
-/* The regions summaries list: the whole run first, then the NVTX ranges and annotations with GPU
- * work (launched from them or run during them), in timeline order; when more than
+/* The regions summaries list: the whole run first, then the NVTX ranges, annotations and profile's
+ * capture windows with GPU work (launched from them or run during them), in timeline order; when more than
  * MAX_LISTED_REGIONS have some, those with the most GPU time, most first. Ranges without GPU work
  * are counted, not listed: a torch.compile trace opens with dozens of compiler annotations that
  * say nothing about the GPU. A built-in run lists the run alone: its workloads have their own
@@ -861,7 +861,7 @@ static bool choose_listed(analysis *a)
     int nc = 0;
     for (int i = 1; i < a->nrg; i++) {
         region_kind k = m->regions[i].kind;
-        if (k != REGION_NVTX && k != REGION_ANNOTATION)
+        if (k != REGION_NVTX && k != REGION_ANNOTATION && k != REGION_CAPTURE)
             continue;
         const region_metrics *r = &a->rg[i];
         if (r->nkernels + r->ncopies + r->nmemsets == 0 && !r->gpu_busy_ms.ok)
@@ -1027,7 +1027,8 @@ bool analyze(const run_model *m, analysis *a)
         choose_main_kernel(&a->wl[i]);
         a->wl[i].ladder_row = ladder_row(a, i);
     }
-    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a) || !group_ranges(m, a->rg, &a->groups, &a->ngroups)) {
+    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a) || !group_ranges(m, a->rg, &a->groups, &a->ngroups) ||
+        !analyze_capture(m, a->rg, &a->capture, &a->ncapture)) {
         analysis_free(a);
         return false;
     }
@@ -1054,6 +1055,7 @@ void analysis_free(analysis *a)
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
     free(a->groups);
+    free(a->capture);
     sweep_free(a->sweep);
     rank_analysis_free(a->ranks);
     free(a->summary);

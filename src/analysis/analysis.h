@@ -12,6 +12,7 @@
 #include "metric.h"
 #include "model.h"
 #include "overlap.h"
+#include "capture.h"
 #include "range_groups.h"
 #include "ranks.h"
 #include "regions.h"
@@ -144,6 +145,8 @@ typedef struct analysis {
                              * with the most GPU time, in that order; else timeline order */
     range_group *groups;    /* NVTX ranges and annotations grouped by name (range_groups.h) */
     int ngroups;
+    capture_metrics *capture; /* profile's capture windows, one per run_model.capture window (capture.h) */
+    int ncapture;
     sweep_analysis *sweep;  /* a run of several sizes: series and crossovers (sweep.h); else NULL */
     rank_analysis *ranks;   /* several ranks or GPU processes: shares, overlap, stragglers (ranks.h); else NULL */
     finding *summary;       /* what to read first, heaviest first (summary.h) */

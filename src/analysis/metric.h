@@ -65,6 +65,7 @@ extern const metric_table stream_table;           /* stream_metrics (overlap.h) 
 extern const metric_table range_group_table;      /* range_group (range_groups.h) */
 extern const metric_table idle_gap_table;         /* idle_stretch (idle_causes.h): analysis.idle_gaps */
 extern const metric_table idle_share_table;       /* idle_share (idle_causes.h): analysis.idle_breakdown */
+extern const metric_table capture_table;          /* capture_metrics (capture.h): profile's capture windows */
 /* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
 extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
     finding_events_table, finding_n_table;

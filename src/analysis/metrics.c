@@ -6,6 +6,7 @@
 #include "compare.h"
 #include "ranks.h"
 #include "devices.h"
+#include "capture.h"
 #include "regions.h"
 #include "summary.h"
 
@@ -178,6 +179,17 @@ static const metric_def api_stat_defs[] = {
     A(max_us, "max_us", "max", "us", "%.1f", "longest call"),
 };
 TABLE(api_stat_table, "api", api_stat_defs);
+
+#define CW(field, key, label, unit, fmt, what) DEF(capture_metrics, field, key, label, unit, fmt, what)
+static const metric_def capture_defs[] = {
+    CW(wall_ms, "wall_ms", "window", "ms", "%.3f", "the capture window's span, from the marker that opened it to the one that closed it"),
+    CW(kernels, "kernels", "kernels", "", "%.0f", "kernels launched by the window's process while it was open (its region's)"),
+    CW(before_ms, "before_ms", "before", "ms", "%.3f", "unrecorded time before the window: from the process's start or the previous window's end"),
+    CW(after_ms, "after_ms", "after", "ms", "%.3f", "unrecorded time after the window: to the next window's start or the process's end"),
+    CW(calls_before, "calls_before", "calls before", "", "%.0f", "CUDA runtime calls made in the unrecorded time before the window (counted by a callback, not traced)"),
+    CW(calls_after, "calls_after", "calls after", "", "%.0f", "CUDA runtime calls made in the unrecorded time after the window"),
+};
+TABLE(capture_table, "capture", capture_defs);
 
 #define RS(field, key, label, unit, fmt, what) DEF(rank_share, field, key, label, unit, fmt, what)
 #define RS_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, rank_share, field, key, label, unit, fmt, what)
@@ -384,6 +396,6 @@ const metric_table *const metric_tables[] = {
     &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &idle_gap_table,
     &idle_share_table, &finding_ms_table,
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
-    &compare_row_table,
+    &compare_row_table, &capture_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

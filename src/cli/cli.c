@@ -50,6 +50,15 @@ static void usage(FILE *f)
           "      --kernels REGEX     profile --counters: only kernels whose name (demangled or\n"
           "                          mangled) matches the extended regular expression REGEX\n"
           "      --max-kernels N     profile --counters: at most N launches (default: every one)\n"
+          "      --delay SECONDS     profile: record from SECONDS after CMD starts (CUPTI's tracing\n"
+          "                          is off before: CMD runs at near-native speed)\n"
+          "      --duration SECONDS  profile: stop recording SECONDS after it started (after --delay;\n"
+          "                          CMD runs on, unrecorded)\n"
+          "      --capture-range R   profile: record only inside R: cuda-profiler (from each\n"
+          "                          cudaProfilerStart to its cudaProfilerStop) or nvtx:NAME[@DOMAIN]\n"
+          "                          (each push/pop or start/end range NAME, ranges nested in it too)\n"
+          "      --capture-count K   profile --capture-range: record the first K of them (default 1)\n"
+          "      --capture-skip K    profile --capture-range: pass over the first K first (warm-up)\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
@@ -76,7 +85,10 @@ static void usage(FILE *f)
           "  -h, --help              this help\n"
           "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
           "\n"
-          "mmprof profile: the output options apply, and --counters, --kernels and --max-kernels;\n"
+          "mmprof profile: the output options apply, and --counters, --kernels and --max-kernels,\n"
+          "--delay, --duration, --capture-range, --capture-count and --capture-skip (as nsys's:\n"
+          "outside the capture window(s) no activity is traced, and CMD is never ended by them;\n"
+          "the report names each window, why it opened and closed, and the CUDA calls outside);\n"
           "the text report goes to standard error unless --text names a file, so the program's\n"
           "standard output stays its own. Options end at CMD (or --): what follows belongs to CMD.\n"
           "CMD keeps its stdin, stdout, arguments and environment; mmprof adds\n"
@@ -214,7 +226,8 @@ static void rejected_option(char **argv, char *buf, size_t len)
 
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
        OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
-       OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS };
+       OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
+       OPT_CAPTURE_SKIP };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -227,6 +240,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"counters", no_argument, NULL, OPT_COUNTERS},
         {"kernels", required_argument, NULL, OPT_KERNELS},
         {"max-kernels", required_argument, NULL, OPT_MAX_KERNELS},
+        {"delay", required_argument, NULL, OPT_DELAY},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"capture-range", required_argument, NULL, OPT_CAPTURE_RANGE},
+        {"capture-count", required_argument, NULL, OPT_CAPTURE_COUNT},
+        {"capture-skip", required_argument, NULL, OPT_CAPTURE_SKIP},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
@@ -257,6 +275,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     bool run_only_given = false;
     const char *run_only_name = NULL;
     const char *kernels_opt = NULL; /* --kernels or --max-kernels, which need profile --counters */
+    capture_args capture = {0};     /* profile's capture options, checked together after the loop */
 
     /* `mmprof report RUN.json ...`: the subcommand comes first. */
     int first = 1;
@@ -342,6 +361,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             o->counter_max = v;
             kernels_opt = "--max-kernels";
             break;
+        case OPT_DELAY: capture.delay = arg; break;
+        case OPT_DURATION: capture.duration = arg; break;
+        case OPT_CAPTURE_RANGE: capture.range = arg; break;
+        case OPT_CAPTURE_COUNT: capture.count = arg; break;
+        case OPT_CAPTURE_SKIP: capture.skip = arg; break;
         case 'w':
             if (!parse_workloads(arg, o, err))
                 return EXIT_USAGE;
@@ -467,6 +491,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         fprintf(err, "%s: %s chooses the kernels --counters profiles: add --counters\n", cmd, kernels_opt);
         return EXIT_USAGE;
     }
+    if (!capture_options(&capture, o, err))
+        return EXIT_USAGE;
     if (o->profile_mode) {
         if (run_only_given) {
             fprintf(err, "%s: %s applies to the built-in run, not to a program\n", cmd, run_only_name);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "builtin_options.h"
+#include "capture_config.h"
 #include "model.h"
 
 /* Exit statuses, documented in --help and README.md. */
@@ -68,6 +69,7 @@ typedef struct {
     bool profile_mode;       /* `mmprof profile [OPTIONS] [--] CMD [ARGS...]` */
     char **command;          /* its CMD and ARGS, NULL-terminated (points into argv) */
     const char *text_path;   /* the text report to this file instead of stdout (profile: stderr) */
+    capture_config capture;  /* profile --delay/--duration/--capture-range/--capture-count/--capture-skip */
 } cli_options;
 
 /* Parses argv into o. Returns -1 to go on, or an exit status: EXIT_OK after --help, --version
@@ -86,6 +88,13 @@ bool parse_positive_real(const char *opt, const char *arg, double max, const cha
 /* cli_devices.c: --devices all|LIST into o->all_devices or o->devices; false after a message on
  * err naming --devices (not a number, named twice, out of range). */
 bool parse_devices(const char *arg, cli_options *o, FILE *err);
+
+/* cli_capture.c: profile's capture options as given (NULL: not given), checked together into
+ * o->capture (o->profile_mode already set); false after a message on err naming the option. */
+typedef struct {
+    const char *delay, *duration, *range, *count, *skip;
+} capture_args;
+bool capture_options(const capture_args *a, cli_options *o, FILE *err);
 
 #define DEFAULT_MAX_NOISE_PCT 0.5
 #define DEFAULT_MAX_TIME_S 0.1

@@ -1,7 +1,8 @@
 /* The profile launcher. See profile.h.
  *
  * The program keeps its own stdin, stdout, stderr, arguments and environment (three variables
- * added), and stays in mmprof's process group, so the terminal's Ctrl-C reaches it directly;
+ * added, and the capture options' MMPROF_CAPTURE_* where given), and stays in mmprof's process
+ * group, so the terminal's Ctrl-C reaches it directly;
  * mmprof ignores SIGINT and SIGQUIT while it waits and passes SIGTERM and SIGHUP on, then
  * reports what was recorded. */
 #include "profile.h"
@@ -134,8 +135,8 @@ static bool counters_env(const cli_options *o)
            (o->counter_max <= 0 || setenv("MMPROF_COUNTERS_MAX", max, 1) == 0);
 }
 
-static pid_t start_program(const cli_options *o, const char *lib, const char *dir, const saved_signals *saved,
-                           int *exec_errno)
+static pid_t start_program(const cli_options *o, const capture_config *cap, const char *lib, const char *dir,
+                           const saved_signals *saved, int *exec_errno)
 {
     char **argv = o->command;
     int fds[2];
@@ -154,7 +155,8 @@ static pid_t start_program(const cli_options *o, const char *lib, const char *di
         close(fds[0]);
         restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
         if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
-            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && preload_exit_hook(lib))
+            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && capture_config_setenv(cap) &&
+            preload_exit_hook(lib))
             execvp(argv[0], argv);
         int e = errno;
         ssize_t w = write(fds[1], &e, sizeof e);
@@ -262,6 +264,10 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
         model_add_warning(m, "the program made no CUDA calls: no process it started initialised CUDA, so there are no "
                              "kernels or copies to report");
     }
+    if (m->capture.asked[0] && m->capture.nwindows == 0)
+        model_add_warning(m, "no capture window opened (asked: %s), so no CUDA activity was recorded: check the "
+                             "range's name and domain, or the delay against the program's run time",
+                          m->capture.asked);
     if (m->collection.dropped > 0)
         model_add_warning(m, "CUPTI dropped %llu records: the figures undercount", (unsigned long long)m->collection.dropped);
     if (WIFSIGNALED(wait_status)) {
@@ -311,7 +317,10 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     fflush(NULL); /* nothing of ours buffered twice */
     /* Before the fork, so no Ctrl-C can fall between it and the wait. */
     catch_signals(&saved);
-    pid_t pid = start_program(o, lib, dir, &saved, &e);
+    /* --delay and --duration count from here, the launch, as nsys's do. */
+    capture_config cap = o->capture;
+    cap.start_ns = launched;
+    pid_t pid = start_program(o, &cap, lib, dir, &saved, &e);
     if (pid < 0) {
         restore_signals(&saved);
         remove_dir(dir);

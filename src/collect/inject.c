@@ -9,8 +9,9 @@
  *
  * CUPTI hands a buffer over only when it is full or flushed, and its own periodic flush
  * (cuptiActivityFlushPeriod) returns full buffers only; so a thread of ours calls
- * cuptiActivityFlushAll(0) every MMPROF_FLUSH_MS (default 100 ms), which returns the completed
- * records of partly filled buffers too. What can still be lost: a process that leaves through
+ * cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) every MMPROF_FLUSH_MS (default 100 ms),
+ * which returns partly filled buffers too, even those with a record still incomplete (flush_loop
+ * says why forced, and what it costs). What can still be lost: a process that leaves through
  * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
  * records since the last flush never arrive; `mmprof profile` therefore also preloads
  * libmmprof_exit.so, whose _exit calls mmprof_inject_flush first. A killed process still loses
@@ -127,7 +128,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
 {
     (void)userdata;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        inject_capture_callback(domain, cbid, data);
+        return;
+    }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        inject_capture_callback(domain, cbid, data);
         inject_counters_callback(cbid, data);
         return;
     }
@@ -149,6 +155,7 @@ static struct {
     pthread_mutex_t lock;
     pthread_cond_t wake;
     bool stop, running;
+    bool now;   /* a capture window closed: flush without waiting for the period */
     bool debug; /* MMPROF_INJECT_DEBUG: a "flush" line per periodic flush and the exit flush's
                  * timing on stderr, for diagnosis */
     unsigned period_ms;
@@ -172,10 +179,22 @@ static void *flush_loop(void *arg)
     pthread_mutex_lock(&flusher.lock);
     while (!flusher.stop) {
         struct timespec at = realtime_after_ms(flusher.period_ms);
-        if (pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT && !flusher.stop) {
+        bool timed_out = flusher.now || pthread_cond_timedwait(&flusher.wake, &flusher.lock, &at) == ETIMEDOUT;
+        if ((timed_out || flusher.now) && !flusher.stop) {
+            flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
-            CUptiResult r = cuptiActivityFlushAll(0); /* completed records, partly filled buffers too */
+            /* Forced: CUPTI keeps kernel records in per-context buffers that a default flush (0)
+             * returns only once every record in them is complete, so a program that keeps a
+             * kernel in flight, and is then SIGKILLed, lost all of them. A forced flush hands
+             * over every buffer, incomplete records included (cupti_activity.h,
+             * cuptiActivityFlushAll): a kill now loses at most one period. The cost: a kernel
+             * still running at the flush comes without its end (start or end 0), which
+             * cupti_records.c counts as lost timestamps and the report warns about, and CUPTI
+             * recommends forced flushes at the end of a session; it took 5-8 ms on the H200
+             * (docs/cupti.md), paid on this thread, not the program's. MMPROF_FLUSH_MS=0 turns
+             * the periodic flush off. */
+            CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
             if (flusher.debug)
                 emit_flush_debug(t0, r);
             pthread_mutex_lock(&flusher.lock);
@@ -183,6 +202,63 @@ static void *flush_loop(void *arg)
     }
     pthread_mutex_unlock(&flusher.lock);
     return NULL;
+}
+
+/* Capture windows: activity kinds on only inside them (inject_capture.c). */
+static struct {
+    pthread_mutex_t lock;
+    bool ready;   /* the buffer callbacks are registered: kinds can be enabled */
+    bool on;      /* the kinds are enabled */
+    bool want;    /* what inject_set_tracing last asked */
+    bool reported; /* the kinds that failed to enable were reported once */
+} tracing = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Under tracing.lock. */
+static void enable_kinds(void)
+{
+    bool any = false;
+    for (int i = 0; i < cupti_record_nkinds; i++) {
+        CUptiResult r = cuptiActivityEnable(cupti_record_kinds[i].kind);
+        if (r == CUPTI_SUCCESS) {
+            any = true;
+            continue;
+        }
+        if (tracing.reported)
+            continue;
+        char what[96];
+        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
+        emit_error(what, r);
+    }
+    tracing.reported = true;
+    tracing.on = true;
+    collecting |= any;
+}
+
+static void disable_kinds(void)
+{
+    for (int i = 0; i < cupti_record_nkinds; i++)
+        cuptiActivityDisable(cupti_record_kinds[i].kind);
+    tracing.on = false;
+}
+
+void inject_set_tracing(bool on)
+{
+    if (initialized && getpid() != owner)
+        return; /* a forked child: CUPTI is the parent's (see owner) */
+    pthread_mutex_lock(&tracing.lock);
+    tracing.want = on;
+    if (tracing.ready && on && !tracing.on)
+        enable_kinds();
+    else if (tracing.ready && !on && tracing.on) {
+        disable_kinds();
+        /* The window's records to the stream now, not a period later: not from here, which may
+         * be inside a CUPTI callback, but by the flusher. */
+        pthread_mutex_lock(&flusher.lock);
+        flusher.now = true;
+        pthread_cond_signal(&flusher.wake);
+        pthread_mutex_unlock(&flusher.lock);
+    }
+    pthread_mutex_unlock(&tracing.lock);
 }
 
 /* Starts the flusher with every signal blocked in it, so the program's signals go to its own
@@ -244,6 +320,7 @@ void inject_finish(long wait_ms, int sig)
         return;
     }
     done = true;
+    inject_capture_finish(wait_ms); /* an open window ends here, before the last records */
     int64_t t0 = inject_now_ns();
     bool ok = stop_flusher(wait_ms);
     int64_t t1 = inject_now_ns();
@@ -323,19 +400,16 @@ EXPORT int InitializeInjection(void)
         emit_error("cuptiActivityRegisterCallbacks", r);
         return 1;
     }
-    bool any = false;
-    for (int i = 0; i < cupti_record_nkinds; i++) {
-        r = cuptiActivityEnable(cupti_record_kinds[i].kind);
-        if (r == CUPTI_SUCCESS) {
-            any = true;
-            continue;
-        }
-        char what[96];
-        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
-        emit_error(what, r);
-    }
-    collecting = any;
-    if (any) {
+    /* With a capture asked for, tracing starts with its first window (which an NVTX range may
+     * already have opened); without one, now. */
+    bool capture = inject_capture_init();
+    pthread_mutex_lock(&tracing.lock);
+    tracing.ready = true;
+    if (!capture || inject_capture_tracing_now() || tracing.want)
+        enable_kinds();
+    pthread_mutex_unlock(&tracing.lock);
+    inject_capture_cuda_ready(subscriber);
+    if (collecting || capture) {
         const char *debug = getenv("MMPROF_INJECT_DEBUG");
         flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
         start_flusher(flush_period_ms());

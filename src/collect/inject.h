@@ -5,6 +5,7 @@
 #ifndef MMPROF_INJECT_H
 #define MMPROF_INJECT_H
 
+#include <cupti.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,10 +42,30 @@ void inject_finish(long wait_ms, int sig);
  * flushes first and then dies of the signal as before (inject_signal.c). */
 void inject_catch_signals(void);
 
+/* Turns CUPTI's activity tracing on or off (every kind cupti_records.c reads), for the capture
+ * windows (inject.c). Before InitializeInjection it only records the wish, which InitializeInjection
+ * then follows; turning off asks the flusher for a flush at once, so a window's records are in the
+ * stream soon after it closes. */
+void inject_set_tracing(bool on);
+
+/* The capture windows of profile --delay/--duration/--capture-range (inject_capture.c). init
+ * reads the launcher's variables once (from the CUDA or the NVTX entry point, whichever runs
+ * first) and says whether a capture was asked for; tracing_now whether tracing should be on now
+ * (always without a capture); cuda_ready subscribes to what opens and closes windows and starts
+ * the --delay timer; the nvtx hooks see every push (id 0) or start, pop or end with the thread's
+ * depth before the push and after the pop; finish closes an open window as the program ends and
+ * writes the count of calls made outside windows (wait_ms bounds the wait for the timer). */
+bool inject_capture_init(void);
+bool inject_capture_tracing_now(void);
+void inject_capture_cuda_ready(CUpti_SubscriberHandle subscriber);
+void inject_capture_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
+void inject_capture_nvtx_open(uint32_t tid, int depth, uint64_t id, const char *domain, const char *name);
+void inject_capture_nvtx_close(uint32_t tid, int depth, uint64_t id);
+void inject_capture_finish(long wait_ms);
+
 /* Hardware counters of chosen launches (inject_counters.c). init reads the launcher's variables
  * and says whether counters were asked for; enable subscribes to the driver's launch calls;
  * callback handles them. */
-#include <cupti.h>
 bool inject_counters_init(void);
 void inject_counters_enable(CUpti_SubscriberHandle subscriber);
 void inject_counters_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *d);

@@ -6,6 +6,8 @@
  * those opened before cuInit and in processes that never use CUDA.
  *
  * Each range call is one write(2) (about a microsecond), so a range survives a crash or _exit.
+ * With --capture-range nvtx:NAME each push and start is also compared with NAME (inject_capture.c),
+ * a string comparison without a lock unless it matches.
  * Marks, categories and resource naming are left to NVTX's no-op defaults. */
 #include <nvtx3/nvToolsExt.h>
 #include <stdlib.h>
@@ -81,6 +83,7 @@ static void range_line(const char *kind, uint64_t id, const char *domain, bool h
 static int push(nvtxDomainHandle_t domain, const char *name)
 {
     range_line("push", 0, domain_name(domain), true, name);
+    inject_capture_nvtx_open(inject_tid(), depth, 0, domain_name(domain), name);
     return depth++;
 }
 
@@ -89,6 +92,7 @@ static int pop(nvtxDomainHandle_t domain)
     if (depth == 0)
         return -1; /* NVTX's answer to a pop without a push */
     /* pop's domain field is always there (empty for the default domain). */
+    inject_capture_nvtx_close(inject_tid(), depth - 1, 0);
     range_line("pop", 0, domain ? domain_name(domain) : "", false, NULL);
     return --depth;
 }
@@ -97,11 +101,13 @@ static nvtxRangeId_t start(nvtxDomainHandle_t domain, const char *name)
 {
     uint64_t id = __atomic_fetch_add(&next_range_id, 1, __ATOMIC_RELAXED);
     range_line("start", id, domain_name(domain), true, name);
+    inject_capture_nvtx_open(inject_tid(), 0, id, domain_name(domain), name);
     return id;
 }
 
 static void end(nvtxRangeId_t id)
 {
+    inject_capture_nvtx_close(inject_tid(), 0, id);
     range_line("end", id, NULL, false, NULL);
 }
 
@@ -190,6 +196,7 @@ static bool fill(const NvtxExportTableCallbacks *cb, NvtxCallbackModule module, 
 /* Returns 1 when the callbacks are installed; 0 leaves NVTX's calls as no-ops. */
 EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table)
 {
+    inject_capture_init(); /* --capture-range nvtx: the ranges to match, before the first */
     const NvtxExportTableCallbacks *cb = get_table ? get_table(NVTX_ETID_CALLBACKS) : NULL;
     if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable)
         return 0;

@@ -81,3 +81,13 @@ void stream_format_device(strbuf *b, const device_info *d)
     stream_escape(b, d->name);
     sb_add(b, "\n");
 }
+
+void stream_format_capture(strbuf *b, int64_t ts, bool begin, int window, const char *reason, uint64_t calls,
+                           const char *detail)
+{
+    sb_printf(b, "capture\t%lld\t%s\t%d\t", (long long)ts, begin ? "begin" : "end", window);
+    stream_escape(b, reason);
+    sb_printf(b, "\t%llu\t", (unsigned long long)calls);
+    stream_escape(b, detail);
+    sb_add(b, "\n");
+}

@@ -40,6 +40,18 @@
  *   counters CORR DEVICE V0 ... V18 NAME              one profiled launch: model.h's counter_id
  *                                                     order, "nan" where not collected; NAME
  *                                                     demangled
+ *   capconf TEXT                                      profile --delay/--duration/--capture-range:
+ *                                                     what was asked, in words (capture_config.h)
+ *   capture TS EDGE WINDOW REASON CALLS DETAIL        a capture window's begin or end (EDGE), its
+ *                                                     number WINDOW from 1, REASON one word (delay,
+ *                                                     start, duration, cuda-profiler-start,
+ *                                                     cuda-profiler-stop, nvtx-begin, nvtx-end,
+ *                                                     exit), CALLS the CUDA runtime calls made
+ *                                                     outside windows so far, DETAIL in words.
+ *                                                     Begin is timed before tracing starts, end
+ *                                                     after it stopped
+ *   capcalls TS CALLS                                 at exit: the CUDA runtime calls made outside
+ *                                                     every window
  *
  * A reader skips lines it does not know, so later versions may add some. */
 #ifndef MMPROF_STREAM_FORMAT_H
@@ -64,5 +76,11 @@ void stream_format_events(strbuf *b, const event_list *e);
 
 /* The device line of d. */
 void stream_format_device(strbuf *b, const device_info *d);
+
+/* A capture window's begin or end line (profile --delay/--duration/--capture-range): window its
+ * number from 1, reason one word, calls the CUDA runtime calls made outside windows so far,
+ * detail in words. */
+void stream_format_capture(strbuf *b, int64_t ts, bool begin, int window, const char *reason, uint64_t calls,
+                           const char *detail);
 
 #endif

@@ -23,6 +23,13 @@ typedef struct {
     region_tracker ranges; /* its NVTX ranges, and the latest time seen, where open ones end */
     uint64_t bad_lines;
     bool oom;
+    int64_t started, exit_ns; /* the process line's start, the exit line's time (0: none) */
+    /* Capture windows (profile --delay/--duration/--capture-range): the one open, its fields
+     * from the begin line, and where this file's windows start in m->capture.windows. */
+    bool cap_open;
+    capture_window cap;
+    int first_window;
+    int64_t outside_total; /* capcalls: CUDA runtime calls made outside windows (-1: no line) */
 } reader;
 
 static bool parse_i64(const char *s, int64_t *out)
@@ -239,6 +246,7 @@ static bool line_process(reader *r, char **f, int n)
     if (n != 5 || !parse_u32(f[1], &pid) || !parse_u32(f[2], &ppid) || !parse_i64(f[3], &start))
         return false;
     r->pid = pid;
+    r->started = start;
     /* The name: the program's basename and its arguments. */
     const char *cmd = f[4];
     size_t prog = strcspn(cmd, " ");
@@ -323,6 +331,103 @@ static bool line_ctrconf(reader *r, char **f, int n)
     return true;
 }
 
+/* capconf TEXT: what the capture options asked, in words. */
+static bool line_capconf(reader *r, char **f, int n)
+{
+    if (n != 2)
+        return false;
+    if (!r->m->capture.asked[0])
+        copy_str(r->m->capture.asked, sizeof r->m->capture.asked, f[1]);
+    return true;
+}
+
+/* A window's region: "capture N", its process's work while it was open (the reasons it opened and
+ * closed are the window's, which the reports show beside it; a short name fits the timeline). */
+static void add_window(reader *r, capture_window *w)
+{
+    capture_info *c = &r->m->capture;
+    capture_window *p = realloc(c->windows, (size_t)(c->nwindows + 1) * sizeof *p);
+    if (!p) {
+        r->oom = true;
+        return;
+    }
+    c->windows = p;
+    char name[96];
+    snprintf(name, sizeof name, "capture %d", w->number);
+    w->region = model_add_region(r->m, REGION_CAPTURE, name, NULL, w->start_ns, w->end_ns, r->pid, 0, -1);
+    r->oom |= w->region < 0;
+    p[c->nwindows++] = *w;
+}
+
+/* capture TS EDGE WINDOW REASON OUTSIDE_CALLS DETAIL. Until the file ends, calls_before and
+ * calls_after hold the counts at the window's begin and end (finish_windows makes them the
+ * stretches' own). */
+static bool line_capture(reader *r, char **f, int n)
+{
+    int64_t ts, calls;
+    int window;
+    bool begin = n == 7 && strcmp(f[2], "begin") == 0, end = n == 7 && strcmp(f[2], "end") == 0;
+    if ((!begin && !end) || !parse_i64(f[1], &ts) || !parse_int(f[3], &window) || window < 1 ||
+        !parse_i64(f[5], &calls) || calls < 0)
+        return false;
+    saw_time(r, ts);
+    if (begin) {
+        if (r->cap_open) /* a begin without an end: it ended where the next began */
+            return false;
+        memset(&r->cap, 0, sizeof r->cap);
+        r->cap_open = true;
+        r->cap.pid = r->pid;
+        r->cap.number = window;
+        r->cap.start_ns = ts;
+        copy_str(r->cap.began, sizeof r->cap.began, f[4]);
+        copy_str(r->cap.began_detail, sizeof r->cap.began_detail, f[6]);
+        r->cap.calls_before = calls;
+        return true;
+    }
+    if (!r->cap_open || window != r->cap.number)
+        return false;
+    r->cap_open = false;
+    r->cap.end_ns = ts < r->cap.start_ns ? r->cap.start_ns : ts;
+    copy_str(r->cap.ended, sizeof r->cap.ended, f[4]);
+    copy_str(r->cap.ended_detail, sizeof r->cap.ended_detail, f[6]);
+    r->cap.calls_after = calls;
+    add_window(r, &r->cap);
+    return true;
+}
+
+/* At the file's end: a window still open ends at the last record (the process was killed), and
+ * each window gets the unrecorded stretches around it and the calls made in them. */
+static void finish_windows(reader *r)
+{
+    capture_info *c = &r->m->capture;
+    if (r->cap_open) {
+        r->cap_open = false;
+        r->cap.end_ns = r->ranges.latest > r->cap.start_ns ? r->ranges.latest : r->cap.start_ns;
+        copy_str(r->cap.ended, sizeof r->cap.ended, "exit");
+        copy_str(r->cap.ended_detail, sizeof r->cap.ended_detail,
+                 "the process ended without closing it (its last record)");
+        r->cap.calls_after = r->cap.calls_before;
+        add_window(r, &r->cap);
+        model_add_warning(r->m, "process %u (%s): capture window %d was still open when its records end", r->pid,
+                          r->name, r->cap.number);
+    }
+    int64_t end = r->exit_ns ? r->exit_ns : r->ranges.latest;
+    int64_t prev_end = r->started, prev_calls = 0; /* the previous window's end and count there */
+    for (int i = r->first_window; !r->oom && i < c->nwindows; i++) {
+        capture_window *w = &c->windows[i];
+        bool last = i + 1 == c->nwindows;
+        int64_t at_begin = w->calls_before, at_end = w->calls_after;
+        /* The next window's calls_before is still its count at its begin (converted next). */
+        int64_t next_begin = last ? r->outside_total : c->windows[i + 1].calls_before;
+        w->before_ns = prev_end > 0 && prev_end <= w->start_ns ? w->start_ns - prev_end : -1;
+        w->after_ns = last ? (end >= w->end_ns ? end - w->end_ns : -1) : c->windows[i + 1].start_ns - w->end_ns;
+        w->calls_before = at_begin >= prev_calls ? at_begin - prev_calls : -1;
+        w->calls_after = next_begin >= at_end ? next_begin - at_end : -1;
+        prev_end = w->end_ns;
+        prev_calls = at_end;
+    }
+}
+
 /* One line, split into fields; false when it is malformed. */
 static bool read_line(reader *r, char **f, int n)
 {
@@ -343,6 +448,16 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "rank") == 0) return line_rank(r, f, n);
     if (strcmp(k, "counters") == 0) return line_counters(r, f, n);
     if (strcmp(k, "ctrconf") == 0) return line_ctrconf(r, f, n);
+    if (strcmp(k, "capture") == 0) return line_capture(r, f, n);
+    if (strcmp(k, "capconf") == 0) return line_capconf(r, f, n);
+    if (strcmp(k, "capcalls") == 0) {
+        int64_t ts, calls;
+        if (n != 3 || !parse_i64(f[1], &ts) || !parse_i64(f[2], &calls) || calls < 0)
+            return false;
+        saw_time(r, ts);
+        r->outside_total = calls;
+        return true;
+    }
     if (strcmp(k, "replayed") == 0) {
         uint64_t v;
         if (n != 2 || !parse_u64(f[1], &v))
@@ -358,7 +473,7 @@ static bool read_line(reader *r, char **f, int n)
         if (k[0] == 'c')
             r->cuda = true;
         else
-            r->exited = true;
+            r->exited = true, r->exit_ns = ts;
         return true;
     }
     if (strcmp(k, "signal") == 0) { /* inject_signal.c: it flushed, then died of the signal */
@@ -401,6 +516,7 @@ static void closing_warnings(reader *r, bool truncated)
     char label[160];
     snprintf(label, sizeof label, "process %u (%s)", r->pid, r->name);
     r->oom |= !rt_finish(&r->ranges, label);
+    finish_windows(r);
     if (r->cuda && !r->exited)
         model_add_warning(m, "process %u (%s) ended without running its exit handlers (killed, crashed or left through "
                           "_exit): the records CUPTI still held (up to its last flush period and buffer) are missing",
@@ -428,7 +544,7 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
         snprintf(err, errlen, "%s: %s", path, strerror(errno));
         return false;
     }
-    reader r = {.m = m, .path = path, .pid = pid_from_name(path)};
+    reader r = {.m = m, .path = path, .pid = pid_from_name(path), .first_window = m->capture.nwindows, .outside_total = -1};
     snprintf(r.name, sizeof r.name, "?");
     rt_init(&r.ranges, m);
     char *line = NULL;

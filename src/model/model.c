@@ -74,6 +74,7 @@ void model_free(run_model *m)
     for (int i = 0; i < m->nlaunch_counters; i++)
         free(m->launch_counters[i].name);
     free(m->launch_counters);
+    free(m->capture.windows);
     memset(m, 0, sizeof *m);
 }
 
@@ -503,7 +504,7 @@ static const named_value sync_kinds[] = {
 };
 static const named_value region_kinds[] = {
     {REGION_RUN, "run"}, {REGION_WORKLOAD, "workload"}, {REGION_PHASE, "phase"}, {REGION_NVTX, "nvtx"},
-    {REGION_ANNOTATION, "annotation"},
+    {REGION_ANNOTATION, "annotation"}, {REGION_CAPTURE, "capture"},
 };
 static const named_value sources[] = {
     {SOURCE_BUILTIN, "builtin"}, {SOURCE_KINETO, "kineto"}, {SOURCE_NSYS, "nsys-sqlite"}, {SOURCE_PROFILE, "profile"},

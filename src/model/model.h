@@ -194,6 +194,8 @@ typedef enum {
     REGION_PHASE,      /* one phase of a built-in workload */
     REGION_NVTX,       /* an NVTX range from the program's code */
     REGION_ANNOTATION, /* a PyTorch record_function / profiler annotation */
+    REGION_CAPTURE,    /* a capture window of mmprof profile --delay/--duration/--capture-range: its
+                        * process's work launched while the window was open */
 } region_kind;
 
 /* A named interval that owns events. A kernel or copy belongs to the region whose thread made
@@ -428,6 +430,29 @@ typedef struct {
     long max;          /* profile --max-kernels (0: no limit) */
 } counter_info;
 
+/* profile --delay/--duration/--capture-range: one window in which the injection library traced
+ * (stream_read.c reads them from the stream's capture lines). */
+typedef struct {
+    int region;            /* its REGION_CAPTURE region */
+    uint32_t pid;
+    int number;            /* its number in its process, from 1 */
+    int64_t start_ns, end_ns;
+    char began[24], ended[24]; /* why: delay, start, duration, cuda-profiler-start/-stop,
+                                * nvtx-begin/-end, exit */
+    char began_detail[320], ended_detail[320]; /* the same in words */
+    /* Unrecorded stretches around it: from the previous window's end (or the process's start)
+     * to its start, and from its end to the next window's start (or the process's end), with
+     * the CUDA runtime calls made in them; -1 where not known. */
+    int64_t before_ns, after_ns;
+    int64_t calls_before, calls_after;
+} capture_window;
+
+typedef struct {
+    char asked[640];       /* what was asked, in words ("" without a capture option) */
+    capture_window *windows;
+    int nwindows;
+} capture_info;
+
 /* What only a built-in run has: its settings, its BLAS, the tool's own phases, the workloads'
  * matmul facts and a --devices run's peer matrix. Empty (nworkloads 0) for other sources. */
 typedef struct {
@@ -464,6 +489,7 @@ typedef struct {
     int ndevices;
     collection_info collection;
     counter_info counters;
+    capture_info capture;  /* profile's capture windows; none otherwise */
     /* profile --counters: one entry per profiled launch (demangled kernel name), in stream order */
     kernel_counters *launch_counters;
     int nlaunch_counters;

@@ -348,6 +348,29 @@ static cJSON *region_json(const region *g, int64_t epoch)
 
 static cJSON *make_region(const void *a, size_t i, int64_t e) { return region_json(&((const region *)a)[i], e); }
 
+/* profile's capture windows: what was asked, and each window with its region, reasons and the
+ * unrecorded stretches around it (-1: not known). */
+static cJSON *make_window(const void *a, size_t i, int64_t e)
+{
+    const capture_window *w = &((const capture_window *)a)[i];
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_num(o, "region", w->region) && add_num(o, "pid", w->pid) && add_num(o, "number", w->number) &&
+              add_time(o, "start_ns", w->start_ns, e) && add_time(o, "end_ns", w->end_ns, e) &&
+              add_str(o, "began", w->began) && add_str(o, "began_detail", w->began_detail) &&
+              add_str(o, "ended", w->ended) && add_str(o, "ended_detail", w->ended_detail) &&
+              add_num(o, "before_ns", (double)w->before_ns) && add_num(o, "after_ns", (double)w->after_ns) &&
+              add_num(o, "calls_before", (double)w->calls_before) && add_num(o, "calls_after", (double)w->calls_after);
+    return built(o, ok);
+}
+
+static cJSON *capture_json(const capture_info *c, int64_t epoch)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "asked", c->asked) &&
+              ok_add(o, "windows", array_of((size_t)c->nwindows, make_window, c->windows, epoch));
+    return built(o, ok);
+}
+
 static cJSON *make_process(const void *a, size_t i, int64_t e)
 {
     (void)e;
@@ -531,6 +554,8 @@ bool model_write(const run_model *m, json_writer *w, const model_write_hooks *ho
               jw_member(w, "collection", collection_json(&m->collection)) &&
               write_array(w, "devices", (size_t)m->ndevices, make_device, m->devices, epoch) &&
               (!m->counters.asked || jw_member(w, "counters", counters_json(&m->counters))) &&
+              ((!m->capture.asked[0] && m->capture.nwindows == 0) ||
+               jw_member(w, "capture", capture_json(&m->capture, epoch))) &&
               (m->source != SOURCE_BUILTIN || write_builtin(w, m, hooks)) &&
               write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
               write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
@@ -1201,6 +1226,50 @@ static bool read_launch_counters(reader *r, const cJSON *root, run_model *m)
     return absent(root, "launch_counters") || read_each(r, root, "launch_counters", m->epoch_ns, m, read_one_launch, true);
 }
 
+/* One capture window (make_window); its region must be a capture region already read. */
+static bool read_window(reader *r, const cJSON *e, int64_t epoch, void *arg)
+{
+    run_model *m = arg;
+    capture_window w;
+    memset(&w, 0, sizeof w);
+    int64_t pid;
+    bool ok = get_int(r, e, "region", 1, m->nregions - 1, &w.region) && get_i64(r, e, "pid", 0, UINT32_MAX, &pid) &&
+              get_int(r, e, "number", 1, INT32_MAX, &w.number) && read_interval(r, e, epoch, &w.start_ns, &w.end_ns) &&
+              get_str(r, e, "began", false, w.began, sizeof w.began) &&
+              get_str(r, e, "began_detail", false, w.began_detail, sizeof w.began_detail) &&
+              get_str(r, e, "ended", false, w.ended, sizeof w.ended) &&
+              get_str(r, e, "ended_detail", false, w.ended_detail, sizeof w.ended_detail) &&
+              get_i64(r, e, "before_ns", -1, INT64_MAX, &w.before_ns) && get_i64(r, e, "after_ns", -1, INT64_MAX, &w.after_ns) &&
+              get_i64(r, e, "calls_before", -1, INT64_MAX, &w.calls_before) &&
+              get_i64(r, e, "calls_after", -1, INT64_MAX, &w.calls_after);
+    if (!ok)
+        return false;
+    if (m->regions[w.region].kind != REGION_CAPTURE)
+        return fail(r, "region", "is not a capture region");
+    w.pid = (uint32_t)pid;
+    capture_info *c = &m->capture;
+    capture_window *p = realloc(c->windows, (size_t)(c->nwindows + 1) * sizeof *p);
+    if (!p)
+        return fail(r, NULL, "out of memory");
+    c->windows = p;
+    p[c->nwindows++] = w;
+    return true;
+}
+
+/* profile's "capture" object, where it has one (capture_json). */
+static bool read_capture(reader *r, const cJSON *root, run_model *m)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "capture");
+    if (!o)
+        return true;
+    size_t s = enter_obj(r, "capture");
+    bool ok = cJSON_IsObject(o) ? get_str(r, o, "asked", false, m->capture.asked, sizeof m->capture.asked) &&
+                                      read_each(r, o, "windows", m->epoch_ns, m, read_window, true)
+                                : fail(r, NULL, "expected an object");
+    leave(r, s);
+    return ok;
+}
+
 /* What was asked of the counters: version 3's "counters" object. */
 static bool read_counter_info(reader *r, const cJSON *root, counter_info *c)
 {
@@ -1800,7 +1869,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
               read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
               (v1_default(r, root, "processes") || read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
               (v1_default(r, root, "threads") || read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
-              read_launch_counters(r, root, m) && read_warnings(r, root, m);
+              read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m);
     if (ok && m->source != SOURCE_BUILTIN && m->builtin.nworkloads > 0)
         ok = fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;
