@@ -56,7 +56,7 @@ fi
 if [ "$step" = check ]; then
   { echo "== test-gpu (without compute-sanitizer)"; SANITIZE_TOOLS=none timeout 330 \
       tests/run_tests.sh --gpu build test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh \
-      profile_counters_gpu.sh ddp_gpu.sh ${EXTRA_GPU_TESTS:-}; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
+      profile_counters_gpu.sh ddp_gpu.sh capture_gpu.sh ${EXTRA_GPU_TESTS:-}; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
   [ -n "${SKIP_BENCH:-}" ] || { echo "== bench (GPU part: 2048)"; BENCH_SIZES="2048" MMPROF_BIN=build/mmprof \
       timeout 150 build/tests/bench; echo "exit $?"; } >"$S/bench.log" 2>&1
 fi
