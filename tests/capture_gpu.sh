@@ -2,8 +2,8 @@
 # make test-gpu: mmprof profile's capture options on examples/capture_ranges.cu, whose kernels per
 # step and markers are known (its header says where each falls). Each check is one test in
 # cmocka's format for tests/run_tests.sh, reading the run file's events and analysis.capture:
-#   everything        all 1 + 6*3 kernels recorded, none without timestamps (the forced periodic
-#                     flush must not cut records of finished kernels)
+#   everything        all 1 + 6*3 kernels recorded, none without timestamps (the periodic flush
+#                     must not cut records of finished kernels)
 #   cuda-profiler     the first cudaProfilerStart/Stop range: steps 2-3, 6 kernels, one window;
 #                     --capture-count 2: both ranges, 6 and 3; --capture-skip 1: the second, 3
 #   nvtx              nvtx:step count 2 skip 1: steps 1 and 2, 3 kernels each; nvtx:dstep@capture-demo
@@ -11,8 +11,9 @@
 #   delay/duration    --delay 1.5 --duration 1: one window from "delay" to "duration", about 1 s
 #                     long, holding every kernel recorded, and the steps the program started
 #                     inside it (give or take the step at each edge)
-#   killed            the program SIGKILLed mid-run: the kernels of every step that ended more
-#                     than a flush period (100 ms) before the kill are in the report
+#   killed            the program SIGKILLed mid-run with MMPROF_FLUSH_FORCED=1: the kernels of
+#                     every step that ended more than a flush period (100 ms) before the kill
+#                     are in the report
 #   tests/capture_gpu.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -131,7 +132,8 @@ win[0]["calls_before"] > 0
 # SIGKILL: only what CUPTI held since the last forced flush is lost.
 echo "[ RUN      ] killed"
 if [ $gpu -eq 0 ]; then echo "no usable GPU"; echo "[  SKIPPED ] killed"; else
-  "$bin" profile --json "$dir/killed.json" --text "$dir/killed.txt" -- "$prog" 40 3 100 >"$dir/killed.out" &
+  MMPROF_FLUSH_FORCED=1 "$bin" profile --json "$dir/killed.json" --text "$dir/killed.txt" -- "$prog" 40 3 100 \
+    >"$dir/killed.out" &
   m=$!
   sleep 3
   child=$(pgrep -P "$m" capture_ranges | head -1)

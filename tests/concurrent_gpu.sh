@@ -27,7 +27,7 @@ for x in a b; do
   # "relative Frobenius error", are no test of it).
   if [ "$r" -ne 0 ] || ! "$bin" report "$dir/$x.json" --color never >"$dir/$x.txt" 2>&1 ||
      ! python3 -c 'import json, sys
-bad = [w["name"] + " " + w["status"] for w in json.load(open(sys.argv[1]))["workloads"] if w["status"] != "ok"]
+bad = [w["name"] + " " + w["status"] for w in json.load(open(sys.argv[1]))["builtin"]["workloads"] if w["status"] != "ok"]
 print("\n".join(bad)); sys.exit(1 if bad else 0)' "$dir/$x.json"; then
     ok=0
   fi

@@ -31,7 +31,7 @@ fi
 echo "[       OK ] $name"
 name="under ncu, mmprof's counters are off and say so"
 echo "[ RUN      ] $name"
-if python3 -c 'import json, sys; w = json.load(open(sys.argv[1]))["config"]["counters_why"] or ""; print(w); sys.exit(0 if w.startswith("counters off") else 1)' "$dir/under.json"; then
+if python3 -c 'import json, sys; w = json.load(open(sys.argv[1]))["counters"]["why"] or ""; print(w); sys.exit(0 if w.startswith("counters off") else 1)' "$dir/under.json"; then
   echo "[       OK ] $name"
 else
   echo "[  FAILED  ] $name"

@@ -84,7 +84,7 @@ def mangled_match(mm_name, ncu_name):
 def main():
     run = json.load(open(sys.argv[1]))
     launches = read_ncu(sys.argv[2])
-    n = run["config"]["n"]
+    n = run["builtin"]["config"]["n"]  # run file schema 3: the built-in run under "builtin"
     product = 2.0 * n ** 3
     failed = 0
     order = []
@@ -93,7 +93,7 @@ def main():
             order.append(launches[i]["name"])
     nth = 0
     print("%-18s %-10s %10s %10s %8s" % ("workload", "figure", "mmprof", "ncu", "diff"))
-    for w in run["workloads"]:
+    for w in run["builtin"]["workloads"]:
         ctr = w.get("counters")
         if ctr and ctr.get("why"):
             print("%s: counters n/a: %s" % (w["name"], ctr["why"]))

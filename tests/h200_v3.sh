@@ -9,6 +9,7 @@
 #                              torch.profiler (.json and .json.gz), the examples' checker
 #   tests/h200_v3.sh check     (there) test-gpu without compute-sanitizer, the capture tests
 #                              where built, and the GPU bench
+#   tests/h200_v3.sh redo      (there) record again, and the GPU tests that failed in check
 set -u
 step=${1:-record}
 if [ "$step" = stage ]; then
@@ -25,7 +26,7 @@ log=$S/session-$step.log
 { echo "== $(date -u +%FT%TZ) $step"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
   ldd build/mmprof | grep -E "not found" || true; } >"$log" 2>&1
 
-if [ "$step" = record ]; then
+if [ "$step" = record ] || [ "$step" = redo ]; then
   { echo "== sample 2048"; /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --json "$S/h200-2048.json" --color never \
       --trace "$S/h200-2048.trace.json" >"$S/h200-2048.txt"; echo "exit $?"
     echo "== sample 2048 with hardware counters"; /usr/bin/time -f "wall %e s" build/mmprof --size 2048 --host-memory pinned \
@@ -52,6 +53,11 @@ if [ "$step" = record ]; then
       --text "$S/h200-train-import.txt" -q; echo "exit $?"
   } >>"$log" 2>&1
   { echo "== the examples' checker"; timeout 300 tests/profile_examples.sh build; echo "exit $?"; } >"$S/examples.log" 2>&1
+fi
+if [ "$step" = redo ]; then
+  { echo "== the GPU tests that failed or changed since the check step"; SANITIZE_TOOLS=none timeout 300 \
+      tests/run_tests.sh --gpu build test_profile_gpu concurrent_gpu.sh counters_gpu.sh capture_gpu.sh; echo "exit $?"; } \
+    >"$S/test-gpu.log" 2>&1
 fi
 if [ "$step" = check ]; then
   { echo "== test-gpu (without compute-sanitizer)"; SANITIZE_TOOLS=none timeout 330 \

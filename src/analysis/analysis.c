@@ -735,7 +735,9 @@ static bool collect_warnings(const run_model *m, analysis *a)
         return false;
     if (c->lost_timestamps > 0 &&
         !add_warning(a, "%llu kernel or copy records came without timestamps (CUPTI's device "
-                        "buffer was full)", (unsigned long long)c->lost_timestamps))
+                        "buffer was full, or a forced flush, MMPROF_FLUSH_FORCED, cut records of kernels "
+                        "still running): figures built from them are incomplete",
+                     (unsigned long long)c->lost_timestamps))
         return false;
     if (c->replayed_kernels > 0 &&
         !add_warning(a, "%llu profiled launch%s (--counters) %s no place on the timeline: CUPTI gives a kernel replayed "

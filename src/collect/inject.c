@@ -9,9 +9,9 @@
  *
  * CUPTI hands a buffer over only when it is full or flushed, and its own periodic flush
  * (cuptiActivityFlushPeriod) returns full buffers only; so a thread of ours calls
- * cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) every MMPROF_FLUSH_MS (default 100 ms),
- * which returns partly filled buffers too, even those with a record still incomplete (flush_loop
- * says why forced, and what it costs). What can still be lost: a process that leaves through
+ * cuptiActivityFlushAll every MMPROF_FLUSH_MS (default 100 ms), which returns partly filled
+ * buffers too; forced where MMPROF_FLUSH_FORCED asks, even those with a record still incomplete
+ * (flush_loop says what each costs). What can still be lost: a process that leaves through
  * _exit (Python multiprocessing workers use os._exit) or is killed runs no atexit handler, so the
  * records since the last flush never arrive; `mmprof profile` therefore also preloads
  * libmmprof_exit.so, whose _exit calls mmprof_inject_flush first. A killed process still loses
@@ -156,6 +156,7 @@ static struct {
     pthread_cond_t wake;
     bool stop, running;
     bool now;   /* a capture window closed: flush without waiting for the period */
+    bool forced; /* MMPROF_FLUSH_FORCED: periodic flushes forced (see flush_loop) */
     bool debug; /* MMPROF_INJECT_DEBUG: a "flush" line per periodic flush and the exit flush's
                  * timing on stderr, for diagnosis */
     unsigned period_ms;
@@ -184,17 +185,18 @@ static void *flush_loop(void *arg)
             flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
-            /* Forced: CUPTI keeps kernel records in per-context buffers that a default flush (0)
-             * returns only once every record in them is complete, so a program that keeps a
-             * kernel in flight, and is then SIGKILLed, lost all of them. A forced flush hands
-             * over every buffer, incomplete records included (cupti_activity.h,
-             * cuptiActivityFlushAll): a kill now loses at most one period. The cost: a kernel
-             * still running at the flush comes without its end (start or end 0), which
-             * cupti_records.c counts as lost timestamps and the report warns about, and CUPTI
-             * recommends forced flushes at the end of a session; it took 5-8 ms on the H200
-             * (docs/cupti.md), paid on this thread, not the program's. MMPROF_FLUSH_MS=0 turns
-             * the periodic flush off. */
-            CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+            /* Default or forced (MMPROF_FLUSH_FORCED=1). CUPTI keeps kernel records in
+             * per-context buffers that a default flush (0) returns only once every record in them
+             * is complete, so a program that keeps a kernel in flight, and is then SIGKILLed,
+             * loses them. A forced flush hands over every buffer, incomplete records included
+             * (cupti_activity.h, cuptiActivityFlushAll): a kill then loses at most one period.
+             * But a kernel still running at a forced flush comes back without its timestamps and
+             * is lost for good (counted as lost and warned about): on the H200 the profile of
+             * examples/copies_and_streams kept 31 of its 32 kernels with a forced flush every
+             * 100 ms. Exact counts come first, so forcing is the user's choice, for jobs that may
+             * be killed. Either took 5-8 ms on the H200 (docs/cupti.md), on this thread, not the
+             * program's. MMPROF_FLUSH_MS=0 turns the periodic flush off. */
+            CUptiResult r = cuptiActivityFlushAll(flusher.forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
             if (flusher.debug)
                 emit_flush_debug(t0, r);
             pthread_mutex_lock(&flusher.lock);
@@ -412,6 +414,8 @@ EXPORT int InitializeInjection(void)
     if (collecting || capture) {
         const char *debug = getenv("MMPROF_INJECT_DEBUG");
         flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
+        const char *forced = getenv("MMPROF_FLUSH_FORCED");
+        flusher.forced = forced && *forced && strcmp(forced, "0") != 0;
         start_flusher(flush_period_ms());
         inject_catch_signals();
     }
