@@ -71,7 +71,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
-              test_hta_parity test_idle_causes test_capture_cli
+              test_hta_parity test_idle_causes test_capture_cli test_train_steps
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \

@@ -18,14 +18,14 @@ render() { # NAME VERB FILES...
     --html "$out/$name.html" -q 2>"$out/$name.stderr" || echo "$name: exit $?" >&2
 }
 for f in h200-2048 h200-2048-counters h200-512-under-ncu h200-512-under-nsys h200-profile-counters \
-         h200-profile-cuda h200-profile-numba h200-profile-torch; do
+         h200-profile-cuda h200-profile-numba h200-profile-torch h200-profile-train; do
   render "$f" report "samples/$f.json"
 done
 for f in h200-sweep-64-8192 h200x2-devices-2048 h200-ddp-torchrun; do
   render "$f" report "$(unxz "$f")"
 done
 render h200-ddp-merged report "$(unxz h200-ddp-rank.0)" "$(unxz h200-ddp-rank.1)"
-for f in h200-matmul-copies h200-train-step h200-ddp-rank0 h200-ddp-rank1; do
+for f in h200-matmul-copies h200-train-step h200-train h200-ddp-rank0 h200-ddp-rank1; do
   render "$f.kineto" import "samples/$f.kineto.json"
 done
 render h200-ddp-kineto-merged import samples/h200-ddp-rank0.kineto.json samples/h200-ddp-rank1.kineto.json

@@ -220,7 +220,9 @@ static void ranges_grouped_by_name(void **state)
     range_group_name("ProfilerStep#12", buf, sizeof buf);
     assert_string_equal(buf, "ProfilerStep#*");
     range_group_name("step 3", buf, sizeof buf);
-    assert_string_equal(buf, "step 3");
+    assert_string_equal(buf, "step *");
+    range_group_name("layer3", buf, sizeof buf);
+    assert_string_equal(buf, "layer3");
     range_group_name("#5", buf, sizeof buf);
     assert_string_equal(buf, "#5");
 }

@@ -416,6 +416,15 @@ static void warnings_shown(void **state)
  * GPU), driver or runtime version; no host; a BLAS whose version and threads were not read. */
 static void facts_unknown(run_model *m)
 {
+    /* A second GPU that keeps every fact (the sample may come from a one-GPU machine). */
+    if (m->ndevices == 1) {
+        device_info *grown = realloc(m->devices, 2 * sizeof *grown);
+        assert_non_null(grown);
+        m->devices = grown;
+        m->devices[1] = m->devices[0];
+        m->devices[1].index = 1;
+        m->ndevices = 2;
+    }
     device_info *d = &m->devices[0];
     d->clock_khz = 0;
     d->total_mem = 0;

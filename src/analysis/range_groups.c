@@ -15,7 +15,9 @@ void range_group_name(const char *name, char *buf, size_t len)
     size_t d = n;
     while (d > 0 && isdigit((unsigned char)name[d - 1]))
         d--;
-    if (d < n && d > 1 && name[d - 1] == '#') { /* a name before the '#' */
+    /* "ProfilerStep#12" and "step 12": a step number after '#' or a space, with a name before
+     * it, is an instance of one range (a loop's steps), grouped as "ProfilerStep#*", "step *". */
+    if (d < n && d > 1 && (name[d - 1] == '#' || name[d - 1] == ' ')) {
         size_t keep = d < len - 1 ? d : len - 1;
         memcpy(buf, name, keep);
         buf[keep] = '\0';

@@ -35,7 +35,7 @@ typedef struct {
  * when memory ran out. rg: analyze_regions's figures, one per region. */
 bool group_ranges(const run_model *m, const region_metrics *rg, range_group **out, int *nout);
 
-/* The name a region is grouped under (the "#<digits>" fold), into buf. */
+/* The name a region is grouped under (a trailing "#<digits>" or " <digits>" folded to "#*", " *"), into buf. */
 void range_group_name(const char *name, char *buf, size_t len);
 
 #endif
