@@ -262,6 +262,7 @@ static void run_overview(html_ctx *x)
     y += TL_PHASE_H + TL_GAP;
     lane_label(b, y, TL_PHASE_H, "workloads");
     int number = 0;
+    double free_x = 0; /* where the last label drawn in the lane ends: labels never overlap */
     strbuf key; /* every span by its number, listed under the chart */
     sb_init(&key);
     for (int i = 0; i < m->builtin.nworkloads; i++) {
@@ -280,13 +281,19 @@ static void run_overview(html_ctx *x)
         snprintf(tip, sizeof tip, "%d. %s\n%s", number, label, dur(z - a, d, sizeof d));
         svg_rect(b, tx(&s, a), y, twidth(&s, a, z), TL_PHASE_H, 1,
                  !w->needs_gpu ? "span cpu" : (w->host_memory == MEM_PINNED ? "span gpu pinned" : "span gpu"), NULL, tip);
-        /* Every span is labelled: its name inside when it fits, else its number in the key below. */
+        /* A span is labelled with its name inside when it fits, else with its number (the key
+         * below names it), unless that would overlap the label before (spans a few pixels wide
+         * side by side): then its tip names it. About 7 px per character at 11 px. */
         char num[12];
         snprintf(num, sizeof num, "%d", number);
-        if (twidth(&s, a, z) > 7.0 * (double)strlen(w->name) + 8)
-            svg_text(b, tx(&s, a) + 4, y + TL_PHASE_H - 5, "start", "in", w->name);
-        else
-            svg_text(b, tx(&s, a) + twidth(&s, a, z) / 2, y + TL_PHASE_H - 5, "middle", "in", num);
+        double left = tx(&s, a), width = twidth(&s, a, z);
+        if (width > 7.0 * (double)strlen(w->name) + 8) {
+            svg_text(b, left + 4, y + TL_PHASE_H - 5, "start", "in", w->name);
+            free_x = left + 4 + 7.0 * (double)strlen(w->name);
+        } else if (left + width / 2 - 3.5 * (double)strlen(num) >= free_x + 2) {
+            svg_text(b, left + width / 2, y + TL_PHASE_H - 5, "middle", "in", num);
+            free_x = left + width / 2 + 3.5 * (double)strlen(num);
+        }
     }
     y += TL_PHASE_H + TL_GAP;
     lane_label(b, y, TL_LANE_H, "GPU busy");
