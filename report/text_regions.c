@@ -121,6 +121,13 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
         fprintf(x->out, "%-30s %6d", name, k->count);
         fig_cells(x, &kernel_stat_table, k, cols, (int)(sizeof cols / sizeof cols[0]));
         fputc('\n', x->out);
+        /* A name cut to its column is written whole under its row: five ResNet kernels cut to
+         * one "sm80_xmma_fprop_implicit_ge..." said nothing apart. */
+        if (strcmp(name, full) != 0) {
+            fprintf(x->out, "%s  = ", c(x, DIM));
+            wrapped(x, 4, full);
+            fputs(c(x, RESET), x->out);
+        }
     }
     if (r->nkstats > TOP_KERNELS)
         fprintf(x->out, "  (%d more kernel names in the JSON report)\n", r->nkstats - TOP_KERNELS);

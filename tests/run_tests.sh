@@ -9,7 +9,7 @@
 #                                                        two-GPU test on a one-GPU machine))
 # A name fuzz_NAME is a libFuzzer target (BUILD_DIR/fuzz/fuzz_NAME): every input of its checked-in
 # corpus tests/fuzz/corpus/NAME (crashes found once included) is replayed, then it fuzzes for
-# FUZZ_TEST_SECONDS (default 5; make fuzz is the long run); it counts as one test, passed when
+# FUZZ_TEST_SECONDS (default 3; make fuzz is the long run); it counts as one test, passed when
 # nothing crashed.
 # TEST_JOBS tests run at once (default: one per CPU; 1 under --gpu, where tests that time the GPU
 # must have it to themselves), but a test named in TESTS_ALONE runs with no other beside it: it
@@ -37,7 +37,7 @@ run_fuzz() {
   # runs every input it finds before it fuzzes, whatever -max_total_time says, and says INITED
   # once it has.
   out=$(mktemp -d)
-  "$bin" -max_total_time="${FUZZ_TEST_SECONDS:-5}" -print_final_stats=1 -artifact_prefix="$build/fuzz/$name-" \
+  "$bin" -max_total_time="${FUZZ_TEST_SECONDS:-3}" -print_final_stats=1 -artifact_prefix="$build/fuzz/$name-" \
     "$out" "tests/fuzz/corpus/$name" >"$out.log" 2>&1
   rc=$?
   grep -E "^(Done|stat::number_of_executed_units)|INITED|ERROR|runtime error|Test unit written" "$out.log"

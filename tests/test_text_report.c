@@ -363,6 +363,48 @@ static void drop_cpu(run_model *m)
             m->builtin.workloads[i].status = WL_SKIPPED;
 }
 
+/* s without spaces and line ends (a copy). */
+static char *unspaced(const char *s)
+{
+    char *out = malloc(strlen(s) + 1), *o = out;
+    assert_non_null(out);
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\n')
+            *o++ = *s;
+    *o = '\0';
+    return out;
+}
+
+/* A kernel name cut to its column is written whole under its row (wrapped, continuation lines
+ * indented): every listed kernel of the training loop's profile can be found whole. */
+static void kernel_names_whole(void **state)
+{
+    (void)state;
+    rendered r;
+    render_run(&r, "samples/h200-profile-train.json", NULL);
+    assert_fits(r.plain);
+    /* Compared without white space: the wrap breaks at spaces or, in a long word, anywhere. */
+    char *flat = unspaced(r.plain);
+    const region_metrics *run = &r.a.rg[0];
+    int cut = 0;
+    for (int i = 0; i < run->nkstats && i < 15; i++) {
+        char full[512];
+        kernel_display_name(run->kernels[i].name, full, sizeof full);
+        if (strlen(full) <= 30)
+            continue;
+        cut++;
+        char want[600];
+        snprintf(want, sizeof want, "= %s", full);
+        char *w = unspaced(want);
+        if (!strstr(flat, w))
+            fail_msg("the kernel %s is not written whole", full);
+        free(w);
+    }
+    assert_true(cut >= 3);
+    free(flat);
+    free_rendered(&r);
+}
+
 static void na_lines_carry_reasons(void **state)
 {
     (void)state;
@@ -776,6 +818,7 @@ int main(void)
         cmocka_unit_test(header_names_the_run),
         cmocka_unit_test(rows_show_the_analysis),
         cmocka_unit_test(na_lines_carry_reasons),
+        cmocka_unit_test(kernel_names_whole),
         cmocka_unit_test(warnings_shown),
         cmocka_unit_test(unknown_facts_left_out),
         cmocka_unit_test(skipped_gpu_workloads),
