@@ -184,7 +184,9 @@ GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_multi_gpu $(BUILD)/test
 # objects are built a second time, instrumented, under $(SAN_DIR). build/mmprof and the GPU
 # binaries stay uninstrumented (the H200 machine runs those; CUDA and ASan do not mix well).
 # Undefined behaviour stops the test, so it fails instead of printing a line nobody reads.
-TEST_SAN  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+# -O1 -g1 after CFLAGS' -O2 -g: line tables are what a sanitizer's report needs, and the
+# instrumented objects then build in 37 s instead of 66 s on two cores (make test's budget).
+TEST_SAN  ?= -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -O1 -g1
 SAN_DIR   := $(BUILD)/san
 SAN_CORE  := $(CORE_OBJ:$(BUILD)/%=$(SAN_DIR)/%) $(SAN_DIR)/tests/test_support.o
 
@@ -430,7 +432,7 @@ deb:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) -fno-omit-frame-pointer \
+FUZZ_CFLAGS  := -std=c11 -gline-tables-only -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) -fno-omit-frame-pointer \
                 -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include -MMD -MP
 FUZZ_OBJ_DIR := $(BUILD)/fuzz/obj
 FUZZ_TARGETS :=

@@ -7,8 +7,12 @@
  * scrolling the navigation sideways), no visible text is drawn smaller than 9 CSS pixels, SVG
  * text counted at the size its chart is drawn, and the page is no wider than its window. The answer goes into the root element's data-check
  * attribute: "ok", or the problems found, one per line. */
-(function () {
+/* As a function of the page's document and window, so that a wrapper page of frames can run it
+ * over each frame (a report's Content-Security-Policy admits no script injected into it): the
+ * wrapper sets window.mmprofChecksLibrary before loading this file. */
+function mmprofPageChecks(document, window) {
     "use strict";
+    var getComputedStyle = window.getComputedStyle.bind(window);
     var problems = [];
     /* A section's content: any child but its heading, its lede and quiet lines. */
     function has_content(section) {
@@ -81,4 +85,5 @@
     var wide = document.documentElement.scrollWidth;
     if (wide > window.innerWidth + 1) problems.push("the page is " + wide + " px wide in a " + window.innerWidth + " px window");
     document.documentElement.setAttribute("data-check", problems.length ? problems.join("\n") : "ok");
-})();
+}
+if (!window.mmprofChecksLibrary) mmprofPageChecks(document, window);

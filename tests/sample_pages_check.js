@@ -1,7 +1,8 @@
 /* The checks test_browser runs over every committed sample's page at once: its wrapper page holds
  * one iframe per sample, all of one width, and loads this script. Once every frame has loaded:
  * no page is wider than its frame, and (with data-overlaps="1" on the wrapper's root) in no chart
- * are two labels drawn over each other, each label's box as the browser laid it out. The answer
+ * are two labels drawn over each other, each label's box as the browser laid it out; and each
+ * page passes tests/browser_checks.js (loaded beside this as a library). The answer
  * goes into the wrapper's data-check attribute: "ok", or the problems found, "; " between them. */
 (function () {
     "use strict";
@@ -29,15 +30,30 @@
                 }
         }
     }
+    /* Then tests/browser_checks.js's checks (the wrapper loads it as a library) on every frame:
+     * sections with content, each reached from the navigation, no placeholder, no text under
+     * 9 px. Each answers in its frame's data-check. */
+    function page_checks(frames, bad) {
+        if (typeof mmprofPageChecks !== "function") { bad.push("tests/browser_checks.js did not load"); return; }
+        frames.forEach(function (fr) {
+            var d = fr.contentDocument, name = fr.src.replace(/.*\//, "");
+            if (!d) return;
+            mmprofPageChecks(d, fr.contentWindow);
+            var c = d.documentElement.getAttribute("data-check");
+            if (c !== "ok") bad.push(name + ": " + (c || "no answer").replace(/\n/g, ", "));
+        });
+    }
     window.addEventListener("load", function () {
         var bad = [], root = document.documentElement;
-        document.querySelectorAll("iframe").forEach(function (fr) {
+        var frames = Array.prototype.slice.call(document.querySelectorAll("iframe"));
+        frames.forEach(function (fr) {
             var d = fr.contentDocument, name = fr.src.replace(/.*\//, "");
             if (!d) { bad.push(name + ": not readable"); return; }
             var w = d.documentElement.scrollWidth, limit = fr.clientWidth;
             if (w > limit) bad.push(name + " is " + w + " px wide in " + limit);
             if (root.getAttribute("data-overlaps") === "1") overlaps(d, name, bad);
         });
+        page_checks(frames, bad);
         root.setAttribute("data-check", bad.length ? bad.join("; ") : "ok");
     });
 })();
