@@ -282,12 +282,13 @@ TESTS_STARTED := $(shell date +%s)
 endif
 # The longest first (the sanitized ones that load the 2048 sample many times), so that no worker
 # is left with one of them at the end.
-SLOW_TESTS := test_browser test_install test_text_report test_model_json test_analysis test_devices test_compare \
+SLOW_TESTS := test_browser test_install test_browser_pages.sh test_text_report test_model_json test_analysis test_devices test_compare \
               test_sweep test_page_figures
 
 test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
-	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
+	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
+	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
 	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options readme_quotes.sh \
 	    $(FUZZ_TARGETS)
 

@@ -683,14 +683,20 @@ static void hostile_names_run_no_script(void **state)
     cmd_free(&r);
 }
 
+/* Two parts: the page-timing tests run alone (make test runs test_browser before the others),
+ * and with MMPROF_BROWSER_PART=pages (tests/test_browser_pages.sh) the rest, beside other tests,
+ * which their results do not depend on. Unset: every test. */
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
+    const struct CMUnitTest timed[] = {
         cmocka_unit_test(page_loads_without_console_messages),
-        cmocka_unit_test(every_section_is_rendered),
-        cmocka_unit_test(timeline_has_one_mark_per_event),
         cmocka_unit_test(page_is_small),
         cmocka_unit_test(loads_within_a_second),
+        cmocka_unit_test(sweep_page_is_small_and_quick),
+    };
+    const struct CMUnitTest pages[] = {
+        cmocka_unit_test(every_section_is_rendered),
+        cmocka_unit_test(timeline_has_one_mark_per_event),
         cmocka_unit_test(layout_at_1280),
         cmocka_unit_test(layout_at_390),
         cmocka_unit_test(timeline_pages_show_only_what_they_have),
@@ -702,7 +708,12 @@ int main(void)
         cmocka_unit_test(hostile_names_run_no_script),
         cmocka_unit_test(every_sample_fits_a_phone),
         cmocka_unit_test(every_sample_at_1280),
-        cmocka_unit_test(sweep_page_is_small_and_quick),
     };
-    return cmocka_run_group_tests_name("browser", tests, group_setup, group_teardown);
+    const char *part = getenv("MMPROF_BROWSER_PART");
+    int status = 0;
+    if (!part || strcmp(part, "pages") != 0)
+        status |= cmocka_run_group_tests_name("browser: page timing", timed, group_setup, group_teardown);
+    if (!part || strcmp(part, "timed") != 0)
+        status |= cmocka_run_group_tests_name("browser: pages", pages, group_setup, group_teardown);
+    return status;
 }
