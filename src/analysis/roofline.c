@@ -172,30 +172,27 @@ void counter_figures(const run_model *m, workload_metrics *r)
     decide_bound(k, &r->bound, &r->bound_pct, r->bound_text, sizeof r->bound_text);
 }
 
+/* A peak of every SM at the SM clock: SMs x per_sm_clock x clock / scale, or n/a with why ("what"
+ * names the rate for a compute capability the table does not know). */
+static void sm_clock_peak(metric *out, const device_info *dev, double per_sm_clock, double scale, const char *what)
+{
+    if (dev->cc_major <= 0)
+        metric_na(out, "compute capability not reported");
+    else if (per_sm_clock <= 0)
+        metric_na(out, "%s not known for compute capability %d.%d", what, dev->cc_major, dev->cc_minor);
+    else if (dev->clock_khz <= 0 || dev->sm_count <= 0)
+        metric_na(out, "SM clock or count not reported");
+    else
+        metric_set(out, dev->sm_count * per_sm_clock * dev->clock_khz * 1e3 / scale);
+}
+
 void counter_ceilings(const run_model *m, device_peaks *peaks)
 {
     for (int d = 0; d < m->ndevices; d++) {
         const device_info *dev = &m->devices[d];
-        double per_clock = tf32_flops_per_sm_clock(dev->cc_major, dev->cc_minor);
-        if (dev->cc_major <= 0)
-            metric_na(&peaks[d].tf32_tflops, "compute capability not reported");
-        else if (per_clock <= 0)
-            metric_na(&peaks[d].tf32_tflops, "TF32 tensor rate not known for compute capability %d.%d", dev->cc_major,
-                      dev->cc_minor);
-        else if (dev->clock_khz <= 0 || dev->sm_count <= 0)
-            metric_na(&peaks[d].tf32_tflops, "SM clock or count not reported");
-        else
-            metric_set(&peaks[d].tf32_tflops, dev->sm_count * per_clock * dev->clock_khz * 1e3 / 1e12);
-        double l1 = l1_bytes_per_sm_clock(dev->cc_major);
-        if (dev->cc_major <= 0)
-            metric_na(&peaks[d].l1_gbps, "compute capability not reported");
-        else if (l1 <= 0)
-            metric_na(&peaks[d].l1_gbps, "L1 bandwidth not known for compute capability %d.%d", dev->cc_major,
-                      dev->cc_minor);
-        else if (dev->clock_khz <= 0 || dev->sm_count <= 0)
-            metric_na(&peaks[d].l1_gbps, "SM clock or count not reported");
-        else
-            metric_set(&peaks[d].l1_gbps, dev->sm_count * l1 * dev->clock_khz * 1e3 / 1e9);
+        sm_clock_peak(&peaks[d].tf32_tflops, dev, tf32_flops_per_sm_clock(dev->cc_major, dev->cc_minor), 1e12,
+                      "TF32 tensor rate");
+        sm_clock_peak(&peaks[d].l1_gbps, dev, l1_bytes_per_sm_clock(dev->cc_major), 1e9, "L1 bandwidth");
         metric_na(&peaks[d].l2_gbps, "%s", m->counters.asked ? "no counter pass read the L2's peak bandwidth"
                                                        : "the L2's bandwidth comes from the counters (mmprof --counters)");
         for (int i = 0; i < m->builtin.nworkloads && !peaks[d].l2_gbps.ok; i++) {

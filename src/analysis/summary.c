@@ -258,13 +258,13 @@ static void counters(builder *b, bool builtin)
             if (!best || r->tflops.v > best->tflops.v)
                 best = r;
         }
-        if (best && best->achieved_occupancy_pct.ok)
-            add(b, FIND_COUNTERS, 38, best->bound_pct.v, "%",
-                "Counters: the fastest own kernel, %s (%.1f TFLOP/s), is bound by %s; achieved occupancy %.1f%%",
-                best->w->name, best->tflops.v, best->bound_text, best->achieved_occupancy_pct.v);
-        else if (best)
-            add(b, FIND_COUNTERS, 38, best->bound_pct.v, "%", "Counters: the fastest own kernel, %s (%.1f TFLOP/s), is bound by %s",
-                best->w->name, best->tflops.v, best->bound_text);
+        if (!best)
+            return;
+        char occ[48] = "";
+        if (best->achieved_occupancy_pct.ok)
+            snprintf(occ, sizeof occ, "; achieved occupancy %.1f%%", best->achieved_occupancy_pct.v);
+        add(b, FIND_COUNTERS, 38, best->bound_pct.v, "%", "Counters: the fastest own kernel, %s (%.1f TFLOP/s), is bound by %s%s",
+            best->w->name, best->tflops.v, best->bound_text, occ);
         return;
     }
     const launch_metrics *longest = NULL;
