@@ -75,6 +75,7 @@ void model_free(run_model *m)
         free(m->launch_counters[i].name);
     free(m->launch_counters);
     free(m->capture.windows);
+    host_activity_free(&m->host_activity);
     memset(m, 0, sizeof *m);
 }
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "device_state.h"
+#include "host_activity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -490,6 +491,7 @@ typedef struct {
     collection_info collection;
     counter_info counters;
     capture_info capture;  /* profile's capture windows; none otherwise */
+    host_activity host_activity; /* what the host did: samples, call sites, CPU spans (host_activity.h) */
     /* profile --counters: one entry per profiled launch (demangled kernel name), in stream order */
     kernel_counters *launch_counters;
     int nlaunch_counters;

@@ -1,0 +1,106 @@
+/* host_activity.h's store: appends that grow by doubling, as model.c's event store does. */
+#include "host_activity.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void *grow(void *arr, size_t count, size_t elem)
+{
+    size_t cap = 8;
+    while (cap < count)
+        cap *= 2;
+    if (arr && count + 1 <= cap)
+        return arr;
+    while (cap < count + 1)
+        cap *= 2;
+    return realloc(arr, cap * elem);
+}
+
+#define APPEND(arr, count, value)                                                                 \
+    do {                                                                                          \
+        void *grown_ = grow((arr), (count), sizeof *(arr));                                       \
+        if (!grown_)                                                                              \
+            return false;                                                                         \
+        (arr) = grown_;                                                                           \
+        (arr)[(count)++] = (value);                                                               \
+    } while (0)
+
+static bool dup_field(char **dst, const char *src)
+{
+    *dst = NULL;
+    if (!src)
+        return true;
+    *dst = strdup(src);
+    return *dst != NULL;
+}
+
+int host_add_frame(host_activity *h, const host_frame *f)
+{
+    host_frame c = *f;
+    bool ok = dup_field(&c.function, f->function);
+    ok = dup_field(&c.file, f->file) && ok;
+    ok = dup_field(&c.module, f->module) && ok;
+    size_t n = (size_t)h->nframes;
+    void *grown = ok ? grow(h->frames, n, sizeof *h->frames) : NULL;
+    if (!grown) {
+        free(c.function);
+        free(c.file);
+        free(c.module);
+        return -1;
+    }
+    h->frames = grown;
+    h->frames[n] = c;
+    h->nframes = (int)n + 1;
+    return (int)n;
+}
+
+bool host_add_sample(host_activity *h, const host_sample *s) { APPEND(h->samples, h->nsamples, *s); return true; }
+bool host_add_span(host_activity *h, const host_span *s) { APPEND(h->spans, h->nspans, *s); return true; }
+bool host_add_site(host_activity *h, const host_site *s) { APPEND(h->sites, h->nsites, *s); return true; }
+
+void host_activity_free(host_activity *h)
+{
+    for (int i = 0; i < h->nframes; i++) {
+        free(h->frames[i].function);
+        free(h->frames[i].file);
+        free(h->frames[i].module);
+    }
+    free(h->frames);
+    free(h->samples);
+    free(h->spans);
+    free(h->sites);
+    memset(h, 0, sizeof *h);
+}
+
+static const char *const frame_kinds[] = {"native", "py", "op"};
+static const char *const sample_sources[] = {"cpu", "py"};
+
+const char *host_frame_kind_name(host_frame_kind k)
+{
+    return (unsigned)k < sizeof frame_kinds / sizeof *frame_kinds ? frame_kinds[k] : "native";
+}
+
+bool host_frame_kind_parse(const char *s, host_frame_kind *out)
+{
+    for (size_t i = 0; i < sizeof frame_kinds / sizeof *frame_kinds; i++)
+        if (s && strcmp(s, frame_kinds[i]) == 0) {
+            *out = (host_frame_kind)i;
+            return true;
+        }
+    return false;
+}
+
+const char *host_sample_source_name(host_sample_source s)
+{
+    return (unsigned)s < sizeof sample_sources / sizeof *sample_sources ? sample_sources[s] : "cpu";
+}
+
+bool host_sample_source_parse(const char *s, host_sample_source *out)
+{
+    for (size_t i = 0; i < sizeof sample_sources / sizeof *sample_sources; i++)
+        if (s && strcmp(s, sample_sources[i]) == 0) {
+            *out = (host_sample_source)i;
+            return true;
+        }
+    return false;
+}
