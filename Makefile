@@ -37,7 +37,7 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
+CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/idle_causes.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
@@ -462,6 +462,8 @@ $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
 # Traces as users have them: gzip or zstd content (told by its bytes), and any input on a pipe.
 $(eval $(call fuzz_target,import_gzip,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_pipe,$(CORE_SRC),-lpthread))
+# Record streams as mmprof profile reads them back, through the run file and back again.
+$(eval $(call fuzz_target,stream,$(CORE_SRC)))
 # The parser reaches the workload table, which names the GPU workloads: the program's own
 # sources and kernels, less main.
 $(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ) $(CXX_OBJ),$(CUDA_OBJ) $(CXX_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))

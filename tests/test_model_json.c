@@ -770,6 +770,119 @@ static void timeline_round_trips(void **state)
     model_free(&m);
 }
 
+/* Host activity (host_json.c): frames with their parents, kinds and absent strings, samples (with
+ * and without a stack, with and without a state), spans and call sites come back exactly, times
+ * relative to the epoch; through model_read_text as a file is read too. A run without any has no
+ * member. Kept compact: a sample is an array of six values, about 30 bytes. Refused: a record
+ * naming a frame that is not there or is another process's, a parent after its child, a kind,
+ * source or state of nothing known. */
+static void host_activity_round_trips(void **state)
+{
+    (void)state;
+    run_model m, back;
+    build_timeline(&m, SOURCE_PROFILE);
+    cJSON *none = model_to_json(&m);
+    assert_null(cJSON_GetObjectItemCaseSensitive(none, "host_activity"));
+    cJSON_Delete(none);
+    host_activity *h = &m.host_activity;
+    copy_str(h->mechanism, sizeof h->mechanism, "python-wall+cpu-timer");
+    h->rate_hz = 97.5;
+    copy_str(h->why_not, sizeof h->why_not, "process 9: timer_create failed: EPERM");
+    copy_str(h->symbols_why, sizeof h->symbols_why, "addr2line not found");
+    host_frame f0 = {.pid = 4242, .parent = -1, .kind = HOST_FRAME_PY, .function = "main", .file = "t.py", .line = 3};
+    host_frame f1 = {.pid = 4242, .parent = 0, .kind = HOST_FRAME_NATIVE, .module = "/lib/x.so",
+                     .offset = ((uint64_t)1 << 40) + 7, .function = "f\tg"};
+    host_frame f2 = {.pid = UINT32_MAX, .parent = -1, .kind = HOST_FRAME_OP, .function = "aten::mm"};
+    assert_int_equal(host_add_frame(h, &f0), 0);
+    assert_int_equal(host_add_frame(h, &f1), 1);
+    assert_int_equal(host_add_frame(h, &f2), 2);
+    host_sample s0 = {.ts_ns = m.epoch_ns + 123456789012, .pid = 4242, .tid = 4243, .frame = 1,
+                      .source = HOST_SAMPLE_CPU, .state = 'R'};
+    host_sample s1 = {.ts_ns = m.epoch_ns - 5, .pid = 4242, .tid = UINT32_MAX, .frame = -1, .source = HOST_SAMPLE_PY};
+    host_span sp = {.start_ns = m.epoch_ns + 10, .end_ns = m.epoch_ns + 20, .pid = UINT32_MAX, .tid = 1, .frame = 2};
+    host_site si = {.pid = 4242, .correlation = UINT32_MAX, .frame = 1};
+    assert_true(host_add_sample(h, &s0) && host_add_sample(h, &s1) && host_add_span(h, &sp) && host_add_site(h, &si));
+    round_trip(&m, &back);
+    const host_activity *b = &back.host_activity;
+    assert_string_equal(b->mechanism, h->mechanism);
+    assert_true(b->rate_hz == 97.5);
+    assert_string_equal(b->why_not, h->why_not);
+    assert_string_equal(b->symbols_why, h->symbols_why);
+    assert_int_equal(b->nframes, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(b->frames[i].pid, h->frames[i].pid);
+        assert_int_equal(b->frames[i].parent, h->frames[i].parent);
+        assert_int_equal(b->frames[i].kind, h->frames[i].kind);
+        assert_int_equal(b->frames[i].line, h->frames[i].line);
+        assert_true(b->frames[i].offset == h->frames[i].offset);
+        assert_string_equal(b->frames[i].function, h->frames[i].function);
+    }
+    assert_string_equal(b->frames[0].file, "t.py");
+    assert_null(b->frames[0].module);
+    assert_string_equal(b->frames[1].module, "/lib/x.so");
+    assert_null(b->frames[1].file);
+    assert_int_equal(b->nsamples, 2);
+    assert_true(b->samples[0].ts_ns == s0.ts_ns && b->samples[1].ts_ns == s1.ts_ns);
+    assert_int_equal(b->samples[0].state, 'R');
+    assert_int_equal(b->samples[1].state, 0);
+    assert_int_equal(b->samples[1].frame, -1);
+    assert_int_equal(b->samples[1].tid, UINT32_MAX);
+    assert_int_equal(b->samples[1].source, HOST_SAMPLE_PY);
+    assert_int_equal(b->nspans, 1);
+    assert_true(b->spans[0].start_ns == sp.start_ns && b->spans[0].end_ns == sp.end_ns);
+    assert_int_equal(b->spans[0].frame, 2);
+    assert_int_equal(b->nsites, 1);
+    assert_int_equal(b->sites[0].correlation, UINT32_MAX);
+    assert_int_equal(b->sites[0].frame, 1);
+    model_free(&back);
+
+    /* As a file is read (the event arrays element by element, this member as a tree). */
+    char *text = model_to_text(&m);
+    assert_non_null(text);
+    char err[512] = "";
+    if (!model_read_text("host.json", text, strlen(text), &back, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back.host_activity.nsamples, 2);
+    assert_int_equal(back.host_activity.frames[1].parent, 0);
+    model_free(&back);
+    free(text);
+
+    /* Refusals, each naming the record and field. */
+    struct { const char *path; int field; const char *json; const char *detail; } bad[] = {
+        {"samples", 3, "7", "host_activity.samples[0][3]: expected an integer from -1 to 2"},
+        {"samples", 3, "2", "host_activity.samples[0][3]: names a frame of process 4294967295"},
+        {"frames", 1, "2", "host_activity.frames[0][1]: expected an integer from -1 to -1"},
+        {"frames", 2, "\"java\"", "host_activity.frames[0][2]: expected \"native\""},
+        {"samples", 4, "\"gpu\"", "host_activity.samples[0][4]: expected \"cpu\" or \"py\""},
+        {"samples", 5, "\"RS\"", "host_activity.samples[0][5]: expected a letter or null"},
+        {"sites", 2, "-1", "host_activity.sites[0][2]: a call site needs a frame"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *tree = model_to_json(&m);
+        cJSON *arr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tree, "host_activity"), bad[i].path);
+        assert_true(cJSON_ReplaceItemInArray(cJSON_GetArrayItem(arr, 0), bad[i].field, cJSON_Parse(bad[i].json)));
+        err[0] = '\0';
+        assert_false(model_from_json(tree, &back, err, sizeof err));
+        if (!strstr(err, bad[i].detail))
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, bad[i].detail);
+        cJSON_Delete(tree);
+    }
+
+    /* Compact: 20000 samples add about 30 bytes each. */
+    char *before = model_to_text(&m);
+    for (int i = 0; i < 20000; i++) {
+        host_sample s = {.ts_ns = m.epoch_ns + 1000000000 + (int64_t)i * 10000019, .pid = 4242, .tid = 4243 + i % 8,
+                         .frame = i % 2, .source = HOST_SAMPLE_CPU, .state = 'R'};
+        assert_true(host_add_sample(h, &s));
+    }
+    char *after = model_to_text(&m);
+    double per = (double)(strlen(after) - strlen(before)) / 20000;
+    assert_true(per < 40);
+    free(before);
+    free(after);
+    model_free(&m);
+}
+
 /* A version 1 file loads with the defaults of what it lacks and gets the regions a run recorded
  * now has: the whole run first, a region per workload that ran and one per phase inside it, and
  * its workloads' events in the store, owned by their regions. */
@@ -1414,6 +1527,7 @@ int main(void)
         cmocka_unit_test(sample_without_sweep_fields_takes_the_run_n),
         cmocka_unit_test(rejects_bad_sweep_fields),
         cmocka_unit_test(timeline_round_trips),
+        cmocka_unit_test(host_activity_round_trips),
         cmocka_unit_test(v1_sample_gets_regions),
     };
     const struct CMUnitTest rejection[] = {

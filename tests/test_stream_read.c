@@ -564,6 +564,89 @@ static void capture_windows_read_back_and_analysed(void **state)
     model_free(&m);
 }
 
+/* Host activity (issue 20): frame lines build each process's call tree with its ids remapped to
+ * indices and parents resolved, two processes' ids kept apart; a site and samples name nodes; a
+ * sample without a stack (node 0) and an unknown state ("-"); the sampler line's mechanism, rate
+ * and reason. Lines written by the stream_format helpers read back field for field. A frame whose
+ * parent never came, a frame id given twice, a site or sample naming an unknown node, a bad kind,
+ * a sample state that is not a letter: each skipped and counted, the rest kept. */
+static void host_activity_lines(void **state)
+{
+    (void)state;
+    strbuf b;
+    sb_init(&b);
+    sb_add(&b, "mmprof-stream\t1\nprocess\t500\t1\t10\tpython3 model.py\n");
+    host_frame outer = {.kind = HOST_FRAME_PY, .function = "main", .file = "/w/model.py", .line = 90};
+    host_frame inner = {.kind = HOST_FRAME_PY, .function = "Net.forward", .file = "/w/model.py", .line = 42};
+    host_frame native = {.kind = HOST_FRAME_NATIVE, .function = "cudaLaunchKernel", .module = "/lib/libcudart.so.12",
+                         .offset = 0x1f3a7};
+    stream_format_frame(&b, 7, 0, &outer);
+    stream_format_frame(&b, 9, 7, &inner);
+    stream_format_frame(&b, 3, 9, &native);
+    stream_format_site(&b, 41, 3);
+    stream_format_sample(&b, 1796054920537216543, 501, 9, HOST_SAMPLE_PY, 'S');
+    stream_format_sample(&b, 1796054920537216600, 502, 0, HOST_SAMPLE_CPU, 0);
+    stream_format_sampler(&b, 97, "python-wall+cpu-timer", "");
+    sb_add(&b, "frame\t11\t12\tpy\t1\t0\tf\tx.py\t\n"  /* parent 12 never given */
+               "frame\t9\t0\tpy\t1\t0\tg\tx.py\t\n"   /* id 9 again */
+               "frame\t13\t0\tjava\t1\t0\tg\tx.py\t\n" /* no such kind */
+               "site\t42\t99\n"                        /* unknown node */
+               "site\t43\t0\n"                         /* a site has a stack */
+               "sample\t5\t501\t99\tpy\tR\n"           /* unknown node */
+               "sample\t5\t501\t9\tpy\t?\n");          /* not a state */
+    put("500.stream", b.s);
+    sb_free(&b);
+    put("600.stream", "mmprof-stream\t1\nprocess\t600\t1\t10\tworker\n"
+                      "frame\t7\t0\tnative\t0\t4096\t\t\t/usr/bin/worker\n"
+                      "sample\t20\t600\t7\tcpu\tR\n"
+                      "sampler\t0\toff\ttimer_create failed: EPERM\n");
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
+    const host_activity *h = &m.host_activity;
+    assert_int_equal(h->nframes, 4);
+    assert_int_equal(h->frames[0].pid, 500);
+    assert_int_equal(h->frames[0].parent, -1);
+    assert_int_equal(h->frames[0].kind, HOST_FRAME_PY);
+    assert_string_equal(h->frames[0].function, "main");
+    assert_int_equal(h->frames[1].parent, 0);
+    assert_int_equal(h->frames[1].line, 42);
+    assert_string_equal(h->frames[1].file, "/w/model.py");
+    assert_null(h->frames[1].module);
+    assert_int_equal(h->frames[2].parent, 1);
+    assert_int_equal(h->frames[2].kind, HOST_FRAME_NATIVE);
+    assert_int_equal(h->frames[2].offset, 0x1f3a7);
+    assert_string_equal(h->frames[2].module, "/lib/libcudart.so.12");
+    assert_null(h->frames[2].file);
+    /* process 600's id 7 is its own node, not process 500's */
+    assert_int_equal(h->frames[3].pid, 600);
+    assert_int_equal(h->frames[3].parent, -1);
+    assert_null(h->frames[3].function);
+    assert_int_equal(h->nsites, 1);
+    assert_int_equal(h->sites[0].correlation, 41);
+    assert_int_equal(h->sites[0].frame, 2);
+    assert_int_equal(h->sites[0].pid, 500);
+    assert_int_equal(h->nsamples, 3);
+    assert_true(h->samples[0].ts_ns == 1796054920537216543);
+    assert_int_equal(h->samples[0].tid, 501);
+    assert_int_equal(h->samples[0].frame, 1);
+    assert_int_equal(h->samples[0].source, HOST_SAMPLE_PY);
+    assert_int_equal(h->samples[0].state, 'S');
+    assert_int_equal(h->samples[1].frame, -1);
+    assert_int_equal(h->samples[1].state, 0);
+    assert_int_equal(h->samples[1].source, HOST_SAMPLE_CPU);
+    assert_int_equal(h->samples[2].frame, 3);
+    assert_int_equal(h->samples[2].pid, 600);
+    assert_string_equal(h->mechanism, "python-wall+cpu-timer");
+    assert_true(h->rate_hz == 97);
+    assert_string_equal(h->why_not, "timer_create failed: EPERM");
+    assert_true(has_warning(&m, "process 500 (python3 model.py): 7 malformed line(s)"));
+    assert_false(has_warning(&m, "process 600 (worker): "));
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -576,6 +659,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(written_events_read_back_exactly, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(counter_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(escaping_round_trips),
+        cmocka_unit_test_setup_teardown(host_activity_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(capture_windows_read_back_and_analysed, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -91,3 +91,35 @@ void stream_format_capture(strbuf *b, int64_t ts, bool begin, int window, const 
     stream_escape(b, detail);
     sb_add(b, "\n");
 }
+
+void stream_format_frame(strbuf *b, uint64_t id, uint64_t parent, const host_frame *f)
+{
+    sb_printf(b, "frame\t%llu\t%llu\t%s\t%d\t%llu\t", (unsigned long long)id, (unsigned long long)parent,
+              host_frame_kind_name(f->kind), f->line, (unsigned long long)f->offset);
+    stream_escape(b, f->function);
+    sb_add(b, "\t");
+    stream_escape(b, f->file);
+    sb_add(b, "\t");
+    stream_escape(b, f->module);
+    sb_add(b, "\n");
+}
+
+void stream_format_site(strbuf *b, uint32_t correlation, uint64_t node)
+{
+    sb_printf(b, "site\t%u\t%llu\n", correlation, (unsigned long long)node);
+}
+
+void stream_format_sample(strbuf *b, int64_t ts, uint32_t tid, uint64_t node, host_sample_source source, char state)
+{
+    sb_printf(b, "sample\t%lld\t%u\t%llu\t%s\t%c\n", (long long)ts, tid, (unsigned long long)node,
+              host_sample_source_name(source), state ? state : '-');
+}
+
+void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail)
+{
+    sb_printf(b, "sampler\t%g\t", hz);
+    stream_escape(b, mechanism);
+    sb_add(b, "\t");
+    stream_escape(b, detail);
+    sb_add(b, "\n");
+}

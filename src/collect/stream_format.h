@@ -52,6 +52,29 @@
  *                                                     after it stopped
  *   capcalls TS CALLS                                 at exit: the CUDA runtime calls made outside
  *                                                     every window
+ *   frame   ID PARENT KIND LINE OFFSET FUNCTION FILE MODULE
+ *                                                     a node of the host call tree (host_activity.h):
+ *                                                     ID from 1, unique in the process, written
+ *                                                     before any line names it; PARENT the caller's
+ *                                                     node (0: outermost). KIND py: LINE, FUNCTION
+ *                                                     (co_qualname, else co_name), FILE, OFFSET 0,
+ *                                                     MODULE "". KIND native: LINE 0, OFFSET of
+ *                                                     (return address - 1) from the module's load
+ *                                                     base, FUNCTION dladdr's symbol ("": none),
+ *                                                     FILE "", MODULE its path (the executable's
+ *                                                     real path for the main program)
+ *   site    CORR NODE                                 the host stack (innermost NODE) of the CUDA
+ *                                                     call with correlation id CORR
+ *   sample  TS TID NODE SOURCE STATE                  a look at thread TID: NODE its innermost node
+ *                                                     (0: no stack), SOURCE cpu (a CPU-time timer
+ *                                                     fired on it) | py (the Python sampler's wall-
+ *                                                     clock look), STATE the kernel's state letter
+ *                                                     (R, S, D...; "-" unknown)
+ *   sampler HZ MECHANISM DETAIL                       once per process: the rate asked (0: none
+ *                                                     ran), how, in a few words ("cpu-timer",
+ *                                                     "off"), and why it fell back or was off
+ *                                                     (DETAIL, "" when it did not)
+ *   A site or sample naming a node no frame line gave is malformed (counted, skipped).
  *
  * A reader skips lines it does not know, so later versions may add some. */
 #ifndef MMPROF_STREAM_FORMAT_H
@@ -82,5 +105,13 @@ void stream_format_device(strbuf *b, const device_info *d);
  * detail in words. */
 void stream_format_capture(strbuf *b, int64_t ts, bool begin, int window, const char *reason, uint64_t calls,
                            const char *detail);
+
+/* The host activity lines (frame, site, sample, sampler), as the reader takes them: id and
+ * parent are the process's node ids (parent 0: outermost), node 0 a sample without a stack,
+ * state 0 unknown. */
+void stream_format_frame(strbuf *b, uint64_t id, uint64_t parent, const host_frame *f);
+void stream_format_site(strbuf *b, uint32_t correlation, uint64_t node);
+void stream_format_sample(strbuf *b, int64_t ts, uint32_t tid, uint64_t node, host_sample_source source, char state);
+void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail);
 
 #endif

@@ -13,6 +13,67 @@
 
 #define MAX_FIELDS 32
 
+/* A process's call-tree node ids (frame lines) to their index in host_activity.frames: open
+ * addressing on the id, which the library chooses (from 1, unique in the process) and a damaged
+ * or hostile stream may make anything, so no array indexed by id. */
+typedef struct {
+    uint64_t *ids; /* 0: empty slot */
+    int *index;
+    size_t cap, n;
+} node_map;
+
+static size_t node_slot(const node_map *m, uint64_t id)
+{
+    size_t i = (size_t)(id * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+    while (m->ids[i] && m->ids[i] != id)
+        i = (i + 1) & (m->cap - 1);
+    return i;
+}
+
+/* The index of node id, -1 when no frame line gave it. */
+static int node_find(const node_map *m, uint64_t id)
+{
+    if (!m->cap || !id)
+        return -1;
+    size_t i = node_slot(m, id);
+    return m->ids[i] ? m->index[i] : -1;
+}
+
+static bool node_put(node_map *m, uint64_t id, int index)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        node_map g = {.cap = m->cap ? m->cap * 2 : 64, .n = m->n};
+        g.ids = calloc(g.cap, sizeof *g.ids);
+        g.index = malloc(g.cap * sizeof *g.index);
+        if (!g.ids || !g.index) {
+            free(g.ids);
+            free(g.index);
+            return false;
+        }
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->ids[i]) {
+                size_t j = node_slot(&g, m->ids[i]);
+                g.ids[j] = m->ids[i];
+                g.index[j] = m->index[i];
+            }
+        free(m->ids);
+        free(m->index);
+        *m = g;
+    }
+    size_t i = node_slot(m, id);
+    m->ids[i] = id;
+    m->index[i] = index;
+    m->n++;
+    return true;
+}
+
+static void node_map_free(node_map *m)
+{
+    free(m->ids);
+    free(m->index);
+    memset(m, 0, sizeof *m);
+}
+
 /* What one file's reading keeps between lines. */
 typedef struct {
     run_model *m;
@@ -30,6 +91,7 @@ typedef struct {
     capture_window cap;
     int first_window;
     int64_t outside_total; /* capcalls: CUDA runtime calls made outside windows (-1: no line) */
+    node_map nodes; /* frame lines: the process's node ids to host_activity.frames indices */
 } reader;
 
 static bool parse_i64(const char *s, int64_t *out)
@@ -428,6 +490,86 @@ static void finish_windows(reader *r)
     }
 }
 
+/* A node field of a site or sample line: 0 is no stack (-1) where allowed, else a node a frame
+ * line gave for this process (a second process line in one file starts another tree). */
+static bool node_field(reader *r, const char *s, bool zero_ok, int *out)
+{
+    uint64_t id;
+    if (!parse_u64(s, &id))
+        return false;
+    *out = node_find(&r->nodes, id);
+    if (*out >= 0 && r->m->host_activity.frames[*out].pid != r->pid)
+        return false;
+    return *out >= 0 || (zero_ok && id == 0);
+}
+
+/* frame ID PARENT KIND LINE OFFSET FUNCTION FILE MODULE: a node of the process's host call tree.
+ * Its parent must have come first, and an id comes once. Empty text fields are unknown (NULL). */
+static bool line_frame(reader *r, char **f, int n)
+{
+    uint64_t id, parent, offset;
+    int line;
+    host_frame fr = {.pid = r->pid};
+    if (n != 9 || !parse_u64(f[1], &id) || id == 0 || !parse_u64(f[2], &parent) ||
+        !host_frame_kind_parse(f[3], &fr.kind) || !parse_int(f[4], &line) || line < 0 || !parse_u64(f[5], &offset) ||
+        node_find(&r->nodes, id) >= 0)
+        return false;
+    if (parent && !node_field(r, f[2], false, &fr.parent))
+        return false;
+    fr.parent = parent ? fr.parent : -1;
+    fr.line = line;
+    fr.offset = offset;
+    fr.function = f[6][0] ? f[6] : NULL;
+    fr.file = f[7][0] ? f[7] : NULL;
+    fr.module = f[8][0] ? f[8] : NULL;
+    int index = host_add_frame(&r->m->host_activity, &fr);
+    r->oom |= index < 0 || !node_put(&r->nodes, id, index);
+    return true;
+}
+
+/* site CORR NODE: the host stack of a CUDA call. */
+static bool line_site(reader *r, char **f, int n)
+{
+    host_site s = {.pid = r->pid};
+    if (n != 3 || !parse_u32(f[1], &s.correlation) || !node_field(r, f[2], false, &s.frame))
+        return false;
+    r->oom |= !host_add_site(&r->m->host_activity, &s);
+    return true;
+}
+
+/* sample TS TID NODE SOURCE STATE: one look at a thread. */
+static bool line_sample(reader *r, char **f, int n)
+{
+    host_sample s = {.pid = r->pid};
+    if (n != 6 || !parse_i64(f[1], &s.ts_ns) || !parse_u32(f[2], &s.tid) || !node_field(r, f[3], true, &s.frame) ||
+        !host_sample_source_parse(f[4], &s.source) || strlen(f[5]) != 1 ||
+        !(f[5][0] == '-' || (f[5][0] >= 'A' && f[5][0] <= 'Z') || (f[5][0] >= 'a' && f[5][0] <= 'z')))
+        return false;
+    s.state = f[5][0] == '-' ? 0 : f[5][0];
+    saw_time(r, s.ts_ns);
+    r->oom |= !host_add_sample(&r->m->host_activity, &s);
+    return true;
+}
+
+/* sampler HZ MECHANISM DETAIL: how this process was sampled, or why not. Over several processes
+ * the run keeps the first mechanism given with its rate, and the first reason any process gave
+ * for falling back. */
+static bool line_sampler(reader *r, char **f, int n)
+{
+    char *end;
+    double hz = n == 4 ? strtod(f[1], &end) : -1;
+    if (n != 4 || end == f[1] || *end || !(hz >= 0 && hz < 1e9))
+        return false;
+    host_activity *h = &r->m->host_activity;
+    if (!h->mechanism[0] && f[2][0]) {
+        copy_str(h->mechanism, sizeof h->mechanism, f[2]);
+        h->rate_hz = hz;
+    }
+    if (!h->why_not[0] && f[3][0])
+        copy_str(h->why_not, sizeof h->why_not, f[3]);
+    return true;
+}
+
 /* One line, split into fields; false when it is malformed. */
 static bool read_line(reader *r, char **f, int n)
 {
@@ -450,6 +592,10 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "ctrconf") == 0) return line_ctrconf(r, f, n);
     if (strcmp(k, "capture") == 0) return line_capture(r, f, n);
     if (strcmp(k, "capconf") == 0) return line_capconf(r, f, n);
+    if (strcmp(k, "frame") == 0) return line_frame(r, f, n);
+    if (strcmp(k, "site") == 0) return line_site(r, f, n);
+    if (strcmp(k, "sample") == 0) return line_sample(r, f, n);
+    if (strcmp(k, "sampler") == 0) return line_sampler(r, f, n);
     if (strcmp(k, "capcalls") == 0) {
         int64_t ts, calls;
         if (n != 3 || !parse_i64(f[1], &ts) || !parse_i64(f[2], &calls) || calls < 0)
@@ -582,6 +728,7 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
             s->cuda_processes++;
     }
     rt_free(&r.ranges);
+    node_map_free(&r.nodes);
     if (r.oom)
         snprintf(err, errlen, "%s: out of memory", path);
     return !r.oom;

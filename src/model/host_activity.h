@@ -74,6 +74,7 @@ typedef struct {
     size_t nspans;
     host_site *sites;
     size_t nsites;
+    char symbols_why[256]; /* non-empty: native frames were left without source lines, and why */
 } host_activity;
 
 /* Appends a node (copies the strings) and returns its index, or -1 when memory ran out. */

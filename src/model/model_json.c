@@ -7,6 +7,7 @@
  * event store ("events"), which is nearly all of a file. Versions 1 and 2 kept the built-in
  * settings at the top and each workload's events inside it; the reader still takes them. */
 #include "model_json.h"
+#include "host_json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -564,7 +565,7 @@ bool model_write(const run_model *m, json_writer *w, const model_write_hooks *ho
               (m->nlaunch_counters == 0 ||
                write_array(w, "launch_counters", (size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters,
                            epoch)) &&
-              write_events(w, &m->events, epoch);
+              host_json_write(&m->host_activity, epoch, w) && write_events(w, &m->events, epoch);
     return ok;
 }
 
@@ -1855,6 +1856,13 @@ static bool read_builtin_v2(reader *r, const cJSON *root, run_model *m)
            read_object(r, root, "multi_gpu", true, read_multi_obj, m);
 }
 
+/* The run's host activity, where it has some (host_json.c reads it). */
+static bool read_host_activity(reader *r, const cJSON *root, run_model *m)
+{
+    char msg[256];
+    return host_json_read(root, m->epoch_ns, &m->host_activity, msg, sizeof msg) || fail(r, NULL, "%s", msg);
+}
+
 static bool read_root(reader *r, const cJSON *root, run_model *m)
 {
     if (!read_header(r, root, m))
@@ -1869,7 +1877,8 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
               read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
               (v1_default(r, root, "processes") || read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
               (v1_default(r, root, "threads") || read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
-              read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m);
+              read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m) &&
+              read_host_activity(r, root, m);
     if (ok && m->source != SOURCE_BUILTIN && m->builtin.nworkloads > 0)
         ok = fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;

@@ -1,0 +1,37 @@
+/* host_activity (host_activity.h) in the run file: the "host_activity" member, written and read
+ * apart from the rest of model_json.c so the two change independently.
+ *
+ * A run may carry a million samples, so every record is an array of numbers in a fixed order,
+ * not an object (about 30 bytes a sample), and the call tree is stored once, each stack named by
+ * its innermost node:
+ *   "host_activity": {"mechanism": "...", "rate_hz": 97, "why_not": "...", "symbols_why": "...",
+ *     "frames":  [[pid, parent, kind, line, offset, function, file, module], ...]
+ *     "samples": [[ts_ns, pid, tid, frame, source, state], ...]
+ *     "spans":   [[start_ns, end_ns, pid, tid, frame], ...]
+ *     "sites":   [[pid, correlation, frame], ...]}
+ * parent and frame are indices into frames (-1: none; a parent comes before its children, and a
+ * frame named by a record is of the record's process); kind "native" | "py" | "op"; source "cpu" |
+ * "py"; state one letter or null; function, file, module strings or null; times relative to
+ * epoch_ns, as the events'. A run without host activity has no such member. */
+#ifndef MMPROF_HOST_JSON_H
+#define MMPROF_HOST_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "host_activity.h"
+#include "json_writer.h"
+
+/* Writes h as the open object's "host_activity" member, or nothing when h is empty. False when
+ * memory ran out. */
+bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w);
+
+/* Reads root's "host_activity" member into h (empty where absent). On failure returns false with
+ * err saying where ("host_activity.samples[3][3]: names no frame") and leaves what was read in h
+ * for the caller to free. */
+bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *err, size_t errlen);
+
+#endif
