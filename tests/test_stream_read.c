@@ -16,6 +16,7 @@
 #include "analysis.h"
 #include "json_report.h"
 #include "model_json.h"
+#include "model_merge.h"
 #include "stream_format.h"
 #include "text.h"
 #include "stream_read.h"
@@ -647,6 +648,69 @@ static void host_activity_lines(void **state)
     model_free(&m);
 }
 
+/* Two ranks' runs merged (model_merge, as `mmprof report a.json b.json` does): the second's
+ * frames follow the first's with their parents, samples and sites shifted to them, and its pid,
+ * which the first run has too, renumbered on every record alike. */
+static void host_activity_merges(void **state)
+{
+    (void)state;
+    const char *rank_stream[2] = {
+        "mmprof-stream\t1\nprocess\t500\t1\t10\tpython3 train.py\nrank\t0\t2\t0\tRANK\th\n"
+        "frame\t1\t0\tpy\t5\t0\tmain\ttrain.py\t\nsample\t20\t500\t1\tpy\tR\nsampler\t100\tpython-wall\t\n",
+        "mmprof-stream\t1\nprocess\t500\t1\t12\tpython3 train.py\nrank\t1\t2\t1\tRANK\th\n"
+        "frame\t1\t0\tpy\t5\t0\tmain\ttrain.py\t\nframe\t2\t1\tpy\t9\t0\tstep\ttrain.py\t\n"
+        "sample\t21\t501\t2\tpy\tS\nsite\t8\t2\nsampler\t0\toff\t--no-sample\n",
+    };
+    run_model m[2];
+    for (int i = 0; i < 2; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%d.stream", 500);
+        put(name, rank_stream[i]);
+        model_init(&m[i]);
+        m[i].source = SOURCE_PROFILE;
+        stream_summary s = {0};
+        char err[512];
+        char *path = path_in(test_tmp, name);
+        assert_true(stream_read_file(path, &m[i], &s, err, sizeof err));
+        free(path);
+        assert_true(model_finish_regions(&m[i], "train.py"));
+    }
+    merge_state ms;
+    char err[512];
+    assert_true(model_merge_begin(&ms, &m[0], "a"));
+    if (!model_merge(&ms, &m[0], &m[1], "b", err, sizeof err))
+        fail_msg("merge: %s", err);
+    assert_true(model_merge_finish(&ms, &m[0]));
+    const host_activity *h = &m[0].host_activity;
+    assert_int_equal(h->nframes, 3);
+    uint32_t renumbered = h->frames[1].pid;
+    assert_true(renumbered != 500);
+    assert_int_equal(h->frames[0].pid, 500);
+    assert_int_equal(h->frames[1].parent, -1);
+    assert_int_equal(h->frames[2].parent, 1);
+    assert_int_equal(h->frames[2].pid, renumbered);
+    assert_int_equal(h->nsamples, 2);
+    assert_int_equal(h->samples[0].frame, 0);
+    assert_int_equal(h->samples[1].frame, 2);
+    assert_int_equal(h->samples[1].pid, renumbered);
+    assert_int_equal(h->nsites, 1);
+    assert_int_equal(h->sites[0].frame, 2);
+    assert_int_equal(h->sites[0].pid, renumbered);
+    assert_string_equal(h->mechanism, "python-wall");
+    assert_string_equal(h->why_not, "--no-sample");
+    assert_int_equal(m[1].host_activity.nframes, 0);
+    /* What the merge made is a run file that reads back. */
+    char *text = model_to_text(&m[0]);
+    run_model back;
+    if (!model_read_text("merged", text, strlen(text), &back, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back.host_activity.nframes, 3);
+    model_free(&back);
+    free(text);
+    model_free(&m[0]);
+    model_free(&m[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +724,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(counter_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(escaping_round_trips),
         cmocka_unit_test_setup_teardown(host_activity_lines, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(host_activity_merges, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(capture_windows_read_back_and_analysed, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -104,3 +104,61 @@ bool host_sample_source_parse(const char *s, host_sample_source *out)
         }
     return false;
 }
+
+/* Appends n elements of src to *dst (holding *nd) by copying: the frames' strings change owner. */
+static bool append_all(void *dst_p, size_t *nd, const void *src, size_t n, size_t elem)
+{
+    void **dst = dst_p;
+    if (n == 0)
+        return true;
+    if (*nd > SIZE_MAX / elem - n)
+        return false;
+    /* Room as grow() expects it (a power of two, at least 8), so a later append stays in bounds. */
+    size_t cap = 8;
+    while (cap < *nd + n)
+        cap *= 2;
+    void *grown = cap <= SIZE_MAX / elem ? realloc(*dst, cap * elem) : NULL;
+    if (!grown)
+        return false;
+    memcpy((char *)grown + *nd * elem, src, n * elem);
+    *dst = grown;
+    *nd += n;
+    return true;
+}
+
+bool host_activity_move(host_activity *dst, host_activity *src)
+{
+    int base = dst->nframes;
+    if (src->nframes > INT32_MAX - base)
+        return false;
+    for (int i = 0; i < src->nframes; i++)
+        if (src->frames[i].parent >= 0)
+            src->frames[i].parent += base;
+#define SHIFT(arr, n)                 \
+    for (size_t i = 0; i < (n); i++) \
+        if ((arr)[i].frame >= 0)     \
+            (arr)[i].frame += base;
+    SHIFT(src->samples, src->nsamples)
+    SHIFT(src->spans, src->nspans)
+    SHIFT(src->sites, src->nsites)
+#undef SHIFT
+    size_t nf = (size_t)dst->nframes;
+    bool ok = append_all(&dst->frames, &nf, src->frames, (size_t)src->nframes, sizeof *src->frames);
+    if (ok) {
+        dst->nframes = (int)nf;
+        src->nframes = 0; /* the strings are dst's now */
+    }
+    ok = ok && append_all(&dst->samples, &dst->nsamples, src->samples, src->nsamples, sizeof *src->samples) &&
+         append_all(&dst->spans, &dst->nspans, src->spans, src->nspans, sizeof *src->spans) &&
+         append_all(&dst->sites, &dst->nsites, src->sites, src->nsites, sizeof *src->sites);
+    if (!dst->mechanism[0] && src->mechanism[0]) {
+        memcpy(dst->mechanism, src->mechanism, sizeof dst->mechanism);
+        dst->rate_hz = src->rate_hz;
+    }
+    if (!dst->why_not[0])
+        memcpy(dst->why_not, src->why_not, sizeof dst->why_not);
+    if (!dst->symbols_why[0])
+        memcpy(dst->symbols_why, src->symbols_why, sizeof dst->symbols_why);
+    host_activity_free(src);
+    return ok;
+}

@@ -83,6 +83,11 @@ bool host_add_sample(host_activity *h, const host_sample *s);
 bool host_add_span(host_activity *h, const host_span *s);
 bool host_add_site(host_activity *h, const host_site *s);
 void host_activity_free(host_activity *h);
+/* Appends src's frames, samples, spans and sites to dst (src's frame indices shifted past dst's),
+ * keeps dst's mechanism, rate and reasons where it has them (else src's), and empties src. Pids
+ * are kept: the caller renumbers them first where two runs share one. False when memory ran out
+ * (dst then holds part of src; src is emptied either way). */
+bool host_activity_move(host_activity *dst, host_activity *src);
 
 const char *host_frame_kind_name(host_frame_kind k); /* "native", "py", "op" */
 bool host_frame_kind_parse(const char *s, host_frame_kind *out);

@@ -254,6 +254,11 @@ static void renumber(run_model *src, const pid_map *map, int nmap, const int *de
     FIX_NODEV(src->regions, (size_t)src->nregions)
     FIX_NODEV(src->processes, (size_t)src->nprocesses)
     FIX_NODEV(src->threads, (size_t)src->nthreads)
+    host_activity *h = &src->host_activity;
+    FIX_NODEV(h->frames, (size_t)h->nframes)
+    FIX_NODEV(h->samples, h->nsamples)
+    FIX_NODEV(h->spans, h->nspans)
+    FIX_NODEV(h->sites, h->nsites)
 #undef FIX
 #undef FIX_NODEV
 }
@@ -349,7 +354,7 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
               move_array(&dst->processes, &np, &src->processes, &nps, sizeof *src->processes) &&
               move_array(&dst->threads, &nt, &src->threads, &nts, sizeof *src->threads) &&
               move_array(&dst->warnings, &nw, &src->warnings, &nws, sizeof *src->warnings) &&
-              move_regions(dst, src);
+              move_regions(dst, src) && host_activity_move(&dst->host_activity, &src->host_activity);
     dst->nprocesses = (int)np;
     src->nprocesses = (int)nps;
     dst->nthreads = (int)nt;
