@@ -46,7 +46,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c \
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
-             src/collect/stream_read.c src/collect/stream_format.c src/collect/rank_env.c src/model/model_merge.c \
+             src/collect/stream_read.c src/collect/stream_format.c src/collect/symbolize.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
@@ -71,7 +71,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
-              test_hta_parity test_idle_causes test_capture_cli test_train_steps
+              test_hta_parity test_idle_causes test_capture_cli test_train_steps test_symbolize
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \

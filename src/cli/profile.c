@@ -20,6 +20,7 @@
 
 #include "stream_format.h"
 #include "stream_read.h"
+#include "symbolize.h"
 #include "text.h"
 
 #define INJECT_NAME "libmmprof_inject.so"
@@ -258,6 +259,7 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
         model_free(m);
         return false;
     }
+    host_symbolize(&m->host_activity); /* the modules are still where the program loaded them */
     m->collection.source = s.cuda_processes > 0 ? TIMING_CUPTI : TIMING_NONE;
     if (s.cuda_processes == 0) {
         copy_str(m->collection.reason, sizeof m->collection.reason, "the program made no CUDA calls");

@@ -1,0 +1,208 @@
+/* See symbolize.h.
+ *
+ * Why binutils' addr2line as a subprocess, one per module, offsets on its standard input: the
+ * machines mmprof runs on have gcc, so they have binutils, and addr2line reads every DWARF
+ * version and compression gcc and clang emit, demangles C++ (-C), and falls back to the symbol
+ * table where there is no debug information. elfutils' libdw does the same in-process but is not
+ * installed everywhere mmprof runs (a dlopen'ed optional library with a second code path), and a
+ * DWARF line-table reader of our own would be a large parser of a format others keep up to date.
+ * Without addr2line the frames keep the module, offset and exported symbol dladdr gave, and
+ * symbols_why says so; the run never fails for it.
+ *
+ * The offsets go through a temporary file rather than a pipe, so addr2line's output can never
+ * fill while we are still writing its input (no deadlock, no poll loop). */
+#include "symbolize.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model.h"
+
+extern char **environ;
+
+/* What a module's offset (from dladdr's dli_fbase, the start of its first loaded segment) is as
+ * an address of the ELF file, which addr2line takes: the first PT_LOAD's page-aligned p_vaddr
+ * added (0 for a shared library or PIE executable; 0x400000 for a classic non-PIE executable).
+ * False with why when the file cannot be read as a 64-bit ELF file. */
+static bool load_bias(const char *path, uint64_t *bias, char *why, size_t len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    Elf64_Ehdr eh;
+    bool ok = fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+              eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr);
+    uint64_t lowest = UINT64_MAX;
+    for (int i = 0; ok && i < eh.e_phnum; i++) {
+        Elf64_Phdr ph;
+        ok = fseek(f, (long)(eh.e_phoff + (uint64_t)i * sizeof ph), SEEK_SET) == 0 && fread(&ph, sizeof ph, 1, f) == 1;
+        if (ok && ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
+            lowest = ph.p_vaddr;
+    }
+    fclose(f);
+    if (!ok || lowest == UINT64_MAX) {
+        snprintf(why, len, "%s: not a 64-bit ELF file with loaded segments", path);
+        return false;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    *bias = lowest & ~(uint64_t)(page > 0 ? page - 1 : 4095);
+    return true;
+}
+
+/* "file:line" or "file:line (discriminator N)"; "??:0" or "??:?" is unknown. */
+static void parse_location(char *s, char **file, int *line)
+{
+    *file = NULL;
+    *line = 0;
+    char *space = strstr(s, " (discriminator");
+    if (space)
+        *space = '\0';
+    char *colon = strrchr(s, ':');
+    if (!colon || strncmp(s, "??", 2) == 0)
+        return;
+    *colon = '\0';
+    *file = s;
+    *line = atoi(colon + 1);
+}
+
+static void replace(char **dst, const char *src)
+{
+    char *c = strdup(src);
+    if (!c)
+        return; /* out of memory: the frame keeps what it had */
+    free(*dst);
+    *dst = c;
+}
+
+typedef struct {
+    int modules, unreadable, no_lines;
+    char first[120]; /* the first unreadable module's reason */
+    bool no_tool;
+} outcome;
+
+/* Runs addr2line on module for frames idx[0..n) of h. */
+static void symbolize_module(host_activity *h, const char *module, const int *idx, int n, outcome *o)
+{
+    uint64_t bias;
+    char why[200];
+    if (!load_bias(module, &bias, why, sizeof why)) {
+        if (!o->unreadable++)
+            copy_str(o->first, sizeof o->first, why);
+        return;
+    }
+    FILE *in = tmpfile();
+    int out[2] = {-1, -1};
+    if (!in || pipe(out) != 0) {
+        if (in)
+            fclose(in);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        fprintf(in, "%llx\n", (unsigned long long)(h->frames[idx[i]].offset + bias));
+    fflush(in);
+    rewind(in);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fileno(in), 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)module, NULL};
+    pid_t pid;
+    int rc = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    fclose(in);
+    if (rc != 0) {
+        o->no_tool = true;
+        close(out[0]);
+        return;
+    }
+    FILE *r = fdopen(out[0], "r");
+    char *fn = NULL, *loc = NULL;
+    size_t fncap = 0, loccap = 0;
+    bool any_line = false;
+    for (int i = 0; r && i < n; i++) {
+        ssize_t a = getline(&fn, &fncap, r), b = a > 0 ? getline(&loc, &loccap, r) : -1;
+        if (a <= 0 || b <= 0)
+            break;
+        fn[strcspn(fn, "\n")] = '\0';
+        loc[strcspn(loc, "\n")] = '\0';
+        host_frame *f = &h->frames[idx[i]];
+        if (strcmp(fn, "??") != 0 && fn[0])
+            replace(&f->function, fn);
+        char *file;
+        int line;
+        parse_location(loc, &file, &line);
+        if (file) {
+            replace(&f->file, file);
+            f->line = line;
+            any_line = true;
+        }
+    }
+    free(fn);
+    free(loc);
+    if (r)
+        fclose(r);
+    else
+        close(out[0]);
+    int status;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    /* exec failed inside the child (posix_spawnp reports it as exit 127 on some libcs) */
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+        o->no_tool = true;
+    else if (!any_line)
+        o->no_lines++;
+}
+
+static int by_module(const void *a, const void *b, void *frames)
+{
+    const host_frame *f = frames;
+    return strcmp(f[*(const int *)a].module, f[*(const int *)b].module);
+}
+
+void host_symbolize(host_activity *h)
+{
+    h->symbols_why[0] = '\0';
+    int *idx = malloc((size_t)(h->nframes > 0 ? h->nframes : 1) * sizeof *idx);
+    if (!idx)
+        return;
+    int n = 0;
+    for (int i = 0; i < h->nframes; i++)
+        if (h->frames[i].kind == HOST_FRAME_NATIVE && h->frames[i].module && h->frames[i].module[0])
+            idx[n++] = i;
+    qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
+    outcome o = {0};
+    for (int i = 0; i < n && !o.no_tool;) {
+        int j = i + 1;
+        while (j < n && strcmp(h->frames[idx[j]].module, h->frames[idx[i]].module) == 0)
+            j++;
+        o.modules++;
+        symbolize_module(h, h->frames[idx[i]].module, idx + i, j - i, &o);
+        i = j;
+    }
+    free(idx);
+    if (o.no_tool)
+        copy_str(h->symbols_why, sizeof h->symbols_why,
+                 "addr2line (binutils) could not be run: native frames keep their module, offset and exported symbol");
+    else if (o.unreadable || o.no_lines) {
+        char unread[180] = "", nolines[72] = "";
+        if (o.unreadable)
+            snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", o.unreadable, o.modules, o.first);
+        if (o.no_lines)
+            snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", o.no_lines,
+                     o.modules);
+        snprintf(h->symbols_why, sizeof h->symbols_why, "%s%s%s", unread, o.unreadable && o.no_lines ? "; " : "",
+                 nolines);
+    }
+}

@@ -1,0 +1,15 @@
+/* Native frames named by source line: after the profiled program ended, the launcher gives each
+ * native frame of host_activity (a module and an offset from the injection library's dladdr) its
+ * function, source file and line from the module's symbol table and DWARF line tables. */
+#ifndef MMPROF_SYMBOLIZE_H
+#define MMPROF_SYMBOLIZE_H
+
+#include "host_activity.h"
+
+/* Symbolises h's native frames in place: function (demangled) where the module's symbols name
+ * one, file and line where its line tables do; frames the tables do not cover keep what the
+ * stream gave. h->symbols_why says in words what could not be had (no addr2line, a module
+ * gone or unreadable, modules without line tables); "" when nothing was missing. */
+void host_symbolize(host_activity *h);
+
+#endif

@@ -1,0 +1,133 @@
+/* Native symbolisation (src/collect/symbolize.c): a program built here with -g takes a return
+ * address's module offset through dladdr, as libmmprof_inject.so does, and the frame made of it
+ * must come back named by the program's function, source file and the line of the call, both as
+ * a PIE executable (offsets from the load base, as a shared library's) and as a classic
+ * executable at 0x400000. Without line tables the function still comes from the symbol table and
+ * symbols_why says which modules had none; a module that is gone, and no addr2line at all, are
+ * said in symbols_why with the frames left as they were. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "symbolize.h"
+#include "test_support.h"
+
+static const char *probe_src =
+    "#define _GNU_SOURCE\n"
+    "#include <dlfcn.h>\n"
+    "#include <stdio.h>\n"
+    "__attribute__((noinline)) static void where(void)\n"
+    "{\n"
+    "    char *ra = (char *)__builtin_return_address(0) - 1;\n"
+    "    Dl_info di;\n"
+    "    if (dladdr(ra, &di))\n"
+    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)di.dli_fbase));\n"
+    "}\n"
+    "int main(void)\n"
+    "{\n"
+    "    where(); /* the call site */\n"
+    "    return 0;\n"
+    "}\n";
+#define CALL_LINE 13
+
+/* Builds the probe with flags into test_tmp/name and returns the offset it printed. */
+static uint64_t build_and_run(const char *name, const char *flags)
+{
+    char *src = path_in(test_tmp, "probe.c");
+    assert_true(write_text(src, probe_src));
+    cmd_result r = run_shell("cc %s -o '%s/%s' '%s' -ldl && '%s/%s'", flags, test_tmp, name, src, test_tmp, name);
+    if (r.status != 0)
+        fail_msg("building the probe: %s", r.err);
+    uint64_t offset = strtoull(r.out, NULL, 10);
+    cmd_free(&r);
+    free(src);
+    assert_true(offset > 0);
+    return offset;
+}
+
+/* One native frame of module at offset, under a Python frame the symboliser must leave alone. */
+static void one_frame(host_activity *h, const char *module, uint64_t offset)
+{
+    memset(h, 0, sizeof *h);
+    host_frame py = {.pid = 1, .parent = -1, .kind = HOST_FRAME_PY, .function = "run", .file = "x.py", .line = 4};
+    host_frame nat = {.pid = 1, .parent = 0, .kind = HOST_FRAME_NATIVE, .module = (char *)module, .offset = offset,
+                      .function = "dynsym"};
+    assert_int_equal(host_add_frame(h, &py), 0);
+    assert_int_equal(host_add_frame(h, &nat), 1);
+}
+
+static void assert_named(const host_activity *h)
+{
+    const host_frame *f = &h->frames[1];
+    assert_non_null(f->file);
+    if (!strstr(f->file, "probe.c"))
+        fail_msg("file %s", f->file);
+    assert_int_equal(f->line, CALL_LINE);
+    assert_string_equal(f->function, "main");
+    assert_string_equal(h->symbols_why, "");
+    assert_string_equal(h->frames[0].file, "x.py"); /* a Python frame is not touched */
+    assert_int_equal(h->frames[0].line, 4);
+}
+
+static void pie_and_classic_executables(void **state)
+{
+    (void)state;
+    const char *builds[][2] = {{"pie", "-g -O0 -fPIE -pie"}, {"classic", "-g -O0 -fno-pie -no-pie"}};
+    for (size_t i = 0; i < sizeof builds / sizeof builds[0]; i++) {
+        host_activity h;
+        char *exe = path_in(test_tmp, builds[i][0]);
+        one_frame(&h, exe, build_and_run(builds[i][0], builds[i][1]));
+        host_symbolize(&h);
+        assert_named(&h);
+        host_activity_free(&h);
+        free(exe);
+    }
+}
+
+static void what_could_not_be_had(void **state)
+{
+    (void)state;
+    host_activity h;
+    /* No -g: the symbol table names the function, no line. */
+    char *bare = path_in(test_tmp, "bare");
+    one_frame(&h, bare, build_and_run("bare", "-g0 -O0"));
+    host_symbolize(&h);
+    assert_string_equal(h.frames[1].function, "main");
+    assert_null(h.frames[1].file);
+    assert_int_equal(h.frames[1].line, 0);
+    assert_non_null(strstr(h.symbols_why, "1 of 1 modules have no line tables"));
+    host_activity_free(&h);
+
+    /* A module that is gone. */
+    one_frame(&h, "/nonexistent/libgone.so", 4096);
+    host_symbolize(&h);
+    assert_string_equal(h.frames[1].function, "dynsym");
+    assert_null(h.frames[1].file);
+    assert_non_null(strstr(h.symbols_why, "1 of 1 modules could not be read (/nonexistent/libgone.so: No such file"));
+    host_activity_free(&h);
+
+    /* No addr2line on PATH. */
+    char *old = strdup(getenv("PATH"));
+    setenv("PATH", test_tmp, 1);
+    one_frame(&h, bare, 4096);
+    host_symbolize(&h);
+    setenv("PATH", old, 1);
+    free(old);
+    assert_string_equal(h.frames[1].function, "dynsym");
+    assert_non_null(strstr(h.symbols_why, "addr2line (binutils) could not be run"));
+    host_activity_free(&h);
+    free(bare);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(pie_and_classic_executables, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(what_could_not_be_had, test_tmp_setup, test_tmp_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
