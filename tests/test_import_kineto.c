@@ -952,6 +952,91 @@ static void test_cut_and_corrupted_traces(void **state)
     free(whole);
 }
 
+/* The frame chain of a span, innermost first, as "kind:function@file:line" joined by " < ". */
+static void chain_of(const host_activity *h, int f, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (size_t used = 0; f >= 0; f = h->frames[f].parent) {
+        const host_frame *x = &h->frames[f];
+        int n = snprintf(out + used, len - used, "%s%s:%s@%s:%d", used ? " < " : "", host_frame_kind_name(x->kind),
+                         x->function ? x->function : "", x->file ? x->file : "", x->line);
+        assert_true(n > 0 && (size_t)n < len - used);
+        used += (size_t)n;
+    }
+}
+
+#define PYFN(name, tid, ts, dur, id, parent)                                                      \
+    "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"" name "\", \"pid\": 5, \"tid\": " tid \
+    ", \"ts\": " ts ", \"dur\": " dur ", \"args\": {\"Python id\": " id ", \"Python parent id\": " parent "}}"
+
+/* Host spans (issue 20): python_function events become Python frames (file, line and function
+ * from "model.py(42): forward"), linked by "Python parent id" even across threads; a cpu_op nests
+ * by time under the innermost Python call of its thread; the same stack twice is one node. On
+ * the H200 training trace (no Python stacks recorded), every cpu_op is a span of an op frame,
+ * autograd's nesting kept. */
+static void test_host_spans(void **state)
+{
+    tmp = *state;
+    const char *path = tmp_file("py.json", HEAD KERNEL("250", "10", "1") ","
+        PYFN("train.py(10): <module>", "6", "0", "1000", "1", "null") ","
+        PYFN("train.py(5): step", "6", "100", "800", "2", "1") ","
+        PYFN("torch/nn/modules/module.py(1501): _call_impl", "6", "150", "650", "3", "2") ","
+        "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 5, \"tid\": 6, \"ts\": 200, \"dur\": 100},"
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 5, \"tid\": 6, "
+        "\"ts\": 210, \"dur\": 5, \"args\": {\"correlation\": 1}},"
+        PYFN("loader.py(7): fetch", "9", "400", "100", "4", "2") ","
+        PYFN("train.py(5): step", "6", "950", "40", "5", "1") ","
+        PYFN("<built-in method cat of type object at 0x7f>", "6", "960", "10", "6", "5") "]}");
+    run_model m;
+    import_ok(path, &m);
+    const host_activity *h = &m.host_activity;
+    assert_int_equal(h->nspans, 7);
+    const int64_t base = 1764460800123456789;
+    char chain[1024];
+    int mm = -1, fetch = -1, step1 = -1, step2 = -1, cat = -1;
+    for (size_t i = 0; i < h->nspans; i++) {
+        const host_frame *f = &h->frames[h->spans[i].frame];
+        if (strcmp(f->function, "aten::mm") == 0)
+            mm = (int)i;
+        else if (strcmp(f->function, "fetch") == 0)
+            fetch = (int)i;
+        else if (strcmp(f->function, "step") == 0)
+            *(step1 < 0 ? &step1 : &step2) = (int)i;
+        else if (strstr(f->function, "built-in method cat"))
+            cat = (int)i;
+    }
+    assert_true(mm >= 0 && fetch >= 0 && step1 >= 0 && step2 >= 0 && cat >= 0);
+    assert_int_equal(h->spans[mm].start_ns, base + 200000);
+    assert_int_equal(h->spans[mm].end_ns, base + 300000);
+    assert_int_equal(h->spans[mm].tid, 6);
+    chain_of(h, h->spans[mm].frame, chain, sizeof chain);
+    assert_string_equal(chain, "op:aten::mm@:0 < py:_call_impl@torch/nn/modules/module.py:1501 < py:step@train.py:5 < "
+                               "py:<module>@train.py:10");
+    chain_of(h, h->spans[fetch].frame, chain, sizeof chain);
+    assert_string_equal(chain, "py:fetch@loader.py:7 < py:step@train.py:5 < py:<module>@train.py:10");
+    assert_int_equal(h->spans[fetch].tid, 9);
+    assert_int_equal(h->spans[step1].frame, h->spans[step2].frame); /* one node for one stack */
+    chain_of(h, h->spans[cat].frame, chain, sizeof chain);
+    assert_string_equal(chain, "py:<built-in method cat of type object at 0x7f>@:0 < py:step@train.py:5 < "
+                               "py:<module>@train.py:10");
+    assert_int_equal(h->nframes, 6);
+    model_free(&m);
+
+    import_ok("samples/h200-train.kineto.json", &m);
+    h = &m.host_activity;
+    assert_int_equal(h->nspans, 2104); /* the trace's cpu_op events */
+    assert_true(h->nframes < (int)h->nspans);
+    bool found = false;
+    for (size_t i = 0; i < h->nspans && !found; i++) {
+        assert_int_equal(h->frames[h->spans[i].frame].kind, HOST_FRAME_OP);
+        chain_of(h, h->spans[i].frame, chain, sizeof chain);
+        found = strcmp(chain, "op:aten::mse_loss_backward@:0 < op:MseLossBackward0@:0 < "
+                              "op:autograd::engine::evaluate_function: MseLossBackward0@:0") == 0;
+    }
+    assert_true(found);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -974,6 +1059,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_damaged_compressed_traces, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_nesting_too_deep, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(test_cut_and_corrupted_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(test_host_spans, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, find_traces, free_traces);
 }

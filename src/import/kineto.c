@@ -12,6 +12,11 @@
  *                                    no synchronizing API call carries the same correlation
  *   user_annotation                  record_function ranges: REGION_ANNOTATION on their thread,
  *                                    nested by time
+ *   cpu_op, python_function          host spans in run_model.host_activity, not regions (thousands
+ *                                    of them would drown the user's own ranges): each under its
+ *                                    caller, its Python parent ("Python parent id") or else the
+ *                                    span of its thread around it; a Python call's name
+ *                                    "model.py(42): forward" gives file, line and function
  *   M process_name / thread_name     names of the processes and threads that made CPU events
  *   deviceProperties, cuda_driver_version, cuda_runtime_version, cupti_version (top level); an AMD
  *                                    GPU (gcnArchName, its name, a 64-wide warp) gets no compute
@@ -23,8 +28,6 @@
  *   gpu_user_annotation              the GPU span of a record_function: analysis attributes GPU
  *                                    work to the CPU range by correlation, which also counts work
  *                                    that ran after the range closed; the span would repeat it
- *   cpu_op, python_function          one per aten operator or Python call: thousands of regions
- *                                    that would drown the user's own ranges
  *   overhead, Trace, ac2g flows, i   profiler bookkeeping; the flows repeat the correlation ids
  *                                    that the events' args already carry
  *
@@ -483,6 +486,7 @@ bool import_kineto_input(trace_input *in, run_model *m, char *err, size_t errlen
     free(r.cpu_threads);
     free(r.pending);
     rt_free(&r.annotations);
+    cpu_spans_free(&r.host_spans);
     if (!ok) {
         model_free(m);
         model_init(m);

@@ -405,6 +405,31 @@ static bool read_annotation(kineto_reader *r, const trace_event *e)
     return rt_interval(&r->annotations, &range) || kr_no_memory(r);
 }
 
+/* An optional id argument ("Python id", "Python parent id"): a non-negative integer, or null or
+ * absent (-1). */
+static bool arg_id(kineto_reader *r, const cJSON *args, const char *key, int64_t *out)
+{
+    const cJSON *v = args ? cJSON_GetObjectItemCaseSensitive(args, key) : NULL;
+    double d = -1;
+    if (v && !cJSON_IsNull(v) && !arg_int(r, args, key, 0, 9007199254740992.0, &d))
+        return false;
+    *out = (int64_t)d;
+    return true;
+}
+
+/* cpu_op (an aten operator, an autograd node) and python_function (a Python call, named
+ * "file.py(42): function", linked to its caller by "Python parent id"): host spans. */
+static bool read_host_span(kineto_reader *r, const trace_event *e, host_frame_kind kind)
+{
+    cpu_span s = {.kind = kind, .name = (char *)e->name, .id = -1, .parent_id = -1};
+    if (!event_span(r, e->obj, &s.start_ns, &s.end_ns) || !event_id(r, e->pid, "pid", &s.pid) ||
+        !event_id(r, e->tid, "tid", &s.tid))
+        return false;
+    if (kind == HOST_FRAME_PY && (!arg_id(r, e->args, "Python id", &s.id) || !arg_id(r, e->args, "Python parent id", &s.parent_id)))
+        return false;
+    return cpu_spans_add(&r->host_spans, &s) || kr_no_memory(r);
+}
+
 static bool add_name(kineto_reader *r, named_id **arr, size_t *n, uint32_t pid, uint32_t tid, const char *name)
 {
     if (!room_for_one(r, (void **)arr, *n, sizeof **arr))
@@ -458,6 +483,10 @@ bool kr_read_event(kineto_reader *r, const cJSON *ev)
         return read_cuda_sync(r, &e);
     if (strcmp(e.cat, "user_annotation") == 0)
         return read_annotation(r, &e);
+    if (strcmp(e.cat, "cpu_op") == 0)
+        return read_host_span(r, &e, HOST_FRAME_OP);
+    if (strcmp(e.cat, "python_function") == 0)
+        return read_host_span(r, &e, HOST_FRAME_PY);
     return true;
 }
 

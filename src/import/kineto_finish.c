@@ -1,6 +1,7 @@
 /* What the Kineto importer does once every event is in: refuse a trace that is not a PyTorch GPU
  * trace, add the record_function ranges (nested by the region tracker), make times absolute, give
- * GPU events their launching process, add processes and threads, and fill the run's own fields. */
+ * GPU events their launching process, add processes and threads, nest the CPU ops and Python calls
+ * into host_activity (host_spans.c), and fill the run's own fields. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,9 @@ bool kr_finish(kineto_reader *r)
         return kr_no_memory(r);
     if (!add_base(r) || !add_processes(r, &only_pid, &one_process) || !link_by_correlation(r, only_pid, one_process))
         return false;
+    bool overflow;
+    if (!cpu_spans_finish(&r->host_spans, r->base_ns, &m->host_activity, &overflow))
+        return overflow ? kr_fail(r, "times out of range once baseTimeNanoseconds is added") : kr_no_memory(r);
     for (int i = 0; i < m->ndevices; i++) {
         m->devices[i].driver_version = r->driver_version;
         m->devices[i].runtime_version = r->runtime_version;

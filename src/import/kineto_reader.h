@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "model.h"
+#include "host_spans.h"
 #include "region_tracker.h"
 #include "trace_input.h"
 
@@ -52,6 +53,7 @@ typedef struct {
     pending_sync *pending;
     size_t npending;
     region_tracker annotations; /* record_function ranges, nested once every event is in */
+    cpu_spans host_spans;       /* cpu_op and python_function events, nested once every event is in */
     size_t unnamed_copies; /* copies whose name is not in Kineto's form */
     size_t host_copies;    /* copies naming their host side "Host" (ROCm): kind unknown */
     int driver_version, runtime_version;
