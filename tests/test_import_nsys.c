@@ -663,6 +663,49 @@ static void only_cuda_processes_and_threads_count(void **state)
     model_free(&m);
 }
 
+/* OS runtime calls (OSRT_API, nsys --trace=osrt; the table as NVIDIA's export schema documents
+ * it, made here since no export at hand has one): host spans of op frames named by the call, on
+ * their thread, of CUDA processes only; a row ending before it starts is left out and said. */
+static void os_runtime_calls_become_host_spans(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    alter_export(f->path,
+                 "CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, eventClass INTEGER NOT NULL, "
+                 "globalTid INTEGER, correlationId INTEGER, nameId INTEGER NOT NULL, returnValue INTEGER NOT NULL, "
+                 "nestingLevel INTEGER, callchainId INTEGER);"
+                 "INSERT INTO StringIds VALUES (3100, 'poll'), (3101, 'pthread_cond_wait'), (3102, 'read');"
+                 "INSERT INTO OSRT_API VALUES (%lld, %lld, 27, %lld, 0, 3100, 0, 0, NULL),"
+                 " (%lld, %lld, 27, %lld, 0, 3101, 0, 0, NULL), (%lld, %lld, 27, %lld, 0, 3102, 0, 0, NULL),"
+                 " (%lld, %lld, 27, %lld, 0, 3100, 0, 0, NULL);",
+                 (long long)(T0 + 40000), (long long)(T0 + 45000), (long long)GTID(PID_A, TID_MAIN),
+                 (long long)(T0 + 50000), (long long)(T0 + 52000), (long long)GTID(PID_A, TID_WORKER),
+                 (long long)(T0 + 41000), (long long)(T0 + 42000), (long long)GTID(777, 777),
+                 (long long)(T0 + 47000), (long long)(T0 + 46000), (long long)GTID(PID_A, TID_MAIN));
+    run_model m;
+    import_ok(f->path, &m);
+    check_story(&m, 0);
+    const host_activity *h = &m.host_activity;
+    assert_int_equal(h->nspans, 2);
+    assert_int_equal(h->nframes, 2);
+    for (size_t i = 0; i < h->nspans; i++) {
+        const host_span *sp = &h->spans[i];
+        const host_frame *fr = &h->frames[sp->frame];
+        assert_int_equal(sp->pid, PID_A);
+        assert_int_equal(fr->kind, HOST_FRAME_OP);
+        assert_int_equal(fr->parent, -1);
+        bool poll = sp->tid == TID_MAIN;
+        assert_string_equal(fr->function, poll ? "poll" : "pthread_cond_wait");
+        assert_int_equal(sp->start_ns, T0 + (poll ? 40000 : 50000));
+        assert_int_equal(sp->end_ns, T0 + (poll ? 45000 : 52000));
+    }
+    bool warned = false;
+    for (int i = 0; i < m.nwarnings; i++)
+        warned |= strstr(m.warnings[i], "OSRT_API: 1 row ends before it starts") != NULL;
+    assert_true(warned);
+    model_free(&m);
+}
+
 /* ---------- totals against SQL's own arithmetic ---------- */
 
 static int64_t sql_int(sqlite3 *db, const char *sql)
@@ -1063,6 +1106,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(unusable_rows_are_left_out, setup, teardown),
         cmocka_unit_test_setup_teardown(calls_recorded_twice_count_once, setup, teardown),
         cmocka_unit_test_setup_teardown(only_cuda_processes_and_threads_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(os_runtime_calls_become_host_spans, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
         cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),

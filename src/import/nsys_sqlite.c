@@ -8,7 +8,9 @@
  *   ENUM_CUDA_MEM_KIND, ENUM_CUDA_MEMCPY_OPER: what each memory and copy kind number means, when
  *     the export has them;
  *   TARGET_INFO_GPU: devices; PROCESSES, ThreadNames: process and thread names;
- *   TARGET_INFO_SESSION_START_TIME: when the capture began.
+ *   TARGET_INFO_SESSION_START_TIME: when the capture began;
+ *   OSRT_API (--trace=osrt): the OS runtime calls of the processes that did CUDA work, as host
+ *     spans (host_activity), nested by time on their thread.
  * Each CUDA call counts once, and only processes and threads that did CUDA work count (nsys_tidy.c).
  * A missing table or column makes its figures n/a with a warning; a file with none of the CUDA
  * activity tables, a value of the wrong type, a NULL where one is required or an unreadable
@@ -23,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_spans.h"
 #include "nsys_tidy.h"
 #include "region_tracker.h"
 #include "sqlite_table.h"
@@ -48,6 +51,7 @@ typedef struct {
     call_thread *calls; /* sorted by pid, then correlation */
     size_t ncalls;
     region_tracker ranges; /* the NVTX ranges, and the latest event time, where unended ones end */
+    cpu_spans osrt;        /* OS runtime calls, nested into host_activity once every table is read */
 } nsys_reader;
 
 static const char *const activity_tables[] = {
@@ -744,6 +748,48 @@ static bool session_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
     return true;
 }
 
+/* ---------- the host: OS runtime calls ---------- */
+
+/* OSRT_API (nsys --trace=osrt): each traced libc/pthread call (poll, read, pthread_mutex_lock,
+ * usleep...) with its thread, a host span named by the call. Columns as NVIDIA's export schema
+ * documents them; only these are needed. */
+enum { O_START, O_END, O_TID, O_NAME, O_NCOLS };
+static const col_spec osrt_cols[O_NCOLS] = {
+    {"start", COL_REQUIRED}, {"end", COL_REQUIRED}, {"globalTid", COL_REQUIRED}, {"nameId", COL_REQUIRED},
+};
+
+static bool osrt_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
+{
+    cpu_span c = {.kind = HOST_FRAME_OP, .id = -1, .parent_id = -1};
+    int64_t gtid = 0;
+    if (!read_span(s, &c.start_ns, &c.end_ns) || !sq_int(s, O_TID, 0, INT64_MAX, &gtid) || !sq_name(s, O_NAME, &c.name))
+        return false;
+    c.pid = pid_of(gtid);
+    c.tid = tid_of(gtid);
+    bool ok = !usable(r, k, c.start_ns, c.end_ns) || cpu_spans_add(&r->osrt, &c) || out_of_memory(r);
+    free(c.name);
+    return ok;
+}
+
+/* The calls of the processes kept (those that did CUDA work), into host_activity. */
+static bool add_osrt_spans(nsys_reader *r)
+{
+    cpu_spans *l = &r->osrt;
+    size_t kept = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        bool cuda = false;
+        for (int p = 0; p < r->m->nprocesses && !cuda; p++)
+            cuda = r->m->processes[p].pid == l->v[i].pid;
+        if (cuda)
+            l->v[kept++] = l->v[i];
+        else
+            free(l->v[i].name);
+    }
+    l->n = kept;
+    bool overflow;
+    return cpu_spans_finish(l, 0, &r->m->host_activity, &overflow) || out_of_memory(r);
+}
+
 /* ---------- the whole file ---------- */
 
 static bool has_activity_tables(nsys_reader *r)
@@ -775,7 +821,8 @@ static bool read_export(int fd, const char *name, run_model *m, char *err, size_
               ROWS("CUPTI_ACTIVITY_KIND_DRIVER", api_cols, "CUDA driver calls n/a (not traced)", driver_row) &&
               drop_nested_calls(&r) && index_calls(&r) &&
               ROWS("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, "synchronization figures n/a", sync_row) &&
-              read_nvtx(&r) && (nsys_keep_cuda_processes(m) || out_of_memory(&r));
+              read_nvtx(&r) && ROWS("OSRT_API", osrt_cols, NULL, osrt_row) &&
+              (nsys_keep_cuda_processes(m) || out_of_memory(&r)) && add_osrt_spans(&r);
     if (ok) {
         m->source = SOURCE_NSYS;
         copy_str(m->source_file, sizeof m->source_file, name);
@@ -787,6 +834,7 @@ static bool read_export(int fd, const char *name, run_model *m, char *err, size_
         m->epoch_ns = m->regions[0].start_ns;
     free(r.calls);
     rt_free(&r.ranges);
+    cpu_spans_free(&r.osrt);
     sq_close(&r.db);
     if (!ok) {
         model_free(m);
