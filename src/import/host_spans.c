@@ -4,6 +4,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+/* FNV-1a, for the names and the nodes. */
+static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
+
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = mix(h, (unsigned char)*s);
+    return mix(h, 0xFF);
+}
+
+/* The collection's copy of name: a trace of a million ops names a few hundred, so each is kept
+ * once. NULL when memory ran out. */
+static const char *intern(cpu_spans *l, const char *name)
+{
+    if ((l->nnames + 1) * 2 > l->names_cap) {
+        size_t cap = l->names_cap ? l->names_cap * 2 : 256;
+        char **g = calloc(cap, sizeof *g);
+        if (!g)
+            return NULL;
+        for (size_t i = 0; i < l->names_cap; i++)
+            if (l->names[i]) {
+                size_t j = (size_t)str_hash(0xCBF29CE484222325ull, l->names[i]) & (cap - 1);
+                while (g[j])
+                    j = (j + 1) & (cap - 1);
+                g[j] = l->names[i];
+            }
+        free(l->names);
+        l->names = g;
+        l->names_cap = cap;
+    }
+    size_t i = (size_t)str_hash(0xCBF29CE484222325ull, name) & (l->names_cap - 1);
+    while (l->names[i] && strcmp(l->names[i], name) != 0)
+        i = (i + 1) & (l->names_cap - 1);
+    if (!l->names[i]) {
+        if (!(l->names[i] = strdup(name)))
+            return NULL;
+        l->nnames++;
+    }
+    return l->names[i];
+}
+
 bool cpu_spans_add(cpu_spans *l, const cpu_span *s)
 {
     if (l->n == l->cap) {
@@ -15,7 +57,7 @@ bool cpu_spans_add(cpu_spans *l, const cpu_span *s)
         l->cap = cap;
     }
     cpu_span c = *s;
-    c.name = strdup(s->name ? s->name : "");
+    c.name = intern(l, s->name ? s->name : "");
     if (!c.name)
         return false;
     l->v[l->n++] = c;
@@ -24,8 +66,9 @@ bool cpu_spans_add(cpu_spans *l, const cpu_span *s)
 
 void cpu_spans_free(cpu_spans *l)
 {
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i].name);
+    for (size_t i = 0; i < l->names_cap; i++)
+        free(l->names[i]);
+    free(l->names);
     free(l->v);
     memset(l, 0, sizeof *l);
 }
@@ -54,14 +97,6 @@ typedef struct {
     size_t cap, n;
 } node_set;
 
-static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
-
-static uint64_t str_hash(uint64_t h, const char *s)
-{
-    for (; s && *s; s++)
-        h = mix(h, (unsigned char)*s);
-    return mix(h, 0xFF);
-}
 
 static uint64_t frame_hash(const host_frame *f)
 {
@@ -152,7 +187,7 @@ static void span_frame(const cpu_span *s, host_frame *f, char *file_buf, size_t 
     int line;
     f->pid = s->pid;
     f->kind = s->kind;
-    f->function = s->name;
+    f->function = (char *)s->name;
     if (s->kind == HOST_FRAME_PY && py_frame_name(s->name, &file, &len, &line, &function) && len < file_cap) {
         memcpy(file_buf, file, len);
         file_buf[len] = '\0';

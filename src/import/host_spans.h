@@ -16,16 +16,18 @@ typedef struct {
     int64_t start_ns, end_ns;
     uint32_t pid, tid;
     host_frame_kind kind; /* HOST_FRAME_PY: name is Kineto's "file.py(42): function" where it can */
-    char *name;           /* owned by the collection */
+    const char *name;     /* the collection's copy, one per distinct name */
     int64_t id, parent_id; /* Kineto's "Python id" and "Python parent id"; -1 none */
 } cpu_span;
 
 typedef struct {
     cpu_span *v;
     size_t n, cap;
+    char **names; /* the distinct names, open addressing (a trace repeats a few hundred names) */
+    size_t nnames, names_cap;
 } cpu_spans;
 
-/* Appends s (its name copied). False when memory ran out. */
+/* Appends s (its name copied once per distinct name). False when memory ran out. */
 bool cpu_spans_add(cpu_spans *l, const cpu_span *s);
 
 /* Adds every span to h with shift_ns added to its times: a frame per distinct stack, a host_span

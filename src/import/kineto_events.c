@@ -421,7 +421,7 @@ static bool arg_id(kineto_reader *r, const cJSON *args, const char *key, int64_t
  * "file.py(42): function", linked to its caller by "Python parent id"): host spans. */
 static bool read_host_span(kineto_reader *r, const trace_event *e, host_frame_kind kind)
 {
-    cpu_span s = {.kind = kind, .name = (char *)e->name, .id = -1, .parent_id = -1};
+    cpu_span s = {.kind = kind, .name = e->name, .id = -1, .parent_id = -1};
     if (!event_span(r, e->obj, &s.start_ns, &s.end_ns) || !event_id(r, e->pid, "pid", &s.pid) ||
         !event_id(r, e->tid, "tid", &s.tid))
         return false;

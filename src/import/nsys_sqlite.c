@@ -762,12 +762,14 @@ static bool osrt_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
 {
     cpu_span c = {.kind = HOST_FRAME_OP, .id = -1, .parent_id = -1};
     int64_t gtid = 0;
-    if (!read_span(s, &c.start_ns, &c.end_ns) || !sq_int(s, O_TID, 0, INT64_MAX, &gtid) || !sq_name(s, O_NAME, &c.name))
+    char *name = NULL;
+    if (!read_span(s, &c.start_ns, &c.end_ns) || !sq_int(s, O_TID, 0, INT64_MAX, &gtid) || !sq_name(s, O_NAME, &name))
         return false;
     c.pid = pid_of(gtid);
     c.tid = tid_of(gtid);
+    c.name = name;
     bool ok = !usable(r, k, c.start_ns, c.end_ns) || cpu_spans_add(&r->osrt, &c) || out_of_memory(r);
-    free(c.name);
+    free(name);
     return ok;
 }
 
@@ -782,8 +784,6 @@ static bool add_osrt_spans(nsys_reader *r)
             cuda = r->m->processes[p].pid == l->v[i].pid;
         if (cuda)
             l->v[kept++] = l->v[i];
-        else
-            free(l->v[i].name);
     }
     l->n = kept;
     bool overflow;
