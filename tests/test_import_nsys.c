@@ -17,6 +17,7 @@
  *  - bad input: not SQLite, no CUDA tables, wrong types, NULLs, huge names with markup, damaged
  *    and cut-short databases, a missing path; each refused with a message naming the file, the
  *    model left empty and the file untouched. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -706,6 +707,56 @@ static void os_runtime_calls_become_host_spans(void **state)
     model_free(&m);
 }
 
+/* CPU samples (COMPOSITE_EVENTS with SAMPLING_CALLCHAINS, nsys --sample=cpu; the tables as
+ * NVIDIA's export schema documents them, made here since no export at hand has them): each
+ * sample of a CUDA process with its stack as native frames, stackDepth 0 the sampled function
+ * and its callers outward, a stack seen twice stored once; a sample without a call chain has no
+ * stack; the rate is the median interval of a thread's samples. */
+static void cpu_samples_with_call_chains(void **state)
+{
+    fixture *f = *state;
+    build_export(f->path, 0);
+    alter_export(f->path,
+                 "CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER, "
+                 "threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL);"
+                 "CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL, "
+                 "kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, originalIP INTEGER, "
+                 "unwindMethod INTEGER, stackDepth INTEGER NOT NULL);"
+                 "INSERT INTO StringIds VALUES (3200, 'main'), (3201, 'train_step'), (3202, 'memcpy'), (3203, '/w/app'),"
+                 " (3204, '/lib/libc.so.6');"
+                 "INSERT INTO COMPOSITE_EVENTS VALUES (1, %lld, 0, 1, %lld, 0), (2, %lld, 0, 1, %lld, 0),"
+                 " (3, %lld, 0, 1, %lld, 0), (4, %lld, 0, 1, %lld, 0);"
+                 "INSERT INTO SAMPLING_CALLCHAINS VALUES (1, 3202, 3204, 0, 0, 0, 0, 0, 0, 0), (1, 3201, 3203, 0, 0, 0, 0, 0, 0, 1),"
+                 " (1, 3200, 3203, 0, 0, 0, 0, 0, 0, 2), (2, 3200, 3203, 0, 0, 0, 0, 0, 0, 2),"
+                 " (2, 3201, 3203, 0, 0, 0, 0, 0, 0, 1), (2, 3202, 3204, 0, 0, 0, 0, 0, 0, 0),"
+                 " (4, 3200, 3203, 0, 0, 0, 0, 0, 0, 0);",
+                 (long long)(T0 + 10000), (long long)GTID(PID_A, TID_MAIN), (long long)(T0 + 11000),
+                 (long long)GTID(PID_A, TID_MAIN), (long long)(T0 + 12000), (long long)GTID(PID_A, TID_MAIN),
+                 (long long)(T0 + 12500), (long long)GTID(777, 777));
+    run_model m;
+    import_ok(f->path, &m);
+    check_story(&m, 0);
+    const host_activity *h = &m.host_activity;
+    assert_int_equal(h->nsamples, 3); /* process 777 did no CUDA work */
+    assert_int_equal(h->nframes, 3);
+    const host_sample *s = h->samples;
+    assert_int_equal(s[0].ts_ns, T0 + 10000);
+    assert_int_equal(s[0].tid, TID_MAIN);
+    assert_int_equal(s[0].source, HOST_SAMPLE_CPU);
+    assert_int_equal(s[0].frame, s[1].frame);
+    const host_frame *leaf = &h->frames[s[0].frame];
+    assert_string_equal(leaf->function, "memcpy");
+    assert_string_equal(leaf->module, "/lib/libc.so.6");
+    assert_int_equal(leaf->kind, HOST_FRAME_NATIVE);
+    assert_string_equal(h->frames[leaf->parent].function, "train_step");
+    assert_string_equal(h->frames[h->frames[leaf->parent].parent].function, "main");
+    assert_int_equal(h->frames[h->frames[leaf->parent].parent].parent, -1);
+    assert_int_equal(s[2].frame, -1); /* no call chain */
+    assert_string_equal(h->mechanism, "nsys CPU sampling");
+    assert_true(fabs(h->rate_hz - 1e6) < 1e-6); /* 1000 ns apart */
+    model_free(&m);
+}
+
 /* ---------- totals against SQL's own arithmetic ---------- */
 
 static int64_t sql_int(sqlite3 *db, const char *sql)
@@ -1107,6 +1158,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(calls_recorded_twice_count_once, setup, teardown),
         cmocka_unit_test_setup_teardown(only_cuda_processes_and_threads_count, setup, teardown),
         cmocka_unit_test_setup_teardown(os_runtime_calls_become_host_spans, setup, teardown),
+        cmocka_unit_test_setup_teardown(cpu_samples_with_call_chains, setup, teardown),
         cmocka_unit_test_setup_teardown(totals_match_sql, setup, teardown),
         cmocka_unit_test_setup_teardown(range_call_and_late_kernel, setup, teardown),
         cmocka_unit_test_setup_teardown(regions_own_what_they_launched, setup, teardown),

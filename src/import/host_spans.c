@@ -15,9 +15,7 @@ static uint64_t str_hash(uint64_t h, const char *s)
     return mix(h, 0xFF);
 }
 
-/* The collection's copy of name: a trace of a million ops names a few hundred, so each is kept
- * once. NULL when memory ran out. */
-static const char *intern(cpu_spans *l, const char *name)
+const char *cpu_spans_name(cpu_spans *l, const char *name)
 {
     if ((l->nnames + 1) * 2 > l->names_cap) {
         size_t cap = l->names_cap ? l->names_cap * 2 : 256;
@@ -57,7 +55,7 @@ bool cpu_spans_add(cpu_spans *l, const cpu_span *s)
         l->cap = cap;
     }
     cpu_span c = *s;
-    c.name = intern(l, s->name ? s->name : "");
+    c.name = cpu_spans_name(l, s->name ? s->name : "");
     if (!c.name)
         return false;
     l->v[l->n++] = c;
@@ -92,16 +90,11 @@ bool py_frame_name(const char *name, const char **file, size_t *file_len, int *l
 
 /* ---------- the call tree's nodes, one per distinct stack ---------- */
 
-typedef struct {
-    int *slot; /* node index + 1; 0 empty */
-    size_t cap, n;
-} node_set;
-
 
 static uint64_t frame_hash(const host_frame *f)
 {
     uint64_t h = mix(mix(mix(mix(0xCBF29CE484222325ull, f->pid), (uint64_t)(f->parent + 1)), f->kind), (uint64_t)f->line);
-    return str_hash(str_hash(h, f->function), f->file);
+    return str_hash(str_hash(str_hash(h, f->function), f->file), f->module);
 }
 
 static bool same_str(const char *a, const char *b) { return (!a && !b) || (a && b && strcmp(a, b) == 0); }
@@ -109,10 +102,10 @@ static bool same_str(const char *a, const char *b) { return (!a && !b) || (a && 
 static bool same_frame(const host_frame *a, const host_frame *b)
 {
     return a->pid == b->pid && a->parent == b->parent && a->kind == b->kind && a->line == b->line &&
-           same_str(a->function, b->function) && same_str(a->file, b->file);
+           same_str(a->function, b->function) && same_str(a->file, b->file) && same_str(a->module, b->module);
 }
 
-static size_t find_slot(const node_set *s, const host_activity *h, const host_frame *f, uint64_t hash)
+static size_t find_slot(const host_node_set *s, const host_activity *h, const host_frame *f, uint64_t hash)
 {
     size_t i = (size_t)hash & (s->cap - 1);
     while (s->slot[i] && !same_frame(&h->frames[s->slot[i] - 1], f))
@@ -120,11 +113,10 @@ static size_t find_slot(const node_set *s, const host_activity *h, const host_fr
     return i;
 }
 
-/* The node for f (its parent already a node): the existing one, or a new one. -1: out of memory. */
-static int node_for(node_set *s, host_activity *h, const host_frame *f)
+int host_node(host_node_set *s, host_activity *h, const host_frame *f)
 {
     if ((s->n + 1) * 2 > s->cap) {
-        node_set g = {.cap = s->cap ? s->cap * 2 : 1024, .n = s->n};
+        host_node_set g = {.cap = s->cap ? s->cap * 2 : 1024, .n = s->n};
         if (!(g.slot = calloc(g.cap, sizeof *g.slot)))
             return -1;
         for (size_t i = 0; i < s->cap; i++)
@@ -144,6 +136,12 @@ static int node_for(node_set *s, host_activity *h, const host_frame *f)
     s->slot[i] = node + 1;
     s->n++;
     return node;
+}
+
+void host_node_set_free(host_node_set *s)
+{
+    free(s->slot);
+    memset(s, 0, sizeof *s);
 }
 
 /* ---------- nesting ---------- */
@@ -207,7 +205,7 @@ bool cpu_spans_finish(cpu_spans *l, int64_t shift_ns, host_activity *h, bool *ov
     size_t *stack = malloc((n ? n : 1) * sizeof *stack);
     py_id *ids = malloc((n ? n : 1) * sizeof *ids);
     char *file_buf = malloc(4096);
-    node_set set = {0};
+    host_node_set set = {0};
     bool ok = order && parent && node && stack && ids && file_buf;
     for (size_t i = 0; ok && i < n; i++) {
         cpu_span *s = &l->v[i];
@@ -249,7 +247,7 @@ bool cpu_spans_finish(cpu_spans *l, int64_t shift_ns, host_activity *h, bool *ov
         const cpu_span *s = &l->v[order[p]];
         host_frame f = {.parent = parent[p] == SIZE_MAX ? -1 : node[parent[p]]};
         span_frame(s, &f, file_buf, 4096);
-        node[p] = node_for(&set, h, &f);
+        node[p] = host_node(&set, h, &f);
         host_span hs = {.start_ns = s->start_ns, .end_ns = s->end_ns, .pid = s->pid, .tid = s->tid, .frame = node[p]};
         ok = node[p] >= 0 && host_add_span(h, &hs);
     }
@@ -259,7 +257,7 @@ bool cpu_spans_finish(cpu_spans *l, int64_t shift_ns, host_activity *h, bool *ov
     free(stack);
     free(ids);
     free(file_buf);
-    free(set.slot);
+    host_node_set_free(&set);
     cpu_spans_free(l);
     return ok;
 }

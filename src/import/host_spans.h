@@ -27,6 +27,10 @@ typedef struct {
     size_t nnames, names_cap;
 } cpu_spans;
 
+/* The collection's copy of name: a trace of a million ops names a few hundred, so each is kept
+ * once, until cpu_spans_free. NULL when memory ran out. */
+const char *cpu_spans_name(cpu_spans *l, const char *name);
+
 /* Appends s (its name copied once per distinct name). False when memory ran out. */
 bool cpu_spans_add(cpu_spans *l, const cpu_span *s);
 
@@ -37,6 +41,18 @@ bool cpu_spans_add(cpu_spans *l, const cpu_span *s);
 bool cpu_spans_finish(cpu_spans *l, int64_t shift_ns, host_activity *h, bool *overflow);
 
 void cpu_spans_free(cpu_spans *l);
+
+/* The call tree's nodes by what they are (process, parent, kind, function, file, line): a stack
+ * seen many times is stored once. */
+typedef struct {
+    int *slot; /* node index + 1; 0 empty */
+    size_t cap, n;
+} host_node_set;
+
+/* The node of h for f (whose parent is already a node): the one there, or a new one added (its
+ * strings copied). -1 when memory ran out. */
+int host_node(host_node_set *s, host_activity *h, const host_frame *f);
+void host_node_set_free(host_node_set *s);
 
 /* A Python frame's name as Kineto writes it, "path/model.py(42): forward": file, line and
  * function (pointers into name, file's end at *file_len). False when name is not in that form. */

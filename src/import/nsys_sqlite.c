@@ -10,7 +10,9 @@
  *   TARGET_INFO_GPU: devices; PROCESSES, ThreadNames: process and thread names;
  *   TARGET_INFO_SESSION_START_TIME: when the capture began;
  *   OSRT_API (--trace=osrt): the OS runtime calls of the processes that did CUDA work, as host
- *     spans (host_activity), nested by time on their thread.
+ *     spans (host_activity), nested by time on their thread;
+ *   COMPOSITE_EVENTS and SAMPLING_CALLCHAINS (--sample=cpu): those processes' CPU samples with
+ *     their stacks, as host samples.
  * Each CUDA call counts once, and only processes and threads that did CUDA work count (nsys_tidy.c).
  * A missing table or column makes its figures n/a with a warning; a file with none of the CUDA
  * activity tables, a value of the wrong type, a NULL where one is required or an unreadable
@@ -52,6 +54,10 @@ typedef struct {
     size_t ncalls;
     region_tracker ranges; /* the NVTX ranges, and the latest event time, where unended ones end */
     cpu_spans osrt;        /* OS runtime calls, nested into host_activity once every table is read */
+    struct cpu_sample *samples; /* COMPOSITE_EVENTS: CPU samples, by id once read */
+    size_t nsamples, samples_cap;
+    struct chain_entry *chains; /* SAMPLING_CALLCHAINS: their stacks' frames */
+    size_t nchains, chains_cap;
 } nsys_reader;
 
 static const char *const activity_tables[] = {
@@ -790,6 +796,171 @@ static bool add_osrt_spans(nsys_reader *r)
     return cpu_spans_finish(l, 0, &r->m->host_activity, &overflow) || out_of_memory(r);
 }
 
+/* ---------- the host: CPU samples ---------- */
+
+/* COMPOSITE_EVENTS (nsys --sample=cpu): a sample's id, time and thread; SAMPLING_CALLCHAINS: its
+ * stack, a row per frame (stackDepth 0 the sampled function, then its callers), symbol and module
+ * names as StringIds. Columns as NVIDIA's export schema documents them. */
+struct cpu_sample {
+    int64_t id, start;
+    uint32_t pid, tid;
+};
+struct chain_entry {
+    int64_t id, depth;
+    const char *symbol, *module; /* r->osrt's copies */
+};
+
+static bool room(void **arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    size_t c = *cap ? *cap * 2 : 256;
+    void *g = realloc(*arr, c * size);
+    if (!g)
+        return false;
+    *arr = g;
+    *cap = c;
+    return true;
+}
+
+enum { CE_ID, CE_START, CE_TID, CE_NCOLS };
+static const col_spec composite_cols[CE_NCOLS] = {{"id", COL_REQUIRED}, {"start", COL_REQUIRED}, {"globalTid", COL_REQUIRED}};
+
+static bool composite_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
+{
+    (void)k;
+    struct cpu_sample c;
+    int64_t gtid = 0;
+    if (!sq_int(s, CE_ID, INT64_MIN, INT64_MAX, &c.id) || !sq_int(s, CE_START, TIME_MIN, TIME_MAX, &c.start) ||
+        !sq_int(s, CE_TID, 0, INT64_MAX, &gtid))
+        return false;
+    c.pid = pid_of(gtid);
+    c.tid = tid_of(gtid);
+    if (!room((void **)&r->samples, r->nsamples, &r->samples_cap, sizeof *r->samples))
+        return out_of_memory(r);
+    r->samples[r->nsamples++] = c;
+    return true;
+}
+
+enum { SC_ID, SC_SYMBOL, SC_MODULE, SC_DEPTH, SC_NCOLS };
+static const col_spec chain_cols[SC_NCOLS] = {
+    {"id", COL_REQUIRED}, {"symbol", COL_REQUIRED}, {"module", COL_OPTIONAL}, {"stackDepth", COL_REQUIRED},
+};
+
+static bool chain_row(nsys_reader *r, sq_scan *s, skipped_rows *k)
+{
+    (void)k;
+    struct chain_entry c = {0};
+    char *symbol = NULL, *module = NULL;
+    bool ok = sq_int(s, SC_ID, INT64_MIN, INT64_MAX, &c.id) && sq_int(s, SC_DEPTH, 0, INT32_MAX, &c.depth) &&
+              sq_name(s, SC_SYMBOL, &symbol) && sq_name(s, SC_MODULE, &module);
+    if (ok) {
+        c.symbol = cpu_spans_name(&r->osrt, symbol ? symbol : "");
+        c.module = module && module[0] ? cpu_spans_name(&r->osrt, module) : NULL;
+        ok = (c.symbol && (!module || !module[0] || c.module) &&
+              room((void **)&r->chains, r->nchains, &r->chains_cap, sizeof *r->chains)) || out_of_memory(r);
+        if (ok)
+            r->chains[r->nchains++] = c;
+    }
+    free(symbol);
+    free(module);
+    return ok;
+}
+
+static int sample_by_id(const void *a, const void *b)
+{
+    const struct cpu_sample *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* By sample, the outermost caller first. */
+static int chain_by_id(const void *a, const void *b)
+{
+    const struct chain_entry *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return (x->depth < y->depth) - (x->depth > y->depth);
+}
+
+static int by_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int sample_by_thread(const void *a, const void *b)
+{
+    const struct cpu_sample *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->tid != y->tid)
+        return x->tid < y->tid ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* The sampling rate as the export shows it (it does not state it): the median interval between a
+ * thread's consecutive samples. 0 when no thread has two. */
+static double sampling_rate(struct cpu_sample *v, size_t n)
+{
+    int64_t *gaps = malloc((n ? n : 1) * sizeof *gaps);
+    size_t ng = 0;
+    if (!gaps)
+        return 0;
+    if (n > 1)
+        qsort(v, n, sizeof *v, sample_by_thread);
+    for (size_t i = 1; i < n; i++)
+        if (v[i].pid == v[i - 1].pid && v[i].tid == v[i - 1].tid && v[i].start > v[i - 1].start)
+            gaps[ng++] = v[i].start - v[i - 1].start;
+    if (ng > 1)
+        qsort(gaps, ng, sizeof *gaps, by_i64);
+    double hz = ng ? 1e9 / (double)gaps[ng / 2] : 0;
+    free(gaps);
+    return hz;
+}
+
+/* The samples of the processes kept, each with its stack as nodes of the call tree. */
+static bool add_cpu_samples(nsys_reader *r)
+{
+    host_activity *h = &r->m->host_activity;
+    if (r->nsamples == 0)
+        return true;
+    if (r->nsamples > 1)
+        qsort(r->samples, r->nsamples, sizeof *r->samples, sample_by_id);
+    if (r->nchains > 1)
+        qsort(r->chains, r->nchains, sizeof *r->chains, chain_by_id);
+    host_node_set set = {0};
+    bool ok = true;
+    size_t c = 0, kept = 0;
+    for (size_t i = 0; ok && i < r->nsamples; i++) {
+        const struct cpu_sample *x = &r->samples[i];
+        while (c < r->nchains && r->chains[c].id < x->id)
+            c++;
+        bool cuda = false;
+        for (int p = 0; p < r->m->nprocesses && !cuda; p++)
+            cuda = r->m->processes[p].pid == x->pid;
+        if (!cuda)
+            continue;
+        int node = -1;
+        for (size_t e = c; ok && e < r->nchains && r->chains[e].id == x->id; e++) {
+            host_frame f = {.pid = x->pid, .parent = node, .kind = HOST_FRAME_NATIVE,
+                            .function = (char *)r->chains[e].symbol, .module = (char *)r->chains[e].module};
+            node = host_node(&set, h, &f);
+            ok = node >= 0;
+        }
+        host_sample hs = {.ts_ns = x->start, .pid = x->pid, .tid = x->tid, .frame = node, .source = HOST_SAMPLE_CPU};
+        ok = ok && host_add_sample(h, &hs);
+        r->samples[kept++] = *x;
+    }
+    host_node_set_free(&set);
+    if (!ok)
+        return out_of_memory(r);
+    if (kept && !h->mechanism[0]) {
+        copy_str(h->mechanism, sizeof h->mechanism, "nsys CPU sampling");
+        h->rate_hz = sampling_rate(r->samples, kept);
+    }
+    return true;
+}
+
 /* ---------- the whole file ---------- */
 
 static bool has_activity_tables(nsys_reader *r)
@@ -822,7 +993,9 @@ static bool read_export(int fd, const char *name, run_model *m, char *err, size_
               drop_nested_calls(&r) && index_calls(&r) &&
               ROWS("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", sync_cols, "synchronization figures n/a", sync_row) &&
               read_nvtx(&r) && ROWS("OSRT_API", osrt_cols, NULL, osrt_row) &&
-              (nsys_keep_cuda_processes(m) || out_of_memory(&r)) && add_osrt_spans(&r);
+              ROWS("COMPOSITE_EVENTS", composite_cols, NULL, composite_row) &&
+              ROWS("SAMPLING_CALLCHAINS", chain_cols, NULL, chain_row) &&
+              (nsys_keep_cuda_processes(m) || out_of_memory(&r)) && add_cpu_samples(&r) && add_osrt_spans(&r); /* samples name osrt's strings: first */
     if (ok) {
         m->source = SOURCE_NSYS;
         copy_str(m->source_file, sizeof m->source_file, name);
@@ -835,6 +1008,8 @@ static bool read_export(int fd, const char *name, run_model *m, char *err, size_
     free(r.calls);
     rt_free(&r.ranges);
     cpu_spans_free(&r.osrt);
+    free(r.samples);
+    free(r.chains);
     sq_close(&r.db);
     if (!ok) {
         model_free(m);
