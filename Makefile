@@ -5,7 +5,8 @@
 #   make readme     README.md's quoted output made again from the commands it names
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
-#                   a GPU machine TFLOP/s per workload and the cost of CUPTI collection (bench-gpu)
+#                   a GPU machine TFLOP/s per workload, the cost of CUPTI collection and of host
+#                   sampling and call sites on a PyTorch loop (bench-gpu)
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
 #   make fuzz       libFuzzer on the run-file reader, the importers and the command line
 #   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
@@ -277,7 +278,8 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 
 # Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
 # counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
-EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges
+EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges \
+            $(BUILD)/examples/host_loop
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
@@ -318,7 +320,7 @@ readme: $(BIN)
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh sanitize_gpu.sh ddp_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
@@ -330,6 +332,8 @@ bench: bench-import bench-cpu bench-merge
 bench-gpu:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
+	@if python3 -c 'import torch' 2>/dev/null; then python3 tests/bench_host.py $(BUILD); \
+	else echo "bench: host sampling's cost is not measured: no PyTorch here"; fi
 
 # The Kineto importer on a ~100 MB trace made by repeating a recorded one (a real H200 trace when
 # samples/ has one): wall time, peak RSS and RSS over the file's size. CPU only; optimised build.

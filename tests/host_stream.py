@@ -19,7 +19,7 @@ class HostStream:
     def __init__(self, path):
         self.frames, self.sites, self.samplers, self.errors = {}, {}, [], []
         self.samples, self.problems, self.threads, self.apis = [], [], {}, {}
-        self.kernels = []
+        self.kernels, self.copies = [], []
         with open(path) as f:
             for n, raw in enumerate(f, 1):
                 if not raw.endswith("\n"):
@@ -52,6 +52,8 @@ class HostStream:
                     self.threads[int(p[1])] = unescape(p[2])
                 elif kind == "api":
                     self.apis[int(p[5])] = {"start": int(p[1]), "end": int(p[2]), "tid": int(p[4]), "name": unescape(p[6])}
+                elif kind == "copy":
+                    self.copies.append({"start": int(p[1]), "end": int(p[2]), "corr": int(p[5])})
                 elif kind == "kernel":
                     self.kernels.append({"start": int(p[1]), "end": int(p[2]), "corr": int(p[5]), "name": unescape(p[17])})
 

@@ -109,9 +109,26 @@ void host_format_native_frame(strbuf *b, uint32_t id, uint32_t parent, uint64_t 
     sb_add(b, "\n");
 }
 
+/* Decimal digits of v ending at end; returns where they start. */
+static char *digits(char *end, uint32_t v)
+{
+    do
+        *--end = (char)('0' + v % 10);
+    while (v /= 10);
+    return end;
+}
+
+/* Written on every launch: two numbers by hand, not through printf's format parser. */
 void host_format_site(strbuf *b, uint32_t correlation, uint32_t node)
 {
-    sb_printf(b, "site\t%u\t%u\n", correlation, node);
+    char line[32], *end = line + sizeof line;
+    char *p = digits(end - 1, node);
+    end[-1] = '\n';
+    *--p = '\t';
+    p = digits(p, correlation);
+    p -= 5;
+    memcpy(p, "site\t", 5);
+    sb_addn(b, p, (size_t)(end - p));
 }
 
 void host_format_sample(strbuf *b, int64_t ts_ns, uint32_t tid, uint32_t node, bool cpu, char state)

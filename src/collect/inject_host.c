@@ -27,6 +27,7 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static host_tree tree;
 static bool tree_ready;
+static uint32_t generation = 1;
 static strbuf out;
 
 typedef struct {
@@ -45,6 +46,7 @@ static void after_fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void after_fork_child(void)
 {
     host_tree_clear(&tree);
+    generation++;
     out.len = 0;
     if (out.s)
         out.s[0] = '\0';
@@ -167,13 +169,21 @@ static void native_frame_line(uint32_t id, uint32_t parent, uint64_t addr)
     host_format_native_frame(&out, id, parent, addr - map->l_addr, info.dli_sname ? info.dli_sname : "", module);
 }
 
+uint32_t inject_host_generation(void) { return generation; }
+
 uint32_t inject_host_stack(const host_key *keys, int n)
+{
+    int interned;
+    return inject_host_stack_at(keys, n, 0, NULL, &interned);
+}
+
+uint32_t inject_host_stack_at(const host_key *keys, int n, uint32_t node, uint32_t *ids, int *interned)
 {
     if (!tree_ready) {
         host_tree_init(&tree, HOST_TREE_MAX_NODES);
         tree_ready = true;
     }
-    uint32_t node = 0;
+    *interned = 0;
     for (int i = 0; i < n; i++) {
         bool made;
         uint32_t id = host_tree_find(&tree, node, &keys[i], &made);
@@ -186,6 +196,9 @@ uint32_t inject_host_stack(const host_key *keys, int n)
         } else if (made)
             native_frame_line(id, node, keys[i].a);
         node = id;
+        if (ids)
+            ids[i] = id;
+        ++*interned;
     }
     return node;
 }

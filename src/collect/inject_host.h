@@ -16,8 +16,13 @@
 #include "host_tree.h"
 #include "strbuf.h"
 
-/* The deepest stack kept: its innermost frames. */
-#define HOST_MAX_DEPTH 32
+/* The deepest stack kept. A deeper Python stack keeps its HOST_OUTER_DEPTH outermost frames (the
+ * program's own lines, where a library's deep machinery runs: numba compiling a kernel is 60
+ * frames deep) and the innermost rest, the outermost's node the parent of the innermost's; a
+ * deeper native stack keeps its innermost frames (unwinding further would cost every launch). */
+#define HOST_MAX_DEPTH 48
+#define HOST_OUTER_DEPTH 16
+#define HOST_PY_WALK 256 /* Python frames walked at most */
 
 /* The host lock. */
 void inject_host_lock(void);
@@ -27,6 +32,13 @@ void inject_host_unlock(void);
  * lines of new nodes to the buffer first. 0 for an empty stack. A py key's code object must be in
  * the code cache (inject_host_code_known). */
 uint32_t inject_host_stack(const host_key *keys, int n);
+/* The same from node (the node of the frames before keys), each key's node id in ids (NULL: not
+ * wanted); returns the innermost node, *interned the keys that got a node (all of them but where
+ * the tree is full). */
+uint32_t inject_host_stack_at(const host_key *keys, int n, uint32_t node, uint32_t *ids, int *interned);
+/* Under the lock: bumped whenever the tree forgets its nodes (a forked child), so node ids kept
+ * elsewhere (inject_sites.c's per-thread memo) are known stale. */
+uint32_t inject_host_generation(void);
 
 /* Under the lock: the buffer the site and sample lines go to, after the frames they name. */
 strbuf *inject_host_out(void);
@@ -56,8 +68,10 @@ bool inject_host_code_names(uint64_t code, const char **function, const char **f
 bool inject_py_present(void);
 /* The calling thread's Python stack as keys, outermost first (at most max, the innermost ones),
  * or -1 when it has none that can be read now. On success (>= 0) the host lock is held on return,
- * so the caller interns the keys with the code objects it checked still cached. */
-int inject_py_this_stack(host_key *keys, int max);
+ * so the caller interns the keys with the code objects it checked still cached. The outermost
+ * frames equal to known[0..nknown) (the thread's previous stack, checked then) are not checked
+ * again. */
+int inject_py_this_stack(host_key *keys, int max, const host_key *known, int nknown);
 /* The sampler's look at every Python thread: takes the GIL, walks each thread's frames, and
  * writes one "sample ... py STATE" line per thread with Python frames. write: false to only fill
  * the code cache (--no-sample). Says in why (once) why it could not, and returns false then. */
@@ -72,6 +86,8 @@ bool inject_py_stopping(void);
 /* Writes the calling thread's host stack as the site of the CUDA call correlation (the callback's
  * work; tests/host_probe.c calls it without a GPU). */
 void inject_site_take(uint32_t correlation);
+/* At exit: the "sitestat TAKEN SKIPPED" line (sites taken, and skipped to hold their cost). */
+void inject_sites_finish(void);
 
 /* ---- inject_sampler.c ---- */
 /* The sampler's own threads are not sampled: inject_sampler.c asks this of a tid. */

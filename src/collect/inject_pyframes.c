@@ -370,6 +370,17 @@ static bool all_cached(const raw_frame *f, int n)
     return true;
 }
 
+/* A stack of n frames (innermost first) cut to HOST_MAX_DEPTH: its innermost and its
+ * HOST_OUTER_DEPTH outermost frames. */
+static int trim(raw_frame *f, int n)
+{
+    if (n <= HOST_MAX_DEPTH)
+        return n;
+    int inner = HOST_MAX_DEPTH - HOST_OUTER_DEPTH;
+    memmove(f + inner, f + n - HOST_OUTER_DEPTH, HOST_OUTER_DEPTH * sizeof *f);
+    return HOST_MAX_DEPTH;
+}
+
 /* Keys outermost first from frames innermost first. */
 static void to_keys(const raw_frame *f, int n, host_key *keys)
 {
@@ -382,33 +393,36 @@ int inject_py_key_line(const host_key *k)
     return py.CodeAddr2Line((pyobj *)(uintptr_t)k->a, (int)k->b);
 }
 
-int inject_py_this_stack(host_key *keys, int max)
+int inject_py_this_stack(host_key *keys, int max, const host_key *known, int nknown)
 {
     if (!inject_py_present() || stopping)
         return -1;
     void *tstate = py.GILState_GetThisThreadState();
     if (!tstate)
         return -1; /* this thread never ran Python (PyTorch's autograd thread, CUDA's own) */
-    raw_frame f[HOST_MAX_DEPTH];
-    if (max > HOST_MAX_DEPTH)
-        max = HOST_MAX_DEPTH;
+    raw_frame f[HOST_PY_WALK];
     bool gil = py.GILState_Check() == 1;
     int n;
     bool ok;
     if (layout_state == LAYOUT_OK)
-        n = read_direct(tstate, f, max, false, &ok);
+        n = read_direct(tstate, f, HOST_PY_WALK, false, &ok);
     else if (gil)
-        n = read_public(py.EvalGetFrame(), f, max);
+        n = read_public(py.EvalGetFrame(), f, HOST_PY_WALK);
     else
         return -1;
-    if (n <= 0)
+    n = trim(f, n);
+    if (n <= 0 || n > max)
         return -1;
+    to_keys(f, n, keys);
+    int same = 0;
+    while (same < n && same < nknown && keys[same].a == known[same].a && keys[same].b == known[same].b)
+        same++;
     inject_host_lock();
-    if (!(gil ? cache_codes(f, n) : name_without_gil(f, n))) {
+    /* f is innermost first: its first n - same frames are the ones not checked before */
+    if (!(gil ? cache_codes(f, n - same) : name_without_gil(f, n - same))) {
         inject_host_unlock();
         return -1;
     }
-    to_keys(f, n, keys);
     return n; /* the lock stays held: the caller interns */
 }
 
@@ -463,10 +477,10 @@ static void check_layout(void)
     long start = -1;
     for (void *is = py.InterpreterStateHead(); is && is == py.InterpreterStateHead(); is = NULL)
         for (void *t = py.InterpreterStateThreadHead(is); t; t = py.ThreadStateNext(t)) {
-            raw_frame d[HOST_MAX_DEPTH], p[HOST_MAX_DEPTH];
+            raw_frame d[HOST_PY_WALK], p[HOST_PY_WALK];
             bool ok;
-            int nd = read_direct(t, d, HOST_MAX_DEPTH, true, &ok);
-            int np = read_public(py.ThreadStateGetFrame(t), p, HOST_MAX_DEPTH);
+            int nd = read_direct(t, d, HOST_PY_WALK, true, &ok);
+            int np = read_public(py.ThreadStateGetFrame(t), p, HOST_PY_WALK);
             if (ok && np == 0 && nd == 0)
                 continue;
             if (!ok || nd != np)
@@ -530,6 +544,25 @@ static char thread_state(uint32_t tid)
     return p && p[1] == ' ' && p[2] ? p[2] : 0;
 }
 
+/* The states of the Python threads of the last look, read before taking the GIL: once we hold it,
+ * a thread running Python is waiting for it, and /proc says S. A thread new since the last look
+ * is read under the GIL, once. */
+#define MAX_PY_THREADS 256
+static struct {
+    uint32_t tid[MAX_PY_THREADS];
+    char state[MAX_PY_THREADS];
+    int n, next_n;
+    uint32_t next[MAX_PY_THREADS];
+} looked;
+
+static char state_before(uint32_t tid)
+{
+    for (int i = 0; i < looked.n; i++)
+        if (looked.tid[i] == tid)
+            return looked.state[i];
+    return thread_state(tid);
+}
+
 bool inject_py_sample_all(bool write, char *why, size_t len)
 {
     if (!inject_py_present() || stopping) {
@@ -537,6 +570,9 @@ bool inject_py_sample_all(bool write, char *why, size_t len)
         return false;
     }
     static bool first = true;
+    for (int i = 0; write && i < looked.n; i++)
+        looked.state[i] = thread_state(looked.tid[i]);
+    looked.next_n = 0;
     int g = py.GILState_Ensure();
     if (stopping) { /* the program began to exit while we waited */
         py.GILState_Release(g);
@@ -555,10 +591,11 @@ bool inject_py_sample_all(bool write, char *why, size_t len)
         for (void *t = py.InterpreterStateThreadHead(is); t; t = py.ThreadStateNext(t)) {
             if (t == self)
                 continue;
-            raw_frame f[HOST_MAX_DEPTH];
+            raw_frame f[HOST_PY_WALK];
             bool ok;
-            int n = layout_state == LAYOUT_OK ? read_direct(t, f, HOST_MAX_DEPTH, false, &ok)
-                                              : read_public(py.ThreadStateGetFrame(t), f, HOST_MAX_DEPTH);
+            int n = layout_state == LAYOUT_OK ? read_direct(t, f, HOST_PY_WALK, false, &ok)
+                                              : read_public(py.ThreadStateGetFrame(t), f, HOST_PY_WALK);
+            n = trim(f, n);
             if (n <= 0)
                 continue;
             cache_codes(f, n);
@@ -568,10 +605,14 @@ bool inject_py_sample_all(bool write, char *why, size_t len)
             host_key keys[HOST_MAX_DEPTH];
             to_keys(f, n, keys);
             uint32_t node = inject_host_stack(keys, n);
-            host_format_sample(inject_host_out(), ts, tid, node, false, thread_state(tid));
+            host_format_sample(inject_host_out(), ts, tid, node, false, state_before(tid));
+            if (looked.next_n < MAX_PY_THREADS)
+                looked.next[looked.next_n++] = tid;
         }
     inject_host_unlock();
     py.GILState_Release(g);
+    memcpy(looked.tid, looked.next, (size_t)looked.next_n * sizeof looked.tid[0]);
+    looked.n = looked.next_n;
     if (write && !tid_offset) {
         snprintf(why, len, "the threads' ids could not be found in Python's thread states");
         return false;

@@ -386,6 +386,7 @@ void inject_host_finish(long wait_ms)
     }
     /* The handler stays: a signal already queued would otherwise kill the process. */
     delete_timers();
+    inject_sites_finish();
     inject_host_lock();
     if (!s.running && s.cpu)
         drain_ring(inject_capture_tracing_now());

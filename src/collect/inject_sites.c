@@ -15,9 +15,11 @@
  * cannot be told from the program by its module; its frames stay, and the analysis passes over
  * frames without a source line.
  *
- * Cost: one Python frame chain walk or one unwind, and one lookup per frame in the call tree,
- * under one lock; the line goes to a buffer written in batches (inject_host.c). MMPROF_SITES=0
- * turns sites off (the cost benchmark's baseline). */
+ * Cost: one Python frame chain walk or one unwind, and a lookup in the call tree for each frame
+ * not shared with the thread's previous stack, under one lock; the line goes to a buffer written
+ * in batches (inject_host.c). Each thread's sites are held to 1% of its time (SITE_SHARE): past
+ * it a call gets no site, and the "sitestat TAKEN SKIPPED" line at exit says how many were
+ * skipped. MMPROF_SITES=0 turns sites off (the cost benchmark's baseline). */
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <stdlib.h>
@@ -117,18 +119,67 @@ static int native_stack(host_key *keys)
     return kept;
 }
 
+/* Each thread's previous stack and its nodes: consecutive launches share most of their stack
+ * (the same loop, the same module's forward), so only the frames past the shared outer part are
+ * checked and looked up again. */
+static __thread struct {
+    uint32_t generation; /* the tree's (inject_host_generation); 0: empty */
+    int n;
+    host_key keys[HOST_MAX_DEPTH];
+    uint32_t ids[HOST_MAX_DEPTH];
+} memo;
+
+/* Each thread's time spent taking sites, held to SITE_SHARE of its time since its first site (after
+ * a first allowance of SITE_BURST_NS): past it a call's site is skipped and counted. A Python stack
+ * costs about a microsecond, a native one tens (libgcc's unwinder reads each frame's unwind table),
+ * and a program that launches every few microseconds would otherwise pay that on each launch. */
+#define SITE_SHARE 100 /* 1/100: 1% */
+#define SITE_BURST_NS 20000000LL
+static __thread struct {
+    int64_t first, spent;
+} cost;
+static uint64_t taken, skipped;
+
 void inject_site_take(uint32_t correlation)
 {
+    int64_t t0 = inject_now_ns();
+    if (!cost.first)
+        cost.first = t0;
+    if (cost.spent > (t0 - cost.first) / SITE_SHARE + SITE_BURST_NS) {
+        __atomic_fetch_add(&skipped, 1, __ATOMIC_RELAXED);
+        return;
+    }
     host_key keys[HOST_MAX_DEPTH];
-    int n = inject_py_this_stack(keys, HOST_MAX_DEPTH); /* >= 0: the host lock is held */
+    int n = inject_py_this_stack(keys, HOST_MAX_DEPTH, memo.keys, memo.n); /* >= 0: the host lock is held */
     if (n < 0) {
         n = native_stack(keys);
         inject_host_lock();
     }
-    uint32_t node = inject_host_stack(keys, n);
-    strbuf *out = inject_host_out();
-    host_format_site(out, correlation, node);
+    int same = 0;
+    if (memo.generation == inject_host_generation())
+        while (same < n && same < memo.n && keys[same].a == memo.keys[same].a && keys[same].b == memo.keys[same].b &&
+               keys[same].kind == memo.keys[same].kind)
+            same++;
+    int interned;
+    uint32_t node = inject_host_stack_at(keys + same, n - same, same ? memo.ids[same - 1] : 0, memo.ids + same, &interned);
+    memcpy(memo.keys + same, keys + same, (size_t)interned * sizeof keys[0]);
+    memo.n = same + interned;
+    memo.generation = inject_host_generation();
+    host_format_site(inject_host_out(), correlation, node);
     inject_host_flush_locked(false);
+    inject_host_unlock();
+    __atomic_fetch_add(&taken, 1, __ATOMIC_RELAXED);
+    cost.spent += inject_now_ns() - t0;
+}
+
+void inject_sites_finish(void)
+{
+    uint64_t k = __atomic_load_n(&skipped, __ATOMIC_RELAXED);
+    if (!on && !k && !__atomic_load_n(&taken, __ATOMIC_RELAXED))
+        return;
+    inject_host_lock();
+    sb_printf(inject_host_out(), "sitestat\t%llu\t%llu\n", (unsigned long long)__atomic_load_n(&taken, __ATOMIC_RELAXED),
+              (unsigned long long)k);
     inject_host_unlock();
 }
 
