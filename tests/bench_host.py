@@ -24,7 +24,7 @@ import time
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-steps = os.environ.get("BENCH_HOST_STEPS", "600")
+steps = os.environ.get("BENCH_HOST_STEPS", "1500")
 loop = [sys.executable, os.path.join(os.path.dirname(__file__), "bench_host_loop.py"), "--steps", steps]
 mmprof = os.path.join(build, "mmprof")
 tmp = tempfile.mkdtemp(prefix="mmprof-bench-host-")

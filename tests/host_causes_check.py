@@ -3,7 +3,7 @@ against the example's own account (--own / OUT.json). Reads the record streams t
 collection side's output, before any reader or analysis) with tests/host_stream.py; native frames
 are named here with addr2line (module + offset). Prints one line per check; exit 1 when any failed.
 
-    python3 tests/host_causes_check.py gaps|loop|numba STREAM_DIR [OWN.json]
+    python3 tests/host_causes_check.py gaps|loop|numba STREAM_DIR|STREAM [OWN.json]
 
   gaps   (examples/host_gaps.py)  each gap's samples name its cause: the sleeping line in main
          (thread state S) or cpu_work (running); the matmul kernels' call sites are at
@@ -35,7 +35,8 @@ def expect(what, cond, detail=""):
 
 
 # The process that made the GPU work: the stream with kernels.
-streams = [HostStream(p) for p in sorted(glob.glob(os.path.join(sdir, "*.stream")))]
+paths = [sdir] if os.path.isfile(sdir) else sorted(glob.glob(os.path.join(sdir, "*.stream")))
+streams = [HostStream(p) for p in paths]
 streams = [s for s in streams if s.kernels] or streams
 s = streams[0]
 expect("every frame written before the line naming it, once", not s.problems, "; ".join(s.problems[:3]))

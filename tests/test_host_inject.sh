@@ -41,7 +41,17 @@ no_sample() {
     grep -q $'^site\t7\t' "${f[0]}" || { echo "no call site"; return 1; }
 }
 
+# The streams recorded on the H200 (tests/data/host) still show what the GPU checker asserted
+# there: each gap of host_gaps.py named, its launches at their lines; numba's first call in its
+# compiler. (host_loop's native frames need the binary that ran there, not kept.)
+fixtures() {
+    local d=$dir/data/host
+    python3 "$dir/host_causes_check.py" gaps "$d/host_gaps.stream" "$d/host_gaps-own.json" &&
+        python3 "$dir/host_causes_check.py" numba "$d/numba.stream"
+}
+
 run_test python_program
 run_test c_program
 run_test no_sample
+run_test fixtures
 [ $failed -eq 0 ]
