@@ -40,6 +40,11 @@ if mode == "python":
                f"{want['line']}", inner.get("kind") == "py" and inner.get("function") == want["function"]
                and inner.get("line") == want["line"] and inner.get("file") == own["file"],
                f"(got {inner.get('kind')} {inner.get('function')} {inner.get('file')}:{inner.get('line')})")
+        if want.get("deep"):
+            outer = [f["function"] for f in st[-3:]]
+            expect(f"site {corr}: 48 frames kept, the outermost ones among them", len(st) == 48 and
+                   outer == ["launch_deep", "main", "<module>"], f"({len(st)} frames, outermost {outer})")
+            continue
         expect(f"site {corr}: called from main", len(st) > 1 and st[1]["function"] == "main", "")
 
     def during(name):

@@ -29,6 +29,14 @@ def launch_without_gil(corr):
     nogil.probe_site(corr)
 
 
+def launch_deep(depth, corr):
+    """A launch 70 Python frames down: the stack keeps its outermost and innermost frames."""
+    if depth:
+        return launch_deep(depth - 1, corr)
+    own["sites"][corr] = {"function": "launch_deep", "line": line_after(), "gil": False, "deep": True}
+    nogil.probe_site(corr)
+
+
 def spin_python(seconds):
     t0 = time.time()
     n = 0
@@ -43,6 +51,7 @@ def main():
     launch_without_gil(2)          # before the sampler's first look: the frame layout is not checked yet
     time.sleep(0.05)
     launch_without_gil(3)          # after it: read without the GIL where this Python's layout is known
+    launch_deep(70, 4)
     own["spans"]["spin_python"] = spin_python(0.4)
     t0 = time.time()
     own["sleep_line"] = line_after()
