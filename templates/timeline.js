@@ -55,6 +55,15 @@
         return ns === 0 ? "0" : Math.round(ns) + " ns";
     }
 
+    /* Bytes and GB/s as the metric registry writes them everywhere else (metric.c: a decimal
+     * prefix and three significant digits, "16.8 MB"; GB/s with one decimal): an event's own
+     * figures are worked out here, from its bytes and duration. */
+    function bytesText(v) {
+        var p = 0, prefix = ["B", "kB", "MB", "GB", "TB", "PB"];
+        while (v >= 999.5 && p < prefix.length - 1) { v /= 1000; p++; }
+        return (p ? String(Number(v.toPrecision(3))) : v.toFixed(0)) + " " + prefix[p];
+    }
+
     /* A tick: in the unit of the view's end, with the decimals the step needs ("19.45 ms", not
      * "19450 \u00b5s" nor "19.450000 ms"). */
     function fmtTick(v, step) {
@@ -252,14 +261,6 @@
             return best < 0 ? null : { tr: tr, i: best };
         }
         return null;
-    }
-    /* Bytes and GB/s as the metric registry writes them everywhere else (metric.c: a decimal
-     * prefix and three significant digits, "16.8 MB"; GB/s with one decimal): an event's own
-     * figures are worked out here, from its bytes and duration. */
-    function bytesText(v) {
-        var p = 0, prefix = ["B", "kB", "MB", "GB", "TB", "PB"];
-        while (v >= 999.5 && p < prefix.length - 1) { v /= 1000; p++; }
-        return (p ? String(Number(v.toPrecision(3))) : v.toFixed(0)) + " " + prefix[p];
     }
     function describe(h) {
         var t = h.tr.t, i = h.i, lines = [fmt(h.tr.s[i]) + " from the start, " + fmt(t.d[i])];
