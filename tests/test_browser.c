@@ -428,56 +428,6 @@ static char *root_attr(const char *dumped, const char *attr)
     return strndup(v, strcspn(v, "\""));
 }
 
-/* The checks of tests/browser_checks.js on the page at src, w x h px: sections with content and
- * their navigation, no placeholder, navigation within reach, no text under 9 px. Chromium makes no
- * window narrower than 500 px, so a narrower page is laid out in an iframe of its width inside a
- * page that reports the checks' answer as its own (reading a file: frame's DOM needs
- * --allow-file-access-from-files). */
-static void layout_ok_at(const char *src, int w, int h)
-{
-    const char *files[] = {"tests/browser_checks.js", NULL};
-    const char *copy = page_with(src, "checks.html", files, NULL);
-    char frame[600];
-    if (w < 500) {
-        snprintf(frame, sizeof frame, "%s/frame.html", tmp);
-        FILE *f = fopen(frame, "w");
-        assert_non_null(f);
-        fprintf(f, "<!DOCTYPE html><html><body style=\"margin:0\"><iframe id=\"f\" src=\"file://%s\" "
-                   "style=\"border:0;width:%dpx;height:%dpx\"></iframe><script>document.getElementById('f').onload ="
-                   " function () { var d = this.contentDocument; document.documentElement.setAttribute('data-check',"
-                   " d ? d.documentElement.getAttribute('data-check') : 'the frame could not be read'); };"
-                   "</script></body></html>\n",
-                copy, w, h);
-        assert_int_equal(fclose(f), 0);
-    }
-    char win[64];
-    snprintf(win, sizeof win, "--window-size=%d,%d", w < 500 ? 500 : w, h);
-    const char *extra[] = {win, "--allow-file-access-from-files", "--dump-dom", NULL};
-    cmd_result r = browse(w < 500 ? frame : copy, extra);
-    assert_int_equal(r.status, 0);
-    char *check = root_attr(r.out, "data-check");
-    if (!check || strcmp(check, "ok") != 0)
-        fail_msg("%s at %d x %d: %s", src, w, h, check ? check : "the checks did not run");
-    free(check);
-    cmd_free(&r);
-}
-
-static void layout_at_1280(void **state)
-{
-    (void)state;
-    need_chromium();
-    layout_ok_at(page, 1280, 900);
-}
-
-/* A phone: the navigation scrolls sideways, charts keep a readable size in their own scroll box
- * (laid out 390 px wide in a frame: a window is never narrower than 500). */
-static void layout_at_390(void **state)
-{
-    (void)state;
-    need_chromium();
-    layout_ok_at(page, 390, 844);
-}
-
 /* The timeline of events on a profiled program's page and an imported trace's: the canvas is
  * drawn with no console message, and a hover over the middle of a stream's longest event shows
  * that event's name in the tooltip (timeline.js's fig.tlHover puts the pointer there). */
@@ -741,7 +691,9 @@ static const char *uncommitted_pages(void)
 /* tests/sample_pages_check.js over every sample's page in a frame w px wide, all in one browser (a
  * window is never narrower than 500 px: a frame can be): the committed pages (the .html files of
  * samples/, made by tests/render_samples.sh from the committed runs), those of the samples with
- * none committed, rendered here, and the PyTorch profile's as rendered now. On each: only sections
+ * none committed, rendered here, and the 2048 run's and the PyTorch profile's as rendered now (a
+ * phone's layout: the navigation scrolls sideways, charts keep a readable size in their own scroll
+ * box, no text under 9 px). On each: only sections
  * with something to show, each reached from the navigation, no placeholder for what the source did
  * not record (no host, BLAS or matrix settings of a built-in run on a profile's page, no 0 MHz
  * clock, no "unknown" version), no page wider than its frame. With all, chart labels must not
@@ -763,8 +715,9 @@ static void every_sample_at(int w, bool all)
     if (all)
         fprintf(f, " data-axe=\"file://%s\"", axe);
     fprintf(f, "><body style=\"margin:0\">\n");
-    /* And the profiled program's page as the code now renders it (its committed one is older). */
-    cmd_result r = run_shell("ls '%s'/*.html '%s'/*.html '%s'", dir, uncommitted_pages(), profile_page);
+    /* And the 2048 run's and the profiled program's pages as the code now renders them (their
+     * committed ones may be older). */
+    cmd_result r = run_shell("ls '%s'/*.html '%s'/*.html '%s' '%s'", dir, uncommitted_pages(), page, profile_page);
     assert_int_equal(r.status, 0);
     int pages = 0;
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"), pages++)
@@ -774,7 +727,7 @@ static void every_sample_at(int w, bool all)
                "<script src=\"file://%s\"></script></body></html>\n",
             checks, script);
     assert_int_equal(fclose(f), 0);
-    assert_true(pages >= 12 + (int)NUNCOMMITTED + 1);
+    assert_true(pages >= 12 + (int)NUNCOMMITTED + 2);
     char win[64];
     snprintf(win, sizeof win, "--window-size=%d,900", w < 500 ? 500 : w);
     const char *extra[] = {win, "--allow-file-access-from-files", "--virtual-time-budget=120000", "--dump-dom", NULL};
@@ -882,8 +835,6 @@ int main(void)
     const struct CMUnitTest pages[] = {
         cmocka_unit_test(every_section_is_rendered),
         cmocka_unit_test(timeline_has_one_mark_per_event),
-        cmocka_unit_test(layout_at_1280),
-        cmocka_unit_test(layout_at_390),
         cmocka_unit_test(event_timeline_draws_and_hovers),
         cmocka_unit_test(committed_timelines_hold_every_gpu_event),
         cmocka_unit_test(page_reads_with_scripts_off),
