@@ -160,16 +160,10 @@ deps:
 	$(call install_missing,$(DEB_PKGS))
 	@test -x $(NVCC) || { echo "nvcc not found at $(NVCC): install the CUDA toolkit or set CUDA=" >&2; exit 1; }
 
-# axe-core (the accessibility engine test_browser runs in Chromium) comes from npm into
-# tests/node_modules, pinned; npm itself from Debian when the machine has no npm yet.
-AXE_VERSION := 4.10.3
-AXE_JS      := tests/node_modules/axe-core/axe.min.js
-
-NPM_PKG     := $(if $(shell command -v npm),,npm)
-
+# axe-core (the accessibility engine test_browser runs in Chromium) is vendored in
+# tests/vendor/axe-core (its README says which release and how it was checked): no npm.
 test-deps: deps
-	$(call install_missing,$(TEST_PKGS) $(NPM_PKG))
-	@test -f $(AXE_JS) || npm install --prefix tests --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION)
+	$(call install_missing,$(TEST_PKGS))
 
 run: deps
 	$(MAKE) all
