@@ -711,6 +711,46 @@ static void host_activity_merges(void **state)
     model_free(&m[1]);
 }
 
+/* The record streams the injection library wrote on the H200 (tests/data/host: a Python program
+ * with sleeps and CPU work between launches, a CUDA C host loop, a numba first call, a PyTorch
+ * training loop): every frame, site and sample line is read, none is malformed, each process has
+ * its sampler line. */
+static void h200_host_streams_read_whole(void **state)
+{
+    (void)state;
+    const char *names[] = {"host_gaps", "host_loop", "numba", "torch_train"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/data/host/%s.stream", names[i]);
+        char *text = read_file(path, NULL);
+        assert_non_null(text);
+        size_t frames = 0, sites = 0, samples = 0;
+        for (const char *l = text; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+            frames += strncmp(l, "frame\t", 6) == 0;
+            sites += strncmp(l, "site\t", 5) == 0;
+            samples += strncmp(l, "sample\t", 7) == 0;
+        }
+        free(text);
+        run_model m;
+        model_init(&m);
+        m.source = SOURCE_PROFILE;
+        stream_summary s = {0};
+        char err[512];
+        assert_true(stream_read_file(path, &m, &s, err, sizeof err));
+        const host_activity *h = &m.host_activity;
+        if (has_warning(&m, "malformed"))
+            fail_msg("%s: malformed lines", path);
+        assert_true(frames > 0 && sites > 0 && samples > 0);
+        assert_int_equal(h->nframes, frames);
+        assert_int_equal(h->nsites, sites);
+        assert_int_equal(h->nsamples, samples);
+        assert_true(h->mechanism[0] && h->rate_hz > 0);
+        for (int f = 0; f < h->nframes; f++)
+            assert_true(h->frames[f].parent < f);
+        model_free(&m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -725,6 +765,7 @@ int main(void)
         cmocka_unit_test(escaping_round_trips),
         cmocka_unit_test_setup_teardown(host_activity_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(host_activity_merges, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test(h200_host_streams_read_whole),
         cmocka_unit_test_setup_teardown(capture_windows_read_back_and_analysed, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
