@@ -4,7 +4,7 @@
  * a PIE executable (offsets from the load base, as a shared library's) and as a classic
  * executable at 0x400000. Without line tables the function still comes from the symbol table and
  * symbols_why says which modules had none; a module that is gone, and no addr2line at all, are
- * said in symbols_why with the frames left as they were. */
+ * said in symbols_why with the frames left as they were; the vDSO is no file and not a fault. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,6 +108,13 @@ static void what_could_not_be_had(void **state)
     assert_string_equal(h.frames[1].function, "dynsym");
     assert_null(h.frames[1].file);
     assert_non_null(strstr(h.symbols_why, "1 of 1 modules could not be read (/nonexistent/libgone.so: No such file"));
+    host_activity_free(&h);
+
+    /* The kernel's vDSO is no file: left as dladdr named it, and nothing to say. */
+    one_frame(&h, "linux-vdso.so.1", 2048);
+    host_symbolize(&h);
+    assert_string_equal(h.frames[1].function, "dynsym");
+    assert_string_equal(h.symbols_why, "");
     host_activity_free(&h);
 
     /* No addr2line on PATH. */

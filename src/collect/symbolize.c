@@ -171,6 +171,13 @@ static int by_module(const void *a, const void *b, void *frames)
     return strcmp(f[*(const int *)a].module, f[*(const int *)b].module);
 }
 
+/* The kernel's virtual shared object: mapped into every process, never a file to read (dladdr
+ * names it linux-vdso.so.1, linux-gate.so.1 on 32-bit x86); its frames keep dladdr's symbol. */
+static bool is_vdso(const char *module)
+{
+    return strncmp(module, "linux-vdso", 10) == 0 || strncmp(module, "linux-gate", 10) == 0;
+}
+
 void host_symbolize(host_activity *h)
 {
     h->symbols_why[0] = '\0';
@@ -179,7 +186,8 @@ void host_symbolize(host_activity *h)
         return;
     int n = 0;
     for (int i = 0; i < h->nframes; i++)
-        if (h->frames[i].kind == HOST_FRAME_NATIVE && h->frames[i].module && h->frames[i].module[0])
+        if (h->frames[i].kind == HOST_FRAME_NATIVE && h->frames[i].module && h->frames[i].module[0] &&
+            !is_vdso(h->frames[i].module))
             idx[n++] = i;
     qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
     outcome o = {0};
