@@ -374,9 +374,11 @@ static void killed_process_verdicts_withheld(void **state)
     print_message("%s\n", a.rg[0].verdict_text);
     assert_non_null(strstr(a.rg[0].verdict_text, "records incomplete"));
     assert_non_null(strstr(a.rg[0].verdict_text, want));
+    char warning[160];
+    snprintf(warning, sizeof warning, "%zu of %zu kernel launches recorded", kept, total);
     bool warned = false;
     for (int i = 0; i < a.nwarnings; i++)
-        warned |= strstr(a.warnings[i], want) != NULL;
+        warned |= strstr(a.warnings[i], warning) != NULL;
     assert_true(warned);
     /* Every output: the text names it, and the run file keeps the cut through a round trip. */
     char *text = text_report_of(&a);

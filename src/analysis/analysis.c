@@ -726,7 +726,8 @@ static bool collect_warnings(const run_model *m, analysis *a)
     for (int i = 0; i < a->nincomplete; i++) {
         const incomplete_process *p = &a->incomplete[i];
         if (!add_warning(a, "process %u (%s) was killed before its last records were flushed; records incomplete: "
-                            "%lld of %lld launched kernels, %lld of %lld copies and %lld of %lld memsets have records%s",
+                            "%lld of %lld kernel launches recorded, %lld of %lld copies and %lld of %lld memsets have "
+                            "their GPU records (calls made after the last flush are missing from both counts)%s",
                          p->pid, p->name, (long long)p->kernels, (long long)p->launches, (long long)p->copies,
                          (long long)p->copy_calls, (long long)p->memsets, (long long)p->memset_calls,
                          p->kernels < p->launches || p->copies < p->copy_calls || p->memsets < p->memset_calls

@@ -316,11 +316,13 @@ static void max_size_warning(run_model *m, const capture_shared *c, int64_t laun
         snprintf(after, sizeof after, "; %d capture window(s) closed there (reason max-size), after which the program "
                                       "ran %.3f s more and made %lld CUDA runtime call(s), counted but not recorded",
                  windows, (double)after_ns / 1e9, (long long)calls);
-    char size[32];
+    char size[32], total[32];
     capture_size_words(c->max_bytes, size, sizeof size);
-    model_add_warning(m, "recording stopped at the --max-size cap: the record files reached %s %.3f s after launch; "
-                         "nothing after that is recorded, NVTX ranges included%s",
-                      size, (double)(at - launched) / 1e9, after);
+    capture_size_words(__atomic_load_n(&c->bytes, __ATOMIC_ACQUIRE), total, sizeof total);
+    model_add_warning(m, "recording stopped at the --max-size cap: the record files reached %s %.3f s after launch "
+                         "(%s in all at the end: the windows' closing marks and the records in flight then); nothing "
+                         "after that is recorded, NVTX ranges included%s",
+                      size, (double)(at - launched) / 1e9, total, after);
 }
 
 bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)

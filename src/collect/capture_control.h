@@ -37,7 +37,7 @@ typedef struct {
     uint64_t max_bytes;  /* --max-size (0: no cap) */
     uint64_t bytes;      /* bytes appended to the job's stream files so far */
     int64_t capped_ns;   /* when bytes first reached max_bytes (CLOCK_REALTIME; 0: not yet) */
-    uint64_t applied;    /* processes that applied a command (for `mmprof capture`'s answer) */
+    uint64_t spare;      /* zero; keeps the block 64 bytes */
 } capture_shared;
 
 /* Creates DIR/control for a profile (launcher); false with the reason in why. */

@@ -75,8 +75,6 @@ int inject_control_pending(uint64_t *number)
         return -1;
     seen = word;
     *number = word >> 1;
-    capture_shared *s = block();
-    __atomic_add_fetch(&s->applied, 1, __ATOMIC_RELAXED);
     return c;
 }
 
