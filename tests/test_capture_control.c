@@ -395,6 +395,43 @@ static void killed_process_verdicts_withheld(void **state)
     model_free(&m);
 }
 
+/* A runtime launch and the driver launch it makes (cudaLaunchKernel calling cuLaunchKernel, each
+ * with its own correlation id): one launch, whose kernel correlates with the runtime call. */
+static void driver_launch_inside_runtime_counted_once(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    size_t n = m.events.napis;
+    int runtime = 0;
+    for (size_t i = 0; i < n; i++) {
+        api_event a = m.events.apis[i];
+        if (strncmp(a.name, "cudaLaunchKernel", 16) != 0)
+            continue;
+        runtime++;
+        api_event d = {.name = "cuLaunchKernel", .start_ns = a.start_ns + 1, .end_ns = a.end_ns - 1, .kind = API_DRIVER,
+                       .pid = a.pid, .thread = a.thread, .correlation = 100000 + (uint32_t)i};
+        assert_true(events_add_api(&m.events, &d));
+    }
+    /* And a driver launch of its own (a Triton kernel), outside any runtime call: counted. */
+    api_event own = {.name = "cuLaunchKernel", .start_ns = 1, .end_ns = 2, .kind = API_DRIVER,
+                     .pid = m.events.apis[0].pid, .thread = m.events.apis[0].thread, .correlation = 99999};
+    assert_true(events_add_api(&m.events, &own));
+    m.processes[0].records_cut = true;
+    incomplete_process *p;
+    int np;
+    assert_true(analyze_incomplete(&m, &p, &np));
+    assert_int_equal(np, 1);
+    assert_int_equal(runtime, 11);
+    assert_true(p[0].launches == runtime + 1);
+    assert_true(p[0].kernels == runtime);
+    char why[320];
+    assert_true(incomplete_reason(p, np, 0, why, sizeof why));
+    assert_non_null(strstr(why, "11 of 12 launched kernels"));
+    free(p);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +442,7 @@ int main(void)
         cmocka_unit_test(max_size_stops_nvtx_lines),
         cmocka_unit_test(control_and_max_size_windows_reported),
         cmocka_unit_test(killed_process_verdicts_withheld),
+        cmocka_unit_test(driver_launch_inside_runtime_counted_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
