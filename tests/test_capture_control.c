@@ -24,10 +24,12 @@
 #include "cli.h"
 #include "incomplete.h"
 #include "model_json.h"
+#include "html.h"
 #include "model_merge.h"
 #include "stream_format.h"
 #include "stream_read.h"
 #include "test_support.h"
+#include "trace.h"
 
 #define TRAIN_SAMPLE "samples/h200-profile-train.json"
 
@@ -299,6 +301,22 @@ static void control_and_max_size_windows_reported(void **state)
     assert_non_null(strstr(text, "from mmprof capture start (command 1) to mmprof capture stop (command 2)"));
     assert_non_null(strstr(text, "to the job's record files reached 500 MiB (--max-size)"));
     free(text);
+    /* The page: a Capture section (in its navigation too) with each window's reasons and figures,
+     * marked with their place in the JSON; the Chrome trace: a track of the windows. */
+    char *html = render_html(&a);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "<section id=\"capture\">"));
+    assert_non_null(strstr(html, "href=\"#capture\""));
+    assert_non_null(strstr(html, "<code>control-stop</code> mmprof capture stop (command 2)"));
+    assert_non_null(strstr(html, "<code>max-size</code> the job&#39;s record files reached 500 MiB"));
+    assert_non_null(strstr(html, "data-fig=\"analysis.capture.windows[1].calls_after\""));
+    free(html);
+    char *trace = render_trace(&a);
+    assert_non_null(trace);
+    assert_non_null(strstr(trace, "\"capture windows\""));
+    assert_non_null(strstr(trace, "\"name\":\"capture 2: control-start to max-size\""));
+    assert_non_null(strstr(trace, "\"calls_after\":31"));
+    free(trace);
     analysis_free(&a);
 
     /* Two rank files merged: both files' windows, each on its own region and process. */
