@@ -272,6 +272,16 @@ static void put_stream(const char *dir)
     sb_free(&b);
 }
 
+/* Fails unless the output doc (freed here) holds every one of parts. */
+static void holds_all(const char *what, char *doc, const char *const *parts)
+{
+    assert_non_null(doc);
+    for (int i = 0; parts[i]; i++)
+        if (!strstr(doc, parts[i]))
+            fail_msg("the %s lacks '%s'", what, parts[i]);
+    free(doc);
+}
+
 static void read_windows(const char *dir, run_model *m)
 {
     model_init(m);
@@ -296,27 +306,19 @@ static void control_and_max_size_windows_reported(void **state)
     assert_true(m.capture.windows[1].calls_after == 31); /* 40 at exit, 9 at the cap */
     analysis a;
     assert_true(analyze(&m, &a));
-    char *text = text_report_of(&a);
-    print_message("%s", text);
-    assert_non_null(strstr(text, "from mmprof capture start (command 1) to mmprof capture stop (command 2)"));
-    assert_non_null(strstr(text, "to the job's record files reached 500 MiB (--max-size)"));
-    free(text);
-    /* The page: a Capture section (in its navigation too) with each window's reasons and figures,
-     * marked with their place in the JSON; the Chrome trace: a track of the windows. */
-    char *html = render_html(&a);
-    assert_non_null(html);
-    assert_non_null(strstr(html, "<section id=\"capture\">"));
-    assert_non_null(strstr(html, "href=\"#capture\""));
-    assert_non_null(strstr(html, "<code>control-stop</code> mmprof capture stop (command 2)"));
-    assert_non_null(strstr(html, "<code>max-size</code> the job&#39;s record files reached 500 MiB"));
-    assert_non_null(strstr(html, "data-fig=\"analysis.capture.windows[1].calls_after\""));
-    free(html);
-    char *trace = render_trace(&a);
-    assert_non_null(trace);
-    assert_non_null(strstr(trace, "\"capture windows\""));
-    assert_non_null(strstr(trace, "\"name\":\"capture 2: control-start to max-size\""));
-    assert_non_null(strstr(trace, "\"calls_after\":31"));
-    free(trace);
+    /* The text; the page: a Capture section (in its navigation too) with each window's reasons and
+     * figures, marked with their place in the JSON; the Chrome trace: a track of the windows. */
+    holds_all("text", text_report_of(&a),
+              (const char *const[]){"from mmprof capture start (command 1) to mmprof capture stop (command 2)",
+                                    "to the job's record files reached 500 MiB (--max-size)", NULL});
+    holds_all("page", render_html(&a),
+              (const char *const[]){"<section id=\"capture\">", "href=\"#capture\"",
+                                    "<code>control-stop</code> mmprof capture stop (command 2)",
+                                    "<code>max-size</code> the job&#39;s record files reached 500 MiB",
+                                    "data-fig=\"analysis.capture.windows[1].calls_after\"", NULL});
+    holds_all("trace", render_trace(&a),
+              (const char *const[]){"\"capture windows\"", "\"name\":\"capture 2: control-start to max-size\"",
+                                    "\"calls_after\":31", NULL});
     analysis_free(&a);
 
     /* Two rank files merged: both files' windows, each on its own region and process. */
