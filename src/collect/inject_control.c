@@ -31,7 +31,9 @@ static capture_shared *block(void)
 void inject_control_wrote(size_t bytes)
 {
     capture_shared *s = block();
-    if (s && capture_control_add_bytes(s, bytes, inject_now_ns()))
+    /* Without --max-size nothing reads the total: no atomic add on a line every process of the
+     * job shares (ranks pushing NVTX ranges at a high rate would contend for it). */
+    if (s && s->max_bytes > 0 && capture_control_add_bytes(s, bytes, inject_now_ns()))
         __atomic_store_n(&capped, true, __ATOMIC_RELAXED);
 }
 
