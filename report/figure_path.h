@@ -39,6 +39,8 @@
 #define path_rank_row(b, i) snprintf((b), FIG_PATH, "analysis.ranks.rows[%d]", (i))
 #define path_rank_gpu(b, i) snprintf((b), FIG_PATH, "analysis.ranks.gpus[%d]", (i))
 #define path_straggler(b, i) snprintf((b), FIG_PATH, "analysis.ranks.stragglers[%d]", (i))
+/* profile's capture windows (capture_table). */
+#define path_capture(b, i) snprintf((b), FIG_PATH, "analysis.capture.windows[%d]", (i))
 /* A --devices run (devices.h's tables). */
 #define path_devices(b) snprintf((b), FIG_PATH, "analysis.devices")
 #define path_device_workload(b, i) snprintf((b), FIG_PATH, "analysis.devices.workloads[%d]", (i))

@@ -57,6 +57,10 @@ static const page_section page_sections[] = {
      "The whole run and its regions (workloads, NVTX ranges, PyTorch annotations). A kernel or copy belongs to the "
      "region whose thread launched it, even when it ran after the region closed. Headings explain each figure on "
      "hover.", false},
+    {SEC_CAPTURE, html_capture,
+     "Only what ran inside these windows was recorded (mmprof profile's capture options). Each window with why it "
+     "opened and closed, and the time and CUDA runtime calls outside it, which the rest of the page does not "
+     "show.", false},
     {SEC_RANKS, html_ranks, NULL, false},
     {SEC_WORKLOADS, html_workloads,
      "One product is one n&times;n multiply as a program would run it once: copy A and B in, multiply (the median of "
@@ -71,7 +75,7 @@ static const page_section page_sections[] = {
 
 /* The page's order: a built-in run's as above; a timeline (an import, a profiled program) has no
  * built-in workloads, so its regions and ranks come right after the summary. */
-static const section_id timeline_first[] = {SEC_FINDINGS, SEC_REGIONS, SEC_RANKS};
+static const section_id timeline_first[] = {SEC_FINDINGS, SEC_CAPTURE, SEC_REGIONS, SEC_RANKS};
 
 static const page_section *page_section_of(section_id id)
 {

@@ -71,6 +71,7 @@ void html_kernels(html_ctx *x);    /* ... one row per kernel per workload */
 void html_warnings(html_ctx *x);
 void html_regions(html_ctx *x);    /* html_regions.c */
 void html_ranks(html_ctx *x);      /* html_ranks.c */
+void html_capture(html_ctx *x);    /* html_capture.c */
 void html_ladder(html_ctx *x);     /* html_charts.c */
 void html_copies(html_ctx *x);
 void html_speedup(html_ctx *x);

@@ -11,10 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "strbuf.h"
 
 /* Logical threads, ordered within their process by these bases (the sort index shown). */
 enum {
+    T_CAPTURE = 0,     /* profile's capture windows, first: what the rest was recorded in */
     T_TOOL = 1,        /* mmprof's own NVTX phases */
     T_WORKLOADS = 2,   /* each workload's span and its NVTX phases */
     T_API = 100,       /* + host thread number */
@@ -289,6 +291,24 @@ static void gather_run(trace *t)
     for (size_t i = 0; i < e->ncopies; i++) {
         const workload_metrics *r = owner_of(t->a, e->copies[i].region);
         add_copy(t, r ? r->w : NULL, &e->copies[i]);
+    }
+    /* profile's capture windows (capture.h), on a track of their own: each span with why it opened
+     * and closed and what went unrecorded around it, as the report's capture table has them. */
+    for (int i = 0; i < t->a->ncapture; i++) {
+        const capture_metrics *c = &t->a->capture[i];
+        const capture_window *w = &m->capture.windows[c->window];
+        char name[96];
+        snprintf(name, sizeof name, "capture %d: %s to %s", w->number, w->began, w->ended);
+        strbuf args;
+        args_open(&args, NULL);
+        arg_int(&args, "pid", w->pid);
+        arg_str(&args, "opened", w->began_detail);
+        arg_str(&args, "closed", w->ended_detail);
+        static const char *const keys[] = {"wall_ms", "kernels", "before_ms", "calls_before", "after_ms", "calls_after"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            arg_fig(&args, &capture_table, c, keys[k]);
+        sb_add(&args, "}");
+        add(t, thread_of(t, HOST_PID, T_CAPTURE, "capture windows"), w->start_ns, w->end_ns, name, "capture", &args);
     }
     for (int i = 0; i < m->nregions; i++) {
         const region *rg = &m->regions[i];

@@ -14,6 +14,16 @@
 #   killed            the program SIGKILLed mid-run with MMPROF_FLUSH_FORCED=1: the kernels of
 #                     every step that ended more than a flush period (100 ms) before the kill
 #                     are in the report
+#   manual            --capture-range manual on two processes of one job (sh starting two copies):
+#                     `mmprof capture start PID`, `stop DIR`, `start PID` again; each process gets
+#                     a control-start -> control-stop window of about 1 s and a second one closed
+#                     by its exit, and no kernel outside them
+#   max-size          --max-size 64K on a loop of 100 steps: one window closed by max-size, fewer
+#                     kernels than launched, the CUDA calls after it counted, the program run to
+#                     its end, and the report's warning
+#   killed-default    SIGKILL without the forced flush: the report counts, per kind, the launches
+#                     and copies that have records, and where some lack them the run's verdict is
+#                     withheld
 #   tests/capture_gpu.sh BUILD_DIR
 set -u
 build=${1:-build}
@@ -145,5 +155,50 @@ if [ $gpu -eq 0 ]; then echo "no usable GPU"; echo "[  SKIPPED ] killed"; else
 len(kernels) >= 1 + 3 * ($done_steps - 2)
 $done_steps >= 5
 "; then echo "[       OK ] killed"; else echo "[  FAILED  ] killed"; status=1; fi
+fi
+# Outside control: two processes of one job, commands by the launcher's pid and by the directory.
+echo "[ RUN      ] manual"
+if [ $gpu -eq 0 ]; then echo "no usable GPU"; echo "[  SKIPPED ] manual"; else
+  "$bin" profile --capture-range manual --json "$dir/manual.json" --text "$dir/manual.txt" -- \
+    sh -c "'$prog' 40 3 100 >'$dir/manual2.out' & '$prog' 40 3 100; wait" >"$dir/manual.out" 2>"$dir/manual.err" &
+  m=$!
+  sleep 1.5; "$bin" capture start $m
+  sleep 1; pdir=$(sed -n 's/.*(or the directory \([^)]*\)).*/\1/p' "$dir/manual.err" | head -1)
+  "$bin" capture stop "$pdir"
+  sleep 0.5; "$bin" capture start $m
+  wait $m; echo "mmprof exit $?"
+  if judge "$dir/manual.json" "$dir/manual.out" '
+len(set(w["pid"] for w in win)) == 2 and len(win) == 4
+sorted((w["began"], w["ended"]) for w in win) == [("control-start", "control-stop")] * 2 + [("control-start", "exit")] * 2
+all(abs(w["wall_ms"] - 1000) < 300 for w in win if w["ended"] == "control-stop")
+sum(w["kernels"] for w in win) == len(kernels) > 0
+all(w["kernels"] >= 3 * 6 for w in win if w["ended"] == "control-stop")
+len(kernels) < 2 * (1 + 3 * 40)
+'; then echo "[       OK ] manual"; else cat "$dir/manual.err"; sed -n '/^Capture/,/^Verdicts/p' "$dir/manual.txt"; echo "[  FAILED  ] manual"; status=1; fi
+fi
+
+check max-size '
+len(win) == 1 and win[0]["ended"] == "max-size"
+0 < len(kernels) < 1 + 3 * 100
+win[0]["calls_after"] > 0 and win[0]["after_ms"] > 0
+len(steps) == 100
+any("recording stopped at the --max-size cap" in w for w in run["warnings"])
+' -- --max-size 64K -- 100 3 20
+
+# SIGKILL, the default flush: what arrived is counted against the launches and copies made.
+echo "[ RUN      ] killed-default"
+if [ $gpu -eq 0 ]; then echo "no usable GPU"; echo "[  SKIPPED ] killed-default"; else
+  "$bin" profile --json "$dir/kd.json" --text "$dir/kd.txt" -- "$prog" 40 3 100 >"$dir/kd.out" &
+  m=$!
+  sleep 3
+  child=$(pgrep -P "$m" capture_ranges | head -1)
+  [ -n "$child" ] && kill -KILL "$child"
+  wait $m; echo "mmprof exit $?"
+  if [ -n "$child" ] && judge "$dir/kd.json" "$dir/kd.out" '
+any("was killed before its last records were flushed; records incomplete" in w for w in run["analysis"]["warnings"])
+any(("of %d kernel launches recorded" % len([a for a in run["events"]["apis"] if a["name"].startswith("cudaLaunchKernel")])) in w for w in run["analysis"]["warnings"])
+[("withheld" in w) for w in run["analysis"]["warnings"] if "records incomplete" in w] == [run["analysis"]["regions"][0]["verdict"] == "none"]
+run["analysis"]["regions"][0]["verdict"] != "none" or "launched kernels have records" in run["analysis"]["regions"][0]["verdict_reason"]
+'; then echo "[       OK ] killed-default"; else grep -i "incomplete\|killed" "$dir/kd.txt"; echo "[  FAILED  ] killed-default"; status=1; fi
 fi
 exit $status

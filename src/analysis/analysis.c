@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "event_view.h"
+#include "incomplete.h"
 #include "thresholds.h"
 #include "stats.h"
 
@@ -722,6 +723,18 @@ static bool collect_warnings(const run_model *m, analysis *a)
     for (int i = 0; i < m->nwarnings; i++)
         if (!add_warning(a, "%s", m->warnings[i]))
             return false;
+    for (int i = 0; i < a->nincomplete; i++) {
+        const incomplete_process *p = &a->incomplete[i];
+        if (!add_warning(a, "process %u (%s) was killed before its last records were flushed; records incomplete: "
+                            "%lld of %lld kernel launches recorded, %lld of %lld copies and %lld of %lld memsets have "
+                            "their GPU records (calls made after the last flush are missing from both counts)%s",
+                         p->pid, p->name, (long long)p->kernels, (long long)p->launches, (long long)p->copies,
+                         (long long)p->copy_calls, (long long)p->memsets, (long long)p->memset_calls,
+                         p->kernels < p->launches || p->copies < p->copy_calls || p->memsets < p->memset_calls
+                             ? "; the verdicts of its regions and of the run are withheld"
+                             : ""))
+            return false;
+    }
     const host_info *h = &m->host;
     const char *core = m->builtin.blas.core;
     if (core[0] && (h->has_avx2 || h->has_avx512f) && generic_blas_core(core))
@@ -997,6 +1010,27 @@ static bool idle_gaps(analysis *a)
     return ok;
 }
 
+/* A killed process's regions, and the run, are not judged where its GPU records are missing
+ * (incomplete.h): the verdict says why instead of drawing one from what happened to arrive. */
+static bool withhold_cut_verdicts(const run_model *m, analysis *a)
+{
+    if (!analyze_incomplete(m, &a->incomplete, &a->nincomplete))
+        return false;
+    for (int i = 0; a->nincomplete > 0 && i < a->nrg; i++) {
+        region_metrics *r = &a->rg[i];
+        const region *g = &m->regions[r->region];
+        char why[VERDICT_TEXT];
+        if (!incomplete_reason(a->incomplete, a->nincomplete, g->kind == REGION_RUN ? 0 : g->pid, why, sizeof why))
+            continue;
+        verdict v;
+        not_judged(&v, why);
+        r->verdict = v.kind;
+        copy_str(r->verdict_text, sizeof r->verdict_text, v.text);
+        copy_str(r->advice, sizeof r->advice, v.advice);
+    }
+    return true;
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -1029,7 +1063,7 @@ bool analyze(const run_model *m, analysis *a)
         choose_main_kernel(&a->wl[i]);
         a->wl[i].ladder_row = ladder_row(a, i);
     }
-    if (!analyze_regions(m, &a->rg, &a->nrg) || !choose_listed(a) || !group_ranges(m, a->rg, &a->groups, &a->ngroups) ||
+    if (!analyze_regions(m, &a->rg, &a->nrg) || !withhold_cut_verdicts(m, a) || !choose_listed(a) || !group_ranges(m, a->rg, &a->groups, &a->ngroups) ||
         !analyze_capture(m, a->rg, &a->capture, &a->ncapture)) {
         analysis_free(a);
         return false;
@@ -1058,6 +1092,7 @@ void analysis_free(analysis *a)
     free(a->listed);
     free(a->groups);
     free(a->capture);
+    free(a->incomplete);
     sweep_free(a->sweep);
     rank_analysis_free(a->ranks);
     free(a->summary);

@@ -147,6 +147,8 @@ typedef struct analysis {
     int ngroups;
     capture_metrics *capture; /* profile's capture windows, one per run_model.capture window (capture.h) */
     int ncapture;
+    struct incomplete_process_s *incomplete; /* processes whose records were cut (incomplete.h) */
+    int nincomplete;
     sweep_analysis *sweep;  /* a run of several sizes: series and crossovers (sweep.h); else NULL */
     rank_analysis *ranks;   /* several ranks or GPU processes: shares, overlap, stragglers (ranks.h); else NULL */
     finding *summary;       /* what to read first, heaviest first (summary.h) */

@@ -25,6 +25,7 @@ typedef enum {
     SEC_KERNELS,      /* built-in: one row per kernel per workload */
     SEC_TOOL_TIME,    /* built-in: where mmprof's own time went */
     SEC_WARNINGS,     /* the run's and analysis's warnings */
+    SEC_CAPTURE,      /* profile's capture windows: why each opened and closed, what lies outside */
     NSECTIONS
 } section_id;
 

@@ -20,6 +20,8 @@ static void usage(FILE *f)
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
           "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
+          "       mmprof capture start|stop TARGET   open or close the capture window of a running\n"
+          "                                         profile --capture-range manual (mmprof capture --help)\n"
           "       mmprof profile [OPTIONS] [--] CMD [ARGS...]\n"
           "                                         run CMD and report its CUDA kernels, copies and\n"
           "                                         NVTX ranges, in every process it starts\n"
@@ -56,10 +58,15 @@ static void usage(FILE *f)
           "      --duration SECONDS  profile: stop recording SECONDS after it started (after --delay;\n"
           "                          CMD runs on, unrecorded)\n"
           "      --capture-range R   profile: record only inside R: cuda-profiler (from each\n"
-          "                          cudaProfilerStart to its cudaProfilerStop) or nvtx:NAME[@DOMAIN]\n"
+          "                          cudaProfilerStart to its cudaProfilerStop), nvtx:NAME[@DOMAIN]\n"
           "                          (each push/pop or start/end range NAME, ranges nested in it too)\n"
+          "                          or manual (between `mmprof capture start` and `stop`, given from\n"
+          "                          outside to the pid or directory mmprof profile prints)\n"
           "      --capture-count K   profile --capture-range: record the first K of them (default 1)\n"
           "      --capture-skip K    profile --capture-range: pass over the first K first (warm-up)\n"
+          "      --max-size SIZE     profile: stop recording, in every process, once the record files\n"
+          "                          reach SIZE bytes in all (K, M, G, T: powers of 1024; 500M, 2G);\n"
+          "                          CMD runs on unrecorded and the report says when it stopped\n"
           "      --no-sample         profile: no host sampling (call sites are still taken)\n"
           "      --sample-rate HZ    profile: look at every thread's stack HZ times a second (default\n"
           "                          100, at most 1000): Python stacks on the wall clock, native code\n"
@@ -91,7 +98,7 @@ static void usage(FILE *f)
           "  -V, --version           the version, the commit it was built from and its CUDA toolkit\n"
           "\n"
           "mmprof profile: the output options apply, and --counters, --kernels and --max-kernels,\n"
-          "--delay, --duration, --capture-range, --capture-count and --capture-skip (as nsys's:\n"
+          "--delay, --duration, --capture-range, --capture-count, --capture-skip and --max-size (as nsys's:\n"
           "outside the capture window(s) no activity is traced, and CMD is never ended by them;\n"
           "the report names each window, why it opened and closed, and the CUDA calls outside),\n"
           "--no-sample and --sample-rate (host sampling, on by default: what each thread was doing,\n"
@@ -234,7 +241,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
        OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
        OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
-       OPT_CAPTURE_SKIP, OPT_NO_SAMPLE, OPT_SAMPLE_RATE };
+       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -252,6 +259,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"capture-range", required_argument, NULL, OPT_CAPTURE_RANGE},
         {"capture-count", required_argument, NULL, OPT_CAPTURE_COUNT},
         {"capture-skip", required_argument, NULL, OPT_CAPTURE_SKIP},
+        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
         {"sample-rate", required_argument, NULL, OPT_SAMPLE_RATE},
         {"workloads", required_argument, NULL, 'w'},
@@ -377,6 +385,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_CAPTURE_RANGE: capture.range = arg; break;
         case OPT_CAPTURE_COUNT: capture.count = arg; break;
         case OPT_CAPTURE_SKIP: capture.skip = arg; break;
+        case OPT_MAX_SIZE: capture.max_size = arg; break;
         case OPT_NO_SAMPLE:
             if (sample_opt && strcmp(sample_opt, "--no-sample") != 0) {
                 fprintf(err, "mmprof: --no-sample and --sample-rate both set the host sampling: use one\n");

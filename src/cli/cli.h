@@ -93,9 +93,14 @@ bool parse_devices(const char *arg, cli_options *o, FILE *err);
 /* cli_capture.c: profile's capture options as given (NULL: not given), checked together into
  * o->capture (o->profile_mode already set); false after a message on err naming the option. */
 typedef struct {
-    const char *delay, *duration, *range, *count, *skip;
+    const char *delay, *duration, *range, *count, *skip, *max_size;
 } capture_args;
 bool capture_options(const capture_args *a, cli_options *o, FILE *err);
+
+/* cli_capture.c: `mmprof capture start|stop TARGET` (argv from "capture"): opens or closes the
+ * capture window of a running `mmprof profile --capture-range manual` (capture_control.h). Returns
+ * the exit status: 0 done, 2 a bad command or target (message on err). */
+int capture_main(int argc, char **argv, FILE *out, FILE *err);
 
 #define DEFAULT_MAX_NOISE_PCT 0.5
 #define DEFAULT_MAX_TIME_S 0.1

@@ -214,6 +214,9 @@ int main(int argc, char **argv)
     /* `mmprof compare BASE NEW`: a command of its own (compare_cli.c). */
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc - 1, argv + 1, stdout, stderr);
+    /* `mmprof capture start|stop TARGET`: to a running profile (cli_capture.c). */
+    if (argc > 1 && strcmp(argv[1], "capture") == 0)
+        return capture_main(argc - 1, argv + 1, stdout, stderr);
     cli_options o;
     int rc = cli_parse(argc, argv, &o, stdout, stderr);
     if (rc >= 0)

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capture_control.h"
 #include "sample_config.h"
 #include "stream_format.h"
 #include "stream_read.h"
@@ -277,7 +278,8 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
     }
     if (m->capture.asked[0] && m->capture.nwindows == 0)
         model_add_warning(m, "no capture window opened (asked: %s), so no CUDA activity was recorded: check the "
-                             "range's name and domain, or the delay against the program's run time",
+                             "range's name and domain, the delay against the program's run time, or (manual) that `mmprof "
+                             "capture start` was given while it ran",
                           m->capture.asked);
     if (m->collection.dropped > 0)
         model_add_warning(m, "CUPTI dropped %llu records: the figures undercount", (unsigned long long)m->collection.dropped);
@@ -303,6 +305,37 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
     return true;
 }
 
+/* --max-size reached: when, and what the windows it closed left unrecorded (their "after"
+ * stretches and the CUDA calls counted there, per process). */
+static void max_size_warning(run_model *m, const capture_shared *c, int64_t launched)
+{
+    int64_t at = __atomic_load_n(&c->capped_ns, __ATOMIC_ACQUIRE);
+    if (at == 0)
+        return;
+    int64_t calls = 0, after_ns = 0;
+    int windows = 0;
+    for (int i = 0; i < m->capture.nwindows; i++) {
+        const capture_window *w = &m->capture.windows[i];
+        if (strcmp(w->ended, "max-size") != 0)
+            continue;
+        windows++;
+        calls += w->calls_after > 0 ? w->calls_after : 0;
+        after_ns = w->after_ns > after_ns ? w->after_ns : after_ns;
+    }
+    char after[256] = "";
+    if (windows > 0)
+        snprintf(after, sizeof after, "; %d capture window(s) closed there (reason max-size), after which the program "
+                                      "ran %.3f s more and made %lld CUDA runtime call(s), counted but not recorded",
+                 windows, (double)after_ns / 1e9, (long long)calls);
+    char size[32], total[32];
+    capture_size_words(c->max_bytes, size, sizeof size);
+    capture_size_words(__atomic_load_n(&c->bytes, __ATOMIC_ACQUIRE), total, sizeof total);
+    model_add_warning(m, "recording stopped at the --max-size cap: the record files reached %s %.3f s after launch "
+                         "(%s in all at the end: the windows' closing marks and the records in flight then); nothing "
+                         "after that is recorded, NVTX ranges included%s",
+                      size, (double)(at - launched) / 1e9, total, after);
+}
+
 bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
 {
     char lib[PATH_MAX];
@@ -322,6 +355,22 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
         *status = EXIT_PROFILE_FAILED;
         return false;
     }
+    /* The control block (capture_control.h), mapped here while the program runs so that
+     * `mmprof capture` finds the directory from this pid (/proc/PID/maps). */
+    char why[PATH_MAX + 64];
+    capture_shared *control = NULL;
+    if (!capture_control_create(dir, o->capture.mode == CAPTURE_MANUAL, o->capture.max_bytes, getpid(), why,
+                                sizeof why) ||
+        !(control = capture_control_map(dir, why, sizeof why))) {
+        fprintf(err, "mmprof profile: cannot make the profile's control file: %s\n", why);
+        remove_dir(dir);
+        *status = EXIT_PROFILE_FAILED;
+        return false;
+    }
+    if (o->capture.mode == CAPTURE_MANUAL)
+        fprintf(err, "mmprof profile: recording is off until `mmprof capture start %d` (or the directory %s); "
+                     "`mmprof capture stop %d` closes the window\n",
+                (int)getpid(), dir, (int)getpid());
     int64_t launched = realtime_ns();
     int e = 0;
     saved_signals saved;
@@ -334,6 +383,7 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     pid_t pid = start_program(o, &cap, lib, dir, &saved, &e);
     if (pid < 0) {
         restore_signals(&saved);
+        capture_control_unmap(control);
         remove_dir(dir);
         fprintf(err, "mmprof profile: %s: %s\n", o->command[0], strerror(e));
         *status = e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
@@ -347,6 +397,9 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     restore_signals(&saved);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);
+    if (ok)
+        max_size_warning(m, control, launched);
+    capture_control_unmap(control);
     if (ok && o->counters) {
         m->counters.asked = true;
         if (m->nlaunch_counters == 0)

@@ -18,8 +18,12 @@ bool capture_parse_range(const char *arg, capture_config *c, char *why, size_t l
         c->mode = CAPTURE_CUDA_PROFILER;
         return true;
     }
+    if (strcmp(arg, "manual") == 0) {
+        c->mode = CAPTURE_MANUAL;
+        return true;
+    }
     if (strncmp(arg, "nvtx:", 5) != 0) {
-        snprintf(why, len, "expected cuda-profiler or nvtx:NAME[@DOMAIN]");
+        snprintf(why, len, "expected cuda-profiler, manual or nvtx:NAME[@DOMAIN]");
         return false;
     }
     const char *name = arg + 5, *at = strrchr(name, '@');
@@ -55,12 +59,12 @@ bool capture_config_setenv(const capture_config *c)
 {
     if (c->mode == CAPTURE_ALL)
         return true;
-    bool ok = set_i64(CAPTURE_ENV_START, c->start_ns);
+    bool ok = set_i64(CAPTURE_ENV_START, c->start_ns) && (c->max_bytes == 0 || set_i64(CAPTURE_ENV_MAX_BYTES, (int64_t)c->max_bytes));
     if (c->mode == CAPTURE_TIME)
         return ok && set_i64(CAPTURE_ENV_DELAY, c->delay_ns) && set_i64(CAPTURE_ENV_DURATION, c->duration_ns);
     char range[2 * CAPTURE_NAME_MAX + 8];
-    if (c->mode == CAPTURE_CUDA_PROFILER)
-        snprintf(range, sizeof range, "cuda-profiler");
+    if (c->mode == CAPTURE_CUDA_PROFILER || c->mode == CAPTURE_MANUAL)
+        snprintf(range, sizeof range, "%s", c->mode == CAPTURE_MANUAL ? "manual" : "cuda-profiler");
     else
         snprintf(range, sizeof range, "nvtx:%s%s%s", c->nvtx_name, c->nvtx_domain[0] ? "@" : "", c->nvtx_domain);
     return ok && setenv(CAPTURE_ENV_RANGE, range, 1) == 0 && set_i64(CAPTURE_ENV_COUNT, c->count) &&
@@ -90,6 +94,10 @@ void capture_config_from_env(capture_config *c)
     int64_t max_ns = (int64_t)(CAPTURE_MAX_SECONDS * 1e9), count, skip;
     if (!get_i64(CAPTURE_ENV_START, 0, INT64_MAX, &r.start_ns))
         return;
+    int64_t max_bytes = 0;
+    if (getenv(CAPTURE_ENV_MAX_BYTES) && !get_i64(CAPTURE_ENV_MAX_BYTES, 1, INT64_MAX, &max_bytes))
+        return;
+    r.max_bytes = (uint64_t)max_bytes;
     const char *range = getenv(CAPTURE_ENV_RANGE);
     if (range && *range) {
         char why[160];
@@ -116,8 +124,10 @@ void capture_describe(const capture_config *c, char *out, size_t len)
     case CAPTURE_TIME:
         if (c->duration_ns > 0)
             snprintf(out, len, "from %g s after launch for %g s", c->delay_ns / 1e9, c->duration_ns / 1e9);
-        else
+        else if (c->delay_ns > 0)
             snprintf(out, len, "from %g s after launch to the end", c->delay_ns / 1e9);
+        else
+            snprintf(out, len, "everything"); /* --max-size alone */
         break;
     case CAPTURE_CUDA_PROFILER:
         snprintf(out, len, "the first %ld cudaProfilerStart/Stop range(s)%s", c->count, skip);
@@ -126,5 +136,22 @@ void capture_describe(const capture_config *c, char *out, size_t len)
         snprintf(out, len, "the first %ld instance(s) of NVTX range '%s' (%s%s)%s", c->count, c->nvtx_name,
                  c->nvtx_domain[0] ? "domain " : "default domain", c->nvtx_domain, skip);
         break;
+    case CAPTURE_MANUAL: snprintf(out, len, "between mmprof capture start and stop"); break;
     }
+    size_t used = strlen(out);
+    char size[32];
+    capture_size_words(c->max_bytes, size, sizeof size);
+    if (c->max_bytes > 0 && used < len)
+        snprintf(out + used, len - used, "%s up to %s of records (--max-size)",
+                 c->mode == CAPTURE_TIME && c->delay_ns == 0 && c->duration_ns == 0 ? "" : ",", size);
+}
+
+void capture_size_words(uint64_t bytes, char *out, size_t len)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 5)
+        v /= 1024, u++;
+    snprintf(out, len, "%.4g %s", v, units[u]);
 }

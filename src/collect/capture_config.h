@@ -19,6 +19,8 @@ typedef enum {
     CAPTURE_TIME,          /* --delay and/or --duration: one window, by the clock */
     CAPTURE_CUDA_PROFILER, /* --capture-range cuda-profiler: between cudaProfilerStart and Stop */
     CAPTURE_NVTX,          /* --capture-range nvtx:NAME[@DOMAIN]: during instances of that range */
+    CAPTURE_MANUAL,        /* --capture-range manual: between `mmprof capture start` and `stop`
+                            * (capture_control.h) */
 } capture_mode;
 
 #define CAPTURE_NAME_MAX 256
@@ -33,6 +35,9 @@ typedef struct {
     char nvtx_domain[CAPTURE_NAME_MAX]; /* its domain; "" is NVTX's default domain */
     long count;          /* --capture-count: windows to record (ranges: instances); default 1 */
     long skip;           /* --capture-skip: instances passed over first (warm-up) */
+    uint64_t max_bytes;  /* --max-size: recording stops when the job's record files reach this
+                          * many bytes (0: no cap); alone, it makes one window from CUDA's start
+                          * (CAPTURE_TIME without delay or duration) */
 } capture_config;
 
 /* The variables capture_config_setenv sets. */
@@ -42,14 +47,15 @@ typedef struct {
 #define CAPTURE_ENV_RANGE "MMPROF_CAPTURE_RANGE"
 #define CAPTURE_ENV_COUNT "MMPROF_CAPTURE_COUNT"
 #define CAPTURE_ENV_SKIP "MMPROF_CAPTURE_SKIP"
+#define CAPTURE_ENV_MAX_BYTES "MMPROF_CAPTURE_MAX_BYTES"
 
 #define CAPTURE_MAX_SECONDS 604800.0 /* --delay and --duration: at most a week */
 #define CAPTURE_MAX_COUNT 1000000L
 
 void capture_config_init(capture_config *c); /* CAPTURE_ALL, count 1 */
 
-/* --capture-range's value: "cuda-profiler" or "nvtx:NAME[@DOMAIN]" (the last '@' splits; NAME
- * must not be empty). False with the reason in why. */
+/* --capture-range's value: "cuda-profiler", "manual" or "nvtx:NAME[@DOMAIN]" (the last '@'
+ * splits; NAME must not be empty). False with the reason in why. */
 bool capture_parse_range(const char *arg, capture_config *c, char *why, size_t len);
 
 /* Sets the variables for c (none for CAPTURE_ALL); false when setenv failed. */
@@ -62,5 +68,8 @@ void capture_config_from_env(capture_config *c);
 /* What was asked, in words for the report and the stream's capconf line: "the first 2 instances of
  * NVTX range step (domain train) after skipping 1", "from 2 s after launch for 5 s". */
 void capture_describe(const capture_config *c, char *out, size_t len);
+
+/* A size in words: "500 MiB", "1.5 GiB", "2 KiB", "1 B" (powers of 1024, as --max-size reads). */
+void capture_size_words(uint64_t bytes, char *out, size_t len);
 
 #endif

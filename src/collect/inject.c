@@ -3,9 +3,9 @@
  *
  * It enables the activity kinds cupti_records.c understands and, as each CUPTI buffer completes,
  * turns the records into run-model events (the same code as mmprof's own collector) and appends
- * them to this process's stream at once: memory stays bounded by a few buffers however long the
- * program runs, and a crash loses at most the buffers CUPTI still held. At exit (atexit) a forced
- * flush hands over the rest.
+ * them to this process's stream at once: memory stays bounded by the buffers in flight (at most
+ * MMPROF_MAX_BUFFERS, see DEFAULT_MAX_BUFFERS) however long the program runs, and a crash loses
+ * at most the buffers CUPTI still held. At exit (atexit) a forced flush hands over the rest.
  *
  * CUPTI hands a buffer over only when it is full or flushed, and its own periodic flush
  * (cuptiActivityFlushPeriod) returns full buffers only; so a thread of ours calls
@@ -42,6 +42,16 @@
 /* 2 MB: a 100 ms flush rarely fills one; CUPTI asks for more as it needs them. */
 #define BUFFER_BYTES (2u << 20)
 #define DEFAULT_FLUSH_MS 100
+/* The bound on the library's memory for records: buffers handed to CUPTI and not yet back (being
+ * filled, or completed and waiting for buffer_completed to write them out). CUPTI asks for a new
+ * buffer whenever the ones it holds are full, so a writer that lags (a slow disk) or a burst of
+ * records would otherwise grow them without limit. Past the bound buffer_requested gives none:
+ * CUPTI then drops records, counts them (cuptiActivityGetNumDroppedRecords, the stats line's
+ * DROPPED) and the report warns with the count. 64 x 2 MB = 128 MB; MMPROF_MAX_BUFFERS sets it. */
+#define DEFAULT_MAX_BUFFERS 64
+static unsigned max_buffers = DEFAULT_MAX_BUFFERS;
+static unsigned buffers_out;      /* atomic: requested and not yet completed */
+static uint64_t buffers_refused;  /* atomic: requests answered with no buffer */
 
 static CUpti_SubscriberHandle subscriber;
 static bool initialized;
@@ -70,9 +80,15 @@ static void emit_error(const char *what, CUptiResult r)
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-    *buffer = aligned_alloc(8, BUFFER_BYTES);
-    *size = *buffer ? BUFFER_BYTES : 0;
     *max_records = 0;
+    *buffer = NULL;
+    if (__atomic_add_fetch(&buffers_out, 1, __ATOMIC_RELAXED) <= max_buffers)
+        *buffer = aligned_alloc(8, BUFFER_BYTES);
+    if (!*buffer) {
+        __atomic_sub_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&buffers_refused, 1, __ATOMIC_RELAXED);
+    }
+    *size = *buffer ? BUFFER_BYTES : 0;
 }
 
 /* The events of one buffer as stream lines, each thread's name before its first call. */
@@ -107,6 +123,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     uint64_t replayed = 0;
     cupti_buffer_store(ctx, stream, buffer, valid, 0, replayed_launch, &replayed, &e, &n);
     free(buffer);
+    __atomic_sub_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
     strbuf b;
     sb_init(&b);
     format_events(&b, &e);
@@ -159,6 +176,8 @@ static struct {
     bool stop, running;
     bool now;   /* a capture window closed: flush without waiting for the period */
     bool forced; /* MMPROF_FLUSH_FORCED: periodic flushes forced (see flush_loop) */
+    bool flush;  /* flush each period (false: MMPROF_FLUSH_MS=0, the thread only polls the
+                  * control block) */
     bool debug; /* MMPROF_INJECT_DEBUG: a "flush" line per periodic flush and the exit flush's
                  * timing on stderr, for diagnosis */
     unsigned period_ms;
@@ -186,6 +205,11 @@ static void *flush_loop(void *arg)
         if ((timed_out || flusher.now) && !flusher.stop) {
             flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
+            inject_control_poll(); /* mmprof capture start|stop, and --max-size reached */
+            if (!flusher.flush) {
+                pthread_mutex_lock(&flusher.lock);
+                continue;
+            }
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
             /* Default or forced (MMPROF_FLUSH_FORCED=1). CUPTI keeps kernel records in
              * per-context buffers that a default flush (0) returns only once every record in them
@@ -267,11 +291,14 @@ void inject_set_tracing(bool on)
 
 /* Starts the flusher with every signal blocked in it, so the program's signals go to its own
  * threads. */
-static void start_flusher(unsigned period_ms)
+static void start_flusher(unsigned period_ms, bool capture)
 {
-    if (period_ms == 0)
+    /* MMPROF_FLUSH_MS=0 turns the periodic flush off; a capture still needs the thread, to read
+     * mmprof capture's commands and the --max-size cap, at the default period. */
+    flusher.flush = period_ms > 0;
+    if (period_ms == 0 && !capture)
         return;
-    flusher.period_ms = period_ms;
+    flusher.period_ms = period_ms ? period_ms : DEFAULT_FLUSH_MS;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -339,6 +366,11 @@ void inject_finish(long wait_ms, int sig)
                 sig, ok ? "ok" : "-", (t1 - t0) / 1e6, ok ? "ok" : "timed out", (inject_now_ns() - t1) / 1e6);
     strbuf b;
     sb_init(&b);
+    uint64_t refused = __atomic_load_n(&buffers_refused, __ATOMIC_RELAXED);
+    if (refused)
+        sb_printf(&b, "error\t%llu CUPTI buffer requests were refused: %u buffers of %u MB were already in flight "
+                      "(MMPROF_MAX_BUFFERS bounds the library's memory); CUPTI dropped the records meanwhile\n",
+                  (unsigned long long)refused, max_buffers, BUFFER_BYTES >> 20);
     if (sig)
         sb_printf(&b, "signal\t%d\n", sig);
     if (ok)
@@ -362,6 +394,14 @@ static unsigned flush_period_ms(void)
     char *end;
     long v = s ? strtol(s, &end, 10) : -1;
     return s && *s && !*end && v >= 0 && v <= 60000 ? (unsigned)v : DEFAULT_FLUSH_MS;
+}
+
+static unsigned max_buffers_env(void)
+{
+    const char *s = getenv("MMPROF_MAX_BUFFERS");
+    char *end;
+    long v = s ? strtol(s, &end, 10) : -1;
+    return s && *s && !*end && v >= 1 && v <= 65536 ? (unsigned)v : DEFAULT_MAX_BUFFERS;
 }
 
 /* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
@@ -420,7 +460,8 @@ EXPORT int InitializeInjection(void)
         flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
         const char *forced = getenv("MMPROF_FLUSH_FORCED");
         flusher.forced = forced && *forced && strcmp(forced, "0") != 0;
-        start_flusher(flush_period_ms());
+        max_buffers = max_buffers_env();
+        start_flusher(flush_period_ms(), capture);
         inject_catch_signals();
         inject_sampler_start();
     }

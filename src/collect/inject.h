@@ -62,6 +62,24 @@ void inject_capture_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 void inject_capture_nvtx_open(uint32_t tid, int depth, uint64_t id, const char *domain, const char *name);
 void inject_capture_nvtx_close(uint32_t tid, int depth, uint64_t id);
 void inject_capture_finish(long wait_ms);
+/* `mmprof capture start|stop` (start true/false), the profile's number-th command; before_cuda:
+ * the command came before this process initialised CUDA. And --max-size reached: the window
+ * closes for good (capped_ns when the job's records reached max_bytes). Both under cap's lock;
+ * called from the flusher thread, never from a CUPTI callback. */
+void inject_capture_command(bool start, uint64_t number, bool before_cuda);
+void inject_capture_capped(int64_t capped_ns, uint64_t max_bytes);
+
+/* The profile's control block (inject_control.c, capture_control.h). wrote adds the bytes this
+ * process appended to its stream to the job's total; capped says whether the total reached
+ * --max-size (then NVTX lines are no longer written); pending returns a command not yet applied
+ * (1 start, 0 stop, -1 none) and marks it applied; poll, from the flusher every period, applies
+ * both to the capture windows. */
+void inject_control_wrote(size_t bytes);
+bool inject_control_capped(void);
+uint64_t inject_control_max_bytes(void);
+int64_t inject_control_capped_ns(void);
+int inject_control_pending(uint64_t *number);
+void inject_control_poll(void);
 
 /* Hardware counters of chosen launches (inject_counters.c). init reads the launcher's variables
  * and says whether counters were asked for; enable subscribes to the driver's launch calls;

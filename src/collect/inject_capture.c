@@ -10,6 +10,11 @@
  *                       program launches after it is recorded) and cuProfilerStop (at its entry:
  *                       what it launched before is recorded). cudaProfilerStart/Stop call those,
  *                       so both APIs are caught, once;
+ *   manual              `mmprof capture start|stop` (capture_control.h): the flusher reads the
+ *                       profile's control block every period and calls inject_capture_command;
+ *                       a process that initialises CUDA after a start opens at once;
+ *   --max-size          the job's record files reached the cap: the flusher closes the window
+ *                       for good (inject_capture_capped), whatever opened it;
  *   nvtx:NAME[@DOMAIN]  inject_nvtx.c's push/pop and start/end, which already run for every range:
  *                       a matching push or start opens, its own pop (the thread's depth back where
  *                       it was) or end closes. While a window is open further matches are nested
@@ -220,6 +225,39 @@ void inject_capture_nvtx_close(uint32_t tid, int depth, uint64_t id)
     pthread_mutex_unlock(&cap.lock);
 }
 
+/* ---- manual (mmprof capture start|stop) and --max-size ---- */
+
+void inject_capture_command(bool start, uint64_t number, bool before_cuda)
+{
+    if (cap.c.mode != CAPTURE_MANUAL)
+        return;
+    char detail[128];
+    pthread_mutex_lock(&cap.lock);
+    if (start) {
+        snprintf(detail, sizeof detail, "mmprof capture start (command %llu%s)", (unsigned long long)number,
+                 before_cuda ? ", given before this process initialised CUDA" : "");
+        open_window("control-start", detail);
+    } else {
+        snprintf(detail, sizeof detail, "mmprof capture stop (command %llu)", (unsigned long long)number);
+        close_window("control-stop", detail, false);
+    }
+    pthread_mutex_unlock(&cap.lock);
+}
+
+void inject_capture_capped(int64_t capped_ns, uint64_t max_bytes)
+{
+    pthread_mutex_lock(&cap.lock);
+    if (!cap.done) {
+        char detail[160], size[32];
+        capture_size_words(max_bytes, size, sizeof size);
+        snprintf(detail, sizeof detail, "the job's record files reached %s (--max-size) at %.3f s after launch", size,
+                 (double)(capped_ns - cap.c.start_ns) / 1e9);
+        close_window("max-size", detail, true);
+        cap.done = true; /* also when no window was open: none opens again */
+    }
+    pthread_mutex_unlock(&cap.lock);
+}
+
 /* ---- the CUDA side starts, and the process ends ---- */
 
 void inject_capture_cuda_ready(CUpti_SubscriberHandle subscriber)
@@ -231,6 +269,16 @@ void inject_capture_cuda_ready(CUpti_SubscriberHandle subscriber)
         cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart);
         cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop);
     }
+    if (inject_control_capped()) { /* the job reached --max-size before this process began */
+        pthread_mutex_lock(&cap.lock);
+        cap.done = true;
+        pthread_mutex_unlock(&cap.lock);
+        return;
+    }
+    uint64_t number;
+    int command = cap.c.mode == CAPTURE_MANUAL ? inject_control_pending(&number) : -1;
+    if (command == 1)
+        inject_capture_command(true, number, true);
     if (cap.c.mode != CAPTURE_TIME)
         return;
     /* CUDA started after the delay: open now, before the program's first calls, not when the

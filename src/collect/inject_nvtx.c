@@ -7,7 +7,8 @@
  *
  * Each range call is one write(2) (about a microsecond), so a range survives a crash or _exit.
  * With --capture-range nvtx:NAME each push and start is also compared with NAME (inject_capture.c),
- * a string comparison without a lock unless it matches.
+ * a string comparison without a lock unless it matches. Once the job's records reach --max-size
+ * no range is written (inject_control.c), so the files stop growing while the program runs on.
  * Marks, categories and resource naming are left to NVTX's no-op defaults. */
 #include <nvtx3/nvToolsExt.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ static __thread strbuf line;
 
 static void range_line(const char *kind, uint64_t id, const char *domain, bool has_name, const char *name)
 {
+    if (inject_control_capped()) /* --max-size reached: the job records nothing more */
+        return;
     uint32_t tid = inject_tid();
     strbuf *b = &line;
     inject_name_this_thread(b);

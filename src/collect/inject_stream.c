@@ -147,6 +147,8 @@ static bool open_stream(void)
     sb_init(&head);
     process_line(&head, pid);
     bool ok = !head.oom && write_all(head.s, head.len);
+    if (ok)
+        inject_control_wrote(head.len);
     sb_free(&head);
     return ok;
 }
@@ -158,6 +160,8 @@ bool inject_emit(strbuf *b)
     if (!b->oom && b->len > 0 && open_stream())
         ok = write_all(b->s, b->len);
     pthread_mutex_unlock(&lock);
+    if (ok)
+        inject_control_wrote(b->len); /* --max-size counts the job's bytes */
     b->len = 0;
     if (b->s)
         b->s[0] = '\0';

@@ -663,6 +663,9 @@ static void closing_warnings(reader *r, bool truncated)
     snprintf(label, sizeof label, "process %u (%s)", r->pid, r->name);
     r->oom |= !rt_finish(&r->ranges, label);
     finish_windows(r);
+    for (int i = 0; r->cuda && !r->exited && i < m->nprocesses; i++)
+        if (m->processes[i].pid == r->pid)
+            m->processes[i].records_cut = true; /* analysis/incomplete.c counts what is missing */
     if (r->cuda && !r->exited)
         model_add_warning(m, "process %u (%s) ended without running its exit handlers (killed, crashed or left through "
                           "_exit): the records CUPTI still held (up to its last flush period and buffer) are missing",

@@ -220,6 +220,9 @@ typedef struct {
      * PMI_RANK, SLURM_PROCID...): -1 when not known. host: where it ran ("" when not known). */
     int rank, world_size, local_rank;
     char host[64];
+    bool records_cut;  /* profile: it initialised CUDA but its stream has no exit line (killed,
+                        * crashed): records CUPTI still held were never written, so what it did
+                        * on the GPU is undercounted (analysis/incomplete.c says how much) */
 } process_info;
 
 typedef struct {

@@ -384,6 +384,8 @@ static cJSON *make_process(const void *a, size_t i, int64_t e)
              add_num(o, "local_rank", p->local_rank);
     if (ok && p->host[0])
         ok = add_str(o, "host", p->host);
+    if (ok && p->records_cut) /* only where true: older readers ignore it */
+        ok = cJSON_AddBoolToObject(o, "records_cut", true) != NULL;
     return built(o, ok);
 }
 
@@ -1453,6 +1455,11 @@ static bool read_process(reader *r, const cJSON *e, int64_t epoch, void *dst)
     if (!model_add_process(dst, p.pid, p.name))
         return fail(r, NULL, "out of memory");
     model_set_process_rank(dst, p.pid, p.rank, p.world_size, p.local_rank, p.host);
+    run_model *m = dst;
+    bool cut = false;
+    if (cJSON_HasObjectItem(e, "records_cut") && !get_bool(r, e, "records_cut", &cut))
+        return false;
+    m->processes[m->nprocesses - 1].records_cut = cut;
     return true;
 }
 

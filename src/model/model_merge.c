@@ -254,6 +254,7 @@ static void renumber(run_model *src, const pid_map *map, int nmap, const int *de
     FIX_NODEV(src->regions, (size_t)src->nregions)
     FIX_NODEV(src->processes, (size_t)src->nprocesses)
     FIX_NODEV(src->threads, (size_t)src->nthreads)
+    FIX_NODEV(src->capture.windows, (size_t)src->capture.nwindows)
     host_activity *h = &src->host_activity;
     FIX_NODEV(h->frames, (size_t)h->nframes)
     FIX_NODEV(h->samples, h->nsamples)
@@ -261,6 +262,35 @@ static void renumber(run_model *src, const pid_map *map, int nmap, const int *de
     FIX_NODEV(h->sites, h->nsites)
 #undef FIX
 #undef FIX_NODEV
+}
+
+/* src's capture windows after dst's (profile --delay/--duration/--capture-range/--max-size in
+ * each rank's file), pointing at their regions' places once move_regions has moved them; before
+ * it, while dst->nregions is still dst's own. What was asked: the first file's, or, where the
+ * files asked differently, both. */
+static bool move_capture(run_model *dst, run_model *src)
+{
+    capture_info *d = &dst->capture, *c = &src->capture;
+    if (c->asked[0] && !d->asked[0])
+        copy_str(d->asked, sizeof d->asked, c->asked);
+    else if (c->asked[0] && strcmp(c->asked, d->asked) != 0 && strlen(d->asked) + strlen(c->asked) + 3 < sizeof d->asked)
+        snprintf(d->asked + strlen(d->asked), sizeof d->asked - strlen(d->asked), "; %s", c->asked);
+    if (c->nwindows == 0)
+        return true;
+    capture_window *w = realloc(d->windows, (size_t)(d->nwindows + c->nwindows) * sizeof *w);
+    if (!w)
+        return false;
+    d->windows = w;
+    int skip = src->nregions > 0 && src->regions[0].kind == REGION_RUN ? 1 : 0;
+    for (int i = 0; i < c->nwindows; i++) {
+        capture_window x = c->windows[i];
+        x.region = x.region >= skip ? dst->nregions + x.region - skip : -1;
+        w[d->nwindows++] = x;
+    }
+    free(c->windows);
+    c->windows = NULL;
+    c->nwindows = 0;
+    return true;
 }
 
 /* src's regions after dst's, without src's run region (dst's spans both once finished). */
@@ -354,7 +384,7 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
               move_array(&dst->processes, &np, &src->processes, &nps, sizeof *src->processes) &&
               move_array(&dst->threads, &nt, &src->threads, &nts, sizeof *src->threads) &&
               move_array(&dst->warnings, &nw, &src->warnings, &nws, sizeof *src->warnings) &&
-              move_regions(dst, src) && host_activity_move(&dst->host_activity, &src->host_activity);
+              move_capture(dst, src) && move_regions(dst, src) && host_activity_move(&dst->host_activity, &src->host_activity);
     dst->nprocesses = (int)np;
     src->nprocesses = (int)nps;
     dst->nthreads = (int)nt;
