@@ -38,7 +38,7 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
+CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/event_view.c src/model/model_json.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/idle_causes.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
