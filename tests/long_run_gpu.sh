@@ -43,10 +43,14 @@ done
 wait "$pid"; rc=$?
 end=$(date +%s.%N)
 say "profiled: exit $rc, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"])' "$L/own.json" 2>/dev/null) steps"
-say "exit to report: $(echo "$end - $(cat "$L/exit_t" 2>/dev/null || echo "$end")" | bc) s"
+say "exit to report: $(python3 -c 'import sys; print(round(float(sys.argv[1]) - float(sys.argv[2]), 3))' "$end" "$(cat "$L/exit_t" 2>/dev/null || echo "$end")") s"
 say "mmprof launcher peak RSS (VmHWM, last read within 50 ms of its exit): $((hwm / 1024)) MB"
 size=$(stat -c %s "$L/long.json" 2>/dev/null || echo 0)
-say "run file: $size bytes; gzip -6: $(gzip -6 -c "$L/long.json" | wc -c) bytes; zstd -3: $(zstd -3 -c "$L/long.json" 2>/dev/null | wc -c) bytes"
+zs=n/a; command -v zstd >/dev/null && zs=$(zstd -3 -c "$L/long.json" | wc -c)
+say "run file: $size bytes; gzip -6: $(gzip -6 -c "$L/long.json" | wc -c) bytes; zstd -3: $zs bytes"
+# Written compressed by mmprof itself (an output named .zst), read back by mmprof report.
+/usr/bin/time -f "%e %M" -o "$L/zst.time" "$bin" report "$L/long.json" --quiet --json "$L/long.json.zst"
+say "report --json long.json.zst: $(stat -c %s "$L/long.json.zst" 2>/dev/null) bytes; wall s, peak RSS KB: $(cat "$L/zst.time")"
 python3 - "$L/long.json" <<'EOF' | tee -a "$sum"
 import json, sys
 d = json.load(open(sys.argv[1]))

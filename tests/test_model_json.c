@@ -1460,11 +1460,12 @@ static void rejects_bad_columns(void **state)
     struct {
         const char *from, *to, *says;
     } cases[] = {
-        {"\"dur_ns\": [", "\"dur_ns\": [-5,", "dur_ns"},      /* a negative duration, and one too many */
-        {"\"region\": [", "\"region\": [99999,", "region"},
+        {"\"dur_ns\": [", "\"dur_ns\": [-9", "dur_ns[0]: out of range"}, /* the first negative */
+        {"\"dur_ns\": [", "\"dur_ns\": [7,", "dur_ns: "},                   /* one value too many */
+        {"\"region\": [", "\"region\": [99999", "region[0]: out of range"},
         {"\"dur_ns\": [", "\"dur_ns\": [1.5,", "expected an integer"},
         {"\"dur_ns\": [", "\"width\": [1], \"dur_ns\": [", "unknown column 'width'"},
-        {"\"name\": [", "\"name\": [100000,", "name"},
+        {"\"name\": [", "\"name\": [100000", "name[0]: out of range"},
         {"\"form\": \"columns\"", "\"form\": \"rows\"", "form"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
