@@ -7,6 +7,7 @@
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
 #                   a GPU machine TFLOP/s per workload, the cost of CUPTI collection and of host
 #                   sampling and call sites on a PyTorch loop (bench-gpu)
+#   make bench-long     a 60 s training run's file size, memory and time from exit to report
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
 #   make fuzz       libFuzzer on the run-file reader, the importers and the command line
 #   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
@@ -38,7 +39,7 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
+CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
              src/analysis/analysis.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/idle_causes.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
@@ -50,7 +51,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/collect/stream_read.c src/collect/stream_format.c src/collect/symbolize.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c src/cli/output_compress.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
              src/builtin/gpu_workload.c src/builtin/gpu_counters.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/collect/pcie_link.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
@@ -75,7 +76,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -319,7 +320,7 @@ test-gpu:
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
 # `make gpu-build` made them (bench-gpu).
-bench: bench-import bench-cpu bench-merge
+bench: bench-import bench-cpu bench-merge bench-long
 	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
 	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
 
@@ -341,6 +342,13 @@ BENCH_RANK_FILE ?= $(firstword $(wildcard samples/h200-ddp-rank.0.json.xz) sampl
 bench-merge: all
 	$(call install_missing,time python3)
 	tests/bench_merge.sh $(BIN) $(BENCH_RANK_FILE) 5 8 16 32 64
+
+# A long run (docs/scaling.md): 60 s of a training loop made from the recorded one
+# (tests/long_run_gen), its file size, peak RSS and time from the program's exit to the report,
+# and `mmprof report` on its run file; median of 3. About 2 minutes on two cores: not in make test.
+bench-long: all $(BUILD)/tests/long_run_gen
+	$(call install_missing,time bc)
+	tests/long_run_bench.sh $(BIN) 3 60
 
 # The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
 bench-cpu: all $(BUILD)/tests/bench_cpu

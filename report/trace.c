@@ -694,3 +694,15 @@ char *render_trace(const analysis *a)
     }
     return sb_finish(&out);
 }
+
+void trace_size_warning(size_t bytes, const char *path, FILE *err)
+{
+    if (bytes <= TRACE_VIEWER_MAX_BYTES)
+        return;
+    fprintf(err,
+            "mmprof: warning: --trace '%s' is %.0f MB: chrome://tracing opens JSON traces of at most %zu MB, and "
+            "ui.perfetto.dev holds a trace at 2-4x its size in the browser's memory (typically 2 GB); open it with "
+            "Perfetto's trace_processor --httpd, or record a shorter window (mmprof profile --duration, "
+            "--capture-range)\n",
+            path, (double)bytes / 1e6, TRACE_VIEWER_MAX_BYTES >> 20);
+}

@@ -9,9 +9,20 @@
 #ifndef MMPROF_REPORT_TRACE_H
 #define MMPROF_REPORT_TRACE_H
 
+#include <stdio.h>
+
 #include "analysis.h"
 
 /* The document as a string (the caller frees it), or NULL when memory ran out. */
 char *render_trace(const analysis *a);
+
+/* The largest JSON trace chrome://tracing opens: 256 MiB (google/trace-viewer#627). Perfetto's
+ * UI holds a trace in the browser's memory, typically 2 GB, at 2 to 4 times its size
+ * (perfetto.dev/docs/visualization/large-traces), so past this it may fail too. */
+#define TRACE_VIEWER_MAX_BYTES ((size_t)256 << 20)
+
+/* Says on err that a trace of bytes is too large to open comfortably, with the figure and what
+ * to do instead; nothing below TRACE_VIEWER_MAX_BYTES. */
+void trace_size_warning(size_t bytes, const char *path, FILE *err);
 
 #endif

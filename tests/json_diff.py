@@ -76,6 +76,53 @@ def migrate_v2(d):
     return out
 
 
+# The event store in columns (src/model/event_columns.h, runs of 100,000 events or more) as the
+# rows a shorter run writes, so the two forms compare event by event.
+COPY_DIRS = {0: "other", 1: "HtoD", 2: "DtoH", 8: "DtoD", 9: "HtoH", 10: "PtoP"}
+MEM_KINDS = ["unknown", "pageable", "pinned", "device", "array", "managed"]
+SYNC_KINDS = ["unknown", "event", "stream-wait-event", "stream", "context"]
+
+
+def rows_of_columns(d):
+    e = d.get("events")
+    if not isinstance(e, dict) or e.get("form") != "columns":
+        return d
+    names = e["names"]
+    out = {}
+    for kind in ("kernels", "copies", "memsets", "apis", "syncs"):
+        c = e[kind]
+        rows, start, corr = [], 0, 0
+        for i in range(len(c["start_ns"])):
+            start += c["start_ns"][i]
+            corr += c["correlation"][i]
+            r = {"start_ns": start, "end_ns": start + c["dur_ns"][i], "pid": c["pid"][i], "correlation": corr}
+            if kind == "kernels":
+                r.update(name=names[c["name"][i]], device=c["device"][i], stream=c["stream"][i],
+                         grid=[c["grid_x"][i], c["grid_y"][i], c["grid_z"][i]],
+                         block=[c["block_x"][i], c["block_y"][i], c["block_z"][i]])
+                known = c["registers"][i] >= 0
+                r.update(registers=c["registers"][i] if known else None,
+                         static_smem=c["static_smem"][i] if known else None,
+                         dynamic_smem=c["dynamic_smem"][i] if known else None)
+                if known:
+                    r.update(smem_optin=bool(c["smem_optin"][i]), local_mem=c["local_mem"][i])
+            elif kind == "copies":
+                r.update(dir=COPY_DIRS.get(c["dir"][i], "other"), src=MEM_KINDS[c["src"][i]],
+                         dst=MEM_KINDS[c["dst"][i]], bytes=c["bytes"][i], device=c["device"][i], stream=c["stream"][i])
+            elif kind == "memsets":
+                r.update(mem=MEM_KINDS[c["mem"][i]], bytes=c["bytes"][i], device=c["device"][i], stream=c["stream"][i])
+            elif kind == "apis":
+                r.update(name=names[c["name"][i]], kind="driver" if c["kind"][i] else "runtime", thread=c["thread"][i])
+            else:
+                r.update(kind=SYNC_KINDS[c["kind"][i]], thread=c["thread"][i], stream=c["stream"][i])
+            if c["region"][i]:
+                r["region"] = c["region"][i]
+            rows.append(r)
+        out[kind] = rows
+    d["events"] = out
+    return d
+
+
 def flatten(v, path, out):
     if isinstance(v, dict):
         if not v:
@@ -134,8 +181,8 @@ def main():
             total += 1
             continue
         a, b = {}, {}
-        flatten(migrate_v2(json.load(open(po))), "", a)
-        flatten(json.load(open(pn)), "", b)
+        flatten(rows_of_columns(migrate_v2(json.load(open(po)))), "", a)
+        flatten(rows_of_columns(json.load(open(pn))), "", b)
         a = {rename(k): v for k, v in a.items()}
         diffs = []
         for k in sorted(set(a) | set(b)):

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "event_columns.h"
 #include "model_json.h"
 #include "test_support.h"
 
@@ -1515,6 +1516,89 @@ static void read_file_reads_what_was_written(void **state)
     model_free(&m);
 }
 
+
+/* A long run's store in columns (event_columns.h): the same model back, through a tree and
+ * through text (where the columns are read from the text, not from a cJSON tree). The threshold
+ * is lowered so a short sample takes that form. */
+static void columns_round_trip(void **state)
+{
+    (void)state;
+    const char *paths[] = {"samples/h200-profile-train.json", NCU_SAMPLE};
+    for (size_t p = 0; p < 2; p++) {
+        run_model m, back;
+        load_run(paths[p], &m);
+        event_columns_min = 1;
+        cJSON *tree = model_to_json(&m);
+        assert_non_null(tree);
+        const cJSON *form = at(tree, "events.form");
+        assert_true(cJSON_IsString(form) && strcmp(form->valuestring, "columns") == 0);
+        /* Each distinct name once: the sample's 8,412 API calls have 47 names. */
+        assert_true(cJSON_GetArraySize(at(tree, "events.names")) < 100);
+        cJSON_Delete(tree);
+        round_trip(&m, &back);
+        model_free(&back);
+        char *text = model_to_text(&m);
+        event_columns_min = EVENT_COLUMNS_MIN;
+        assert_non_null(text);
+        char err[512] = "";
+        if (!model_read_text("columns.json", text, strlen(text), &back, err, sizeof err))
+            fail_msg("%s", err);
+        models_equal(&m, &back);
+        /* Names shared, not copied per event. */
+        if (back.events.napis > 1)
+            for (size_t i = 1; i < back.events.napis; i++)
+                if (strcmp(back.events.apis[i].name, back.events.apis[0].name) == 0)
+                    assert_ptr_equal(back.events.apis[i].name, back.events.apis[0].name);
+        free(text);
+        model_free(&back);
+        /* Below the threshold: one event per line, as before. */
+        tree = model_to_json(&m);
+        assert_true(cJSON_IsArray(at(tree, "events.kernels")));
+        cJSON_Delete(tree);
+        model_free(&m);
+    }
+}
+
+/* Bad columns are refused with the column and the event named. */
+static void rejects_bad_columns(void **state)
+{
+    (void)state;
+    run_model m, back;
+    load_run("samples/h200-profile-train.json", &m);
+    event_columns_min = 1;
+    char *text = model_to_text(&m);
+    event_columns_min = EVENT_COLUMNS_MIN;
+    assert_non_null(text);
+    model_free(&m);
+    struct {
+        const char *from, *to, *says;
+    } cases[] = {
+        {"\"dur_ns\": [", "\"dur_ns\": [-9", "dur_ns[0]: out of range"}, /* the first negative */
+        {"\"dur_ns\": [", "\"dur_ns\": [7,", "dur_ns: "},                   /* one value too many */
+        {"\"region\": [", "\"region\": [99999", "region[0]: out of range"},
+        {"\"dur_ns\": [", "\"dur_ns\": [1.5,", "expected an integer"},
+        {"\"dur_ns\": [", "\"width\": [1], \"dur_ns\": [", "unknown column 'width'"},
+        {"\"name\": [", "\"name\": [100000", "name[0]: out of range"},
+        {"\"form\": \"columns\"", "\"form\": \"rows\"", "form"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *at_ = strstr(text, cases[i].from);
+        assert_non_null(at_);
+        size_t pre = (size_t)(at_ - text), flen = strlen(cases[i].from), tlen = strlen(cases[i].to);
+        char *bad = malloc(strlen(text) + tlen + 1);
+        assert_non_null(bad);
+        memcpy(bad, text, pre);
+        memcpy(bad + pre, cases[i].to, tlen);
+        strcpy(bad + pre + tlen, at_ + flen);
+        char err[512] = "";
+        assert_false(model_read_text("bad.json", bad, strlen(bad), &back, err, sizeof err));
+        if (!strstr(err, cases[i].says))
+            fail_msg("case %zu: '%s' does not say '%s'", i, err, cases[i].says);
+        free(bad);
+    }
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest round_trips[] = {
@@ -1528,6 +1612,8 @@ int main(void)
         cmocka_unit_test(rejects_bad_sweep_fields),
         cmocka_unit_test(timeline_round_trips),
         cmocka_unit_test(host_activity_round_trips),
+        cmocka_unit_test(columns_round_trip),
+        cmocka_unit_test(rejects_bad_columns),
         cmocka_unit_test(v1_sample_gets_regions),
     };
     const struct CMUnitTest rejection[] = {

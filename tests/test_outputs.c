@@ -90,6 +90,34 @@ static void dash_is_stdout(void **state)
     cmd_free(&r);
 }
 
+/* An output named .gz or .zst is written compressed, and the run file reads back as it is. */
+static void compressed_by_name(void **state)
+{
+    (void)state;
+    const char *names[] = {"run.json.gz", "run.json.zst"};
+    const unsigned char magic[][4] = {{0x1f, 0x8b, 0, 0}, {0x28, 0xb5, 0x2f, 0xfd}};
+    const size_t nmagic[] = {2, 4};
+    for (int i = 0; i < 2; i++) {
+        const char *path = at(names[i]);
+        const char *argv[] = {mmprof_bin(), "report", sample_path(), "-q", "--json", path, NULL};
+        cmd_result r = run(argv);
+        assert_int_equal(r.status, 0);
+        cmd_free(&r);
+        size_t len = 0;
+        char *bytes = read_file(path, &len);
+        assert_non_null(bytes);
+        assert_true(len > 4);
+        assert_memory_equal(bytes, magic[i], nmagic[i]);
+        free(bytes);
+        const char *back[] = {mmprof_bin(), "report", path, "-q", "--json", "-", NULL};
+        r = run(back);
+        assert_int_equal(r.status, 0);
+        assert_json_run(r.out);
+        cmd_free(&r);
+        unlink(path);
+    }
+}
+
 /* A character device is written in place: /dev/null stays /dev/null; /dev/full is exit 4. */
 static void devices_written_in_place(void **state)
 {
@@ -448,6 +476,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(dash_is_stdout, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(compressed_by_name, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(devices_written_in_place, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(pipes_and_fifos, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(symlinks_followed, test_tmp_setup, test_tmp_teardown),

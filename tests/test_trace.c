@@ -435,10 +435,29 @@ static void api_names_lose_their_version(void **state)
     assert_string_equal(buf, "cuda_v");
 }
 
+/* A trace too large for chrome://tracing is said, with its size; one that fits is not. */
+static void too_large_trace_is_warned(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    trace_size_warning(TRACE_VIEWER_MAX_BYTES, "fits.json", f);
+    fflush(f);
+    assert_int_equal(len, 0);
+    trace_size_warning((size_t)300 << 20, "big.json", f);
+    fclose(f);
+    assert_non_null(strstr(text, "'big.json' is 315 MB"));
+    assert_non_null(strstr(text, "at most 256 MB"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(complete_events_have_their_fields),
+        cmocka_unit_test(too_large_trace_is_warned),
         cmocka_unit_test(one_event_per_kernel_copy_and_call),
         cmocka_unit_test(ranges_nest_on_every_thread),
         cmocka_unit_test(processes_and_threads_are_named),

@@ -244,9 +244,18 @@ host_causes *host_causes_build(const run_model *m)
                           s->copies[i].src == MEM_PAGEABLE || s->copies[i].dst == MEM_PAGEABLE};
     if (s->ncopies > 0)
         qsort(k, s->ncopies, sizeof *k, cmp_copy_key);
+    /* A name's cause, remembered by the name's pointer (the store keeps each distinct name once,
+     * model.h): a long run's millions of calls have a few dozen names. */
+    struct {
+        const char *name;
+        idle_cause c;
+    } seen[64] = {{0}};
     for (size_t i = 0; i < s->napis; i++) {
         const api_event *a = &s->apis[i];
-        idle_cause c = idle_cause_of_name(a->name);
+        size_t slot = ((uintptr_t)a->name >> 4) % 64;
+        if (!a->name || seen[slot].name != a->name)
+            seen[slot].name = a->name, seen[slot].c = idle_cause_of_name(a->name);
+        idle_cause c = seen[slot].c;
         if (c == IDLE_OTHER_API && a->name && strstr(a->name, "Memcpy") &&
             pageable_copy(k, s->ncopies, a->pid, a->correlation))
             c = IDLE_PAGEABLE_COPY;

@@ -399,16 +399,33 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
 }
 
 
+/* A call as api_stats groups it: its name's pointer (the store keeps each distinct name once,
+ * model.h), then its display name. */
 typedef struct {
-    char name[64];
+    const char *name;
     double us;
 } named_call;
 
 static int cmp_call(const void *a, const void *b)
 {
     const named_call *x = a, *y = b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : (x->us > y->us) - (x->us < y->us);
+    if (x->name != y->name)
+        return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
+    return (x->us > y->us) - (x->us < y->us);
+}
+
+/* One stored name's calls, c[first, first + count), sorted by time, and its display name. */
+typedef struct {
+    char name[64];
+    int first, count;
+} name_run;
+
+static int cmp_run(const void *a, const void *b) { return strcmp(((const name_run *)a)->name, ((const name_run *)b)->name); }
+
+static int cmp_us(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 static int cmp_api_total(const void *a, const void *b)
@@ -419,7 +436,10 @@ static int cmp_api_total(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* API calls by name (version suffix dropped): count, total, share, median, min, max. */
+/* API calls by name (version suffix dropped): count, total, share, median, min, max. Grouped by
+ * the stored name's pointer first (a pointer compare per step of the sort, the display name
+ * made once per distinct name), then runs of equal display names joined: a long run has
+ * millions of calls of a few dozen names. */
 static bool api_stats(const host_item *const *calls, int n, double total_ms, region_metrics *r)
 {
     r->apis = NULL;
@@ -427,39 +447,69 @@ static bool api_stats(const host_item *const *calls, int n, double total_ms, reg
     if (n == 0)
         return true;
     named_call *c = malloc((size_t)n * sizeof *c);
-    api_stat *st = calloc((size_t)n, sizeof *st);
-    if (!c || !st) {
+    double *us = malloc((size_t)n * sizeof *us);
+    if (!c || !us) {
         free(c);
-        free(st);
+        free(us);
         return false;
     }
     for (int i = 0; i < n; i++) {
-        api_display_name(((const api_event *)calls[i]->ev)->name, c[i].name, sizeof c[i].name);
-        c[i].us = 1e3 * ms(calls[i]->end - calls[i]->start);
+        const char *name = ((const api_event *)calls[i]->ev)->name;
+        c[i] = (named_call){name ? name : "", 1e3 * ms(calls[i]->end - calls[i]->start)};
     }
     qsort(c, (size_t)n, sizeof *c, cmp_call);
+    int nruns = 0;
+    for (int i = 0; i < n; i++)
+        nruns += i == 0 || c[i].name != c[i - 1].name;
+    name_run *runs = malloc((size_t)nruns * sizeof *runs);
+    api_stat *st = NULL;
+    if (runs) {
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            if (i == 0 || c[i].name != c[i - 1].name) {
+                api_display_name(c[i].name, runs[k].name, sizeof runs[k].name);
+                runs[k].first = i, runs[k].count = 0;
+                k++;
+            }
+            runs[k - 1].count++;
+        }
+        qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
+        st = calloc((size_t)nruns, sizeof *st);
+    }
+    if (!runs || !st) {
+        free(c);
+        free(us);
+        free(runs);
+        return false;
+    }
     int ns = 0;
-    for (int i = 0; i < n;) {
-        int j = i;
+    for (int i = 0; i < nruns;) {
+        int j = i, k = 0;
         double sum = 0;
-        while (j < n && strcmp(c[j].name, c[i].name) == 0)
-            sum += c[j++].us;
-        int k = j - i;
+        for (; j < nruns && strcmp(runs[j].name, runs[i].name) == 0; j++)
+            for (int q = 0; q < runs[j].count; q++) {
+                us[k] = c[runs[j].first + q].us;
+                sum += us[k++];
+            }
+        if (j - i > 1) /* one display name from several stored ones: their times sorted together */
+            qsort(us, (size_t)k, sizeof *us, cmp_us);
         api_stat *s = &st[ns++];
-        memcpy(s->name, c[i].name, sizeof s->name);
+        memcpy(s->name, runs[i].name, sizeof s->name);
         s->count = k;
         metric_set(&s->total_ms, sum / 1e3);
         if (total_ms > 0)
             metric_set(&s->share_pct, 100.0 * sum / 1e3 / total_ms);
         else
             metric_na(&s->share_pct, "no time in API calls");
-        metric_set(&s->min_us, c[i].us);
-        metric_set(&s->max_us, c[j - 1].us);
-        metric_set(&s->median_us, (k % 2) ? c[i + k / 2].us : 0.5 * (c[i + k / 2 - 1].us + c[i + k / 2].us));
+        metric_set(&s->min_us, us[0]);
+        metric_set(&s->max_us, us[k - 1]);
+        metric_set(&s->median_us, (k % 2) ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]));
         i = j;
     }
     qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
     free(c);
+    free(us);
+    free(runs);
     r->apis = st;
     r->napistats = ns;
     return true;

@@ -97,10 +97,8 @@ void gpu_counter_pass_records(run_model *m, workload_run *w)
     for (size_t i = 0; i < e->nkernels; i++) {
         kernel_event *k = &e->kernels[i];
         bool mine = k->region == w->region;
-        if (mine && k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns) {
-            free(k->name);
-            continue;
-        }
+        if (mine && k->start_ns >= pass->start_ns && k->start_ns <= pass->end_ns)
+            continue; /* its name is the store's (model.h) */
         e->kernels[kept++] = *k;
         if (mine && compute && k->start_ns >= compute->start_ns && k->start_ns <= compute->end_ns &&
             named < w->ncounters) {

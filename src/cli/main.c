@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "rank_env.h"
 #include "text.h"
+#include "output_compress.h"
 #include "trace.h"
 
 static bool use_color(color_mode mode, FILE *f)
@@ -62,6 +63,8 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
             continue;
         }
         size_t len = strlen(text);
+        if (outs[i].render == render_trace)
+            trace_size_warning(len, outs[i].path, stderr);
         /* A text file ends with a newline. */
         bool nl = len == 0 || text[len - 1] != '\n';
         char *full = nl ? malloc(len + 2) : text;
@@ -70,10 +73,16 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
             full[len++] = '\n';
             full[len] = '\0';
         }
-        if (!full || !output_write(&outs[i].file, full, len, err, sizeof err)) {
-            fprintf(stderr, "mmprof: %s\n", full ? err : "out of memory");
+        /* --json run.json.zst: written compressed (output_compress.h); read back by content. */
+        compress_kind ck = outs[i].file.is_stdout ? COMPRESS_NONE : output_compress_kind(outs[i].path);
+        size_t packed_len = 0;
+        char *packed = full && ck != COMPRESS_NONE ? output_compress(ck, full, len, &packed_len) : NULL;
+        if (!full || (ck != COMPRESS_NONE && !packed) ||
+            !output_write(&outs[i].file, packed ? packed : full, packed ? packed_len : len, err, sizeof err)) {
+            fprintf(stderr, "mmprof: %s\n", full && (ck == COMPRESS_NONE || packed) ? err : "out of memory");
             status = EXIT_OUTPUT;
         }
+        free(packed);
         if (!output_close(&outs[i].file, err, sizeof err)) {
             fprintf(stderr, "mmprof: %s\n", err);
             status = EXIT_OUTPUT;

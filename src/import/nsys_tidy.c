@@ -48,10 +48,8 @@ bool nsys_drop_nested_calls(event_list *e, size_t *dropped)
     }
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
-        if (drop[i]) {
-            free(e->apis[i].name);
-            continue;
-        }
+        if (drop[i])
+            continue; /* its name is the store's (model.h) */
         e->apis[kept++] = e->apis[i];
     }
     *dropped = n - kept;

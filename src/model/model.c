@@ -38,12 +38,133 @@ void workload_clear(workload_run *w)
     memset(w, 0, sizeof *w);
 }
 
+/* The names of a store's kernels and API calls, each distinct one kept once: a long run's
+ * millions of API calls have a few dozen names, and a kernel's mangled name is hundreds of bytes,
+ * so one copy per event was most of a long run's model and a malloc per event. The strings are
+ * owned by the pool (events may point at any of them); the hash table (open addressing, indices
+ * + 1, 0 empty) finds an existing copy. */
+struct name_pool {
+    char **s;
+    size_t n, cap;
+    size_t *slot;
+    size_t nslots;
+};
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Puts string i of p into its hash table (at most half full); false when memory ran out. */
+static bool pool_index(struct name_pool *p, size_t i)
+{
+    if (2 * (i + 1) > p->nslots) {
+        size_t ns = p->nslots ? 2 * p->nslots : 64;
+        size_t *slot = calloc(ns, sizeof *slot);
+        if (!slot)
+            return false;
+        free(p->slot);
+        p->slot = slot, p->nslots = ns;
+        for (size_t j = 0; j < i; j++)
+            if (!pool_index(p, j))
+                return false;
+    }
+    size_t h = name_hash(p->s[i]) & (p->nslots - 1);
+    while (p->slot[h]) {
+        if (strcmp(p->s[p->slot[h] - 1], p->s[i]) == 0)
+            return true; /* an equal string is indexed already (an adopted pool's) */
+        h = (h + 1) & (p->nslots - 1);
+    }
+    p->slot[h] = i + 1;
+    return true;
+}
+
+static bool pool_push(struct name_pool *p, char *s)
+{
+    if (p->n == p->cap) {
+        size_t nc = p->cap ? 2 * p->cap : 32;
+        char **g = realloc(p->s, nc * sizeof *g);
+        if (!g)
+            return false;
+        p->s = g, p->cap = nc;
+    }
+    p->s[p->n] = s;
+    if (!pool_index(p, p->n))
+        return false;
+    p->n++;
+    return true;
+}
+
+size_t events_name_index(const event_list *e, const char *s)
+{
+    const struct name_pool *p = e->names;
+    if (!s)
+        s = "";
+    if (p && p->nslots) {
+        size_t h = name_hash(s) & (p->nslots - 1);
+        for (; p->slot[h]; h = (h + 1) & (p->nslots - 1))
+            if (strcmp(p->s[p->slot[h] - 1], s) == 0)
+                return p->slot[h] - 1;
+    }
+    return SIZE_MAX;
+}
+
+const char *const *events_names(const event_list *e, size_t *n)
+{
+    *n = e->names ? e->names->n : 0;
+    return e->names ? (const char *const *)e->names->s : NULL;
+}
+
+/* The pool's copy of s (added when new), or NULL when memory ran out. */
+static char *intern(event_list *e, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!e->names && !(e->names = calloc(1, sizeof *e->names)))
+        return NULL;
+    struct name_pool *p = e->names;
+    size_t i = events_name_index(e, s);
+    if (i != SIZE_MAX)
+        return p->s[i];
+    char *d = strdup(s);
+    if (!d || !pool_push(p, d)) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+bool events_adopt_names(event_list *dst, event_list *src)
+{
+    struct name_pool *from = src->names;
+    if (!from)
+        return true;
+    if (!dst->names && !(dst->names = calloc(1, sizeof *dst->names)))
+        return false;
+    size_t moved = 0;
+    while (moved < from->n && pool_push(dst->names, from->s[moved]))
+        moved++;
+    /* What was not adopted (memory ran out) stays src's, for its own events_clear. */
+    memmove(from->s, from->s + moved, (from->n - moved) * sizeof *from->s);
+    from->n -= moved;
+    free(from->slot);
+    from->slot = NULL;
+    from->nslots = 0;
+    return from->n == 0;
+}
+
 void events_clear(event_list *e)
 {
-    for (size_t i = 0; i < e->nkernels; i++)
-        free(e->kernels[i].name);
-    for (size_t i = 0; i < e->napis; i++)
-        free(e->apis[i].name);
+    if (e->names) {
+        for (size_t i = 0; i < e->names->n; i++)
+            free(e->names->s[i]);
+        free(e->names->s);
+        free(e->names->slot);
+        free(e->names);
+    }
     free(e->kernels);
     free(e->apis);
     free(e->copies);
@@ -138,36 +259,22 @@ void model_add_warning(run_model *m, const char *fmt, ...)
         m->warnings[m->nwarnings++] = s;
 }
 
-/* Appends a copy of k, its name duplicated. */
-static bool append_kernel(kernel_event **arr, size_t *count, const kernel_event *k)
+/* Appends a copy of k, its name the list's (interned). */
+static bool append_kernel(event_list *e, const kernel_event *k)
 {
     kernel_event copy = *k;
-    copy.name = strdup(k->name ? k->name : "");
-    if (!copy.name)
+    if (!(copy.name = intern(e, k->name)))
         return false;
-    void *grown = grow(*arr, *count, sizeof **arr);
-    if (!grown) {
-        free(copy.name);
-        return false;
-    }
-    *arr = grown;
-    (*arr)[(*count)++] = copy;
+    APPEND(e->kernels, e->nkernels, copy);
     return true;
 }
 
-static bool append_api(api_event **arr, size_t *count, const api_event *a)
+static bool append_api(event_list *e, const api_event *a)
 {
     api_event copy = *a;
-    copy.name = strdup(a->name ? a->name : "");
-    if (!copy.name)
+    if (!(copy.name = intern(e, a->name)))
         return false;
-    void *grown = grow(*arr, *count, sizeof **arr);
-    if (!grown) {
-        free(copy.name);
-        return false;
-    }
-    *arr = grown;
-    (*arr)[(*count)++] = copy;
+    APPEND(e->apis, e->napis, copy);
     return true;
 }
 
@@ -260,15 +367,15 @@ const phase *workload_find_phase(const workload_run *w, const char *name)
     return NULL;
 }
 
-bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->timed.kernels, &w->timed.nkernels, k); }
+bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->timed, k); }
 bool workload_add_copy(workload_run *w, const copy_event *c) { APPEND(w->timed.copies, w->timed.ncopies, *c); return true; }
 bool workload_add_memset(workload_run *w, const memset_event *s) { APPEND(w->timed.memsets, w->timed.nmemsets, *s); return true; }
-bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->timed.apis, &w->timed.napis, a); }
+bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->timed, a); }
 bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->timed.syncs, w->timed.nsyncs, *s); return true; }
 
 /* The event store (event_owner in model.h says which region each event names). */
-bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(&e->kernels, &e->nkernels, k); }
-bool events_add_api(event_list *e, const api_event *a) { return append_api(&e->apis, &e->napis, a); }
+bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(e, k); }
+bool events_add_api(event_list *e, const api_event *a) { return append_api(e, a); }
 
 bool events_add_copy(event_list *e, const copy_event *c) { APPEND(e->copies, e->ncopies, *c); return true; }
 

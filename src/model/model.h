@@ -106,7 +106,7 @@ typedef enum {
 } run_source;
 
 typedef struct {
-    char *name; /* as CUPTI recorded it (mangled); owned */
+    char *name; /* as CUPTI recorded it (mangled); its event_list's (names below) */
     int64_t start_ns, end_ns;
     uint32_t pid; /* process that launched it; 0 when not known (built-in runs: one process) */
     uint32_t device, stream, correlation;
@@ -143,7 +143,7 @@ typedef enum { API_RUNTIME = 0, API_DRIVER = 1 } api_kind;
 
 /* A CUDA runtime or driver call on the host, as CUPTI's RUNTIME and DRIVER records saw it. */
 typedef struct {
-    char *name; /* owned, e.g. "cudaMemcpy_v3020", "cuLaunchKernel" */
+    char *name; /* its event_list's (names below), e.g. "cudaMemcpy_v3020", "cuLaunchKernel" */
     int64_t start_ns, end_ns;
     api_kind kind;
     uint32_t pid;
@@ -187,6 +187,10 @@ typedef struct {
     size_t napis;
     sync_event *syncs;
     size_t nsyncs;
+    /* The kernels' and API calls' names, each distinct one stored once (model.c): the adds
+     * below copy a name into it, events_clear frees it. Events of one list with equal names
+     * share one string, so a name's pointer may key a cache of what is derived from it. */
+    struct name_pool *names;
 } event_list;
 
 typedef enum {
@@ -537,6 +541,13 @@ bool events_add_memset(event_list *e, const memset_event *s);
 bool events_add_api(event_list *e, const api_event *a);
 bool events_add_sync(event_list *e, const sync_event *s);
 void events_clear(event_list *e);
+/* After src's kernels or API calls were moved to dst as they are (model_merge): dst takes src's
+ * names too. False when memory ran out (src keeps what dst did not take). */
+bool events_adopt_names(event_list *dst, event_list *src);
+/* The list's names (each kernel's and API call's name is one of them, by pointer), in the order
+ * first added, and a name's index among them (SIZE_MAX: not there). */
+const char *const *events_names(const event_list *e, size_t *n);
+size_t events_name_index(const event_list *e, const char *name);
 
 /* Regions: model_add_region copies name and domain (either may be NULL) and returns the new
  * region's index, or -1 when memory ran out. The run's own region is always regions[0]: the first

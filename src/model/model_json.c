@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "event_columns.h"
 #include "json_stream.h"
 #include "trace_input.h"
 
@@ -535,6 +536,8 @@ static bool write_builtin(json_writer *w, const run_model *m, const model_write_
 
 static bool write_events(json_writer *w, const event_list *e, int64_t epoch)
 {
+    if (event_columns_fit(e)) /* a long run: the compact form (event_columns.h) */
+        return jw_open_object(w, "events") && event_columns_write(w, e, epoch) && jw_close(w);
     return jw_open_object(w, "events") && write_array(w, "kernels", e->nkernels, make_kernel, e->kernels, epoch) &&
            write_array(w, "copies", e->ncopies, make_copy, e->copies, epoch) &&
            write_array(w, "memsets", e->nmemsets, make_memset, e->memsets, epoch) &&
@@ -1020,6 +1023,7 @@ typedef struct {
     char path[32];     /* "events.kernels", or "workloads" (versions 1 and 2) */
     size_t (*el)[2];   /* each element's [start, end) in the text */
     int n, cap;
+    bool span;         /* not an array: el[0] is the whole value's text (event columns) */
 } split_array;
 
 typedef struct split_doc {
@@ -1792,6 +1796,65 @@ static bool read_warnings(reader *r, const cJSON *root, run_model *m)
     return true;
 }
 
+/* A long run's events in columns (event_columns.h): the names table from the tree, each kind's
+ * columns from the file's text (or, for a tree made in memory, from its printed form). */
+static bool read_columns(reader *r, const cJSON *ev, run_model *m)
+{
+    char form[16];
+    if (!get_str(r, ev, "form", false, form, sizeof form))
+        return false;
+    if (strcmp(form, "columns") != 0)
+        return fail(r, "form", "is '%s'; this mmprof reads \"columns\"", form);
+    const cJSON *names = get_array(r, ev, "names");
+    if (!names)
+        return false;
+    int nn = cJSON_GetArraySize(names);
+    const char **table = malloc((size_t)(nn ? nn : 1) * sizeof *table);
+    if (!table)
+        return fail(r, NULL, "out of memory");
+    int i = 0;
+    for (const cJSON *e = names->child; e; e = e->next, i++)
+        if (!cJSON_IsString(e)) {
+            free(table);
+            size_t s = enter(r, "names", i);
+            bool ok = fail(r, NULL, "expected a string");
+            leave(r, s);
+            return ok;
+        } else {
+            table[i] = e->valuestring;
+        }
+    event_column_limits lim = {.names = table, .nnames = (size_t)nn, .ndevices = r->ndevices,
+                               .nregions = r->nregions, .epoch = m->epoch_ns};
+    bool ok = true;
+    for (int k = 0; ok && k < 5; k++) {
+        const char *kind = event_column_kinds[k];
+        const split_array *sa = split_find(r, kind);
+        char *printed = NULL;
+        const char *text = NULL;
+        size_t len = 0;
+        if (sa && sa->span) {
+            text = r->split->buf + sa->el[0][0];
+            len = sa->el[0][1] - sa->el[0][0];
+        } else {
+            const cJSON *o = get_object(r, ev, kind);
+            if (!o) {
+                ok = false;
+                break;
+            }
+            if (!(printed = cJSON_PrintUnformatted(o))) {
+                ok = fail(r, NULL, "out of memory");
+                break;
+            }
+            text = printed, len = strlen(printed);
+        }
+        char why[256];
+        ok = event_columns_read(k, text, len, &lim, &m->events, why, sizeof why) || fail(r, NULL, "%s", why);
+        free(printed);
+    }
+    free(table);
+    return ok;
+}
+
 /* The run's own events: version 2 and 3's "events" (a version 1 file has none there). */
 static bool read_store(reader *r, const cJSON *root, run_model *m)
 {
@@ -1801,7 +1864,7 @@ static bool read_store(reader *r, const cJSON *root, run_model *m)
     if (!ev)
         return false;
     size_t s = enter_obj(r, "events");
-    bool ok = read_events(r, ev, "apis", m->epoch_ns, &m->events);
+    bool ok = cJSON_HasObjectItem(ev, "form") ? read_columns(r, ev, m) : read_events(r, ev, "apis", m->epoch_ns, &m->events);
     leave(r, s);
     return ok;
 }
@@ -1989,6 +2052,43 @@ static bool split_elements(json_stream *s, split_doc *d, const char *path)
     }
 }
 
+/* Records the value that starts next in s (an object) as d's path, whole. */
+static bool split_span(json_stream *s, split_doc *d, const char *path)
+{
+    if (d->narr == (int)(sizeof d->arr / sizeof d->arr[0]))
+        return false;
+    const char *text;
+    size_t len;
+    uint64_t off;
+    if (js_value(s, false, 0, &text, &len, &off) != JS_OK)
+        return false;
+    split_array *a = &d->arr[d->narr++];
+    memset(a, 0, sizeof *a);
+    copy_str(a->path, sizeof a->path, path);
+    if (!(a->el = malloc(sizeof *a->el)))
+        return false;
+    a->el[0][0] = (size_t)off;
+    a->el[0][1] = (size_t)js_offset(s);
+    a->n = 1, a->cap = 1, a->span = true;
+    return true;
+}
+
+/* The value that starts next in s, parsed alone and added to o as key (nothing when it is not
+ * valid JSON: the caller sees it missing). */
+static void inner_value(json_stream *s, split_doc *d, cJSON *o, const char *key)
+{
+    const char *text;
+    size_t len;
+    uint64_t off;
+    if (js_value(s, false, 0, &text, &len, &off) != JS_OK)
+        return;
+    const char *stop = NULL;
+    size_t end = (size_t)js_offset(s);
+    cJSON *v = cJSON_ParseWithLengthOpts(d->buf + off, end - (size_t)off, &stop, false);
+    if (!v || stop != d->buf + end || !cJSON_AddItemToObject(o, key, v))
+        cJSON_Delete(v);
+}
+
 /* The key of the member that starts next in s, into key (false when it is not a plain string). */
 static bool member_key(json_stream *s, char *key, size_t len)
 {
@@ -2040,10 +2140,15 @@ static bool split_document(split_doc *d, cJSON **root)
                     if (first && js_peek(&s) == '}')
                         break;
                     first = false;
-                    ok = member_key(&s, inner, sizeof inner) && js_peek(&s) == '[' &&
-                         !cJSON_HasObjectItem(value, inner) && cJSON_AddArrayToObject(value, inner);
+                    ok = member_key(&s, inner, sizeof inner) && !cJSON_HasObjectItem(value, inner);
                     snprintf(path, sizeof path, "events.%s", inner);
-                    ok = ok && split_elements(&s, d, path);
+                    int vc = ok ? js_peek(&s) : -1;
+                    if (vc == '[' && strcmp(inner, "names") != 0) /* one event per element */
+                        ok = cJSON_AddArrayToObject(value, inner) && split_elements(&s, d, path);
+                    else if (vc == '{') /* a kind's columns: read from the text (event_columns.h) */
+                        ok = cJSON_AddObjectToObject(value, inner) && split_span(&s, d, path);
+                    else /* the columns' "form" and "names" */
+                        ok = ok && (inner_value(&s, d, value, inner), true) && cJSON_HasObjectItem(value, inner);
                     int sep = ok ? js_peek(&s) : -1;
                     if (sep == ',')
                         js_next(&s);

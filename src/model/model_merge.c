@@ -381,6 +381,7 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
               move_array(&d->memsets, &d->nmemsets, &e->memsets, &e->nmemsets, sizeof *e->memsets) &&
               move_array(&d->apis, &d->napis, &e->apis, &e->napis, sizeof *e->apis) &&
               move_array(&d->syncs, &d->nsyncs, &e->syncs, &e->nsyncs, sizeof *e->syncs) &&
+              events_adopt_names(d, e) &&
               move_array(&dst->processes, &np, &src->processes, &nps, sizeof *src->processes) &&
               move_array(&dst->threads, &nt, &src->threads, &nts, sizeof *src->threads) &&
               move_array(&dst->warnings, &nw, &src->warnings, &nws, sizeof *src->warnings) &&

@@ -106,6 +106,52 @@ bool jw_close(json_writer *w)
     return !(w->text && w->text->oom) || failed(w);
 }
 
+/* The decimal digits of v into end's left, returning where they start. */
+static char *int_text(char *end, int64_t v)
+{
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--end = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0)
+        *--end = '-';
+    return end;
+}
+
+bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
+{
+    if (w->failed)
+        return false;
+    if (!w->text) {
+        cJSON *a = cJSON_CreateArray();
+        for (size_t i = 0; a && i < n; i++)
+            if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]))) {
+                cJSON_Delete(a);
+                a = NULL;
+            }
+        return place(w, key, a);
+    }
+    text_prefix(w, key);
+    sb_add(w->text, "[");
+    char chunk[4096];
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++) {
+        char digits[24], *d = int_text(digits + sizeof digits, v[i]);
+        size_t len = (size_t)(digits + sizeof digits - d);
+        if (used + len + 1 > sizeof chunk) {
+            sb_addn(w->text, chunk, used);
+            used = 0;
+        }
+        if (i)
+            chunk[used++] = ',';
+        memcpy(chunk + used, d, len);
+        used += len;
+    }
+    sb_addn(w->text, chunk, used);
+    sb_add(w->text, "]");
+    return !w->text->oom || failed(w);
+}
+
 bool jw_end(json_writer *w, cJSON **root)
 {
     bool ok = !w->failed && w->depth == 0;

@@ -14,6 +14,8 @@
 #define MMPROF_JSON_WRITER_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <cjson/cJSON.h>
 
@@ -45,6 +47,11 @@ bool jw_element(json_writer *w, cJSON *value);
 bool jw_open_object(json_writer *w, const char *key);
 bool jw_open_array(json_writer *w, const char *key);
 bool jw_close(json_writer *w);
+/* A member of the open object: an array of n integers (a run file's event columns, millions of
+ * them), formatted here rather than as cJSON numbers, which print through sprintf and check the
+ * result with sscanf: that was most of the time of writing a long run. Tree backend: exact for
+ * |v| < 2^53, as any JSON number read as a double. */
+bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n);
 
 /* Closes the document. Tree backend: *root gets the tree (the caller's), or NULL after a failure.
  * Returns false when anything failed; the text is then incomplete. */
