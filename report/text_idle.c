@@ -3,6 +3,7 @@
  * only where the run has idle stretches and host records to explain them with. */
 #include <string.h>
 
+#include "host_idle.h"
 #include "text_parts.h"
 #include "thresholds.h"
 
@@ -44,6 +45,52 @@ static void ranges_line(ctx *x, const analysis *a, const idle_stretch *g)
     wrapped(x, 35, line);
 }
 
+/* "host (Python wall-clock samples, thread 42, 100): numba.core.compiler (compile_extra) 87%;
+ * user's line prog.py:30 (main) 87%; innermost run_pass 50%, ...": one line per source that saw
+ * anything in the window, or why none did. Shown only where the run carries host activity. */
+static void host_lines(ctx *x, const analysis *a, const host_view v[HOST_NFROM])
+{
+    if (!a->host || !a->host->sampled)
+        return;
+    for (int f = 0; f < HOST_NFROM; f++) {
+        const host_view *h = &v[f];
+        if (!h->any)
+            continue;
+        char line[1024], n[32], one[HOST_NAME + 48];
+        if (h->from == HOST_FROM_SPANS)
+            fig(x, n, sizeof n, &host_view_table, h, "ms", true);
+        else
+            fig(x, n, sizeof n, &host_view_table, h, "samples", false);
+        snprintf(line, sizeof line, "host (%s of thread %u, %s", host_from_label(h->from), h->tid, n);
+        if (h->waiting_pct.ok) {
+            char w[16];
+            fig(x, w, sizeof w, &host_view_table, h, "waiting_pct", true);
+            snprintf(one, sizeof one, ", %s waiting", w);
+            strncat(line, one, sizeof line - strlen(line) - 1);
+        }
+        strncat(line, "):", sizeof line - strlen(line) - 1);
+        const host_fn *parts[2 + HOST_TOP] = {h->hot.name[0] ? &h->hot : NULL, h->user.name[0] ? &h->user : NULL};
+        static const char *const lead[2] = {" in ", "; user's line "};
+        for (int k = 0; k < h->ntop; k++)
+            parts[2 + k] = &h->top[k];
+        for (int k = 0; k < 2 + h->ntop; k++) {
+            if (!parts[k])
+                continue;
+            char pct[16];
+            fig(x, pct, sizeof pct, &host_fn_table, parts[k], "share_pct", true);
+            snprintf(one, sizeof one, "%s%s %s", k < 2 ? lead[k] : k == 2 ? "; innermost " : ", ", parts[k]->name,
+                     pct);
+            strncat(line, one, sizeof line - strlen(line) - 1);
+        }
+        fprintf(x->out, "%-34s ", "");
+        wrapped(x, 35, line);
+    }
+    if (!host_view_headline(v) && a->host->none[0]) {
+        fprintf(x->out, "%-34s ", "");
+        wrapped(x, 35, a->host->none);
+    }
+}
+
 static void breakdown(ctx *x, const analysis *a)
 {
     const region_metrics *r = &a->rg[a->listed[0]];
@@ -59,6 +106,9 @@ static void breakdown(ctx *x, const analysis *a)
         fprintf(x->out, "%-44s", idle_cause_label((idle_cause)k));
         fig_cells(x, &idle_share_table, &r->idle[k], cols, 2);
         fputc('\n', x->out);
+        /* The host-busy time's functions, from the samples taken in it (host_idle.h). */
+        if (k == IDLE_HOST_BUSY && a->host && a->host->nregions > 0 && host_view_headline(&a->host->regions[0]))
+            host_lines(x, a, &a->host->regions[0]);
     }
 }
 
@@ -85,6 +135,8 @@ void text_idle(ctx *x, const analysis *a)
         wrapped(x, 35, cause);
         calls_line(x, g);
         ranges_line(x, a, g);
+        if (a->host)
+            host_lines(x, a, &a->host->gaps[i * HOST_NFROM]);
     }
     int more = a->nidle_gaps - TEXT_IDLE_GAPS + a->idle_gaps_unlisted;
     if (more > 0)

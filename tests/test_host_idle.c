@@ -14,8 +14,10 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include <cjson/cJSON.h>
 #include "csv.h"
 #include "host_idle.h"
+#include "html.h"
 #include "json_report.h"
 #include "test_support.h"
 #include "trace.h"
@@ -386,6 +388,188 @@ static void frames_are_named_and_judged(void **state)
     assert_string_equal(b, "a.cu:7 (g)");
 }
 
+/* Every output of a run: text, JSON, CSV, page and trace. */
+typedef struct {
+    char *text, *json, *csv, *html, *trace;
+} outputs;
+
+static void render_all(const analysis *a, outputs *o)
+{
+    o->text = text_report_of(a);
+    o->json = render_json(a);
+    o->csv = render_csv(a);
+    o->html = render_html(a);
+    o->trace = render_trace(a);
+    assert_non_null(o->text);
+    assert_non_null(o->json);
+    assert_non_null(o->csv);
+    assert_non_null(o->html);
+    assert_non_null(o->trace);
+    /* HOST_IDLE_DUMP=dir keeps them, to look at. */
+    const char *dump = getenv("HOST_IDLE_DUMP");
+    static int n;
+    const char *const all[] = {o->text, o->json, o->csv, o->html, o->trace};
+    const char *const ext[] = {"txt", "json", "csv", "html", "trace.json"};
+    for (int i = 0; dump && i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/run%d.%s", dump, n, ext[i]);
+        assert_true(write_text(path, all[i]));
+    }
+    n++;
+}
+
+static void outputs_free(outputs *o)
+{
+    free(o->text);
+    free(o->json);
+    free(o->csv);
+    free(o->html);
+    free(o->trace);
+}
+
+static const cJSON *at(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        fail_msg("no member '%s'", key);
+    return v;
+}
+
+/* The numba run's stretch and breakdown say where the host was in every output; the JSON's
+ * figures are the analysis's. */
+static void outputs_show_the_host(void **state)
+{
+    (void)state;
+    run_model m;
+    numba_run(&m, true);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    outputs o;
+    render_all(&a, &o);
+    must_contain(o.text, "host (Python wall-clock samples of thread 42, 100, 0% waiting):\n");
+    must_contain(o.text, "in numba.core.compiler (compile_extra) 87%; user's line\n");
+    /* The run's breakdown: its host-busy row, then the same functions. */
+    must_contain(strstr(o.text, "Idle time by cause"), "host busy outside CUDA");
+    must_contain(strstr(o.text, "Idle time by cause"), "in numba.core.compiler (compile_extra) 87%");
+
+    cJSON *root = cJSON_Parse(o.json);
+    assert_non_null(root);
+    const cJSON *an = at(root, "analysis");
+    const cJSON *gap = cJSON_GetArrayItem(at(an, "idle_gaps"), 0);
+    const cJSON *view = cJSON_GetArrayItem(at(gap, "host"), 0);
+    assert_int_equal(cJSON_GetArraySize(at(gap, "host")), 1); /* only the source that saw anything */
+    assert_string_equal(at(view, "source")->valuestring, "py");
+    assert_int_equal(at(view, "tid")->valueint, MAIN_TID);
+    assert_close(at(view, "samples")->valuedouble, 100, 0);
+    assert_true(cJSON_IsNull(at(view, "ms")));
+    must_contain(at(at(view, "not_available"), "ms")->valuestring, "counted in samples");
+    assert_string_equal(at(at(view, "hot"), "name")->valuestring, "numba.core.compiler (compile_extra)");
+    assert_close(at(at(view, "hot"), "share_pct")->valuedouble, 87, 1e-9);
+    assert_true(cJSON_IsTrue(at(at(view, "user_line"), "user")));
+    assert_int_equal(cJSON_GetArraySize(at(view, "innermost")), 3);
+    const cJSON *busy = cJSON_GetArrayItem(at(an, "idle_breakdown"), IDLE_HOST_BUSY);
+    assert_string_equal(at(busy, "cause")->valuestring, "host_busy");
+    assert_close(at(cJSON_GetArrayItem(at(busy, "host"), 0), "samples")->valuedouble, 100, 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(at(an, "idle_breakdown"), IDLE_SYNC), "host"));
+    assert_string_equal(at(at(an, "host_sampling"), "mechanism")->valuestring, "python-wall+cpu-timer");
+    assert_int_equal(cJSON_GetArraySize(at(an, "call_sites")), 0);
+    cJSON_Delete(root);
+
+    must_contain(o.csv, "host_view,,,,py,0,idle_gap,,,0,,numba.core.compiler (compile_extra),");
+    must_contain(o.csv, "host_function,,,,py.hot,0,idle_gap,,,0,,numba.core.compiler (compile_extra),");
+    must_contain(o.csv, "host_function,0,prog,run,py.user_line,,host_busy,,,,,prog.py:30 (main),");
+    must_contain(o.html, "<th data-sort=\"text\">host (samples)</th>");
+    must_contain(o.html, "data-fig=\"analysis.idle_gaps[0].host[0].hot.share_pct\"");
+    must_contain(o.html, "<code>numba.core.compiler (compile_extra)</code>");
+    /* The canvas timeline: a host-samples track per thread, the stack on hover. */
+    must_contain(o.html, "data-kind=\"host\" data-events=\"101\">thread 42: host samples");
+    must_contain(o.html, "data-kind=\"host\" data-events=\"100\">thread 43: host samples");
+    must_contain(o.html, "\"py sample, thread state R\\u000aat numba.core.lowering (lower)\\u000a\u2190 "
+                         "numba.core.compiler (compile_extra)");
+    must_contain(o.html, "<span class=\"sw hs\"></span>host sample");
+    /* No call sites: no such section. */
+    assert_null(strstr(o.text, "Launched from"));
+    assert_null(strstr(o.html, "id=\"call-sites\""));
+    /* The trace: each sample an instant on its thread's track, with its stack. */
+    must_contain(o.trace, "\"name\":\"host samples (process 42 thread 42)\"");
+    must_contain(o.trace, "\"name\":\"numba.core.lowering (lower)\",\"cat\":\"host_sample\",\"ph\":\"i\"");
+    must_contain(o.trace, "\"stack\":[\"numba.core.lowering (lower)\",\"numba.core.compiler (compile_extra)\"");
+    cJSON *trace = cJSON_Parse(o.trace);
+    assert_non_null(trace);
+    cJSON_Delete(trace);
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void outputs_show_the_call_sites(void **state)
+{
+    (void)state;
+    run_model m;
+    two_sites_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_true(section_shown(&a, SEC_CALL_SITES));
+    outputs o;
+    render_all(&a, &o);
+    must_contain(o.text, "\nLaunched from  ");
+    must_contain(o.text, "kernel gemm                                 20  model.py:42 (forward)                        19    95%\n"
+                         "                                                model.py:60 (backward)                        1     5%\n");
+    cJSON *root = cJSON_Parse(o.json);
+    const cJSON *row = cJSON_GetArrayItem(at(at(root, "analysis"), "call_sites"), 0);
+    assert_string_equal(at(row, "name")->valuestring, "gemm");
+    assert_int_equal(at(row, "calls")->valueint, 20);
+    const cJSON *site = cJSON_GetArrayItem(at(row, "sites"), 0);
+    assert_string_equal(at(site, "at")->valuestring, "model.py:42 (forward)");
+    assert_close(at(site, "share_pct")->valuedouble, 95, 1e-9);
+    cJSON_Delete(root);
+    must_contain(o.csv, "call_site,,,,gemm,20,kernel,,,,,model.py:42 (forward),");
+    must_contain(o.html, "id=\"call-sites\"");
+    must_contain(o.html, "data-fig=\"analysis.call_sites[0].sites[1].share_pct\"");
+    /* On the timeline, a launch and its kernel say where they came from on hover. */
+    must_contain(o.html, "\"grid 1\u00d71\u00d71, block 256\u00d71\u00d71; launched from model.py:42 (forward)\"");
+    must_contain(o.html, "\"from model.py:60 (backward)\"");
+    assert_null(strstr(o.html, "sw hs"));
+    /* Call sites but no sampling: the idle tables have no host column to leave empty. */
+    assert_null(strstr(o.html, "host (samples)"));
+    assert_null(strstr(o.json, "\"host\":["));
+    must_contain(o.trace, "\"launched_from\":\"model.py:42 (forward)\",\"host_stack\":[\"cudaLaunchKernel (libcudart.so.12)\"");
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A run without host activity (the committed profile of a CUDA program, recorded before host
+ * sampling) says nothing about it anywhere. */
+static void outputs_without_host_activity(void **state)
+{
+    (void)state;
+    run_model m;
+    load_run("samples/h200-profile-cuda.json", &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_null(a.host);
+    assert_false(section_shown(&a, SEC_CALL_SITES));
+    outputs o;
+    render_all(&a, &o);
+    assert_null(strstr(o.text, "Launched from"));
+    assert_null(strstr(o.text, "host ("));
+    assert_null(strstr(o.text, "host samples"));
+    assert_null(strstr(o.json, "\"call_sites\""));
+    assert_null(strstr(o.json, "\"host\":["));
+    assert_null(strstr(o.json, "host_sampling"));
+    assert_null(strstr(o.csv, "\nhost_view,"));
+    assert_null(strstr(o.html, "host (samples)"));
+    assert_null(strstr(o.html, "call-sites"));
+    assert_null(strstr(o.html, "; launched from "));
+    assert_null(strstr(o.html, "data-kind=\"host\""));
+    assert_null(strstr(o.trace, "host_sample"));
+    assert_null(strstr(o.trace, "launched_from"));
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +580,9 @@ int main(void)
         cmocka_unit_test(launch_sites_are_aggregated),
         cmocka_unit_test(spans_weigh_the_innermost),
         cmocka_unit_test(sampling_off_is_said),
+        cmocka_unit_test(outputs_show_the_host),
+        cmocka_unit_test(outputs_show_the_call_sites),
+        cmocka_unit_test(outputs_without_host_activity),
     };
     return cmocka_run_group_tests_name("host idle", tests, NULL, NULL);
 }

@@ -115,6 +115,7 @@ bool host_analyze(analysis *a)
     if (ok) {
         a->host = h;
         host_none_words(ha, h->none, sizeof h->none);
+        h->sampled = ha->nsamples > 0 || ha->nspans > 0 || ha->mechanism[0] || ha->why_not[0];
         h->gaps = calloc((size_t)(a->nidle_gaps ? a->nidle_gaps : 1) * HOST_NFROM, sizeof *h->gaps);
         ok = h->gaps != NULL;
         for (int i = 0; ok && i < a->nidle_gaps; i++) {

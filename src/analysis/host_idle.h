@@ -26,6 +26,8 @@ typedef struct host_analysis {
     call_site_row *sites;  /* most calls first */
     int nsites;
     char none[256];        /* host_none_words of the run: why a window has no view */
+    bool sampled;          /* the run has samples or spans, or says why not: the views are worth
+                            * showing (a run with call sites alone has nothing to say in them) */
 } host_analysis;
 
 /* Whether the run carries host activity (samples, spans, call sites, or the sampler's word). */

@@ -88,6 +88,32 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
     }
 }
 
+static int cmp_site(const void *pa, const void *pb)
+{
+    const host_site *a = *(const host_site *const *)pa, *b = *(const host_site *const *)pb;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return (a->correlation > b->correlation) - (a->correlation < b->correlation);
+}
+
+const host_site **host_sites_sorted(const host_activity *h)
+{
+    const host_site **s = h->nsites ? malloc(h->nsites * sizeof *s) : NULL;
+    for (size_t i = 0; s && i < h->nsites; i++)
+        s[i] = &h->sites[i];
+    if (s)
+        qsort(s, h->nsites, sizeof *s, cmp_site);
+    return s;
+}
+
+const host_site *host_site_find(const host_site *const *sorted, size_t n, uint32_t pid, uint32_t corr)
+{
+    host_site want = {.pid = pid, .correlation = corr};
+    const host_site *w = &want;
+    const host_site *const *hit = sorted && n && corr ? bsearch(&w, sorted, n, sizeof *sorted, cmp_site) : NULL;
+    return hit ? *hit : NULL;
+}
+
 /* ---- the index: samples by time, spans by start ---- */
 
 struct host_where_index {

@@ -67,6 +67,11 @@ bool host_user_frame(const host_frame *f);
  * own code, else the innermost frame with a name; -1 when none. */
 int host_user_node(const host_activity *h, int node);
 
+/* The call sites sorted by process and correlation id (to free; NULL when there are none or memory
+ * ran out), and the one of a call in them (NULL: none): how a renderer finds a launch's site. */
+const host_site **host_sites_sorted(const host_activity *h);
+const host_site *host_site_find(const host_site *const *sorted, size_t n, uint32_t pid, uint32_t corr);
+
 typedef struct host_where_index host_where_index;
 host_where_index *host_where_build(const host_activity *h); /* NULL when memory ran out */
 void host_where_index_free(host_where_index *x);

@@ -3,6 +3,7 @@
 
 #include "analysis.h"
 #include "devices.h"
+#include "host_idle.h"
 
 static const section_def defs[NSECTIONS] = {
     [SEC_FINDINGS] = {SEC_FINDINGS, "findings", "Summary", "Summary"},
@@ -19,6 +20,7 @@ static const section_def defs[NSECTIONS] = {
     [SEC_KERNELS] = {SEC_KERNELS, "kernels", "Kernels", "Kernels"},
     [SEC_TOOL_TIME] = {SEC_TOOL_TIME, "tool-time", "Where mmprof's own time went", "mmprof's time"},
     [SEC_WARNINGS] = {SEC_WARNINGS, "warnings", "Warnings", "Warnings"},
+    [SEC_CALL_SITES] = {SEC_CALL_SITES, "call-sites", "Where the GPU work was launched from", "Call sites"},
 };
 
 const section_def *section_of(section_id s)
@@ -80,6 +82,7 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_SPEEDUP: return cpu_and_gpu_ran(a);
     case SEC_TOOL_TIME: return m->source == SOURCE_BUILTIN && m->builtin.ntool_phases > 0;
     case SEC_WARNINGS: return a->nwarnings > 0;
+    case SEC_CALL_SITES: return a->host && a->host->nsites > 0;
     default: return false;
     }
 }

@@ -25,6 +25,7 @@ typedef enum {
     SEC_KERNELS,      /* built-in: one row per kernel per workload */
     SEC_TOOL_TIME,    /* built-in: where mmprof's own time went */
     SEC_WARNINGS,     /* the run's and analysis's warnings */
+    SEC_CALL_SITES,   /* the lines each kernel, copy and call was made from (host call sites) */
     NSECTIONS
 } section_id;
 
