@@ -193,6 +193,15 @@ static void python_sleep_is_named(void **state)
     must_contain(a.rg[0].advice, "a 500 ms gap before step: the host slept/waited in sleepy.py:12 (main) (96% of 50 "
                                  "Python wall-clock samples asleep or waiting)");
     must_contain(a.rg[0].advice, "queue GPU work before the wait");
+    /* The summary's busy finding names the same wait in its largest stretch. */
+    bool said = false;
+    for (int i = 0; i < a.nsummary; i++)
+        if (a.summary[i].kind == FIND_BUSY) {
+            must_contain(a.summary[i].text, "largest idle stretch between GPU work 500.0 ms: host busy outside CUDA "
+                                            "(100%), the host slept/waited in sleepy.py:12 (main)");
+            said = true;
+        }
+    assert_true(said);
     analysis_free(&a);
     model_free(&m);
 }
@@ -376,6 +385,9 @@ static void frames_are_named_and_judged(void **state)
     assert_false(host_user_frame(&lib));
     assert_false(host_user_frame(&std));
     assert_false(host_user_frame(&frozen));
+    assert_false(host_user_frame(&init));
+    host_frame vendored = {.kind = HOST_FRAME_PY, .function = "linear", .file = "/opt/tools/site-packages/torch/nn/f.py"};
+    assert_false(host_user_frame(&vendored));
     assert_true(host_user_frame(&user));
     assert_false(host_user_frame(&sys));
     assert_true(host_user_frame(&own));

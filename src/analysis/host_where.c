@@ -67,24 +67,32 @@ static void module_of(const char *file, char *buf, size_t len)
             *c = '.';
 }
 
+/* What is not known is left out of a frame's words, never stood in for ("?"). */
 void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
 {
-    const char *fn = f->function && f->function[0] ? f->function : "?";
+    bool named = f->function && f->function[0];
+    char fn[72] = "", where[100];
+    if (named)
+        snprintf(fn, sizeof fn, " (%.60s)", f->function);
     if (f->kind == HOST_FRAME_OP) {
-        snprintf(buf, len, "%.150s", fn);
+        snprintf(buf, len, "%.150s", named ? f->function : "an unnamed span");
     } else if (f->file && f->file[0] && (host_user_frame(f) || (f->kind == HOST_FRAME_NATIVE && f->line > 0))) {
         if (with_line && f->line > 0)
-            snprintf(buf, len, "%.80s:%d (%.60s)", base_name(f->file), f->line, fn);
+            snprintf(buf, len, "%.80s:%d%s", base_name(f->file), f->line, fn);
         else
-            snprintf(buf, len, "%.80s (%.60s)", base_name(f->file), fn);
-    } else if (f->kind == HOST_FRAME_PY && f->file) {
-        char mod[96];
-        module_of(f->file, mod, sizeof mod);
-        snprintf(buf, len, "%.90s (%.60s)", mod, fn);
-    } else if (f->function && f->function[0]) {
-        snprintf(buf, len, "%.80s (%.60s)", fn, f->module ? base_name(f->module) : "?");
+            snprintf(buf, len, "%.80s%s", base_name(f->file), fn);
+    } else if (f->kind == HOST_FRAME_PY && f->file && f->file[0]) {
+        module_of(f->file, where, sizeof where);
+        snprintf(buf, len, "%.90s%s", where, fn);
+    } else if (named) {
+        if (f->module && f->module[0])
+            snprintf(buf, len, "%.80s (%.60s)", f->function, base_name(f->module));
+        else
+            snprintf(buf, len, "%.80s", f->function);
+    } else if (f->module && f->module[0]) {
+        snprintf(buf, len, "%.80s+0x%llx", base_name(f->module), (unsigned long long)f->offset);
     } else {
-        snprintf(buf, len, "%.80s+0x%llx", f->module ? base_name(f->module) : "?", (unsigned long long)f->offset);
+        snprintf(buf, len, "a frame at 0x%llx", (unsigned long long)f->offset);
     }
 }
 
