@@ -458,6 +458,8 @@ static void outputs_show_the_host(void **state)
     assert_true(analyze(&m, &a));
     outputs o;
     render_all(&a, &o);
+    must_contain(o.text, "\nHost    samples: 201 Python wall-clock, 0 CPU (python-wall+cpu-timer, 111 Hz); 0 launch "
+                         "call sites\n");
     must_contain(o.text, "host (Python wall-clock samples of thread 42, 100, 0% waiting):\n");
     must_contain(o.text, "in numba.core.compiler (compile_extra) 87%; user's line\n");
     /* The run's breakdown: its host-busy row, then the same functions. */
@@ -567,6 +569,7 @@ static void outputs_without_host_activity(void **state)
     assert_null(strstr(o.text, "Launched from"));
     assert_null(strstr(o.text, "host ("));
     assert_null(strstr(o.text, "host samples"));
+    assert_null(strstr(o.text, "\nHost    "));
     assert_null(strstr(o.json, "\"call_sites\""));
     assert_null(strstr(o.json, "\"host\":["));
     assert_null(strstr(o.json, "host_sampling"));
