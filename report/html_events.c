@@ -311,7 +311,9 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
             continue;
         snprintf(buf, sizeof buf, "%s copy", copy_dir_name(c->dir));
         int name = intern(&b->nm, buf);
-        snprintf(buf, sizeof buf, "%s, %s to %s", copy_words(c->dir), mem_kind_name(c->src), mem_kind_name(c->dst));
+        site_words(m, sites, c->pid, c->correlation, "; launched from ", from, sizeof from);
+        snprintf(buf, sizeof buf, "%s, %s to %s%s", copy_words(c->dir), mem_kind_name(c->src), mem_kind_name(c->dst),
+                 from);
         add(b, track_of(b, TK_STREAM, 0, c->device, c->stream), c->start_ns, c->end_ns, name, intern(&b->nm, buf),
             c->bytes, copy_cat(c->dir));
     }
@@ -319,7 +321,8 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
         const memset_event *s = &e->memsets[i];
         if (s->start_ns >= cut)
             continue;
-        snprintf(buf, sizeof buf, "%s memory", mem_kind_name(s->mem));
+        site_words(m, sites, s->pid, s->correlation, "; launched from ", from, sizeof from);
+        snprintf(buf, sizeof buf, "%s memory%s", mem_kind_name(s->mem), from);
         add(b, track_of(b, TK_STREAM, 0, s->device, s->stream), s->start_ns, s->end_ns, intern(&b->nm, "memset"),
             intern(&b->nm, buf), s->bytes, CAT_MEMSET);
     }

@@ -543,6 +543,7 @@ static void outputs_show_the_call_sites(void **state)
     /* On the timeline, a launch and its kernel say where they came from on hover. */
     must_contain(o.html, "\"grid 1\u00d71\u00d71, block 256\u00d71\u00d71; launched from model.py:42 (forward)\"");
     must_contain(o.html, "\"from model.py:60 (backward)\"");
+    must_contain(o.html, "\"host to device, pageable to device; launched from model.py:80 (load)\"");
     assert_null(strstr(o.html, "sw hs"));
     /* Call sites but no sampling: the idle tables have no host column to leave empty. */
     assert_null(strstr(o.html, "host (samples)"));
