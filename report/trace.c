@@ -211,14 +211,14 @@ static void arg_site(const trace *t, strbuf *b, uint32_t pid, uint32_t corr)
     arg_stack(b, h, "host_stack", hit->frame);
 }
 
-/* The host's samples (instants) and CPU spans, each on a track of its thread. */
+/* The host's samples (instants) and CPU spans, on one track per thread ("host (process 42 thread 7)"). */
 static void gather_host(trace *t)
 {
     const host_activity *h = &t->a->m->host_activity;
     for (size_t i = 0; i < h->nsamples && !t->oom; i++) {
         const host_sample *s = &h->samples[i];
         char tname[64], name[HOST_NAME] = "(no stack)";
-        snprintf(tname, sizeof tname, "host samples (process %u thread %u)", s->pid, s->tid);
+        snprintf(tname, sizeof tname, "host (process %u thread %u)", s->pid, s->tid);
         if (s->frame >= 0 && s->frame < h->nframes)
             host_frame_name(&h->frames[s->frame], true, name, sizeof name);
         strbuf args;
@@ -236,7 +236,7 @@ static void gather_host(trace *t)
     for (size_t i = 0; i < h->nspans && !t->oom; i++) {
         const host_span *s = &h->spans[i];
         char tname[64], name[HOST_NAME] = "?";
-        snprintf(tname, sizeof tname, "host samples (process %u thread %u)", s->pid, s->tid);
+        snprintf(tname, sizeof tname, "host (process %u thread %u)", s->pid, s->tid);
         if (s->frame >= 0 && s->frame < h->nframes)
             host_frame_name(&h->frames[s->frame], true, name, sizeof name);
         strbuf args;

@@ -343,6 +343,10 @@ static void spans_weigh_the_innermost(void **state)
     assert_close(v->top[1].ms.v, 20, 1e-9);
     assert_string_equal(v->hot.name, "aten::copy_");
     must_contain(a.rg[0].advice, "in aten::copy_ 80% of 100 ms of recorded CPU spans");
+    /* In the trace, each span on its thread's host track. */
+    char *trace = render_trace(&a);
+    must_contain(trace, "{\"name\":\"aten::copy_\",\"cat\":\"cpu_span\",\"ph\":\"X\"");
+    free(trace);
     analysis_free(&a);
     model_free(&m);
 }
@@ -505,7 +509,7 @@ static void outputs_show_the_host(void **state)
     assert_null(strstr(o.text, "Launched from"));
     assert_null(strstr(o.html, "id=\"call-sites\""));
     /* The trace: each sample an instant on its thread's track, with its stack. */
-    must_contain(o.trace, "\"name\":\"host samples (process 42 thread 42)\"");
+    must_contain(o.trace, "\"name\":\"host (process 42 thread 42)\"");
     must_contain(o.trace, "\"name\":\"numba.core.lowering (lower)\",\"cat\":\"host_sample\",\"ph\":\"i\"");
     must_contain(o.trace, "\"stack\":[\"numba.core.lowering (lower)\",\"numba.core.compiler (compile_extra)\"");
     cJSON *trace = cJSON_Parse(o.trace);
