@@ -5,7 +5,8 @@
 #   make readme     README.md's quoted output made again from the commands it names
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
-#                   a GPU machine TFLOP/s per workload and the cost of CUPTI collection (bench-gpu)
+#                   a GPU machine TFLOP/s per workload, the cost of CUPTI collection and of host
+#                   sampling and call sites on a PyTorch loop (bench-gpu)
 #   make bench-import   time and peak memory of the PyTorch trace importer on a ~100 MB trace
 #   make fuzz       libFuzzer on the run-file reader, the importers and the command line
 #   make install    install under PREFIX (default /usr/local; DESTDIR stages); make uninstall
@@ -72,7 +73,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
-              test_hta_parity test_idle_causes test_capture_cli test_train_steps test_host_idle
+              test_hta_parity test_idle_causes test_capture_cli test_train_steps test_host_tree test_host_idle
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge fuzz fuzz-build clean install \
@@ -107,7 +108,9 @@ INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
               src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c \
-              src/collect/capture_config.c src/collect/inject_capture.c
+              src/collect/capture_config.c src/collect/inject_capture.c \
+              src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
+              src/collect/inject_sampler.c
 # counters.cpp too (the range profiler, for profile --counters): C++ only for a header, it needs
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o
@@ -158,16 +161,10 @@ deps:
 	$(call install_missing,$(DEB_PKGS))
 	@test -x $(NVCC) || { echo "nvcc not found at $(NVCC): install the CUDA toolkit or set CUDA=" >&2; exit 1; }
 
-# axe-core (the accessibility engine test_browser runs in Chromium) comes from npm into
-# tests/node_modules, pinned; npm itself from Debian when the machine has no npm yet.
-AXE_VERSION := 4.10.3
-AXE_JS      := tests/node_modules/axe-core/axe.min.js
-
-NPM_PKG     := $(if $(shell command -v npm),,npm)
-
+# axe-core (the accessibility engine test_browser runs in Chromium) is vendored in
+# tests/vendor/axe-core (its README says which release and how it was checked): no npm.
 test-deps: deps
-	$(call install_missing,$(TEST_PKGS) $(NPM_PKG))
-	@test -f $(AXE_JS) || npm install --prefix tests --no-save --no-audit --no-fund --loglevel=error axe-core@$(AXE_VERSION)
+	$(call install_missing,$(TEST_PKGS))
 
 run: deps
 	$(MAKE) all
@@ -230,6 +227,8 @@ $(BUILD)/tests/test_page_figures: $(BUILD)/tests/test_page_figures.o $(TEST_CORE
 
 # The injection library's signal path, with a stand-in for the flush it asks for.
 $(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
+# The injection library's host call tree.
+$(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/collect/host_tree.o
 
 # A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
 # answers); test_nvml finds it beside itself.
@@ -251,6 +250,16 @@ $(PROFILE_HELPERS): $(BUILD)/tests/%: tests/%.c
 
 $(BUILD)/tests/test_profile: | $(PROFILE_HELPERS) $(INJECT)
 
+# The injection library's host stacks without a GPU (tests/test_host_inject.sh): its objects with
+# tests/host_probe.c as one shared object that exports what CUPTI and the driver would call, and
+# a C program with no Python that drives it.
+HOST_PROBE := $(BUILD)/tests/host_probe.so $(BUILD)/tests/host_probe_main
+$(BUILD)/tests/host_probe.so: $(BUILD)/pic/tests/host_probe.o $(INJECT_OBJ)
+	$(CC) -shared -Wl,-z,defs -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -o $@ $^ -lcupti -ldl -lpthread
+$(BUILD)/tests/host_probe_main: tests/host_probe_main.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -rdynamic -o $@ $< -ldl
+
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
 # gpu-build only (many template instances); run on the GPU machine as build/tests/ladder_tune.
@@ -264,7 +273,8 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 
 # Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
 # counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
-EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges
+EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges \
+            $(BUILD)/examples/host_loop
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
@@ -287,10 +297,10 @@ SLOW_TESTS := test_browser test_install test_browser_pages.sh test_text_report t
               test_sweep test_page_figures
 
 test: test-deps
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) fuzz-build
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) fuzz-build
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options readme_quotes.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh readme_quotes.sh \
 	    $(FUZZ_TARGETS)
 
 # README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
@@ -305,7 +315,7 @@ readme: $(BIN)
 # and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh sanitize_gpu.sh ddp_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
@@ -317,6 +327,8 @@ bench: bench-import bench-cpu bench-merge
 bench-gpu:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
+	@if python3 -c 'import torch' 2>/dev/null; then python3 tests/bench_host.py $(BUILD); \
+	else echo "bench: host sampling's cost is not measured: no PyTorch here"; fi
 
 # The Kineto importer on a ~100 MB trace made by repeating a recorded one (a real H200 trace when
 # samples/ has one): wall time, peak RSS and RSS over the file's size. CPU only; optimised build.

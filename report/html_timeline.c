@@ -62,10 +62,13 @@ static const char *dur(int64_t ns, char *buf, size_t len)
 static void time_axis(strbuf *b, const tscale *s, double y_lines_end)
 {
     double span_ms = (double)(s->hi - s->lo) / 1e6;
-    double step = svg_nice_step(span_ms, 10);
+    double step = svg_nice_step(span_ms, 10), xs[64];
+    int n = 0;
+    for (double v = 0; v <= span_ms + 1e-9 && n < 64; v += step)
+        xs[n++] = s->x0 + v / span_ms * (s->x1 - s->x0);
+    svg_vlines(b, xs, n, 14, y_lines_end, "grid");
     for (double v = 0; v <= span_ms + 1e-9; v += step) {
         double gx = s->x0 + v / span_ms * (s->x1 - s->x0);
-        svg_line(b, gx, 14, gx, y_lines_end, "grid");
         char t[24];
         snprintf(t, sizeof t, "%g ms", v); /* an axis tick: a multiple of a 1, 2 or 5 step */
         svg_text(b, gx, 10, gx > s->x1 - 30 ? "end" : "middle", "tick", t);

@@ -90,6 +90,16 @@ void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char 
     sb_printf(b, "<line class=\"%s\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>", cls, x1, y1, x2, y2);
 }
 
+void svg_vlines(strbuf *b, const double *xs, int n, double y1, double y2, const char *cls)
+{
+    if (n <= 0)
+        return;
+    sb_printf(b, "<path class=\"%s\" d=\"", cls);
+    for (int i = 0; i < n; i++)
+        sb_printf(b, "M%.2f %.1fV%.1f", xs[i], y1, y2);
+    sb_add(b, "\"/>");
+}
+
 /* A circle's attributes, then its tip (as its <title>) or the tag's end. */
 static void circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *color, const char *tip)
 {

@@ -56,6 +56,15 @@
         return ns === 0 ? "0" : Math.round(ns) + " ns";
     }
 
+    /* Bytes and GB/s as the metric registry writes them everywhere else (metric.c: a decimal
+     * prefix and three significant digits, "16.8 MB"; GB/s with one decimal): an event's own
+     * figures are worked out here, from its bytes and duration. */
+    function bytesText(v) {
+        var p = 0, prefix = ["B", "kB", "MB", "GB", "TB", "PB"];
+        while (v >= 999.5 && p < prefix.length - 1) { v /= 1000; p++; }
+        return (p ? String(Number(v.toPrecision(3))) : v.toFixed(0)) + " " + prefix[p];
+    }
+
     /* A tick: in the unit of the view's end, with the decimals the step needs ("19.45 ms", not
      * "19450 \u00b5s" nor "19.450000 ms"). */
     function fmtTick(v, step) {
@@ -261,8 +270,8 @@
         var cat = t.c ? t.c[i] : KIND_CAT[t.k];
         if (t.i && t.i[i] >= 0) lines.push((t.k === "ranges" ? "NVTX domain " : "") + names[t.i[i]]);
         if (t.b && t.b[i] > 0) {
-            var mib = t.b[i] / 1048576, line = (mib >= 1 ? mib.toFixed(1) + " MiB" : t.b[i] + " B");
-            if (cat !== 5 && t.d[i] > 0) line += " at " + (t.b[i] / t.d[i]).toFixed(2) + " GB/s";
+            var line = bytesText(t.b[i]);
+            if (cat !== 5 && t.d[i] > 0) line += " at " + (t.b[i] / t.d[i]).toFixed(1) + " GB/s";
             lines.push(line);
         }
         lines.push(t.l);
@@ -304,6 +313,7 @@
         return fig.getAttribute("data-hover");
     };
     fig.tlTracks = tracks;
+    fig.tlView = function () { return [v0, v1]; }; /* the span shown, in ns from the start */
     window.addEventListener("resize", redraw);
     draw();
 })();

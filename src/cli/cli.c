@@ -9,6 +9,7 @@
 #include "build_info.h"
 #include "kernel_regex.h"
 #include "model.h"
+#include "sample_config.h"
 #include "workloads.h"
 
 static void usage(FILE *f)
@@ -59,6 +60,10 @@ static void usage(FILE *f)
           "                          (each push/pop or start/end range NAME, ranges nested in it too)\n"
           "      --capture-count K   profile --capture-range: record the first K of them (default 1)\n"
           "      --capture-skip K    profile --capture-range: pass over the first K first (warm-up)\n"
+          "      --no-sample         profile: no host sampling (call sites are still taken)\n"
+          "      --sample-rate HZ    profile: look at every thread's stack HZ times a second (default\n"
+          "                          100, at most 1000): Python stacks on the wall clock, native code\n"
+          "                          by CPU time\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
@@ -88,7 +93,9 @@ static void usage(FILE *f)
           "mmprof profile: the output options apply, and --counters, --kernels and --max-kernels,\n"
           "--delay, --duration, --capture-range, --capture-count and --capture-skip (as nsys's:\n"
           "outside the capture window(s) no activity is traced, and CMD is never ended by them;\n"
-          "the report names each window, why it opened and closed, and the CUDA calls outside);\n"
+          "the report names each window, why it opened and closed, and the CUDA calls outside),\n"
+          "--no-sample and --sample-rate (host sampling, on by default: what each thread was doing,\n"
+          "and the stack that made each launch, copy, memset and synchronisation; see the man page);\n"
           "the text report goes to standard error unless --text names a file, so the program's\n"
           "standard output stays its own. Options end at CMD (or --): what follows belongs to CMD.\n"
           "CMD keeps its stdin, stdout, arguments and environment; mmprof adds\n"
@@ -227,7 +234,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
        OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
        OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
-       OPT_CAPTURE_SKIP };
+       OPT_CAPTURE_SKIP, OPT_NO_SAMPLE, OPT_SAMPLE_RATE };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -245,6 +252,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"capture-range", required_argument, NULL, OPT_CAPTURE_RANGE},
         {"capture-count", required_argument, NULL, OPT_CAPTURE_COUNT},
         {"capture-skip", required_argument, NULL, OPT_CAPTURE_SKIP},
+        {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
+        {"sample-rate", required_argument, NULL, OPT_SAMPLE_RATE},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
@@ -276,6 +285,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     const char *run_only_name = NULL;
     const char *kernels_opt = NULL; /* --kernels or --max-kernels, which need profile --counters */
     capture_args capture = {0};     /* profile's capture options, checked together after the loop */
+    const char *sample_opt = NULL;  /* --no-sample or --sample-rate, which are profile's */
+    o->sample_hz = SAMPLE_DEFAULT_HZ;
 
     /* `mmprof report RUN.json ...`: the subcommand comes first. */
     int first = 1;
@@ -366,6 +377,23 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_CAPTURE_RANGE: capture.range = arg; break;
         case OPT_CAPTURE_COUNT: capture.count = arg; break;
         case OPT_CAPTURE_SKIP: capture.skip = arg; break;
+        case OPT_NO_SAMPLE:
+            if (sample_opt && strcmp(sample_opt, "--no-sample") != 0) {
+                fprintf(err, "mmprof: --no-sample and --sample-rate both set the host sampling: use one\n");
+                return EXIT_USAGE;
+            }
+            o->sample_hz = 0;
+            sample_opt = "--no-sample";
+            break;
+        case OPT_SAMPLE_RATE:
+            if (sample_opt && strcmp(sample_opt, "--no-sample") == 0) {
+                fprintf(err, "mmprof: --no-sample and --sample-rate both set the host sampling: use one\n");
+                return EXIT_USAGE;
+            }
+            if (!parse_positive_real("--sample-rate", arg, SAMPLE_MAX_HZ, "Hz", &o->sample_hz, err))
+                return EXIT_USAGE;
+            sample_opt = "--sample-rate";
+            break;
         case 'w':
             if (!parse_workloads(arg, o, err))
                 return EXIT_USAGE;
@@ -493,6 +521,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     }
     if (!capture_options(&capture, o, err))
         return EXIT_USAGE;
+    if (sample_opt && !o->profile_mode) {
+        fprintf(err, "%s: %s sets the host sampling of a program (mmprof profile %s ...)\n",
+                o->report_mode ? cmd : "mmprof", sample_opt, sample_opt);
+        return EXIT_USAGE;
+    }
     if (o->profile_mode) {
         if (run_only_given) {
             fprintf(err, "%s: %s applies to the built-in run, not to a program\n", cmd, run_only_name);

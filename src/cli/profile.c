@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sample_config.h"
 #include "stream_format.h"
 #include "stream_read.h"
 #include "text.h"
@@ -135,6 +136,14 @@ static bool counters_env(const cli_options *o)
            (o->counter_max <= 0 || setenv("MMPROF_COUNTERS_MAX", max, 1) == 0);
 }
 
+/* In the child: the host sampler's rate (sample_config.h). */
+static bool sample_env(const cli_options *o)
+{
+    char hz[32];
+    snprintf(hz, sizeof hz, "%g", o->sample_hz);
+    return setenv(SAMPLE_ENV_HZ, hz, 1) == 0;
+}
+
 static pid_t start_program(const cli_options *o, const capture_config *cap, const char *lib, const char *dir,
                            const saved_signals *saved, int *exec_errno)
 {
@@ -155,7 +164,7 @@ static pid_t start_program(const cli_options *o, const capture_config *cap, cons
         close(fds[0]);
         restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
         if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
-            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && capture_config_setenv(cap) &&
+            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && sample_env(o) && capture_config_setenv(cap) &&
             preload_exit_hook(lib))
             execvp(argv[0], argv);
         int e = errno;

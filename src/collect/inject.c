@@ -130,10 +130,12 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
     (void)userdata;
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         inject_capture_callback(domain, cbid, data);
+        inject_sites_callback(domain, cbid, data);
         return;
     }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         inject_capture_callback(domain, cbid, data);
+        inject_sites_callback(domain, cbid, data);
         inject_counters_callback(cbid, data);
         return;
     }
@@ -323,6 +325,7 @@ void inject_finish(long wait_ms, int sig)
     }
     done = true;
     inject_capture_finish(wait_ms); /* an open window ends here, before the last records */
+    inject_host_finish(wait_ms);    /* the last call sites and samples */
     int64_t t0 = inject_now_ns();
     bool ok = stop_flusher(wait_ms);
     int64_t t1 = inject_now_ns();
@@ -395,6 +398,7 @@ EXPORT int InitializeInjection(void)
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
     if (inject_counters_init())
         inject_counters_enable(subscriber);
+    inject_sites_enable(subscriber);
     /* Kernel thread ids (gettid), the ids NVTX ranges and /proc carry. */
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -418,6 +422,7 @@ EXPORT int InitializeInjection(void)
         flusher.forced = forced && *forced && strcmp(forced, "0") != 0;
         start_flusher(flush_period_ms());
         inject_catch_signals();
+        inject_sampler_start();
     }
     return 1;
 }

@@ -72,4 +72,13 @@ void inject_counters_callback(CUpti_CallbackId cbid, const CUpti_CallbackData *d
 /* Whether the launch of this correlation id was profiled (its kernel record has no timestamps). */
 bool inject_counters_replayed(uint32_t correlation);
 
+/* Host stacks (docs/host-sampling.md): sites_enable subscribes to the launch, copy, memset and
+ * synchronisation calls (MMPROF_SITES=0: not) and sites_callback writes each one's call site
+ * (inject_sites.c); sampler_start starts the sampler thread at MMPROF_SAMPLE_HZ (inject_sampler.c);
+ * host_finish stops it and writes what waits in the host buffer, wait_ms bounding the wait. */
+void inject_sites_enable(CUpti_SubscriberHandle subscriber);
+void inject_sites_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
+void inject_sampler_start(void);
+void inject_host_finish(long wait_ms);
+
 #endif

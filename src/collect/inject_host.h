@@ -1,0 +1,96 @@
+/* Internals shared by the injection library's host-stack parts (see docs/host-sampling.md):
+ *   inject_host.c     the process's call tree (host_tree.h), the code-object cache, the buffer
+ *                     their lines wait in, and one lock over all of them;
+ *   inject_pyframes.c Python's stacks, through CPython's C API found at run time;
+ *   inject_sites.c    the host stack of each launch, copy, memset and synchronisation (CUPTI
+ *                     callbacks), native where no Python stack can be had;
+ *   inject_sampler.c  the sampler thread: Python stacks of every thread on the wall clock, and
+ *                     CPU-time timers on every thread for native code.
+ * Lock order: the GIL (where held) before the host lock; nothing waits for the GIL holding it. */
+#ifndef MMPROF_INJECT_HOST_H
+#define MMPROF_INJECT_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host_tree.h"
+#include "strbuf.h"
+
+/* The deepest stack kept. A deeper Python stack keeps its HOST_OUTER_DEPTH outermost frames (the
+ * program's own lines, where a library's deep machinery runs: numba compiling a kernel is 60
+ * frames deep) and the innermost rest, the outermost's node the parent of the innermost's; a
+ * deeper native stack keeps its innermost frames (unwinding further would cost every launch). */
+#define HOST_MAX_DEPTH 48
+#define HOST_OUTER_DEPTH 16
+#define HOST_PY_WALK 256 /* Python frames walked at most */
+
+/* The host lock. */
+void inject_host_lock(void);
+void inject_host_unlock(void);
+
+/* Under the lock: the innermost node of a stack given outermost first (n keys), writing the frame
+ * lines of new nodes to the buffer first. 0 for an empty stack. A py key's code object must be in
+ * the code cache (inject_host_code_known). */
+uint32_t inject_host_stack(const host_key *keys, int n);
+/* The same from node (the node of the frames before keys), each key's node id in ids (NULL: not
+ * wanted); returns the innermost node, *interned the keys that got a node (all of them but where
+ * the tree is full). */
+uint32_t inject_host_stack_at(const host_key *keys, int n, uint32_t node, uint32_t *ids, int *interned);
+/* Under the lock: bumped whenever the tree forgets its nodes (a forked child), so node ids kept
+ * elsewhere (inject_sites.c's per-thread memo) are known stale. */
+uint32_t inject_host_generation(void);
+
+/* Under the lock: the buffer the site and sample lines go to, after the frames they name. */
+strbuf *inject_host_out(void);
+
+/* Under the lock: writes the buffer to the stream when it holds more than a batch, or always
+ * (force). Sites on every launch would cost a write(2) each; batched, they cost a copy. */
+void inject_host_flush_locked(bool force);
+void inject_host_flush(void); /* takes the lock, forces */
+/* Under the lock: stacks cut short by the tree's bound (host_tree.cut). */
+uint64_t inject_host_cut(void);
+
+/* The code-object cache (under the lock): a Python code object's function and file by its
+ * address, with a tag inject_pyframes.c checks a live object against (see there). known: whether
+ * code is cached; tag: its tag; add: caches it (strings copied; false when the cache is full or
+ * memory ran out). */
+bool inject_host_code_known(uint64_t code);
+bool inject_host_code_tag(uint64_t code, uint64_t *tag);
+bool inject_host_code_add(uint64_t code, uint64_t tag, const char *function, const char *file);
+
+/* A py key's line (inject_pyframes.c): the key's code object is cached. */
+int inject_py_key_line(const host_key *k);
+/* The function and file of a cached code object (NULL when not cached). */
+bool inject_host_code_names(uint64_t code, const char **function, const char **file);
+
+/* ---- inject_pyframes.c ---- */
+/* Finds CPython in the process (its symbols, and an initialised interpreter); once. */
+bool inject_py_present(void);
+/* The calling thread's Python stack as keys, outermost first (at most max, the innermost ones),
+ * or -1 when it has none that can be read now. On success (>= 0) the host lock is held on return,
+ * so the caller interns the keys with the code objects it checked still cached. The outermost
+ * frames equal to known[0..nknown) (the thread's previous stack, checked then) are not checked
+ * again. */
+int inject_py_this_stack(host_key *keys, int max, const host_key *known, int nknown);
+/* The sampler's look at every Python thread: takes the GIL, walks each thread's frames, and
+ * writes one "sample ... py STATE" line per thread with Python frames. write: false to only fill
+ * the code cache (--no-sample). Says in why (once) why it could not, and returns false then. */
+bool inject_py_sample_all(bool write, char *why, size_t len);
+/* NULL where Python stacks can be read from a thread without the GIL (the frame layout of this
+ * Python was checked), else why not in words; for the sampler line. */
+const char *inject_py_mode(void);
+/* The interpreter is finalising (Python's atexit ran): no GIL to take from here on. */
+bool inject_py_stopping(void);
+
+/* ---- inject_sites.c ---- */
+/* Writes the calling thread's host stack as the site of the CUDA call correlation (the callback's
+ * work; tests/host_probe.c calls it without a GPU). */
+void inject_site_take(uint32_t correlation);
+/* At exit: the "sitestat TAKEN SKIPPED" line (sites taken, and skipped to hold their cost). */
+void inject_sites_finish(void);
+
+/* ---- inject_sampler.c ---- */
+/* The sampler's own threads are not sampled: inject_sampler.c asks this of a tid. */
+bool inject_host_own_thread(uint32_t tid);
+
+#endif

@@ -1,0 +1,207 @@
+/* Launch call sites: the host stack of every kernel launch (graph launches included), copy,
+ * memset and synchronisation, taken in CUPTI's callback at the call's entry and written as a
+ * "site CORR NODE" line (host-spec), CORR the correlation id the call's activity records carry.
+ *
+ * Which calls: the runtime API's, and the driver API's made outside a runtime call (Triton and
+ * numba launch with cuLaunchKernel; the runtime's own driver calls would be the same launch
+ * twice). They are chosen by name at start (cuptiGetCallbackName), so a CUPTI with new variants
+ * of a call (_ptsz, _v2, Ex) needs no change here.
+ *
+ * Which stack: the thread's Python stack where it has one that can be read (inject_pyframes.c),
+ * else its native stack (glibc's backtrace: outside a signal handler it is safe, and the unwinder
+ * uses the modules' unwind tables, so code without frame pointers unwinds too), less the
+ * innermost frames in this library, CUPTI, the driver and the CUDA runtime: the stack starts at
+ * the caller of the CUDA call. A CUDA runtime linked statically into the program (nvcc's default)
+ * cannot be told from the program by its module; its frames stay, and the analysis passes over
+ * frames without a source line.
+ *
+ * Cost: one Python frame chain walk or one unwind, and a lookup in the call tree for each frame
+ * not shared with the thread's previous stack, under one lock; the line goes to a buffer written
+ * in batches (inject_host.c). Each thread's sites are held to 1% of its time (SITE_SHARE): past
+ * it a call gets no site, and the "sitestat TAKEN SKIPPED" line at exit says how many were
+ * skipped. MMPROF_SITES=0 turns sites off (the cost benchmark's baseline). */
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject.h"
+#include "inject_host.h"
+
+static bool on;
+static uint8_t runtime_tracked[(CUPTI_RUNTIME_TRACE_CBID_SIZE + 7) / 8];
+static uint8_t driver_tracked[(CUPTI_DRIVER_TRACE_CBID_SIZE + 7) / 8];
+/* Tracked runtime calls in progress on this thread: a driver call inside one is the same call. */
+static __thread int runtime_depth;
+
+static bool bit(const uint8_t *set, size_t size, CUpti_CallbackId id)
+{
+    return id < size * 8 && (set[id / 8] >> (id % 8)) & 1;
+}
+
+/* Kernel launches (graphs included), copies, memsets and synchronisation, by name. */
+static bool tracked_name(const char *name, bool driver)
+{
+    static const char *const runtime[] = {"cudaLaunch", "cudaGraphLaunch", "cudaMemcpy", "cudaMemset", NULL};
+    static const char *const drv[] = {"cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", NULL};
+    for (const char *const *p = driver ? drv : runtime; *p; p++)
+        if (strncmp(name, *p, strlen(*p)) == 0)
+            return true;
+    return strstr(name, "Synchronize") != NULL;
+}
+
+static void choose(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, uint8_t *set, CUpti_CallbackId size)
+{
+    for (CUpti_CallbackId id = 1; id < size; id++) {
+        const char *name = NULL;
+        if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name ||
+            !tracked_name(name, domain == CUPTI_CB_DOMAIN_DRIVER_API))
+            continue;
+        if (cuptiEnableCallback(1, s, domain, id) == CUPTI_SUCCESS)
+            set[id / 8] |= (uint8_t)(1u << (id % 8));
+    }
+}
+
+void inject_sites_enable(CUpti_SubscriberHandle s)
+{
+    const char *v = getenv("MMPROF_SITES");
+    if (v && strcmp(v, "0") == 0)
+        return;
+    inject_py_present(); /* found now, not in the first launch */
+    void *warm[2];
+    backtrace(warm, 2); /* loads libgcc's unwinder now, not inside a launch */
+    choose(s, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_tracked, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+    choose(s, CUPTI_CB_DOMAIN_DRIVER_API, driver_tracked, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    on = true;
+}
+
+/* ---- native stacks ---- */
+
+/* Whether an address is in a module whose frames a site leaves out, cached per thread (a launch's
+ * innermost frames are the same few addresses each time; dladdr walks the loaded modules). */
+static bool skipped_module(uintptr_t addr)
+{
+    static __thread struct {
+        uintptr_t addr;
+        bool skip;
+    } cache[256];
+    size_t i = (addr >> 2) & 255;
+    if (cache[i].addr == addr)
+        return cache[i].skip;
+    static void *own_base;
+    Dl_info self, info;
+    if (!own_base && dladdr((void *)skipped_module, &self))
+        own_base = self.dli_fbase;
+    bool skip = false;
+    if (dladdr((void *)addr, &info) && info.dli_fname) {
+        const char *base = strrchr(info.dli_fname, '/');
+        base = base ? base + 1 : info.dli_fname;
+        skip = info.dli_fbase == own_base || strncmp(base, "libcupti.so", 11) == 0 || strncmp(base, "libcuda.so", 10) == 0 ||
+               strncmp(base, "libcudart.so", 12) == 0;
+    }
+    cache[i].addr = addr;
+    cache[i].skip = skip;
+    return skip;
+}
+
+/* The calling thread's native stack as keys, outermost first: return addresses less one (the
+ * call instruction's address, which names the caller's line). */
+static int native_stack(host_key *keys)
+{
+    void *pcs[HOST_MAX_DEPTH + 32];
+    int n = backtrace(pcs, (int)(sizeof pcs / sizeof pcs[0]));
+    int first = 0;
+    while (first < n && skipped_module((uintptr_t)pcs[first]))
+        first++;
+    int kept = n - first < HOST_MAX_DEPTH ? n - first : HOST_MAX_DEPTH;
+    for (int i = 0; i < kept; i++)
+        keys[kept - 1 - i] = (host_key){.a = (uint64_t)(uintptr_t)pcs[first + i] - 1, .kind = HOST_KEY_NATIVE};
+    return kept;
+}
+
+/* Each thread's previous stack and its nodes: consecutive launches share most of their stack
+ * (the same loop, the same module's forward), so only the frames past the shared outer part are
+ * checked and looked up again. */
+static __thread struct {
+    uint32_t generation; /* the tree's (inject_host_generation); 0: empty */
+    int n;
+    host_key keys[HOST_MAX_DEPTH];
+    uint32_t ids[HOST_MAX_DEPTH];
+} memo;
+
+/* Each thread's time spent taking sites, held to SITE_SHARE of its time since its first site (after
+ * a first allowance of SITE_BURST_NS): past it a call's site is skipped and counted. A Python stack
+ * costs about a microsecond, a native one tens (libgcc's unwinder reads each frame's unwind table),
+ * and a program that launches every few microseconds would otherwise pay that on each launch. */
+#define SITE_SHARE 100 /* 1/100: 1% */
+#define SITE_BURST_NS 20000000LL
+static __thread struct {
+    int64_t first, spent;
+} cost;
+static uint64_t taken, skipped;
+
+void inject_site_take(uint32_t correlation)
+{
+    int64_t t0 = inject_now_ns();
+    if (!cost.first)
+        cost.first = t0;
+    if (cost.spent > (t0 - cost.first) / SITE_SHARE + SITE_BURST_NS) {
+        __atomic_fetch_add(&skipped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    host_key keys[HOST_MAX_DEPTH];
+    int n = inject_py_this_stack(keys, HOST_MAX_DEPTH, memo.keys, memo.n); /* >= 0: the host lock is held */
+    if (n < 0) {
+        n = native_stack(keys);
+        inject_host_lock();
+    }
+    int same = 0;
+    if (memo.generation == inject_host_generation())
+        while (same < n && same < memo.n && keys[same].a == memo.keys[same].a && keys[same].b == memo.keys[same].b &&
+               keys[same].kind == memo.keys[same].kind)
+            same++;
+    int interned;
+    uint32_t node = inject_host_stack_at(keys + same, n - same, same ? memo.ids[same - 1] : 0, memo.ids + same, &interned);
+    memcpy(memo.keys + same, keys + same, (size_t)interned * sizeof keys[0]);
+    memo.n = same + interned;
+    memo.generation = inject_host_generation();
+    host_format_site(inject_host_out(), correlation, node);
+    inject_host_flush_locked(false);
+    inject_host_unlock();
+    __atomic_fetch_add(&taken, 1, __ATOMIC_RELAXED);
+    cost.spent += inject_now_ns() - t0;
+}
+
+void inject_sites_finish(void)
+{
+    uint64_t k = __atomic_load_n(&skipped, __ATOMIC_RELAXED);
+    if (!on && !k && !__atomic_load_n(&taken, __ATOMIC_RELAXED))
+        return;
+    inject_host_lock();
+    sb_printf(inject_host_out(), "sitestat\t%llu\t%llu\n", (unsigned long long)__atomic_load_n(&taken, __ATOMIC_RELAXED),
+              (unsigned long long)k);
+    inject_host_unlock();
+}
+
+void inject_sites_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+    if (!on)
+        return;
+    const CUpti_CallbackData *d = data;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        if (!bit(runtime_tracked, sizeof runtime_tracked, cbid))
+            return;
+        if (d->callbackSite == CUPTI_API_EXIT) {
+            runtime_depth--;
+            return;
+        }
+        if (runtime_depth++ > 0)
+            return;
+    } else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+        if (!bit(driver_tracked, sizeof driver_tracked, cbid) || d->callbackSite != CUPTI_API_ENTER || runtime_depth > 0)
+            return;
+    } else
+        return;
+    if (inject_capture_tracing_now()) /* outside a capture window nothing is recorded to tie it to */
+        inject_site_take(d->correlationId);
+}

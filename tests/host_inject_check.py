@@ -1,0 +1,87 @@
+"""Checks the stream tests/host_inject_program.py (python mode) or tests/host_probe_main (c mode)
+wrote under the injection library's host parts. Prints one line per check; exit 1 when any failed.
+
+    python3 tests/host_inject_check.py python STREAM OWN.json
+    python3 tests/host_inject_check.py c STREAM PROGRAM
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from host_stream import HostStream  # noqa: E402
+
+mode, path = sys.argv[1:3]
+s = HostStream(path)
+ok = True
+
+
+def expect(what, cond, detail=""):
+    global ok
+    print(f"  {'ok  ' if cond else 'FAIL'} {what} {detail}")
+    ok = ok and bool(cond)
+
+
+expect("every frame written before the line naming it, once", not s.problems, "; ".join(s.problems[:3]))
+expect("one sampler line", len(s.samplers) == 1, f"({s.samplers})")
+sampler = s.samplers[0] if s.samplers else {"mechanism": "", "hz": 0, "detail": ""}
+
+if mode == "python":
+    own = json.load(open(sys.argv[3]))
+    expect("both mechanisms", sampler["mechanism"] == "python-wall+cpu-timer" and sampler["hz"] == 200, f"({sampler})")
+    for corr, want in own["sites"].items():
+        corr = int(corr)
+        st = s.stack(s.sites.get(corr, 0))
+        inner = st[0] if st else {}
+        if corr == 2:  # before the layout check: a Python or a native stack, but a stack
+            expect(f"site {corr}: a stack", bool(st), f"({inner.get('kind')} {inner.get('function')})")
+            continue
+        expect(f"site {corr} ({'with' if want['gil'] else 'without'} the GIL): innermost frame {want['function']} line "
+               f"{want['line']}", inner.get("kind") == "py" and inner.get("function") == want["function"]
+               and inner.get("line") == want["line"] and inner.get("file") == own["file"],
+               f"(got {inner.get('kind')} {inner.get('function')} {inner.get('file')}:{inner.get('line')})")
+        if want.get("deep"):
+            outer = [f["function"] for f in st[-3:]]
+            expect(f"site {corr}: 48 frames kept, the outermost ones among them", len(st) == 48 and
+                   outer == ["launch_deep", "main", "<module>"], f"({len(st)} frames, outermost {outer})")
+            continue
+        expect(f"site {corr}: called from main", len(st) > 1 and st[1]["function"] == "main", "")
+
+    def during(name):
+        t0, t1 = own["spans"][name]
+        return [x for x in s.samples if t0 * 1e9 <= x["ts"] <= t1 * 1e9]
+
+    def names(x):
+        return [f["function"] for f in s.stack(x["node"])]
+
+    py_spin = [x for x in during("spin_python") if x["source"] == "py" and x["tid"] == os.getpid() or
+               x["source"] == "py" and "spin_python" in names(x)]
+    hit = [x for x in py_spin if "spin_python" in names(x)]
+    expect("Python samples name spin_python while it ran", len(hit) >= 0.5 * max(1, len(py_spin)) and len(hit) >= 10,
+           f"({len(hit)} of {len(py_spin)})")
+    expect("... running (R)", sum(x["state"] == "R" for x in hit) >= 0.7 * max(1, len(hit)),
+           f"({[x['state'] for x in hit][:10]})")
+    sleeping = [x for x in during("sleep") if x["source"] == "py" and "main" in names(x)]
+    at_line = [x for x in sleeping if s.stack(x["node"])[0]["line"] == own["sleep_line"]]
+    expect("Python samples during time.sleep at its line, sleeping (S)",
+           len(at_line) >= 10 and sum(x["state"] == "S" for x in at_line) >= 0.9 * len(at_line),
+           f"({len(at_line)} at line {own['sleep_line']}, states {sorted(set(x['state'] for x in at_line))})")
+    cpu = [x for x in during("probe_burn") if x["source"] == "cpu"]
+    burn = [x for x in cpu if names(x) and names(x)[0] == "probe_burn"]
+    expect("CPU samples during probe_burn name it", len(burn) >= 20 and len(burn) >= 0.5 * len(cpu),
+           f"({len(burn)} of {len(cpu)} CPU samples)")
+    expect("no CPU sample while the program slept", not [x for x in during("sleep") if x["source"] == "cpu"
+                                                        and x["tid"] == own.get("tid", -1)], "")
+else:
+    program = os.path.realpath(sys.argv[3])
+    expect("CPU timers only (no Python)", sampler["mechanism"] == "cpu-timer" and sampler["hz"] == 200, f"({sampler})")
+    st = s.stack(s.sites.get(7, 0))
+    inner = st[0] if st else {}
+    expect("site 7: innermost frame host_main_launcher in the program", inner.get("kind") == "native" and
+           inner.get("function") == "host_main_launcher" and inner.get("module") == program,
+           f"(got {inner})")
+    expect("... called from main", len(st) > 1 and st[1]["function"] == "main", f"({st[1] if len(st) > 1 else None})")
+    burn = [x for x in s.samples if x["source"] == "cpu" and s.stack(x["node"])[0]["function"] == "probe_burn"]
+    expect("CPU samples name probe_burn", len(burn) >= 20, f"({len(burn)} of {len(s.samples)})")
+    expect("no Python samples", not [x for x in s.samples if x["source"] == "py"], "")
+sys.exit(0 if ok else 1)

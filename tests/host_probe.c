@@ -1,0 +1,37 @@
+/* The injection library's host-stack parts without a GPU: built as a shared object from the
+ * library's own objects (Makefile: HOST_PROBE), it exports what CUPTI's callbacks and the
+ * driver's InitializeInjection would call, so tests/test_host_inject.sh can drive them from a
+ * Python program (through ctypes, with and without the GIL) and from a C program with no Python,
+ * and check the stream lines they write (MMPROF_PROFILE_DIR). */
+#include <stdint.h>
+#include <time.h>
+
+#include "inject.h"
+#include "inject_host.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT void probe_start(void) { inject_sampler_start(); }
+
+/* A launch's call site: the caller's stack as inject_sites.c takes it in the callback. */
+EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation); }
+
+EXPORT void probe_finish(void) { inject_host_finish(2000); }
+
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Native work the CPU-time timers should find: ms of this thread's CPU time. */
+EXPORT __attribute__((noinline)) double probe_burn(unsigned ms)
+{
+    volatile double x = 0;
+    double until = cpu_s() + ms / 1e3;
+    while (cpu_s() < until)
+        for (int i = 0; i < 10000; i++)
+            x += i * 0.5;
+    return x;
+}

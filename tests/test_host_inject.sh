@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The injection library's host stacks, on any machine (no GPU): tests/host_probe.so is the
+# library's objects with the entry points CUPTI's callbacks would call. A Python program calls
+# them with and without the GIL (tests/host_inject_program.py) and a C program without Python
+# (tests/host_probe_main); tests/host_inject_check.py checks the streams they wrote: call sites
+# at the right function and line (Python, read with and without the GIL; native, named by
+# dladdr), Python samples naming the function running and the line sleeping with the thread's
+# state, CPU-time samples naming a native function burning CPU, the sampler line.
+#   tests/test_host_inject.sh BUILD_DIR   (run_tests.sh runs it; prints cmocka-style lines)
+set -u
+build=${1:-build}
+dir=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/mmprof-host-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+run_test() {
+    echo "[ RUN      ] $1"
+    if ("$@"); then echo "[       OK ] $1"; else echo "[  FAILED  ] $1"; failed=$((failed + 1)); fi
+}
+
+python_program() {
+    mkdir -p "$tmp/py" && rm -f "$tmp/py"/*
+    MMPROF_PROFILE_DIR=$tmp/py MMPROF_SAMPLE_HZ=200 python3 "$dir/host_inject_program.py" "$build/tests/host_probe.so" \
+        "$tmp/own.json" || return 1
+    python3 "$dir/host_inject_check.py" python "$tmp"/py/*.stream "$tmp/own.json"
+}
+
+c_program() {
+    mkdir -p "$tmp/c" && rm -f "$tmp/c"/*
+    MMPROF_PROFILE_DIR=$tmp/c MMPROF_SAMPLE_HZ=200 "$build/tests/host_probe_main" "$build/tests/host_probe.so" || return 1
+    python3 "$dir/host_inject_check.py" c "$tmp"/c/*.stream "$build/tests/host_probe_main"
+}
+
+# --no-sample: the sampler line says so and no sample is written; the call site is still taken.
+no_sample() {
+    mkdir -p "$tmp/off" && rm -f "$tmp/off"/*
+    MMPROF_PROFILE_DIR=$tmp/off MMPROF_SAMPLE_HZ=0 "$build/tests/host_probe_main" "$build/tests/host_probe.so" || return 1
+    local f=("$tmp"/off/*.stream)
+    grep -q $'^sampler\t0\toff\t--no-sample$' "${f[0]}" || { echo "no 'sampler 0 off --no-sample' line"; return 1; }
+    ! grep -q $'^sample\t' "${f[0]}" || { echo "samples written with sampling off"; return 1; }
+    grep -q $'^site\t7\t' "${f[0]}" || { echo "no call site"; return 1; }
+}
+
+# The streams recorded on the H200 (tests/data/host) still show what the GPU checker asserted
+# there: each gap of host_gaps.py named, its launches at their lines; numba's first call in its
+# compiler. (host_loop's native frames need the binary that ran there, not kept.)
+fixtures() {
+    local d=$dir/data/host
+    python3 "$dir/host_causes_check.py" gaps "$d/host_gaps.stream" "$d/host_gaps-own.json" &&
+        python3 "$dir/host_causes_check.py" numba "$d/numba.stream"
+}
+
+run_test python_program
+run_test c_program
+run_test no_sample
+run_test fixtures
+[ $failed -eq 0 ]
