@@ -67,7 +67,7 @@ void html_host_cell(html_ctx *x, const host_view v[HOST_NFROM], const char *path
             snprintf(q, sizeof q, "%s.hot", p);
             fn_words(x, "in ", &v[f].hot, q);
         }
-        if (v[f].user.name[0]) {
+        if (v[f].user.user) {
             snprintf(q, sizeof q, "%s.user_line", p);
             fn_words(x, v[f].hot.name[0] ? "; user's line " : "user's line ", &v[f].user, q);
         }

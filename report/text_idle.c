@@ -68,20 +68,32 @@ static void host_lines(ctx *x, const analysis *a, const host_view v[HOST_NFROM])
             snprintf(one, sizeof one, ", %s waiting", w);
             strncat(line, one, sizeof line - strlen(line) - 1);
         }
+        if (h->running_pct.ok) {
+            char r[16];
+            fig(x, r, sizeof r, &host_view_table, h, "running_pct", true);
+            snprintf(one, sizeof one, ", %s running by CPU samples", r);
+            strncat(line, one, sizeof line - strlen(line) - 1);
+        }
         strncat(line, "):", sizeof line - strlen(line) - 1);
-        const host_fn *parts[2 + HOST_TOP] = {h->hot.name[0] ? &h->hot : NULL, h->user.name[0] ? &h->user : NULL};
-        static const char *const lead[2] = {" in ", "; user's line "};
+        /* The hot frame, the user's line (where the stacks reach the user's code) and the innermost
+         * frames, each with its share; none named: said so. */
+        const host_fn *parts[2 + HOST_TOP] = {h->hot.name[0] ? &h->hot : NULL, h->user.user ? &h->user : NULL};
+        static const char *const lead[3] = {"in ", "user's line ", "innermost "};
         for (int k = 0; k < h->ntop; k++)
             parts[2 + k] = &h->top[k];
+        bool first = true;
         for (int k = 0; k < 2 + h->ntop; k++) {
             if (!parts[k])
                 continue;
             char pct[16];
             fig(x, pct, sizeof pct, &host_fn_table, parts[k], "share_pct", true);
-            snprintf(one, sizeof one, "%s%s %s", k < 2 ? lead[k] : k == 2 ? "; innermost " : ", ", parts[k]->name,
-                     pct);
+            snprintf(one, sizeof one, "%s%s%s %s", k > 2 ? ", " : first ? " " : "; ", k < 3 ? lead[k] : "",
+                     parts[k]->name, pct);
             strncat(line, one, sizeof line - strlen(line) - 1);
+            first = false;
         }
+        if (first)
+            strncat(line, " no frame of its stacks has a name", sizeof line - strlen(line) - 1);
         fprintf(x->out, "%-34s ", "");
         wrapped(x, 35, line);
     }

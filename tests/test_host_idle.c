@@ -190,6 +190,7 @@ static void python_sleep_is_named(void **state)
     const host_view *v = gap_view(&a, 0, HOST_FROM_PY);
     assert_close(v->waiting_pct.v, 96, 1e-9);
     assert_true(host_view_waited(v));
+    assert_false(v->running_pct.ok); /* no CPU samples in the run */
     must_contain(a.rg[0].advice, "a 500 ms gap before step: the host slept/waited in sleepy.py:12 (main) (96% of 50 "
                                  "Python wall-clock samples asleep or waiting)");
     must_contain(a.rg[0].advice, "queue GPU work before the wait");
@@ -202,6 +203,37 @@ static void python_sleep_is_named(void **state)
             said = true;
         }
     assert_true(said);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A Python loop on the CPU whose wall-clock samples read the thread as waiting (it waits for the
+ * GIL the sampler holds, as the H200's host_gaps.py recording showed): its CPU samples in the same
+ * stretch say it ran, so the advice says busy, not asleep. */
+static void cpu_samples_overrule_a_waiting_state(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    kernel(&m, "_Z4stepv", 0, 1 * MS, 1);
+    kernel(&m, "_Z4stepv", 501 * MS, 502 * MS, 2);
+    call(&m, "cudaLaunchKernel_v7000", 500 * MS, 500 * MS + MS / 100, 2);
+    int mod = frame(&m, -1, HOST_FRAME_PY, "<module>", "/home/u/busy.py", 60, NULL);
+    int work = frame(&m, mod, HOST_FRAME_PY, "cpu_work", "/home/u/busy.py", 39, NULL);
+    int eval = frame(&m, -1, HOST_FRAME_NATIVE, "_PyEval_EvalFrameDefault", NULL, 0, "/usr/bin/python3.12");
+    samples(&m, work, MAIN_TID, HOST_SAMPLE_PY, 'S', 2 * MS, 10 * MS, 49);
+    samples(&m, eval, MAIN_TID, HOST_SAMPLE_CPU, 'R', 3 * MS, 10 * MS, 48);
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const host_view *v = gap_view(&a, 0, HOST_FROM_PY);
+    assert_close(v->waiting_pct.v, 100, 1e-9);
+    assert_close(v->running_pct.v, 100.0 * 48 / 49, 1e-9);
+    assert_false(host_view_waited(v));
+    assert_false(gap_view(&a, 0, HOST_FROM_CPU)->user.user); /* no Python frame: no user's line */
+    must_contain(a.rg[0].advice, "host busy outside CUDA for 500 ms, in busy.py:39 (cpu_work) 100% of 49 Python "
+                                 "wall-clock samples");
+    assert_null(strstr(a.rg[0].advice, "slept"));
     analysis_free(&a);
     model_free(&m);
 }
@@ -596,6 +628,7 @@ int main(void)
         cmocka_unit_test(frames_are_named_and_judged),
         cmocka_unit_test(numba_compile_is_named),
         cmocka_unit_test(python_sleep_is_named),
+        cmocka_unit_test(cpu_samples_overrule_a_waiting_state),
         cmocka_unit_test(cuda_c_host_loop_is_named),
         cmocka_unit_test(launch_sites_are_aggregated),
         cmocka_unit_test(spans_weigh_the_innermost),

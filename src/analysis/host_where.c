@@ -574,6 +574,30 @@ static void view_na(host_view *out, const char *why)
     metric_na(&out->samples, "%s", why);
     metric_na(&out->ms, "%s", why);
     metric_na(&out->waiting_pct, "%s", why);
+    metric_na(&out->running_pct, "%s", out->from == HOST_FROM_PY ? why : "only Python wall-clock samples are set "
+                                                                        "against CPU samples");
+}
+
+/* A Python view's running_pct: the thread's CPU samples in the window over its wall-clock ones. */
+static void running(const host_where_index *x, int64_t start, int64_t end, host_keep_fn keep, const void *ctx,
+                    host_view *v)
+{
+    const host_activity *h = x->h;
+    bool any_cpu = false;
+    size_t n = 0;
+    for (size_t i = 0; i < h->nsamples && !any_cpu; i++)
+        any_cpu = h->samples[i].source == HOST_SAMPLE_CPU;
+    if (!any_cpu) {
+        metric_na(&v->running_pct, "the run has no CPU samples");
+        return;
+    }
+    for (size_t k = first_at(x->samples, h->nsamples, start, sample_ts, h); k < h->nsamples; k++) {
+        const host_sample *s = &h->samples[x->samples[k]];
+        if (s->ts_ns >= end)
+            break;
+        n += s->source == HOST_SAMPLE_CPU && s->pid == v->pid && s->tid == v->tid && (!keep || keep(ctx, s->ts_ns));
+    }
+    metric_set(&v->running_pct, 100.0 * (double)n / v->samples.v);
 }
 
 bool host_view_of(const host_where_index *x, host_from f, int64_t start, int64_t end, host_keep_fn keep,
@@ -590,6 +614,8 @@ bool host_view_of(const host_where_index *x, host_from f, int64_t start, int64_t
     if (ok && it.n > 0 && (ok = choose_thread(&it, &out->pid, &out->tid, &out->threads)))
         ok = view_figures(x->h, &it, f, out);
     free(it.v);
+    if (ok && out->any && f == HOST_FROM_PY)
+        running(x, start, end, keep, ctx, out);
     return ok;
 }
 
@@ -603,7 +629,8 @@ const host_view *host_view_headline(const host_view v[HOST_NFROM])
 
 bool host_view_waited(const host_view *v)
 {
-    return v->any && v->waiting_pct.ok && v->waiting_pct.v >= HOST_HOT_PCT;
+    return v->any && v->waiting_pct.ok && v->waiting_pct.v >= HOST_HOT_PCT &&
+           !(v->running_pct.ok && v->running_pct.v >= HOST_HOT_PCT);
 }
 
 void host_view_words(const host_view *v, char *buf, size_t len)
@@ -623,10 +650,15 @@ void host_view_words(const host_view *v, char *buf, size_t len)
         snprintf(buf, len, "slept/waited in %s (%.0f%% %s asleep or waiting)", v->user.name, v->waiting_pct.v, of);
         return;
     }
+    if (!named->name[0]) { /* stacks of native frames no symbol named */
+        snprintf(buf, len, "in frames with no name (%s%s)", of + 3,
+                 v->from == HOST_FROM_CPU ? ": the modules' symbols were not read" : "");
+        return;
+    }
     char from[HOST_NAME + 16] = "";
-    if (v->user.name[0] && !named->user && named != &v->user)
+    if (v->user.user && !named->user && named != &v->user)
         snprintf(from, sizeof from, ", from %s", v->user.name);
-    else if (named->user && v->user.name[0])
+    else if (named->user && v->user.user)
         named = &v->user; /* the user's own code: its line */
     snprintf(buf, len, "in %s %.0f%% %s%s", named->name, named->share_pct.v, of, from);
 }

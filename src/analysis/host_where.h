@@ -49,6 +49,9 @@ typedef struct {
     metric samples;       /* the thread's samples in the window (n/a for spans) */
     metric ms;            /* spans: the time its spans cover in the window (n/a for samples) */
     metric waiting_pct;   /* of its samples, those with the thread asleep or waiting (state S or D) */
+    metric running_pct;   /* Python samples: the thread's CPU samples in the window over its wall-clock
+                           * ones (both at the sampler's rate: about its CPU use), which overrules a
+                           * state read as waiting (a thread waiting for the GIL the sampler holds) */
     host_fn hot, user;
     host_fn top[HOST_TOP];
     int ntop;
@@ -87,7 +90,8 @@ bool host_view_of(const host_where_index *x, host_from f, int64_t start, int64_t
 /* The view a sentence names, of those of one window: Python samples first (they see waiting too),
  * then CPU samples, then spans; NULL when none has anything. */
 const host_view *host_view_headline(const host_view v[HOST_NFROM]);
-/* Whether a view says the thread mostly slept or waited (waiting_pct HOST_HOT_PCT or more). */
+/* Whether a view says the thread mostly slept or waited: waiting_pct HOST_HOT_PCT or more, unless
+ * its CPU samples say it ran (running_pct HOST_HOT_PCT or more). */
 bool host_view_waited(const host_view *v);
 /* "in numba.core.compiler (compile_extra) 87% of 900 Python wall-clock samples, from prog.py:30
  * (main)"; for a view that waited, "slept/waited in prog.py:12 (main) 95% of 500 Python

@@ -334,6 +334,7 @@ static const metric_def host_view_defs[] = {
     HV(samples, "samples", "samples", "", "%.0f", "the thread's samples of this source in the window (the thread with most running samples)"),
     HV(ms, "ms", "spans", "ms", "%.3f", "recorded CPU spans: the time they cover on the thread in the window"),
     HV(waiting_pct, "waiting_pct", "waiting", "%", "%.0f", "of its Python wall-clock samples, those with the thread asleep or waiting (state S or D)"),
+    HV(running_pct, "running_pct", "running", "%", "%.0f", "its CPU samples in the window over its Python wall-clock ones (about its CPU use; 50% or more overrules a waiting state)"),
 };
 TABLE(host_view_table, "host_view", host_view_defs);
 
