@@ -428,6 +428,14 @@ static void frames_are_named_and_judged(void **state)
     assert_false(host_user_frame(&sys));
     assert_true(host_user_frame(&own));
     char b[HOST_NAME];
+    /* CPU samples whose frames no symbol named (as the H200's host_loop recording before
+     * symbolisation): said so, not an empty name. */
+    host_view unnamed = {.any = true, .from = HOST_FROM_CPU};
+    metric_set(&unnamed.samples, 20);
+    metric_na(&unnamed.waiting_pct, "CPU samples");
+    metric_na(&unnamed.running_pct, "CPU samples");
+    host_view_words(&unnamed, b, sizeof b);
+    assert_string_equal(b, "in frames with no name (20 CPU samples: the modules' symbols were not read)");
     host_frame_name(&std, false, b, sizeof b);
     assert_string_equal(b, "threading (wait)");
     host_frame_name(&init, false, b, sizeof b);
