@@ -130,6 +130,8 @@ static const host_view *gap_view(const analysis *a, int gap, host_from f)
     return &a->host->gaps[gap * HOST_NFROM + f];
 }
 
+static const call_site_row *row_of(const analysis *a, const char *kind, const char *name);
+
 static void numba_compile_is_named(void **state)
 {
     (void)state;
@@ -269,6 +271,38 @@ static void cuda_c_host_loop_is_named(void **state)
     assert_string_equal(v->top[0].name, "exp (libm.so.6)");
     assert_string_equal(v->top[1].name, "loop.cu (host_loop)");
     must_contain(a.rg[0].advice, "in exp (libm.so.6) 75% of 40 CPU samples, from loop.cu:31 (host_loop)");
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A <<<>>> launch goes through nvcc's stub (a host function of the kernel's name at the kernel's
+ * line, then __device_stub__...): the line named is main's, which launched it; a compiler's
+ * "[clone ...]" suffix is left out of a name. */
+static void launch_stubs_are_passed_over(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    kernel(&m, "_Z5scalePfif", 10 * MS, 11 * MS, 7);
+    call(&m, "cudaLaunchKernel_v7000", 9 * MS, 9 * MS + MS / 100, 7);
+    int mainf = frame(&m, -1, HOST_FRAME_NATIVE, "main", "/home/u/loop.cu", 95, "/home/u/loop");
+    int stub = frame(&m, mainf, HOST_FRAME_NATIVE, "scale(float*, int, float)", "/home/u/loop.cu", 40, "/home/u/loop");
+    int dev = frame(&m, stub, HOST_FRAME_NATIVE, "__device_stub__Z5scalePfif(float*, int, float)", "/home/u/loop.cu",
+                    40, "/home/u/loop");
+    int rt = frame(&m, dev, HOST_FRAME_NATIVE, "cudaLaunchKernel", "/usr/local/cuda/include/cuda_runtime.h", 216,
+                   "/home/u/loop");
+    host_site s = {.pid = PID, .correlation = 7, .frame = rt};
+    assert_true(host_add_site(&m.host_activity, &s));
+    int burn = frame(&m, mainf, HOST_FRAME_NATIVE, "burn_cpu(double) [clone .constprop.0] [clone .isra.0]",
+                     "/home/u/loop.cu", 61, "/home/u/loop");
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const call_site_row *r = row_of(&a, "kernel", "scale");
+    assert_string_equal(r->sites[0].at, "loop.cu:95 (main)");
+    char b[HOST_NAME];
+    host_frame_name(&m.host_activity.frames[burn], true, b, sizeof b);
+    assert_string_equal(b, "loop.cu:61 (burn_cpu(double))");
     analysis_free(&a);
     model_free(&m);
 }
@@ -638,6 +672,7 @@ int main(void)
         cmocka_unit_test(python_sleep_is_named),
         cmocka_unit_test(cpu_samples_overrule_a_waiting_state),
         cmocka_unit_test(cuda_c_host_loop_is_named),
+        cmocka_unit_test(launch_stubs_are_passed_over),
         cmocka_unit_test(launch_sites_are_aggregated),
         cmocka_unit_test(spans_weigh_the_innermost),
         cmocka_unit_test(sampling_off_is_said),

@@ -91,6 +91,32 @@ static target *call_targets(const run_model *m, size_t *n)
     return t;
 }
 
+/* nvcc's launch stub for a kernel: a host function of the kernel's own name (at the kernel's line
+ * in its .cu file) or its __device_stub__, which a <<<>>> launch calls: it is the user's code, but
+ * the line a reader wants is its caller's. */
+static bool launch_stub(const host_frame *f, const char *kernel)
+{
+    if (!f->function)
+        return false;
+    size_t n = strcspn(f->function, "(<");
+    return strncmp(f->function, "__device_stub__", 15) == 0 || (n == strlen(kernel) && strncmp(f->function, kernel, n) == 0);
+}
+
+/* The user's line of a site's stack for a target: a kernel's launch stubs passed over. */
+static int site_node(const host_activity *ha, int frame, const target *t)
+{
+    int node = host_user_node(ha, frame);
+    for (int guard = 0; node >= 0 && strcmp(t->kind, "kernel") == 0 && launch_stub(&ha->frames[node], t->name) &&
+                        guard < ha->nframes;
+         guard++) {
+        int up = ha->frames[node].parent >= 0 ? host_user_node(ha, ha->frames[node].parent) : -1;
+        if (up < 0 || !host_user_frame(&ha->frames[up]))
+            break; /* no caller of the user's: the stub it is */
+        node = up;
+    }
+    return node;
+}
+
 /* One call of a target from one site. */
 typedef struct {
     const target *t;
@@ -161,11 +187,8 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout)
     bool ok = g && c;
     for (size_t i = 0; ok && i < ha->nsites; i++) {
         const host_site *s = &ha->sites[i];
-        int node = host_user_node(ha, s->frame);
-        if (node < 0)
+        if (host_user_node(ha, s->frame) < 0)
             continue; /* a stack with no named frame says nothing */
-        char at[HOST_NAME];
-        host_frame_name(&ha->frames[node], true, at, sizeof at);
         size_t k = find(g, ng, s->pid, s->correlation);
         const target *t = g, *end = g + ng;
         if (k == ng) { /* no GPU work of its correlation: the call itself */
@@ -174,6 +197,8 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout)
             end = c + (k < nc ? k + 1 : nc);
         }
         for (const target *x = t + k; x < end && x->pid == s->pid && x->corr == s->correlation; x++) {
+            char at[HOST_NAME];
+            host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
             if (nh == caph) {
                 caph = caph ? 2 * caph : 64;
                 hit *grown = realloc(h, caph * sizeof *grown);

@@ -1,6 +1,7 @@
 /* Where the host was: see host_where.h. */
 #include "host_where.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +73,11 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
 {
     bool named = f->function && f->function[0];
     char fn[72] = "", where[100];
+    /* A compiler's " [clone .constprop.0]" suffixes name copies of one function: left out. */
+    int n = named ? (int)(strstr(f->function, " [clone ") ? strstr(f->function, " [clone ") - f->function
+                                                          : (ptrdiff_t)strlen(f->function)) : 0;
     if (named)
-        snprintf(fn, sizeof fn, " (%.60s)", f->function);
+        snprintf(fn, sizeof fn, " (%.*s)", n < 60 ? n : 60, f->function);
     if (f->kind == HOST_FRAME_OP) {
         snprintf(buf, len, "%.150s", named ? f->function : "an unnamed span");
     } else if (f->file && f->file[0] && (host_user_frame(f) || (f->kind == HOST_FRAME_NATIVE && f->line > 0))) {
@@ -86,9 +90,9 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
         snprintf(buf, len, "%.90s%s", where, fn);
     } else if (named) {
         if (f->module && f->module[0])
-            snprintf(buf, len, "%.80s (%.60s)", f->function, base_name(f->module));
+            snprintf(buf, len, "%.*s (%.60s)", n < 80 ? n : 80, f->function, base_name(f->module));
         else
-            snprintf(buf, len, "%.80s", f->function);
+            snprintf(buf, len, "%.*s", n < 80 ? n : 80, f->function);
     } else if (f->module && f->module[0]) {
         snprintf(buf, len, "%.80s+0x%llx", base_name(f->module), (unsigned long long)f->offset);
     } else {
