@@ -461,6 +461,12 @@ static void frames_are_named_and_judged(void **state)
     assert_true(host_user_frame(&user));
     assert_false(host_user_frame(&sys));
     assert_true(host_user_frame(&own));
+    host_frame glibc = {.kind = HOST_FRAME_NATIVE, .function = "___res_dnok", .file = "res-name-checking.c",
+                        .line = 217, .module = "/lib/x86_64-linux-gnu/libc.so.6"};
+    host_frame torch = {.kind = HOST_FRAME_NATIVE, .function = "f", .file = "/pytorch/aten/x.cpp", .line = 5,
+                        .module = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
+    assert_false(host_user_frame(&glibc));
+    assert_false(host_user_frame(&torch));
     char b[HOST_NAME];
     /* CPU samples whose frames no symbol named (as the H200's host_loop recording before
      * symbolisation): said so, not an empty name. */

@@ -33,13 +33,24 @@ static bool python_library(const char *file)
            strstr(file, "dist-packages/") || strncmp(file, "<frozen", 7) == 0;
 }
 
+/* A module the system or a package manager installed: its frames are not the user's even where
+ * its debug info names a source file (glibc's "res-name-checking.c", PyTorch's libraries in
+ * site-packages, seen on the H200's recordings). */
+static bool system_module(const char *module)
+{
+    return module && (strncmp(module, "/usr/", 5) == 0 || strncmp(module, "/lib/", 5) == 0 ||
+                      strncmp(module, "/lib64/", 7) == 0 || strstr(module, "site-packages/") ||
+                      strstr(module, "dist-packages/"));
+}
+
 bool host_user_frame(const host_frame *f)
 {
     if (!f->file || !f->file[0])
         return false;
     if (f->kind == HOST_FRAME_PY)
         return !python_library(f->file);
-    return f->kind == HOST_FRAME_NATIVE && f->line > 0 && strncmp(f->file, "/usr/", 5) != 0;
+    return f->kind == HOST_FRAME_NATIVE && f->line > 0 && strncmp(f->file, "/usr/", 5) != 0 &&
+           !system_module(f->module);
 }
 
 /* A library file's module: the path after site-packages/, dist-packages/ or lib/pythonX.Y/,

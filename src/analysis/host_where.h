@@ -63,7 +63,8 @@ typedef struct {
 void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len);
 /* Whether a frame is the user's own code: a Python frame whose file is not in the Python
  * installation (".../lib/pythonX.Y/"), site-packages or dist-packages, nor "<frozen ...>"; a
- * native frame with a source file and line outside /usr/. */
+ * native frame with a source file and line outside /usr/, in a module outside /usr/, /lib/,
+ * /lib64/, site-packages and dist-packages. */
 bool host_user_frame(const host_frame *f);
 
 /* The user's frame of the stack whose innermost node is node: the innermost frame of the user's
