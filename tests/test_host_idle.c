@@ -466,6 +466,11 @@ static void frames_are_named_and_judged(void **state)
     host_frame torch = {.kind = HOST_FRAME_NATIVE, .function = "f", .file = "/pytorch/aten/x.cpp", .line = 5,
                         .module = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
     assert_false(host_user_frame(&glibc));
+    host_frame mangled = {.kind = HOST_FRAME_NATIVE, .function = "_ZN2at6native18structured_sum_out4implEv",
+                          .module = "/x/libtorch_cuda.so"};
+    char m[HOST_NAME];
+    host_frame_name(&mangled, true, m, sizeof m);
+    assert_string_equal(m, "at::native::structured_sum_out::impl (libtorch_cuda.so)");
     assert_false(host_user_frame(&torch));
     char b[HOST_NAME];
     /* CPU samples whose frames no symbol named (as the H200's host_loop recording before

@@ -1,6 +1,8 @@
 /* Where the host was: see host_where.h. */
 #include "host_where.h"
 
+#include "analysis.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,9 +81,18 @@ static void module_of(const char *file, char *buf, size_t len)
             *c = '.';
 }
 
-/* What is not known is left out of a frame's words, never stood in for ("?"). */
+/* What is not known is left out of a frame's words, never stood in for ("?"). A native C++ symbol
+ * dladdr gave mangled ("_ZN2at6native...") reads demangled, without its parameters. */
 void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
 {
+    char plain[128];
+    if (f->kind == HOST_FRAME_NATIVE && f->function && strncmp(f->function, "_Z", 2) == 0) {
+        host_frame d = *f;
+        kernel_display_name(f->function, plain, sizeof plain);
+        d.function = plain;
+        host_frame_name(&d, with_line, buf, len);
+        return;
+    }
     bool named = f->function && f->function[0];
     char fn[72] = "", where[100];
     /* A compiler's " [clone .constprop.0]" suffixes name copies of one function: left out. */
