@@ -12,6 +12,13 @@
  * profile --counters profiled; one per stretch of GPU activity over time (analysis.busy); one per
  * listed idle stretch of a GPU (analysis.idle_gaps: name its cause, direction where it lies, count
  * the calls named); one per listed region and idle cause (its idle breakdown: name the cause).
+ * Where the run carries host activity (host_idle.h): one host_view row per source that saw
+ * anything in a listed idle stretch (direction "idle_gap", count the stretch's index among the
+ * idle_gap rows, device its GPU) or in a listed region's host-busy idle time (direction
+ * "host_busy", the region's columns), name the source ("py", "cpu", "spans"), host its hot frame;
+ * after each, one host_function row per frame it names (name "py.hot", "py.user_line",
+ * "py.innermost", host the frame); then one call_site row per kernel, copy or call and line it was
+ * made from (name the target, direction its kind, count its calls with a site, host the line).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -23,19 +30,20 @@
 #include <string.h>
 
 #include "devices.h"
+#include "host_idle.h"
 #include "strbuf.h"
 
 /* The registry tables, in column order, and what each row kind fills. */
 typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
-    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, NROWS
+    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE, NROWS
 } row_kind;
 
 static const char *const row_names[NROWS] = {"run", "region", "kernel", "copy", "api", "workload", "device",
                                              "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
                                              "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
-                                             "idle_breakdown"};
+                                             "idle_breakdown", "host_view", "host_function", "call_site"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -46,6 +54,9 @@ static const metric_table *table_of(row_kind k)
     case ROW_BUSY: return &busy_span_table;
     case ROW_IDLE_GAP: return &idle_gap_table;
     case ROW_IDLE_SHARE: return &idle_share_table;
+    case ROW_HOST_VIEW: return &host_view_table;
+    case ROW_HOST_FN: return &host_fn_table;
+    case ROW_CALL_SITE: return &call_site_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -64,9 +75,9 @@ static const metric_table *table_of(row_kind k)
 
 /* The identifying columns every row has (empty where they do not apply). */
 static const char *const id_cols[] = {"row", "region_index", "region", "region_kind", "name", "count",
-                                      "direction", "host_memory", "n", "device", "pass"};
+                                      "direction", "host_memory", "n", "device", "pass", "host"};
 #define NID ((int)(sizeof id_cols / sizeof id_cols[0]))
-enum { ID_NAME = 4, ID_DIRECTION = 6, ID_N = 8, ID_DEVICE = 9, ID_PASS = 10 };
+enum { ID_NAME = 4, ID_COUNT = 5, ID_DIRECTION = 6, ID_N = 8, ID_DEVICE = 9, ID_PASS = 10, ID_HOST = 11 };
 
 typedef struct {
     const char *v[NID];
@@ -257,6 +268,63 @@ static void idle_rows(strbuf *b, const analysis *a)
         }
 }
 
+/* A host view's row and its frames' (see the top of the file); id holds the window's columns. */
+static void host_view_rows(strbuf *b, ids *id, const host_view v[HOST_NFROM])
+{
+    for (int f = 0; f < HOST_NFROM; f++) {
+        if (!v[f].any)
+            continue;
+        char name[32];
+        id->v[ID_NAME] = host_from_key(v[f].from);
+        id->v[ID_HOST] = v[f].hot.name[0] ? v[f].hot.name : NULL;
+        row(b, ROW_HOST_VIEW, id, &v[f]);
+        const host_fn *fns[2 + HOST_TOP] = {&v[f].hot, &v[f].user};
+        for (int k = 0; k < v[f].ntop; k++)
+            fns[2 + k] = &v[f].top[k];
+        for (int k = 0; k < 2 + v[f].ntop; k++) {
+            if (!fns[k]->name[0])
+                continue;
+            snprintf(name, sizeof name, "%s.%s", host_from_key(v[f].from),
+                     k == 0 ? "hot" : k == 1 ? "user_line" : "innermost");
+            id->v[ID_NAME] = name;
+            id->v[ID_HOST] = fns[k]->name;
+            row(b, ROW_HOST_FN, id, fns[k]);
+        }
+    }
+}
+
+static void host_rows(strbuf *b, const analysis *a)
+{
+    const host_analysis *h = a->host;
+    if (!h)
+        return;
+    ids id;
+    for (int i = 0; i < h->ngaps; i++) {
+        memset(&id, 0, sizeof id);
+        id.v[ID_DIRECTION] = "idle_gap";
+        snprintf(id.count, sizeof id.count, "%d", i);
+        id.v[ID_COUNT] = id.count;
+        snprintf(id.device, sizeof id.device, "%u", a->idle_gaps[i].device);
+        id.v[ID_DEVICE] = id.device;
+        host_view_rows(b, &id, &h->gaps[i * HOST_NFROM]);
+    }
+    for (int li = 0; li < h->nregions; li++) {
+        region_ids(a->m, a->listed[li], &id);
+        id.v[ID_DIRECTION] = "host_busy";
+        host_view_rows(b, &id, &h->regions[li * HOST_NFROM]);
+    }
+    for (int i = 0; i < h->nsites; i++)
+        for (int k = 0; k < h->sites[i].nsites; k++) {
+            memset(&id, 0, sizeof id);
+            id.v[ID_NAME] = h->sites[i].name;
+            id.v[ID_DIRECTION] = h->sites[i].kind;
+            snprintf(id.count, sizeof id.count, "%d", h->sites[i].calls);
+            id.v[ID_COUNT] = id.count;
+            id.v[ID_HOST] = h->sites[i].sites[k].at;
+            row(b, ROW_CALL_SITE, &id, &h->sites[i].sites[k]);
+        }
+}
+
 char *render_csv(const analysis *a)
 {
     const run_model *m = a->m;
@@ -329,5 +397,6 @@ char *render_csv(const analysis *a)
         row(&b, ROW_BUSY, &id, &a->busy[i]);
     }
     idle_rows(&b, a);
+    host_rows(&b, a);
     return sb_finish(&b);
 }

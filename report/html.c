@@ -62,6 +62,10 @@ static const page_section page_sections[] = {
      "opened and closed, and the time and CUDA runtime calls outside it, which the rest of the page does not "
      "show.", false},
     {SEC_RANKS, html_ranks, NULL, false},
+    {SEC_CALL_SITES, html_sites,
+     "Which line of the program each kernel, copy and call was made from: the host stack at the call, named by its "
+     "innermost frame in the program's own code (not the Python installation, site-packages or system libraries).",
+     false},
     {SEC_WORKLOADS, html_workloads,
      "One product is one n&times;n multiply as a program would run it once: copy A and B in, multiply (the median of "
      "the timed launches), copy C out. Verified against an FP64 OpenBLAS product.", true},
@@ -75,7 +79,7 @@ static const page_section page_sections[] = {
 
 /* The page's order: a built-in run's as above; a timeline (an import, a profiled program) has no
  * built-in workloads, so its regions and ranks come right after the summary. */
-static const section_id timeline_first[] = {SEC_FINDINGS, SEC_CAPTURE, SEC_REGIONS, SEC_RANKS};
+static const section_id timeline_first[] = {SEC_FINDINGS, SEC_CAPTURE, SEC_REGIONS, SEC_CALL_SITES, SEC_RANKS};
 
 static const page_section *page_section_of(section_id id)
 {

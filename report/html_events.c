@@ -9,22 +9,26 @@
  * memsets) and one track per stream holding those events (kernels and copies of one device on
  * aligned tracks, so copy/compute overlap shows as marks above one another); per host thread, its
  * NVTX ranges and annotations nested by depth, and its CUDA API calls (a runtime call and the
- * driver call inside it nest the same way). Render only: every mark is a model event, and
- * nothing here is a figure of the analysis. */
+ * driver call inside it nest the same way), and its host samples (a tick per sample, the stack on
+ * hover; host_where.h names the frames); a launch with a recorded call site says the line it was
+ * made from on hover. Render only: every mark is a model event, and nothing here is a figure of
+ * the analysis. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_where.h"
 #include "html_parts.h"
 
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
 #define TL_MAX_DEPTH 12      /* nesting rows a thread's track shows; deeper ones share the last */
 
-typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API } track_kind;
+typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API, TK_HOST } track_kind;
 
 /* Event categories, as timeline.js colours them. */
-enum { CAT_KERNEL = 0, CAT_H2D, CAT_D2H, CAT_D2D, CAT_COPY, CAT_MEMSET, CAT_API, CAT_RANGE, CAT_BUSY };
+enum { CAT_KERNEL = 0, CAT_H2D, CAT_D2H, CAT_D2D, CAT_COPY, CAT_MEMSET, CAT_API, CAT_RANGE, CAT_BUSY, CAT_HOST };
+#define TL_STACK_FRAMES 12 /* frames a host sample's hover shows */
 
 typedef struct {
     track_kind kind;
@@ -168,11 +172,12 @@ static bool drawn_region(const region *r)
     return r->kind == REGION_NVTX || r->kind == REGION_ANNOTATION;
 }
 
-/* Every event the timeline could draw: kernels, copies, memsets, API calls and ranges. */
+/* Every event the timeline could draw: kernels, copies, memsets, API calls, ranges and host
+ * samples. */
 static size_t candidates(const run_model *m)
 {
     const event_list *e = &m->events;
-    size_t n = e->nkernels + e->ncopies + e->nmemsets + e->napis;
+    size_t n = e->nkernels + e->ncopies + e->nmemsets + e->napis + m->host_activity.nsamples;
     for (int i = 0; i < m->nregions; i++)
         n += drawn_region(&m->regions[i]);
     return n;
@@ -212,6 +217,8 @@ static int64_t window_end(const run_model *m, size_t total)
     for (int i = 0; i < m->nregions; i++)
         if (drawn_region(&m->regions[i]))
             s[n++] = m->regions[i].start_ns;
+    for (size_t i = 0; i < m->host_activity.nsamples; i++)
+        s[n++] = m->host_activity.samples[i].ts_ns;
     qsort(s, n, sizeof *s, cmp_i64);
     int64_t cut = s[TL_MAX_EVENTS];
     /* Events sharing the cut's start all go, so the kept ones are at most the cap. */
@@ -236,18 +243,65 @@ static const char *copy_words(copy_dir d)
     }
 }
 
+/* "launched from model.py:42 (forward)": the user's line of a call's recorded site (call_sites.h),
+ * or "" where none was recorded. */
+static void site_words(const run_model *m, const host_site *const *sites, uint32_t pid, uint32_t corr,
+                       const char *lead, char *buf, size_t len)
+{
+    const host_site *s = host_site_find(sites, m->host_activity.nsites, pid, corr);
+    int user = s ? host_user_node(&m->host_activity, s->frame) : -1;
+    buf[0] = '\0';
+    if (user >= 0) {
+        char at[HOST_NAME];
+        host_frame_name(&m->host_activity.frames[user], true, at, sizeof at);
+        snprintf(buf, len, "%s%s", lead, at);
+    }
+}
+
+/* Each host sample, a tick on its thread's track: its innermost named frame, its stack on hover. */
+static void collect_samples(tl_build *b, const run_model *m, int64_t cut)
+{
+    const host_activity *h = &m->host_activity;
+    char stack[1024], name[HOST_NAME];
+    for (size_t i = 0; i < h->nsamples; i++) {
+        const host_sample *s = &h->samples[i];
+        if (s->ts_ns >= cut)
+            continue;
+        snprintf(stack, sizeof stack, "%s sample", host_sample_source_name(s->source));
+        if (s->state)
+            snprintf(stack + strlen(stack), sizeof stack - strlen(stack), ", thread state %c", s->state);
+        copy_str(name, sizeof name, "(no stack)");
+        for (int f = s->frame, k = 0; f >= 0 && f < h->nframes && k < TL_STACK_FRAMES; f = h->frames[f].parent, k++) {
+            char one[HOST_NAME];
+            host_frame_name(&h->frames[f], true, one, sizeof one);
+            if (k == 0)
+                copy_str(name, sizeof name, one);
+            size_t used = strlen(stack);
+            snprintf(stack + used, sizeof stack - used, "\n%s %s", k ? "\xe2\x86\x90" : "at", one);
+        }
+        add(b, track_of(b, TK_HOST, s->pid, s->tid, 0), s->ts_ns, s->ts_ns, intern(&b->nm, name),
+            intern(&b->nm, stack), 0, CAT_HOST);
+    }
+}
+
 static void collect(tl_build *b, const run_model *m, int64_t cut)
 {
     const event_list *e = &m->events;
-    char buf[512];
+    char buf[512], from[HOST_NAME + 24];
+    const host_site **sites = host_sites_sorted(&m->host_activity);
+    if (m->host_activity.nsites > 0 && !sites) {
+        b->oom = true;
+        return;
+    }
     for (size_t i = 0; i < e->nkernels; i++) {
         const kernel_event *k = &e->kernels[i];
         if (k->start_ns >= cut)
             continue;
         kernel_display_name(k->name, buf, sizeof buf);
         int name = intern(&b->nm, buf);
-        snprintf(buf, sizeof buf, "grid %d\xc3\x97%d\xc3\x97%d, block %d\xc3\x97%d\xc3\x97%d", k->grid[0], k->grid[1],
-                 k->grid[2], k->block[0], k->block[1], k->block[2]);
+        site_words(m, sites, k->pid, k->correlation, "; launched from ", from, sizeof from);
+        snprintf(buf, sizeof buf, "grid %d\xc3\x97%d\xc3\x97%d, block %d\xc3\x97%d\xc3\x97%d%s", k->grid[0],
+                 k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], from);
         add(b, track_of(b, TK_STREAM, 0, k->device, k->stream), k->start_ns, k->end_ns, name, intern(&b->nm, buf), 0,
             CAT_KERNEL);
     }
@@ -257,7 +311,9 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
             continue;
         snprintf(buf, sizeof buf, "%s copy", copy_dir_name(c->dir));
         int name = intern(&b->nm, buf);
-        snprintf(buf, sizeof buf, "%s, %s to %s", copy_words(c->dir), mem_kind_name(c->src), mem_kind_name(c->dst));
+        site_words(m, sites, c->pid, c->correlation, "; launched from ", from, sizeof from);
+        snprintf(buf, sizeof buf, "%s, %s to %s%s", copy_words(c->dir), mem_kind_name(c->src), mem_kind_name(c->dst),
+                 from);
         add(b, track_of(b, TK_STREAM, 0, c->device, c->stream), c->start_ns, c->end_ns, name, intern(&b->nm, buf),
             c->bytes, copy_cat(c->dir));
     }
@@ -265,7 +321,8 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
         const memset_event *s = &e->memsets[i];
         if (s->start_ns >= cut)
             continue;
-        snprintf(buf, sizeof buf, "%s memory", mem_kind_name(s->mem));
+        site_words(m, sites, s->pid, s->correlation, "; launched from ", from, sizeof from);
+        snprintf(buf, sizeof buf, "%s memory%s", mem_kind_name(s->mem), from);
         add(b, track_of(b, TK_STREAM, 0, s->device, s->stream), s->start_ns, s->end_ns, intern(&b->nm, "memset"),
             intern(&b->nm, buf), s->bytes, CAT_MEMSET);
     }
@@ -281,9 +338,12 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
         if (a->start_ns >= cut)
             continue;
         api_display_name(a->name, buf, sizeof buf);
-        add(b, track_of(b, TK_API, a->pid, a->thread, 0), a->start_ns, a->end_ns, intern(&b->nm, buf), -1, 0,
-            CAT_API);
+        site_words(m, sites, a->pid, a->correlation, "from ", from, sizeof from);
+        add(b, track_of(b, TK_API, a->pid, a->thread, 0), a->start_ns, a->end_ns, intern(&b->nm, buf),
+            from[0] ? intern(&b->nm, from) : -1, 0, CAT_API);
     }
+    free(sites);
+    collect_samples(b, m, cut);
 }
 
 /* Tracks in the page's order: GPUs by device, each busy track before its streams by number; then
@@ -302,7 +362,7 @@ static int cmp_track(const track *x, const track *y)
     if (rx == 0) { /* device, then busy first, then stream */
         kx[0] = x->a, kx[1] = x->kind != TK_BUSY, kx[2] = x->b;
         ky[0] = y->a, ky[1] = y->kind != TK_BUSY, ky[2] = y->b;
-    } else {
+    } else { /* process, thread, then ranges, API calls, host samples */
         kx[0] = x->pid, kx[1] = x->a, kx[2] = x->kind;
         ky[0] = y->pid, ky[1] = y->a, ky[2] = y->kind;
     }
@@ -379,7 +439,7 @@ static void set_depths(tl_build *b)
     int depth = 0, cur = -1;
     for (size_t i = 0; i < b->n; i++) {
         item *it = &b->it[i];
-        if (b->t[it->track].kind == TK_BUSY || b->t[it->track].kind == TK_STREAM)
+        if (b->t[it->track].kind == TK_BUSY || b->t[it->track].kind == TK_STREAM || b->t[it->track].kind == TK_HOST)
             continue;
         if (it->track != cur) {
             cur = it->track;
@@ -404,7 +464,7 @@ static const char *thread_name(const run_model *m, uint32_t pid, uint32_t tid)
 static void track_label(const run_model *m, const track *t, bool many_pids, char *buf, size_t len)
 {
     char who[160] = "";
-    if (t->kind == TK_RANGES || t->kind == TK_API) {
+    if (t->kind == TK_RANGES || t->kind == TK_API || t->kind == TK_HOST) {
         const char *tn = thread_name(m, t->pid, t->a);
         int k = many_pids ? snprintf(who, sizeof who, "process %u, ", t->pid) : 0;
         bool fits = k >= 0 && (size_t)k < sizeof who;
@@ -420,12 +480,13 @@ static void track_label(const run_model *m, const track *t, bool many_pids, char
     case TK_STREAM: snprintf(buf, len, "GPU %u, stream %u", t->a, t->b); break;
     case TK_RANGES: snprintf(buf, len, "%s: ranges", who); break;
     case TK_API: snprintf(buf, len, "%s: CUDA API", who); break;
+    case TK_HOST: snprintf(buf, len, "%s: host samples", who); break;
     }
 }
 
 static const char *kind_key(track_kind k)
 {
-    return k == TK_BUSY ? "busy" : k == TK_STREAM ? "stream" : k == TK_RANGES ? "ranges" : "api";
+    return k == TK_BUSY ? "busy" : k == TK_STREAM ? "stream" : k == TK_RANGES ? "ranges" : k == TK_API ? "api" : "host";
 }
 
 /* A JSON string safe inside a <script> element: "<" as \u003c, so no name can close it. */
@@ -466,6 +527,14 @@ static void column(strbuf *b, const char *key, const item *it, size_t n, field f
     for (size_t i = 0; i < n; i++)
         sb_printf(b, i ? ",%lld" : "%lld", (long long)f(&it[i], &prev));
     sb_add(b, "]");
+}
+
+static bool any_info(const item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (it[i].info >= 0)
+            return true;
+    return false;
 }
 
 static bool any_nonzero(const item *it, size_t n, field f)
@@ -525,8 +594,11 @@ void html_event_timeline(html_ctx *x)
     bool many_pids = false;
     uint32_t pid0 = 0;
     bool seen = false;
+    bool samples = false;
     for (size_t i = 0; i < b.nt; i++)
-        if (b.t[i].kind == TK_RANGES || b.t[i].kind == TK_API) {
+        samples |= b.t[i].kind == TK_HOST;
+    for (size_t i = 0; i < b.nt; i++)
+        if (b.t[i].kind == TK_RANGES || b.t[i].kind == TK_API || b.t[i].kind == TK_HOST) {
             many_pids |= seen && b.t[i].pid != pid0;
             pid0 = b.t[i].pid;
             seen = true;
@@ -535,9 +607,9 @@ void html_event_timeline(html_ctx *x)
     strbuf *o = x->b;
     sb_printf(o, "<p class=\"lede\" data-events=\"%zu\">Every kernel, copy and memset on its GPU's stream, with each "
                  "GPU's busy time above its streams, then each host thread's NVTX ranges (nested) and CUDA API calls, "
-                 "on one axis from the run's start: copies and kernels that overlap sit above one another. Zoom with "
+                 "on one axis from the run's start: copies and kernels that overlap sit above one another.%s Zoom with "
                  "the buttons or the mouse wheel, drag to pan, hover over a mark for its details.</p>\n",
-              shown);
+              shown, samples ? " Each host sample is a tick on its thread's track; hover for its stack." : "");
     if (cut != INT64_MAX) {
         sb_printf(o, "<p class=\"tl-window\"><b>Windowed:</b> the page holds the first %zu of the run's %zu events "
                      "(those starting in its first ",
@@ -563,8 +635,10 @@ void html_event_timeline(html_ctx *x)
               "<figcaption class=\"key\"><span class=\"sw k\"></span>kernel <span class=\"sw h2d\"></span>host to "
               "device <span class=\"sw d2h\"></span>device to host <span class=\"sw d2d\"></span>other copy "
               "<span class=\"sw ms\"></span>memset <span class=\"sw busy\"></span>GPU busy <span class=\"sw rg\">"
-              "</span>range <span class=\"sw api\"></span>CUDA API call</figcaption>\n"
-              "<details class=\"tl-tracks\"><summary>Tracks</summary><ol>");
+              "</span>range <span class=\"sw api\"></span>CUDA API call");
+    if (samples)
+        sb_add(o, " <span class=\"sw hs\"></span>host sample");
+    sb_add(o, "</figcaption>\n<details class=\"tl-tracks\"><summary>Tracks</summary><ol>");
     size_t first = 0;
     for (size_t ti = 0; first < b.n; ti++) {
         size_t n = 0;
@@ -607,7 +681,7 @@ void html_event_timeline(html_ctx *x)
             column(o, "c", it, n, f_cat, 0);
             column(o, "i", it, n, f_info, 0);
             column(o, "b", it, n, f_bytes, 0);
-        } else if (t->kind == TK_RANGES) {
+        } else if (t->kind == TK_RANGES || t->kind == TK_HOST || (t->kind == TK_API && any_info(it, n))) {
             column(o, "i", it, n, f_info, 0);
         }
         if (any_nonzero(it, n, f_depth))

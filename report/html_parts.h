@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "figure_path.h"
+#include "host_where.h"
 #include "strbuf.h"
 
 #define HTML_CHART_W 1180.0 /* every chart's width in its own units; the page's CSS scales it */
@@ -79,6 +80,10 @@ void html_timeline(html_ctx *x);   /* html_timeline.c */
 void html_roofline(html_ctx *x);   /* html_roofline.c: the counters (mmprof --counters, profile --counters) */
 void html_sweep(html_ctx *x);      /* html_sweep.c: a run of several sizes */
 void html_devices(html_ctx *x);    /* html_devices.c: a --devices run */
+void html_sites(html_ctx *x);      /* html_sites.c: the call sites per kernel */
+/* html_sites.c: a table cell saying where the host was in a window (a host_view per source,
+ * host_where.h), its figures marked under path (the window's row in the JSON). */
+void html_host_cell(html_ctx *x, const host_view v[HOST_NFROM], const char *path);
 /* "n = 2048", or a sweep's "n = 256 to 2048 (4 sizes)". */
 void html_run_sizes(strbuf *b, const run_model *m);
 

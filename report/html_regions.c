@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "host_idle.h"
 #include "html_parts.h"
 
 static void heading_cells(html_ctx *x, const metric_table *t, const char *const *keys, int n)
@@ -161,7 +162,10 @@ static void idle_gap_rows(html_ctx *x)
                  "<thead><tr><th data-sort=\"num\" class=\"r\">GPU</th><th data-sort=\"text\">where</th>");
     heading_cells(x, &idle_gap_table, cols, (int)(sizeof cols / sizeof cols[0]));
     sb_add(x->b, "<th data-sort=\"text\">cause</th><th data-sort=\"text\">then</th><th data-sort=\"text\">calls in "
-                 "progress</th><th data-sort=\"text\">ranges open</th></tr></thead>\n<tbody>\n");
+                 "progress</th><th data-sort=\"text\">ranges open</th>");
+    if (a->host && a->host->sampled)
+        sb_add(x->b, "<th data-sort=\"text\">host (samples)</th>");
+    sb_add(x->b, "</tr></thead>\n<tbody>\n");
     for (int i = 0; i < a->nidle_gaps && i < HTML_IDLE_GAPS; i++) {
         const idle_stretch *g = &a->idle_gaps[i];
         char path[FIG_PATH];
@@ -189,7 +193,10 @@ static void idle_gap_rows(html_ctx *x)
                 sb_add(x->b, ", ");
             sb_html(x->b, a->m->regions[g->open_ranges[k]].name);
         }
-        sb_add(x->b, "</td></tr>\n");
+        sb_add(x->b, "</td>");
+        if (a->host && a->host->sampled)
+            html_host_cell(x, &a->host->gaps[i * HOST_NFROM], path);
+        sb_add(x->b, "</tr>\n");
     }
     sb_add(x->b, "</tbody></table></div>\n");
     int more = a->nidle_gaps - HTML_IDLE_GAPS + a->idle_gaps_unlisted;
@@ -206,6 +213,10 @@ static void idle_breakdown_rows(html_ctx *x)
     sb_add(x->b, "<h3>Idle time by cause</h3>\n<div class=\"scroll\"><table class=\"idle-breakdown sortable\">\n"
                  "<thead><tr><th data-sort=\"text\">cause</th>");
     heading_cells(x, &idle_share_table, cols, (int)(sizeof cols / sizeof cols[0]));
+    /* Where the run carries host activity, the host-busy row says which functions it was. */
+    bool host = a->host && a->host->sampled && a->host->nregions > 0;
+    if (host)
+        sb_add(x->b, "<th data-sort=\"text\">host (samples)</th>");
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
     for (int c = 0; c < IDLE_NCAUSES; c++) {
         if (!r->idle[c].ms.ok || r->idle[c].ms.v <= 0)
@@ -217,6 +228,10 @@ static void idle_breakdown_rows(html_ctx *x)
         sb_add(x->b, "</td>");
         for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++)
             html_fig_cell(x, &idle_share_table, &r->idle[c], cols[k], path, false);
+        if (host && c == IDLE_HOST_BUSY)
+            html_host_cell(x, &a->host->regions[0], path);
+        else if (host)
+            sb_add(x->b, "<td></td>");
         sb_add(x->b, "</tr>\n");
     }
     sb_add(x->b, "</tbody></table></div>\n");

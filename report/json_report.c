@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "devices.h"
+#include "host_idle.h"
 #include "model_json.h"
 #include "json_writer.h"
 #include "strbuf.h"
@@ -442,6 +443,83 @@ static bool launch_ident(cJSON *row, const analysis *a, int i)
            cJSON_AddStringToObject(row, "bound_reason", a->launches[i].bound_text);
 }
 
+/* A frame of a host view: its words, whether it is the user's code, and host_fn_table's figures. */
+static bool host_fn_json(cJSON *parent, const char *key, const host_fn *f)
+{
+    cJSON *row, *missing;
+    if (!open_row(parent, key, &row, &missing))
+        return false;
+    out o = {row, missing, true};
+    o.ok = cJSON_AddStringToObject(row, "name", f->name) && cJSON_AddBoolToObject(row, "user", f->user);
+    put_table(&o, &host_fn_table, f);
+    return close_row(row, missing, o.ok);
+}
+
+/* "host": where the host was in a window (host_where.h), a view per source that saw anything;
+ * "host_none" says why there is none. Written only where the run carries host activity. */
+static bool host_views_json(cJSON *row, const analysis *a, const host_view v[HOST_NFROM])
+{
+    if (!a->host || !a->host->sampled)
+        return true;
+    cJSON *arr = cJSON_AddArrayToObject(row, "host");
+    bool ok = arr != NULL;
+    for (int f = 0; ok && f < HOST_NFROM; f++) {
+        if (!v[f].any)
+            continue;
+        cJSON *r, *missing;
+        if (!(ok = open_row(arr, NULL, &r, &missing)))
+            break;
+        out o = {r, missing, true};
+        cJSON *top = NULL;
+        o.ok = cJSON_AddStringToObject(r, "source", host_from_key(v[f].from)) &&
+               cJSON_AddStringToObject(r, "source_label", host_from_label(v[f].from)) &&
+               cJSON_AddNumberToObject(r, "pid", v[f].pid) && cJSON_AddNumberToObject(r, "tid", v[f].tid) &&
+               cJSON_AddNumberToObject(r, "threads", v[f].threads) &&
+               (v[f].hot.name[0] ? host_fn_json(r, "hot", &v[f].hot) : cJSON_AddNullToObject(r, "hot") != NULL) &&
+               (v[f].user.name[0] ? host_fn_json(r, "user_line", &v[f].user)
+                                  : cJSON_AddNullToObject(r, "user_line") != NULL) &&
+               (top = cJSON_AddArrayToObject(r, "innermost"));
+        for (int k = 0; o.ok && k < v[f].ntop; k++)
+            o.ok = host_fn_json(top, NULL, &v[f].top[k]);
+        put_table(&o, &host_view_table, &v[f]);
+        ok = close_row(r, missing, o.ok);
+    }
+    if (ok && !host_view_headline(v))
+        ok = cJSON_AddStringToObject(row, "host_none", a->host->none[0] ? a->host->none : "no host samples in it");
+    return ok;
+}
+
+/* "call_sites": the line each kernel, copy, memset or call was made from (call_sites.h). */
+static bool call_sites_json(cJSON *an, const analysis *a)
+{
+    if (!a->host)
+        return true;
+    cJSON *smp = cJSON_AddObjectToObject(an, "host_sampling");
+    const host_activity *h = &a->m->host_activity;
+    bool ok = smp && cJSON_AddStringToObject(smp, "mechanism", h->mechanism) &&
+              cJSON_AddNumberToObject(smp, "rate_hz", h->rate_hz) &&
+              cJSON_AddStringToObject(smp, "why_not", h->why_not);
+    cJSON *arr = ok ? cJSON_AddArrayToObject(an, "call_sites") : NULL;
+    ok = arr != NULL;
+    for (int i = 0; ok && i < a->host->nsites; i++) {
+        const call_site_row *s = &a->host->sites[i];
+        cJSON *r = cJSON_CreateObject(), *sites = NULL;
+        ok = r && cJSON_AddItemToArray(arr, r) && cJSON_AddStringToObject(r, "kind", s->kind) &&
+             cJSON_AddStringToObject(r, "name", s->name) && cJSON_AddNumberToObject(r, "calls", s->calls) &&
+             cJSON_AddNumberToObject(r, "other_sites", s->other_sites) && (sites = cJSON_AddArrayToObject(r, "sites"));
+        for (int k = 0; ok && k < s->nsites; k++) {
+            cJSON *row, *missing;
+            if (!(ok = open_row(sites, NULL, &row, &missing)))
+                break;
+            out o = {row, missing, true};
+            o.ok = cJSON_AddStringToObject(row, "at", s->sites[k].at);
+            put_table(&o, &call_site_table, &s->sites[k]);
+            ok = close_row(row, missing, o.ok);
+        }
+    }
+    return ok;
+}
+
 /* One idle stretch: which GPU, where, its cause, the calls with most time in it and the ranges
  * open during it, then the registry's figures (idle_gap_table). */
 static bool idle_gap_json(cJSON *arr, const analysis *a, const idle_stretch *x)
@@ -473,6 +551,8 @@ static bool idle_gap_json(cJSON *arr, const analysis *a, const idle_stretch *x)
                cJSON_AddStringToObject(c, "name", rg->name);
     }
     put_table(&o, &idle_gap_table, x);
+    if (o.ok && a->host)
+        o.ok = host_views_json(row, a, &a->host->gaps[(x - a->idle_gaps) * HOST_NFROM]);
     return close_row(row, missing, o.ok);
 }
 
@@ -499,6 +579,9 @@ static bool idle_json(cJSON *an, const analysis *a)
                    cJSON_AddStringToObject(row, "cause", idle_cause_key((idle_cause)c)) &&
                    cJSON_AddStringToObject(row, "cause_label", idle_cause_label((idle_cause)c));
             put_table(&o, &idle_share_table, &r->idle[c]);
+            /* The host-busy share names the functions it was (host_idle.h). */
+            if (o.ok && c == IDLE_HOST_BUSY && a->host && li < a->host->nregions)
+                o.ok = host_views_json(row, a, &a->host->regions[li * HOST_NFROM]);
             ok = close_row(row, missing, o.ok);
         }
     }
@@ -553,7 +636,7 @@ static bool analysis_json(cJSON *root, const analysis *a)
         return false;
     if (regions && !table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
         return false;
-    if (regions && (!idle_json(an, a) || !capture_json(an, a)))
+    if (regions && (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a)))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
     cJSON *listed = regions ? cJSON_AddArrayToObject(an, "listed_regions") : NULL;

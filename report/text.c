@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_idle.h"
 #include "sections.h"
 #include "strbuf.h"
 
@@ -188,6 +189,28 @@ static void header(ctx *x, const analysis *a)
     else
         snprintf(line, sizeof line, "CPU: host clock. GPU: none (%s)", ci->reason[0] ? ci->reason : "no GPU work");
     fputs("Timing  ", x->out);
+    wrapped(x, 8, line);
+    /* How the host was seen (host_idle.h), where the run carries host activity. */
+    const host_activity *h = &m->host_activity;
+    if (!host_activity_present(h))
+        return;
+    size_t py = 0;
+    for (size_t i = 0; i < h->nsamples; i++)
+        py += h->samples[i].source == HOST_SAMPLE_PY;
+    if (h->nsamples > 0)
+        snprintf(line, sizeof line, "samples: %zu Python wall-clock, %zu CPU (%.60s, %.0f Hz)%s%.200s", py,
+                 h->nsamples - py, h->mechanism[0] ? h->mechanism : "sampler not named", h->rate_hz,
+                 h->why_not[0] ? "; " : "", h->why_not);
+    else if (h->why_not[0])
+        snprintf(line, sizeof line, "no samples: sampling off (%.200s)", h->why_not);
+    else
+        snprintf(line, sizeof line, "no samples");
+    size_t n = strlen(line);
+    if (h->nspans > 0)
+        snprintf(line + n, sizeof line - n, "; %zu CPU spans", h->nspans);
+    n = strlen(line);
+    snprintf(line + n, sizeof line - n, "; %zu launch call sites", h->nsites);
+    fputs("Host    ", x->out);
     wrapped(x, 8, line);
 }
 
@@ -517,7 +540,7 @@ static const text_part builtin_parts[] = {
 /* A timeline (a profiled program, an imported trace) leads with its regions and ranks. */
 static const text_part timeline_parts[] = {
     {SEC_FINDINGS, summary},       {SEC_SWEEP, text_sweep},       {SEC_REGIONS, text_regions},
-    {SEC_RANKS, text_ranks},       {SEC_WORKLOADS, workload_table}, {SEC_DEVICES, text_devices},
+    {SEC_CALL_SITES, text_sites},  {SEC_RANKS, text_ranks},       {SEC_WORKLOADS, workload_table}, {SEC_DEVICES, text_devices},
     {SEC_COPIES, copy_table},      {SEC_WORKLOADS, verdicts},     {SEC_KERNELS, kernel_table},
     {SEC_LADDER, ladder_table},    {SEC_COUNTERS, text_counters}, {SEC_TOOL_TIME, tool_time},
 };

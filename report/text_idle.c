@@ -3,6 +3,7 @@
  * only where the run has idle stretches and host records to explain them with. */
 #include <string.h>
 
+#include "host_idle.h"
 #include "text_parts.h"
 #include "thresholds.h"
 
@@ -44,6 +45,64 @@ static void ranges_line(ctx *x, const analysis *a, const idle_stretch *g)
     wrapped(x, 35, line);
 }
 
+/* "host (Python wall-clock samples, thread 42, 100): numba.core.compiler (compile_extra) 87%;
+ * user's line prog.py:30 (main) 87%; innermost run_pass 50%, ...": one line per source that saw
+ * anything in the window, or why none did. Shown only where the run carries host activity. */
+static void host_lines(ctx *x, const analysis *a, const host_view v[HOST_NFROM])
+{
+    if (!a->host || !a->host->sampled)
+        return;
+    for (int f = 0; f < HOST_NFROM; f++) {
+        const host_view *h = &v[f];
+        if (!h->any)
+            continue;
+        char line[1024], n[32], one[HOST_NAME + 48];
+        if (h->from == HOST_FROM_SPANS)
+            fig(x, n, sizeof n, &host_view_table, h, "ms", true);
+        else
+            fig(x, n, sizeof n, &host_view_table, h, "samples", false);
+        snprintf(line, sizeof line, "host (%s of thread %u, %s", host_from_label(h->from), h->tid, n);
+        if (h->waiting_pct.ok) {
+            char w[16];
+            fig(x, w, sizeof w, &host_view_table, h, "waiting_pct", true);
+            snprintf(one, sizeof one, ", %s waiting", w);
+            strncat(line, one, sizeof line - strlen(line) - 1);
+        }
+        if (h->running_pct.ok) {
+            char r[16];
+            fig(x, r, sizeof r, &host_view_table, h, "running_pct", true);
+            snprintf(one, sizeof one, ", %s running by CPU samples", r);
+            strncat(line, one, sizeof line - strlen(line) - 1);
+        }
+        strncat(line, "):", sizeof line - strlen(line) - 1);
+        /* The hot frame, the user's line (where the stacks reach the user's code) and the innermost
+         * frames, each with its share; none named: said so. */
+        const host_fn *parts[2 + HOST_TOP] = {h->hot.name[0] ? &h->hot : NULL, h->user.user ? &h->user : NULL};
+        static const char *const lead[3] = {"in ", "user's line ", "innermost "};
+        for (int k = 0; k < h->ntop; k++)
+            parts[2 + k] = &h->top[k];
+        bool first = true;
+        for (int k = 0; k < 2 + h->ntop; k++) {
+            if (!parts[k])
+                continue;
+            char pct[16];
+            fig(x, pct, sizeof pct, &host_fn_table, parts[k], "share_pct", true);
+            snprintf(one, sizeof one, "%s%s%s %s", k > 2 ? ", " : first ? " " : "; ", k < 3 ? lead[k] : "",
+                     parts[k]->name, pct);
+            strncat(line, one, sizeof line - strlen(line) - 1);
+            first = false;
+        }
+        if (first)
+            strncat(line, " no frame of its stacks has a name", sizeof line - strlen(line) - 1);
+        fprintf(x->out, "%-34s ", "");
+        wrapped(x, 35, line);
+    }
+    if (!host_view_headline(v) && a->host->none[0]) {
+        fprintf(x->out, "%-34s ", "");
+        wrapped(x, 35, a->host->none);
+    }
+}
+
 static void breakdown(ctx *x, const analysis *a)
 {
     const region_metrics *r = &a->rg[a->listed[0]];
@@ -59,6 +118,9 @@ static void breakdown(ctx *x, const analysis *a)
         fprintf(x->out, "%-44s", idle_cause_label((idle_cause)k));
         fig_cells(x, &idle_share_table, &r->idle[k], cols, 2);
         fputc('\n', x->out);
+        /* The host-busy time's functions, from the samples taken in it (host_idle.h). */
+        if (k == IDLE_HOST_BUSY && a->host && a->host->nregions > 0 && host_view_headline(&a->host->regions[0]))
+            host_lines(x, a, &a->host->regions[0]);
     }
 }
 
@@ -85,6 +147,8 @@ void text_idle(ctx *x, const analysis *a)
         wrapped(x, 35, cause);
         calls_line(x, g);
         ranges_line(x, a, g);
+        if (a->host)
+            host_lines(x, a, &a->host->gaps[i * HOST_NFROM]);
     }
     int more = a->nidle_gaps - TEXT_IDLE_GAPS + a->idle_gaps_unlisted;
     if (more > 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "host_where.h"
 #include "strbuf.h"
 
 /* Logical threads, ordered within their process by these bases (the sort index shown). */
@@ -26,6 +27,7 @@ enum {
     T_OTHER = 3000001, /* device to device and the rest */
 };
 #define T_RANGES (1LL << 40) /* + host thread: the timeline's NVTX ranges and annotations */
+#define T_HOST (2LL << 40)   /* + process << 32 + host thread: its host samples and CPU spans */
 
 #define HOST_PID 1
 #define GPU_PID(dev) (10 + (int)(dev))
@@ -47,6 +49,7 @@ typedef struct {
     char *args;       /* owned: a JSON object */
     char flow;        /* FLOW_FROM: a launching API call; FLOW_TO: a kernel or copy it launched */
     uint32_t flow_pid, flow_corr;
+    bool instant;     /* a host sample: an instant event ("ph":"i") */
 } tevent;
 
 enum { FLOW_NONE = 0, FLOW_FROM, FLOW_TO };
@@ -57,6 +60,8 @@ typedef struct {
     int nthreads;
     tevent *ev;
     size_t nev, cap;
+    const host_site **sites; /* the host's call sites by process and correlation id */
+    size_t nsites;
     bool oom;
 } trace;
 
@@ -111,7 +116,7 @@ static void add(trace *t, int thread, int64_t start, int64_t end, const char *na
         return;
     }
     /* A record with its end before its start (a clock hiccup) is kept, as an instant. */
-    t->ev[t->nev++] = (tevent){thread, 0, start, end < start ? start : end, n, cat, a, FLOW_NONE, 0, 0};
+    t->ev[t->nev++] = (tevent){thread, 0, start, end < start ? start : end, n, cat, a, FLOW_NONE, 0, 0, false};
 }
 
 /* args helpers: each appends ,"key":value (the caller opens with '{' and closes with '}'). */
@@ -175,6 +180,75 @@ static void link_last(trace *t, char role, uint32_t pid, uint32_t corr)
     e->flow_corr = corr;
 }
 
+/* ,"key":[frame, its caller, ...]: a host stack from its innermost node, named as host_where.h
+ * names frames, at most HOST_STACK_ARGS of them. */
+#define HOST_STACK_ARGS 32
+static void arg_stack(strbuf *b, const host_activity *h, const char *key, int node)
+{
+    sb_printf(b, "%s\"%s\":[", b->len > 1 ? "," : "", key);
+    for (int i = node, k = 0; i >= 0 && i < h->nframes && k < HOST_STACK_ARGS; i = h->frames[i].parent, k++) {
+        char name[HOST_NAME];
+        host_frame_name(&h->frames[i], true, name, sizeof name);
+        sb_add(b, k ? ",\"" : "\"");
+        sb_json(b, name);
+        sb_add(b, "\"");
+    }
+    sb_add(b, "]");
+}
+
+/* The call site of a launch, copy or call (call_sites.h) as its args: the user's line it was made
+ * from, and its host stack. */
+static void arg_site(const trace *t, strbuf *b, uint32_t pid, uint32_t corr)
+{
+    const host_site *hit = host_site_find(t->sites, t->nsites, pid, corr);
+    if (!hit)
+        return;
+    const host_activity *h = &t->a->m->host_activity;
+    int user = host_user_node(h, hit->frame);
+    if (user >= 0) {
+        char at[HOST_NAME];
+        host_frame_name(&h->frames[user], true, at, sizeof at);
+        arg_str(b, "launched_from", at);
+    }
+    arg_stack(b, h, "host_stack", hit->frame);
+}
+
+/* The host's samples (instants) and CPU spans, on one track per thread ("host (process 42 thread 7)"). */
+static void gather_host(trace *t)
+{
+    const host_activity *h = &t->a->m->host_activity;
+    for (size_t i = 0; i < h->nsamples && !t->oom; i++) {
+        const host_sample *s = &h->samples[i];
+        char tname[64], name[HOST_NAME] = "(no stack)";
+        snprintf(tname, sizeof tname, "host (process %u thread %u)", s->pid, s->tid);
+        if (s->frame >= 0 && s->frame < h->nframes)
+            host_frame_name(&h->frames[s->frame], true, name, sizeof name);
+        strbuf args;
+        args_open(&args, NULL);
+        arg_str(&args, "source", host_sample_source_name(s->source));
+        if (s->state)
+            arg_str(&args, "state", (char[]){s->state, '\0'});
+        arg_stack(&args, h, "stack", s->frame);
+        sb_add(&args, "}");
+        add(t, thread_of(t, HOST_PID, T_HOST + ((int64_t)s->pid << 32) + s->tid, tname), s->ts_ns, s->ts_ns, name,
+            "host_sample", &args);
+        if (!t->oom)
+            t->ev[t->nev - 1].instant = true;
+    }
+    for (size_t i = 0; i < h->nspans && !t->oom; i++) {
+        const host_span *s = &h->spans[i];
+        char tname[64], name[HOST_NAME] = "?";
+        snprintf(tname, sizeof tname, "host (process %u thread %u)", s->pid, s->tid);
+        if (s->frame >= 0 && s->frame < h->nframes)
+            host_frame_name(&h->frames[s->frame], true, name, sizeof name);
+        strbuf args;
+        args_open(&args, NULL);
+        sb_add(&args, "}");
+        add(t, thread_of(t, HOST_PID, T_HOST + ((int64_t)s->pid << 32) + s->tid, tname), s->start_ns, s->end_ns,
+            name, "cpu_span", &args);
+    }
+}
+
 static const kernel_summary *summary_of(const workload_metrics *r, const char *name)
 {
     for (int i = 0; i < r->nkernels; i++)
@@ -197,6 +271,7 @@ static void add_api(trace *t, const workload_run *w, const api_event *e)
     api_display_name(e->name, call, sizeof call);
     args_open(&args, w);
     arg_int(&args, "correlation", e->correlation);
+    arg_site(t, &args, e->pid, e->correlation);
     sb_add(&args, "}");
     add(t, thread_of(t, HOST_PID, T_API + e->thread, name), e->start_ns, e->end_ns, call, "cuda_api", &args);
     link_last(t, FLOW_FROM, e->pid, e->correlation);
@@ -236,6 +311,7 @@ static void add_kernel(trace *t, const workload_metrics *r, const kernel_event *
     arg_int(&args, "stream", k->stream);
     arg_int(&args, "correlation", k->correlation);
     arg_str(&args, "mangled", k->name);
+    arg_site(t, &args, k->pid, k->correlation);
     sb_add(&args, "}");
     add(t, thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname), k->start_ns, k->end_ns, name, "kernel",
         &args);
@@ -264,6 +340,7 @@ static void add_copy(trace *t, const workload_run *w, const copy_event *c)
     arg_str(&args, "dst", mem_kind_name(c->dst));
     arg_int(&args, "stream", c->stream);
     arg_int(&args, "correlation", c->correlation);
+    arg_site(t, &args, c->pid, c->correlation);
     sb_add(&args, "}");
     add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", &args);
     link_last(t, FLOW_TO, c->pid, c->correlation);
@@ -569,11 +646,15 @@ static void write_doc(trace *t, strbuf *b)
         const lthread *th = &t->threads[e->thread];
         sb_add(b, "{\"name\":\"");
         sb_json(b, e->name);
-        sb_printf(b, "\",\"cat\":\"%s\",\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"ts\":", e->cat, th->pid,
-                  th->lanes_tid[e->lane]);
+        sb_printf(b, "\",\"cat\":\"%s\",\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", e->cat,
+                  e->instant ? "i" : "X", th->pid, th->lanes_tid[e->lane]);
         us(b, e->start - m->epoch_ns);
-        sb_add(b, ",\"dur\":");
-        us(b, e->end - e->start);
+        if (e->instant) {
+            sb_add(b, ",\"s\":\"t\"");
+        } else {
+            sb_add(b, ",\"dur\":");
+            us(b, e->end - e->start);
+        }
         sb_add(b, ",\"args\":");
         sb_add(b, e->args);
         sb_add(b, i + 1 < t->nev ? "},\n" : "}\n");
@@ -622,10 +703,18 @@ char *render_trace(const analysis *a)
         sb_add(&args, "}");
         add(&t, tool, m->builtin.tool_phases[i].start_ns, m->builtin.tool_phases[i].end_ns, m->builtin.tool_phases[i].name, "nvtx", &args);
     }
+    const host_activity *h = &m->host_activity;
+    if (h->nsites > 0) {
+        t.sites = host_sites_sorted(h);
+        t.oom = !t.sites;
+        t.nsites = t.sites ? h->nsites : 0;
+    }
     for (int i = 0; i < a->nwl && !t.oom; i++)
         gather_workload(&t, &a->wl[i]);
     if (!t.oom)
         gather_run(&t);
+    if (!t.oom)
+        gather_host(&t);
 
     strbuf out;
     sb_init(&out);
@@ -688,6 +777,7 @@ char *render_trace(const analysis *a)
         free(t.ev[i].args);
     }
     free(t.ev);
+    free(t.sites);
     if (t.oom) {
         sb_free(&out);
         return NULL;

@@ -17,8 +17,9 @@
 
     var ROW = 16, HEAD = 15, AXIS = 18, GAP = 4;
     /* The page's colours (report.css), by event category as html_events.c numbers them. */
-    var COLORS = ["#1f9d6b", "#2f7fd8", "#8a5cd6", "#b06a2a", "#b06a2a", "#d08a00", "#7a8794", "#4a6fa5", "#2c7a58"];
-    var KIND_CAT = { busy: 8, api: 6, ranges: 7 };
+    var COLORS = ["#1f9d6b", "#2f7fd8", "#8a5cd6", "#b06a2a", "#b06a2a", "#d08a00", "#7a8794", "#4a6fa5", "#2c7a58",
+                  "#c0399a"];
+    var KIND_CAT = { busy: 8, api: 6, ranges: 7, host: 9 };
 
     /* Tracks: starts made absolute again (ns from the run's start), each row's longest event (how
      * far back a search must start), and the track's place on the canvas. */
@@ -263,7 +264,9 @@
         return null;
     }
     function describe(h) {
-        var t = h.tr.t, i = h.i, lines = [fmt(h.tr.s[i]) + " from the start, " + fmt(t.d[i])];
+        var t = h.tr.t, i = h.i;
+        /* A host sample is an instant: its time alone. */
+        var lines = [fmt(h.tr.s[i]) + " from the start" + (t.k === "host" ? "" : ", " + fmt(t.d[i]))];
         var cat = t.c ? t.c[i] : KIND_CAT[t.k];
         if (t.i && t.i[i] >= 0) lines.push((t.k === "ranges" ? "NVTX domain " : "") + names[t.i[i]]);
         if (t.b && t.b[i] > 0) {

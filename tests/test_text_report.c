@@ -754,7 +754,7 @@ static const struct {
     {SEC_COPIES, "Copy versus compute  "}, {SEC_KERNELS, "Kernels  "},
     {SEC_LADDER, "Ladder  "},              {SEC_COUNTERS, "Hardware counters  "},
     {SEC_REGIONS, "Timeline  "},           {SEC_TOOL_TIME, "mmprof's own time "},
-    {SEC_WARNINGS, "Warnings\n"},
+    {SEC_WARNINGS, "Warnings\n"},         {SEC_CALL_SITES, "Launched from  "},
 };
 
 /* Every section the text has a heading for is printed exactly when sections.h says the run has

@@ -1,5 +1,6 @@
 /* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
 #include "analysis.h"
+#include "host_idle.h"
 #include "device_check.h"
 #include "devices.h"
 
@@ -1007,7 +1008,7 @@ static bool idle_gaps(analysis *a)
     host_causes *h = host_causes_build(a->m);
     bool ok = h && idle_stretches(a->m, h, &a->idle_gaps, &a->nidle_gaps, &a->idle_gaps_unlisted);
     host_causes_free(h);
-    return ok;
+    return ok && host_analyze(a);
 }
 
 /* A killed process's regions, and the run, are not judged where its GPU records are missing
@@ -1103,5 +1104,6 @@ void analysis_free(analysis *a)
     free(a->busy);
     free(a->streams);
     free(a->idle_gaps);
+    host_analysis_free(a->host);
     memset(a, 0, sizeof *a);
 }

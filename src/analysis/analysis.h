@@ -164,6 +164,8 @@ typedef struct analysis {
                               * longest first (idle_causes.h) */
     int nidle_gaps;
     int idle_gaps_unlisted;  /* stretches past the threshold beyond IDLE_GAPS_MAX */
+    struct host_analysis *host; /* what the host did in them, and the call sites per kernel
+                                 * (host_idle.h); NULL where the run has no host activity */
 } analysis;
 
 #define MAX_LISTED_REGIONS 40

@@ -286,18 +286,25 @@ void host_causes_free(host_causes *h)
     free(h);
 }
 
-void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t by[IDLE_NCAUSES])
+/* The first piece ending after t. */
+static size_t piece_after(const host_causes *h, int64_t t)
 {
-    if (end <= start)
-        return;
-    size_t lo = 0, hi = h->npieces; /* the first piece ending after start */
+    size_t lo = 0, hi = h->npieces;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (h->pieces[mid].end <= start)
+        if (h->pieces[mid].end <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
+    return lo;
+}
+
+void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t by[IDLE_NCAUSES])
+{
+    if (end <= start)
+        return;
+    size_t lo = piece_after(h, start);
     int64_t covered = 0;
     for (size_t i = lo; i < h->npieces && h->pieces[i].start < end; i++) {
         int64_t s = h->pieces[i].start > start ? h->pieces[i].start : start;
@@ -308,6 +315,12 @@ void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t
         }
     }
     by[IDLE_HOST_BUSY] += end - start - covered;
+}
+
+idle_cause host_causes_at(const host_causes *h, int64_t t)
+{
+    size_t lo = piece_after(h, t);
+    return lo < h->npieces && h->pieces[lo].start <= t ? h->pieces[lo].cause : IDLE_HOST_BUSY;
 }
 
 /* The first call that may overlap [start, ...): calls start no earlier than start - longest. */

@@ -55,6 +55,8 @@ void host_causes_free(host_causes *h);
 /* Adds to by[] the time of [start, end) under each cause; what no call covers goes to
  * IDLE_HOST_BUSY. */
 void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t by[IDLE_NCAUSES]);
+/* The cause painted at instant t: IDLE_HOST_BUSY where no call was in progress. */
+idle_cause host_causes_at(const host_causes *h, int64_t t);
 /* Of the calls of cause c inside [start, end), the name (without its version suffix) whose calls
  * have the most time there, summed: that time (0 when none), the name in name and the calls in
  * *count: what an explanation names ("cuModuleLoadData 900 ms", "cudaHostAlloc x4 31 ms"). */
@@ -76,6 +78,11 @@ typedef struct {
     int call_count;          /* calls of that name in it */
     double call_ms;          /* their time in it */
     char next[96];           /* the GPU work that ended it (a kernel's readable name), "" if none */
+    /* Where the host was (host_idle.h's host_explain, from host samples or CPU spans): host_seen,
+     * its words ("in numba.core.compiler (compile_extra) 87% of 900 Python wall-clock samples");
+     * else, where non-empty, why nothing was seen ("no host samples: sampling off (...)"). */
+    bool host_seen, host_waited;
+    char host[256];
 } idle_explained;
 
 /* Explains [start, end): its causes, the largest, its call; next may be NULL. */

@@ -66,6 +66,9 @@ extern const metric_table range_group_table;      /* range_group (range_groups.h
 extern const metric_table idle_gap_table;         /* idle_stretch (idle_causes.h): analysis.idle_gaps */
 extern const metric_table idle_share_table;       /* idle_share (idle_causes.h): analysis.idle_breakdown */
 extern const metric_table capture_table;          /* capture_metrics (capture.h): profile's capture windows */
+extern const metric_table host_view_table;        /* host_view (host_where.h): analysis.host */
+extern const metric_table host_fn_table;          /* host_fn (host_where.h): a host view's frames */
+extern const metric_table call_site_table;        /* call_site (call_sites.h): analysis.host.sites */
 /* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
 extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
     finding_events_table, finding_n_table;

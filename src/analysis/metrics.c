@@ -7,6 +7,7 @@
 #include "ranks.h"
 #include "devices.h"
 #include "capture.h"
+#include "host_idle.h"
 #include "regions.h"
 #include "summary.h"
 
@@ -327,6 +328,33 @@ static const metric_def idle_share_defs[] = {
 };
 TABLE(idle_share_table, "idle_share", idle_share_defs);
 
+/* Where the host was in a window (host_where.h: analysis.host): one source's view of one thread. */
+#define HV(field, key, label, unit, fmt, what) DEF(host_view, field, key, label, unit, fmt, what)
+static const metric_def host_view_defs[] = {
+    HV(samples, "samples", "samples", "", "%.0f", "the thread's samples of this source in the window (the thread with most running samples)"),
+    HV(ms, "ms", "spans", "ms", "%.3f", "recorded CPU spans: the time they cover on the thread in the window"),
+    HV(waiting_pct, "waiting_pct", "waiting", "%", "%.0f", "of its Python wall-clock samples, those with the thread asleep or waiting (state S or D)"),
+    HV(running_pct, "running_pct", "running", "%", "%.0f", "its CPU samples in the window over its Python wall-clock ones (about its CPU use; 50% or more overrules a waiting state)"),
+};
+TABLE(host_view_table, "host_view", host_view_defs);
+
+/* A frame's part of a host view (host_fn: its hot frame, user's line, innermost frames). */
+#define HF(field, key, label, unit, fmt, what) DEF(host_fn, field, key, label, unit, fmt, what)
+static const metric_def host_fn_defs[] = {
+    HF(share_pct, "share_pct", "share", "%", "%.0f", "of the view's samples (or span time): on the stack (hot frame, user's line) or innermost (top frames)"),
+    HF(samples, "samples", "samples", "", "%.0f", "the samples that share is of"),
+    HF(ms, "ms", "time", "ms", "%.3f", "the span time that share is of"),
+};
+TABLE(host_fn_table, "host_function", host_fn_defs);
+
+/* One call site of a kernel, copy, memset or call (analysis.host.sites: call_sites.h). */
+#define CS(field, key, label, unit, fmt, what) DEF(call_site, field, key, label, unit, fmt, what)
+static const metric_def call_site_defs[] = {
+    CS(count, "count", "calls", "", "%.0f", "launches (or calls) of the target whose host stack's user line is this one"),
+    CS(share_pct, "share_pct", "share", "%", "%.0f", "of the target's launches with a recorded call site"),
+};
+TABLE(call_site_table, "call_site", call_site_defs);
+
 /* NVTX ranges and annotations grouped by name (analysis.groups), as nsys's nvtx_sum. */
 #define RG(field, key, label, unit, fmt, what) DEF(range_group, field, key, label, unit, fmt, what)
 static const metric_def range_group_defs[] = {
@@ -396,6 +424,6 @@ const metric_table *const metric_tables[] = {
     &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &idle_gap_table,
     &idle_share_table, &finding_ms_table,
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
-    &compare_row_table, &capture_table,
+    &compare_row_table, &capture_table, &host_view_table, &host_fn_table, &call_site_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

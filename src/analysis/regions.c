@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "host_idle.h"
 #include "overlap.h"
 #include "thresholds.h"
 
@@ -49,6 +50,8 @@ typedef struct {
     size_t nhost;
     const gpu_activity *act;   /* each GPU's merged kernel and copy intervals, for overlap */
     const host_causes *causes; /* what the host did at each instant (idle_causes.h) */
+    const host_where_index *hosts; /* the host samples and spans, by time (host_where.h) */
+    const host_activity *ha;
 } timeline;
 
 /* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
@@ -649,7 +652,7 @@ static const char *next_kernel(const timeline *t, int64_t at)
 /* The idle breakdown of the span [lo, hi) whose GPU work iv holds (sorted by interval_union) and
  * the explanation of the stretch the verdict names: the lead when it outlasts the largest gap
  * between GPU work (as mostly_idle words it), else that gap. */
-static void idle_figures(const timeline *t, const interval *iv, size_t n, int64_t lo, int64_t hi, int64_t first,
+static bool idle_figures(const timeline *t, const interval *iv, size_t n, int64_t lo, int64_t hi, int64_t first,
                          region_metrics *r)
 {
     int64_t by[IDLE_NCAUSES] = {0}, cursor = lo;
@@ -667,12 +670,16 @@ static void idle_figures(const timeline *t, const interval *iv, size_t n, int64_
     idle_breakdown_finish(by, r->idle);
     metric_set(&r->idle_ms, ms(hi - lo) - r->gpu_busy_ms.v);
     if (t->nhost == 0)
-        return; /* no host records: nothing to explain with */
-    if (first - lo > 0 && (r->ngaps == 0 || first - lo > r->gaps[0].length_ns))
-        idle_explain(t->causes, lo, first, STRETCH_LEAD, next_kernel(t, first), &r->idle_why);
-    else if (r->ngaps > 0)
-        idle_explain(t->causes, r->gaps[0].start_ns, r->gaps[0].start_ns + r->gaps[0].length_ns, STRETCH_BETWEEN,
-                     next_kernel(t, r->gaps[0].start_ns + r->gaps[0].length_ns), &r->idle_why);
+        return true; /* no host records: nothing to explain with */
+    int64_t s = 0, e = 0;
+    if (first - lo > 0 && (r->ngaps == 0 || first - lo > r->gaps[0].length_ns)) {
+        idle_explain(t->causes, s = lo, e = first, STRETCH_LEAD, next_kernel(t, first), &r->idle_why);
+    } else if (r->ngaps > 0) {
+        s = r->gaps[0].start_ns;
+        e = s + r->gaps[0].length_ns;
+        idle_explain(t->causes, s, e, STRETCH_BETWEEN, next_kernel(t, e), &r->idle_why);
+    }
+    return host_explain(t->hosts, t->ha, s, e, &r->idle_why);
 }
 
 /* The "executed during" figures (regions.h): the GPU work that ran inside the region's span, its
@@ -734,9 +741,9 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
     metric_set(&r->lead_idle_ms, ms(first - lo));
     metric_set(&r->tail_idle_ms, ms(hi - last));
     metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
-    idle_figures(t, iv, n, lo, hi, first, r);
+    bool ok = idle_figures(t, iv, n, lo, hi, first, r);
     free(iv);
-    return true;
+    return ok;
 }
 
 /* The verdict (verdict.h) on the region's own figures. */
@@ -989,13 +996,17 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     timeline t;
     gpu_activity *act = gpu_activity_build(m);
     host_causes *causes = host_causes_build(m);
-    if (!act || !causes || !build_timeline(m, &t)) {
+    host_where_index *hosts = host_where_build(&m->host_activity);
+    if (!act || !causes || !hosts || !build_timeline(m, &t)) {
         gpu_activity_free(act);
         host_causes_free(causes);
+        host_where_index_free(hosts);
         return false;
     }
     t.act = act;
     t.causes = causes;
+    t.hosts = hosts;
+    t.ha = &m->host_activity;
     region_metrics *r = calloc((size_t)m->nregions, sizeof *r);
     bool ok = r != NULL;
     int done = 0;
@@ -1006,6 +1017,7 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     timeline_free(&t);
     gpu_activity_free(act);
     host_causes_free(causes);
+    host_where_index_free(hosts);
     if (!ok) {
         region_metrics_free(r, done);
         return false;

@@ -3,6 +3,7 @@
 
 #include "analysis.h"
 #include "devices.h"
+#include "host_idle.h"
 
 static const section_def defs[NSECTIONS] = {
     [SEC_FINDINGS] = {SEC_FINDINGS, "findings", "Summary", "Summary"},
@@ -20,6 +21,7 @@ static const section_def defs[NSECTIONS] = {
     [SEC_TOOL_TIME] = {SEC_TOOL_TIME, "tool-time", "Where mmprof's own time went", "mmprof's time"},
     [SEC_WARNINGS] = {SEC_WARNINGS, "warnings", "Warnings", "Warnings"},
     [SEC_CAPTURE] = {SEC_CAPTURE, "capture", "Capture windows: what was recorded", "Capture"},
+    [SEC_CALL_SITES] = {SEC_CALL_SITES, "call-sites", "Where the GPU work was launched from", "Call sites"},
 };
 
 const section_def *section_of(section_id s)
@@ -82,6 +84,7 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_TOOL_TIME: return m->source == SOURCE_BUILTIN && m->builtin.ntool_phases > 0;
     case SEC_WARNINGS: return a->nwarnings > 0;
     case SEC_CAPTURE: return a->ncapture > 0;
+    case SEC_CALL_SITES: return a->host && a->host->nsites > 0;
     default: return false;
     }
 }

@@ -26,6 +26,7 @@ typedef enum {
     SEC_TOOL_TIME,    /* built-in: where mmprof's own time went */
     SEC_WARNINGS,     /* the run's and analysis's warnings */
     SEC_CAPTURE,      /* profile's capture windows: why each opened and closed, what lies outside */
+    SEC_CALL_SITES,   /* the lines each kernel, copy and call was made from (host call sites) */
     NSECTIONS
 } section_id;
 

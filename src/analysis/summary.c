@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "host_idle.h"
 
 /* Regions named in the summary besides the run: the longest ones with a verdict of their own. */
 #define MAX_REGION_FINDINGS 3
@@ -22,7 +23,7 @@ const char *finding_kind_name(finding_kind k)
 {
     static const char *const names[] = {"failed", "no_gpu", "copy_bound", "pinned_vs_pageable", "best_kernel",
                                         "crossover", "speedup", "gpu_busy", "verdict", "gpu_time", "top_kernel",
-                                        "region", "sweep", "counters"};
+                                        "region", "sweep", "counters", "launched_from"};
     return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
 }
 
@@ -356,7 +357,7 @@ static void busy(builder *b, bool builtin)
     const region_metrics *r = run_region(b->a);
     if (!r || !r->busy_pct.ok)
         return;
-    char inside[160] = "";
+    char inside[320] = "";
     /* A program's or trace's largest stretch with its cause (idle_causes.h), where one GPU's
      * listed stretch is that stretch (with several GPUs the run's gaps are their union's). */
     const idle_stretch *why = NULL;
@@ -367,6 +368,16 @@ static void busy(builder *b, bool builtin)
             why = &b->a->idle_gaps[i];
     if (why)
         snprintf(inside, sizeof inside, ": %s (%.0f%%)", idle_cause_label(why->cause), why->cause_pct.v);
+    /* Where the host was in it (host_idle.h), where the host's own work is the cause. */
+    const host_view *hv = why && why->cause == IDLE_HOST_BUSY && b->a->host
+                              ? host_view_headline(&b->a->host->gaps[(why - b->a->idle_gaps) * HOST_NFROM])
+                              : NULL;
+    if (hv) {
+        char words[256];
+        host_view_words(hv, words, sizeof words);
+        snprintf(inside, sizeof inside, ": %s (%.0f%%), the host %.200s", idle_cause_label(why->cause),
+                 why->cause_pct.v, words);
+    }
     if (builtin) {
         int n = 0;
         double *v = malloc((size_t)(b->a->nwl ? b->a->nwl : 1) * sizeof *v);
@@ -405,6 +416,28 @@ static void busy(builder *b, bool builtin)
         "GPU work %.1f ms%s",
         r->busy_pct.v, r->wall_ms.v, gpus, r->kernel_ms.v, r->memcpy_ms.v, rows, lead,
         r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0, inside);
+}
+
+/* Which line launched the kernel with most of the run's kernel time (call_sites.h). */
+static void launched_from(builder *b)
+{
+    const region_metrics *r = run_region(b->a);
+    if (!r || r->nkstats == 0 || !b->a->host || !r->kernels[0].share_pct.ok)
+        return;
+    char name[128];
+    kernel_display_name(r->kernels[0].name, name, sizeof name);
+    for (int i = 0; i < b->a->host->nsites; i++) {
+        const call_site_row *s = &b->a->host->sites[i];
+        if (strcmp(s->kind, "kernel") != 0 || strcmp(s->name, name) != 0 || s->nsites == 0)
+            continue;
+        char also[200] = "";
+        if (s->nsites > 1)
+            snprintf(also, sizeof also, "; then %.150s %.0f%%", s->sites[1].at, s->sites[1].share_pct.v);
+        add(b, FIND_LAUNCHED_FROM, 12, s->sites[0].share_pct.v, "%",
+            "The top kernel %.100s (%.0f%% of kernel time) was launched from %.150s in %.0f%% of %d launches%s",
+            name, r->kernels[0].share_pct.v, s->sites[0].at, s->sites[0].share_pct.v, s->calls, also);
+        return;
+    }
 }
 
 /* The figure a region verdict rests on. */
@@ -531,6 +564,7 @@ bool summarize(struct analysis *a)
     }
     counters(&b, builtin);
     busy(&b, builtin);
+    launched_from(&b);
     if (b.oom)
         return false;
     if (a->nsummary > 1)

@@ -9,7 +9,7 @@
 
 #include "metric.h"
 
-#define FINDING_TEXT 320
+#define FINDING_TEXT 512
 
 /* What a finding is about; its key in JSON. */
 typedef enum {
@@ -27,6 +27,7 @@ typedef enum {
     FIND_REGION,         /* a region whose verdict differs from the run's */
     FIND_SWEEP,          /* a sweep's answer: from which size the GPU pays off */
     FIND_COUNTERS,       /* what the hardware counters say bounds the kernel that matters most */
+    FIND_LAUNCHED_FROM,  /* the line that launched the top kernel (call sites) */
 } finding_kind;
 
 typedef struct {

@@ -140,8 +140,22 @@ static void idle_advice(const idle_explained *w, verdict *out)
                  "queue the next work before waiting", where, call);
         break;
     case IDLE_HOST_BUSY:
-        snprintf(out->advice, sizeof out->advice, "%s: host busy outside CUDA for %d ms (no CUDA call in "
-                 "progress); overlap host work with GPU work, prefetch inputs", where, whole_ms(w->cause_ms));
+        /* With host samples (or CPU spans) the advice names where the host was: a thread asleep
+         * or waiting wants another remedy than one computing, and the function tells compiling
+         * from loading data. */
+        if (w->host_seen && w->host_waited)
+            snprintf(out->advice, sizeof out->advice, "%s: the host %.200s; queue GPU work before the wait, or "
+                     "shorten it", where, w->host);
+        else if (w->host_seen)
+            snprintf(out->advice, sizeof out->advice, "%s: host busy outside CUDA for %d ms, %.200s; do that work "
+                     "once ahead, cache it, or overlap it with GPU work", where, whole_ms(w->cause_ms), w->host);
+        else if (w->host[0])
+            snprintf(out->advice, sizeof out->advice, "%s: host busy outside CUDA for %d ms (no CUDA call in "
+                     "progress; %.200s); overlap host work with GPU work, prefetch inputs", where,
+                     whole_ms(w->cause_ms), w->host);
+        else
+            snprintf(out->advice, sizeof out->advice, "%s: host busy outside CUDA for %d ms (no CUDA call in "
+                     "progress); overlap host work with GPU work, prefetch inputs", where, whole_ms(w->cause_ms));
         break;
     default:
         snprintf(out->advice, sizeof out->advice, "%s", plain);

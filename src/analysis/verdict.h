@@ -63,7 +63,7 @@ typedef struct {
     const char *peak_name;    /* the peak peak_pct is of ("FP32", "TF32"); NULL: "FP32" */
 } verdict_input;
 
-#define VERDICT_TEXT 320
+#define VERDICT_TEXT 512
 
 typedef struct {
     verdict_kind kind;

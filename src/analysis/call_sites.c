@@ -1,0 +1,242 @@
+/* Which line launched each kernel: see call_sites.h. */
+#include "call_sites.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+/* A GPU event or call by process and correlation id, with the target it counts for. */
+typedef struct {
+    uint32_t pid, corr;
+    char kind[8];
+    char name[128];
+} target;
+
+static int cmp_target(const void *a, const void *b)
+{
+    const target *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* The first target of (pid, corr) in the sorted t, or n. */
+static size_t find(const target *t, size_t n, uint32_t pid, uint32_t corr)
+{
+    size_t lo = 0, hi = n;
+    target want = {.pid = pid, .corr = corr};
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_target(&t[mid], &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && cmp_target(&t[lo], &want) == 0 ? lo : n;
+}
+
+/* The host side of a copy: where its host memory lived ("pageable", "pinned"), else its source's. */
+static mem_kind host_side(const copy_event *c)
+{
+    return c->dir == COPY_D2H ? c->dst : c->src;
+}
+
+/* The GPU work of the run by correlation (a graph launch's kernels share one), then the calls,
+ * which name a target only where no GPU work has their correlation. */
+static target *gpu_targets(const run_model *m, size_t *n)
+{
+    const event_list *s = &m->events;
+    size_t cap = s->nkernels + s->ncopies + s->nmemsets;
+    target *t = malloc((cap ? cap : 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < s->nkernels; i++) {
+        t[k] = (target){s->kernels[i].pid, s->kernels[i].correlation, "kernel", ""};
+        kernel_display_name(s->kernels[i].name, t[k].name, sizeof t[k].name);
+        k++;
+    }
+    for (size_t i = 0; i < s->ncopies; i++) {
+        t[k] = (target){s->copies[i].pid, s->copies[i].correlation, "copy", ""};
+        snprintf(t[k].name, sizeof t[k].name, "%s %s", copy_dir_name(s->copies[i].dir),
+                 mem_kind_name(host_side(&s->copies[i])));
+        k++;
+    }
+    for (size_t i = 0; i < s->nmemsets; i++) {
+        t[k] = (target){s->memsets[i].pid, s->memsets[i].correlation, "memset", ""};
+        snprintf(t[k].name, sizeof t[k].name, "memset %s", mem_kind_name(s->memsets[i].mem));
+        k++;
+    }
+    if (k > 0)
+        qsort(t, k, sizeof *t, cmp_target);
+    *n = k;
+    return t;
+}
+
+static target *call_targets(const run_model *m, size_t *n)
+{
+    const event_list *s = &m->events;
+    target *t = malloc((s->napis ? s->napis : 1) * sizeof *t);
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < s->napis; i++) {
+        t[i] = (target){s->apis[i].pid, s->apis[i].correlation, "call", ""};
+        api_display_name(s->apis[i].name, t[i].name, sizeof t[i].name);
+    }
+    if (s->napis > 0)
+        qsort(t, s->napis, sizeof *t, cmp_target);
+    *n = s->napis;
+    return t;
+}
+
+/* nvcc's launch stub for a kernel: a host function of the kernel's own name (at the kernel's line
+ * in its .cu file) or its __device_stub__, which a <<<>>> launch calls: it is the user's code, but
+ * the line a reader wants is its caller's. */
+static bool launch_stub(const host_frame *f, const char *kernel)
+{
+    if (!f->function)
+        return false;
+    size_t n = strcspn(f->function, "(<");
+    return strncmp(f->function, "__device_stub__", 15) == 0 || (n == strlen(kernel) && strncmp(f->function, kernel, n) == 0);
+}
+
+/* The user's line of a site's stack for a target: a kernel's launch stubs passed over. */
+static int site_node(const host_activity *ha, int frame, const target *t)
+{
+    int node = host_user_node(ha, frame);
+    for (int guard = 0; node >= 0 && strcmp(t->kind, "kernel") == 0 && launch_stub(&ha->frames[node], t->name) &&
+                        guard < ha->nframes;
+         guard++) {
+        int up = ha->frames[node].parent >= 0 ? host_user_node(ha, ha->frames[node].parent) : -1;
+        if (up < 0 || !host_user_frame(&ha->frames[up]))
+            break; /* no caller of the user's: the stub it is */
+        node = up;
+    }
+    return node;
+}
+
+/* One call of a target from one site. */
+typedef struct {
+    const target *t;
+    char at[HOST_NAME];
+} hit;
+
+static int cmp_hit(const void *a, const void *b)
+{
+    const hit *x = a, *y = b;
+    int c = strcmp(x->t->kind, y->t->kind);
+    if (c == 0)
+        c = strcmp(x->t->name, y->t->name);
+    return c ? c : strcmp(x->at, y->at);
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    const call_site_row *x = a, *y = b;
+    if (x->calls != y->calls)
+        return x->calls < y->calls ? 1 : -1;
+    int c = strcmp(x->kind, y->kind);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* The hits of one target, [lo, hi) of the sorted hits, as its row: sites by calls. */
+static void make_row(const hit *h, size_t lo, size_t hi, call_site_row *r)
+{
+    memset(r, 0, sizeof *r);
+    copy_str(r->kind, sizeof r->kind, h[lo].t->kind);
+    copy_str(r->name, sizeof r->name, h[lo].t->name);
+    r->calls = (int)(hi - lo);
+    for (size_t i = lo; i < hi;) {
+        size_t j = i;
+        while (j < hi && strcmp(h[j].at, h[i].at) == 0)
+            j++;
+        int count = (int)(j - i), at = r->nsites;
+        while (at > 0 && r->sites[at - 1].count.v < count)
+            at--;
+        if (at < CALL_SITES_TOP) {
+            int last = r->nsites < CALL_SITES_TOP ? r->nsites : CALL_SITES_TOP - 1;
+            if (r->nsites == CALL_SITES_TOP)
+                r->other_sites++;
+            for (int k = last; k > at; k--)
+                r->sites[k] = r->sites[k - 1];
+            copy_str(r->sites[at].at, sizeof r->sites[at].at, h[i].at);
+            metric_set(&r->sites[at].count, count);
+            if (r->nsites < CALL_SITES_TOP)
+                r->nsites++;
+        } else {
+            r->other_sites++;
+        }
+        i = j;
+    }
+    for (int k = 0; k < r->nsites; k++)
+        metric_set(&r->sites[k].share_pct, 100.0 * r->sites[k].count.v / r->calls);
+}
+
+bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    const host_activity *ha = &m->host_activity;
+    if (ha->nsites == 0)
+        return true;
+    size_t ng = 0, nc = 0, nh = 0, caph = 0;
+    target *g = gpu_targets(m, &ng), *c = call_targets(m, &nc);
+    hit *h = NULL;
+    bool ok = g && c;
+    for (size_t i = 0; ok && i < ha->nsites; i++) {
+        const host_site *s = &ha->sites[i];
+        if (host_user_node(ha, s->frame) < 0)
+            continue; /* a stack with no named frame says nothing */
+        size_t k = find(g, ng, s->pid, s->correlation);
+        const target *t = g, *end = g + ng;
+        if (k == ng) { /* no GPU work of its correlation: the call itself */
+            k = find(c, nc, s->pid, s->correlation);
+            t = c;
+            end = c + (k < nc ? k + 1 : nc);
+        }
+        for (const target *x = t + k; x < end && x->pid == s->pid && x->corr == s->correlation; x++) {
+            char at[HOST_NAME];
+            host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
+            if (nh == caph) {
+                caph = caph ? 2 * caph : 64;
+                hit *grown = realloc(h, caph * sizeof *grown);
+                if (!grown) {
+                    ok = false;
+                    break;
+                }
+                h = grown;
+            }
+            h[nh].t = x;
+            copy_str(h[nh].at, sizeof h[nh].at, at);
+            nh++;
+        }
+    }
+    call_site_row *rows = NULL;
+    int nr = 0;
+    if (ok && nh > 0) {
+        qsort(h, nh, sizeof *h, cmp_hit);
+        rows = malloc(nh * sizeof *rows);
+        ok = rows != NULL;
+        for (size_t i = 0; ok && i < nh;) {
+            size_t j = i;
+            while (j < nh && strcmp(h[j].t->kind, h[i].t->kind) == 0 && strcmp(h[j].t->name, h[i].t->name) == 0)
+                j++;
+            make_row(h, i, j, &rows[nr++]);
+            i = j;
+        }
+        if (ok)
+            qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
+    }
+    free(g);
+    free(c);
+    free(h);
+    if (!ok) {
+        free(rows);
+        return false;
+    }
+    *out = rows;
+    *nout = nr;
+    return true;
+}

@@ -1,0 +1,141 @@
+/* The host's part of the analysis: see host_idle.h. */
+#include "host_idle.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+
+bool host_activity_present(const host_activity *h)
+{
+    return h->nsamples > 0 || h->nspans > 0 || h->nsites > 0 || h->mechanism[0] || h->why_not[0];
+}
+
+static bool views_of(const host_where_index *x, int64_t start, int64_t end, host_keep_fn keep, const void *ctx,
+                     host_view out[HOST_NFROM])
+{
+    for (int f = 0; f < HOST_NFROM; f++)
+        if (!host_view_of(x, (host_from)f, start, end, f == HOST_FROM_SPANS ? NULL : keep, ctx, &out[f]))
+            return false;
+    return true;
+}
+
+bool host_explain(const host_where_index *x, const host_activity *h, int64_t start, int64_t end,
+                  idle_explained *w)
+{
+    if (!host_activity_present(h) || end <= start)
+        return true;
+    host_view v[HOST_NFROM];
+    if (!views_of(x, start, end, NULL, NULL, v))
+        return false;
+    const host_view *head = host_view_headline(v);
+    w->host_seen = head != NULL;
+    w->host_waited = head && host_view_waited(head);
+    if (head)
+        host_view_words(head, w->host, sizeof w->host);
+    else
+        host_none_words(h, w->host, sizeof w->host);
+    return true;
+}
+
+/* The instants of a region's idle time that the breakdown calls host busy: no GPU work on any
+ * device (the run's merged intervals) and no CUDA call in progress. */
+typedef struct {
+    const interval *busy;
+    size_t nbusy;
+    const host_causes *causes;
+} busy_ctx;
+
+static bool host_busy_idle(const void *p, int64_t t)
+{
+    const busy_ctx *c = p;
+    size_t lo = 0, hi = c->nbusy; /* the first interval ending after t */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->busy[mid].end <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < c->nbusy && c->busy[lo].start <= t)
+        return false;
+    return host_causes_at(c->causes, t) == IDLE_HOST_BUSY;
+}
+
+static interval *gpu_busy(const run_model *m, size_t *n)
+{
+    const event_list *s = &m->events;
+    size_t k = 0, cap = s->nkernels + s->ncopies + s->nmemsets;
+    interval *iv = malloc((cap ? cap : 1) * sizeof *iv);
+    if (!iv)
+        return NULL;
+    for (size_t i = 0; i < s->nkernels; i++)
+        iv[k++] = (interval){s->kernels[i].start_ns, s->kernels[i].end_ns};
+    for (size_t i = 0; i < s->ncopies; i++)
+        iv[k++] = (interval){s->copies[i].start_ns, s->copies[i].end_ns};
+    for (size_t i = 0; i < s->nmemsets; i++)
+        iv[k++] = (interval){s->memsets[i].start_ns, s->memsets[i].end_ns};
+    *n = interval_merge(iv, k);
+    return iv;
+}
+
+static bool region_views(const analysis *a, const host_where_index *x, host_analysis *h)
+{
+    if (a->nlisted == 0)
+        return true;
+    host_causes *causes = host_causes_build(a->m);
+    size_t nbusy = 0;
+    interval *busy = causes ? gpu_busy(a->m, &nbusy) : NULL;
+    h->regions = calloc((size_t)a->nlisted * HOST_NFROM, sizeof *h->regions);
+    bool ok = causes && busy && h->regions;
+    busy_ctx ctx = {busy, nbusy, causes};
+    for (int li = 0; ok && li < a->nlisted; li++) {
+        const region *r = &a->m->regions[a->rg[a->listed[li]].region];
+        host_view *v = &h->regions[li * HOST_NFROM];
+        ok = views_of(x, r->start_ns, r->end_ns, host_busy_idle, &ctx, v);
+        /* Spans are not split by cause (their time is weighed, not their instants): a region's
+         * host-busy view is from samples alone. */
+        host_view_of(x, HOST_FROM_SPANS, 0, 0, NULL, NULL, &v[HOST_FROM_SPANS]);
+        metric_na(&v[HOST_FROM_SPANS].ms, "CPU spans are not split by idle cause");
+        h->nregions = li + 1;
+    }
+    free(busy);
+    host_causes_free(causes);
+    return ok;
+}
+
+bool host_analyze(analysis *a)
+{
+    const host_activity *ha = &a->m->host_activity;
+    if (!host_activity_present(ha))
+        return true;
+    host_analysis *h = calloc(1, sizeof *h);
+    host_where_index *x = host_where_build(ha);
+    bool ok = h && x;
+    if (ok) {
+        a->host = h;
+        host_none_words(ha, h->none, sizeof h->none);
+        h->sampled = ha->nsamples > 0 || ha->nspans > 0 || ha->mechanism[0] || ha->why_not[0];
+        h->gaps = calloc((size_t)(a->nidle_gaps ? a->nidle_gaps : 1) * HOST_NFROM, sizeof *h->gaps);
+        ok = h->gaps != NULL;
+        for (int i = 0; ok && i < a->nidle_gaps; i++) {
+            ok = views_of(x, a->idle_gaps[i].start_ns, a->idle_gaps[i].end_ns, NULL, NULL, &h->gaps[i * HOST_NFROM]);
+            h->ngaps = i + 1;
+        }
+        ok = ok && region_views(a, x, h) && call_sites_analyze(a->m, &h->sites, &h->nsites);
+    } else {
+        free(h);
+    }
+    host_where_index_free(x);
+    return ok;
+}
+
+void host_analysis_free(host_analysis *h)
+{
+    if (!h)
+        return;
+    free(h->gaps);
+    free(h->regions);
+    free(h->sites);
+    free(h);
+}

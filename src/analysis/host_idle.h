@@ -1,0 +1,46 @@
+/* What the host did while the GPU waited, and where each kernel was launched from: the host
+ * activity's part of the analysis (analysis.host), computed once from run_model.host_activity
+ * (host_where.h, call_sites.h):
+ * - per listed idle stretch of analysis.idle_gaps, a view per source (Python wall-clock samples,
+ *   CPU samples, recorded CPU spans) of everything in the stretch;
+ * - per listed region, the same over its "host busy outside CUDA" idle time only (the instants
+ *   when no GPU ran anything and no CUDA call was in progress: idle_causes.h's IDLE_HOST_BUSY),
+ *   so the idle breakdown's host-busy share says which functions it was;
+ * - the call sites per kernel, copy, memset or call (call_sites.h).
+ * NULL (analysis.host) where the run carries no host activity at all (a built-in run, an import
+ * without CPU events), so no output says anything about it. */
+#ifndef MMPROF_HOST_IDLE_H
+#define MMPROF_HOST_IDLE_H
+
+#include "call_sites.h"
+#include "host_where.h"
+#include "idle_causes.h"
+
+struct analysis;
+
+typedef struct host_analysis {
+    host_view *gaps;       /* HOST_NFROM per analysis.idle_gaps entry: gaps[i * HOST_NFROM + from] */
+    int ngaps;
+    host_view *regions;    /* HOST_NFROM per listed region (analysis.listed): its host-busy idle time */
+    int nregions;
+    call_site_row *sites;  /* most calls first */
+    int nsites;
+    char none[256];        /* host_none_words of the run: why a window has no view */
+    bool sampled;          /* the run has samples or spans, or says why not: the views are worth
+                            * showing (a run with call sites alone has nothing to say in them) */
+} host_analysis;
+
+/* Whether the run carries host activity (samples, spans, call sites, or the sampler's word). */
+bool host_activity_present(const host_activity *h);
+
+/* analysis.host, after the regions, their listing and the idle stretches; false only when memory
+ * ran out (a->host stays NULL where the run has no host activity). */
+bool host_analyze(struct analysis *a);
+void host_analysis_free(host_analysis *h);
+
+/* w's host words (idle_causes.h) over [start, end): the headline view's, else why there is none.
+ * Leaves w as it is where the run carries no host activity. False only when memory ran out. */
+bool host_explain(const host_where_index *x, const host_activity *h, int64_t start, int64_t end,
+                  idle_explained *w);
+
+#endif

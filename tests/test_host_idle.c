@@ -1,0 +1,695 @@
+/* What the host did while the GPU waited, and which line launched each kernel (host_idle.h):
+ * runs built here with their host call tree, samples, spans and call sites, each known by
+ * construction: a numba-like lead stretch full of compiler samples, a Python program asleep
+ * between launches, a CUDA C host loop seen by CPU samples, a kernel launched from two lines
+ * 95/5, an import's nested CPU spans, and a run whose sampling was off. The figures, the advice's
+ * words, and every output showing them only where they exist. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include <cjson/cJSON.h>
+#include "csv.h"
+#include "host_idle.h"
+#include "html.h"
+#include "json_report.h"
+#include "test_support.h"
+#include "trace.h"
+
+#define MS 1000000LL /* ns */
+#define T0 1732981234000000000LL
+#define PID 42
+#define MAIN_TID 42
+#define WORKER_TID 43
+
+static void kernel(run_model *m, const char *name, int64_t s, int64_t e, uint32_t corr)
+{
+    kernel_event k = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = PID, .stream = 7,
+                      .correlation = corr, .grid = {1, 1, 1}, .block = {256, 1, 1}};
+    assert_true(events_add_kernel(&m->events, &k));
+}
+
+static void call(run_model *m, const char *name, int64_t s, int64_t e, uint32_t corr)
+{
+    api_event a = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = PID, .thread = MAIN_TID,
+                   .correlation = corr, .kind = API_RUNTIME};
+    assert_true(events_add_api(&m->events, &a));
+}
+
+static int frame(run_model *m, int parent, host_frame_kind kind, const char *fn, const char *file, int line,
+                 const char *module)
+{
+    host_frame f = {.pid = PID, .parent = parent, .kind = kind, .function = (char *)fn, .file = (char *)file,
+                    .line = line, .module = (char *)module};
+    int i = host_add_frame(&m->host_activity, &f);
+    assert_true(i >= 0);
+    return i;
+}
+
+static void samples(run_model *m, int node, uint32_t tid, host_sample_source src, char state, int64_t from,
+                    int64_t step, int n)
+{
+    for (int i = 0; i < n; i++) {
+        host_sample s = {.ts_ns = T0 + from + i * step, .pid = PID, .tid = tid, .frame = node, .source = src,
+                         .state = state};
+        assert_true(host_add_sample(&m->host_activity, &s));
+    }
+}
+
+static void start_run(run_model *m)
+{
+    model_init(m);
+    m->schema_version = MMPROF_SCHEMA_VERSION;
+    m->source = SOURCE_PROFILE;
+    m->epoch_ns = T0;
+}
+
+static void finish_run(run_model *m)
+{
+    assert_true(model_add_process(m, PID, "prog"));
+    assert_true(model_finish_regions(m, "prog"));
+}
+
+#define SITE_PKG "/usr/lib/python3.12/site-packages/"
+
+/* numba's first call: a short cuInit at 0, then 918 ms of compiling (no CUDA call) before the
+ * first kernel at 920 ms. Of the main thread's 100 Python samples (every 9 ms from 1 ms), 87 are
+ * under numba.core.compiler's compile_extra (50 in run_pass, 37 in lower) called from prog.py:30,
+ * 13 in numpy from prog.py:25; a worker thread sleeps through it (100 samples in state S), which
+ * must not outvote the thread that ran. */
+static void numba_run(run_model *m, bool sampled)
+{
+    start_run(m);
+    call(m, "cuInit", 0, 1 * MS, 1);
+    kernel(m, "_Z6matmulPfS_S_i", 919 * MS, 920 * MS, 2);
+    call(m, "cudaLaunchKernel_v7000", 918 * MS + MS / 2, 918 * MS + MS / 2 + 10000, 2);
+    if (sampled) {
+        host_activity *h = &m->host_activity;
+        copy_str(h->mechanism, sizeof h->mechanism, "python-wall+cpu-timer");
+        h->rate_hz = 111;
+        int mod = frame(m, -1, HOST_FRAME_PY, "<module>", "/home/u/prog.py", 40, NULL);
+        int at30 = frame(m, mod, HOST_FRAME_PY, "main", "/home/u/prog.py", 30, NULL);
+        int at25 = frame(m, mod, HOST_FRAME_PY, "main", "/home/u/prog.py", 25, NULL);
+        int disp = frame(m, at30, HOST_FRAME_PY, "Dispatcher.__call__", SITE_PKG "numba/cuda/dispatcher.py", 600,
+                         NULL);
+        int comp = frame(m, disp, HOST_FRAME_PY, "compile_extra", SITE_PKG "numba/core/compiler.py", 100, NULL);
+        int pass = frame(m, comp, HOST_FRAME_PY, "run_pass", SITE_PKG "numba/core/compiler_machinery.py", 300,
+                         NULL);
+        int lower = frame(m, comp, HOST_FRAME_PY, "lower", SITE_PKG "numba/core/lowering.py", 80, NULL);
+        int rand = frame(m, at25, HOST_FRAME_PY, "rand", SITE_PKG "numpy/random/__init__.py", 10, NULL);
+        int wait = frame(m, -1, HOST_FRAME_PY, "wait", "/usr/lib/python3.12/threading.py", 320, NULL);
+        samples(m, rand, MAIN_TID, HOST_SAMPLE_PY, 'R', 1 * MS, 9 * MS, 13);
+        samples(m, pass, MAIN_TID, HOST_SAMPLE_PY, 'R', 1 * MS + 13 * 9 * MS, 9 * MS, 50);
+        samples(m, lower, MAIN_TID, HOST_SAMPLE_PY, 'R', 1 * MS + 63 * 9 * MS, 9 * MS, 37);
+        samples(m, wait, WORKER_TID, HOST_SAMPLE_PY, 'S', 2 * MS, 9 * MS, 100);
+        /* During the kernel: not idle time. */
+        samples(m, lower, MAIN_TID, HOST_SAMPLE_PY, 'R', 919 * MS + MS / 2, 1, 1);
+    } else {
+        copy_str(m->host_activity.mechanism, sizeof m->host_activity.mechanism, "off");
+        copy_str(m->host_activity.why_not, sizeof m->host_activity.why_not, "--no-sample");
+    }
+    finish_run(m);
+}
+
+static void must_contain(const char *text, const char *part)
+{
+    if (!text || !strstr(text, part))
+        fail_msg("'%s' does not say '%s'", text ? text : "(null)", part);
+}
+
+static const host_view *gap_view(const analysis *a, int gap, host_from f)
+{
+    assert_non_null(a->host);
+    assert_true(gap < a->host->ngaps);
+    return &a->host->gaps[gap * HOST_NFROM + f];
+}
+
+static const call_site_row *row_of(const analysis *a, const char *kind, const char *name);
+
+static void numba_compile_is_named(void **state)
+{
+    (void)state;
+    run_model m;
+    numba_run(&m, true);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.idle_gaps[0].where, STRETCH_LEAD);
+    assert_int_equal(a.idle_gaps[0].cause, IDLE_HOST_BUSY);
+    const host_view *v = gap_view(&a, 0, HOST_FROM_PY);
+    assert_true(v->any);
+    assert_int_equal(v->tid, MAIN_TID); /* the running thread, not the sleeping worker */
+    assert_int_equal(v->threads, 2);
+    assert_close(v->samples.v, 100, 0);
+    assert_close(v->waiting_pct.v, 0, 0);
+    assert_string_equal(v->hot.name, "numba.core.compiler (compile_extra)");
+    assert_close(v->hot.share_pct.v, 87, 1e-9);
+    assert_string_equal(v->user.name, "prog.py:30 (main)");
+    assert_true(v->user.user);
+    assert_close(v->user.share_pct.v, 87, 1e-9);
+    assert_int_equal(v->ntop, 3);
+    assert_string_equal(v->top[0].name, "numba.core.compiler_machinery (run_pass)");
+    assert_close(v->top[0].share_pct.v, 50, 1e-9);
+    assert_string_equal(v->top[2].name, "numpy.random (rand)");
+    assert_false(gap_view(&a, 0, HOST_FROM_CPU)->any);
+    assert_false(gap_view(&a, 0, HOST_FROM_SPANS)->any);
+    /* The advice names the compiler instead of "prefetch inputs". */
+    must_contain(a.rg[0].advice, "919 ms before the first launch of matmul: host busy outside CUDA for 918 ms, in "
+                                 "numba.core.compiler (compile_extra) 87% of 100 Python wall-clock samples, from "
+                                 "prog.py:30 (main)");
+    assert_null(strstr(a.rg[0].advice, "prefetch inputs"));
+    /* The run's host-busy idle time: the 100 samples in the stretch, not the one under the kernel. */
+    const host_view *r = &a.host->regions[0 * HOST_NFROM + HOST_FROM_PY];
+    assert_close(r->samples.v, 100, 0);
+    assert_string_equal(r->hot.name, "numba.core.compiler (compile_extra)");
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A Python program asleep between two launches: time.sleep has no Python frame of its own, so the
+ * innermost Python frame is the user's line, in state S. */
+static void python_sleep_is_named(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    kernel(&m, "_Z4stepv", 0, 1 * MS, 1);
+    kernel(&m, "_Z4stepv", 501 * MS, 502 * MS, 2);
+    call(&m, "cudaLaunchKernel_v7000", 0, MS / 100, 1);
+    call(&m, "cudaLaunchKernel_v7000", 500 * MS, 500 * MS + MS / 100, 2);
+    int mod = frame(&m, -1, HOST_FRAME_PY, "<module>", "/home/u/sleepy.py", 20, NULL);
+    int at12 = frame(&m, mod, HOST_FRAME_PY, "main", "/home/u/sleepy.py", 12, NULL);
+    samples(&m, at12, MAIN_TID, HOST_SAMPLE_PY, 'S', 2 * MS, 10 * MS, 48);
+    samples(&m, at12, MAIN_TID, HOST_SAMPLE_PY, 'R', 490 * MS, 2 * MS, 2);
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const host_view *v = gap_view(&a, 0, HOST_FROM_PY);
+    assert_close(v->waiting_pct.v, 96, 1e-9);
+    assert_true(host_view_waited(v));
+    assert_false(v->running_pct.ok); /* no CPU samples in the run */
+    must_contain(a.rg[0].advice, "a 500 ms gap before step: the host slept/waited in sleepy.py:12 (main) (96% of 50 "
+                                 "Python wall-clock samples asleep or waiting)");
+    must_contain(a.rg[0].advice, "queue GPU work before the wait");
+    /* The summary's busy finding names the same wait in its largest stretch. */
+    bool said = false;
+    for (int i = 0; i < a.nsummary; i++)
+        if (a.summary[i].kind == FIND_BUSY) {
+            must_contain(a.summary[i].text, "largest idle stretch between GPU work 500.0 ms: host busy outside CUDA "
+                                            "(100%), the host slept/waited in sleepy.py:12 (main)");
+            said = true;
+        }
+    assert_true(said);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A Python loop on the CPU whose wall-clock samples read the thread as waiting (it waits for the
+ * GIL the sampler holds, as the H200's host_gaps.py recording showed): its CPU samples in the same
+ * stretch say it ran, so the advice says busy, not asleep. */
+static void cpu_samples_overrule_a_waiting_state(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    kernel(&m, "_Z4stepv", 0, 1 * MS, 1);
+    kernel(&m, "_Z4stepv", 501 * MS, 502 * MS, 2);
+    call(&m, "cudaLaunchKernel_v7000", 500 * MS, 500 * MS + MS / 100, 2);
+    int mod = frame(&m, -1, HOST_FRAME_PY, "<module>", "/home/u/busy.py", 60, NULL);
+    int work = frame(&m, mod, HOST_FRAME_PY, "cpu_work", "/home/u/busy.py", 39, NULL);
+    int eval = frame(&m, -1, HOST_FRAME_NATIVE, "_PyEval_EvalFrameDefault", NULL, 0, "/usr/bin/python3.12");
+    samples(&m, work, MAIN_TID, HOST_SAMPLE_PY, 'S', 2 * MS, 10 * MS, 49);
+    samples(&m, eval, MAIN_TID, HOST_SAMPLE_CPU, 'R', 3 * MS, 10 * MS, 48);
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const host_view *v = gap_view(&a, 0, HOST_FROM_PY);
+    assert_close(v->waiting_pct.v, 100, 1e-9);
+    assert_close(v->running_pct.v, 100.0 * 48 / 49, 1e-9);
+    assert_false(host_view_waited(v));
+    assert_false(gap_view(&a, 0, HOST_FROM_CPU)->user.user); /* no Python frame: no user's line */
+    must_contain(a.rg[0].advice, "host busy outside CUDA for 500 ms, in busy.py:39 (cpu_work) 100% of 49 Python "
+                                 "wall-clock samples");
+    assert_null(strstr(a.rg[0].advice, "slept"));
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A CUDA C program's host loop between launches, seen by CPU samples with native frames: the hot
+ * frame is libm's exp (75%), the user's line the loop's. */
+static void cuda_c_host_loop_is_named(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    kernel(&m, "_Z4stepv", 0, 1 * MS, 1);
+    kernel(&m, "_Z4stepv", 101 * MS, 102 * MS, 2);
+    call(&m, "cudaLaunchKernel_v7000", 100 * MS, 100 * MS + MS / 100, 2);
+    int mainf = frame(&m, -1, HOST_FRAME_NATIVE, "main", "/home/u/loop.cu", 50, "/home/u/loop");
+    int loop = frame(&m, mainf, HOST_FRAME_NATIVE, "host_loop", "/home/u/loop.cu", 31, "/home/u/loop");
+    int exp_ = frame(&m, loop, HOST_FRAME_NATIVE, "exp", NULL, 0, "/usr/lib/x86_64-linux-gnu/libm.so.6");
+    int anon = frame(&m, exp_, HOST_FRAME_NATIVE, NULL, NULL, 0, "/usr/lib/x86_64-linux-gnu/libm.so.6");
+    samples(&m, anon, MAIN_TID, HOST_SAMPLE_CPU, 0, 2 * MS, 2 * MS, 30);
+    samples(&m, loop, MAIN_TID, HOST_SAMPLE_CPU, 0, 70 * MS, 2 * MS, 10);
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const host_view *v = gap_view(&a, 0, HOST_FROM_CPU);
+    assert_true(v->any);
+    assert_false(gap_view(&a, 0, HOST_FROM_PY)->any);
+    assert_false(v->waiting_pct.ok);
+    assert_string_equal(v->hot.name, "exp (libm.so.6)");
+    assert_close(v->hot.share_pct.v, 75, 1e-9);
+    assert_string_equal(v->user.name, "loop.cu:31 (host_loop)");
+    assert_close(v->user.share_pct.v, 100, 1e-9);
+    /* The unnamed frame counts for its named caller. */
+    assert_string_equal(v->top[0].name, "exp (libm.so.6)");
+    assert_string_equal(v->top[1].name, "loop.cu (host_loop)");
+    must_contain(a.rg[0].advice, "in exp (libm.so.6) 75% of 40 CPU samples, from loop.cu:31 (host_loop)");
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A <<<>>> launch goes through nvcc's stub (a host function of the kernel's name at the kernel's
+ * line, then __device_stub__...): the line named is main's, which launched it; a compiler's
+ * "[clone ...]" suffix is left out of a name. */
+static void launch_stubs_are_passed_over(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    kernel(&m, "_Z5scalePfif", 10 * MS, 11 * MS, 7);
+    call(&m, "cudaLaunchKernel_v7000", 9 * MS, 9 * MS + MS / 100, 7);
+    int mainf = frame(&m, -1, HOST_FRAME_NATIVE, "main", "/home/u/loop.cu", 95, "/home/u/loop");
+    int stub = frame(&m, mainf, HOST_FRAME_NATIVE, "scale(float*, int, float)", "/home/u/loop.cu", 40, "/home/u/loop");
+    int dev = frame(&m, stub, HOST_FRAME_NATIVE, "__device_stub__Z5scalePfif(float*, int, float)", "/home/u/loop.cu",
+                    40, "/home/u/loop");
+    int rt = frame(&m, dev, HOST_FRAME_NATIVE, "cudaLaunchKernel", "/usr/local/cuda/include/cuda_runtime.h", 216,
+                   "/home/u/loop");
+    host_site s = {.pid = PID, .correlation = 7, .frame = rt};
+    assert_true(host_add_site(&m.host_activity, &s));
+    int burn = frame(&m, mainf, HOST_FRAME_NATIVE, "burn_cpu(double) [clone .constprop.0] [clone .isra.0]",
+                     "/home/u/loop.cu", 61, "/home/u/loop");
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const call_site_row *r = row_of(&a, "kernel", "scale");
+    assert_string_equal(r->sites[0].at, "loop.cu:95 (main)");
+    char b[HOST_NAME];
+    host_frame_name(&m.host_activity.frames[burn], true, b, sizeof b);
+    assert_string_equal(b, "loop.cu:61 (burn_cpu(double))");
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* 20 launches of gemm: 19 from model.py:42 (forward) through torch's functional.linear, one from
+ * model.py:60 (backward); a memcpy and a synchronize with their own sites. */
+static void two_sites_run(run_model *m)
+{
+    start_run(m);
+    int mod = frame(m, -1, HOST_FRAME_PY, "<module>", "/home/u/model.py", 90, NULL);
+    int fwd = frame(m, mod, HOST_FRAME_PY, "forward", "/home/u/model.py", 42, NULL);
+    int bwd = frame(m, mod, HOST_FRAME_PY, "backward", "/home/u/model.py", 60, NULL);
+    int lin = frame(m, fwd, HOST_FRAME_PY, "linear", SITE_PKG "torch/nn/functional.py", 120, NULL);
+    int nat = frame(m, lin, HOST_FRAME_NATIVE, "cudaLaunchKernel", NULL, 0, "/usr/lib/libcudart.so.12");
+    int load = frame(m, mod, HOST_FRAME_PY, "load", "/home/u/model.py", 80, NULL);
+    for (uint32_t i = 1; i <= 20; i++) {
+        kernel(m, "_Z4gemmPfS_S_i", (int64_t)i * MS, (int64_t)i * MS + MS / 2, i);
+        call(m, "cudaLaunchKernel_v7000", (int64_t)i * MS - MS / 10, (int64_t)i * MS - MS / 20, i);
+        host_site s = {.pid = PID, .correlation = i, .frame = i == 20 ? bwd : nat};
+        assert_true(host_add_site(&m->host_activity, &s));
+    }
+    copy_event c = {.dir = COPY_H2D, .src = MEM_PAGEABLE, .dst = MEM_DEVICE, .bytes = 1 << 20,
+                    .start_ns = T0 + 30 * MS, .end_ns = T0 + 31 * MS, .pid = PID, .correlation = 100};
+    assert_true(events_add_copy(&m->events, &c));
+    call(m, "cudaMemcpy_v3020", 29 * MS, 31 * MS, 100);
+    call(m, "cudaDeviceSynchronize_v3020", 32 * MS, 33 * MS, 101);
+    host_site cs = {.pid = PID, .correlation = 100, .frame = load}, ss = {.pid = PID, .correlation = 101, .frame = load};
+    assert_true(host_add_site(&m->host_activity, &cs));
+    assert_true(host_add_site(&m->host_activity, &ss));
+    finish_run(m);
+}
+
+static const call_site_row *row_of(const analysis *a, const char *kind, const char *name)
+{
+    for (int i = 0; a->host && i < a->host->nsites; i++)
+        if (strcmp(a->host->sites[i].kind, kind) == 0 && strcmp(a->host->sites[i].name, name) == 0)
+            return &a->host->sites[i];
+    fail_msg("no call-site row for %s %s", kind, name);
+    return NULL;
+}
+
+static void launch_sites_are_aggregated(void **state)
+{
+    (void)state;
+    run_model m;
+    two_sites_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.host->nsites, 3);
+    const call_site_row *g = row_of(&a, "kernel", "gemm");
+    assert_ptr_equal(g, &a.host->sites[0]); /* most calls first */
+    assert_int_equal(g->calls, 20);
+    assert_int_equal(g->nsites, 2);
+    assert_string_equal(g->sites[0].at, "model.py:42 (forward)");
+    assert_close(g->sites[0].count.v, 19, 0);
+    assert_close(g->sites[0].share_pct.v, 95, 1e-9);
+    assert_string_equal(g->sites[1].at, "model.py:60 (backward)");
+    assert_close(g->sites[1].share_pct.v, 5, 1e-9);
+    const call_site_row *c = row_of(&a, "copy", "HtoD pageable");
+    assert_string_equal(c->sites[0].at, "model.py:80 (load)");
+    const call_site_row *s = row_of(&a, "call", "cudaDeviceSynchronize");
+    assert_int_equal(s->calls, 1);
+    /* The summary says which line launched the top kernel. */
+    bool said = false;
+    for (int i = 0; i < a.nsummary; i++)
+        if (a.summary[i].kind == FIND_LAUNCHED_FROM) {
+            must_contain(a.summary[i].text, "The top kernel gemm (100% of kernel time) was launched from model.py:42 "
+                                            "(forward) in 95% of 20 launches; then model.py:60 (backward) 5%");
+            said = true;
+        }
+    assert_true(said);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* An import's nested CPU spans: the outer op's 100 ms holds an inner one of 80 ms, so the inner is
+ * innermost for 80% of the time. */
+static void spans_weigh_the_innermost(void **state)
+{
+    (void)state;
+    run_model m;
+    start_run(&m);
+    m.source = SOURCE_KINETO;
+    kernel(&m, "_Z4stepv", 0, 1 * MS, 1);
+    kernel(&m, "_Z4stepv", 201 * MS, 202 * MS, 2);
+    call(&m, "cudaLaunchKernel", 200 * MS, 200 * MS + MS / 100, 2);
+    int step = frame(&m, -1, HOST_FRAME_OP, "ProfilerStep#3", NULL, 0, NULL);
+    int copy = frame(&m, step, HOST_FRAME_OP, "aten::copy_", NULL, 0, NULL);
+    host_span outer = {T0 + 50 * MS, T0 + 150 * MS, PID, MAIN_TID, step};
+    host_span inner = {T0 + 60 * MS, T0 + 140 * MS, PID, MAIN_TID, copy};
+    assert_true(host_add_span(&m.host_activity, &inner)); /* out of order on purpose */
+    assert_true(host_add_span(&m.host_activity, &outer));
+    finish_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const host_view *v = gap_view(&a, 0, HOST_FROM_SPANS);
+    assert_true(v->any);
+    assert_close(v->ms.v, 100, 1e-9);
+    assert_false(v->samples.ok);
+    assert_string_equal(v->top[0].name, "aten::copy_");
+    assert_close(v->top[0].share_pct.v, 80, 1e-9);
+    assert_close(v->top[0].ms.v, 80, 1e-9);
+    assert_string_equal(v->top[1].name, "ProfilerStep#3");
+    assert_close(v->top[1].ms.v, 20, 1e-9);
+    assert_string_equal(v->hot.name, "aten::copy_");
+    must_contain(a.rg[0].advice, "in aten::copy_ 80% of 100 ms of recorded CPU spans");
+    /* In the trace, each span on its thread's host track. */
+    char *trace = render_trace(&a);
+    must_contain(trace, "{\"name\":\"aten::copy_\",\"cat\":\"cpu_span\",\"ph\":\"X\"");
+    free(trace);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* Sampling off: said as such, with the reason, and no host view anywhere. */
+static void sampling_off_is_said(void **state)
+{
+    (void)state;
+    run_model m;
+    numba_run(&m, false);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_non_null(a.host);
+    assert_false(gap_view(&a, 0, HOST_FROM_PY)->any);
+    must_contain(a.rg[0].advice, "host busy outside CUDA for 918 ms (no CUDA call in progress; no host samples: "
+                                 "sampling off (--no-sample)); overlap host work");
+    analysis_free(&a);
+    model_free(&m);
+    /* A run that never carried host activity: no host analysis, the advice as it always was. */
+    numba_run(&m, false);
+    m.host_activity.mechanism[0] = m.host_activity.why_not[0] = '\0';
+    assert_true(analyze(&m, &a));
+    assert_null(a.host);
+    assert_null(strstr(a.rg[0].advice, "host samples"));
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void frames_are_named_and_judged(void **state)
+{
+    (void)state;
+    host_frame lib = {.kind = HOST_FRAME_PY, .function = "compile_extra", .file = SITE_PKG "numba/core/compiler.py",
+                      .line = 100};
+    host_frame std = {.kind = HOST_FRAME_PY, .function = "wait", .file = "/usr/lib/python3.12/threading.py"};
+    host_frame frozen = {.kind = HOST_FRAME_PY, .function = "_call", .file = "<frozen importlib._bootstrap>"};
+    host_frame init = {.kind = HOST_FRAME_PY, .function = "f", .file = "/x/dist-packages/torch/__init__.py"};
+    host_frame user = {.kind = HOST_FRAME_PY, .function = "main", .file = "/home/u/prog.py", .line = 3};
+    host_frame sys = {.kind = HOST_FRAME_NATIVE, .function = "f", .file = "/usr/include/c++/vector", .line = 9};
+    host_frame own = {.kind = HOST_FRAME_NATIVE, .function = "g", .file = "/src/a.cu", .line = 7};
+    assert_false(host_user_frame(&lib));
+    assert_false(host_user_frame(&std));
+    assert_false(host_user_frame(&frozen));
+    assert_false(host_user_frame(&init));
+    host_frame vendored = {.kind = HOST_FRAME_PY, .function = "linear", .file = "/opt/tools/site-packages/torch/nn/f.py"};
+    assert_false(host_user_frame(&vendored));
+    assert_true(host_user_frame(&user));
+    assert_false(host_user_frame(&sys));
+    assert_true(host_user_frame(&own));
+    host_frame glibc = {.kind = HOST_FRAME_NATIVE, .function = "___res_dnok", .file = "res-name-checking.c",
+                        .line = 217, .module = "/lib/x86_64-linux-gnu/libc.so.6"};
+    host_frame torch = {.kind = HOST_FRAME_NATIVE, .function = "f", .file = "/pytorch/aten/x.cpp", .line = 5,
+                        .module = "/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so"};
+    assert_false(host_user_frame(&glibc));
+    host_frame mangled = {.kind = HOST_FRAME_NATIVE, .function = "_ZN2at6native18structured_sum_out4implEv",
+                          .module = "/x/libtorch_cuda.so"};
+    char m[HOST_NAME];
+    host_frame_name(&mangled, true, m, sizeof m);
+    assert_string_equal(m, "at::native::structured_sum_out::impl (libtorch_cuda.so)");
+    assert_false(host_user_frame(&torch));
+    char b[HOST_NAME];
+    /* CPU samples whose frames no symbol named (as the H200's host_loop recording before
+     * symbolisation): said so, not an empty name. */
+    host_view unnamed = {.any = true, .from = HOST_FROM_CPU};
+    metric_set(&unnamed.samples, 20);
+    metric_na(&unnamed.waiting_pct, "CPU samples");
+    metric_na(&unnamed.running_pct, "CPU samples");
+    host_view_words(&unnamed, b, sizeof b);
+    assert_string_equal(b, "in frames with no name (20 CPU samples: the modules' symbols were not read)");
+    host_frame_name(&std, false, b, sizeof b);
+    assert_string_equal(b, "threading (wait)");
+    host_frame_name(&init, false, b, sizeof b);
+    assert_string_equal(b, "torch (f)");
+    host_frame_name(&own, true, b, sizeof b);
+    assert_string_equal(b, "a.cu:7 (g)");
+}
+
+/* Every output of a run: text, JSON, CSV, page and trace. */
+typedef struct {
+    char *text, *json, *csv, *html, *trace;
+} outputs;
+
+static void render_all(const analysis *a, outputs *o)
+{
+    o->text = text_report_of(a);
+    o->json = render_json(a);
+    o->csv = render_csv(a);
+    o->html = render_html(a);
+    o->trace = render_trace(a);
+    assert_non_null(o->text);
+    assert_non_null(o->json);
+    assert_non_null(o->csv);
+    assert_non_null(o->html);
+    assert_non_null(o->trace);
+    /* HOST_IDLE_DUMP=dir keeps them, to look at. */
+    const char *dump = getenv("HOST_IDLE_DUMP");
+    static int n;
+    const char *const all[] = {o->text, o->json, o->csv, o->html, o->trace};
+    const char *const ext[] = {"txt", "json", "csv", "html", "trace.json"};
+    for (int i = 0; dump && i < 5; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/run%d.%s", dump, n, ext[i]);
+        assert_true(write_text(path, all[i]));
+    }
+    n++;
+}
+
+static void outputs_free(outputs *o)
+{
+    free(o->text);
+    free(o->json);
+    free(o->csv);
+    free(o->html);
+    free(o->trace);
+}
+
+static const cJSON *at(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        fail_msg("no member '%s'", key);
+    return v;
+}
+
+/* The numba run's stretch and breakdown say where the host was in every output; the JSON's
+ * figures are the analysis's. */
+static void outputs_show_the_host(void **state)
+{
+    (void)state;
+    run_model m;
+    numba_run(&m, true);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    outputs o;
+    render_all(&a, &o);
+    must_contain(o.text, "\nHost    samples: 201 Python wall-clock, 0 CPU (python-wall+cpu-timer, 111 Hz); 0 launch "
+                         "call sites\n");
+    must_contain(o.text, "host (Python wall-clock samples of thread 42, 100, 0% waiting):\n");
+    must_contain(o.text, "in numba.core.compiler (compile_extra) 87%; user's line\n");
+    /* The run's breakdown: its host-busy row, then the same functions. */
+    must_contain(strstr(o.text, "Idle time by cause"), "host busy outside CUDA");
+    must_contain(strstr(o.text, "Idle time by cause"), "in numba.core.compiler (compile_extra) 87%");
+
+    cJSON *root = cJSON_Parse(o.json);
+    assert_non_null(root);
+    const cJSON *an = at(root, "analysis");
+    const cJSON *gap = cJSON_GetArrayItem(at(an, "idle_gaps"), 0);
+    const cJSON *view = cJSON_GetArrayItem(at(gap, "host"), 0);
+    assert_int_equal(cJSON_GetArraySize(at(gap, "host")), 1); /* only the source that saw anything */
+    assert_string_equal(at(view, "source")->valuestring, "py");
+    assert_int_equal(at(view, "tid")->valueint, MAIN_TID);
+    assert_close(at(view, "samples")->valuedouble, 100, 0);
+    assert_true(cJSON_IsNull(at(view, "ms")));
+    must_contain(at(at(view, "not_available"), "ms")->valuestring, "counted in samples");
+    assert_string_equal(at(at(view, "hot"), "name")->valuestring, "numba.core.compiler (compile_extra)");
+    assert_close(at(at(view, "hot"), "share_pct")->valuedouble, 87, 1e-9);
+    assert_true(cJSON_IsTrue(at(at(view, "user_line"), "user")));
+    assert_int_equal(cJSON_GetArraySize(at(view, "innermost")), 3);
+    const cJSON *busy = cJSON_GetArrayItem(at(an, "idle_breakdown"), IDLE_HOST_BUSY);
+    assert_string_equal(at(busy, "cause")->valuestring, "host_busy");
+    assert_close(at(cJSON_GetArrayItem(at(busy, "host"), 0), "samples")->valuedouble, 100, 0);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(at(an, "idle_breakdown"), IDLE_SYNC), "host"));
+    assert_string_equal(at(at(an, "host_sampling"), "mechanism")->valuestring, "python-wall+cpu-timer");
+    assert_int_equal(cJSON_GetArraySize(at(an, "call_sites")), 0);
+    cJSON_Delete(root);
+
+    must_contain(o.csv, "host_view,,,,py,0,idle_gap,,,0,,numba.core.compiler (compile_extra),");
+    must_contain(o.csv, "host_function,,,,py.hot,0,idle_gap,,,0,,numba.core.compiler (compile_extra),");
+    must_contain(o.csv, "host_function,0,prog,run,py.user_line,,host_busy,,,,,prog.py:30 (main),");
+    must_contain(o.html, "<th data-sort=\"text\">host (samples)</th>");
+    must_contain(o.html, "data-fig=\"analysis.idle_gaps[0].host[0].hot.share_pct\"");
+    must_contain(o.html, "<code>numba.core.compiler (compile_extra)</code>");
+    /* The canvas timeline: a host-samples track per thread, the stack on hover. */
+    must_contain(o.html, "data-kind=\"host\" data-events=\"101\">thread 42: host samples");
+    must_contain(o.html, "data-kind=\"host\" data-events=\"100\">thread 43: host samples");
+    must_contain(o.html, "\"py sample, thread state R\\u000aat numba.core.lowering (lower)\\u000a\u2190 "
+                         "numba.core.compiler (compile_extra)");
+    must_contain(o.html, "<span class=\"sw hs\"></span>host sample");
+    /* No call sites: no such section. */
+    assert_null(strstr(o.text, "Launched from"));
+    assert_null(strstr(o.html, "id=\"call-sites\""));
+    /* The trace: each sample an instant on its thread's track, with its stack. */
+    must_contain(o.trace, "\"name\":\"host (process 42 thread 42)\"");
+    must_contain(o.trace, "\"name\":\"numba.core.lowering (lower)\",\"cat\":\"host_sample\",\"ph\":\"i\"");
+    must_contain(o.trace, "\"stack\":[\"numba.core.lowering (lower)\",\"numba.core.compiler (compile_extra)\"");
+    cJSON *trace = cJSON_Parse(o.trace);
+    assert_non_null(trace);
+    cJSON_Delete(trace);
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void outputs_show_the_call_sites(void **state)
+{
+    (void)state;
+    run_model m;
+    two_sites_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_true(section_shown(&a, SEC_CALL_SITES));
+    outputs o;
+    render_all(&a, &o);
+    must_contain(o.text, "\nLaunched from  ");
+    must_contain(o.text, "kernel gemm                                 20  model.py:42 (forward)                        19    95%\n"
+                         "                                                model.py:60 (backward)                        1     5%\n");
+    cJSON *root = cJSON_Parse(o.json);
+    const cJSON *row = cJSON_GetArrayItem(at(at(root, "analysis"), "call_sites"), 0);
+    assert_string_equal(at(row, "name")->valuestring, "gemm");
+    assert_int_equal(at(row, "calls")->valueint, 20);
+    const cJSON *site = cJSON_GetArrayItem(at(row, "sites"), 0);
+    assert_string_equal(at(site, "at")->valuestring, "model.py:42 (forward)");
+    assert_close(at(site, "share_pct")->valuedouble, 95, 1e-9);
+    cJSON_Delete(root);
+    must_contain(o.csv, "call_site,,,,gemm,20,kernel,,,,,model.py:42 (forward),");
+    must_contain(o.html, "id=\"call-sites\"");
+    must_contain(o.html, "data-fig=\"analysis.call_sites[0].sites[1].share_pct\"");
+    /* On the timeline, a launch and its kernel say where they came from on hover. */
+    must_contain(o.html, "\"grid 1\u00d71\u00d71, block 256\u00d71\u00d71; launched from model.py:42 (forward)\"");
+    must_contain(o.html, "\"from model.py:60 (backward)\"");
+    must_contain(o.html, "\"host to device, pageable to device; launched from model.py:80 (load)\"");
+    assert_null(strstr(o.html, "sw hs"));
+    /* Call sites but no sampling: the idle tables have no host column to leave empty. */
+    assert_null(strstr(o.html, "host (samples)"));
+    assert_null(strstr(o.json, "\"host\":["));
+    must_contain(o.trace, "\"launched_from\":\"model.py:42 (forward)\",\"host_stack\":[\"cudaLaunchKernel (libcudart.so.12)\"");
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* A run without host activity (the committed profile of a CUDA program, recorded before host
+ * sampling) says nothing about it anywhere. */
+static void outputs_without_host_activity(void **state)
+{
+    (void)state;
+    run_model m;
+    load_run("samples/h200-profile-cuda.json", &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_null(a.host);
+    assert_false(section_shown(&a, SEC_CALL_SITES));
+    outputs o;
+    render_all(&a, &o);
+    assert_null(strstr(o.text, "Launched from"));
+    assert_null(strstr(o.text, "host ("));
+    assert_null(strstr(o.text, "host samples"));
+    assert_null(strstr(o.text, "\nHost    "));
+    assert_null(strstr(o.json, "\"call_sites\""));
+    assert_null(strstr(o.json, "\"host\":["));
+    assert_null(strstr(o.json, "host_sampling"));
+    assert_null(strstr(o.csv, "\nhost_view,"));
+    assert_null(strstr(o.html, "host (samples)"));
+    assert_null(strstr(o.html, "call-sites"));
+    assert_null(strstr(o.html, "; launched from "));
+    assert_null(strstr(o.html, "data-kind=\"host\""));
+    assert_null(strstr(o.trace, "host_sample"));
+    assert_null(strstr(o.trace, "launched_from"));
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(frames_are_named_and_judged),
+        cmocka_unit_test(numba_compile_is_named),
+        cmocka_unit_test(python_sleep_is_named),
+        cmocka_unit_test(cpu_samples_overrule_a_waiting_state),
+        cmocka_unit_test(cuda_c_host_loop_is_named),
+        cmocka_unit_test(launch_stubs_are_passed_over),
+        cmocka_unit_test(launch_sites_are_aggregated),
+        cmocka_unit_test(spans_weigh_the_innermost),
+        cmocka_unit_test(sampling_off_is_said),
+        cmocka_unit_test(outputs_show_the_host),
+        cmocka_unit_test(outputs_show_the_call_sites),
+        cmocka_unit_test(outputs_without_host_activity),
+    };
+    return cmocka_run_group_tests_name("host idle", tests, NULL, NULL);
+}
