@@ -263,12 +263,7 @@ static void one_gpu_run(run_model *m)
         }                                                                                         \
         (count) = n_;                                                                             \
     } while (0)
-    for (size_t i = 0; i < e->nkernels; i++)
-        if (e->kernels[i].region > 0 && moved[e->kernels[i].region] == 0)
-            free(e->kernels[i].name);
-    for (size_t i = 0; i < e->napis; i++)
-        if (e->apis[i].region > 0 && moved[e->apis[i].region] == 0)
-            free(e->apis[i].name);
+    /* Names stay: the list's name pool owns them (events_clear frees them). */
     KEEP(e->kernels, e->nkernels);
     KEEP(e->copies, e->ncopies);
     KEEP(e->memsets, e->nmemsets);
