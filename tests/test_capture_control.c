@@ -248,6 +248,34 @@ static void max_size_stops_nvtx_lines(void **state)
     rm_rf(dir);
     free(dir);
 }
+/* Under a capture option only the NVTX ranges opened inside a window are written: a loop's
+ * ranges outside would grow the record and run files with the run's length. nvtx_demo's first
+ * "inner\tstep" opens the one window (count 1); its enclosing "main" range, the second inner
+ * step and the later ranges fall outside. */
+static void capture_keeps_only_window_ranges(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    char *out = path_in(dir, "capture.json");
+    char demo_path[4096];
+    snprintf(demo_path, sizeof demo_path, "%s", beside_bin("tests/nvtx_demo"));
+    const char *argv[] = {mmprof_bin(), "profile", "-q", "--capture-range", "nvtx:inner\tstep", "--capture-count", "1",
+                          "--json", out, "--", demo_path, NULL};
+    cmd_result r = run_argv(argv, NULL);
+    print_message("stderr: %s\n", r.err);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    int inner = count_regions(out, "inner\tstep"), outer = count_regions(out, "main"),
+        later = count_regions(out, "registered step");
+    print_message("regions: inner %d, main %d, registered step %d\n", inner, outer, later);
+    assert_int_equal(inner, 1);
+    assert_int_equal(outer, 0);
+    assert_int_equal(later, 0);
+    free(out);
+    rm_rf(dir);
+    free(dir);
+}
+
 /* One process's stream with a window opened by mmprof capture start and closed by the cap, and a
  * second one opened and closed from outside. */
 static void put_stream(const char *dir)
@@ -458,6 +486,7 @@ int main(void)
         cmocka_unit_test(capture_command),
         cmocka_unit_test(options),
         cmocka_unit_test(max_size_stops_nvtx_lines),
+        cmocka_unit_test(capture_keeps_only_window_ranges),
         cmocka_unit_test(control_and_max_size_windows_reported),
         cmocka_unit_test(killed_process_verdicts_withheld),
         cmocka_unit_test(driver_launch_inside_runtime_counted_once),

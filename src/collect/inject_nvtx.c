@@ -9,8 +9,13 @@
  * With --capture-range nvtx:NAME each push and start is also compared with NAME (inject_capture.c),
  * a string comparison without a lock unless it matches. Once the job's records reach --max-size
  * no range is written (inject_control.c), so the files stop growing while the program runs on.
+ * With any capture option only the ranges opened inside a window are written (with their close,
+ * wherever it falls): outside, a loop's ranges would otherwise grow the files and the run file (a
+ * region each) with the run's length, which a capture is meant to bound.
  * Marks, categories and resource naming are left to NVTX's no-op defaults. */
 #include <nvtx3/nvToolsExt.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -83,10 +88,52 @@ static void range_line(const char *kind, uint64_t id, const char *domain, bool h
         sb_free(b);
 }
 
+/* Which of this thread's open push ranges were written, by depth (deeper than 64: as the capture
+ * stands at the pop). */
+static __thread uint64_t pushed_written;
+
+/* Start/end ranges written while a capture was open and not ended yet, so that their end is
+ * written wherever it falls (a few at a time in practice; when the set is full an end is written
+ * only inside a window). Used only under a capture option. */
+#define WRITTEN_STARTS 256
+static struct {
+    pthread_mutex_t lock;
+    uint64_t id[WRITTEN_STARTS];
+} starts = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void start_written(uint64_t id)
+{
+    pthread_mutex_lock(&starts.lock);
+    for (int i = 0; i < WRITTEN_STARTS; i++)
+        if (!starts.id[i]) {
+            starts.id[i] = id;
+            break;
+        }
+    pthread_mutex_unlock(&starts.lock);
+}
+
+static bool end_of_written(uint64_t id)
+{
+    bool found = false;
+    pthread_mutex_lock(&starts.lock);
+    for (int i = 0; i < WRITTEN_STARTS && !found; i++)
+        if (starts.id[i] == id) {
+            starts.id[i] = 0;
+            found = true;
+        }
+    pthread_mutex_unlock(&starts.lock);
+    return found;
+}
+
 static int push(nvtxDomainHandle_t domain, const char *name)
 {
-    range_line("push", 0, domain_name(domain), true, name);
+    /* Opened first, so the range that opens a window is inside it. */
     inject_capture_nvtx_open(inject_tid(), depth, 0, domain_name(domain), name);
+    bool write = inject_capture_tracing_now();
+    if (write)
+        range_line("push", 0, domain_name(domain), true, name);
+    if (depth < 64)
+        pushed_written = write ? pushed_written | (1ull << depth) : pushed_written & ~(1ull << depth);
     return depth++;
 }
 
@@ -94,24 +141,34 @@ static int pop(nvtxDomainHandle_t domain)
 {
     if (depth == 0)
         return -1; /* NVTX's answer to a pop without a push */
-    /* pop's domain field is always there (empty for the default domain). */
-    inject_capture_nvtx_close(inject_tid(), depth - 1, 0);
-    range_line("pop", 0, domain ? domain_name(domain) : "", false, NULL);
+    int d = depth - 1;
+    bool write = d < 64 ? (pushed_written >> d) & 1 : inject_capture_tracing_now();
+    /* pop's domain field is always there (empty for the default domain). Written before the
+     * close, so the range that closes a window is inside it. */
+    if (write)
+        range_line("pop", 0, domain ? domain_name(domain) : "", false, NULL);
+    inject_capture_nvtx_close(inject_tid(), d, 0);
     return --depth;
 }
 
 static nvtxRangeId_t start(nvtxDomainHandle_t domain, const char *name)
 {
     uint64_t id = __atomic_fetch_add(&next_range_id, 1, __ATOMIC_RELAXED);
-    range_line("start", id, domain_name(domain), true, name);
     inject_capture_nvtx_open(inject_tid(), 0, id, domain_name(domain), name);
+    if (!inject_capture_init()) {
+        range_line("start", id, domain_name(domain), true, name);
+    } else if (inject_capture_tracing_now()) {
+        range_line("start", id, domain_name(domain), true, name);
+        start_written(id);
+    }
     return id;
 }
 
 static void end(nvtxRangeId_t id)
 {
+    if (!inject_capture_init() || end_of_written(id) || inject_capture_tracing_now())
+        range_line("end", id, NULL, false, NULL);
     inject_capture_nvtx_close(inject_tid(), 0, id);
-    range_line("end", id, NULL, false, NULL);
 }
 
 /* The CORE module: the default domain. */
