@@ -176,9 +176,11 @@ static void idle_gap_rows(html_ctx *x)
             html_fig_cell(x, &idle_gap_table, g, cols[c], path, false);
         sb_add(x->b, "<td>");
         sb_html(x->b, idle_cause_label(g->cause));
-        sb_add(x->b, "</td><td>");
+        /* What came next is often a kernel's long unbreakable name, and the calls a long list:
+         * cells that wrap them, so they cannot push the host's column out of a 1280 px page. */
+        sb_add(x->b, "</td><td class=\"calls\">");
         sb_html(x->b, g->next);
-        sb_add(x->b, "</td><td>");
+        sb_add(x->b, "</td><td class=\"calls\">");
         for (int k = 0; k < g->ncalls; k++) {
             sb_add(x->b, k ? ", <code>" : "<code>");
             sb_html(x->b, g->calls[k].name);
@@ -187,7 +189,7 @@ static void idle_gap_rows(html_ctx *x)
                 sb_printf(x->b, " x%d", g->calls[k].count);
             sb_printf(x->b, " (%s)", idle_cause_key(g->calls[k].cause));
         }
-        sb_add(x->b, "</td><td>");
+        sb_add(x->b, "</td><td class=\"calls\">");
         for (int k = 0; k < g->nranges; k++) {
             if (k)
                 sb_add(x->b, ", ");

@@ -71,6 +71,13 @@ void html_host_cell(html_ctx *x, const host_view v[HOST_NFROM], const char *path
             snprintf(q, sizeof q, "%s.user_line", p);
             fn_words(x, v[f].hot.name[0] ? "; user's line " : "user's line ", &v[f].user, q);
         }
+        /* No frame on most stacks and none of the user's (a thread spread over the
+         * interpreter's own functions, as CPU samples of Python code are): the innermost frames,
+         * as the text report gives them. */
+        for (int t = 0; !v[f].hot.name[0] && !v[f].user.user && t < v[f].ntop; t++) {
+            snprintf(q, sizeof q, "%s.innermost[%d]", p, t);
+            fn_words(x, t ? ", " : "innermost ", &v[f].top[t], q);
+        }
         if (v[f].waiting_pct.ok) {
             sb_add(x->b, "; waiting ");
             html_fig(x, &host_view_table, &v[f], "waiting_pct", p, true);
