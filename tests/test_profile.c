@@ -379,12 +379,13 @@ static void nvtx_capture_windows(void **state)
                 inner_start[inner] = m.regions[i].start_ns;
                 inner_end[inner++] = m.regions[i].end_ns;
             }
-        assert_int_equal(inner, 2);
+        /* Only the ranges opened inside a window are recorded: the instances captured. */
+        assert_int_equal(inner, want[c]);
         for (int i = 1; i < m.nregions; i++) {
             const region *g = &m.regions[i];
             if (g->kind != REGION_CAPTURE)
                 continue;
-            int k = atoi(counts[c][1]) + windows++; /* the instance it recorded */
+            int k = windows++; /* the instance it recorded, the k-th range recorded */
             char name[64];
             snprintf(name, sizeof name, "capture %d", windows);
             assert_string_equal(g->name, name);

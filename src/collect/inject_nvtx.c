@@ -65,14 +65,15 @@ static const char *attr_message(const nvtxEventAttributes_t *a, char *buf, size_
  * thread's exit never: a few KB per thread that made NVTX calls). */
 static __thread strbuf line;
 
-static void range_line(const char *kind, uint64_t id, const char *domain, bool has_name, const char *name)
+static void range_line_at(int64_t ts, const char *kind, uint64_t id, const char *domain, bool has_name,
+                          const char *name)
 {
     if (inject_control_capped()) /* --max-size reached: the job records nothing more */
         return;
     uint32_t tid = inject_tid();
     strbuf *b = &line;
     inject_name_this_thread(b);
-    sb_printf(b, "%s\t%lld\t%u", kind, (long long)inject_now_ns(), tid);
+    sb_printf(b, "%s\t%lld\t%u", kind, (long long)ts, tid);
     if (id)
         sb_printf(b, "\t%llu", (unsigned long long)id);
     if (domain || has_name) {
@@ -86,6 +87,11 @@ static void range_line(const char *kind, uint64_t id, const char *domain, bool h
     sb_add(b, "\n");
     if (!inject_emit(b) && b->oom) /* out of memory once: start over with an empty buffer */
         sb_free(b);
+}
+
+static void range_line(const char *kind, uint64_t id, const char *domain, bool has_name, const char *name)
+{
+    range_line_at(inject_now_ns(), kind, id, domain, has_name, name);
 }
 
 /* Which of this thread's open push ranges were written, by depth (deeper than 64: as the capture
@@ -127,11 +133,13 @@ static bool end_of_written(uint64_t id)
 
 static int push(nvtxDomainHandle_t domain, const char *name)
 {
-    /* Opened first, so the range that opens a window is inside it. */
+    /* Timed before the window it may open (whose begin is timed before tracing starts), and
+     * written once it is known whether a window is open: the window lies inside its range. */
+    int64_t ts = inject_now_ns();
     inject_capture_nvtx_open(inject_tid(), depth, 0, domain_name(domain), name);
     bool write = inject_capture_tracing_now();
     if (write)
-        range_line("push", 0, domain_name(domain), true, name);
+        range_line_at(ts, "push", 0, domain_name(domain), true, name);
     if (depth < 64)
         pushed_written = write ? pushed_written | (1ull << depth) : pushed_written & ~(1ull << depth);
     return depth++;
@@ -143,22 +151,23 @@ static int pop(nvtxDomainHandle_t domain)
         return -1; /* NVTX's answer to a pop without a push */
     int d = depth - 1;
     bool write = d < 64 ? (pushed_written >> d) & 1 : inject_capture_tracing_now();
-    /* pop's domain field is always there (empty for the default domain). Written before the
-     * close, so the range that closes a window is inside it. */
+    /* Closed first (a window's end is timed after tracing stopped), so the window lies inside
+     * the range. pop's domain field is always there (empty for the default domain). */
+    inject_capture_nvtx_close(inject_tid(), d, 0);
     if (write)
         range_line("pop", 0, domain ? domain_name(domain) : "", false, NULL);
-    inject_capture_nvtx_close(inject_tid(), d, 0);
     return --depth;
 }
 
 static nvtxRangeId_t start(nvtxDomainHandle_t domain, const char *name)
 {
     uint64_t id = __atomic_fetch_add(&next_range_id, 1, __ATOMIC_RELAXED);
+    int64_t ts = inject_now_ns(); /* as push's */
     inject_capture_nvtx_open(inject_tid(), 0, id, domain_name(domain), name);
     if (!inject_capture_init()) {
-        range_line("start", id, domain_name(domain), true, name);
+        range_line_at(ts, "start", id, domain_name(domain), true, name);
     } else if (inject_capture_tracing_now()) {
-        range_line("start", id, domain_name(domain), true, name);
+        range_line_at(ts, "start", id, domain_name(domain), true, name);
         start_written(id);
     }
     return id;
@@ -166,9 +175,10 @@ static nvtxRangeId_t start(nvtxDomainHandle_t domain, const char *name)
 
 static void end(nvtxRangeId_t id)
 {
-    if (!inject_capture_init() || end_of_written(id) || inject_capture_tracing_now())
+    bool write = !inject_capture_init() || end_of_written(id) || inject_capture_tracing_now();
+    inject_capture_nvtx_close(inject_tid(), 0, id); /* as pop's */
+    if (write)
         range_line("end", id, NULL, false, NULL);
-    inject_capture_nvtx_close(inject_tid(), 0, id);
 }
 
 /* The CORE module: the default domain. */
