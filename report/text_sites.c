@@ -12,7 +12,7 @@ void text_sites(ctx *x, const analysis *a)
     const host_analysis *h = a->host;
     fprintf(x->out, "\n%sLaunched from%s  (the user's line of the host stack at each call)\n", c(x, BOLD),
             c(x, RESET));
-    fprintf(x->out, "%s%-6s %-32s %6s  %-40s %6s %6s%s\n", c(x, DIM), "kind", "name", "total", "from", "calls",
+    fprintf(x->out, "%s%-6s %-32s %6s  %-38s %6s %6s%s\n", c(x, DIM), "kind", "name", "total", "from", "calls",
             "share", c(x, RESET));
     static const text_col cols[] = {{"count", 6, false}, {"share_pct", 6, true}};
     for (int i = 0; i < h->nsites && i < TEXT_SITE_ROWS; i++) {
@@ -24,8 +24,8 @@ void text_sites(ctx *x, const analysis *a)
                 fprintf(x->out, "%-6s %-32s %6d ", r->kind, name, r->calls);
             else
                 fprintf(x->out, "%-6s %-32s %6s ", "", "", "");
-            clipped(r->sites[k].at, 40, at, sizeof at);
-            fprintf(x->out, " %-40s", at);
+            clipped(r->sites[k].at, 38, at, sizeof at); /* the line within 100 columns */
+            fprintf(x->out, " %-38s", at);
             fig_cells(x, &call_site_table, &r->sites[k], cols, 2);
             fputc('\n', x->out);
         }

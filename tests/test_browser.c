@@ -495,6 +495,15 @@ static double timeline_zero(const cJSON *run)
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(run, "events"), lists[i]))
             t0 = num(e, "start_ns") < t0 ? num(e, "start_ns") : t0;
     }
+    /* Host samples and spans are events of the page's timeline too (host_json.c: each a record
+     * whose first value is its time). */
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(run, "host_activity"), *rec;
+    const char *timed[] = {"samples", "spans"};
+    for (size_t i = 0; host && i < sizeof timed / sizeof timed[0]; i++)
+        cJSON_ArrayForEach(rec, cJSON_GetObjectItemCaseSensitive(host, timed[i])) {
+            double ts = cJSON_GetArrayItem(rec, 0)->valuedouble;
+            t0 = ts < t0 ? ts : t0;
+        }
     return t0;
 }
 
