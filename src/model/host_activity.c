@@ -1,29 +1,11 @@
-/* host_activity.h's store: appends that grow by doubling, as model.c's event store does. */
+/* host_activity.h's store: appends that grow by doubling (array_grow.h), as model.c's event store
+ * does. */
 #include "host_activity.h"
+
+#include "array_grow.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void *grow(void *arr, size_t count, size_t elem)
-{
-    size_t cap = 8;
-    while (cap < count)
-        cap *= 2;
-    if (arr && count + 1 <= cap)
-        return arr;
-    while (cap < count + 1)
-        cap *= 2;
-    return realloc(arr, cap * elem);
-}
-
-#define APPEND(arr, count, value)                                                                 \
-    do {                                                                                          \
-        void *grown_ = grow((arr), (count), sizeof *(arr));                                       \
-        if (!grown_)                                                                              \
-            return false;                                                                         \
-        (arr) = grown_;                                                                           \
-        (arr)[(count)++] = (value);                                                               \
-    } while (0)
 
 static bool dup_field(char **dst, const char *src)
 {
@@ -41,7 +23,7 @@ int host_add_frame(host_activity *h, const host_frame *f)
     ok = dup_field(&c.file, f->file) && ok;
     ok = dup_field(&c.module, f->module) && ok;
     size_t n = (size_t)h->nframes;
-    void *grown = ok ? grow(h->frames, n, sizeof *h->frames) : NULL;
+    void *grown = ok ? array_grow(h->frames, n, sizeof *h->frames) : NULL;
     if (!grown) {
         free(c.function);
         free(c.file);
@@ -54,9 +36,9 @@ int host_add_frame(host_activity *h, const host_frame *f)
     return (int)n;
 }
 
-bool host_add_sample(host_activity *h, const host_sample *s) { APPEND(h->samples, h->nsamples, *s); return true; }
-bool host_add_span(host_activity *h, const host_span *s) { APPEND(h->spans, h->nspans, *s); return true; }
-bool host_add_site(host_activity *h, const host_site *s) { APPEND(h->sites, h->nsites, *s); return true; }
+bool host_add_sample(host_activity *h, const host_sample *s) { ARRAY_APPEND(h->samples, h->nsamples, *s); return true; }
+bool host_add_span(host_activity *h, const host_span *s) { ARRAY_APPEND(h->spans, h->nspans, *s); return true; }
+bool host_add_site(host_activity *h, const host_site *s) { ARRAY_APPEND(h->sites, h->nsites, *s); return true; }
 
 void host_activity_free(host_activity *h)
 {
@@ -105,27 +87,6 @@ bool host_sample_source_parse(const char *s, host_sample_source *out)
     return false;
 }
 
-/* Appends n elements of src to *dst (holding *nd) by copying: the frames' strings change owner. */
-static bool append_all(void *dst_p, size_t *nd, const void *src, size_t n, size_t elem)
-{
-    void **dst = dst_p;
-    if (n == 0)
-        return true;
-    if (*nd > SIZE_MAX / elem - n)
-        return false;
-    /* Room as grow() expects it (a power of two, at least 8), so a later append stays in bounds. */
-    size_t cap = 8;
-    while (cap < *nd + n)
-        cap *= 2;
-    void *grown = cap <= SIZE_MAX / elem ? realloc(*dst, cap * elem) : NULL;
-    if (!grown)
-        return false;
-    memcpy((char *)grown + *nd * elem, src, n * elem);
-    *dst = grown;
-    *nd += n;
-    return true;
-}
-
 bool host_activity_move(host_activity *dst, host_activity *src)
 {
     int base = dst->nframes;
@@ -143,14 +104,14 @@ bool host_activity_move(host_activity *dst, host_activity *src)
     SHIFT(src->sites, src->nsites)
 #undef SHIFT
     size_t nf = (size_t)dst->nframes;
-    bool ok = append_all(&dst->frames, &nf, src->frames, (size_t)src->nframes, sizeof *src->frames);
+    bool ok = array_append_n(&dst->frames, &nf, src->frames, (size_t)src->nframes, sizeof *src->frames);
     if (ok) {
         dst->nframes = (int)nf;
         src->nframes = 0; /* the strings are dst's now */
     }
-    ok = ok && append_all(&dst->samples, &dst->nsamples, src->samples, src->nsamples, sizeof *src->samples) &&
-         append_all(&dst->spans, &dst->nspans, src->spans, src->nspans, sizeof *src->spans) &&
-         append_all(&dst->sites, &dst->nsites, src->sites, src->nsites, sizeof *src->sites);
+    ok = ok && array_append_n(&dst->samples, &dst->nsamples, src->samples, src->nsamples, sizeof *src->samples) &&
+         array_append_n(&dst->spans, &dst->nspans, src->spans, src->nspans, sizeof *src->spans) &&
+         array_append_n(&dst->sites, &dst->nsites, src->sites, src->nsites, sizeof *src->sites);
     if (!dst->mechanism[0] && src->mechanism[0]) {
         memcpy(dst->mechanism, src->mechanism, sizeof dst->mechanism);
         dst->rate_hz = src->rate_hz;

@@ -1,6 +1,8 @@
 /* Run model lifetime and the small helpers that grow its arrays. */
 #include "model.h"
 
+#include "array_grow.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -200,32 +202,7 @@ void model_free(run_model *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Capacity of an array holding count elements: the next power of two, at least 8. Derived from
- * the count, so no separate capacity field has to be kept in step. */
-static size_t capacity_for(size_t count)
-{
-    size_t cap = 8;
-    while (cap < count)
-        cap *= 2;
-    return cap;
-}
-
-/* Returns arr with room for one more element (count elements of size elem held now). */
-static void *grow(void *arr, size_t count, size_t elem)
-{
-    if (arr && count + 1 <= capacity_for(count))
-        return arr;
-    return realloc(arr, capacity_for(count + 1) * elem);
-}
-
-#define APPEND(arr, count, value)                                                                 \
-    do {                                                                                          \
-        void *grown_ = grow((arr), (count), sizeof *(arr));                                       \
-        if (!grown_)                                                                              \
-            return false;                                                                         \
-        (arr) = grown_;                                                                           \
-        (arr)[(count)++] = (value);                                                               \
-    } while (0)
+#define APPEND ARRAY_APPEND
 
 workload_run *model_add_workload(run_model *m)
 {
@@ -300,7 +277,7 @@ static bool add_counters(kernel_counters **arr, int *n, const kernel_counters *c
     copy.name = strdup(c->name ? c->name : "");
     if (!copy.name)
         return false;
-    void *grown = grow(*arr, (size_t)*n, sizeof **arr);
+    void *grown = array_grow(*arr, (size_t)*n, sizeof **arr);
     if (!grown) {
         free(copy.name);
         return false;
@@ -408,7 +385,7 @@ static int append_region(run_model *m, region_kind kind, const char *name, const
     r.parent = parent;
     r.workload = -1;
     size_t n = (size_t)m->nregions;
-    void *grown = ok ? grow(m->regions, n, sizeof *m->regions) : NULL;
+    void *grown = ok ? array_grow(m->regions, n, sizeof *m->regions) : NULL;
     if (!grown) {
         free(r.name);
         free(r.domain);

@@ -2,6 +2,8 @@
  * costs one copy of the arrays, not a copy of every string. */
 #include "model_merge.h"
 
+#include "array_grow.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,24 +20,9 @@ const char *model_run_host(const run_model *m)
 /* Appends src's n elements of size to *dst (holding *nd) and empties src. */
 static bool move_array(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t size)
 {
-    void **dst = dst_p, **src = src_p;
-    if (*ns == 0)
-        return true;
-    if (*nd > (SIZE_MAX / size) - *ns)
+    void **src = src_p;
+    if (!array_append_n(dst_p, nd, *src, *ns, size))
         return false;
-    /* Room as model.c's appends expect it (a power of two, at least 8), so a later append to
-     * the merged array cannot write past its end. */
-    size_t cap = 8;
-    while (cap < *nd + *ns)
-        cap *= 2;
-    if (cap > SIZE_MAX / size)
-        return false;
-    void *grown = realloc(*dst, cap * size);
-    if (!grown)
-        return false;
-    memcpy((char *)grown + *nd * size, *src, *ns * size);
-    *dst = grown;
-    *nd += *ns;
     free(*src);
     *src = NULL;
     *ns = 0;
@@ -300,7 +287,9 @@ static bool move_regions(run_model *dst, run_model *src)
     int add = src->nregions - skip;
     if (add <= 0)
         return true;
-    region *grown = realloc(dst->regions, (size_t)(dst->nregions + add) * sizeof *grown);
+    /* Room as model_add_region's appends expect it (array_grow.h), so a region added after the
+     * merge cannot write past the end. */
+    region *grown = realloc(dst->regions, array_capacity_for((size_t)(dst->nregions + add)) * sizeof *grown);
     if (!grown)
         return false;
     dst->regions = grown;

@@ -1,0 +1,60 @@
+/* Arrays of the run model that grow by doubling. An array's capacity is derived from its count
+ * (the next power of two, at least 8), so no capacity field has to be kept in step; every code
+ * that grows or fills such an array (model.c's appends, host_activity.c's, model_merge.c's moves)
+ * goes through here, so a later append never writes past what an earlier fill allocated. */
+#ifndef MMPROF_ARRAY_GROW_H
+#define MMPROF_ARRAY_GROW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The capacity of an array holding count elements. */
+static inline size_t array_capacity_for(size_t count)
+{
+    size_t cap = 8;
+    while (cap < count)
+        cap *= 2;
+    return cap;
+}
+
+/* arr with room for one more element (count elements of size elem held now); NULL when memory
+ * ran out (arr is then unchanged). */
+static inline void *array_grow(void *arr, size_t count, size_t elem)
+{
+    if (arr && count + 1 <= array_capacity_for(count))
+        return arr;
+    return realloc(arr, array_capacity_for(count + 1) * elem);
+}
+
+/* Appends n elements of src to the array *dst holding *nd, by copying. False when the sizes
+ * overflow or memory ran out (*dst and *nd are then unchanged). */
+static inline bool array_append_n(void *dst_p, size_t *nd, const void *src, size_t n, size_t elem)
+{
+    void **dst = dst_p;
+    if (n == 0)
+        return true;
+    if (*nd > SIZE_MAX / elem - n)
+        return false;
+    size_t cap = array_capacity_for(*nd + n);
+    void *grown = cap <= SIZE_MAX / elem ? realloc(*dst, cap * elem) : NULL;
+    if (!grown)
+        return false;
+    memcpy((char *)grown + *nd * elem, src, n * elem);
+    *dst = grown;
+    *nd += n;
+    return true;
+}
+
+/* Appends value to arr (holding count) or returns false from the calling function. */
+#define ARRAY_APPEND(arr, count, value)                                                           \
+    do {                                                                                          \
+        void *grown_ = array_grow((arr), (count), sizeof *(arr));                                 \
+        if (!grown_)                                                                              \
+            return false;                                                                         \
+        (arr) = grown_;                                                                           \
+        (arr)[(count)++] = (value);                                                               \
+    } while (0)
+
+#endif
