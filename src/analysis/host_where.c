@@ -2,6 +2,7 @@
 #include "host_where.h"
 
 #include "analysis.h"
+#include "nesting_order.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -278,13 +279,7 @@ static int64_t clip(int64_t s, int64_t e, int64_t start, int64_t end)
 static int cmp_nest(const void *a, const void *b)
 {
     const host_span *x = *(const host_span *const *)a, *y = *(const host_span *const *)b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    return (x->end_ns < y->end_ns) - (x->end_ns > y->end_ns); /* the outer (longer) first */
+    return nesting_order(x->pid, x->tid, x->start_ns, x->end_ns, y->pid, y->tid, y->start_ns, y->end_ns);
 }
 
 /* Each span's time in [start, end) as the innermost of its thread: its clipped time less its

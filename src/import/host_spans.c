@@ -1,5 +1,6 @@
 /* See host_spans.h. */
 #include "host_spans.h"
+#include "nesting_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,19 +148,14 @@ void host_node_set_free(host_node_set *s)
 /* ---------- nesting ---------- */
 
 /* Per thread, by start, the longer first (a parent before the children it holds); ties in the
- * order they came. region_tracker.c orders NVTX ranges the same way, over its own records. */
+ * order they came (nesting_order.h, the order region_tracker.c gives NVTX ranges). */
 static int by_thread_time(const void *a, const void *b, void *arg)
 {
     const cpu_span *spans = arg;
     const cpu_span *x = &spans[*(const size_t *)a], *y = &spans[*(const size_t *)b];
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    if (x->end_ns != y->end_ns)
-        return x->end_ns > y->end_ns ? -1 : 1;
+    int c = nesting_order(x->pid, x->tid, x->start_ns, x->end_ns, y->pid, y->tid, y->start_ns, y->end_ns);
+    if (c)
+        return c;
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 

@@ -1,5 +1,6 @@
 /* Ranges into regions, for every source: see region_tracker.h. */
 #include "region_tracker.h"
+#include "nesting_order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -188,14 +189,9 @@ static int by_thread_then_time(const void *a, const void *b, void *arg)
     int sx = style_rank(x->style), sy = style_rank(y->style);
     if (sx != sy)
         return sx < sy ? -1 : 1;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->tid != y->tid)
-        return x->tid < y->tid ? -1 : 1;
-    if (x->start_ns != y->start_ns)
-        return x->start_ns < y->start_ns ? -1 : 1;
-    if (x->end_ns != y->end_ns)
-        return x->end_ns > y->end_ns ? -1 : 1;
+    int c = nesting_order(x->pid, x->tid, x->start_ns, x->end_ns, y->pid, y->tid, y->start_ns, y->end_ns);
+    if (c)
+        return c;
     return (i > j) - (i < j);
 }
 
