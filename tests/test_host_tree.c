@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "host_tree.h"
+#include "stream_format.h"
 
 static host_key py_key(uint64_t code, uint32_t lasti) { return (host_key){.a = code, .b = lasti, .kind = HOST_KEY_PY}; }
 static host_key native_key(uint64_t pc) { return (host_key){.a = pc, .kind = HOST_KEY_NATIVE}; }
@@ -112,10 +113,10 @@ static void lines_are_tab_separated_with_text_escaped(void **state)
     sb_init(&b);
     host_format_py_frame(&b, 2, 1, 42, "Model.forward", "/home/u/my\tmodel.py");
     host_format_native_frame(&b, 3, 2, 4471, "", "/usr/lib/libx.so");
-    host_format_site(&b, 17, 3);
-    host_format_sample(&b, 1700000000123456789LL, 99, 3, true, 'R');
-    host_format_sample(&b, 5, 99, 0, false, 0);
-    host_format_sampler(&b, 100, "python-wall+cpu-timer", "");
+    stream_format_site(&b, 17, 3);
+    stream_format_sample(&b, 1700000000123456789LL, 99, 3, HOST_SAMPLE_CPU, 'R');
+    stream_format_sample(&b, 5, 99, 0, HOST_SAMPLE_PY, 0);
+    stream_format_sampler(&b, 100, "python-wall+cpu-timer", "");
     assert_string_equal(b.s, "frame\t2\t1\tpy\t42\t0\tModel.forward\t/home/u/my\\tmodel.py\t\n"
                              "frame\t3\t2\tnative\t0\t4471\t\t\t/usr/lib/libx.so\n"
                              "site\t17\t3\n"

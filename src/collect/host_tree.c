@@ -90,62 +90,16 @@ uint32_t host_tree_find(host_tree *t, uint32_t parent, const host_key *key, bool
     return s->id;
 }
 
+/* Frame lines through the stream's one writer (stream_format.c). */
 void host_format_py_frame(strbuf *b, uint32_t id, uint32_t parent, int line, const char *function, const char *file)
 {
-    sb_printf(b, "frame\t%u\t%u\tpy\t%d\t0\t", id, parent, line);
-    stream_escape(b, function);
-    sb_add(b, "\t");
-    stream_escape(b, file);
-    sb_add(b, "\t\n");
+    host_frame f = {.kind = HOST_FRAME_PY, .function = (char *)function, .file = (char *)file, .line = line};
+    stream_format_frame(b, id, parent, &f);
 }
 
 void host_format_native_frame(strbuf *b, uint32_t id, uint32_t parent, uint64_t offset, const char *function,
                               const char *module)
 {
-    sb_printf(b, "frame\t%u\t%u\tnative\t0\t%llu\t", id, parent, (unsigned long long)offset);
-    stream_escape(b, function);
-    sb_add(b, "\t\t");
-    stream_escape(b, module);
-    sb_add(b, "\n");
-}
-
-/* Decimal digits of v ending at end; returns where they start. */
-static char *digits(char *end, uint32_t v)
-{
-    do
-        *--end = (char)('0' + v % 10);
-    while (v /= 10);
-    return end;
-}
-
-/* Written on every launch: two numbers by hand, not through printf's format parser. */
-void host_format_site(strbuf *b, uint32_t correlation, uint32_t node)
-{
-    char line[32], *end = line + sizeof line;
-    char *p = digits(end - 1, node);
-    end[-1] = '\n';
-    *--p = '\t';
-    p = digits(p, correlation);
-    p -= 5;
-    memcpy(p, "site\t", 5);
-    sb_addn(b, p, (size_t)(end - p));
-}
-
-void host_format_sample(strbuf *b, int64_t ts_ns, uint32_t tid, uint32_t node, bool cpu, char state)
-{
-    sb_printf(b, "sample\t%lld\t%u\t%u\t%s\t", (long long)ts_ns, tid, node, cpu ? "cpu" : "py");
-    if (state)
-        sb_addn(b, &state, 1);
-    else
-        sb_add(b, "-");
-    sb_add(b, "\n");
-}
-
-void host_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail)
-{
-    sb_printf(b, "sampler\t%g\t", hz);
-    stream_escape(b, mechanism);
-    sb_add(b, "\t");
-    stream_escape(b, detail);
-    sb_add(b, "\n");
+    host_frame f = {.kind = HOST_FRAME_NATIVE, .function = (char *)function, .module = (char *)module, .offset = offset};
+    stream_format_frame(b, id, parent, &f);
 }

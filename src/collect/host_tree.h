@@ -55,13 +55,10 @@ void host_tree_clear(host_tree *t);
  * and t->cut counts it. */
 uint32_t host_tree_find(host_tree *t, uint32_t parent, const host_key *key, bool *made);
 
-/* The stream lines of host-spec (tab-separated, text escaped). */
+/* A frame line of host-spec (stream_format_frame, from a frame's parts); the site, sample and
+ * sampler lines are stream_format.c's. */
 void host_format_py_frame(strbuf *b, uint32_t id, uint32_t parent, int line, const char *function, const char *file);
 void host_format_native_frame(strbuf *b, uint32_t id, uint32_t parent, uint64_t offset, const char *function,
                               const char *module);
-void host_format_site(strbuf *b, uint32_t correlation, uint32_t node);
-/* state: the kernel's state letter, 0 unknown ("-"). */
-void host_format_sample(strbuf *b, int64_t ts_ns, uint32_t tid, uint32_t node, bool cpu, char state);
-void host_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail);
 
 #endif

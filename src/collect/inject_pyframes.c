@@ -36,6 +36,7 @@
 
 #include "inject.h"
 #include "inject_host.h"
+#include "stream_format.h"
 
 /* Opaque CPython objects: PyObject *, PyThreadState *, PyInterpreterState *, PyFrameObject *. */
 typedef void pyobj;
@@ -605,7 +606,7 @@ bool inject_py_sample_all(bool write, char *why, size_t len)
             host_key keys[HOST_MAX_DEPTH];
             to_keys(f, n, keys);
             uint32_t node = inject_host_stack(keys, n);
-            host_format_sample(inject_host_out(), ts, tid, node, false, state_before(tid));
+            stream_format_sample(inject_host_out(), ts, tid, node, HOST_SAMPLE_PY, state_before(tid));
             if (looked.next_n < MAX_PY_THREADS)
                 looked.next[looked.next_n++] = tid;
         }

@@ -35,6 +35,7 @@
 
 #include "inject.h"
 #include "inject_host.h"
+#include "stream_format.h"
 #include "sample_config.h"
 #include "thread_wait.h"
 
@@ -250,7 +251,7 @@ static void drain_ring(bool keep)
         if (keep) {
             host_key k = {.a = e->pc, .kind = HOST_KEY_NATIVE};
             uint32_t node = inject_host_stack(&k, 1);
-            host_format_sample(inject_host_out(), e->ts, e->tid, node, true, 'R');
+            stream_format_sample(inject_host_out(), e->ts, e->tid, node, HOST_SAMPLE_CPU, 'R');
             s.written++;
         }
         __atomic_store_n(&ring_tail, t + 1, __ATOMIC_RELEASE);
@@ -273,7 +274,7 @@ static void announce(void)
     if (py_why)
         add_why("%s", py_why);
     inject_host_lock();
-    host_format_sampler(inject_host_out(), strcmp(mech, "off") ? s.hz : 0, mech, s.why);
+    stream_format_sampler(inject_host_out(), strcmp(mech, "off") ? s.hz : 0, mech, s.why);
     inject_host_unlock();
 }
 

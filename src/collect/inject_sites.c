@@ -27,6 +27,7 @@
 
 #include "inject.h"
 #include "inject_host.h"
+#include "stream_format.h"
 
 static bool on;
 static uint8_t runtime_tracked[(CUPTI_RUNTIME_TRACE_CBID_SIZE + 7) / 8];
@@ -165,7 +166,7 @@ void inject_site_take(uint32_t correlation)
     memcpy(memo.keys + same, keys + same, (size_t)interned * sizeof keys[0]);
     memo.n = same + interned;
     memo.generation = inject_host_generation();
-    host_format_site(inject_host_out(), correlation, node);
+    stream_format_site(inject_host_out(), correlation, node);
     inject_host_flush_locked(false);
     inject_host_unlock();
     __atomic_fetch_add(&taken, 1, __ATOMIC_RELAXED);

@@ -2,6 +2,8 @@
  * tests check that the two agree field by field. */
 #include "stream_format.h"
 
+#include <string.h>
+
 void stream_escape(strbuf *b, const char *s)
 {
     if (!s)
@@ -104,9 +106,27 @@ void stream_format_frame(strbuf *b, uint64_t id, uint64_t parent, const host_fra
     sb_add(b, "\n");
 }
 
+/* Decimal digits of v ending at end; returns where they start. */
+static char *digits(char *end, uint64_t v)
+{
+    do
+        *--end = (char)('0' + v % 10);
+    while (v /= 10);
+    return end;
+}
+
+/* Written on every launch (the injection library's call sites): two numbers by hand, not through
+ * printf's format parser. */
 void stream_format_site(strbuf *b, uint32_t correlation, uint64_t node)
 {
-    sb_printf(b, "site\t%u\t%llu\n", correlation, (unsigned long long)node);
+    char line[48], *end = line + sizeof line;
+    char *p = digits(end - 1, node);
+    end[-1] = '\n';
+    *--p = '\t';
+    p = digits(p, correlation);
+    p -= 5;
+    memcpy(p, "site\t", 5);
+    sb_addn(b, p, (size_t)(end - p));
 }
 
 void stream_format_sample(strbuf *b, int64_t ts, uint32_t tid, uint64_t node, host_sample_source source, char state)
