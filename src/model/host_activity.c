@@ -54,39 +54,6 @@ void host_activity_free(host_activity *h)
     memset(h, 0, sizeof *h);
 }
 
-static const char *const frame_kinds[] = {"native", "py", "op"};
-static const char *const sample_sources[] = {"cpu", "py"};
-
-const char *host_frame_kind_name(host_frame_kind k)
-{
-    return (unsigned)k < sizeof frame_kinds / sizeof *frame_kinds ? frame_kinds[k] : "native";
-}
-
-bool host_frame_kind_parse(const char *s, host_frame_kind *out)
-{
-    for (size_t i = 0; i < sizeof frame_kinds / sizeof *frame_kinds; i++)
-        if (s && strcmp(s, frame_kinds[i]) == 0) {
-            *out = (host_frame_kind)i;
-            return true;
-        }
-    return false;
-}
-
-const char *host_sample_source_name(host_sample_source s)
-{
-    return (unsigned)s < sizeof sample_sources / sizeof *sample_sources ? sample_sources[s] : "cpu";
-}
-
-bool host_sample_source_parse(const char *s, host_sample_source *out)
-{
-    for (size_t i = 0; i < sizeof sample_sources / sizeof *sample_sources; i++)
-        if (s && strcmp(s, sample_sources[i]) == 0) {
-            *out = (host_sample_source)i;
-            return true;
-        }
-    return false;
-}
-
 bool host_activity_move(host_activity *dst, host_activity *src)
 {
     int base = dst->nframes;

@@ -89,6 +89,7 @@ void host_activity_free(host_activity *h);
  * (dst then holds part of src; src is emptied either way). */
 bool host_activity_move(host_activity *dst, host_activity *src);
 
+/* Names in the stream and the run file; model.c holds them with the model's other names. */
 const char *host_frame_kind_name(host_frame_kind k); /* "native", "py", "op" */
 bool host_frame_kind_parse(const char *s, host_frame_kind *out);
 const char *host_sample_source_name(host_sample_source s); /* "cpu", "py" */

@@ -607,6 +607,8 @@ static const named_value sample_stops[] = {
 static const named_value device_passes[] = {
     {PASS_ALONE, "alone"}, {PASS_SEQUENTIAL, "sequential"}, {PASS_CONCURRENT, "concurrent"},
 };
+static const named_value host_frame_kinds[] = {{HOST_FRAME_NATIVE, "native"}, {HOST_FRAME_PY, "py"}, {HOST_FRAME_OP, "op"}};
+static const named_value host_sample_sources[] = {{HOST_SAMPLE_CPU, "cpu"}, {HOST_SAMPLE_PY, "py"}};
 
 #define NAME_AND_PARSE(type, table, fallback, name_fn, parse_fn)                                  \
     const char *name_fn(type v) { return value_name(table, COUNT(table), (int)v, fallback); }      \
@@ -630,6 +632,8 @@ NAME_AND_PARSE(workload_status, statuses, "error", status_name, status_parse)
 NAME_AND_PARSE(precision, precisions, "fp32", precision_name, precision_parse)
 NAME_AND_PARSE(sample_stop, sample_stops, "unknown", sample_stop_name, sample_stop_parse)
 NAME_AND_PARSE(device_pass, device_passes, "alone", device_pass_name, device_pass_parse)
+NAME_AND_PARSE(host_frame_kind, host_frame_kinds, "native", host_frame_kind_name, host_frame_kind_parse)
+NAME_AND_PARSE(host_sample_source, host_sample_sources, "cpu", host_sample_source_name, host_sample_source_parse)
 
 void workload_label(const workload_run *w, char *buf, size_t len)
 {
