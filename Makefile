@@ -77,7 +77,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-build clean install \
+.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -144,11 +144,11 @@ $(LIBDIR)/%:
 # Debian packages the build needs, and those only the tests need: a real browser for the HTML
 # page; for the install test, what builds a Debian package (dpkg-dev, debhelper, fakeroot, and
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
-# bash-completion, which loads the installed completion; clang and its runtime for libFuzzer (the fuzz
-# targets). Each list installs only what is missing.
+# bash-completion, which loads the installed completion; for make fuzz, clang and its runtime
+# (libFuzzer). Each list installs only what is missing.
 DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev
-TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion clang xz-utils zstd \
-             libclang-rt-14-dev
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion xz-utils zstd
+FUZZ_PKGS := clang libclang-rt-14-dev
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -298,7 +298,7 @@ SLOW_TESTS := test_browser test_install test_browser_pages.sh test_text_report t
               test_sweep test_page_figures
 
 test: test-deps
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) fuzz-build
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
 	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh readme_quotes.sh \
@@ -450,7 +450,7 @@ deb:
 # input that once crashed stays there, so every run replays it first). Adding a target is one
 # line: $(eval $(call fuzz_target,NAME,SOURCES,EXTRA LINK ARGUMENTS)).
 #   make fuzz              each target for FUZZ_SECONDS (new inputs kept in build/fuzz/corpus/NAME)
-#   make test              each for FUZZ_TEST_SECONDS (3) after replaying the checked-in corpus, counted
+#   make test              replays each checked-in corpus under ASan and UBSan (replay_NAME, below), counted
 # The sources are compiled once into $(FUZZ_OBJ_DIR), instrumented for libFuzzer but without its
 # main (fuzzer-no-link), and every target links the objects it needs: the targets share the core,
 # which compiled four times over was most of make test's build.
@@ -469,11 +469,18 @@ $(FUZZ_OBJ_DIR)/%.o: %.c | $(BUILD)/gen/templates.h
 
 # SOURCES' .c files become objects of $(FUZZ_OBJ_DIR); anything else in it (objects built by gcc
 # or nvcc) is only a prerequisite, linked through EXTRA LINK ARGUMENTS.
+# Each target also gets build/tests/replay_NAME: the same fuzz_NAME.c and SOURCES from the
+# sanitized objects the unit tests use, with tests/fuzz/replay_main.c for a main, which make test
+# runs over the checked-in corpus (no clang, no third build of the core).
 define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
 $(BUILD)/fuzz/fuzz_$(1): $(FUZZ_OBJ_DIR)/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_OBJ_DIR)/%.o,$(2)) | $(CARRIED)
 	$$(FUZZ_CC) -fsanitize=fuzzer $$(FUZZ_SAN) -o $$@ $$(filter $(FUZZ_OBJ_DIR)/%,$$^) $(3) \
 	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -lm
+$(BUILD)/tests/replay_$(1): $(SAN_DIR)/tests/fuzz/replay_main.o $(SAN_DIR)/tests/fuzz/fuzz_$(1).o \
+                            $(patsubst %.c,$(SAN_DIR)/%.o,$(2)) | $(CARRIED)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS) $$(TEST_SAN) -o $$@ $$(filter $(SAN_DIR)/%,$$^) $(3) $$(LDLIBS)
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
@@ -490,8 +497,13 @@ $(eval $(call fuzz_target,stream,$(CORE_SRC)))
 $(eval $(call fuzz_target,cli,$(CORE_SRC) $(filter-out src/cli/main.c,$(RUN_SRC)) $(CUDA_OBJ) $(CXX_OBJ),$(CUDA_OBJ) $(CXX_OBJ) -L$(CUDA)/lib64 -Wl$(comma)-rpath$(comma)$(CUDA)/lib64 $(GPU_LIBS) -lopenblas -lstdc++ -ldl -lpthread))
 
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+REPLAY_BINS := $(FUZZ_TARGETS:fuzz_%=$(BUILD)/tests/replay_%)
 
-fuzz-build: $(FUZZ_BINS)
+fuzz-deps: deps
+	$(call install_missing,$(FUZZ_PKGS))
+
+fuzz-build: fuzz-deps
+	$(MAKE) $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
@@ -522,8 +534,8 @@ $(BUILD)/gen/commit.h: FORCE
 	@echo "#define MMPROF_COMMIT \"$$(src/cli/commit.sh .)\"" >$@.tmp
 	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
-$(BUILD)/src/cli/build_info.o $(FUZZ_OBJ_DIR)/src/cli/build_info.o: $(BUILD)/gen/commit.h
-$(BUILD)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
+$(BUILD)/src/cli/build_info.o $(SAN_DIR)/src/cli/build_info.o $(FUZZ_OBJ_DIR)/src/cli/build_info.o: $(BUILD)/gen/commit.h
+$(BUILD)/src/cli/build_info.o $(SAN_DIR)/src/cli/build_info.o: CPPFLAGS += -I$(BUILD)/gen
 
 FORCE:
 
