@@ -6,8 +6,10 @@ are named here with addr2line (module + offset). Prints one line per check; exit
     python3 tests/host_causes_check.py gaps|loop|numba STREAM_DIR|STREAM [OWN.json]
 
   gaps   (examples/host_gaps.py)  each gap's samples name its cause: the sleeping line in main
-         (thread state S) or cpu_work (running); the matmul kernels' call sites are at
-         launch_matmul's line, in Python, though PyTorch launches with the GIL released;
+         (thread state S) or a line of cpu_work (running, holding the GIL); the sampler's looks
+         without the GIL (where the stream has its samplestat line); the matmul kernels' call
+         sites are at launch_matmul's line, in Python, though PyTorch launches with the GIL
+         released;
   loop   (examples/host_loop.cu)  each gap's CPU samples name burn_cpu; the kernels' call sites
          are at launch_scale's launch line and the pageable copies' at copy_in's line;
   numba  (examples/numba_copies.py)  the largest gap between GPU work holds Python samples in
@@ -78,7 +80,20 @@ def site_frames(corr):
     return [n for f in s.stack(s.sites.get(corr, 0)) for n in named_all(f)]
 
 
+def lines_of(path, name):
+    """The first and last line of a function of a Python file."""
+    import ast
+    fn = [n for n in ast.walk(ast.parse(open(path).read())) if isinstance(n, ast.FunctionDef) and n.name == name][0]
+    return fn.lineno, fn.end_lineno
+
+
 if mode == "gaps":
+    cpu_lines = lines_of(os.path.join(os.path.dirname(__file__), "..", "examples", "host_gaps.py"), "cpu_work")
+    st = s.samplestat
+    if st:  # streams recorded before the sampler read Python without the GIL have no such line
+        looks = st["without_gil"] + st["with_gil"]
+        expect("the sampler's looks without the GIL, but a few", st["with_gil"] <= max(3, 0.05 * looks)
+               and st["skipped"] + st["torn"] <= 0.05 * looks, f"({st})")
     for i, g in enumerate(own["gaps"]):
         py = [x for x in samples_in(g["start_ns"], g["end_ns"], "py") if
               any(f["function"] == "main" for f in s.stack(x["node"]))]
@@ -87,9 +102,12 @@ if mode == "gaps":
             expect(f"gap {i} (sleep {(g['end_ns'] - g['start_ns']) / 1e6:.0f} ms): main thread sampled sleeping at "
                    f"line {g['line']}", len(hit) >= 0.8 * max(1, len(py)) and len(hit) >= 5, f"({len(hit)} of {len(py)})")
         else:
-            hit = [x for x in py if any(f["function"] == "cpu_work" for f in s.stack(x["node"])[:2])]
-            expect(f"gap {i} (CPU {(g['end_ns'] - g['start_ns']) / 1e6:.0f} ms): main thread sampled in cpu_work",
-                   len(hit) >= 0.8 * max(1, len(py)) and len(hit) >= 5, f"({len(hit)} of {len(py)})")
+            # the thread runs Python holding the GIL: read without it, at a line of cpu_work
+            hit = [x for x in py if any(f["function"] == "cpu_work" and cpu_lines[0] <= f["line"] <= cpu_lines[1]
+                                        for f in s.stack(x["node"])[:2])]
+            expect(f"gap {i} (CPU {(g['end_ns'] - g['start_ns']) / 1e6:.0f} ms): main thread sampled in cpu_work, "
+                   f"at its lines {cpu_lines}", len(hit) >= 0.8 * max(1, len(py)) and len(hit) >= 5,
+                   f"({len(hit)} of {len(py)})")
     # Call sites: every kernel launched from a line of the example (PyTorch's launches run with the
     # GIL released: read without it), the matmuls from launch_matmul's line.
     by_site = collections.Counter()

@@ -72,6 +72,34 @@ if mode == "python":
            f"({len(burn)} of {len(cpu)} CPU samples)")
     expect("no CPU sample while the program slept", not [x for x in during("sleep") if x["source"] == "cpu"
                                                         and x["tid"] == own.get("tid", -1)], "")
+
+    # The sampler reads Python threads without the GIL (3.11 and 3.12, whose frame layouts are
+    # known): a thread holding the GIL in a native call is sampled at its calling line, a thread
+    # running Python at a line of its own function, and the GIL is taken only in a few looks.
+    def at_lines(x, name):
+        lo, hi = own["lines"][name]
+        return [f for f in s.stack(x["node"]) if f["function"] == name and lo <= f["line"] <= hi]
+
+    if tuple(own["version"]) in ((3, 11), (3, 12)):
+        held = [x for x in during("hold_gil") if x["source"] == "py" and x["tid"] == own["tid"]]
+        at_call = [x for x in held if s.stack(x["node"])[0]["function"] == "hold_gil" and
+                   s.stack(x["node"])[0]["line"] == own["hold_line"]]
+        expect(f"Python samples while the GIL was held in a native call, at hold_gil line {own['hold_line']}, running",
+               len(at_call) >= 10 and len(at_call) == len(held) and all(x["state"] == "R" for x in at_call),
+               f"({len(at_call)} of {len(held)}, states {sorted(set(x['state'] for x in held))})")
+        for name, tid in (("spin_python", own["tid"]), ("spin_thread", own["thread_tid"])):
+            mine = [x for x in during(name) if x["source"] == "py" and x["tid"] == tid]
+            hit = [x for x in mine if at_lines(x, name)]
+            # a torn read (the thread changed its frames as they were read) is refused, not kept
+            expect(f"samples of {name}'s thread at lines of {name} ({own['lines'][name]}), all but one",
+                   len(hit) >= 10 and len(hit) >= len(mine) - 1, f"({len(hit)} of {len(mine)})")
+        expect("names and lines read from code objects' memory (checked against Python's)", own["code_reads"] == 1)
+        expect(f"lines read from the location table as Python's, at every instruction of {own['lines_asked']}",
+               own["lines_asked"] > 10000 and not own["line_mismatches"], f"({own['line_mismatches'][:3]})")
+        st = s.samplestat or {}
+        looks = st.get("without_gil", 0) + st.get("with_gil", 0)
+        expect("the looks without the GIL, but a few", looks and st["with_gil"] <= max(3, 0.05 * looks)
+               and st["skipped"] <= 0.05 * looks, f"({st})")
 else:
     program = os.path.realpath(sys.argv[3])
     expect("CPU timers only (no Python)", sampler["mechanism"] == "cpu-timer" and sampler["hz"] == 200, f"({sampler})")

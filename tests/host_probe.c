@@ -8,6 +8,7 @@
 
 #include "inject.h"
 #include "inject_host.h"
+#include "inject_py.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -17,6 +18,16 @@ EXPORT void probe_start(void) { inject_sampler_start(); }
 EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation); }
 
 EXPORT void probe_finish(void) { inject_host_finish(2000); }
+
+/* A Python code object's line at an instruction offset, as a call-tree node gets it; and whether
+ * that is read from the code's memory (the location table decoded) rather than asked of Python. */
+EXPORT int probe_code_line(void *code, int lasti)
+{
+    host_key k = {.a = (uint64_t)(uintptr_t)code, .b = (uint32_t)lasti, .kind = HOST_KEY_PY};
+    return inject_py_key_line(&k);
+}
+
+EXPORT int probe_code_reads(void) { return py_code_reads_ok(); }
 
 static double cpu_s(void)
 {

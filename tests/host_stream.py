@@ -1,6 +1,6 @@
-"""The host lines of a record stream (host-spec: frame, site, sample, sampler) read back for the
-checkers (tests/test_host_inject.sh, tests/host_causes_gpu.sh): each frame before its first use,
-ids unique, parents known. A checker of the collection side, not the reader (stream_read.c)."""
+"""The host lines of a record stream (host-spec: frame, site, sample, sampler, samplestat) read
+back for the checkers (tests/test_host_inject.sh, tests/host_causes_gpu.sh): each frame before its
+first use, ids unique, parents known. A checker of the collection side, not the reader (stream_read.c)."""
 
 
 def unescape(s):
@@ -19,6 +19,7 @@ class HostStream:
     def __init__(self, path):
         self.frames, self.sites, self.samplers, self.errors = {}, {}, [], []
         self.samples, self.problems, self.threads, self.apis = [], [], {}, {}
+        self.samplestat = None
         self.kernels, self.copies = [], []
         with open(path) as f:
             for n, raw in enumerate(f, 1):
@@ -46,6 +47,8 @@ class HostStream:
                     self.samples.append({"ts": int(p[1]), "tid": int(p[2]), "node": node, "source": p[4], "state": p[5]})
                 elif kind == "sampler":
                     self.samplers.append({"hz": float(p[1]), "mechanism": unescape(p[2]), "detail": unescape(p[3])})
+                elif kind == "samplestat":
+                    self.samplestat = dict(zip(("without_gil", "with_gil", "skipped", "torn"), map(int, p[1:5])))
                 elif kind == "error":
                     self.errors.append(unescape(p[1]))
                 elif kind == "thread":

@@ -108,6 +108,18 @@ bool inject_host_code_names(uint64_t code, const char **function, const char **f
     return true;
 }
 
+/* Copies of a code object's names; false (nothing kept) when memory ran out. */
+static bool copy_names(const char *function, const char *file, char **f, char **p)
+{
+    *f = strdup(function ? function : "");
+    *p = strdup(file ? file : "");
+    if (*f && *p)
+        return true;
+    free(*f);
+    free(*p);
+    return false;
+}
+
 bool inject_host_code_add(uint64_t code, uint64_t tag, const char *function, const char *file)
 {
     if (inject_host_code_known(code))
@@ -126,15 +138,28 @@ bool inject_host_code_add(uint64_t code, uint64_t tag, const char *function, con
         codes.e = e;
         codes.cap = cap;
     }
-    char *f = strdup(function ? function : ""), *p = strdup(file ? file : "");
-    if (!f || !p) {
-        free(f);
-        free(p);
+    char *f, *p;
+    if (!copy_names(function, file, &f, &p))
         return false;
-    }
     code_entry *c = &codes.e[code_slot(codes.e, codes.cap, code)];
     *c = (code_entry){.code = code, .tag = tag, .function = f, .file = p};
     codes.n++;
+    return true;
+}
+
+bool inject_host_code_rename(uint64_t code, uint64_t tag, const char *function, const char *file)
+{
+    if (!inject_host_code_known(code))
+        return false;
+    code_entry *c = &codes.e[code_slot(codes.e, codes.cap, code)];
+    char *f, *p;
+    if (!copy_names(function, file, &f, &p))
+        return false;
+    free(c->function);
+    free(c->file);
+    c->function = f;
+    c->file = p;
+    c->tag = tag;
     return true;
 }
 

@@ -1,7 +1,8 @@
 /* Internals shared by the injection library's host-stack parts (see docs/host-sampling.md):
  *   inject_host.c     the process's call tree (host_tree.h), the code-object cache, the buffer
  *                     their lines wait in, and one lock over all of them;
- *   inject_pyframes.c Python's stacks, through CPython's C API found at run time;
+ *   inject_pyframes.c Python's stacks, through CPython's C API found at run time (inject_py.h);
+ *   inject_pylook.c   the sampler's look at every Python thread, without the GIL where it can;
  *   inject_sites.c    the host stack of each launch, copy, memset and synchronisation (CUPTI
  *                     callbacks), native where no Python stack can be had;
  *   inject_sampler.c  the sampler thread: Python stacks of every thread on the wall clock, and
@@ -51,12 +52,15 @@ void inject_host_flush(void); /* takes the lock, forces */
 uint64_t inject_host_cut(void);
 
 /* The code-object cache (under the lock): a Python code object's function and file by its
- * address, with a tag inject_pyframes.c checks a live object against (see there). known: whether
- * code is cached; tag: its tag; add: caches it (strings copied; false when the cache is full or
- * memory ran out). */
+ * address, with a tag inject_pyframes.c checks a live object against (see there; 0: the cache
+ * holds a reference to the object). known: whether code is cached; tag: its tag; add: caches it
+ * (strings copied; false when the cache is full or memory ran out). */
 bool inject_host_code_known(uint64_t code);
 bool inject_host_code_tag(uint64_t code, uint64_t *tag);
 bool inject_host_code_add(uint64_t code, uint64_t tag, const char *function, const char *file);
+/* A cached code object's entry named anew, with a new tag (0: held, the caller took a reference
+ * for the cache); false (entry unchanged) when memory ran out. */
+bool inject_host_code_rename(uint64_t code, uint64_t tag, const char *function, const char *file);
 
 /* A py key's line (inject_pyframes.c): the key's code object is cached. */
 int inject_py_key_line(const host_key *k);
@@ -72,13 +76,20 @@ bool inject_py_present(void);
  * frames equal to known[0..nknown) (the thread's previous stack, checked then) are not checked
  * again. */
 int inject_py_this_stack(host_key *keys, int max, const host_key *known, int nknown);
-/* The sampler's look at every Python thread: takes the GIL, walks each thread's frames, and
- * writes one "sample ... py STATE" line per thread with Python frames. write: false to only fill
- * the code cache (--no-sample). Says in why (once) why it could not, and returns false then. */
+/* The sampler's look at every Python thread (inject_pylook.c): walks each thread's frames, without
+ * the GIL where it can, and writes one "sample ... py STATE" line per thread with Python frames.
+ * write: false to only fill the code cache (--no-sample). Says in why (once) why it could not, and
+ * returns false then. */
 bool inject_py_sample_all(bool write, char *why, size_t len);
 /* NULL where Python stacks can be read from a thread without the GIL (the frame layout of this
  * Python was checked), else why not in words; for the sampler line. */
 const char *inject_py_mode(void);
+/* NULL where the sampler's look reads Python threads without the GIL (or the frame layout
+ * already says why not), else why it takes the GIL every period, in words; for the sampler line. */
+const char *inject_py_look_mode(void);
+/* Under the lock, at exit: the "samplestat" line (the looks without and with the GIL, the thread
+ * samples left out), where the process had Python looks. */
+void inject_py_write_stats(void);
 /* The interpreter is finalising (Python's atexit ran): no GIL to take from here on. */
 bool inject_py_stopping(void);
 

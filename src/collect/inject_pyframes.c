@@ -1,13 +1,15 @@
-/* Python stacks for the injection library: a launch's call site in Python, and the sampler's look
- * at every Python thread. See inject_host.h and docs/host-sampling.md.
+/* Python stacks for the injection library: CPython found at run time, its frame layout checked,
+ * a thread's frames read, code objects named; and a launch's call site in Python. The sampler's
+ * look at every thread is inject_pylook.c's. See inject_py.h and docs/host-sampling.md.
  *
  * CPython is found at run time, with dlsym(RTLD_DEFAULT): the library is injected into every
  * program `mmprof profile` runs, most of them not Python, so it cannot link libpython (nor know
- * which one: 3.11 here, 3.12 on the GPU machine). The few functions it calls are declared below
- * with opaque pointers; no Python header is needed, and none would match every version.
+ * which one: 3.11 here, 3.12 on the GPU machine). The few functions it calls are declared in
+ * inject_py.h with opaque pointers; no Python header is needed, and none would match every version.
  *
- * Two ways to read a thread's frames:
- *  - with the GIL held (the sampler takes it; a launch may hold it): the public API, PyFrame_*;
+ * Three ways to read a thread's frames:
+ *  - with the GIL held (the sampler's look when nothing else can be had; a launch may hold it):
+ *    the public API, PyFrame_*;
  *  - without it, from the thread itself: a launch from PyTorch runs with the GIL released (its
  *    operator bindings drop it before dispatch), as do ctypes calls (numba), so the public API,
  *    which may allocate frame objects, cannot be used. But a thread blocked in a C call cannot
@@ -16,73 +18,34 @@
  *    whose layout differs between versions. Only the layouts of 3.11 and 3.12 are known here, and
  *    each is checked against the public API on the live interpreter before use (the sampler's
  *    first look, under the GIL): a mismatch turns this way off, and such launches get their native
- *    stack. What is read this way is a code object's address and instruction offset; its names
- *    come from the code cache (inject_host.c), which only a GIL holder fills (the names need
- *    Python's API), so a launch whose stack holds a function the cache does not know yet gets its
- *    native stack too: the sampler's looks fill the cache within its first periods.
+ *    stack;
+ *  - without it, of another thread, which may be running and changing its frames as they are read
+ *    (the sampler's look): the same layout, every read through process_vm_readv (py_peek), each
+ *    frame validated (py_read_running). A torn read is refused, or can give a stack that was
+ *    never whole (docs/host-sampling.md says what).
+ * What is read is a code object's address and instruction offset; its names come from the code
+ * cache (inject_host.c). Under the GIL the cache takes a reference to each object (held: never
+ * freed, so its address keeps naming it); without it a launch names its own frames' objects from
+ * their memory where their names are ASCII (named_without_gil), which its own frames keep alive.
  * A py key is (code object, instruction offset in bytes), read either way (PyFrame_GetLasti); its
  * line is PyCode_Addr2Line's, asked once, when its node is made (a pure read of the code's line
- * table, safe without the GIL on a code object the cache holds). */
-#include <dirent.h>
+ * table, safe without the GIL on a code object alive then: held, or the launching thread's own). */
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "inject.h"
-#include "inject_host.h"
-#include "stream_format.h"
+#include "inject_py.h"
 
-/* Opaque CPython objects: PyObject *, PyThreadState *, PyInterpreterState *, PyFrameObject *. */
-typedef void pyobj;
-
-static struct {
-    bool present;
-    int (*IsInitialized)(void);
-    int (*GILState_Check)(void);
-    void *(*GILState_GetThisThreadState)(void);
-    int (*GILState_Ensure)(void);
-    void (*GILState_Release)(int);
-    pyobj *(*EvalGetFrame)(void);
-    pyobj *(*FrameGetBack)(pyobj *);
-    pyobj *(*FrameGetCode)(pyobj *);
-    int (*FrameGetLasti)(pyobj *); /* 3.11+ */
-    pyobj *(*ThreadStateGetFrame)(void *);
-    void *(*InterpreterStateHead)(void);
-    void *(*InterpreterStateThreadHead)(void *);
-    void *(*ThreadStateNext)(void *);
-    pyobj *(*GetAttrString)(pyobj *, const char *);
-    const char *(*UnicodeAsUTF8)(pyobj *);
-    void (*IncRef)(pyobj *);
-    void (*DecRef)(pyobj *);
-    void (*ErrClear)(void);
-    int (*CodeAddr2Line)(pyobj *, int);
-    pyobj *(*ImportModule)(const char *);
-    pyobj *(*CFunctionNewEx)(void *, pyobj *, pyobj *);
-    pyobj *(*CallFunctionObjArgs)(pyobj *, ...);
-    pyobj *none;
-    unsigned long version; /* Py_Version: 0x030C00F0 is 3.12.0 */
-} py;
-
-/* The internal layout of a thread's frame chain (see the top). */
-typedef struct {
-    size_t cframe;        /* PyThreadState.cframe */
-    size_t current;       /* _PyCFrame.current_frame */
-    size_t code, previous, instr, owner; /* _PyInterpreterFrame's f_code, previous, prev_instr, owner */
-    int cstack_owner;     /* owner value of the C-stack shim frames to skip (3.12), -1 none */
-    size_t code_start;    /* the offset of co_code_adaptive in the code object: found by the check */
-} frame_layout;
-
-static frame_layout layout;
+py_api py;
+frame_layout py_layout;
 static enum { LAYOUT_UNKNOWN, LAYOUT_UNCHECKED, LAYOUT_OK, LAYOUT_BAD } layout_state;
 static char layout_why[160];
-static size_t tid_offset; /* PyThreadState's native_thread_id, found by the sampler (0: not found) */
-static volatile int stopping;
+volatile int py_stopping;
 
 #define SYM(field, name) (*(void **)&py.field = dlsym(RTLD_DEFAULT, name))
 
@@ -118,6 +81,12 @@ static void find_python(void)
     ok = SYM(CFunctionNewEx, "PyCFunction_NewEx") != NULL && ok;
     ok = SYM(CallFunctionObjArgs, "PyObject_CallFunctionObjArgs") != NULL && ok;
     ok = (py.none = dlsym(RTLD_DEFAULT, "_Py_NoneStruct")) != NULL && ok;
+    /* optional: without them, no reads without the GIL of threads that may run */
+    SYM(BytesAsString, "PyBytes_AsString");
+    SYM(LongAsLong, "PyLong_AsLong");
+    py.code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
+    py.unicode_type = dlsym(RTLD_DEFAULT, "PyUnicode_Type");
+    py.bytes_type = dlsym(RTLD_DEFAULT, "PyBytes_Type");
     if (!ok || !py.IsInitialized())
         return;
     py.present = true;
@@ -125,11 +94,11 @@ static void find_python(void)
     /* From CPython's Include/cpython/pystate.h and Include/internal/pycore_frame.h of each
      * version (x86-64 and aarch64 alike: pointers and ints only). */
     if (major == 3 && minor == 11) {
-        layout = (frame_layout){.cframe = 56, .current = 8, .code = 32, .previous = 48, .instr = 56, .owner = 69,
+        py_layout = (frame_layout){.cframe = 56, .current = 8, .code = 32, .previous = 48, .instr = 56, .owner = 69,
                                 .cstack_owner = -1};
         layout_state = LAYOUT_UNCHECKED;
     } else if (major == 3 && minor == 12) {
-        layout = (frame_layout){.cframe = 56, .current = 0, .code = 0, .previous = 8, .instr = 56, .owner = 70,
+        py_layout = (frame_layout){.cframe = 56, .current = 0, .code = 0, .previous = 8, .instr = 56, .owner = 70,
                                 .cstack_owner = 3};
         layout_state = LAYOUT_UNCHECKED;
     } else {
@@ -144,7 +113,9 @@ bool inject_py_present(void)
     return py.present;
 }
 
-bool inject_py_stopping(void) { return stopping; }
+bool inject_py_stopping(void) { return py_stopping; }
+
+bool py_layout_ok(void) { return layout_state == LAYOUT_OK; }
 
 const char *inject_py_mode(void)
 {
@@ -157,17 +128,7 @@ const char *inject_py_mode(void)
 
 /* ---- reading frames ---- */
 
-typedef struct {
-    uint64_t code;
-    uint32_t b; /* instruction offset in bytes */
-} raw_frame;
-
-static inline void *at(const void *p, size_t off) { return *(void *const *)((const char *)p + off); }
-
-/* n bytes at addr, or false where they are not mapped: for the layout check, which reads a
- * version's offsets before they are known to be right (process_vm_readv on ourselves fails with
- * EFAULT where a plain read would crash the program). */
-static bool peek(const void *addr, size_t off, void *out, size_t n)
+bool py_peek(const void *addr, size_t off, void *out, size_t n)
 {
     struct iovec local = {.iov_base = out, .iov_len = n};
     struct iovec remote = {.iov_base = (char *)addr + off, .iov_len = n};
@@ -178,7 +139,7 @@ static void *peek_ptr(const void *addr, size_t off, bool *ok)
 {
     void *v = NULL;
     if (*ok)
-        *ok = peek(addr, off, &v, sizeof v);
+        *ok = py_peek(addr, off, &v, sizeof v);
     return *ok ? v : NULL;
 }
 
@@ -188,33 +149,92 @@ static void *peek_ptr(const void *addr, size_t off, bool *ok)
 static int read_direct(void *tstate, raw_frame *f, int max, bool checked, bool *ok)
 {
     *ok = true;
-    void *cframe = checked ? peek_ptr(tstate, layout.cframe, ok) : at(tstate, layout.cframe);
-    void *fr = !cframe ? NULL : checked ? peek_ptr(cframe, layout.current, ok) : at(cframe, layout.current);
+    void *cframe = checked ? peek_ptr(tstate, py_layout.cframe, ok) : py_at(tstate, py_layout.cframe);
+    void *fr = !cframe ? NULL : checked ? peek_ptr(cframe, py_layout.current, ok) : py_at(cframe, py_layout.current);
     int n = 0;
     for (int guard = 0; fr && n < max && guard < 4096 && *ok; guard++) {
         char owner = 0;
         char *code, *instr;
         if (checked) {
-            code = peek_ptr(fr, layout.code, ok);
-            instr = peek_ptr(fr, layout.instr, ok);
-            *ok = *ok && peek(fr, layout.owner, &owner, 1);
+            code = peek_ptr(fr, py_layout.code, ok);
+            instr = peek_ptr(fr, py_layout.instr, ok);
+            *ok = *ok && py_peek(fr, py_layout.owner, &owner, 1);
         } else {
-            code = at(fr, layout.code);
-            instr = at(fr, layout.instr);
-            owner = *((const char *)fr + layout.owner);
+            code = py_at(fr, py_layout.code);
+            instr = py_at(fr, py_layout.instr);
+            owner = *((const char *)fr + py_layout.owner);
         }
-        long lasti = layout_state == LAYOUT_OK ? (long)(instr - (code + layout.code_start)) : 0;
+        long lasti = layout_state == LAYOUT_OK ? (long)(instr - (code + py_layout.code_start)) : 0;
         /* C-stack shim frames (3.12), and frames not yet started (3.11's incomplete frames:
          * PyFrame_GetBack skips them too) */
-        if (*ok && code && !(layout.cstack_owner >= 0 && owner == layout.cstack_owner) && lasti >= 0)
+        if (*ok && code && !(py_layout.cstack_owner >= 0 && owner == py_layout.cstack_owner) && lasti >= 0)
             f[n++] = (raw_frame){.code = (uint64_t)(uintptr_t)code, .b = (uint32_t)lasti};
-        fr = checked ? peek_ptr(fr, layout.previous, ok) : at(fr, layout.previous);
+        fr = checked ? peek_ptr(fr, py_layout.previous, ok) : py_at(fr, py_layout.previous);
     }
     return n;
 }
 
-/* The frames of a frame object and its callers through the public API (the GIL is held). */
-static int read_public(pyobj *frame, raw_frame *f, int max)
+int py_read_stopped(void *tstate, raw_frame *f, int max)
+{
+    bool ok;
+    return layout_state == LAYOUT_OK ? read_direct(tstate, f, max, false, &ok)
+                                     : py_read_public(py.ThreadStateGetFrame(tstate), f, max);
+}
+
+#define FRAME_OWNED_BY_THREAD 0 /* a frame's owner (pycore_frame.h, 3.11 and 3.12) */
+
+/* The bytes of a frame read in one go: up to its furthest field. */
+static size_t frame_span(void)
+{
+    size_t span = py_layout.owner + 1;
+    size_t fields[] = {py_layout.code, py_layout.previous, py_layout.instr};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (fields[i] + sizeof(void *) > span)
+            span = fields[i] + sizeof(void *);
+    return span;
+}
+
+int py_read_running(const void *cframe, raw_frame *f, int max)
+{
+    void *b[16], *head[64]; /* words, so fields read from them are aligned */
+    size_t span = frame_span(), head_span = py_code_head_span();
+    void *fr = NULL;
+    if (!cframe)
+        return 0;
+    if (layout_state != LAYOUT_OK || !py.code_type || span > sizeof b || head_span > sizeof head ||
+        !py_peek(cframe, py_layout.current, &fr, sizeof fr))
+        return -1;
+    int n = 0;
+    char owner = -1; /* the last frame's: -1, none */
+    for (int guard = 0; fr && n < max; guard++) {
+        if (guard >= 4 * max || !py_peek(fr, 0, b, span))
+            return -1; /* a chain that loops, or a frame freed while it was read */
+        const char *code = py_at(b, py_layout.code), *instr = py_at(b, py_layout.instr);
+        owner = ((const char *)b)[py_layout.owner];
+        fr = py_at(b, py_layout.previous);
+        if (!code || (py_layout.cstack_owner >= 0 && owner == py_layout.cstack_owner))
+            continue; /* as read_direct */
+        /* the code object's first words: reference count, type, size (code units of 2 bytes),
+         * and on to its names' pointers (the tag) */
+        if (!py_peek(code, 0, head, head_span) || head[1] != py.code_type)
+            return -1;
+        long lasti = (long)(instr - (code + py_layout.code_start));
+        if (lasti < 0)
+            continue; /* a frame not started yet, as read_direct */
+        if (lasti >= 2 * (long)(intptr_t)head[2])
+            return -1;
+        f[n++] = (raw_frame){.code = (uint64_t)(uintptr_t)code, .b = (uint32_t)lasti, .tag = py_code_tag(head)};
+    }
+    /* A whole chain ends at the C-stack shim frame of the thread's first entry into Python (3.12),
+     * or at a frame the thread owns (3.11): one that ends at a generator's frame was read as the
+     * generator yielded (its link to its caller cleared), the rest of the stack lost. (In 3.11 a
+     * generator run from C with no Python below is refused too: rare.) */
+    if (!fr && n < max && owner != -1 && owner != (py_layout.cstack_owner >= 0 ? py_layout.cstack_owner : FRAME_OWNED_BY_THREAD))
+        return -1;
+    return n;
+}
+
+int py_read_public(pyobj *frame, raw_frame *f, int max)
 {
     int n = 0;
     if (frame)
@@ -235,145 +255,8 @@ static int read_public(pyobj *frame, raw_frame *f, int max)
     return n;
 }
 
-/* A string attribute of obj as UTF-8 in out ("" where it has none); the GIL is held. */
-static void attr_text(pyobj *obj, const char *attr, char *out, size_t len)
-{
-    pyobj *s = py.GetAttrString(obj, attr);
-    const char *u = s ? py.UnicodeAsUTF8(s) : NULL;
-    snprintf(out, len, "%s", u ? u : "");
-    if (s)
-        py.DecRef(s);
-    py.ErrClear();
-}
-
-/* A code object's name (co_qualname where Python has it, else co_name) and file; the GIL is held. */
-static void code_names(pyobj *code, char *function, size_t flen, char *file, size_t plen)
-{
-    attr_text(code, "co_qualname", function, flen);
-    if (!function[0])
-        attr_text(code, "co_name", function, flen);
-    attr_text(code, "co_filename", file, plen);
-}
-
-/* Where a code object's names are, found by check_strings on the live interpreter: the offsets
- * of co_qualname and co_filename in the code object, and of the characters of a compact ASCII
- * string in its object (PyASCIIObject's state bits: compact 0x20, ascii 0x40, at STATE_OFFSET in
- * 3.11 and 3.12). With them a thread without the GIL names a code object it holds (its frame
- * keeps it alive) without any call into Python: a string's UTF-8 form of a non-ASCII name may not
- * exist yet, and making it would allocate, so such a name is not read this way. */
-#define STATE_OFFSET 32
-static struct {
-    bool ok;
-    size_t qualname, filename, chars;
-} names_at;
-
-/* The tag of a live code object cached without a reference: its name objects' addresses, which a
- * different code object at the same address (the first one freed) would not share. */
-static uint64_t code_tag(const char *code)
-{
-    return ((uint64_t)(uintptr_t)at(code, names_at.qualname) * 31 ^ (uint64_t)(uintptr_t)at(code, names_at.filename)) | 1;
-}
-
-/* A compact ASCII string's characters, or NULL. */
-static const char *ascii_chars(const char *str)
-{
-    if (!str)
-        return NULL;
-    unsigned state = *(const unsigned *)(str + STATE_OFFSET);
-    return (state & 0x60) == 0x60 ? str + names_at.chars : NULL;
-}
-
-/* With the GIL, on a code object the cache just named (function and file as Python gave them):
- * finds names_at, once, and checks it against this object. */
-static void check_strings(pyobj *code, const char *function, const char *file)
-{
-    static bool tried;
-    if (tried || layout_state != LAYOUT_OK)
-        return;
-    tried = true;
-    pyobj *q = py.GetAttrString(code, "co_qualname"), *f = py.GetAttrString(code, "co_filename");
-    const char *qu = q ? py.UnicodeAsUTF8(q) : NULL, *fu = f ? py.UnicodeAsUTF8(f) : NULL;
-    py.ErrClear();
-    size_t qo = 0, fo = 0;
-    /* the fields sit before the code's instructions (layout.code_start) */
-    for (size_t off = 16; off + sizeof(void *) <= layout.code_start; off += sizeof(void *)) {
-        if (!qo && at(code, off) == q)
-            qo = off;
-        if (!fo && at(code, off) == f)
-            fo = off;
-    }
-    if (qu && fu && qo && fo && strcmp(qu, function) == 0 && strcmp(fu, file) == 0) {
-        names_at.qualname = qo;
-        names_at.filename = fo;
-        names_at.chars = (size_t)(qu - (const char *)q);
-        names_at.ok = names_at.chars == (size_t)(fu - (const char *)f) && names_at.chars < 128 &&
-                      ascii_chars((const char *)q) == qu && ascii_chars((const char *)f) == fu;
-    }
-    if (q)
-        py.DecRef(q);
-    if (f)
-        py.DecRef(f);
-}
-
-/* Under the host lock, with the GIL: caches the code objects of f that are not cached yet, each
- * with a reference of the cache's, so the object is never freed and its address keeps naming it.
- * False when one could not be (the cache is full). */
-static bool cache_codes(const raw_frame *f, int n)
-{
-    bool all = true;
-    for (int i = 0; i < n; i++) {
-        pyobj *code = (pyobj *)(uintptr_t)f[i].code;
-        const char *cf, *cp;
-        if (inject_host_code_names(f[i].code, &cf, &cp)) {
-            check_strings(code, cf, cp);
-            continue;
-        }
-        char function[256], file[1024];
-        code_names(code, function, sizeof function, file, sizeof file);
-        check_strings(code, function, file);
-        if (inject_host_code_add(f[i].code, 0, function, file)) /* tag 0: held, never checked */
-            py.IncRef(code);
-        else
-            all = false;
-    }
-    return all;
-}
-
-/* Under the host lock, without the GIL (the caller's own frames): whether each code object of f
- * is named in the cache, naming the ones that are not from their memory where names_at allows.
- * A cached address whose tag differs is a different object than the one named (the first was
- * freed: only objects cached without the GIL hold no reference): not named. */
-static bool name_without_gil(const raw_frame *f, int n)
-{
-    for (int i = 0; i < n; i++) {
-        const char *code = (const char *)(uintptr_t)f[i].code;
-        uint64_t tag;
-        if (inject_host_code_tag(f[i].code, &tag)) {
-            if (tag && tag != code_tag(code))
-                return false;
-            continue;
-        }
-        if (!names_at.ok)
-            return false;
-        const char *function = ascii_chars(at(code, names_at.qualname));
-        const char *file = ascii_chars(at(code, names_at.filename));
-        if (!function || !file || !inject_host_code_add(f[i].code, code_tag(code), function, file))
-            return false;
-    }
-    return true;
-}
-
-static bool all_cached(const raw_frame *f, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!inject_host_code_known(f[i].code))
-            return false;
-    return true;
-}
-
-/* A stack of n frames (innermost first) cut to HOST_MAX_DEPTH: its innermost and its
- * HOST_OUTER_DEPTH outermost frames. */
-static int trim(raw_frame *f, int n)
+/* Its innermost frames and its HOST_OUTER_DEPTH outermost. */
+int py_trim(raw_frame *f, int n)
 {
     if (n <= HOST_MAX_DEPTH)
         return n;
@@ -382,21 +265,15 @@ static int trim(raw_frame *f, int n)
     return HOST_MAX_DEPTH;
 }
 
-/* Keys outermost first from frames innermost first. */
-static void to_keys(const raw_frame *f, int n, host_key *keys)
+void py_to_keys(const raw_frame *f, int n, host_key *keys)
 {
     for (int i = 0; i < n; i++)
         keys[n - 1 - i] = (host_key){.a = f[i].code, .b = f[i].b, .kind = HOST_KEY_PY};
 }
 
-int inject_py_key_line(const host_key *k)
-{
-    return py.CodeAddr2Line((pyobj *)(uintptr_t)k->a, (int)k->b);
-}
-
 int inject_py_this_stack(host_key *keys, int max, const host_key *known, int nknown)
 {
-    if (!inject_py_present() || stopping)
+    if (!inject_py_present() || py_stopping)
         return -1;
     void *tstate = py.GILState_GetThisThreadState();
     if (!tstate)
@@ -408,215 +285,103 @@ int inject_py_this_stack(host_key *keys, int max, const host_key *known, int nkn
     if (layout_state == LAYOUT_OK)
         n = read_direct(tstate, f, HOST_PY_WALK, false, &ok);
     else if (gil)
-        n = read_public(py.EvalGetFrame(), f, HOST_PY_WALK);
+        n = py_read_public(py.EvalGetFrame(), f, HOST_PY_WALK);
     else
         return -1;
-    n = trim(f, n);
+    n = py_trim(f, n);
     if (n <= 0 || n > max)
         return -1;
-    to_keys(f, n, keys);
+    py_to_keys(f, n, keys);
     int same = 0;
     while (same < n && same < nknown && keys[same].a == known[same].a && keys[same].b == known[same].b)
         same++;
     inject_host_lock();
-    /* f is innermost first: its first n - same frames are the ones not checked before */
-    if (!(gil ? cache_codes(f, n - same) : name_without_gil(f, n - same))) {
+    /* f is innermost first: its first n - same frames are the ones not checked before; their code
+     * objects are alive (this thread's frames hold them), so their tags are read plainly */
+    for (int i = 0; !gil && i < n - same; i++)
+        f[i].tag = py_code_tag((const void *)(uintptr_t)f[i].code);
+    if (!(gil ? py_hold_codes(f, n - same) : py_name_codes(f, n - same))) {
         inject_host_unlock();
         return -1;
     }
     return n; /* the lock stays held: the caller interns */
 }
 
-/* ---- the sampler's look ---- */
 
-/* Python's atexit calls this (registered at the first look): from here the interpreter finalises,
- * and a thread taking the GIL then would hang or be ended by it. */
-static pyobj *on_python_exit(pyobj *self, pyobj *unused)
-{
-    (void)self;
-    (void)unused;
-    stopping = 1;
-    py.IncRef(py.none);
-    return py.none;
-}
+/* ---- the layout check ---- */
 
-/* PyMethodDef's layout, stable across versions: name, function, flags, doc. */
-static struct {
-    const char *name;
-    void *meth;
-    int flags;
-    const char *doc;
-} exit_def = {"mmprof_stop_sampling", (void *)on_python_exit, 0x0004 /* METH_NOARGS */, NULL};
-
-static void register_exit(void)
-{
-    pyobj *mod = py.ImportModule("atexit");
-    pyobj *reg = mod ? py.GetAttrString(mod, "register") : NULL;
-    pyobj *fn = reg ? py.CFunctionNewEx(&exit_def, NULL, NULL) : NULL;
-    pyobj *r = fn ? py.CallFunctionObjArgs(reg, fn, NULL) : NULL;
-    if (r)
-        py.DecRef(r);
-    else
-        stopping = 1; /* without the hook the sampler could outlive the interpreter: no Python looks */
-    if (fn)
-        py.DecRef(fn);
-    if (reg)
-        py.DecRef(reg);
-    if (mod)
-        py.DecRef(mod);
-    py.ErrClear();
-}
-
-/* Checks the frame layout against the public API on every thread with frames (the GIL is held):
+/* Every thread's frames read as memory against the public API (the GIL is held, so none runs):
  * the same code objects in the same order, and one consistent start of the code in the code
- * object, from which instruction offsets are read. */
-static void check_layout(void)
+ * object, from which instruction offsets are read. Then, with that start, py_read_running (the
+ * sampler's read of running threads) must give the same frames and offsets; where it does not,
+ * memory reads stay on for launches and the sampler keeps to the GIL (running_why says why). */
+static char running_why[160];
+
+const char *py_running_why(void) { return running_why[0] ? running_why : NULL; }
+
+static bool same_frames(const raw_frame *a, int na, const raw_frame *b, int nb, bool offsets)
+{
+    if (na != nb)
+        return false;
+    for (int i = 0; i < na; i++)
+        if (a[i].code != b[i].code || (offsets && a[i].b != b[i].b))
+            return false;
+    return true;
+}
+
+void py_check_layout(void)
 {
     if (layout_state != LAYOUT_UNCHECKED)
         return;
     int threads = 0;
     long start = -1;
-    for (void *is = py.InterpreterStateHead(); is && is == py.InterpreterStateHead(); is = NULL)
-        for (void *t = py.InterpreterStateThreadHead(is); t; t = py.ThreadStateNext(t)) {
-            raw_frame d[HOST_PY_WALK], p[HOST_PY_WALK];
-            bool ok;
-            int nd = read_direct(t, d, HOST_PY_WALK, true, &ok);
-            int np = read_public(py.ThreadStateGetFrame(t), p, HOST_PY_WALK);
-            if (ok && np == 0 && nd == 0)
-                continue;
-            if (!ok || nd != np)
-                goto bad;
-            for (int i = 0; i < nd; i++)
-                if (d[i].code != p[i].code)
-                    goto bad;
-            /* The instruction pointer of the innermost frame against PyFrame_GetLasti. */
-            /* Read again: the frames were checked readable above. */
-            void *fr = at(at(t, layout.cframe), layout.current);
-            while (fr && layout.cstack_owner >= 0 && *((const char *)fr + layout.owner) == layout.cstack_owner)
-                fr = at(fr, layout.previous);
-            if (!fr)
-                goto bad;
-            long s = (long)((char *)at(fr, layout.instr) - (char *)at(fr, layout.code)) - (long)p[0].b;
-            if (s <= 0 || s > 4096 || (start >= 0 && s != start))
-                goto bad;
-            start = s;
-            threads++;
-        }
+    void *is = py.InterpreterStateHead();
+    for (void *t = is ? py.InterpreterStateThreadHead(is) : NULL; t; t = py.ThreadStateNext(t)) {
+        raw_frame d[HOST_PY_WALK], p[HOST_PY_WALK];
+        bool ok;
+        int nd = read_direct(t, d, HOST_PY_WALK, true, &ok);
+        int np = py_read_public(py.ThreadStateGetFrame(t), p, HOST_PY_WALK);
+        if (ok && np == 0 && nd == 0)
+            continue;
+        if (!ok || !same_frames(d, nd, p, np, false))
+            goto bad;
+        /* The instruction pointer of the innermost frame against PyFrame_GetLasti. */
+        /* Read again: the frames were checked readable above. */
+        void *fr = py_at(py_at(t, py_layout.cframe), py_layout.current);
+        while (fr && py_layout.cstack_owner >= 0 && *((const char *)fr + py_layout.owner) == py_layout.cstack_owner)
+            fr = py_at(fr, py_layout.previous);
+        if (!fr)
+            goto bad;
+        long s = (long)((char *)py_at(fr, py_layout.instr) - (char *)py_at(fr, py_layout.code)) - (long)p[0].b;
+        if (s <= 0 || s > 4096 || (start >= 0 && s != start))
+            goto bad;
+        start = s;
+        threads++;
+    }
     if (threads == 0)
         return; /* nothing to check against yet: the next look tries again */
-    layout.code_start = (size_t)start;
+    py_layout.code_start = (size_t)start;
     layout_state = LAYOUT_OK;
+    if (!py.code_type)
+        snprintf(running_why, sizeof running_why, "no PyCode_Type in this Python");
+    for (void *t = py.InterpreterStateThreadHead(is); t && !running_why[0]; t = py.ThreadStateNext(t)) {
+        raw_frame r[HOST_PY_WALK], p[HOST_PY_WALK];
+        int nr = py_read_running(py_at(t, py_layout.cframe), r, HOST_PY_WALK);
+        int np = py_read_public(py.ThreadStateGetFrame(t), p, HOST_PY_WALK);
+        if (!same_frames(r, nr, p, np, true))
+            snprintf(running_why, sizeof running_why, "a stopped thread's frames read without the GIL did not match Python's");
+    }
+    for (void *t = py.InterpreterStateThreadHead(is); t; t = py.ThreadStateNext(t)) {
+        raw_frame p[HOST_PY_WALK];
+        int np = py_read_public(py.ThreadStateGetFrame(t), p, HOST_PY_WALK);
+        inject_host_lock();
+        py_check_code_reads(p, np);
+        inject_host_unlock();
+    }
     return;
 bad:
     layout_state = LAYOUT_BAD;
     snprintf(layout_why, sizeof layout_why,
              "Python frames did not read as CPython %lu.%lu's layout: launches without the GIL get native stacks",
              (py.version >> 24) & 0xff, (py.version >> 16) & 0xff);
-}
-
-/* The native thread id field of PyThreadState (3.11+: native_thread_id): the word of the sampler's
- * own thread state that holds its tid, checked on the main thread's (pid). */
-static void find_tid_offset(void)
-{
-    void *mine = py.GILState_GetThisThreadState();
-    long tid = syscall(SYS_gettid);
-    if (!mine || tid_offset)
-        return;
-    for (size_t off = 24; off < 512; off += sizeof(long))
-        if (*(long *)((char *)mine + off) == tid) {
-            tid_offset = off;
-            return;
-        }
-}
-
-static char thread_state(uint32_t tid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%u/stat", tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    return p && p[1] == ' ' && p[2] ? p[2] : 0;
-}
-
-/* The states of the Python threads of the last look, read before taking the GIL: once we hold it,
- * a thread running Python is waiting for it, and /proc says S. A thread new since the last look
- * is read under the GIL, once. */
-#define MAX_PY_THREADS 256
-static struct {
-    uint32_t tid[MAX_PY_THREADS];
-    char state[MAX_PY_THREADS];
-    int n, next_n;
-    uint32_t next[MAX_PY_THREADS];
-} looked;
-
-static char state_before(uint32_t tid)
-{
-    for (int i = 0; i < looked.n; i++)
-        if (looked.tid[i] == tid)
-            return looked.state[i];
-    return thread_state(tid);
-}
-
-bool inject_py_sample_all(bool write, char *why, size_t len)
-{
-    if (!inject_py_present() || stopping) {
-        snprintf(why, len, "%s", stopping ? "the interpreter is finalising" : "no Python interpreter");
-        return false;
-    }
-    static bool first = true;
-    for (int i = 0; write && i < looked.n; i++)
-        looked.state[i] = thread_state(looked.tid[i]);
-    looked.next_n = 0;
-    int g = py.GILState_Ensure();
-    if (stopping) { /* the program began to exit while we waited */
-        py.GILState_Release(g);
-        return false;
-    }
-    if (first) {
-        register_exit();
-        find_tid_offset();
-        first = false;
-    }
-    check_layout();
-    int64_t ts = inject_now_ns();
-    void *self = py.GILState_GetThisThreadState();
-    inject_host_lock();
-    for (void *is = py.InterpreterStateHead(); is; is = NULL)
-        for (void *t = py.InterpreterStateThreadHead(is); t; t = py.ThreadStateNext(t)) {
-            if (t == self)
-                continue;
-            raw_frame f[HOST_PY_WALK];
-            bool ok;
-            int n = layout_state == LAYOUT_OK ? read_direct(t, f, HOST_PY_WALK, false, &ok)
-                                              : read_public(py.ThreadStateGetFrame(t), f, HOST_PY_WALK);
-            n = trim(f, n);
-            if (n <= 0)
-                continue;
-            cache_codes(f, n);
-            if (!write || !tid_offset || !all_cached(f, n))
-                continue;
-            uint32_t tid = (uint32_t) * (long *)((char *)t + tid_offset);
-            host_key keys[HOST_MAX_DEPTH];
-            to_keys(f, n, keys);
-            uint32_t node = inject_host_stack(keys, n);
-            stream_format_sample(inject_host_out(), ts, tid, node, HOST_SAMPLE_PY, state_before(tid));
-            if (looked.next_n < MAX_PY_THREADS)
-                looked.next[looked.next_n++] = tid;
-        }
-    inject_host_unlock();
-    py.GILState_Release(g);
-    memcpy(looked.tid, looked.next, (size_t)looked.next_n * sizeof looked.tid[0]);
-    looked.n = looked.next_n;
-    if (write && !tid_offset) {
-        snprintf(why, len, "the threads' ids could not be found in Python's thread states");
-        return false;
-    }
-    return true;
 }

@@ -4,9 +4,10 @@
  *
  * One thread of ours, the sampler, does all the work that is not async-signal-safe, and is the
  * only writer of samples:
- *  - Python processes: every period it takes the GIL (PyGILState_Ensure) and reads every Python
- *    thread's stack, running or waiting: a wall-clock look, "sample ... py STATE" with the
- *    thread's state from /proc (S: sleeping in time.sleep or waiting on the GPU; R: running);
+ *  - Python processes: every period it reads every Python thread's stack, running or waiting,
+ *    without taking the GIL once its first looks have checked how (inject_pylook.c): a wall-clock
+ *    look, "sample ... py STATE" with the thread's state from /proc (S: sleeping in time.sleep or
+ *    waiting on the GPU; R: running);
  *  - every process: each thread of the program has a CPU-time timer (timer_create on the thread's
  *    CPU clock, SIGEV_THREAD_ID to that thread) that fires each period of CPU time the thread
  *    used; its signal handler stores only the interrupted instruction's address, the thread and
@@ -273,6 +274,9 @@ static void announce(void)
     const char *py_why = s.python && s.hz > 0 ? inject_py_mode() : NULL;
     if (py_why)
         add_why("%s", py_why);
+    const char *look_why = s.python && s.hz > 0 ? inject_py_look_mode() : NULL;
+    if (look_why)
+        add_why("%s", look_why);
     inject_host_lock();
     stream_format_sampler(inject_host_out(), strcmp(mech, "off") ? s.hz : 0, mech, s.why);
     inject_host_unlock();
@@ -357,8 +361,12 @@ void inject_sampler_start(void)
     if (s.running)
         return;
     s.hz = asked_rate();
-    s.python = inject_py_present();
-    s.cpu = s.hz > 0 && install_handler();
+    const char *off = getenv(SAMPLE_ENV_OFF);
+    bool python_off = off && strcmp(off, "python") == 0, cpu_off = off && strcmp(off, "cpu") == 0;
+    if (python_off || cpu_off)
+        add_why(SAMPLE_ENV_OFF "=%s", off);
+    s.python = inject_py_present() && !python_off;
+    s.cpu = s.hz > 0 && !cpu_off && install_handler();
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals go to its own threads */
@@ -396,6 +404,7 @@ void inject_host_finish(long wait_ms)
         announce();
         inject_host_lock();
     }
+    inject_py_write_stats();
     uint64_t cut = inject_host_cut();
     if (cut)
         sb_printf(inject_host_out(), "error\thost call tree full (%u nodes): %llu stacks were cut at their deepest known frame\n",

@@ -9,5 +9,8 @@
  * is in docs/host-sampling.md (make bench). */
 #define SAMPLE_DEFAULT_HZ 100
 #define SAMPLE_MAX_HZ 1000
+/* For the cost benchmark only (tests/bench_host.py), not an option of profile: "python" or "cpu"
+ * turns that mechanism of the sampler off, so its share of the cost can be told apart. */
+#define SAMPLE_ENV_OFF "MMPROF_SAMPLE_OFF"
 
 #endif
