@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <setjmp.h>
@@ -230,22 +231,35 @@ cmd_result run_shell(const char *fmt, ...)
 
 /* Loading the 2048 sample reads 29,000 events a row at a time, each parsed through cJSON: 0.7 s
  * under ASan, and the sanitized tests load it about 90 times (a minute of make test's CPU). So a
- * path's first load in a process reads the file, and later loads read back the run file of the
- * model that gave, written in columns (event_columns_min 0), which reads without a cJSON tree per
+ * path's first load in a process reads the file, and later loads of it, unchanged (same inode, size
+ * and modification time), read back the run file of the model that gave, written in columns (event_columns_min 0), which reads without a cJSON tree per
  * event; test_model_json's columns_round_trip checks that this gives the model written. Files
  * of an older schema are read each time (they read back as the current one). A test that must
  * read the file itself calls model_read_file. */
 static struct {
     char path[512];
+    struct stat st; /* the file as it was read: a test may write the same path again */
     char *text;
 } loaded[4];
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
 
 void load_run(const char *path, run_model *m)
 {
     char err[512];
+    struct stat st;
+    bool known = stat(path, &st) == 0;
     size_t slot = 0;
     while (slot < sizeof loaded / sizeof loaded[0] && loaded[slot].text && strcmp(loaded[slot].path, path) != 0)
         slot++;
+    if (slot < sizeof loaded / sizeof loaded[0] && loaded[slot].text && !(known && same_file(&st, &loaded[slot].st))) {
+        free(loaded[slot].text); /* the file changed since: read it again */
+        loaded[slot].text = NULL;
+    }
     if (slot < sizeof loaded / sizeof loaded[0] && loaded[slot].text) {
         if (!model_read_text(path, loaded[slot].text, strlen(loaded[slot].text), m, err, sizeof err))
             fail_msg("cannot read back the run of %s: %s", path, err);
@@ -254,7 +268,7 @@ void load_run(const char *path, run_model *m)
     if (!model_read_file(path, m, err, sizeof err))
         fail_msg("cannot load the run: %s", err);
     /* A file of an older schema reads back as the current one: the tests of its reading read it. */
-    if (slot == sizeof loaded / sizeof loaded[0] || m->schema_version != MMPROF_SCHEMA_VERSION)
+    if (slot == sizeof loaded / sizeof loaded[0] || !known || m->schema_version != MMPROF_SCHEMA_VERSION)
         return;
     size_t saved = event_columns_min;
     event_columns_min = 0;
@@ -262,6 +276,7 @@ void load_run(const char *path, run_model *m)
     event_columns_min = saved;
     if (text && strlen(path) < sizeof loaded[slot].path) {
         snprintf(loaded[slot].path, sizeof loaded[slot].path, "%s", path);
+        loaded[slot].st = st;
         loaded[slot].text = text; /* kept for the process's life */
     } else {
         free(text);
