@@ -12,7 +12,8 @@
  * profile --counters profiled; one per stretch of GPU activity over time (analysis.busy); one per
  * listed idle stretch of a GPU (analysis.idle_gaps: name its cause, direction where it lies, count
  * the calls named); one per listed region and idle cause (its idle breakdown: name the cause).
- * Where the run carries host activity (host_idle.h): one host_view row per source that saw
+ * Where the run carries host activity (host_idle.h): one host_sampling row (name the sampler's
+ * mechanism: how the host was seen, call sites taken and skipped); one host_view row per source that saw
  * anything in a listed idle stretch (direction "idle_gap", count the stretch's index among the
  * idle_gap rows, device its GPU) or in a listed region's host-busy idle time (direction
  * "host_busy", the region's columns), name the source ("py", "cpu", "spans"), host its hot frame;
@@ -37,13 +38,14 @@
 typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
-    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE, NROWS
+    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE, NROWS
 } row_kind;
 
 static const char *const row_names[NROWS] = {"run", "region", "kernel", "copy", "api", "workload", "device",
                                              "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
                                              "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
-                                             "idle_breakdown", "host_view", "host_function", "call_site"};
+                                             "idle_breakdown", "host_sampling", "host_view", "host_function",
+                                             "call_site"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -54,6 +56,7 @@ static const metric_table *table_of(row_kind k)
     case ROW_BUSY: return &busy_span_table;
     case ROW_IDLE_GAP: return &idle_gap_table;
     case ROW_IDLE_SHARE: return &idle_share_table;
+    case ROW_HOST_SAMPLING: return &host_collection_table;
     case ROW_HOST_VIEW: return &host_view_table;
     case ROW_HOST_FN: return &host_fn_table;
     case ROW_CALL_SITE: return &call_site_table;
@@ -299,6 +302,9 @@ static void host_rows(strbuf *b, const analysis *a)
     if (!h)
         return;
     ids id;
+    memset(&id, 0, sizeof id);
+    id.v[ID_NAME] = a->m->host_activity.mechanism;
+    row(b, ROW_HOST_SAMPLING, &id, &h->collection);
     for (int i = 0; i < h->ngaps; i++) {
         memset(&id, 0, sizeof id);
         id.v[ID_DIRECTION] = "idle_gap";

@@ -35,6 +35,8 @@
 /* analysis.call_sites[i].sites[k] (call_site_table); a host view's frames are under the row of
  * its window ("analysis.idle_gaps[3].host[0].hot": host_function_table). */
 #define path_call_site(b, i, k) snprintf((b), FIG_PATH, "analysis.call_sites[%d].sites[%d]", (i), (k))
+/* How the host was seen (host_collection_table). */
+#define path_host_sampling(b) snprintf((b), FIG_PATH, "analysis.host_sampling")
 /* A sweep: series s's point at size index k (sweep_point_table); crossover c (crossover_table). */
 #define path_sweep_point(b, s, k) snprintf((b), FIG_PATH, "analysis.sweep.series[%d].points[%d]", (s), (k))
 #define path_crossover(b, c) snprintf((b), FIG_PATH, "analysis.sweep.crossovers[%d]", (c))

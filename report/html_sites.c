@@ -10,6 +10,18 @@ void html_sites(html_ctx *x)
 {
     const host_analysis *h = x->a->host;
     static const char *const cols[] = {"count", "share_pct"};
+    /* Sites held to their cost are a sample of the calls: say so before shares of it. */
+    const host_collection *hc = &h->collection;
+    if (hc->sites_pct.ok && hc->sites_skipped.ok && hc->sites_skipped.v > 0) {
+        char path[FIG_PATH];
+        path_host_sampling(path);
+        sb_add(x->b, "<p>Call sites were taken for ");
+        html_fig(x, &host_collection_table, hc, "sites_pct", path, true);
+        sb_add(x->b, " of the calls: ");
+        html_fig(x, &host_collection_table, hc, "sites_skipped", path, false);
+        sb_add(x->b, " were left without one to hold the cost of taking them to 1% of a thread's time, so the "
+                     "shares below are of the calls with a site.</p>\n");
+    }
     sb_add(x->b, "<div class=\"scroll\"><table class=\"call-sites sortable\">\n<thead><tr><th data-sort=\"text\">kind"
                  "</th><th data-sort=\"text\">launched</th><th data-sort=\"num\" class=\"r\">total</th><th "
                  "data-sort=\"text\">from (the user's line)</th>");

@@ -494,11 +494,15 @@ static bool call_sites_json(cJSON *an, const analysis *a)
 {
     if (!a->host)
         return true;
-    cJSON *smp = cJSON_AddObjectToObject(an, "host_sampling");
+    /* how the host was seen: the sampler's words and the registry's figures (host_collection) */
+    cJSON *smp, *missing;
+    if (!open_row(an, "host_sampling", &smp, &missing))
+        return false;
     const host_activity *h = &a->m->host_activity;
-    bool ok = smp && cJSON_AddStringToObject(smp, "mechanism", h->mechanism) &&
-              cJSON_AddNumberToObject(smp, "rate_hz", h->rate_hz) &&
-              cJSON_AddStringToObject(smp, "why_not", h->why_not);
+    out o = {smp, missing, true};
+    o.ok = cJSON_AddStringToObject(smp, "mechanism", h->mechanism) && cJSON_AddStringToObject(smp, "why_not", h->why_not);
+    put_table(&o, &host_collection_table, &a->host->collection);
+    bool ok = close_row(smp, missing, o.ok);
     cJSON *arr = ok ? cJSON_AddArrayToObject(an, "call_sites") : NULL;
     ok = arr != NULL;
     for (int i = 0; ok && i < a->host->nsites; i++) {

@@ -192,24 +192,35 @@ static void header(ctx *x, const analysis *a)
     wrapped(x, 8, line);
     /* How the host was seen (host_idle.h), where the run carries host activity. */
     const host_activity *h = &m->host_activity;
-    if (!host_activity_present(h))
+    if (!host_activity_present(h) || !a->host)
         return;
-    size_t py = 0;
-    for (size_t i = 0; i < h->nsamples; i++)
-        py += h->samples[i].source == HOST_SAMPLE_PY;
+    const host_collection *hc = &a->host->collection;
+    const metric_table *t = &host_collection_table;
+    char f1[32], f2[32], f3[32];
     if (h->nsamples > 0)
-        snprintf(line, sizeof line, "samples: %zu Python wall-clock, %zu CPU (%.60s, %.0f Hz)%s%.200s", py,
-                 h->nsamples - py, h->mechanism[0] ? h->mechanism : "sampler not named", h->rate_hz,
+        snprintf(line, sizeof line, "samples: %s Python wall-clock, %s CPU (%.60s, %s)%s%.200s",
+                 fig(x, f1, sizeof f1, t, hc, "py_samples", false), fig(x, f2, sizeof f2, t, hc, "cpu_samples", false),
+                 h->mechanism[0] ? h->mechanism : "sampler not named", fig(x, f3, sizeof f3, t, hc, "rate_hz", true),
                  h->why_not[0] ? "; " : "", h->why_not);
     else if (h->why_not[0])
         snprintf(line, sizeof line, "no samples: sampling off (%.200s)", h->why_not);
     else
         snprintf(line, sizeof line, "no samples");
     size_t n = strlen(line);
+    if (hc->nogil_pct.ok)
+        snprintf(line + n, sizeof line - n, "; Python looks %s without the GIL, %s samples left out, %s torn",
+                 fig(x, f1, sizeof f1, t, hc, "nogil_pct", true), fig(x, f2, sizeof f2, t, hc, "left_out", false),
+                 fig(x, f3, sizeof f3, t, hc, "torn", false));
+    n = strlen(line);
     if (h->nspans > 0)
         snprintf(line + n, sizeof line - n, "; %zu CPU spans", h->nspans);
     n = strlen(line);
-    snprintf(line + n, sizeof line - n, "; %zu launch call sites", h->nsites);
+    snprintf(line + n, sizeof line - n, "; %s launch call sites", fig(x, f1, sizeof f1, t, hc, "sites", false));
+    n = strlen(line);
+    /* Sites held to their cost are a sample of the calls: the shares of "Launched from" are of it. */
+    if (hc->sites_pct.ok && hc->sites_skipped.ok && hc->sites_skipped.v > 0)
+        snprintf(line + n, sizeof line - n, " (%s of the calls: %s skipped to hold their cost to 1%% of a thread's time)",
+                 fig(x, f2, sizeof f2, t, hc, "sites_pct", true), fig(x, f3, sizeof f3, t, hc, "sites_skipped", false));
     fputs("Host    ", x->out);
     wrapped(x, 8, line);
 }

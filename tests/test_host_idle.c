@@ -638,6 +638,29 @@ static void outputs_show_the_call_sites(void **state)
     assert_null(strstr(o.html, "host (samples)"));
     assert_null(strstr(o.json, "\"host\":["));
     must_contain(o.trace, "\"launched_from\":\"model.py:42 (forward)\",\"host_stack\":[\"cudaLaunchKernel (libcudart.so.12)\"");
+    /* No sitestat line: no word on sites skipped, and the JSON says why not. */
+    assert_null(strstr(o.text, "skipped to hold"));
+    assert_null(strstr(o.html, "Call sites were taken for"));
+    must_contain(o.json, "\"sites_skipped\":null");
+    outputs_free(&o);
+    analysis_free(&a);
+
+    /* Sites held to their cost (the library's sitestat: 22 taken, 66 skipped): the Host line, the
+     * call-site section and the JSON say the shares are of a quarter of the calls. */
+    m.host_activity.stats = (host_collect_stats){.has_sites = true, .sites_taken = 22, .sites_skipped = 66};
+    assert_true(analyze(&m, &a));
+    render_all(&a, &o);
+    must_contain(o.text, "; 22 launch call sites (25.0% of the calls: 66 skipped to hold their cost to 1% of\n"
+                         "        a thread's time)");
+    must_contain(o.html, "<p>Call sites were taken for <span class=\"num\" data-t=\"host_collection\" "
+                         "data-fig=\"analysis.host_sampling.sites_pct\">25.0%</span> of the calls");
+    root = cJSON_Parse(o.json);
+    const cJSON *hs = at(at(root, "analysis"), "host_sampling");
+    assert_close(at(hs, "sites_pct")->valuedouble, 25, 1e-9);
+    assert_close(at(hs, "sites_skipped")->valuedouble, 66, 0);
+    assert_true(cJSON_IsNull(at(hs, "nogil_pct")));
+    cJSON_Delete(root);
+    must_contain(o.csv, "\nhost_sampling,");
     outputs_free(&o);
     analysis_free(&a);
     model_free(&m);

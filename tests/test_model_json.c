@@ -790,6 +790,9 @@ static void host_activity_round_trips(void **state)
     h->rate_hz = 97.5;
     copy_str(h->why_not, sizeof h->why_not, "process 9: timer_create failed: EPERM");
     copy_str(h->symbols_why, sizeof h->symbols_why, "addr2line not found");
+    h->stats = (host_collect_stats){.has_sites = true, .sites_taken = ((uint64_t)1 << 40) + 1, .sites_skipped = 7,
+                                    .has_looks = true, .looks_nogil = 1000, .looks_gil = 2, .samples_left_out = 3,
+                                    .samples_torn = 4};
     host_frame f0 = {.pid = 4242, .parent = -1, .kind = HOST_FRAME_PY, .function = "main", .file = "t.py", .line = 3};
     host_frame f1 = {.pid = 4242, .parent = 0, .kind = HOST_FRAME_NATIVE, .module = "/lib/x.so",
                      .offset = ((uint64_t)1 << 40) + 7, .function = "f\tg"};
@@ -809,6 +812,7 @@ static void host_activity_round_trips(void **state)
     assert_true(b->rate_hz == 97.5);
     assert_string_equal(b->why_not, h->why_not);
     assert_string_equal(b->symbols_why, h->symbols_why);
+    assert_memory_equal(&b->stats, &h->stats, sizeof h->stats);
     assert_int_equal(b->nframes, 3);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(b->frames[i].pid, h->frames[i].pid);
@@ -857,11 +861,19 @@ static void host_activity_round_trips(void **state)
         {"samples", 4, "\"gpu\"", "host_activity.samples[0][4]: expected \"cpu\" or \"py\""},
         {"samples", 5, "\"RS\"", "host_activity.samples[0][5]: expected a letter or null"},
         {"sites", 2, "-1", "host_activity.sites[0][2]: a call site needs a frame"},
+        {"sitestat", -1, "{\"taken\":1}", "host_activity: sitestat.skipped: expected a count"},
+        {"samplestat", -1, "{\"looks_nogil\":1,\"looks_gil\":2,\"left_out\":-1,\"torn\":0}",
+         "host_activity: samplestat.left_out: expected a count"},
+        {"sitestat", -1, "[]", "host_activity: sitestat: expected an object or null"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *tree = model_to_json(&m);
-        cJSON *arr = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tree, "host_activity"), bad[i].path);
-        assert_true(cJSON_ReplaceItemInArray(cJSON_GetArrayItem(arr, 0), bad[i].field, cJSON_Parse(bad[i].json)));
+        cJSON *ha = cJSON_GetObjectItemCaseSensitive(tree, "host_activity");
+        if (bad[i].field < 0) /* a member of host_activity itself */
+            assert_true(cJSON_ReplaceItemInObjectCaseSensitive(ha, bad[i].path, cJSON_Parse(bad[i].json)));
+        else
+            assert_true(cJSON_ReplaceItemInArray(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(ha, bad[i].path), 0),
+                                                 bad[i].field, cJSON_Parse(bad[i].json)));
         err[0] = '\0';
         assert_false(model_from_json(tree, &back, err, sizeof err));
         if (!strstr(err, bad[i].detail))

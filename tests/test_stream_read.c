@@ -568,7 +568,7 @@ static void capture_windows_read_back_and_analysed(void **state)
 /* Host activity (issue 20): frame lines build each process's call tree with its ids remapped to
  * indices and parents resolved, two processes' ids kept apart; a site and samples name nodes; a
  * sample without a stack (node 0) and an unknown state ("-"); the sampler line's mechanism, rate
- * and reason. Lines written by the stream_format helpers read back field for field. A frame whose
+ * and reason; the sitestat and samplestat counts, summed over processes. Lines written by the stream_format helpers read back field for field. A frame whose
  * parent never came, a frame id given twice, a site or sample naming an unknown node, a bad kind,
  * a sample state that is not a letter: each skipped and counted, the rest kept. */
 static void host_activity_lines(void **state)
@@ -588,6 +588,11 @@ static void host_activity_lines(void **state)
     stream_format_sample(&b, 1796054920537216543, 501, 9, HOST_SAMPLE_PY, 'S');
     stream_format_sample(&b, 1796054920537216600, 502, 0, HOST_SAMPLE_CPU, 0);
     stream_format_sampler(&b, 97, "python-wall+cpu-timer", "");
+    host_collect_stats st = {.has_sites = true, .sites_taken = 900, .sites_skipped = 100, .has_looks = true,
+                             .looks_nogil = 97, .looks_gil = 3, .samples_left_out = 5, .samples_torn = 2};
+    stream_format_host_stats(&b, &st);
+    sb_add(&b, "sitestat\t1\n"          /* a field short */
+               "samplestat\t1\t2\t3\tx\n"); /* not a count */
     sb_add(&b, "frame\t11\t12\tpy\t1\t0\tf\tx.py\t\n"  /* parent 12 never given */
                "frame\t9\t0\tpy\t1\t0\tg\tx.py\t\n"   /* id 9 again */
                "frame\t13\t0\tjava\t1\t0\tg\tx.py\t\n" /* no such kind */
@@ -600,7 +605,8 @@ static void host_activity_lines(void **state)
     put("600.stream", "mmprof-stream\t1\nprocess\t600\t1\t10\tworker\n"
                       "frame\t7\t0\tnative\t0\t4096\t\t\t/usr/bin/worker\n"
                       "sample\t20\t600\t7\tcpu\tR\n"
-                      "sampler\t0\toff\ttimer_create failed: EPERM\n");
+                      "sampler\t0\toff\ttimer_create failed: EPERM\n"
+                      "sitestat\t40\t0\n");
     run_model m;
     model_init(&m);
     stream_summary s = {0};
@@ -643,7 +649,11 @@ static void host_activity_lines(void **state)
     assert_string_equal(h->mechanism, "python-wall+cpu-timer");
     assert_true(h->rate_hz == 97);
     assert_string_equal(h->why_not, "timer_create failed: EPERM");
-    assert_true(has_warning(&m, "process 500 (python3 model.py): 7 malformed line(s)"));
+    /* sitestat summed over both processes; samplestat from the Python one alone */
+    assert_true(h->stats.has_sites && h->stats.sites_taken == 940 && h->stats.sites_skipped == 100);
+    assert_true(h->stats.has_looks && h->stats.looks_nogil == 97 && h->stats.looks_gil == 3);
+    assert_true(h->stats.samples_left_out == 5 && h->stats.samples_torn == 2);
+    assert_true(has_warning(&m, "process 500 (python3 model.py): 9 malformed line(s)"));
     assert_false(has_warning(&m, "process 600 (worker): "));
     model_free(&m);
 }

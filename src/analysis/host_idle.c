@@ -104,6 +104,46 @@ static bool region_views(const analysis *a, const host_where_index *x, host_anal
     return ok;
 }
 
+static void collection_of(const host_activity *ha, host_collection *c)
+{
+    size_t py = 0;
+    for (size_t i = 0; i < ha->nsamples; i++)
+        py += ha->samples[i].source == HOST_SAMPLE_PY;
+    const char *off = ha->why_not[0] ? ha->why_not : "no sampler ran";
+    if (ha->nsamples > 0 || ha->rate_hz > 0) {
+        metric_set(&c->py_samples, (double)py);
+        metric_set(&c->cpu_samples, (double)(ha->nsamples - py));
+        metric_set(&c->rate_hz, ha->rate_hz);
+    } else {
+        metric_na(&c->py_samples, "%.80s", off);
+        metric_na(&c->cpu_samples, "%.80s", off);
+        metric_na(&c->rate_hz, "%.80s", off);
+    }
+    metric_set(&c->sites, (double)ha->nsites);
+    const host_collect_stats *st = &ha->stats;
+    if (st->has_sites) {
+        metric_set(&c->sites_skipped, (double)st->sites_skipped);
+        if (st->sites_taken + st->sites_skipped > 0)
+            metric_set(&c->sites_pct, 100.0 * (double)st->sites_taken / (double)(st->sites_taken + st->sites_skipped));
+        else
+            metric_na(&c->sites_pct, "no call was made that takes a site");
+    } else {
+        metric_na(&c->sites_skipped, "not counted: no sitestat line (an import, or a process that ended "
+                                     "without its exit handler)");
+        metric_na(&c->sites_pct, "%s", c->sites_skipped.why);
+    }
+    if (st->has_looks) {
+        uint64_t looks = st->looks_nogil + st->looks_gil;
+        metric_set(&c->nogil_pct, 100.0 * (double)st->looks_nogil / (double)(looks ? looks : 1));
+        metric_set(&c->left_out, (double)st->samples_left_out);
+        metric_set(&c->torn, (double)st->samples_torn);
+    } else {
+        metric_na(&c->nogil_pct, "no Python look counted (not a Python program, sampling off, or an import)");
+        metric_na(&c->left_out, "%s", c->nogil_pct.why);
+        metric_na(&c->torn, "%s", c->nogil_pct.why);
+    }
+}
+
 bool host_analyze(analysis *a)
 {
     const host_activity *ha = &a->m->host_activity;
@@ -115,6 +155,7 @@ bool host_analyze(analysis *a)
     if (ok) {
         a->host = h;
         host_none_words(ha, h->none, sizeof h->none);
+        collection_of(ha, &h->collection);
         h->sampled = ha->nsamples > 0 || ha->nspans > 0 || ha->mechanism[0] || ha->why_not[0];
         h->gaps = calloc((size_t)(a->nidle_gaps ? a->nidle_gaps : 1) * HOST_NFROM, sizeof *h->gaps);
         ok = h->gaps != NULL;

@@ -18,7 +18,22 @@
 
 struct analysis;
 
+/* How the host was seen (host_activity's sampler and its own counts, host_collect_stats): the
+ * figures of the "Host" line and of the JSON's host_sampling (host_collection_table). */
+typedef struct {
+    metric py_samples;   /* Python wall-clock samples */
+    metric cpu_samples;  /* CPU-time samples */
+    metric rate_hz;      /* the sampling rate asked */
+    metric sites;        /* calls with a call site in the run */
+    metric sites_skipped;/* calls left without one, to hold the cost of taking them */
+    metric sites_pct;    /* sites taken over sites taken and skipped */
+    metric nogil_pct;    /* Python looks made without the GIL */
+    metric left_out;     /* thread samples not written: a code object not named yet */
+    metric torn;         /* thread samples not written: torn reads */
+} host_collection;
+
 typedef struct host_analysis {
+    host_collection collection;
     host_view *gaps;       /* HOST_NFROM per analysis.idle_gaps entry: gaps[i * HOST_NFROM + from] */
     int ngaps;
     host_view *regions;    /* HOST_NFROM per listed region (analysis.listed): its host-busy idle time */

@@ -347,6 +347,21 @@ static const metric_def host_fn_defs[] = {
 };
 TABLE(host_fn_table, "host_function", host_fn_defs);
 
+/* How the host was seen (analysis.host.collection: host_idle.h). */
+#define HC(field, key, label, unit, fmt, what) DEF(host_collection, field, key, label, unit, fmt, what)
+static const metric_def host_collection_defs[] = {
+    HC(py_samples, "py_samples", "Python samples", "", "%.0f", "Python wall-clock samples: every Python thread's stack, each period, running or not"),
+    HC(cpu_samples, "cpu_samples", "CPU samples", "", "%.0f", "CPU-time samples: the instruction a thread was running when its CPU-time timer fired"),
+    HC(rate_hz, "rate_hz", "rate", "Hz", "%.0f", "the sampling rate asked (--sample-rate)"),
+    HC(sites, "sites", "call sites", "", "%.0f", "CUDA calls (launches, copies, memsets, syncs) whose host stack was recorded"),
+    HC(sites_skipped, "sites_skipped", "skipped", "", "%.0f", "calls left without a call site to hold the cost of taking them to 1% of the thread's time (the library's count at exit)"),
+    HC(sites_pct, "sites_pct", "with a site", "%", "%.1f", "calls with a call site over those with one and those skipped: the shares of call sites are of that sample"),
+    HC(nogil_pct, "nogil_pct", "without the GIL", "%", "%.1f", "Python looks made by reading the threads' frames from memory rather than under the GIL"),
+    HC(left_out, "left_out", "left out", "", "%.0f", "Python thread samples not written: a code object not named yet"),
+    HC(torn, "torn", "torn", "", "%.0f", "Python thread samples not written: the thread moved while its frames were read"),
+};
+TABLE(host_collection_table, "host_collection", host_collection_defs);
+
 /* One call site of a kernel, copy, memset or call (analysis.host.sites: call_sites.h). */
 #define CS(field, key, label, unit, fmt, what) DEF(call_site, field, key, label, unit, fmt, what)
 static const metric_def call_site_defs[] = {
@@ -424,6 +439,6 @@ const metric_table *const metric_tables[] = {
     &busy_span_table, &run_metric_table, &devices_run_table, &stream_table, &range_group_table, &idle_gap_table,
     &idle_share_table, &finding_ms_table,
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
-    &compare_row_table, &capture_table, &host_view_table, &host_fn_table, &call_site_table,
+    &compare_row_table, &capture_table, &host_view_table, &host_fn_table, &call_site_table, &host_collection_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

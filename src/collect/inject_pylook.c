@@ -342,10 +342,12 @@ bool inject_py_sample_all(bool write, char *why, size_t len)
 void inject_py_write_stats(void)
 {
     uint64_t looks = __atomic_load_n(&stats.without_gil, __ATOMIC_RELAXED) + __atomic_load_n(&stats.with_gil, __ATOMIC_RELAXED);
-    if (looks)
-        sb_printf(inject_host_out(), "samplestat\t%llu\t%llu\t%llu\t%llu\n",
-                  (unsigned long long)__atomic_load_n(&stats.without_gil, __ATOMIC_RELAXED),
-                  (unsigned long long)__atomic_load_n(&stats.with_gil, __ATOMIC_RELAXED),
-                  (unsigned long long)__atomic_load_n(&stats.skipped, __ATOMIC_RELAXED),
-                  (unsigned long long)__atomic_load_n(&stats.torn, __ATOMIC_RELAXED));
+    if (!looks)
+        return;
+    host_collect_stats st = {.has_looks = true,
+                             .looks_nogil = __atomic_load_n(&stats.without_gil, __ATOMIC_RELAXED),
+                             .looks_gil = __atomic_load_n(&stats.with_gil, __ATOMIC_RELAXED),
+                             .samples_left_out = __atomic_load_n(&stats.skipped, __ATOMIC_RELAXED),
+                             .samples_torn = __atomic_load_n(&stats.torn, __ATOMIC_RELAXED)};
+    stream_format_host_stats(inject_host_out(), &st);
 }

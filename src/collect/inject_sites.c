@@ -178,9 +178,9 @@ void inject_sites_finish(void)
     uint64_t k = __atomic_load_n(&skipped, __ATOMIC_RELAXED);
     if (!on && !k && !__atomic_load_n(&taken, __ATOMIC_RELAXED))
         return;
+    host_collect_stats st = {.has_sites = true, .sites_taken = __atomic_load_n(&taken, __ATOMIC_RELAXED), .sites_skipped = k};
     inject_host_lock();
-    sb_printf(inject_host_out(), "sitestat\t%llu\t%llu\n", (unsigned long long)__atomic_load_n(&taken, __ATOMIC_RELAXED),
-              (unsigned long long)k);
+    stream_format_host_stats(inject_host_out(), &st);
     inject_host_unlock();
 }
 

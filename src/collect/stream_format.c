@@ -143,3 +143,14 @@ void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const ch
     stream_escape(b, detail);
     sb_add(b, "\n");
 }
+
+void stream_format_host_stats(strbuf *b, const host_collect_stats *st)
+{
+    if (st->has_sites)
+        sb_printf(b, "sitestat\t%llu\t%llu\n", (unsigned long long)st->sites_taken,
+                  (unsigned long long)st->sites_skipped);
+    if (st->has_looks)
+        sb_printf(b, "samplestat\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)st->looks_nogil,
+                  (unsigned long long)st->looks_gil, (unsigned long long)st->samples_left_out,
+                  (unsigned long long)st->samples_torn);
+}

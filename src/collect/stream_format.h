@@ -74,6 +74,12 @@
  *                                                     ran), how, in a few words ("cpu-timer",
  *                                                     "off"), and why it fell back or was off
  *                                                     (DETAIL, "" when it did not)
+ *   sitestat TAKEN SKIPPED                            at exit: calls whose host stack was taken,
+ *                                                     and calls left without one to hold the
+ *                                                     cost of sites (host_collect_stats)
+ *   samplestat NOGIL GIL LEFT_OUT TORN                at exit, Python programs: looks without and
+ *                                                     with the GIL; thread samples left out (a
+ *                                                     code object not named yet), torn reads
  *   A site or sample naming a node no frame line gave is malformed (counted, skipped).
  *
  * A reader skips lines it does not know, so later versions may add some. */
@@ -113,5 +119,7 @@ void stream_format_frame(strbuf *b, uint64_t id, uint64_t parent, const host_fra
 void stream_format_site(strbuf *b, uint32_t correlation, uint64_t node);
 void stream_format_sample(strbuf *b, int64_t ts, uint32_t tid, uint64_t node, host_sample_source source, char state);
 void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail);
+/* The sitestat line where st has sites' counts, the samplestat line where it has looks'. */
+void stream_format_host_stats(strbuf *b, const host_collect_stats *st);
 
 #endif

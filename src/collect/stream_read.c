@@ -570,6 +570,26 @@ static bool line_sampler(reader *r, char **f, int n)
     return true;
 }
 
+/* sitestat TAKEN SKIPPED and samplestat NOGIL GIL LEFT_OUT TORN: the library's counts of its own
+ * collection at the process's exit (host_collect_stats), added to the run's. */
+static bool line_stat_counts(reader *r, char **f, int n, bool sites)
+{
+    uint64_t v[4];
+    if (n != (sites ? 3 : 5))
+        return false;
+    for (int i = 1; i < n; i++)
+        if (!parse_u64(f[i], &v[i - 1]))
+            return false;
+    host_collect_stats add = {0};
+    if (sites)
+        add.has_sites = true, add.sites_taken = v[0], add.sites_skipped = v[1];
+    else
+        add.has_looks = true, add.looks_nogil = v[0], add.looks_gil = v[1], add.samples_left_out = v[2],
+        add.samples_torn = v[3];
+    host_stats_add(&r->m->host_activity.stats, &add);
+    return true;
+}
+
 /* One line, split into fields; false when it is malformed. */
 static bool read_line(reader *r, char **f, int n)
 {
@@ -596,6 +616,8 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "site") == 0) return line_site(r, f, n);
     if (strcmp(k, "sample") == 0) return line_sample(r, f, n);
     if (strcmp(k, "sampler") == 0) return line_sampler(r, f, n);
+    if (strcmp(k, "sitestat") == 0) return line_stat_counts(r, f, n, true);
+    if (strcmp(k, "samplestat") == 0) return line_stat_counts(r, f, n, false);
     if (strcmp(k, "capcalls") == 0) {
         int64_t ts, calls;
         if (n != 3 || !parse_i64(f[1], &ts) || !parse_i64(f[2], &calls) || calls < 0)

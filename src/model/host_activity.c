@@ -87,6 +87,23 @@ bool host_activity_move(host_activity *dst, host_activity *src)
         memcpy(dst->why_not, src->why_not, sizeof dst->why_not);
     if (!dst->symbols_why[0])
         memcpy(dst->symbols_why, src->symbols_why, sizeof dst->symbols_why);
+    host_stats_add(&dst->stats, &src->stats);
     host_activity_free(src);
     return ok;
+}
+
+void host_stats_add(host_collect_stats *dst, const host_collect_stats *src)
+{
+    if (src->has_sites) {
+        dst->has_sites = true;
+        dst->sites_taken += src->sites_taken;
+        dst->sites_skipped += src->sites_skipped;
+    }
+    if (src->has_looks) {
+        dst->has_looks = true;
+        dst->looks_nogil += src->looks_nogil;
+        dst->looks_gil += src->looks_gil;
+        dst->samples_left_out += src->samples_left_out;
+        dst->samples_torn += src->samples_torn;
+    }
 }

@@ -62,6 +62,19 @@ typedef struct {
     int frame;           /* innermost node */
 } host_site;
 
+/* What the injection library counted of its own collection, at each process's exit (its sitestat
+ * and samplestat lines), summed over the processes that said it. */
+typedef struct {
+    bool has_sites;          /* some process gave a sitestat line */
+    uint64_t sites_taken;    /* calls whose host stack was taken */
+    uint64_t sites_skipped;  /* calls left without one, to hold a thread's site cost to 1% of its time */
+    bool has_looks;          /* some process gave a samplestat line (a Python program) */
+    uint64_t looks_nogil;    /* Python looks made by reading memory, without the GIL */
+    uint64_t looks_gil;      /* ... and under the GIL (the first; code that memory cannot name) */
+    uint64_t samples_left_out; /* thread samples not written: a code object not named yet */
+    uint64_t samples_torn;   /* ... nor these: torn reads (the thread moved while its frames were read) */
+} host_collect_stats;
+
 typedef struct {
     char mechanism[64];  /* how samples were taken, in words ("" none) */
     double rate_hz;      /* 0: no sampling */
@@ -75,6 +88,7 @@ typedef struct {
     host_site *sites;
     size_t nsites;
     char symbols_why[256]; /* non-empty: native frames were left without source lines, and why */
+    host_collect_stats stats;
 } host_activity;
 
 /* Appends a node (copies the strings) and returns its index, or -1 when memory ran out. */
@@ -84,10 +98,13 @@ bool host_add_span(host_activity *h, const host_span *s);
 bool host_add_site(host_activity *h, const host_site *s);
 void host_activity_free(host_activity *h);
 /* Appends src's frames, samples, spans and sites to dst (src's frame indices shifted past dst's),
- * keeps dst's mechanism, rate and reasons where it has them (else src's), and empties src. Pids
+ * adds src's stats to dst's, keeps dst's mechanism, rate and reasons where it has them (else
+ * src's), and empties src. Pids
  * are kept: the caller renumbers them first where two runs share one. False when memory ran out
  * (dst then holds part of src; src is emptied either way). */
 bool host_activity_move(host_activity *dst, host_activity *src);
+/* Adds src's counts to dst's. */
+void host_stats_add(host_collect_stats *dst, const host_collect_stats *src);
 
 /* Names in the stream and the run file; model.c holds them with the model's other names. */
 const char *host_frame_kind_name(host_frame_kind k); /* "native", "py", "op" */

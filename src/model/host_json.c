@@ -56,15 +56,39 @@ static cJSON *site_row(const host_site *s)
     return row(v, 3);
 }
 
+/* The library's counts of its own collection (host_collect_stats), as "sitestat" and "samplestat"
+ * objects; null where no process gave them. */
+static cJSON *stats_object(bool has, const char *const *keys, const uint64_t *v, int n)
+{
+    if (!has)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    for (int i = 0; o && i < n; i++)
+        if (!cJSON_AddNumberToObject(o, keys[i], (double)v[i])) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    return o;
+}
+
+static const char *const site_keys[] = {"taken", "skipped"};
+static const char *const look_keys[] = {"looks_nogil", "looks_gil", "left_out", "torn"};
+
 bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w)
 {
+    const host_collect_stats *st = &h->stats;
     if (!h->nframes && !h->nsamples && !h->nspans && !h->nsites && !h->mechanism[0] && !h->why_not[0] &&
-        !h->symbols_why[0])
+        !h->symbols_why[0] && !st->has_sites && !st->has_looks)
         return true;
+    const uint64_t sites[] = {st->sites_taken, st->sites_skipped};
+    const uint64_t looks[] = {st->looks_nogil, st->looks_gil, st->samples_left_out, st->samples_torn};
     bool ok = jw_open_object(w, "host_activity") && jw_member(w, "mechanism", cJSON_CreateString(h->mechanism)) &&
               jw_member(w, "rate_hz", cJSON_CreateNumber(h->rate_hz)) &&
               jw_member(w, "why_not", cJSON_CreateString(h->why_not)) &&
-              jw_member(w, "symbols_why", cJSON_CreateString(h->symbols_why)) && jw_open_array(w, "frames");
+              jw_member(w, "symbols_why", cJSON_CreateString(h->symbols_why)) &&
+              jw_member(w, "sitestat", stats_object(st->has_sites, site_keys, sites, 2)) &&
+              jw_member(w, "samplestat", stats_object(st->has_looks, look_keys, looks, 4)) &&
+              jw_open_array(w, "frames");
     for (int i = 0; ok && i < h->nframes; i++)
         ok = jw_element(w, frame_row(&h->frames[i]));
     ok = ok && jw_close(w) && jw_open_array(w, "samples");
@@ -258,6 +282,26 @@ static bool read_text(hreader *r, const cJSON *o, const char *key, char *buf, si
     return true;
 }
 
+/* An optional stats object (absent or null: not said; files before it have none) into v[n]. */
+static bool read_stats(hreader *r, const cJSON *o, const char *key, const char *const *keys, uint64_t *v, int n,
+                       bool *has)
+{
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!s || cJSON_IsNull(s))
+        return true;
+    if (!cJSON_IsObject(s))
+        return fail(r, -1, "%s: expected an object or null", key);
+    for (int i = 0; i < n; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(s, keys[i]);
+        if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= 9007199254740992.0) ||
+            x->valuedouble != (double)(uint64_t)x->valuedouble)
+            return fail(r, -1, "%s.%s: expected a count", key, keys[i]);
+        v[i] = (uint64_t)x->valuedouble;
+    }
+    *has = true;
+    return true;
+}
+
 bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *err, size_t errlen)
 {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "host_activity");
@@ -270,6 +314,15 @@ bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *er
     if (!cJSON_IsNumber(rate) || !(rate->valuedouble >= 0 && rate->valuedouble < 1e9))
         return fail(&r, -1, "rate_hz: expected a number from 0 below 1e9");
     h->rate_hz = rate->valuedouble;
+    host_collect_stats *st = &h->stats;
+    uint64_t sites[2], looks[4];
+    if (!read_stats(&r, o, "sitestat", site_keys, sites, 2, &st->has_sites) ||
+        !read_stats(&r, o, "samplestat", look_keys, looks, 4, &st->has_looks))
+        return false;
+    if (st->has_sites)
+        st->sites_taken = sites[0], st->sites_skipped = sites[1];
+    if (st->has_looks)
+        st->looks_nogil = looks[0], st->looks_gil = looks[1], st->samples_left_out = looks[2], st->samples_torn = looks[3];
     return read_text(&r, o, "mechanism", h->mechanism, sizeof h->mechanism) &&
            read_text(&r, o, "why_not", h->why_not, sizeof h->why_not) &&
            read_text(&r, o, "symbols_why", h->symbols_why, sizeof h->symbols_why) &&
