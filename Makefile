@@ -328,7 +328,7 @@ bench: bench-import bench-cpu bench-merge bench-long
 bench-gpu:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
-	@if python3 -c 'import torch' 2>/dev/null; then python3 tests/bench_host.py $(BUILD); \
+	@if python3 -c 'import torch' 2>/dev/null; then python3 tests/bench_host_ab.py $(BUILD); \
 	else echo "bench: host sampling's cost is not measured: no PyTorch here"; fi
 
 # The Kineto importer on a ~100 MB trace made by repeating a recorded one (a real H200 trace when

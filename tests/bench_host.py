@@ -1,5 +1,8 @@
-"""make bench (GPU part): the cost of host sampling and launch call sites on a PyTorch loop
-(tests/bench_host_loop.py), run in turn, round after round:
+"""The cost of mmprof profile's collection on a PyTorch loop (tests/bench_host_loop.py), between
+processes run in turn, round after round. The step time there moves by 10-30% between processes,
+so this cannot show a 2% cost: tests/bench_host_ab.py measures sampling and call sites inside one
+process and is the one make bench runs; this one is left for what cannot be switched inside a
+process (CUPTI's tracing over Python alone) and for two builds side by side. Modes:
   plain      python3 alone;
   cupti      mmprof profile --no-sample with MMPROF_SITES=0: CUPTI's tracing only;
   sites      mmprof profile --no-sample: call sites on;

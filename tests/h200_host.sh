@@ -5,7 +5,8 @@
 #   tests/h200_host.sh run         (there, in DIR) the GPU checker of the examples (streams kept
 #                                  under $OUT/keep: the fixtures of tests/data/host/), the no-GPU
 #                                  host test on the machine's Python, the training loop's call
-#                                  sites by thread (autograd's), and the cost benchmark
+#                                  sites by thread (autograd's), and the cost benchmark (in one
+#                                  process per mode: tests/bench_host_ab.py)
 set -u
 step=${1:-run}
 if [ "$step" = stage ]; then
@@ -57,6 +58,6 @@ for p in glob.glob(sys.argv[1] + "/*.stream"):
     print("  samples by source/state:", collections.Counter((x["source"], x["state"]) for x in s.samples))
 PY
 [ "$step" = run2 ] && { tar czf "$OUT/keep.tgz" -C "$OUT" keep && rm -rf "$OUT/keep"; }
-echo "== bench"; BENCH_HOST_STEPS=${BENCH_HOST_STEPS:-600} timeout "${BENCH_LIMIT:-200}" python3 tests/bench_host.py build \
-  "${BENCH_ROUNDS:-3}" >"$OUT/bench.log" 2>&1; echo "exit $?"
+echo "== bench"; timeout "${BENCH_LIMIT:-200}" python3 tests/bench_host_ab.py build --modes "${BENCH_MODES:-all:40,aa:20,sites:30}" \
+  --max-s "$((${BENCH_LIMIT:-200} - 10))" --raw "$OUT/bench_ab.json" >"$OUT/bench.log" 2>&1; echo "exit $?"
 tail -5 "$OUT"/*.log

@@ -19,6 +19,8 @@ EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation); }
 
 EXPORT void probe_finish(void) { inject_host_finish(2000); }
 
+EXPORT uint64_t probe_signals(void) { return inject_sampler_signals(); }
+
 /* A Python code object's line at an instruction offset, as a call-tree node gets it; and whether
  * that is read from the code's memory (the location table decoded) rather than asked of Python. */
 EXPORT int probe_code_line(void *code, int lasti)

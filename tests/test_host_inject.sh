@@ -5,7 +5,8 @@
 # (tests/host_probe_main); tests/host_inject_check.py checks the streams they wrote: call sites
 # at the right function and line (Python, read with and without the GIL; native, named by
 # dladdr), Python samples naming the function running and the line sleeping with the thread's
-# state, CPU-time samples naming a native function burning CPU, the sampler line.
+# state, CPU-time samples naming a native function burning CPU, the sampler line; the cost
+# benchmark's pause (MMPROF_AB_FILE) stopping and restarting both and the sites.
 #   tests/test_host_inject.sh BUILD_DIR   (run_tests.sh runs it; prints cmocka-style lines)
 set -u
 build=${1:-build}
@@ -41,6 +42,14 @@ no_sample() {
     grep -q $'^site\t7\t' "${f[0]}" || { echo "no call site"; return 1; }
 }
 
+# The cost benchmark's pause (MMPROF_AB_FILE): nothing sampled or taken while the file exists, the
+# CPU-time timers disarmed; all of it again once it is gone (tests/host_ab_program.py checks).
+ab_pause() {
+    mkdir -p "$tmp/ab" && rm -f "$tmp/ab"/*
+    MMPROF_PROFILE_DIR=$tmp/ab MMPROF_SAMPLE_HZ=200 MMPROF_AB_FILE=$tmp/ab-off python3 "$dir/host_ab_program.py" \
+        "$build/tests/host_probe.so"
+}
+
 # The streams recorded on the H200 (tests/data/host) still show what the GPU checker asserted
 # there: each gap of host_gaps.py named, its launches at their lines; numba's first call in its
 # compiler. (host_loop's native frames need the binary that ran there, not kept.)
@@ -53,5 +62,6 @@ fixtures() {
 run_test python_program
 run_test c_program
 run_test no_sample
+run_test ab_pause
 run_test fixtures
 [ $failed -eq 0 ]

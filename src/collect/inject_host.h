@@ -99,9 +99,15 @@ bool inject_py_stopping(void);
 void inject_site_take(uint32_t correlation);
 /* At exit: the "sitestat TAKEN SKIPPED" line (sites taken, and skipped to hold their cost). */
 void inject_sites_finish(void);
+/* The cost benchmark's pause (MMPROF_AB_FILE): no site taken while paused, and the sites' own CUPTI
+ * callbacks disabled, as with MMPROF_SITES=0; the sampler thread calls it. */
+void inject_sites_pause(bool pause);
 
 /* ---- inject_sampler.c ---- */
 /* The sampler's own threads are not sampled: inject_sampler.c asks this of a tid. */
 bool inject_host_own_thread(uint32_t tid);
+/* The CPU-time timers' signals handled so far (tests/host_probe.c: a paused sampler's timers are
+ * disarmed, so none come). */
+uint64_t inject_sampler_signals(void);
 
 #endif

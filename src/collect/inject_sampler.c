@@ -20,7 +20,15 @@
  *
  * With a capture option (profile --delay/--duration/--capture-range) samples are kept only while a
  * window is open. The sampler also writes the host buffer (sites and samples) to the stream every
- * FLUSH_MS, and so runs, at a slow period, even with sampling off. */
+ * FLUSH_MS, and so runs, at a slow period, even with sampling off.
+ *
+ * MMPROF_AB_FILE (the cost benchmark's knob, sample_config.h): while that file exists, the
+ * sampler and call sites cost what --no-sample with MMPROF_SITES=0 costs: every thread's timer
+ * disarmed (a dropped sample would still have cost its signal), no rescan of the threads, the
+ * Python look only every OFF_PERIOD_MS to fill the code cache, as with sampling off, and the
+ * sites' callbacks disabled (inject_sites_pause). The sampler looks for the file every
+ * AB_CHECK_MS in both states (one access(2)), and writes an "abswitch TS on|off" line once a
+ * switch is done, so the benchmark times only the steps that began after it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +53,7 @@
 #define RESCAN_MS 200       /* how often new threads get a CPU timer */
 #define MAX_TIMED 1024      /* threads timed at once */
 #define RING 4096           /* CPU samples waiting for the sampler (a power of two) */
+#define AB_CHECK_MS 10      /* how often the sampler looks for MMPROF_AB_FILE */
 
 /* ---- the signal handler's ring ---- */
 
@@ -108,6 +117,8 @@ static struct {
     uint32_t tid;        /* the sampler's own */
     double hz;           /* asked; 0 off */
     bool python, cpu;    /* the mechanisms running */
+    bool py_off;         /* MMPROF_SAMPLE_OFF=python: the look runs as with sampling off (it fills
+                          * the code cache the sites name Python frames from), writing no sample */
     char why[256];       /* why one is off */
     bool announced;      /* the sampler line was written */
     struct {
@@ -118,6 +129,8 @@ static struct {
     int ntimed;
     int timer_errno;     /* the first refusal */
     uint64_t written;    /* samples written */
+    const char *ab_path; /* MMPROF_AB_FILE: paused while it exists */
+    bool paused;
 } s = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static void add_why(const char *fmt, const char *what)
@@ -146,9 +159,21 @@ static bool ours(uint32_t tid)
 
 bool inject_host_own_thread(uint32_t tid) { return ours(tid); }
 
+uint64_t inject_sampler_signals(void)
+{
+    return __atomic_load_n(&ring_head, __ATOMIC_RELAXED) + __atomic_load_n(&ring_dropped, __ATOMIC_RELAXED);
+}
+
 /* A thread's CPU-time clock by its kernel id (Linux's encoding of a per-thread CPU clock, the one
  * glibc's pthread_getcpuclockid makes from a thread it created; ours come from /proc). */
 static clockid_t thread_clock(uint32_t tid) { return (clockid_t)((~(unsigned)tid << 3) | 6); }
+
+/* A timer's setting: every period of the thread's CPU time, or disarmed (0). */
+static struct itimerspec timer_period(bool armed)
+{
+    long ns = armed ? (long)(1e9 / s.hz) : 0;
+    return (struct itimerspec){.it_interval = {ns / 1000000000, ns % 1000000000}, .it_value = {ns / 1000000000, ns % 1000000000}};
+}
 
 static bool time_thread(uint32_t tid)
 {
@@ -164,8 +189,7 @@ static bool time_thread(uint32_t tid)
             s.timer_errno = errno;
         return false;
     }
-    long ns = (long)(1e9 / s.hz);
-    struct itimerspec it = {.it_interval = {ns / 1000000000, ns % 1000000000}, .it_value = {ns / 1000000000, ns % 1000000000}};
+    struct itimerspec it = timer_period(true);
     if (timer_settime(t, 0, &it, NULL) != 0) {
         if (!s.timer_errno)
             s.timer_errno = errno;
@@ -213,6 +237,27 @@ static void delete_timers(void)
     for (int i = 0; i < s.ntimed; i++)
         timer_delete(s.timed[i].timer);
     s.ntimed = 0;
+}
+
+/* MMPROF_AB_FILE: the file appeared (pause) or went away (resume). */
+static void ab_check(void)
+{
+    bool exists = access(s.ab_path, F_OK) == 0;
+    if (exists == s.paused)
+        return;
+    s.paused = exists;
+    if (s.cpu) {
+        struct itimerspec it = timer_period(!exists);
+        for (int i = 0; i < s.ntimed; i++)
+            timer_settime(s.timed[i].timer, 0, &it, NULL);
+        if (!exists)
+            rescan_threads(); /* threads that began during the pause */
+    }
+    inject_sites_pause(exists);
+    inject_host_lock();
+    sb_printf(inject_host_out(), "abswitch\t%lld\t%s\n", (long long)inject_now_ns(), exists ? "off" : "on");
+    inject_host_flush_locked(true); /* the benchmark reads it back; a switch is every 100 ms or so */
+    inject_host_unlock();
 }
 
 /* The handler, where the program left the signal alone. */
@@ -265,16 +310,17 @@ static void announce(void)
         return;
     s.announced = true;
     char mech[64] = "";
-    if (s.python)
+    bool py_samples = s.python && !s.py_off;
+    if (py_samples)
         snprintf(mech, sizeof mech, "python-wall");
     if (s.cpu)
         snprintf(mech + strlen(mech), sizeof mech - strlen(mech), "%scpu-timer", mech[0] ? "+" : "");
     if (!mech[0] || s.hz == 0)
         snprintf(mech, sizeof mech, "off");
-    const char *py_why = s.python && s.hz > 0 ? inject_py_mode() : NULL;
+    const char *py_why = py_samples && s.hz > 0 ? inject_py_mode() : NULL;
     if (py_why)
         add_why("%s", py_why);
-    const char *look_why = s.python && s.hz > 0 ? inject_py_look_mode() : NULL;
+    const char *look_why = py_samples && s.hz > 0 ? inject_py_look_mode() : NULL;
     if (look_why)
         add_why("%s", look_why);
     inject_host_lock();
@@ -287,9 +333,14 @@ static void *sampler_loop(void *arg)
     (void)arg;
     s.tid = inject_tid();
     bool sampling = s.hz > 0;
-    long period_ns = sampling ? (long)(1e9 / s.hz) : OFF_PERIOD_MS * 1000000L;
-    int64_t last_flush = 0, last_scan = 0;
-    if (sampling && s.cpu)
+    /* Not sampling (off, or paused): the period of the look that fills the code cache (every
+     * OFF_PERIOD_MS), or of the look for the benchmark's file, which is then made every
+     * AB_CHECK_MS in both states. */
+    const long idle_ns = (s.ab_path ? AB_CHECK_MS : OFF_PERIOD_MS) * 1000000L;
+    int64_t last_flush = 0, last_scan = 0, next_check = 0, next_idle_look = 0;
+    if (s.ab_path)
+        ab_check();
+    if (sampling && s.cpu && !s.paused)
         rescan_threads();
     if (s.cpu && s.ntimed == 0 && s.timer_errno) {
         add_why("timer_create failed: %s", strerror(s.timer_errno));
@@ -300,6 +351,7 @@ static void *sampler_loop(void *arg)
     int64_t next = inject_now_ns();
     pthread_mutex_lock(&s.lock);
     while (!s.stop) {
+        long period_ns = sampling && !s.paused ? (long)(1e9 / s.hz) : idle_ns;
         next += period_ns;
         struct timespec at = {.tv_sec = next / 1000000000, .tv_nsec = next % 1000000000};
         while (!s.stop && pthread_cond_timedwait(&s.wake, &s.lock, &at) != ETIMEDOUT)
@@ -310,19 +362,30 @@ static void *sampler_loop(void *arg)
         int64_t now = inject_now_ns();
         if (next < now - 10 * period_ns)
             next = now; /* fell behind (a long GIL wait): no burst to catch up */
-        bool window = inject_capture_tracing_now();
-        if (s.python && !inject_py_stopping()) {
+        if (s.ab_path && next >= next_check) {
+            ab_check();
+            next_check = next + AB_CHECK_MS * 1000000L;
+        }
+        bool window = inject_capture_tracing_now(), sampling_now = sampling && !s.paused;
+        bool py_now = sampling_now && !s.py_off;
+        /* Scheduled times, not the clock: every OFF_PERIOD_MS / period-th wake looks. */
+        bool look = py_now || next >= next_idle_look;
+        if (look && !py_now)
+            next_idle_look = next + OFF_PERIOD_MS * 1000000L;
+        if (s.python && look && !inject_py_stopping()) {
             char why[160] = "";
-            if (!inject_py_sample_all(sampling && window, why, sizeof why) && why[0] && !s.announced) {
+            if (!inject_py_sample_all(py_now && window, why, sizeof why) && why[0] && !s.announced) {
                 add_why("Python look: %s", why);
                 s.python = false;
             }
             announce();
         }
-        if (s.cpu) {
+        if (s.cpu && (!s.paused || __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE) != ring_tail)) {
             inject_host_lock();
             drain_ring(window);
             inject_host_unlock();
+        }
+        if (s.cpu && !s.paused) {
             if (now - last_scan >= RESCAN_MS * 1000000L) {
                 rescan_threads();
                 last_scan = now;
@@ -361,11 +424,16 @@ void inject_sampler_start(void)
     if (s.running)
         return;
     s.hz = asked_rate();
+    const char *ab = getenv(SAMPLE_ENV_AB);
+    s.ab_path = ab && *ab ? ab : NULL;
+    if (s.ab_path)
+        add_why(SAMPLE_ENV_AB "=%s: off while the file exists", s.ab_path);
     const char *off = getenv(SAMPLE_ENV_OFF);
     bool python_off = off && strcmp(off, "python") == 0, cpu_off = off && strcmp(off, "cpu") == 0;
     if (python_off || cpu_off)
         add_why(SAMPLE_ENV_OFF "=%s", off);
-    s.python = inject_py_present() && !python_off;
+    s.python = inject_py_present();
+    s.py_off = python_off;
     s.cpu = s.hz > 0 && !cpu_off && install_handler();
     sigset_t all, old;
     sigfillset(&all);

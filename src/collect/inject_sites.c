@@ -19,7 +19,13 @@
  * not shared with the thread's previous stack, under one lock; the line goes to a buffer written
  * in batches (inject_host.c). Each thread's sites are held to 1% of its time (SITE_SHARE): past
  * it a call gets no site, and the "sitestat TAKEN SKIPPED" line at exit says how many were
- * skipped. MMPROF_SITES=0 turns sites off (the cost benchmark's baseline). */
+ * skipped. MMPROF_SITES=0 turns sites off (the cost benchmark's baseline); MMPROF_SITES=callbacks
+ * leaves their callbacks on but takes no stack (the benchmark's share of CUPTI's calls alone).
+ *
+ * The cost benchmark's pause (MMPROF_AB_FILE, inject_sampler.c calls inject_sites_pause): sites
+ * paused cost what MMPROF_SITES=0 costs, so their callbacks are disabled in CUPTI, not only left
+ * without work (CUPTI's call into a callback that returns at once is itself a cost on every
+ * launch); a relaxed load of the flag at each site covers the calls already in a callback. */
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <stdlib.h>
@@ -30,10 +36,23 @@
 #include "stream_format.h"
 
 static bool on;
+static bool stacks = true; /* false: MMPROF_SITES=callbacks */
 static uint8_t runtime_tracked[(CUPTI_RUNTIME_TRACE_CBID_SIZE + 7) / 8];
 static uint8_t driver_tracked[(CUPTI_DRIVER_TRACE_CBID_SIZE + 7) / 8];
-/* Tracked runtime calls in progress on this thread: a driver call inside one is the same call. */
+/* The tracked callbacks that no other part of the library enabled (counters enable driver
+ * launches before; a capture the whole runtime domain after): the ones a pause may disable. */
+static uint8_t runtime_own[sizeof runtime_tracked], driver_own[sizeof driver_tracked];
+static CUpti_SubscriberHandle subscriber;
+/* Tracked runtime calls in progress on this thread: a driver call inside one is the same call.
+ * Counted in an epoch of the callbacks: after a pause the count is stale (a call's enter or exit
+ * fell in the pause), and it restarts at 0. */
 static __thread int runtime_depth;
+static __thread uint32_t depth_epoch;
+static uint32_t epoch = 1;
+/* The pause: the flag, when it began, and the time paused in all (not counted in a thread's
+ * share of time for sites, below: a pause would otherwise save up sites for after it). */
+static int paused;
+static int64_t paused_since, paused_total;
 
 static bool bit(const uint8_t *set, size_t size, CUpti_CallbackId id)
 {
@@ -51,15 +70,21 @@ static bool tracked_name(const char *name, bool driver)
     return strstr(name, "Synchronize") != NULL;
 }
 
-static void choose(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, uint8_t *set, CUpti_CallbackId size)
+static void choose(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, uint8_t *set, uint8_t *own, CUpti_CallbackId size)
 {
     for (CUpti_CallbackId id = 1; id < size; id++) {
         const char *name = NULL;
         if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name ||
             !tracked_name(name, domain == CUPTI_CB_DOMAIN_DRIVER_API))
             continue;
-        if (cuptiEnableCallback(1, s, domain, id) == CUPTI_SUCCESS)
+        uint32_t before = 1;
+        if (cuptiGetCallbackState(&before, s, domain, id) != CUPTI_SUCCESS)
+            before = 1;
+        if (cuptiEnableCallback(1, s, domain, id) == CUPTI_SUCCESS) {
             set[id / 8] |= (uint8_t)(1u << (id % 8));
+            if (!before && own)
+                own[id / 8] |= (uint8_t)(1u << (id % 8));
+        }
     }
 }
 
@@ -68,12 +93,44 @@ void inject_sites_enable(CUpti_SubscriberHandle s)
     const char *v = getenv("MMPROF_SITES");
     if (v && strcmp(v, "0") == 0)
         return;
+    stacks = !(v && strcmp(v, "callbacks") == 0);
     inject_py_present(); /* found now, not in the first launch */
     void *warm[2];
     backtrace(warm, 2); /* loads libgcc's unwinder now, not inside a launch */
-    choose(s, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_tracked, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-    choose(s, CUPTI_CB_DOMAIN_DRIVER_API, driver_tracked, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    bool capture = inject_capture_init(); /* enables the whole runtime domain after this */
+    choose(s, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_tracked, capture ? NULL : runtime_own, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+    choose(s, CUPTI_CB_DOMAIN_DRIVER_API, driver_tracked, driver_own, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    subscriber = s;
     on = true;
+}
+
+static void enable_own(uint32_t enable, CUpti_CallbackDomain domain, const uint8_t *own, CUpti_CallbackId size)
+{
+    for (CUpti_CallbackId id = 1; id < size; id++)
+        if (bit(own, (size + 7) / 8, id))
+            cuptiEnableCallback(enable, subscriber, domain, id);
+}
+
+/* From the sampler thread alone, after InitializeInjection: the library's other calls to
+ * cuptiEnableCallback are all made before it, and CUPTI asks a subscriber to serialise them. */
+void inject_sites_pause(bool pause)
+{
+    if (pause == (__atomic_load_n(&paused, __ATOMIC_RELAXED) != 0))
+        return;
+    int64_t now = inject_now_ns();
+    if (pause) {
+        paused_since = now;
+        __atomic_store_n(&paused, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(&paused_total, now - paused_since, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&epoch, 1, __ATOMIC_RELAXED);
+    }
+    if (on) {
+        enable_own(!pause, CUPTI_CB_DOMAIN_RUNTIME_API, runtime_own, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+        enable_own(!pause, CUPTI_CB_DOMAIN_DRIVER_API, driver_own, CUPTI_DRIVER_TRACE_CBID_SIZE);
+    }
+    if (!pause)
+        __atomic_store_n(&paused, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- native stacks ---- */
@@ -138,15 +195,21 @@ static __thread struct {
 #define SITE_BURST_NS 20000000LL
 static __thread struct {
     int64_t first, spent;
+    int64_t paused; /* paused_total at first */
 } cost;
 static uint64_t taken, skipped;
 
 void inject_site_take(uint32_t correlation)
 {
+    if (__atomic_load_n(&paused, __ATOMIC_RELAXED))
+        return;
     int64_t t0 = inject_now_ns();
-    if (!cost.first)
+    int64_t pauses = __atomic_load_n(&paused_total, __ATOMIC_RELAXED);
+    if (!cost.first) {
         cost.first = t0;
-    if (cost.spent > (t0 - cost.first) / SITE_SHARE + SITE_BURST_NS) {
+        cost.paused = pauses;
+    }
+    if (cost.spent > (t0 - cost.first - (pauses - cost.paused)) / SITE_SHARE + SITE_BURST_NS) {
         __atomic_fetch_add(&skipped, 1, __ATOMIC_RELAXED);
         return;
     }
@@ -189,11 +252,17 @@ void inject_sites_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
     if (!on)
         return;
     const CUpti_CallbackData *d = data;
+    uint32_t e = __atomic_load_n(&epoch, __ATOMIC_RELAXED);
+    if (depth_epoch != e) {
+        depth_epoch = e;
+        runtime_depth = 0;
+    }
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         if (!bit(runtime_tracked, sizeof runtime_tracked, cbid))
             return;
         if (d->callbackSite == CUPTI_API_EXIT) {
-            runtime_depth--;
+            if (runtime_depth > 0)
+                runtime_depth--;
             return;
         }
         if (runtime_depth++ > 0)
@@ -203,6 +272,6 @@ void inject_sites_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
             return;
     } else
         return;
-    if (inject_capture_tracing_now()) /* outside a capture window nothing is recorded to tie it to */
+    if (stacks && inject_capture_tracing_now()) /* outside a capture window nothing is recorded to tie it to */
         inject_site_take(d->correlationId);
 }

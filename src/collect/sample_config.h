@@ -9,8 +9,15 @@
  * is in docs/host-sampling.md (make bench). */
 #define SAMPLE_DEFAULT_HZ 100
 #define SAMPLE_MAX_HZ 1000
-/* For the cost benchmark only (tests/bench_host.py), not an option of profile: "python" or "cpu"
- * turns that mechanism of the sampler off, so its share of the cost can be told apart. */
+/* For the cost benchmark only (tests/bench_host_ab.py), not an option of profile: "python" or
+ * "cpu" turns that mechanism of the sampler off, so its share of the cost can be told apart. With
+ * "python" the look still runs as under --no-sample (every 100 ms, no sample written): it fills the
+ * code cache that call sites name Python frames from, without which they would all be native. */
 #define SAMPLE_ENV_OFF "MMPROF_SAMPLE_OFF"
+/* For the cost benchmark only (tests/bench_host_ab.py), not an option of profile: a path. While
+ * that file exists, sampling and call sites are off as under --no-sample with MMPROF_SITES=0 (CPU
+ * timers disarmed, the sites' CUPTI callbacks disabled), so one process times steps with them on
+ * and off in alternate blocks; each switch is an "abswitch TS on|off" line in the stream. */
+#define SAMPLE_ENV_AB "MMPROF_AB_FILE"
 
 #endif
