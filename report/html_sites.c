@@ -19,7 +19,7 @@ void html_sites(html_ctx *x)
         html_fig(x, &host_collection_table, hc, "sites_pct", path, true);
         sb_add(x->b, " of the calls: ");
         html_fig(x, &host_collection_table, hc, "sites_skipped", path, false);
-        sb_add(x->b, " were left without one to hold the cost of taking them to 1% of a thread's time, so the "
+        sb_add(x->b, " were left without one to hold the cost of taking them to 1% of the program's time, so the "
                      "shares below are of the calls with a site.</p>\n");
     }
     sb_add(x->b, "<div class=\"scroll\"><table class=\"call-sites sortable\">\n<thead><tr><th data-sort=\"text\">kind"

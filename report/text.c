@@ -219,7 +219,7 @@ static void header(ctx *x, const analysis *a)
     n = strlen(line);
     /* Sites held to their cost are a sample of the calls: the shares of "Launched from" are of it. */
     if (hc->sites_pct.ok && hc->sites_skipped.ok && hc->sites_skipped.v > 0)
-        snprintf(line + n, sizeof line - n, " (%s of the calls: %s skipped to hold their cost to 1%% of a thread's time)",
+        snprintf(line + n, sizeof line - n, " (%s of the calls: %s skipped to hold their cost to 1%% of the program's time)",
                  fig(x, f2, sizeof f2, t, hc, "sites_pct", true), fig(x, f3, sizeof f3, t, hc, "sites_skipped", false));
     fputs("Host    ", x->out);
     wrapped(x, 8, line);

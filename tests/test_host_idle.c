@@ -651,7 +651,7 @@ static void outputs_show_the_call_sites(void **state)
     assert_true(analyze(&m, &a));
     render_all(&a, &o);
     must_contain(o.text, "; 22 launch call sites (25.0% of the calls: 66 skipped to hold their cost to 1% of\n"
-                         "        a thread's time)");
+                         "        the program's time)");
     must_contain(o.html, "<p>Call sites were taken for <span class=\"num\" data-t=\"host_collection\" "
                          "data-fig=\"analysis.host_sampling.sites_pct\">25.0%</span> of the calls");
     root = cJSON_Parse(o.json);

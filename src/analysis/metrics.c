@@ -354,7 +354,7 @@ static const metric_def host_collection_defs[] = {
     HC(cpu_samples, "cpu_samples", "CPU samples", "", "%.0f", "CPU-time samples: the instruction a thread was running when its CPU-time timer fired"),
     HC(rate_hz, "rate_hz", "rate", "Hz", "%.0f", "the sampling rate asked (--sample-rate)"),
     HC(sites, "sites", "call sites", "", "%.0f", "CUDA calls (launches, copies, memsets, syncs) whose host stack was recorded"),
-    HC(sites_skipped, "sites_skipped", "skipped", "", "%.0f", "calls left without a call site to hold the cost of taking them to 1% of the thread's time (the library's count at exit)"),
+    HC(sites_skipped, "sites_skipped", "skipped", "", "%.0f", "calls left without a call site to hold the cost of taking them to 1% of the process's wall time (the library's count at exit)"),
     HC(sites_pct, "sites_pct", "with a site", "%", "%.1f", "calls with a call site over those with one and those skipped: the shares of call sites are of that sample"),
     HC(nogil_pct, "nogil_pct", "without the GIL", "%", "%.1f", "Python looks made by reading the threads' frames from memory rather than under the GIL"),
     HC(left_out, "left_out", "left out", "", "%.0f", "Python thread samples not written: a code object not named yet"),
