@@ -6,7 +6,8 @@
 #   tests/h200_v4.sh record   (there) the profile samples (CUDA C, PyTorch, numba, counters, the
 #                             training loop, host_gaps.py and host_loop.cu: host samples and call
 #                             sites in their run files), the examples' checkers, the capture and
-#                             profile GPU tests, and the cost of sampling and call sites (bench_host)
+#                             profile GPU tests, and the cost of sampling and call sites in one
+#                             process (bench_host_ab); a capture run of the training loop
 #   tests/h200_v4.sh long     (there) the 60 s loop profiled whole (run file size, mmprof's memory,
 #                             exit to report) and tests/long_capture_gpu.sh (5 minutes under a
 #                             capture against unprofiled, and a 30 s capture)
@@ -26,9 +27,10 @@ S=$OUT/s; mkdir -p "$S"
 log=$S/session-$step.log
 { echo "== $(date -u +%FT%TZ) $step"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv
   python3 --version; ldd build/mmprof | grep -E "not found" || true; } >"$log" 2>&1
-prof() { # NAME ARGS... : a profile sample with its wall time
+prof() { # NAME ARGS... : a profile sample with its wall time (PROF_OPTS: profile's own options)
   local name=$1; shift
-  echo "== profile: $name"; PYTHONUNBUFFERED=1 /usr/bin/time -f "wall %e s" build/mmprof profile --json "$S/h200-profile-$name.json" -q -- "$@"
+  echo "== profile: $name"; PYTHONUNBUFFERED=1 /usr/bin/time -f "wall %e s" build/mmprof profile --json "$S/h200-profile-$name.json" \
+    -q ${PROF_OPTS:-} -- "$@"
   echo "exit $?"
 }
 if [ "$step" = record ]; then
@@ -41,12 +43,17 @@ if [ "$step" = record ]; then
     prof train python3 examples/torch_train.py --own "$S/own-train.json"
     prof host-gaps python3 examples/host_gaps.py --own "$S/own-host-gaps.json"
     prof host-loop build/examples/host_loop "$S/own-host-loop.json"
+    # steps 11-15 of 3 s of a training loop only (its ranges are all named "step"): the capture
+    # sample, whose windows the report compares
+    PROF_OPTS="--capture-range nvtx:step --capture-skip 10 --capture-count 5" \
+      prof capture python3 tests/long_loop.py --seconds 3 --own "$S/own-capture.json"
   } >>"$log" 2>&1
   { echo "== the examples' checker"; timeout 200 tests/profile_examples.sh build; echo "exit $?"; } >"$S/examples.log" 2>&1
   { echo "== GPU tests of the profile, capture and host work (without compute-sanitizer)"; SANITIZE_TOOLS=none timeout 240 \
       tests/run_tests.sh --gpu build test_profile_gpu capture_gpu.sh host_causes_gpu.sh; echo "exit $?"; } >"$S/test-gpu.log" 2>&1
-  { echo "== bench_host"; BENCH_HOST_STEPS=${BENCH_HOST_STEPS:-600} timeout "${BENCH_LIMIT:-170}" python3 tests/bench_host.py build \
-      "${BENCH_ROUNDS:-3}"; echo "exit $?"; } >"$S/bench-host.log" 2>&1
+  { echo "== bench_host_ab"; PYTHONUNBUFFERED=1 timeout "${BENCH_LIMIT:-170}" python3 tests/bench_host_ab.py build \
+      --modes "${BENCH_MODES:-all:30,sites:20,aa:20}" --max-s $(( ${BENCH_LIMIT:-170} - 10 )) --raw "$S/bench-ab.json"
+    echo "exit $?"; } >"$S/bench-host.log" 2>&1
 fi
 if [ "$step" = long ]; then
   # The 5-minute capture first (the figure only this call can give), then the minute profiled
