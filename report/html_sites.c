@@ -12,15 +12,20 @@ void html_sites(html_ctx *x)
     static const char *const cols[] = {"count", "share_pct"};
     /* Sites held to their cost are a sample of the calls: say so before shares of it. */
     const host_collection *hc = &h->collection;
-    if (hc->sites_pct.ok && hc->sites_skipped.ok && hc->sites_skipped.v > 0) {
+    if (hc->sites_pct.ok && hc->sites_pct.v < 99.95) {
         char path[FIG_PATH];
         path_host_sampling(path);
         sb_add(x->b, "<p>Call sites were taken for ");
         html_fig(x, &host_collection_table, hc, "sites_pct", path, true);
-        sb_add(x->b, " of the calls: ");
-        html_fig(x, &host_collection_table, hc, "sites_skipped", path, false);
-        sb_add(x->b, " were left without one to hold the cost of taking them to 1% of the program's time, so the "
-                     "shares below are of the calls with a site.</p>\n");
+        sb_add(x->b, " of the GPU work (kernels, copies and memsets), so the shares below are of that part");
+        if ((hc->sites_skipped.ok && hc->sites_skipped.v > 0) || (hc->sites_off_ms.ok && hc->sites_off_ms.v > 0)) {
+            sb_add(x->b, ": the rest was left without one to hold the cost of taking them to 1% of the program's time (");
+            html_fig(x, &host_collection_table, hc, "sites_skipped", path, false);
+            sb_add(x->b, " calls skipped, the callbacks off for ");
+            html_fig(x, &host_collection_table, hc, "sites_off_ms", path, true);
+            sb_add(x->b, ")");
+        }
+        sb_add(x->b, ".</p>\n");
     }
     sb_add(x->b, "<div class=\"scroll\"><table class=\"call-sites sortable\">\n<thead><tr><th data-sort=\"text\">kind"
                  "</th><th data-sort=\"text\">launched</th><th data-sort=\"num\" class=\"r\">total</th><th "

@@ -218,9 +218,11 @@ static void header(ctx *x, const analysis *a)
     snprintf(line + n, sizeof line - n, "; %s launch call sites", fig(x, f1, sizeof f1, t, hc, "sites", false));
     n = strlen(line);
     /* Sites held to their cost are a sample of the calls: the shares of "Launched from" are of it. */
-    if (hc->sites_pct.ok && hc->sites_skipped.ok && hc->sites_skipped.v > 0)
-        snprintf(line + n, sizeof line - n, " (%s of the calls: %s skipped to hold their cost to 1%% of the program's time)",
-                 fig(x, f2, sizeof f2, t, hc, "sites_pct", true), fig(x, f3, sizeof f3, t, hc, "sites_skipped", false));
+    if (hc->sites_pct.ok && hc->sites_pct.v < 99.95)
+        snprintf(line + n, sizeof line - n, " (for %s of the GPU work%s)", fig(x, f2, sizeof f2, t, hc, "sites_pct", true),
+                 (hc->sites_skipped.ok && hc->sites_skipped.v > 0) || (hc->sites_off_ms.ok && hc->sites_off_ms.v > 0)
+                     ? ": the rest left without one to hold their cost to 1% of the program's time"
+                     : "");
     fputs("Host    ", x->out);
     wrapped(x, 8, line);
 }

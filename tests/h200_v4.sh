@@ -19,6 +19,9 @@ if [ "$step" = stage ]; then
   for t in test_gpu test_multi_gpu test_profile_gpu bench nvtx_demo host_probe.so host_probe_main; do
     [ -e build/tests/$t ] && cp -a build/tests/$t build-gpu/tests/; done
   for e in build/examples/*; do [ -x "$e" ] && cp -a "$e" build-gpu/examples/; done
+  # without their debug sections (the examples keep theirs: their call sites are named by line):
+  # the device call carries at most 64 MiB with the tree
+  strip --strip-debug build-gpu/mmprof build-gpu/tests/* 2>/dev/null
   du -sh build-gpu; exit 0
 fi
 OUT=${OUT:-/tmp/out}

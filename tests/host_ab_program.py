@@ -100,6 +100,6 @@ check(fired[1] >= 20 and fired[3] >= 20, f"timer signals while running, both tim
 check(sorted(s.sites) == [8, 10], f"the sites taken while running alone ({sorted(s.sites)})")
 with open(path) as f:
     stat = [x.rstrip("\n") for x in f if x.startswith("sitestat\t")]
-check(stat == ["sitestat\t2\t0"], f"sitestat counts those sites alone, none skipped ({stat})")
+check(stat == ["sitestat\t2\t0\t0"], f"sitestat counts those sites alone, none skipped, callbacks never off ({stat})")
 check(any("MMPROF_AB_FILE" in x["detail"] for x in s.samplers), f"the sampler line names the knob ({s.samplers})")
 sys.exit(1 if failed else 0)

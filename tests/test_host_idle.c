@@ -645,19 +645,25 @@ static void outputs_show_the_call_sites(void **state)
     outputs_free(&o);
     analysis_free(&a);
 
-    /* Sites held to their cost (the library's sitestat: 22 taken, 66 skipped): the Host line, the
-     * call-site section and the JSON say the shares are of a quarter of the calls. */
-    m.host_activity.stats = (host_collect_stats){.has_sites = true, .sites_taken = 22, .sites_skipped = 66};
+    /* Sites held to their cost (the library's sitestat: 22 taken, 66 skipped in a callback, the
+     * callbacks off 1.5 s): 79 more kernels launched without one, so the 21 with a site are 21% of
+     * the GPU work, which the Host line, the call-site section and the JSON say. */
+    m.host_activity.stats = (host_collect_stats){.has_sites = true, .sites_taken = 22, .sites_skipped = 66,
+                                                 .sites_off_ns = 1500000000};
+    for (uint32_t i = 0; i < 79; i++)
+        kernel(&m, "_Z4gemmPfS_S_i", 40 * MS + (int64_t)i * MS, 40 * MS + (int64_t)i * MS + MS / 2, 200 + i);
     assert_true(analyze(&m, &a));
     render_all(&a, &o);
-    must_contain(o.text, "; 22 launch call sites (25.0% of the calls: 66 skipped to hold their cost to 1% of\n"
-                         "        the program's time)");
+    must_contain(o.text, "; 22 launch call sites (for 21.0% of the GPU work: the rest left without one to\n"
+                         "        hold their cost to 1% of the program's time)");
     must_contain(o.html, "<p>Call sites were taken for <span class=\"num\" data-t=\"host_collection\" "
-                         "data-fig=\"analysis.host_sampling.sites_pct\">25.0%</span> of the calls");
+                         "data-fig=\"analysis.host_sampling.sites_pct\">21.0%</span> of the GPU work");
+    must_contain(o.html, "data-fig=\"analysis.host_sampling.sites_off_ms\">1500 ms</span>)");
     root = cJSON_Parse(o.json);
     const cJSON *hs = at(at(root, "analysis"), "host_sampling");
-    assert_close(at(hs, "sites_pct")->valuedouble, 25, 1e-9);
+    assert_close(at(hs, "sites_pct")->valuedouble, 21, 1e-9);
     assert_close(at(hs, "sites_skipped")->valuedouble, 66, 0);
+    assert_close(at(hs, "sites_off_ms")->valuedouble, 1500, 0);
     assert_true(cJSON_IsNull(at(hs, "nogil_pct")));
     cJSON_Delete(root);
     must_contain(o.csv, "\nhost_sampling,");

@@ -791,6 +791,7 @@ static void host_activity_round_trips(void **state)
     copy_str(h->why_not, sizeof h->why_not, "process 9: timer_create failed: EPERM");
     copy_str(h->symbols_why, sizeof h->symbols_why, "addr2line not found");
     h->stats = (host_collect_stats){.has_sites = true, .sites_taken = ((uint64_t)1 << 40) + 1, .sites_skipped = 7,
+                                    .sites_off_ns = 9876543210,
                                     .has_looks = true, .looks_nogil = 1000, .looks_gil = 2, .samples_left_out = 3,
                                     .samples_torn = 4};
     host_frame f0 = {.pid = 4242, .parent = -1, .kind = HOST_FRAME_PY, .function = "main", .file = "t.py", .line = 3};

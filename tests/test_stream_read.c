@@ -588,7 +588,8 @@ static void host_activity_lines(void **state)
     stream_format_sample(&b, 1796054920537216543, 501, 9, HOST_SAMPLE_PY, 'S');
     stream_format_sample(&b, 1796054920537216600, 502, 0, HOST_SAMPLE_CPU, 0);
     stream_format_sampler(&b, 97, "python-wall+cpu-timer", "");
-    host_collect_stats st = {.has_sites = true, .sites_taken = 900, .sites_skipped = 100, .has_looks = true,
+    host_collect_stats st = {.has_sites = true, .sites_taken = 900, .sites_skipped = 100, .sites_off_ns = 123456789,
+                             .has_looks = true,
                              .looks_nogil = 97, .looks_gil = 3, .samples_left_out = 5, .samples_torn = 2};
     stream_format_host_stats(&b, &st);
     sb_add(&b, "sitestat\t1\n"          /* a field short */
@@ -606,7 +607,7 @@ static void host_activity_lines(void **state)
                       "frame\t7\t0\tnative\t0\t4096\t\t\t/usr/bin/worker\n"
                       "sample\t20\t600\t7\tcpu\tR\n"
                       "sampler\t0\toff\ttimer_create failed: EPERM\n"
-                      "sitestat\t40\t0\n");
+                      "sitestat\t40\t0\n"); /* as the library wrote it before OFF_NS */
     run_model m;
     model_init(&m);
     stream_summary s = {0};
@@ -651,6 +652,7 @@ static void host_activity_lines(void **state)
     assert_string_equal(h->why_not, "timer_create failed: EPERM");
     /* sitestat summed over both processes; samplestat from the Python one alone */
     assert_true(h->stats.has_sites && h->stats.sites_taken == 940 && h->stats.sites_skipped == 100);
+    assert_true(h->stats.sites_off_ns == 123456789);
     assert_true(h->stats.has_looks && h->stats.looks_nogil == 97 && h->stats.looks_gil == 3);
     assert_true(h->stats.samples_left_out == 5 && h->stats.samples_torn == 2);
     assert_true(has_warning(&m, "process 500 (python3 model.py): 9 malformed line(s)"));

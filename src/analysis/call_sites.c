@@ -174,10 +174,13 @@ static void make_row(const hit *h, size_t lo, size_t hi, call_site_row *r)
         metric_set(&r->sites[k].share_pct, 100.0 * r->sites[k].count.v / r->calls);
 }
 
-bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout)
+bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size_t *work, size_t *sited)
 {
     *out = NULL;
     *nout = 0;
+    const event_list *ev = &m->events;
+    *work = ev->nkernels + ev->ncopies + ev->nmemsets;
+    *sited = 0;
     const host_activity *ha = &m->host_activity;
     if (ha->nsites == 0)
         return true;
@@ -185,6 +188,10 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout)
     target *g = gpu_targets(m, &ng), *c = call_targets(m, &nc);
     hit *h = NULL;
     bool ok = g && c;
+    for (size_t i = 0; ok && i < ha->nsites; i++) /* the GPU work of each site's call, named or not */
+        for (size_t k = find(g, ng, ha->sites[i].pid, ha->sites[i].correlation);
+             k < ng && g[k].pid == ha->sites[i].pid && g[k].corr == ha->sites[i].correlation; k++)
+            (*sited)++;
     for (size_t i = 0; ok && i < ha->nsites; i++) {
         const host_site *s = &ha->sites[i];
         if (host_user_node(ha, s->frame) < 0)

@@ -31,7 +31,9 @@ typedef struct {
 } call_site_row;
 
 /* Every target with a site, most calls first; *out NULL and *nout 0 when the run has no sites.
+ * *work gets the run's GPU work (kernels, copies, memsets) and *sited how much of it was launched
+ * by a call with a site (any stack): call sites are held to their cost, so they may be a sample.
  * False only when memory ran out. */
-bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout);
+bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size_t *work, size_t *sited);
 
 #endif

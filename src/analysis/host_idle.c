@@ -123,14 +123,11 @@ static void collection_of(const host_activity *ha, host_collection *c)
     const host_collect_stats *st = &ha->stats;
     if (st->has_sites) {
         metric_set(&c->sites_skipped, (double)st->sites_skipped);
-        if (st->sites_taken + st->sites_skipped > 0)
-            metric_set(&c->sites_pct, 100.0 * (double)st->sites_taken / (double)(st->sites_taken + st->sites_skipped));
-        else
-            metric_na(&c->sites_pct, "no call was made that takes a site");
+        metric_set(&c->sites_off_ms, (double)st->sites_off_ns / 1e6);
     } else {
         metric_na(&c->sites_skipped, "not counted: no sitestat line (an import, or a process that ended "
                                      "without its exit handler)");
-        metric_na(&c->sites_pct, "%s", c->sites_skipped.why);
+        metric_na(&c->sites_off_ms, "%s", c->sites_skipped.why);
     }
     if (st->has_looks) {
         uint64_t looks = st->looks_nogil + st->looks_gil;
@@ -163,7 +160,14 @@ bool host_analyze(analysis *a)
             ok = views_of(x, a->idle_gaps[i].start_ns, a->idle_gaps[i].end_ns, NULL, NULL, &h->gaps[i * HOST_NFROM]);
             h->ngaps = i + 1;
         }
-        ok = ok && region_views(a, x, h) && call_sites_analyze(a->m, &h->sites, &h->nsites);
+        size_t work = 0, sited = 0;
+        ok = ok && region_views(a, x, h) && call_sites_analyze(a->m, &h->sites, &h->nsites, &work, &sited);
+        if (ok && ha->nsites == 0)
+            metric_na(&h->collection.sites_pct, "no call site was taken");
+        else if (ok && work == 0)
+            metric_na(&h->collection.sites_pct, "the run has no GPU work");
+        else if (ok)
+            metric_set(&h->collection.sites_pct, 100.0 * (double)sited / (double)work);
     } else {
         free(h);
     }

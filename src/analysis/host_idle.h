@@ -25,8 +25,9 @@ typedef struct {
     metric cpu_samples;  /* CPU-time samples */
     metric rate_hz;      /* the sampling rate asked */
     metric sites;        /* calls with a call site in the run */
-    metric sites_skipped;/* calls left without one, to hold the cost of taking them */
-    metric sites_pct;    /* sites taken over sites taken and skipped */
+    metric sites_skipped;/* calls left without one in a callback, to hold the cost of taking them */
+    metric sites_off_ms; /* time the sites' callbacks were off for it (calls then not seen) */
+    metric sites_pct;    /* the GPU work launched by a call with a site, over all of it */
     metric nogil_pct;    /* Python looks made without the GIL */
     metric left_out;     /* thread samples not written: a code object not named yet */
     metric torn;         /* thread samples not written: torn reads */

@@ -97,8 +97,12 @@ bool inject_py_stopping(void);
 /* Writes the calling thread's host stack as the site of the CUDA call correlation (the callback's
  * work; tests/host_probe.c calls it without a GPU). */
 void inject_site_take(uint32_t correlation);
-/* At exit: the "sitestat TAKEN SKIPPED" line (sites taken, and skipped to hold their cost). */
+/* At exit: the "sitestat TAKEN SKIPPED OFF_NS" line (sites taken, skipped to hold their cost, and
+ * the time the sites' callbacks were off for it). */
 void inject_sites_finish(void);
+/* The sampler thread, every period: the sites' callbacks off while the process is over its share
+ * of time for sites, on again once within it. */
+void inject_sites_tick(int64_t now);
 /* The cost benchmark's pause (MMPROF_AB_FILE): no site taken while paused, and the sites' own CUPTI
  * callbacks disabled, as with MMPROF_SITES=0; the sampler thread calls it. */
 void inject_sites_pause(bool pause);

@@ -366,6 +366,7 @@ static void *sampler_loop(void *arg)
             ab_check();
             next_check = next + AB_CHECK_MS * 1000000L;
         }
+        inject_sites_tick(now);
         bool window = inject_capture_tracing_now(), sampling_now = sampling && !s.paused;
         bool py_now = sampling_now && !s.py_off;
         /* Scheduled times, not the clock: every OFF_PERIOD_MS / period-th wake looks. */

@@ -147,8 +147,8 @@ void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const ch
 void stream_format_host_stats(strbuf *b, const host_collect_stats *st)
 {
     if (st->has_sites)
-        sb_printf(b, "sitestat\t%llu\t%llu\n", (unsigned long long)st->sites_taken,
-                  (unsigned long long)st->sites_skipped);
+        sb_printf(b, "sitestat\t%llu\t%llu\t%llu\n", (unsigned long long)st->sites_taken,
+                  (unsigned long long)st->sites_skipped, (unsigned long long)st->sites_off_ns);
     if (st->has_looks)
         sb_printf(b, "samplestat\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)st->looks_nogil,
                   (unsigned long long)st->looks_gil, (unsigned long long)st->samples_left_out,

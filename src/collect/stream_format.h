@@ -74,9 +74,10 @@
  *                                                     ran), how, in a few words ("cpu-timer",
  *                                                     "off"), and why it fell back or was off
  *                                                     (DETAIL, "" when it did not)
- *   sitestat TAKEN SKIPPED                            at exit: calls whose host stack was taken,
- *                                                     and calls left without one to hold the
- *                                                     cost of sites (host_collect_stats)
+ *   sitestat TAKEN SKIPPED [OFF_NS]                   at exit: calls whose host stack was taken,
+ *                                                     calls left without one to hold the cost of
+ *                                                     sites, and the time the sites' callbacks
+ *                                                     were off for it (host_collect_stats)
  *   samplestat NOGIL GIL LEFT_OUT TORN                at exit, Python programs: looks without and
  *                                                     with the GIL; thread samples left out (a
  *                                                     code object not named yet), torn reads

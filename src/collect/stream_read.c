@@ -574,15 +574,15 @@ static bool line_sampler(reader *r, char **f, int n)
  * collection at the process's exit (host_collect_stats), added to the run's. */
 static bool line_stat_counts(reader *r, char **f, int n, bool sites)
 {
-    uint64_t v[4];
-    if (n != (sites ? 3 : 5))
+    uint64_t v[4] = {0};
+    if (sites ? n != 3 && n != 4 : n != 5) /* a sitestat line before OFF_NS has 3 fields */
         return false;
     for (int i = 1; i < n; i++)
         if (!parse_u64(f[i], &v[i - 1]))
             return false;
     host_collect_stats add = {0};
     if (sites)
-        add.has_sites = true, add.sites_taken = v[0], add.sites_skipped = v[1];
+        add.has_sites = true, add.sites_taken = v[0], add.sites_skipped = v[1], add.sites_off_ns = v[2];
     else
         add.has_looks = true, add.looks_nogil = v[0], add.looks_gil = v[1], add.samples_left_out = v[2],
         add.samples_torn = v[3];

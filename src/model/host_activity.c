@@ -98,6 +98,7 @@ void host_stats_add(host_collect_stats *dst, const host_collect_stats *src)
         dst->has_sites = true;
         dst->sites_taken += src->sites_taken;
         dst->sites_skipped += src->sites_skipped;
+        dst->sites_off_ns += src->sites_off_ns;
     }
     if (src->has_looks) {
         dst->has_looks = true;

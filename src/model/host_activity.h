@@ -68,6 +68,7 @@ typedef struct {
     bool has_sites;          /* some process gave a sitestat line */
     uint64_t sites_taken;    /* calls whose host stack was taken */
     uint64_t sites_skipped;  /* calls left without one, to hold the site cost to 1% of the process's time */
+    uint64_t sites_off_ns;   /* time the sites' callbacks were off for it (calls then not seen) */
     bool has_looks;          /* some process gave a samplestat line (a Python program) */
     uint64_t looks_nogil;    /* Python looks made by reading memory, without the GIL */
     uint64_t looks_gil;      /* ... and under the GIL (the first; code that memory cannot name) */

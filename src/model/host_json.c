@@ -71,7 +71,7 @@ static cJSON *stats_object(bool has, const char *const *keys, const uint64_t *v,
     return o;
 }
 
-static const char *const site_keys[] = {"taken", "skipped"};
+static const char *const site_keys[] = {"taken", "skipped", "off_ns"};
 static const char *const look_keys[] = {"looks_nogil", "looks_gil", "left_out", "torn"};
 
 bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w)
@@ -80,13 +80,13 @@ bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w)
     if (!h->nframes && !h->nsamples && !h->nspans && !h->nsites && !h->mechanism[0] && !h->why_not[0] &&
         !h->symbols_why[0] && !st->has_sites && !st->has_looks)
         return true;
-    const uint64_t sites[] = {st->sites_taken, st->sites_skipped};
+    const uint64_t sites[] = {st->sites_taken, st->sites_skipped, st->sites_off_ns};
     const uint64_t looks[] = {st->looks_nogil, st->looks_gil, st->samples_left_out, st->samples_torn};
     bool ok = jw_open_object(w, "host_activity") && jw_member(w, "mechanism", cJSON_CreateString(h->mechanism)) &&
               jw_member(w, "rate_hz", cJSON_CreateNumber(h->rate_hz)) &&
               jw_member(w, "why_not", cJSON_CreateString(h->why_not)) &&
               jw_member(w, "symbols_why", cJSON_CreateString(h->symbols_why)) &&
-              jw_member(w, "sitestat", stats_object(st->has_sites, site_keys, sites, 2)) &&
+              jw_member(w, "sitestat", stats_object(st->has_sites, site_keys, sites, 3)) &&
               jw_member(w, "samplestat", stats_object(st->has_looks, look_keys, looks, 4)) &&
               jw_open_array(w, "frames");
     for (int i = 0; ok && i < h->nframes; i++)
@@ -315,12 +315,12 @@ bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *er
         return fail(&r, -1, "rate_hz: expected a number from 0 below 1e9");
     h->rate_hz = rate->valuedouble;
     host_collect_stats *st = &h->stats;
-    uint64_t sites[2], looks[4];
-    if (!read_stats(&r, o, "sitestat", site_keys, sites, 2, &st->has_sites) ||
+    uint64_t sites[3], looks[4];
+    if (!read_stats(&r, o, "sitestat", site_keys, sites, 3, &st->has_sites) ||
         !read_stats(&r, o, "samplestat", look_keys, looks, 4, &st->has_looks))
         return false;
     if (st->has_sites)
-        st->sites_taken = sites[0], st->sites_skipped = sites[1];
+        st->sites_taken = sites[0], st->sites_skipped = sites[1], st->sites_off_ns = sites[2];
     if (st->has_looks)
         st->looks_nogil = looks[0], st->looks_gil = looks[1], st->samples_left_out = looks[2], st->samples_torn = looks[3];
     return read_text(&r, o, "mechanism", h->mechanism, sizeof h->mechanism) &&
