@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "key_sort.h"
 #include "thresholds.h"
 
 const char *idle_cause_key(idle_cause c)
@@ -113,10 +114,10 @@ static bool pageable_copy(const copy_key *k, size_t n, uint32_t pid, uint32_t co
     return hit && hit->pageable;
 }
 
-static int cmp_call(const void *a, const void *b)
+static uint64_t call_start(const void *c, const void *ctx)
 {
-    const host_call *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const host_call *)c)->start);
 }
 
 /* Per process: the first explicit context call and the first long runtime call. */
@@ -179,10 +180,10 @@ typedef struct {
     idle_cause cause;
 } edge;
 
-static int cmp_edge(const void *a, const void *b)
+static uint64_t edge_time(const void *e, const void *ctx)
 {
-    const edge *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    (void)ctx;
+    return key_of_i64(((const edge *)e)->t);
 }
 
 /* At each instant the strongest cause in progress (the first in enum order), joined into pieces. */
@@ -202,8 +203,10 @@ static bool paint(host_causes *h)
         e[ne++] = (edge){h->calls[i].start, 1, h->calls[i].cause};
         e[ne++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
     }
-    if (ne > 0)
-        qsort(e, ne, sizeof *e, cmp_edge);
+    if (!key_sort(e, ne, sizeof *e, edge_time, NULL)) {
+        free(e);
+        return false;
+    }
     int open[IDLE_NCAUSES] = {0};
     for (size_t i = 0; i < ne;) {
         int64_t t = e[i].t;
@@ -265,8 +268,10 @@ host_causes *host_causes_build(const run_model *m)
     for (size_t i = 0; i < s->nsyncs; i++)
         h->calls[h->ncalls++] = (host_call){s->syncs[i].start_ns, s->syncs[i].end_ns, IDLE_SYNC, NULL};
     free(k);
-    if (h->ncalls > 0)
-        qsort(h->calls, h->ncalls, sizeof *h->calls, cmp_call);
+    if (!key_sort(h->calls, h->ncalls, sizeof *h->calls, call_start, NULL)) {
+        host_causes_free(h);
+        return NULL;
+    }
     for (size_t i = 0; i < h->ncalls; i++)
         if (h->calls[i].end - h->calls[i].start > h->longest)
             h->longest = h->calls[i].end - h->calls[i].start;
@@ -421,49 +426,67 @@ typedef struct {
     const char *name; /* a kernel's name; NULL for a copy or memset */
 } busy_item;
 
-static int cmp_busy(const void *a, const void *b)
+static uint64_t busy_start(const void *b, const void *ctx)
 {
-    const busy_item *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const busy_item *)b)->start);
 }
 
-static int cmp_stretch_len(const void *a, const void *b)
+/* A stretch as found: a long run has one between almost every two kernels, and only the longest
+ * few become rows (idle_stretch, with the name of what ended them made readable), so the rest
+ * stay this small. */
+typedef struct {
+    int64_t start, end;
+    uint32_t device;
+    stretch_where where;
+    const char *next; /* the kernel that ended it; NULL for a copy or memset, or after the last */
+} gap;
+
+static uint64_t gap_start(const void *g, const void *ctx)
 {
-    const idle_stretch *x = a, *y = b;
-    int64_t lx = x->end_ns - x->start_ns, ly = y->end_ns - y->start_ns;
-    if (lx != ly)
-        return lx < ly ? 1 : -1;
-    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+    (void)ctx;
+    return key_of_i64(((const gap *)g)->start);
 }
 
-static bool push_stretch(idle_stretch **v, size_t *n, size_t *cap, uint32_t device, stretch_where w, int64_t s,
-                         int64_t e, const char *next)
+static uint64_t gap_longest(const void *g, const void *ctx)
+{
+    (void)ctx;
+    const gap *x = g;
+    return key_descending(key_of_i64(x->end - x->start));
+}
+
+static bool push_stretch(gap **v, size_t *n, size_t *cap, uint32_t device, stretch_where w, int64_t s, int64_t e,
+                         const char *next)
 {
     if (e <= s)
         return true;
     if (*n == *cap) {
         *cap = *cap ? 2 * *cap : 16;
-        idle_stretch *grown = realloc(*v, *cap * sizeof *grown);
+        gap *grown = realloc(*v, *cap * sizeof *grown);
         if (!grown)
             return false;
         *v = grown;
     }
-    idle_stretch *x = &(*v)[(*n)++];
-    memset(x, 0, sizeof *x);
-    x->device = device;
-    x->where = w;
-    x->start_ns = s;
-    x->end_ns = e;
-    if (next)
-        kernel_display_name(next, x->next, sizeof x->next);
-    else if (w != STRETCH_TAIL)
-        copy_str(x->next, sizeof x->next, "a copy or memset");
+    (*v)[(*n)++] = (gap){s, e, device, w, next};
     return true;
 }
 
+static void stretch_row(const gap *g, idle_stretch *x)
+{
+    memset(x, 0, sizeof *x);
+    x->device = g->device;
+    x->where = g->where;
+    x->start_ns = g->start;
+    x->end_ns = g->end;
+    if (g->next)
+        kernel_display_name(g->next, x->next, sizeof x->next);
+    else if (g->where != STRETCH_TAIL)
+        copy_str(x->next, sizeof x->next, "a copy or memset");
+}
+
 /* Every stretch of one device's idle time inside [lo, hi): items sorted by start. */
-static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int64_t lo, int64_t hi,
-                             idle_stretch **v, size_t *nv, size_t *cap)
+static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int64_t lo, int64_t hi, gap **v,
+                             size_t *nv, size_t *cap)
 {
     int64_t cursor = lo;
     bool any = false;
@@ -608,7 +631,7 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
         if (j == nd)
             devs[nd++] = d;
     }
-    idle_stretch *v = NULL;
+    gap *v = NULL;
     size_t nv = 0, cap = 0;
     bool ok = true;
     for (size_t di = 0; ok && di < nd; di++) {
@@ -622,31 +645,34 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
         for (size_t i = 0; i < s->nmemsets; i++)
             if (s->memsets[i].device == devs[di])
                 it[k++] = (busy_item){s->memsets[i].start_ns, s->memsets[i].end_ns, NULL};
-        qsort(it, k, sizeof *it, cmp_busy);
-        ok = device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
+        ok = key_sort(it, k, sizeof *it, busy_start, NULL) && device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
     }
     free(it);
     free(devs);
-    if (!ok) {
-        free(v);
-        return false;
-    }
-    if (nv > 0)
-        qsort(v, nv, sizeof *v, cmp_stretch_len);
+    /* Longest first, of equal length the earlier first. */
+    ok = ok && key_sort(v, nv, sizeof *v, gap_start, NULL) && key_sort(v, nv, sizeof *v, gap_longest, NULL);
     size_t keep = 0;
-    while (keep < nv && (keep < IDLE_GAP_ALWAYS || v[keep].end_ns - v[keep].start_ns >= IDLE_GAP_LIST_NS))
+    while (ok && keep < nv && (keep < IDLE_GAP_ALWAYS || v[keep].end - v[keep].start >= IDLE_GAP_LIST_NS))
         keep++;
     *unlisted = keep > IDLE_GAPS_MAX ? (int)(keep - IDLE_GAPS_MAX) : 0;
     keep = keep > IDLE_GAPS_MAX ? IDLE_GAPS_MAX : keep;
+    idle_stretch *rows = ok ? calloc(keep ? keep : 1, sizeof *rows) : NULL;
+    ok = rows != NULL;
     for (size_t i = 0; ok && i < keep; i++) {
-        stretch_figures(m, h, lo, &v[i]);
-        ok = stretch_calls(h, &v[i]);
+        stretch_row(&v[i], &rows[i]);
+        stretch_figures(m, h, lo, &rows[i]);
+        ok = stretch_calls(h, &rows[i]);
     }
+    free(v);
     if (!ok) {
-        free(v);
+        free(rows);
         return false;
     }
-    *out = v;
+    if (keep == 0) {
+        free(rows);
+        rows = NULL;
+    }
+    *out = rows;
     *nout = (int)keep;
     return true;
 }
