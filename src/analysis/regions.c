@@ -993,13 +993,23 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     *nout = 0;
     if (m->nregions == 0)
         return true;
+    host_causes *causes = host_causes_build(m);
+    bool ok = causes && analyze_regions_with(m, causes, out, nout);
+    host_causes_free(causes);
+    return ok;
+}
+
+bool analyze_regions_with(const run_model *m, const host_causes *causes, region_metrics **out, int *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    if (m->nregions == 0)
+        return true;
     timeline t;
     gpu_activity *act = gpu_activity_build(m);
-    host_causes *causes = host_causes_build(m);
     host_where_index *hosts = host_where_build(&m->host_activity);
-    if (!act || !causes || !hosts || !build_timeline(m, &t)) {
+    if (!act || !hosts || !build_timeline(m, &t)) {
         gpu_activity_free(act);
-        host_causes_free(causes);
         host_where_index_free(hosts);
         return false;
     }
@@ -1016,7 +1026,6 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     }
     timeline_free(&t);
     gpu_activity_free(act);
-    host_causes_free(causes);
     host_where_index_free(hosts);
     if (!ok) {
         region_metrics_free(r, done);

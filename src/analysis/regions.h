@@ -99,6 +99,9 @@ typedef struct {
 
 /* Computes every region's figures; false only when memory ran out. */
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout);
+/* The same with the run's host causes already built (analysis builds them once for the regions,
+ * the idle stretches and the host views: a long run's millions of calls, sorted and painted). */
+bool analyze_regions_with(const run_model *m, const host_causes *causes, region_metrics **out, int *nout);
 void region_metrics_free(region_metrics *r, int n);
 
 
