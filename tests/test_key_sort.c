@@ -2,7 +2,8 @@
  * order a stable sort must give): random records of an odd size with many equal keys, at sizes
  * on both sides of the insertion-sort cut and of a radix digit; keys of every sign and of
  * doubles; orders by two fields made by two passes; keys that share all their high bits
- * (timestamps of one run), where passes are skipped. */
+ * (timestamps of one run), where passes are skipped; keys nearly in order (a run's calls by
+ * start), which are merged rather than sorted whole. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -86,6 +87,14 @@ static int64_t any(uint64_t *s)
     uint64_t r = rnd(s);
     return r % 97 == 0 ? INT64_MIN : r % 89 == 0 ? INT64_MAX : (int64_t)rnd(s);
 }
+/* Nearly in order, as a run's calls by start: rising with ties, now and then one from earlier. */
+static int64_t nearly(uint64_t *s)
+{
+    static int64_t at;
+    uint64_t r = rnd(s);
+    at += (int64_t)(r % 3);
+    return r % 50 == 0 ? at - (int64_t)(rnd(s) % 1000) : at;
+}
 /* Timestamps of one minute: the high digits all equal, so those passes are skipped. */
 static int64_t stamps(uint64_t *s) { return 1796150204683365309LL + (int64_t)(rnd(s) % 60000000000ULL); }
 
@@ -97,6 +106,7 @@ static void stable_and_ordered(void **state)
         check(sizes[i], few, 88172645463325252ULL + i);
         check(sizes[i], any, 1234567ULL + i);
         check(sizes[i], stamps, 99991ULL + i);
+        check(sizes[i], nearly, 4242ULL + i);
     }
 }
 

@@ -186,24 +186,47 @@ static uint64_t edge_time(const void *e, const void *ctx)
     return key_of_i64(((const edge *)e)->t);
 }
 
+/* The calls' starts and ends in time order (the order of edges of one time does not matter: they
+ * are applied together). The starts are in order already (calls are sorted by start); the ends
+ * nearly, and are sorted apart, then the two merged. */
+static edge *edges_in_order(const host_causes *h, size_t *ne)
+{
+    size_t n = 0;
+    edge *starts = malloc((h->ncalls ? h->ncalls : 1) * sizeof *starts);
+    edge *ends = malloc((h->ncalls ? h->ncalls : 1) * sizeof *ends);
+    edge *e = malloc((h->ncalls ? 2 * h->ncalls : 1) * sizeof *e);
+    for (size_t i = 0; starts && ends && e && i < h->ncalls; i++) {
+        if (h->calls[i].end <= h->calls[i].start)
+            continue;
+        starts[n] = (edge){h->calls[i].start, 1, h->calls[i].cause};
+        ends[n++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
+    }
+    if (!starts || !ends || !e || !key_sort(ends, n, sizeof *ends, edge_time, NULL)) {
+        free(starts);
+        free(ends);
+        free(e);
+        return NULL;
+    }
+    size_t i = 0, j = 0, k = 0;
+    while (i < n && j < n)
+        e[k++] = ends[j].t < starts[i].t ? ends[j++] : starts[i++];
+    while (i < n)
+        e[k++] = starts[i++];
+    while (j < n)
+        e[k++] = ends[j++];
+    free(starts);
+    free(ends);
+    *ne = k;
+    return e;
+}
+
 /* At each instant the strongest cause in progress (the first in enum order), joined into pieces. */
 static bool paint(host_causes *h)
 {
-    size_t cap = h->ncalls ? 2 * h->ncalls : 1;
-    edge *e = malloc(cap * sizeof *e);
-    h->pieces = malloc(cap * sizeof *h->pieces);
-    if (!e || !h->pieces) {
-        free(e);
-        return false;
-    }
     size_t ne = 0;
-    for (size_t i = 0; i < h->ncalls; i++) {
-        if (h->calls[i].end <= h->calls[i].start)
-            continue;
-        e[ne++] = (edge){h->calls[i].start, 1, h->calls[i].cause};
-        e[ne++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
-    }
-    if (!key_sort(e, ne, sizeof *e, edge_time, NULL)) {
+    edge *e = edges_in_order(h, &ne);
+    h->pieces = malloc((ne ? ne : 1) * sizeof *h->pieces);
+    if (!e || !h->pieces) {
         free(e);
         return false;
     }
