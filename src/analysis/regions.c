@@ -12,6 +12,7 @@
 
 #include "analysis.h"
 #include "host_idle.h"
+#include "key_sort.h"
 #include "overlap.h"
 #include "thresholds.h"
 
@@ -108,10 +109,10 @@ static thread_range *thread_ranges(const run_model *m, size_t *n)
     return r;
 }
 
-static int cmp_by_start(const void *a, const void *b)
+static uint64_t by_start(const void *p, const void *ctx)
 {
-    const gpu_item *x = *(const gpu_item *const *)a, *y = *(const gpu_item *const *)b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64((*(const gpu_item *const *)p)->start);
 }
 
 /* (pid, correlation) -> API call, for finding launching calls. */
@@ -120,15 +121,20 @@ typedef struct {
     const api_event *api;
 } corr_entry;
 
-static int cmp_corr(const void *a, const void *b)
+/* By process, correlation id and, of one id, the runtime call before the driver call it made
+ * (the runtime one is the user's launch): sorted by id and kind, then (stably) by process. The
+ * calls come nearly in that order already (ids are handed out as calls begin). */
+static uint64_t corr_id_kind(const void *e, const void *ctx)
 {
-    const corr_entry *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    /* The runtime call before the driver call it made: the runtime one is the user's launch. */
-    return (int)x->api->kind - (int)y->api->kind;
+    (void)ctx;
+    const corr_entry *x = e;
+    return (uint64_t)x->corr << 1 | (x->api->kind == API_DRIVER);
+}
+
+static uint64_t corr_pid(const void *e, const void *ctx)
+{
+    (void)ctx;
+    return ((const corr_entry *)e)->pid;
 }
 
 static const api_event *find_launch(const corr_entry *t, size_t n, uint32_t pid, uint32_t corr)
@@ -146,16 +152,16 @@ static const api_event *find_launch(const corr_entry *t, size_t n, uint32_t pid,
     return lo < n && t[lo].pid == pid && t[lo].corr == corr ? t[lo].api : NULL;
 }
 
-static int cmp_gpu(const void *a, const void *b)
+static uint64_t gpu_key(const void *g, const void *ctx)
 {
-    const gpu_item *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    (void)ctx;
+    return key_of_i64(((const gpu_item *)g)->key);
 }
 
-static int cmp_host(const void *a, const void *b)
+static uint64_t host_start(const void *h, const void *ctx)
 {
-    const host_item *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const host_item *)h)->start);
 }
 
 static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type, const void *ev, int64_t s,
@@ -173,6 +179,13 @@ static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type
     g->tid = g->launch ? g->launch->thread : 0;
 }
 
+static void timeline_free(timeline *t)
+{
+    free(t->gpu);
+    free(t->by_start);
+    free(t->host);
+}
+
 static bool build_timeline(const run_model *m, timeline *t)
 {
     memset(t, 0, sizeof *t);
@@ -184,16 +197,17 @@ static bool build_timeline(const run_model *m, timeline *t)
     t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
     size_t nranges;
     thread_range *ranges = thread_ranges(m, &nranges);
-    if (!ct || !t->gpu || !t->by_start || !t->host || !ranges) {
+    size_t nct = 0;
+    if (ct)
+        for (size_t j = 0; j < s->napis; j++)
+            ct[nct++] = (corr_entry){s->apis[j].pid, s->apis[j].correlation, &s->apis[j]};
+    if (!ct || !t->gpu || !t->by_start || !t->host || !ranges || !key_sort(ct, nct, sizeof *ct, corr_id_kind, NULL) ||
+        !key_sort(ct, nct, sizeof *ct, corr_pid, NULL)) {
         free(ct);
         free(ranges);
+        timeline_free(t);
         return false;
     }
-    size_t nct = 0;
-    for (size_t j = 0; j < s->napis; j++)
-        ct[nct++] = (corr_entry){s->apis[j].pid, s->apis[j].correlation, &s->apis[j]};
-    if (nct > 0)
-        qsort(ct, nct, sizeof *ct, cmp_corr);
 
     for (size_t j = 0; j < s->nkernels; j++)
         add_gpu(t, ct, nct, GPU_KERNEL, &s->kernels[j], s->kernels[j].start_ns, s->kernels[j].end_ns, s->kernels[j].pid,
@@ -223,14 +237,15 @@ static bool build_timeline(const run_model *m, timeline *t)
     for (size_t i = 0; i < t->nhost; i++)
         t->host[i].ranged = thread_ranged(ranges, nranges, t->host[i].pid, t->host[i].tid, t->host[i].start);
     free(ranges);
-    if (t->ngpu > 0)
-        qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
-    if (t->nhost > 0)
-        qsort(t->host, t->nhost, sizeof *t->host, cmp_host);
+    bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL) &&
+              key_sort(t->host, t->nhost, sizeof *t->host, host_start, NULL);
     for (size_t i = 0; i < t->ngpu; i++)
         t->by_start[i] = &t->gpu[i];
-    if (t->ngpu > 0)
-        qsort(t->by_start, t->ngpu, sizeof *t->by_start, cmp_by_start);
+    if (!ok || !key_sort(t->by_start, t->ngpu, sizeof *t->by_start, by_start, NULL)) {
+        free(ct);
+        timeline_free(t);
+        return false;
+    }
     /* Mark launching calls: a call is one when some kernel names it. */
     for (size_t i = 0; i < t->ngpu; i++) {
         if (t->gpu[i].type != GPU_KERNEL || !t->gpu[i].launch)
@@ -251,13 +266,6 @@ static bool build_timeline(const run_model *m, timeline *t)
     }
     free(ct);
     return true;
-}
-
-static void timeline_free(timeline *t)
-{
-    free(t->gpu);
-    free(t->by_start);
-    free(t->host);
 }
 
 /* First index whose key (or start) is >= t. */
@@ -403,18 +411,25 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
 
 
 /* A call as api_stats groups it: its name's pointer (the store keeps each distinct name once,
- * model.h), then its display name. */
+ * model.h), then its display name; and its duration. */
 typedef struct {
     const char *name;
-    double us;
+    int64_t ns;
 } named_call;
 
-static int cmp_call(const void *a, const void *b)
+/* By name pointer, then time: sorted by time first, then (stably) by the pointer. The time in
+ * ns, whose order is that of the microseconds the table shows (the same rounding of each): few
+ * digits to sort by. */
+static uint64_t call_ns(const void *c, const void *ctx)
 {
-    const named_call *x = a, *y = b;
-    if (x->name != y->name)
-        return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
-    return (x->us > y->us) - (x->us < y->us);
+    (void)ctx;
+    return key_of_i64(((const named_call *)c)->ns);
+}
+
+static uint64_t call_name(const void *c, const void *ctx)
+{
+    (void)ctx;
+    return (uint64_t)(uintptr_t)((const named_call *)c)->name;
 }
 
 /* One stored name's calls, c[first, first + count), sorted by time, and its display name. */
@@ -458,9 +473,13 @@ static bool api_stats(const host_item *const *calls, int n, double total_ms, reg
     }
     for (int i = 0; i < n; i++) {
         const char *name = ((const api_event *)calls[i]->ev)->name;
-        c[i] = (named_call){name ? name : "", 1e3 * ms(calls[i]->end - calls[i]->start)};
+        c[i] = (named_call){name ? name : "", calls[i]->end - calls[i]->start};
     }
-    qsort(c, (size_t)n, sizeof *c, cmp_call);
+    if (!key_sort(c, (size_t)n, sizeof *c, call_ns, NULL) || !key_sort(c, (size_t)n, sizeof *c, call_name, NULL)) {
+        free(c);
+        free(us);
+        return false;
+    }
     int nruns = 0;
     for (int i = 0; i < n; i++)
         nruns += i == 0 || c[i].name != c[i - 1].name;
@@ -490,12 +509,14 @@ static bool api_stats(const host_item *const *calls, int n, double total_ms, reg
         int j = i, k = 0;
         double sum = 0;
         for (; j < nruns && strcmp(runs[j].name, runs[i].name) == 0; j++)
-            for (int q = 0; q < runs[j].count; q++) {
-                us[k] = c[runs[j].first + q].us;
-                sum += us[k++];
-            }
+            for (int q = 0; q < runs[j].count; q++)
+                us[k++] = 1e3 * ms(c[runs[j].first + q].ns);
         if (j - i > 1) /* one display name from several stored ones: their times sorted together */
             qsort(us, (size_t)k, sizeof *us, cmp_us);
+        /* Summed in that order, smallest first: not in the stored names' order, which is where
+         * the allocator put them (two rank files' "cudaMalloc"), so the last digits stay put. */
+        for (int q = 0; q < k; q++)
+            sum += us[q];
         api_stat *s = &st[ns++];
         memcpy(s->name, runs[i].name, sizeof s->name);
         s->count = k;
