@@ -8,8 +8,9 @@
  *
  * Written by hand because cJSON prints whole trees only; this composes its printed values, it
  * never parses or searches printed text. The text form is cJSON's unformatted printing of each
- * value with a newline after each member and array element, so a document reads one event per
- * line and diffs line by line. */
+ * value (json_print.h prints it so, byte for byte, straight into the text) with a newline after
+ * each member and array element, so a document reads one event per line and diffs line by
+ * line. */
 #ifndef MMPROF_JSON_WRITER_H
 #define MMPROF_JSON_WRITER_H
 
