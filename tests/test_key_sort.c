@@ -165,11 +165,44 @@ static void two_fields_and_doubles(void **state)
     free(b);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Plain keys (nothing carried): the same values as qsort gives, below and above the digit sort's
+ * cut, with few distinct values and with any. */
+static void plain_keys(void **state)
+{
+    (void)state;
+    size_t sizes[] = {0, 1, 2, 100, 4095, 4096, 4097, 100000};
+    uint64_t s = 777;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int spread = 0; spread < 2; spread++) {
+            size_t n = sizes[i];
+            uint64_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
+            assert_non_null(a);
+            assert_non_null(b);
+            for (size_t j = 0; j < n; j++)
+                a[j] = spread ? rnd(&s) : key_of_i64((int64_t)(rnd(&s) % 1000) - 500);
+            memcpy(b, a, n * sizeof *a);
+            assert_true(key_sort_plain(a, n));
+            if (n > 0)
+                qsort(b, n, sizeof *b, cmp_u64);
+            if (n > 0)
+                assert_memory_equal(a, b, n * sizeof *a);
+            free(a);
+            free(b);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(stable_and_ordered),
         cmocka_unit_test(two_fields_and_doubles),
+        cmocka_unit_test(plain_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -410,41 +410,15 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
 }
 
 
-/* A call as api_stats groups it: its name's pointer (the store keeps each distinct name once,
- * model.h), then its display name; and its duration. */
+/* One stored name's calls (the store keeps each distinct name once, model.h): their durations
+ * at dur[first, first + count), and its display name. */
 typedef struct {
-    const char *name;
-    int64_t ns;
-} named_call;
-
-/* By name pointer, then time: sorted by time first, then (stably) by the pointer. The time in
- * ns, whose order is that of the microseconds the table shows (the same rounding of each): few
- * digits to sort by. */
-static uint64_t call_ns(const void *c, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const named_call *)c)->ns);
-}
-
-static uint64_t call_name(const void *c, const void *ctx)
-{
-    (void)ctx;
-    return (uint64_t)(uintptr_t)((const named_call *)c)->name;
-}
-
-/* One stored name's calls, c[first, first + count), sorted by time, and its display name. */
-typedef struct {
+    const char *stored;
     char name[64];
-    int first, count;
+    size_t first, count;
 } name_run;
 
 static int cmp_run(const void *a, const void *b) { return strcmp(((const name_run *)a)->name, ((const name_run *)b)->name); }
-
-static int cmp_us(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int cmp_api_total(const void *a, const void *b)
 {
@@ -454,86 +428,139 @@ static int cmp_api_total(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* API calls by name (version suffix dropped): count, total, share, median, min, max. Grouped by
- * the stored name's pointer first (a pointer compare per step of the sort, the display name
- * made once per distinct name), then runs of equal display names joined: a long run has
- * millions of calls of a few dozen names. */
+static size_t name_slot(const int *slot, size_t nslots, const name_run *runs, const char *name)
+{
+    size_t h = (size_t)((((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull) >> 32) & (nslots - 1);
+    while (slot[h] >= 0 && runs[slot[h]].stored != name)
+        h = (h + 1) & (nslots - 1);
+    return h;
+}
+
+/* The stored names of calls[0, n): runs (one per name, in the order met, each with its count)
+ * and each call's run in *which. A long run has millions of calls of a few dozen names: found by
+ * the pointer in an open-addressing table, at most half full. */
+static name_run *name_runs(const host_item *const *calls, int n, int **which, int *nruns)
+{
+    size_t nslots = 64;
+    name_run *runs = malloc(nslots / 2 * sizeof *runs);
+    int *slot = malloc(nslots * sizeof *slot);
+    *which = malloc((size_t)n * sizeof **which);
+    *nruns = 0;
+    bool ok = runs && slot && *which;
+    for (size_t i = 0; ok && i < nslots; i++)
+        slot[i] = -1;
+    for (int i = 0; ok && i < n; i++) {
+        const char *name = ((const api_event *)calls[i]->ev)->name;
+        name = name ? name : "";
+        size_t h = name_slot(slot, nslots, runs, name);
+        if (slot[h] < 0 && (size_t)*nruns == nslots / 2) { /* full: twice the slots */
+            int *grown = malloc(2 * nslots * sizeof *grown);
+            name_run *more = realloc(runs, nslots * sizeof *runs);
+            if (more)
+                runs = more;
+            if (!(ok = grown && more)) {
+                free(grown);
+                break;
+            }
+            free(slot);
+            slot = grown, nslots *= 2;
+            for (size_t j = 0; j < nslots; j++)
+                slot[j] = -1;
+            for (int j = 0; j < *nruns; j++)
+                slot[name_slot(slot, nslots, runs, runs[j].stored)] = j;
+            h = name_slot(slot, nslots, runs, name);
+        }
+        if (slot[h] < 0) {
+            runs[*nruns] = (name_run){.stored = name};
+            api_display_name(name, runs[*nruns].name, sizeof runs[*nruns].name);
+            slot[h] = (*nruns)++;
+        }
+        runs[slot[h]].count++;
+        (*which)[i] = slot[h];
+    }
+    free(slot);
+    if (!ok) {
+        free(runs);
+        free(*which);
+        *which = NULL;
+        return NULL;
+    }
+    return runs;
+}
+
+/* API calls by name (version suffix dropped): count, total, share, median, min, max. The calls'
+ * durations are grouped by stored name, then each display name's (one stored name's, or several
+ * joined: two rank files' "cudaMalloc", "cudaMalloc_v3020") sorted and summed smallest first, so
+ * the last digits do not depend on where the allocator put the names. In ns: their order is that
+ * of the microseconds shown (the same rounding of each). */
 static bool api_stats(const host_item *const *calls, int n, double total_ms, region_metrics *r)
 {
     r->apis = NULL;
     r->napistats = 0;
     if (n == 0)
         return true;
-    named_call *c = malloc((size_t)n * sizeof *c);
-    double *us = malloc((size_t)n * sizeof *us);
-    if (!c || !us) {
-        free(c);
-        free(us);
-        return false;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *name = ((const api_event *)calls[i]->ev)->name;
-        c[i] = (named_call){name ? name : "", calls[i]->end - calls[i]->start};
-    }
-    if (!key_sort(c, (size_t)n, sizeof *c, call_ns, NULL) || !key_sort(c, (size_t)n, sizeof *c, call_name, NULL)) {
-        free(c);
-        free(us);
-        return false;
-    }
-    int nruns = 0;
-    for (int i = 0; i < n; i++)
-        nruns += i == 0 || c[i].name != c[i - 1].name;
-    name_run *runs = malloc((size_t)nruns * sizeof *runs);
-    api_stat *st = NULL;
-    if (runs) {
-        int k = 0;
+    int *which = NULL, nruns = 0;
+    name_run *runs = name_runs(calls, n, &which, &nruns);
+    uint64_t *dur = malloc((size_t)n * sizeof *dur);
+    api_stat *st = calloc((size_t)(nruns ? nruns : 1), sizeof *st);
+    bool ok = runs && dur && st;
+    if (ok) {
+        size_t at = 0;
+        for (int j = 0; j < nruns; j++)
+            runs[j].first = at, at += runs[j].count, runs[j].count = 0;
         for (int i = 0; i < n; i++) {
-            if (i == 0 || c[i].name != c[i - 1].name) {
-                api_display_name(c[i].name, runs[k].name, sizeof runs[k].name);
-                runs[k].first = i, runs[k].count = 0;
-                k++;
-            }
-            runs[k - 1].count++;
+            name_run *g = &runs[which[i]];
+            dur[g->first + g->count++] = key_of_i64(calls[i]->end - calls[i]->start);
         }
         qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
-        st = calloc((size_t)nruns, sizeof *st);
-    }
-    if (!runs || !st) {
-        free(c);
-        free(us);
-        free(runs);
-        return false;
     }
     int ns = 0;
-    for (int i = 0; i < nruns;) {
-        int j = i, k = 0;
+    uint64_t *joined = NULL; /* a display name's several runs, copied together */
+    for (int i = 0; ok && i < nruns;) {
+        int j = i + 1;
+        while (j < nruns && strcmp(runs[j].name, runs[i].name) == 0)
+            j++;
+        uint64_t *d = dur + runs[i].first;
+        size_t k = runs[i].count;
+        if (j - i > 1) {
+            if (!joined && !(ok = (joined = malloc((size_t)n * sizeof *joined)) != NULL))
+                break;
+            k = 0;
+            for (int q = i; q < j; q++) {
+                memcpy(joined + k, dur + runs[q].first, runs[q].count * sizeof *dur);
+                k += runs[q].count;
+            }
+            d = joined;
+        }
+        if (!(ok = key_sort_plain(d, k)))
+            break;
         double sum = 0;
-        for (; j < nruns && strcmp(runs[j].name, runs[i].name) == 0; j++)
-            for (int q = 0; q < runs[j].count; q++)
-                us[k++] = 1e3 * ms(c[runs[j].first + q].ns);
-        if (j - i > 1) /* one display name from several stored ones: their times sorted together */
-            qsort(us, (size_t)k, sizeof *us, cmp_us);
-        /* Summed in that order, smallest first: not in the stored names' order, which is where
-         * the allocator put them (two rank files' "cudaMalloc"), so the last digits stay put. */
-        for (int q = 0; q < k; q++)
-            sum += us[q];
+        for (size_t q = 0; q < k; q++)
+            sum += 1e3 * ms(i64_of_key(d[q]));
         api_stat *s = &st[ns++];
         memcpy(s->name, runs[i].name, sizeof s->name);
-        s->count = k;
+        s->count = (int)k;
         metric_set(&s->total_ms, sum / 1e3);
         if (total_ms > 0)
             metric_set(&s->share_pct, 100.0 * sum / 1e3 / total_ms);
         else
             metric_na(&s->share_pct, "no time in API calls");
-        metric_set(&s->min_us, us[0]);
-        metric_set(&s->max_us, us[k - 1]);
-        metric_set(&s->median_us, (k % 2) ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]));
+        double lo = 1e3 * ms(i64_of_key(d[0])), hi = 1e3 * ms(i64_of_key(d[k - 1]));
+        double m1 = 1e3 * ms(i64_of_key(d[(k - 1) / 2])), m2 = 1e3 * ms(i64_of_key(d[k / 2]));
+        metric_set(&s->min_us, lo);
+        metric_set(&s->max_us, hi);
+        metric_set(&s->median_us, (k % 2) ? m2 : 0.5 * (m1 + m2));
         i = j;
     }
-    qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
-    free(c);
-    free(us);
+    free(which);
     free(runs);
+    free(dur);
+    free(joined);
+    if (!ok) {
+        free(st);
+        return false;
+    }
+    qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
     r->apis = st;
     r->napistats = ns;
     return true;

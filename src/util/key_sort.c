@@ -60,40 +60,44 @@ static bool merge_sort(pair **p, size_t n)
 }
 
 /* Least significant digit first, each pass a stable counting sort; a digit all keys share (the
- * high bits of the timestamps of one run) is skipped. The result ends in *p. */
-static bool radix_sort(pair **p, size_t n)
-{
-    size_t(*count)[BUCKETS] = calloc(DIGITS, sizeof *count);
-    pair *other = malloc(n * sizeof *other);
-    if (!count || !other) {
-        free(count);
-        free(other);
-        return false;
+ * high bits of the timestamps of one run) is skipped. An element's key is it followed by KEY
+ * (".key" for a pair, nothing for a plain key). The result ends in *p. */
+#define RADIX_SORT(NAME, T, KEY)                                                   \
+    static bool NAME(T **p, size_t n)                                              \
+    {                                                                              \
+        size_t(*count)[BUCKETS] = calloc(DIGITS, sizeof *count);                   \
+        T *other = malloc(n * sizeof *other);                                      \
+        if (!count || !other) {                                                    \
+            free(count);                                                           \
+            free(other);                                                           \
+            return false;                                                          \
+        }                                                                          \
+        T *from = *p, *to = other;                                                 \
+        for (size_t i = 0; i < n; i++)                                             \
+            for (int d = 0; d < DIGITS; d++)                                       \
+                count[d][digit(from[i] KEY, d)]++;                                 \
+        for (int d = 0; d < DIGITS; d++) {                                         \
+            if (count[d][digit(from[0] KEY, d)] == n)                              \
+                continue;                                                          \
+            size_t sum = 0;                                                        \
+            for (unsigned b = 0; b < BUCKETS; b++) {                               \
+                size_t c = count[d][b];                                            \
+                count[d][b] = sum;                                                 \
+                sum += c;                                                          \
+            }                                                                      \
+            for (size_t i = 0; i < n; i++)                                         \
+                to[count[d][digit(from[i] KEY, d)]++] = from[i];                   \
+            T *t = from;                                                           \
+            from = to;                                                             \
+            to = t;                                                                \
+        }                                                                          \
+        free(count);                                                               \
+        free(to); /* whichever of the two no longer holds the result */            \
+        *p = from;                                                                 \
+        return true;                                                               \
     }
-    pair *from = *p, *to = other;
-    for (size_t i = 0; i < n; i++)
-        for (int d = 0; d < DIGITS; d++)
-            count[d][digit(from[i].key, d)]++;
-    for (int d = 0; d < DIGITS; d++) {
-        if (count[d][digit(from[0].key, d)] == n)
-            continue;
-        size_t sum = 0;
-        for (unsigned b = 0; b < BUCKETS; b++) {
-            size_t c = count[d][b];
-            count[d][b] = sum;
-            sum += c;
-        }
-        for (size_t i = 0; i < n; i++)
-            to[count[d][digit(from[i].key, d)]++] = from[i];
-        pair *t = from;
-        from = to;
-        to = t;
-    }
-    free(count);
-    free(to); /* whichever of the two no longer holds the result */
-    *p = from;
-    return true;
-}
+RADIX_SORT(radix_sort, pair, .key)
+RADIX_SORT(radix_sort_plain, uint64_t, )
 
 /* Pairs in any order: by insertion, merging or digits, by their number. The result ends in *p. */
 static bool sort_pairs(pair **p, size_t n)
@@ -241,5 +245,32 @@ bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ct
     }
     free(p);
     free(sorted);
+    return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+bool key_sort_plain(uint64_t *keys, size_t n)
+{
+    if (n < RADIX_MIN) {
+        if (n > 1)
+            qsort(keys, n, sizeof *keys, cmp_u64);
+        return true;
+    }
+    /* radix_sort_plain frees the buffer it does not end in: a copy of ours, not the caller's. */
+    uint64_t *p = malloc(n * sizeof *p);
+    if (!p)
+        return false;
+    memcpy(p, keys, n * sizeof *keys);
+    if (!radix_sort_plain(&p, n)) {
+        free(p);
+        return false;
+    }
+    memcpy(keys, p, n * sizeof *keys);
+    free(p);
     return true;
 }

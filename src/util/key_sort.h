@@ -21,10 +21,19 @@ typedef uint64_t (*sort_key_fn)(const void *record, const void *ctx);
  * memory ran out; the records are then untouched. */
 bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ctx);
 
+/* Sorts n keys that are all there is (nothing to carry along), ascending. False when memory ran
+ * out; the keys are then untouched. */
+bool key_sort_plain(uint64_t *keys, size_t n);
+
 /* Keys whose unsigned order is the order of the values. */
 static inline uint64_t key_of_i64(int64_t v)
 {
     return (uint64_t)v ^ (UINT64_C(1) << 63);
+}
+
+static inline int64_t i64_of_key(uint64_t key)
+{
+    return (int64_t)(key ^ (UINT64_C(1) << 63));
 }
 
 /* Doubles in the order of < (NaN excepted: not expected in durations); -0 and +0 are one key,
