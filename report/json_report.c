@@ -588,10 +588,10 @@ static bool idle_json(cJSON *an, const analysis *a)
     return ok;
 }
 
-static bool analysis_json(cJSON *root, const analysis *a)
+/* "analysis" up to its regions: the devices' peaks and the run's figures. */
+static bool analysis_head(cJSON *an, const analysis *a)
 {
-    cJSON *an = cJSON_AddObjectToObject(root, "analysis");
-    cJSON *peaks = an ? cJSON_AddArrayToObject(an, "device_peaks") : NULL;
+    cJSON *peaks = cJSON_AddArrayToObject(an, "device_peaks");
     if (!peaks)
         return false;
     for (int i = 0; i < a->m->ndevices; i++) {
@@ -616,30 +616,32 @@ static bool analysis_json(cJSON *root, const analysis *a)
         cJSON_Delete(missing);
         return false;
     }
-    cJSON *regions = o.ok ? cJSON_AddArrayToObject(an, "regions") : NULL;
-    for (int i = 0; regions && i < a->nrg; i++)
-        if (!region_json(regions, a->m, &a->rg[i]))
-            return false;
-    if (regions && a->sweep && !sweep_json(an, a->sweep))
+    return o.ok;
+}
+
+/* "analysis" after its regions. */
+static bool analysis_tail(cJSON *an, const analysis *a)
+{
+    if (a->sweep && !sweep_json(an, a->sweep))
         return false;
-    if (regions && a->ranks && !ranks_json(an, a->ranks))
+    if (a->ranks && !ranks_json(an, a->ranks))
         return false;
-    if (regions && !devices_json(an, a))
+    if (!devices_json(an, a))
         return false;
-    if (regions && a->nlaunches > 0 &&
+    if (a->nlaunches > 0 &&
         !table_rows(an, "launch_counters", &launch_counter_table, a->launches, sizeof *a->launches, a->nlaunches,
                     launch_ident, a))
         return false;
-    if (regions && !table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
+    if (!table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
         return false;
-    if (regions && !table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
+    if (!table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
         return false;
-    if (regions && !table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
+    if (!table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
         return false;
-    if (regions && (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a)))
+    if (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
-    cJSON *listed = regions ? cJSON_AddArrayToObject(an, "listed_regions") : NULL;
+    cJSON *listed = cJSON_AddArrayToObject(an, "listed_regions");
     if (!listed)
         return false;
     for (int i = 0; i < a->nlisted; i++) {
@@ -653,7 +655,7 @@ static bool analysis_json(cJSON *root, const analysis *a)
         !cJSON_AddNumberToObject(an, "regions_not_listed", a->unlisted) ||
         !cJSON_AddStringToObject(an, "listed_order", a->listed_by_gpu ? "gpu-time" : "timeline"))
         return false;
-    cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
+    cJSON *warn = cJSON_AddArrayToObject(an, "warnings");
     if (!warn)
         return false;
     for (int i = 0; i < a->nwarnings; i++) {
@@ -696,17 +698,10 @@ static bool workload_hook(cJSON *o, int i, void *ctx)
     return i < a->nwl && workload_metrics_json(o, &a->wl[i]);
 }
 
-/* "analysis": its members one by one, each array's elements (regions, ...) one a line. */
-static bool write_analysis(json_writer *w, const analysis *a)
+/* Writes the members built in an and takes them out of it: each array's elements one a line. */
+static bool write_members(json_writer *w, cJSON *an)
 {
-    cJSON *holder = cJSON_CreateObject();
-    if (!holder || !analysis_json(holder, a)) {
-        cJSON_Delete(holder);
-        return false;
-    }
-    cJSON *an = cJSON_DetachItemFromObject(holder, "analysis");
-    cJSON_Delete(holder);
-    bool ok = an && jw_open_object(w, "analysis");
+    bool ok = true;
     while (ok && an->child) {
         cJSON *item = cJSON_DetachItemViaPointer(an, an->child);
         if (cJSON_IsArray(item)) {
@@ -721,7 +716,22 @@ static bool write_analysis(json_writer *w, const analysis *a)
             ok = jw_member(w, key, item);
         }
     }
+    return ok;
+}
+
+/* "analysis": its members one by one, each array's elements one a line; the regions (thousands
+ * in a long run, each with its tables) built and written one at a time, so the document's tree
+ * is never whole in memory. */
+static bool write_analysis(json_writer *w, const analysis *a)
+{
+    cJSON *an = cJSON_CreateObject(), *one = cJSON_CreateArray();
+    bool ok = an && one && jw_open_object(w, "analysis") && analysis_head(an, a) && write_members(w, an) &&
+              jw_open_array(w, "regions");
+    for (int i = 0; ok && i < a->nrg; i++)
+        ok = region_json(one, a->m, &a->rg[i]) && jw_element(w, cJSON_DetachItemViaPointer(one, one->child));
+    ok = ok && jw_close(w) && analysis_tail(an, a) && write_members(w, an);
     cJSON_Delete(an);
+    cJSON_Delete(one);
     return ok && jw_close(w);
 }
 
