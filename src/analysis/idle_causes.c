@@ -275,14 +275,16 @@ host_causes *host_causes_build(const run_model *m)
     struct {
         const char *name;
         idle_cause c;
+        bool memcpy; /* a copy call: its cause depends on the copy's memory */
     } seen[64] = {{0}};
     for (size_t i = 0; i < s->napis; i++) {
         const api_event *a = &s->apis[i];
         size_t slot = ((uintptr_t)a->name >> 4) % 64;
         if (!a->name || seen[slot].name != a->name)
-            seen[slot].name = a->name, seen[slot].c = idle_cause_of_name(a->name);
+            seen[slot].name = a->name, seen[slot].c = idle_cause_of_name(a->name),
+            seen[slot].memcpy = a->name && strstr(a->name, "Memcpy");
         idle_cause c = seen[slot].c;
-        if (c == IDLE_OTHER_API && a->name && strstr(a->name, "Memcpy") &&
+        if (c == IDLE_OTHER_API && seen[slot].memcpy &&
             pageable_copy(k, s->ncopies, a->pid, a->correlation))
             c = IDLE_PAGEABLE_COPY;
         h->calls[h->ncalls++] = (host_call){a->start_ns, a->end_ns, c, a};

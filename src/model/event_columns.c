@@ -35,8 +35,58 @@ static size_t kind_count(const event_list *e, int k)
 
 /* ---------- writing ---------- */
 
+/* The names table's indices by the names' pointers (the events hold the table's own strings):
+ * a long run's 1.8 M calls looked up by pointer, not by hashing and comparing their text. Open
+ * addressing, at most half full. */
+typedef struct {
+    const char **key;
+    size_t *index;
+    size_t nslots;
+} name_index;
+
+static size_t slot_of(const name_index *x, const char *p)
+{
+    size_t h = (size_t)((((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> 32) & (x->nslots - 1);
+    while (x->key[h] && x->key[h] != p)
+        h = (h + 1) & (x->nslots - 1);
+    return h;
+}
+
+static bool name_index_build(name_index *x, const event_list *e)
+{
+    size_t n;
+    const char *const *names = events_names(e, &n);
+    x->nslots = 64;
+    while (x->nslots < 2 * n)
+        x->nslots *= 2;
+    x->key = calloc(x->nslots, sizeof *x->key);
+    x->index = malloc(x->nslots * sizeof *x->index);
+    if (!x->key || !x->index)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = slot_of(x, names[i]);
+        x->key[h] = names[i];
+        x->index[h] = i;
+    }
+    return true;
+}
+
+static void name_index_free(name_index *x)
+{
+    free(x->key);
+    free(x->index);
+}
+
+/* name's index in e's names table, SIZE_MAX when it is not there: by pointer, else by its text
+ * (a list a test filled by hand with strings of its own). */
+static size_t index_of(const name_index *x, const event_list *e, const char *name)
+{
+    size_t h = slot_of(x, name);
+    return x->key[h] ? x->index[h] : events_name_index(e, name);
+}
+
 /* Column c of event i of kind k as written, but for the deltas (taken by the caller). */
-static int64_t raw(const event_list *e, int k, size_t i, int c, int64_t epoch)
+static int64_t raw(const event_list *e, const name_index *names, int k, size_t i, int c, int64_t epoch)
 {
     int64_t start = 0, end = 0, corr = 0, region = 0;
     switch (k) {
@@ -47,7 +97,7 @@ static int64_t raw(const event_list *e, int k, size_t i, int c, int64_t epoch)
                              x->block[0], x->block[1], x->block[2], x->has_resources ? x->registers : -1,
                              x->static_smem, x->dynamic_smem, x->smem_optin, x->local_mem};
         if (c == 7)
-            return (int64_t)events_name_index(e, x->name);
+            return (int64_t)index_of(names, e, x->name);
         if (c > C_REGION)
             return v[c];
         break;
@@ -72,7 +122,7 @@ static int64_t raw(const event_list *e, int k, size_t i, int c, int64_t epoch)
         const api_event *x = &e->apis[i];
         start = x->start_ns, end = x->end_ns, corr = x->correlation, region = x->region;
         if (c == 6)
-            return (int64_t)events_name_index(e, x->name);
+            return (int64_t)index_of(names, e, x->name);
         const int64_t v[] = {0, 0, 0, 0, x->pid, x->thread, 0, x->kind};
         if (c > C_REGION)
             return v[c];
@@ -94,13 +144,14 @@ bool event_columns_fit(const event_list *e)
 {
     if (event_count(e) < event_columns_min)
         return false;
-    for (size_t i = 0; i < e->nkernels; i++)
-        if (events_name_index(e, e->kernels[i].name) == SIZE_MAX)
-            return false;
-    for (size_t i = 0; i < e->napis; i++)
-        if (events_name_index(e, e->apis[i].name) == SIZE_MAX)
-            return false;
-    return true;
+    name_index names;
+    bool fit = name_index_build(&names, e);
+    for (size_t i = 0; fit && i < e->nkernels; i++)
+        fit = index_of(&names, e, e->kernels[i].name) != SIZE_MAX;
+    for (size_t i = 0; fit && i < e->napis; i++)
+        fit = index_of(&names, e, e->apis[i].name) != SIZE_MAX;
+    name_index_free(&names);
+    return fit;
 }
 
 bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
@@ -111,7 +162,8 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
     int64_t *v = malloc((most ? most : 1) * sizeof *v);
     size_t nnames;
     const char *const *names = events_names(e, &nnames);
-    bool ok = v && jw_member(w, "form", cJSON_CreateString("columns"));
+    name_index index;
+    bool ok = name_index_build(&index, e) && v && jw_member(w, "form", cJSON_CreateString("columns"));
     if (ok) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; arr && i < nnames; i++)
@@ -127,7 +179,7 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
         for (int c = 0; ok && cols[k][c]; c++) {
             int64_t prev = 0;
             for (size_t i = 0; i < n; i++) {
-                int64_t x = raw(e, k, i, c, epoch);
+                int64_t x = raw(e, &index, k, i, c, epoch);
                 v[i] = c == C_START || c == C_CORR ? x - prev : x;
                 prev = x;
             }
@@ -136,6 +188,7 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
         ok = ok && jw_close(w);
     }
     free(v);
+    name_index_free(&index);
     return ok;
 }
 

@@ -256,6 +256,16 @@ static int cmp_u64(const void *a, const void *b)
 
 bool key_sort_plain(uint64_t *keys, size_t n)
 {
+    if (n < SMALL) { /* a region's calls of one name: thousands of such sorts */
+        for (size_t i = 1; i < n; i++) {
+            uint64_t x = keys[i];
+            size_t j = i;
+            for (; j > 0 && keys[j - 1] > x; j--)
+                keys[j] = keys[j - 1];
+            keys[j] = x;
+        }
+        return true;
+    }
     if (n < RADIX_MIN) {
         if (n > 1)
             qsort(keys, n, sizeof *keys, cmp_u64);
