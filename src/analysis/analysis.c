@@ -1063,8 +1063,8 @@ bool analyze(const run_model *m, analysis *a)
     }
     /* What the host did at each instant, built once: the regions, the idle stretches and the
      * host views all read it (a long run's millions of calls, sorted and painted). */
-    host_causes *causes = host_causes_build(m);
-    bool ok = causes && analyze_regions_with(m, causes, &a->rg, &a->nrg) && withhold_cut_verdicts(m, a) &&
+    host_causes *causes = NULL;
+    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg) && withhold_cut_verdicts(m, a) &&
               choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
               analyze_capture(m, a->rg, &a->capture, &a->ncapture);
     ok = ok && collect_warnings(m, a) && sweep_analyze(a) && analyze_ranks(m, &a->ranks) && device_figures(a) &&

@@ -186,56 +186,62 @@ static uint64_t edge_time(const void *e, const void *ctx)
     return key_of_i64(((const edge *)e)->t);
 }
 
-/* The calls' starts and ends in time order (the order of edges of one time does not matter: they
- * are applied together). The starts are in order already (calls are sorted by start); the ends
- * nearly, and are sorted apart, then the two merged. */
-static edge *edges_in_order(const host_causes *h, size_t *ne)
+/* The ends of the calls that take time, in time order: nearly so already, and sorted apart (the
+ * starts are in order: calls are sorted by start). NULL when memory ran out. */
+static edge *ends_in_order(const host_causes *h, size_t *n)
 {
-    size_t n = 0;
-    edge *starts = malloc((h->ncalls ? h->ncalls : 1) * sizeof *starts);
     edge *ends = malloc((h->ncalls ? h->ncalls : 1) * sizeof *ends);
-    edge *e = malloc((h->ncalls ? 2 * h->ncalls : 1) * sizeof *e);
-    for (size_t i = 0; starts && ends && e && i < h->ncalls; i++) {
-        if (h->calls[i].end <= h->calls[i].start)
-            continue;
-        starts[n] = (edge){h->calls[i].start, 1, h->calls[i].cause};
-        ends[n++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
-    }
-    if (!starts || !ends || !e || !key_sort(ends, n, sizeof *ends, edge_time, NULL)) {
-        free(starts);
+    *n = 0;
+    for (size_t i = 0; ends && i < h->ncalls; i++)
+        if (h->calls[i].end > h->calls[i].start)
+            ends[(*n)++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
+    if (ends && !key_sort(ends, *n, sizeof *ends, edge_time, NULL)) {
         free(ends);
-        free(e);
         return NULL;
     }
-    size_t i = 0, j = 0, k = 0;
-    while (i < n && j < n)
-        e[k++] = ends[j].t < starts[i].t ? ends[j++] : starts[i++];
-    while (i < n)
-        e[k++] = starts[i++];
-    while (j < n)
-        e[k++] = ends[j++];
-    free(starts);
-    free(ends);
-    *ne = k;
-    return e;
+    return ends;
 }
 
-/* At each instant the strongest cause in progress (the first in enum order), joined into pieces. */
+/* The next call at or after *i that takes time (its start is an edge); false past the last. */
+static bool next_start(const host_causes *h, size_t *i)
+{
+    while (*i < h->ncalls && h->calls[*i].end <= h->calls[*i].start)
+        (*i)++;
+    return *i < h->ncalls;
+}
+
+/* The time of the next edge, the earlier of the next start (from *i) and the next end (ends[j]);
+ * false when none is left. */
+static bool next_edge(const host_causes *h, size_t *i, const edge *ends, size_t j, size_t ne, int64_t *t)
+{
+    bool s = next_start(h, i);
+    if (!s && j == ne)
+        return false;
+    *t = !s ? ends[j].t : j == ne || h->calls[*i].start < ends[j].t ? h->calls[*i].start : ends[j].t;
+    return true;
+}
+
+/* At each instant the strongest cause in progress (the first in enum order), joined into pieces.
+ * The edges are the calls' starts and their ends, merged as they are walked; those of one time
+ * are applied together. */
 static bool paint(host_causes *h)
 {
     size_t ne = 0;
-    edge *e = edges_in_order(h, &ne);
-    h->pieces = malloc((ne ? ne : 1) * sizeof *h->pieces);
-    if (!e || !h->pieces) {
-        free(e);
+    edge *ends = ends_in_order(h, &ne);
+    h->pieces = malloc((ne ? 2 * ne : 1) * sizeof *h->pieces);
+    if (!ends || !h->pieces) {
+        free(ends);
         return false;
     }
     int open[IDLE_NCAUSES] = {0};
-    for (size_t i = 0; i < ne;) {
-        int64_t t = e[i].t;
-        for (; i < ne && e[i].t == t; i++)
-            open[e[i].cause] += e[i].delta;
-        if (i == ne)
+    size_t i = 0, j = 0;
+    int64_t t, next;
+    for (bool more = next_edge(h, &i, ends, j, ne, &t); more; t = next) {
+        for (; next_start(h, &i) && h->calls[i].start == t; i++)
+            open[h->calls[i].cause]++;
+        for (; j < ne && ends[j].t == t; j++)
+            open[ends[j].cause]--;
+        if (!(more = next_edge(h, &i, ends, j, ne, &next)))
             break;
         int c = 0;
         while (c < IDLE_NCAUSES && open[c] <= 0)
@@ -244,11 +250,11 @@ static bool paint(host_causes *h)
             continue;
         piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
         if (last && last->cause == (idle_cause)c && last->end == t)
-            last->end = e[i].t;
+            last->end = next;
         else
-            h->pieces[h->npieces++] = (piece){t, e[i].t, (idle_cause)c};
+            h->pieces[h->npieces++] = (piece){t, next, (idle_cause)c};
     }
-    free(e);
+    free(ends);
     return true;
 }
 

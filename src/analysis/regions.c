@@ -5,10 +5,12 @@
 #include "regions.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "host_idle.h"
@@ -1035,52 +1037,105 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     return ok;
 }
 
+/* The regions are independent of each other: shared out among a few threads, each taking the
+ * next region not yet taken (the run's own, which holds every event, goes first), so a long
+ * run's thousands take the time of their share. Each region's figures are the same as when they
+ * were worked out one after the other. */
+#define REGIONS_PER_THREAD 64 /* fewer regions than this per thread: not worth a thread */
+int region_threads = REGION_THREADS;
+
+typedef struct {
+    const run_model *m;
+    const timeline *t;
+    region_metrics *r;
+    int next;    /* the next region to take */
+    bool failed; /* memory ran out in one of them */
+} region_share;
+
+static void *analyze_share(void *p)
+{
+    region_share *w = p;
+    for (;;) {
+        int i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+        if (i >= w->m->nregions || __atomic_load_n(&w->failed, __ATOMIC_RELAXED))
+            return NULL;
+        if (!analyze_one(w->m, w->t, i, &w->r[i]))
+            __atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
+    }
+}
+
+static bool analyze_all(const run_model *m, const timeline *t, region_metrics *r)
+{
+    region_share w = {m, t, r, 0, false};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cpus < region_threads ? (int)(cpus > 1 ? cpus : 1) : region_threads;
+    n = n < REGION_THREADS ? n : REGION_THREADS;
+    if (n > m->nregions / REGIONS_PER_THREAD)
+        n = m->nregions / REGIONS_PER_THREAD > 1 ? m->nregions / REGIONS_PER_THREAD : 1;
+    pthread_t helper[REGION_THREADS];
+    int started = 0;
+    while (started < n - 1 && pthread_create(&helper[started], NULL, analyze_share, &w) == 0)
+        started++;
+    analyze_share(&w);
+    for (int i = 0; i < started; i++)
+        pthread_join(helper[i], NULL);
+    return !w.failed;
+}
+
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
 {
-    *out = NULL;
-    *nout = 0;
-    if (m->nregions == 0)
-        return true;
-    host_causes *causes = host_causes_build(m);
-    bool ok = causes && analyze_regions_with(m, causes, out, nout);
+    host_causes *causes;
+    bool ok = analyze_regions_and_causes(m, &causes, out, nout);
     host_causes_free(causes);
     return ok;
 }
 
-bool analyze_regions_with(const run_model *m, const host_causes *causes, region_metrics **out, int *nout)
+static void *build_causes(void *p)
+{
+    void **job = p; /* the model in, its causes out */
+    job[1] = host_causes_build(job[0]);
+    return NULL;
+}
+
+bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout)
 {
     *out = NULL;
     *nout = 0;
-    if (m->nregions == 0)
-        return true;
+    /* The causes on a thread of their own while the timeline is built: both sort the run's calls. */
+    void *job[2] = {(void *)m, NULL};
+    pthread_t helper;
+    bool apart = m->nregions > 0 && pthread_create(&helper, NULL, build_causes, job) == 0;
+    if (!apart)
+        build_causes(job);
     timeline t;
-    gpu_activity *act = gpu_activity_build(m);
-    host_where_index *hosts = host_where_build(&m->host_activity);
-    if (!act || !hosts || !build_timeline(m, &t)) {
-        gpu_activity_free(act);
-        host_where_index_free(hosts);
-        return false;
+    memset(&t, 0, sizeof t);
+    gpu_activity *act = m->nregions > 0 ? gpu_activity_build(m) : NULL;
+    host_where_index *hosts = m->nregions > 0 ? host_where_build(&m->host_activity) : NULL;
+    bool ok = m->nregions == 0 || (act && hosts && build_timeline(m, &t));
+    if (apart)
+        pthread_join(helper, NULL);
+    *causes = job[1];
+    region_metrics *r = NULL;
+    if (ok && *causes && m->nregions > 0) {
+        t.act = act;
+        t.causes = *causes;
+        t.hosts = hosts;
+        t.ha = &m->host_activity;
+        r = calloc((size_t)m->nregions, sizeof *r);
+        ok = r && analyze_all(m, &t, r);
+        timeline_free(&t);
+    } else if (ok && m->nregions > 0) {
+        timeline_free(&t);
     }
-    t.act = act;
-    t.causes = causes;
-    t.hosts = hosts;
-    t.ha = &m->host_activity;
-    region_metrics *r = calloc((size_t)m->nregions, sizeof *r);
-    bool ok = r != NULL;
-    int done = 0;
-    for (int i = 0; ok && i < m->nregions; i++) {
-        ok = analyze_one(m, &t, i, &r[i]);
-        done = i + 1;
-    }
-    timeline_free(&t);
     gpu_activity_free(act);
     host_where_index_free(hosts);
+    ok = ok && *causes;
     if (!ok) {
-        region_metrics_free(r, done);
+        region_metrics_free(r, r ? m->nregions : 0); /* those not reached are zero */
         return false;
     }
     *out = r;
-    *nout = m->nregions;
+    *nout = r ? m->nregions : 0;
     return true;
 }
 
