@@ -347,9 +347,11 @@ bench-merge: all
 # A long run (docs/scaling.md): 60 s of a training loop made from the recorded one
 # (tests/long_run_gen), its file size, peak RSS and time from the program's exit to the report,
 # and `mmprof report` on its run file; median of 3. About 2 minutes on two cores: not in make test.
+# BENCH_BASE=DIR/mmprof (a build of another commit, its injection library beside it): each rep runs
+# it before this build's, and every figure is given for both with the ratio (docs/scaling.md).
 bench-long: all $(BUILD)/tests/long_run_gen
 	$(call install_missing,time bc)
-	tests/long_run_bench.sh $(BIN) 3 60
+	tests/long_run_bench.sh $(BIN) 3 60 $(BENCH_BASE)
 
 # The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
 bench-cpu: all $(BUILD)/tests/bench_cpu
