@@ -3,6 +3,7 @@
  * a run file always renders with the current analysis. */
 #include "json_report.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -738,16 +739,46 @@ static bool write_analysis(json_writer *w, const analysis *a)
 /* The run file with the figures beside the raw facts: the summary first, then the model's
  * members (each workload with its metrics), then the analysis. Written a member or an element
  * at a time (json_writer.h), so memory stays near the text's size. */
+/* The document's last member, "analysis", written on a thread of its own into text of its own
+ * while the model's members are written (a long run's events in columns, and its thousands of
+ * regions: about as long each), then joined after them. */
+typedef struct {
+    const analysis *a;
+    strbuf text;
+    bool ok;
+} analysis_part;
+
+static void *write_analysis_part(void *p)
+{
+    analysis_part *x = p;
+    json_writer w;
+    jw_text_after(&w, &x->text);
+    x->ok = write_analysis(&w, x->a);
+    x->ok = jw_end(&w, NULL) && x->ok;
+    return NULL;
+}
+
 char *render_json(const analysis *a)
 {
+    analysis_part part = {.a = a};
+    sb_init(&part.text);
+    pthread_t helper;
+    bool apart = pthread_create(&helper, NULL, write_analysis_part, &part) == 0;
     strbuf b;
     sb_init(&b);
     json_writer w;
     jw_text(&w, &b);
     model_write_hooks hooks = {workload_hook, (void *)a};
-    bool ok = jw_member(&w, "summary", summary_json(a)) && model_write(a->m, &w, &hooks) && write_analysis(&w, a);
-    ok = jw_end(&w, NULL) && ok;
-    if (!ok) {
+    bool ok = jw_member(&w, "summary", summary_json(a)) && model_write(a->m, &w, &hooks) && w.depth == 0;
+    if (apart)
+        pthread_join(helper, NULL);
+    else
+        write_analysis_part(&part);
+    ok = ok && part.ok;
+    if (ok)
+        sb_addn(&b, part.text.s, part.text.len);
+    sb_free(&part.text);
+    if (!ok || b.oom) {
         sb_free(&b);
         return NULL;
     }

@@ -33,6 +33,12 @@ void jw_text(json_writer *w, strbuf *text)
     w->first[0] = true;
 }
 
+void jw_text_after(json_writer *w, strbuf *text)
+{
+    start(w, text);
+    w->first[0] = false;
+}
+
 /* Text backend: the separator and, for a member, the quoted key. */
 static void text_prefix(json_writer *w, const char *key)
 {

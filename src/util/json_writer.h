@@ -37,6 +37,9 @@ typedef struct {
 /* Starts a document (an object): into a tree, or appended to text. */
 void jw_tree(json_writer *w);
 void jw_text(json_writer *w, strbuf *text);
+/* The text of a document's later members, into text of its own: what follows members another
+ * writer wrote (so two parts can be written at once and joined, the first's text then this). */
+void jw_text_after(json_writer *w, strbuf *text);
 
 /* A member of the open object: key and value, which the writer takes (and frees where it fails;
  * NULL counts as a failure, so a builder's result can be passed straight in). */
