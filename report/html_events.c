@@ -20,6 +20,7 @@
 
 #include "host_where.h"
 #include "html_parts.h"
+#include "trace.h"
 
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
 #define TL_MAX_DEPTH 12      /* nesting rows a thread's track shows; deeper ones share the last */
@@ -617,9 +618,9 @@ void html_event_timeline(html_ctx *x)
         html_ms(o, cut - t0);
         sb_add(o, " of ");
         html_ms(o, all_end - t0);
-        sb_printf(o, "); a page holds %d at most. <code>mmprof report RUN.json --trace FILE</code> writes every "
-                     "event for Perfetto.</p>\n",
-                  TL_MAX_EVENTS);
+        sb_printf(o, "); a page holds %d at most. <code>mmprof report RUN.json --trace FILE</code> writes the "
+                     "run for Perfetto (past %zu events, its GPU work whole and its API calls' first stretch).</p>\n",
+                  TL_MAX_EVENTS, trace_max_events);
     }
     sb_add(o, "<figure class=\"tl-events\" id=\"tl-events\">\n"
               "<p class=\"tl-nojs\">The interactive timeline is drawn by the page's own script (nothing is loaded from "

@@ -3,6 +3,7 @@
  * a run file always renders with the current analysis. */
 #include "json_report.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -592,10 +593,10 @@ static bool idle_json(cJSON *an, const analysis *a)
     return ok;
 }
 
-static bool analysis_json(cJSON *root, const analysis *a)
+/* "analysis" up to its regions: the devices' peaks and the run's figures. */
+static bool analysis_head(cJSON *an, const analysis *a)
 {
-    cJSON *an = cJSON_AddObjectToObject(root, "analysis");
-    cJSON *peaks = an ? cJSON_AddArrayToObject(an, "device_peaks") : NULL;
+    cJSON *peaks = cJSON_AddArrayToObject(an, "device_peaks");
     if (!peaks)
         return false;
     for (int i = 0; i < a->m->ndevices; i++) {
@@ -620,30 +621,32 @@ static bool analysis_json(cJSON *root, const analysis *a)
         cJSON_Delete(missing);
         return false;
     }
-    cJSON *regions = o.ok ? cJSON_AddArrayToObject(an, "regions") : NULL;
-    for (int i = 0; regions && i < a->nrg; i++)
-        if (!region_json(regions, a->m, &a->rg[i]))
-            return false;
-    if (regions && a->sweep && !sweep_json(an, a->sweep))
+    return o.ok;
+}
+
+/* "analysis" after its regions. */
+static bool analysis_tail(cJSON *an, const analysis *a)
+{
+    if (a->sweep && !sweep_json(an, a->sweep))
         return false;
-    if (regions && a->ranks && !ranks_json(an, a->ranks))
+    if (a->ranks && !ranks_json(an, a->ranks))
         return false;
-    if (regions && !devices_json(an, a))
+    if (!devices_json(an, a))
         return false;
-    if (regions && a->nlaunches > 0 &&
+    if (a->nlaunches > 0 &&
         !table_rows(an, "launch_counters", &launch_counter_table, a->launches, sizeof *a->launches, a->nlaunches,
                     launch_ident, a))
         return false;
-    if (regions && !table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
+    if (!table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
         return false;
-    if (regions && !table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
+    if (!table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
         return false;
-    if (regions && !table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
+    if (!table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
         return false;
-    if (regions && (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a)))
+    if (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
-    cJSON *listed = regions ? cJSON_AddArrayToObject(an, "listed_regions") : NULL;
+    cJSON *listed = cJSON_AddArrayToObject(an, "listed_regions");
     if (!listed)
         return false;
     for (int i = 0; i < a->nlisted; i++) {
@@ -657,7 +660,7 @@ static bool analysis_json(cJSON *root, const analysis *a)
         !cJSON_AddNumberToObject(an, "regions_not_listed", a->unlisted) ||
         !cJSON_AddStringToObject(an, "listed_order", a->listed_by_gpu ? "gpu-time" : "timeline"))
         return false;
-    cJSON *warn = regions ? cJSON_AddArrayToObject(an, "warnings") : NULL;
+    cJSON *warn = cJSON_AddArrayToObject(an, "warnings");
     if (!warn)
         return false;
     for (int i = 0; i < a->nwarnings; i++) {
@@ -700,17 +703,10 @@ static bool workload_hook(cJSON *o, int i, void *ctx)
     return i < a->nwl && workload_metrics_json(o, &a->wl[i]);
 }
 
-/* "analysis": its members one by one, each array's elements (regions, ...) one a line. */
-static bool write_analysis(json_writer *w, const analysis *a)
+/* Writes the members built in an and takes them out of it: each array's elements one a line. */
+static bool write_members(json_writer *w, cJSON *an)
 {
-    cJSON *holder = cJSON_CreateObject();
-    if (!holder || !analysis_json(holder, a)) {
-        cJSON_Delete(holder);
-        return false;
-    }
-    cJSON *an = cJSON_DetachItemFromObject(holder, "analysis");
-    cJSON_Delete(holder);
-    bool ok = an && jw_open_object(w, "analysis");
+    bool ok = true;
     while (ok && an->child) {
         cJSON *item = cJSON_DetachItemViaPointer(an, an->child);
         if (cJSON_IsArray(item)) {
@@ -725,23 +721,68 @@ static bool write_analysis(json_writer *w, const analysis *a)
             ok = jw_member(w, key, item);
         }
     }
+    return ok;
+}
+
+/* "analysis": its members one by one, each array's elements one a line; the regions (thousands
+ * in a long run, each with its tables) built and written one at a time, so the document's tree
+ * is never whole in memory. */
+static bool write_analysis(json_writer *w, const analysis *a)
+{
+    cJSON *an = cJSON_CreateObject(), *one = cJSON_CreateArray();
+    bool ok = an && one && jw_open_object(w, "analysis") && analysis_head(an, a) && write_members(w, an) &&
+              jw_open_array(w, "regions");
+    for (int i = 0; ok && i < a->nrg; i++)
+        ok = region_json(one, a->m, &a->rg[i]) && jw_element(w, cJSON_DetachItemViaPointer(one, one->child));
+    ok = ok && jw_close(w) && analysis_tail(an, a) && write_members(w, an);
     cJSON_Delete(an);
+    cJSON_Delete(one);
     return ok && jw_close(w);
 }
 
 /* The run file with the figures beside the raw facts: the summary first, then the model's
  * members (each workload with its metrics), then the analysis. Written a member or an element
  * at a time (json_writer.h), so memory stays near the text's size. */
+/* The document's last member, "analysis", written on a thread of its own into text of its own
+ * while the model's members are written (a long run's events in columns, and its thousands of
+ * regions: about as long each), then joined after them. */
+typedef struct {
+    const analysis *a;
+    strbuf text;
+    bool ok;
+} analysis_part;
+
+static void *write_analysis_part(void *p)
+{
+    analysis_part *x = p;
+    json_writer w;
+    jw_text_after(&w, &x->text);
+    x->ok = write_analysis(&w, x->a);
+    x->ok = jw_end(&w, NULL) && x->ok;
+    return NULL;
+}
+
 char *render_json(const analysis *a)
 {
+    analysis_part part = {.a = a};
+    sb_init(&part.text);
+    pthread_t helper;
+    bool apart = pthread_create(&helper, NULL, write_analysis_part, &part) == 0;
     strbuf b;
     sb_init(&b);
     json_writer w;
     jw_text(&w, &b);
     model_write_hooks hooks = {workload_hook, (void *)a};
-    bool ok = jw_member(&w, "summary", summary_json(a)) && model_write(a->m, &w, &hooks) && write_analysis(&w, a);
-    ok = jw_end(&w, NULL) && ok;
-    if (!ok) {
+    bool ok = jw_member(&w, "summary", summary_json(a)) && model_write(a->m, &w, &hooks) && w.depth == 0;
+    if (apart)
+        pthread_join(helper, NULL);
+    else
+        write_analysis_part(&part);
+    ok = ok && part.ok;
+    if (ok)
+        sb_addn(&b, part.text.s, part.text.len);
+    sb_free(&part.text);
+    if (!ok || b.oom) {
         sb_free(&b);
         return NULL;
     }

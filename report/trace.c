@@ -13,6 +13,7 @@
 
 #include "capture.h"
 #include "host_where.h"
+#include "key_sort.h"
 #include "strbuf.h"
 
 /* Logical threads, ordered within their process by these bases (the sort index shown). */
@@ -62,14 +63,32 @@ typedef struct {
     size_t nev, cap;
     const host_site **sites; /* the host's call sites by process and correlation id */
     size_t nsites;
+    trace_window win;
+    strbuf scratch;          /* the args of the event being built (args_open) */
+    /* Names as shown, by the stored name's pointer and kind (the store keeps each name once): a
+     * run's million calls and kernels have a few dozen names, each demangled or cut once here. */
+    struct {
+        const char *stored;
+        bool kernel;
+        char *shown;
+    } shown[256];
     bool oom;
 } trace;
 
-static int thread_of(trace *t, int pid, int64_t key, const char *name)
+/* The thread of (pid, key), -1 when there is none yet. */
+static int find_thread(const trace *t, int pid, int64_t key)
 {
     for (int i = 0; i < t->nthreads; i++)
         if (t->threads[i].pid == pid && t->threads[i].key == key)
             return i;
+    return -1;
+}
+
+static int thread_of(trace *t, int pid, int64_t key, const char *name)
+{
+    int found = find_thread(t, pid, key);
+    if (found >= 0)
+        return found;
     lthread *p = realloc(t->threads, (size_t)(t->nthreads + 1) * sizeof *p);
     if (!p) {
         t->oom = true;
@@ -84,15 +103,13 @@ static int thread_of(trace *t, int pid, int64_t key, const char *name)
     return t->nthreads++;
 }
 
-/* Adds an event; takes args (a strbuf holding a JSON object) and copies name. */
+/* Adds an event with a copy of args (args_open's JSON object, at its exact length: a run's trace
+ * holds up to a million of them) and of name. */
 static void add(trace *t, int thread, int64_t start, int64_t end, const char *name, const char *cat, strbuf *args)
 {
-    char *a = sb_finish(args);
-    /* A strbuf starts at 4 KiB; an event's args are ~200 bytes, and a run file holds hundreds of
-     * thousands of events: kept at full capacity they made a 39 MB run's trace need 0.9 GB. */
-    char *fit = a ? realloc(a, strlen(a) + 1) : NULL;
-    if (fit)
-        a = fit;
+    char *a = args->oom ? NULL : malloc(args->len + 1);
+    if (a)
+        memcpy(a, args->s, args->len + 1);
     if (thread < 0 || !a || t->oom) {
         free(a);
         t->oom = true;
@@ -120,9 +137,17 @@ static void add(trace *t, int thread, int64_t start, int64_t end, const char *na
 }
 
 /* args helpers: each appends ,"key":value (the caller opens with '{' and closes with '}'). */
+static void arg_key(strbuf *b, const char *key)
+{
+    sb_add(b, b->len > 1 ? ",\"" : "\"");
+    sb_add(b, key);
+    sb_add(b, "\":");
+}
+
 static void arg_str(strbuf *b, const char *key, const char *v)
 {
-    sb_printf(b, "%s\"%s\":\"", b->len > 1 ? "," : "", key);
+    arg_key(b, key);
+    sb_add(b, "\"");
     sb_json(b, v);
     sb_add(b, "\"");
 }
@@ -130,7 +155,8 @@ static void arg_str(strbuf *b, const char *key, const char *v)
 /* A count or size the model recorded. */
 static void arg_int(strbuf *b, const char *key, long long v)
 {
-    sb_printf(b, "%s\"%s\":%lld", b->len > 1 ? "," : "", key, v);
+    arg_key(b, key);
+    sb_int(b, v);
 }
 
 /* A figure as the registry formats it (definition d), a JSON number; "n/a (why)" when it was not
@@ -158,15 +184,18 @@ static void arg_fig(strbuf *b, const metric_table *t, const void *row, const cha
         arg_metric(b, key, d, m);
 }
 
-static void args_open(strbuf *b, const workload_run *w)
+/* The args of the next event: t's scratch, emptied and opened. */
+static strbuf *args_open(trace *t, const workload_run *w)
 {
-    sb_init(b);
+    strbuf *b = &t->scratch;
+    b->len = 0;
     sb_add(b, "{");
     if (w) {
         char label[64];
         workload_label(w, label, sizeof label);
         arg_str(b, "workload", label);
     }
+    return b;
 }
 
 /* Marks the event just added as one end of a launch flow, matched by process and correlation id. */
@@ -219,33 +248,35 @@ static void gather_host(trace *t)
     const host_activity *h = &t->a->m->host_activity;
     for (size_t i = 0; i < h->nsamples && !t->oom; i++) {
         const host_sample *s = &h->samples[i];
+        if (s->ts_ns >= t->win.host_cut)
+            continue;
         char tname[64], name[HOST_NAME] = "(no stack)";
         snprintf(tname, sizeof tname, "host (process %u thread %u)", s->pid, s->tid);
         if (s->frame >= 0 && s->frame < h->nframes)
             host_frame_name(&h->frames[s->frame], true, name, sizeof name);
-        strbuf args;
-        args_open(&args, NULL);
-        arg_str(&args, "source", host_sample_source_name(s->source));
+        strbuf *args = args_open(t, NULL);
+        arg_str(args, "source", host_sample_source_name(s->source));
         if (s->state)
-            arg_str(&args, "state", (char[]){s->state, '\0'});
-        arg_stack(&args, h, "stack", s->frame);
-        sb_add(&args, "}");
+            arg_str(args, "state", (char[]){s->state, '\0'});
+        arg_stack(args, h, "stack", s->frame);
+        sb_add(args, "}");
         add(t, thread_of(t, HOST_PID, T_HOST + ((int64_t)s->pid << 32) + s->tid, tname), s->ts_ns, s->ts_ns, name,
-            "host_sample", &args);
+            "host_sample", args);
         if (!t->oom)
             t->ev[t->nev - 1].instant = true;
     }
     for (size_t i = 0; i < h->nspans && !t->oom; i++) {
         const host_span *s = &h->spans[i];
+        if (s->start_ns >= t->win.host_cut)
+            continue;
         char tname[64], name[HOST_NAME] = "?";
         snprintf(tname, sizeof tname, "host (process %u thread %u)", s->pid, s->tid);
         if (s->frame >= 0 && s->frame < h->nframes)
             host_frame_name(&h->frames[s->frame], true, name, sizeof name);
-        strbuf args;
-        args_open(&args, NULL);
-        sb_add(&args, "}");
+        strbuf *args = args_open(t, NULL);
+        sb_add(args, "}");
         add(t, thread_of(t, HOST_PID, T_HOST + ((int64_t)s->pid << 32) + s->tid, tname), s->start_ns, s->end_ns,
-            name, "cpu_span", &args);
+            name, "cpu_span", args);
     }
 }
 
@@ -262,18 +293,45 @@ static void dims(const int d[3], char *buf, size_t len)
     snprintf(buf, len, "%dx%dx%d", d[0], d[1], d[2]);
 }
 
+/* The name a kernel (kernel_display_name) or an API call (api_display_name) is shown by; NULL when
+ * memory ran out. */
+static const char *shown_name(trace *t, const char *stored, bool kernel)
+{
+    size_t slot = (size_t)((((uintptr_t)stored >> 4) * 0x9E3779B97F4A7C15ull) >> 56);
+    if (t->shown[slot].shown && t->shown[slot].stored == stored && t->shown[slot].kernel == kernel)
+        return t->shown[slot].shown;
+    char name[512];
+    if (kernel)
+        kernel_display_name(stored, name, sizeof name);
+    else
+        api_display_name(stored, name, 128);
+    free(t->shown[slot].shown);
+    t->shown[slot].stored = stored;
+    t->shown[slot].kernel = kernel;
+    t->shown[slot].shown = strdup(name);
+    t->oom |= !t->shown[slot].shown;
+    return t->shown[slot].shown;
+}
+
 /* One CUDA API call on its host thread, named without its version suffix. */
 static void add_api(trace *t, const workload_run *w, const api_event *e)
 {
-    strbuf args;
-    char name[48], call[128];
-    snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
-    api_display_name(e->name, call, sizeof call);
-    args_open(&args, w);
-    arg_int(&args, "correlation", e->correlation);
-    arg_site(t, &args, e->pid, e->correlation);
-    sb_add(&args, "}");
-    add(t, thread_of(t, HOST_PID, T_API + e->thread, name), e->start_ns, e->end_ns, call, "cuda_api", &args);
+    if (e->start_ns >= t->win.host_cut)
+        return;
+    int th = find_thread(t, HOST_PID, T_API + e->thread);
+    if (th < 0) {
+        char name[48];
+        snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
+        th = thread_of(t, HOST_PID, T_API + e->thread, name);
+    }
+    const char *call = shown_name(t, e->name, false);
+    if (!call)
+        return;
+    strbuf *args = args_open(t, w);
+    arg_int(args, "correlation", e->correlation);
+    arg_site(t, args, e->pid, e->correlation);
+    sb_add(args, "}");
+    add(t, th, e->start_ns, e->end_ns, call, "cuda_api", args);
     link_last(t, FLOW_FROM, e->pid, e->correlation);
 }
 
@@ -281,68 +339,76 @@ static void add_api(trace *t, const workload_run *w, const api_event *e)
  * occupancy. */
 static void add_kernel(trace *t, const workload_metrics *r, const kernel_event *k)
 {
+    if (k->start_ns >= t->win.gpu_cut)
+        return;
     const workload_run *w = r ? r->w : NULL;
-    strbuf args;
-    char name[512], tname[48], g[48], bl[48];
-    kernel_display_name(k->name, name, sizeof name);
-    snprintf(tname, sizeof tname, "stream %u", k->stream);
+    char tname[48], g[48], bl[48];
+    const char *name = shown_name(t, k->name, true);
+    if (!name)
+        return;
+    int th = find_thread(t, GPU_PID(k->device), T_STREAM + k->stream);
+    if (th < 0) {
+        snprintf(tname, sizeof tname, "stream %u", k->stream);
+        th = thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname);
+    }
     dims(k->grid, g, sizeof g);
     dims(k->block, bl, sizeof bl);
-    args_open(&args, w);
-    arg_str(&args, "grid", g);
-    arg_str(&args, "block", bl);
+    strbuf *args = args_open(t, w);
+    arg_str(args, "grid", g);
+    arg_str(args, "block", bl);
     if (k->has_resources) {
-        arg_int(&args, "registers", k->registers);
-        arg_int(&args, "static_smem", k->static_smem);
-        arg_int(&args, "dynamic_smem", k->dynamic_smem);
-        arg_int(&args, "local_mem", k->local_mem);
+        arg_int(args, "registers", k->registers);
+        arg_int(args, "static_smem", k->static_smem);
+        arg_int(args, "dynamic_smem", k->dynamic_smem);
+        arg_int(args, "local_mem", k->local_mem);
     } else {
         char why[96];
         snprintf(why, sizeof why, "not recorded (%s timing)", w ? timing_source_name(w->timing) : "trace");
-        arg_str(&args, "registers", why);
+        arg_str(args, "registers", why);
     }
     const kernel_summary *s = r ? summary_of(r, k->name) : NULL;
     if (s)
-        arg_fig(&args, &kernel_summary_table, s, "occupancy_pct");
+        arg_fig(args, &kernel_summary_table, s, "occupancy_pct");
     if (s && s->occupancy_pct.ok) {
-        arg_str(&args, "occupancy_limiter", s->limiter[0] ? s->limiter : "none");
-        arg_int(&args, "blocks_per_sm", s->active_blocks);
+        arg_str(args, "occupancy_limiter", s->limiter[0] ? s->limiter : "none");
+        arg_int(args, "blocks_per_sm", s->active_blocks);
     }
-    arg_int(&args, "stream", k->stream);
-    arg_int(&args, "correlation", k->correlation);
-    arg_str(&args, "mangled", k->name);
-    arg_site(t, &args, k->pid, k->correlation);
-    sb_add(&args, "}");
-    add(t, thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname), k->start_ns, k->end_ns, name, "kernel",
-        &args);
+    arg_int(args, "stream", k->stream);
+    arg_int(args, "correlation", k->correlation);
+    arg_str(args, "mangled", k->name);
+    arg_site(t, args, k->pid, k->correlation);
+    sb_add(args, "}");
+    add(t, th, k->start_ns, k->end_ns, name, "kernel",
+        args);
     link_last(t, FLOW_TO, k->pid, k->correlation);
 }
 
 static void add_copy(trace *t, const workload_run *w, const copy_event *c)
 {
-    strbuf args;
+    if (c->start_ns >= t->win.gpu_cut)
+        return;
     const char *dir = c->dir == COPY_H2D ? "H2D" : c->dir == COPY_D2H ? "D2H" : c->dir == COPY_D2D ? "D2D" : "other";
     int64_t key = c->dir == COPY_H2D ? T_H2D : c->dir == COPY_D2H ? T_D2H : T_OTHER;
     char tname[48], name[64];
     snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : dir);
     snprintf(name, sizeof name, "%s %s", dir, mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
-    args_open(&args, w);
-    arg_int(&args, "bytes", (long long)c->bytes);
+    strbuf *args = args_open(t, w);
+    arg_int(args, "bytes", (long long)c->bytes);
     /* The copy's own bandwidth, bytes over its duration, formatted as the registry formats the
      * GB/s of copies. */
     double ns = (double)(c->end_ns - c->start_ns);
     if (ns > 0) {
         metric gbps;
         metric_set(&gbps, (double)c->bytes / ns);
-        arg_metric(&args, "GB/s", metric_find(&copy_flow_table, "gbps"), &gbps);
+        arg_metric(args, "GB/s", metric_find(&copy_flow_table, "gbps"), &gbps);
     }
-    arg_str(&args, "src", mem_kind_name(c->src));
-    arg_str(&args, "dst", mem_kind_name(c->dst));
-    arg_int(&args, "stream", c->stream);
-    arg_int(&args, "correlation", c->correlation);
-    arg_site(t, &args, c->pid, c->correlation);
-    sb_add(&args, "}");
-    add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", &args);
+    arg_str(args, "src", mem_kind_name(c->src));
+    arg_str(args, "dst", mem_kind_name(c->dst));
+    arg_int(args, "stream", c->stream);
+    arg_int(args, "correlation", c->correlation);
+    arg_site(t, args, c->pid, c->correlation);
+    sb_add(args, "}");
+    add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", args);
     link_last(t, FLOW_TO, c->pid, c->correlation);
 }
 
@@ -376,16 +442,15 @@ static void gather_run(trace *t)
         const capture_window *w = &m->capture.windows[c->window];
         char name[96];
         snprintf(name, sizeof name, "capture %d: %s to %s", w->number, w->began, w->ended);
-        strbuf args;
-        args_open(&args, NULL);
-        arg_int(&args, "pid", w->pid);
-        arg_str(&args, "opened", w->began_detail);
-        arg_str(&args, "closed", w->ended_detail);
+        strbuf *args = args_open(t, NULL);
+        arg_int(args, "pid", w->pid);
+        arg_str(args, "opened", w->began_detail);
+        arg_str(args, "closed", w->ended_detail);
         static const char *const keys[] = {"wall_ms", "kernels", "before_ms", "calls_before", "after_ms", "calls_after"};
         for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-            arg_fig(&args, &capture_table, c, keys[k]);
-        sb_add(&args, "}");
-        add(t, thread_of(t, HOST_PID, T_CAPTURE, "capture windows"), w->start_ns, w->end_ns, name, "capture", &args);
+            arg_fig(args, &capture_table, c, keys[k]);
+        sb_add(args, "}");
+        add(t, thread_of(t, HOST_PID, T_CAPTURE, "capture windows"), w->start_ns, w->end_ns, name, "capture", args);
     }
     for (int i = 0; i < m->nregions; i++) {
         const region *rg = &m->regions[i];
@@ -393,20 +458,18 @@ static void gather_run(trace *t)
             continue;
         char tname[64];
         snprintf(tname, sizeof tname, "%s (thread %u)", rg->kind == REGION_NVTX ? "NVTX" : "annotations", rg->tid);
-        strbuf args;
-        args_open(&args, NULL);
+        strbuf *args = args_open(t, NULL);
         if (rg->domain)
-            arg_str(&args, "domain", rg->domain);
-        sb_add(&args, "}");
+            arg_str(args, "domain", rg->domain);
+        sb_add(args, "}");
         add(t, thread_of(t, HOST_PID, T_RANGES + rg->tid, tname), rg->start_ns, rg->end_ns, rg->name,
-            rg->kind == REGION_NVTX ? "nvtx" : "annotation", &args);
+            rg->kind == REGION_NVTX ? "nvtx" : "annotation", args);
     }
 }
 
 static void gather_workload(trace *t, const workload_metrics *r)
 {
     const workload_run *w = r->w;
-    strbuf args;
     char label[64];
     workload_label(w, label, sizeof label);
     int wt = thread_of(t, HOST_PID, T_WORKLOADS, "workloads (NVTX)");
@@ -416,32 +479,60 @@ static void gather_workload(trace *t, const workload_metrics *r)
             lo = w->phases[i].start_ns < lo ? w->phases[i].start_ns : lo;
             hi = w->phases[i].end_ns > hi ? w->phases[i].end_ns : hi;
         }
-        args_open(&args, NULL);
-        arg_str(&args, "status", status_name(w->status));
-        arg_str(&args, "timing", timing_source_name(w->timing));
-        arg_int(&args, "repeat", w->repeat);
+        strbuf *args = args_open(t, NULL);
+        arg_str(args, "status", status_name(w->status));
+        arg_str(args, "timing", timing_source_name(w->timing));
+        arg_int(args, "repeat", w->repeat);
         if (r->verdict != VERDICT_NONE)
-            arg_str(&args, "verdict", verdict_name(r->verdict));
-        sb_add(&args, "}");
-        add(t, wt, lo, hi, label, "workload", &args);
+            arg_str(args, "verdict", verdict_name(r->verdict));
+        sb_add(args, "}");
+        add(t, wt, lo, hi, label, "workload", args);
     }
     for (int i = 0; i < w->nphases; i++) {
-        args_open(&args, w);
-        sb_add(&args, "}");
-        add(t, wt, w->phases[i].start_ns, w->phases[i].end_ns, w->phases[i].name, "nvtx", &args);
+        strbuf *args = args_open(t, w);
+        sb_add(args, "}");
+        add(t, wt, w->phases[i].start_ns, w->phases[i].end_ns, w->phases[i].name, "nvtx", args);
     }
 }
 
-static int cmp_event(const void *pa, const void *pb)
+/* Events by thread, then start, the enclosing range first (the later end); equal ones as they
+ * came: their indices sorted (stably) by the last of those first, then the events moved once. */
+static uint64_t event_end_desc(const void *i, const void *ev)
 {
-    const tevent *a = pa, *b = pb;
-    if (a->thread != b->thread)
-        return a->thread - b->thread;
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    if (a->end != b->end)
-        return a->end > b->end ? -1 : 1; /* the enclosing range first */
-    return 0;
+    return key_descending(key_of_i64(((const tevent *)ev)[*(const size_t *)i].end));
+}
+
+static uint64_t event_start(const void *i, const void *ev)
+{
+    return key_of_i64(((const tevent *)ev)[*(const size_t *)i].start);
+}
+
+static uint64_t event_thread(const void *i, const void *ev)
+{
+    return (uint64_t)((const tevent *)ev)[*(const size_t *)i].thread;
+}
+
+static bool sort_events(trace *t)
+{
+    size_t *order = malloc((t->nev ? t->nev : 1) * sizeof *order);
+    tevent *sorted = malloc((t->nev ? t->nev : 1) * sizeof *sorted);
+    bool ok = order && sorted;
+    for (size_t i = 0; ok && i < t->nev; i++)
+        order[i] = i;
+    ok = ok && key_sort(order, t->nev, sizeof *order, event_end_desc, t->ev) &&
+         key_sort(order, t->nev, sizeof *order, event_start, t->ev) &&
+         key_sort(order, t->nev, sizeof *order, event_thread, t->ev);
+    for (size_t i = 0; ok && i < t->nev; i++)
+        sorted[i] = t->ev[order[i]];
+    free(order);
+    if (!ok) {
+        free(sorted);
+        return false;
+    }
+    free(t->ev);
+    t->ev = sorted;
+    t->cap = t->nev;
+    return true;
 }
 
 /* Lays out one logical thread's events (ev[from, to), sorted) in lanes; returns the lane count
@@ -485,7 +576,21 @@ static void us(strbuf *b, int64_t ns)
 {
     /* Microseconds with the nanoseconds kept exactly: integer arithmetic, no rounding. */
     int64_t mag = ns < 0 ? -ns : ns;
-    sb_printf(b, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(mag / 1000), (long long)(mag % 1000));
+    char frac[5] = {'.', (char)('0' + mag % 1000 / 100), (char)('0' + mag % 100 / 10), (char)('0' + mag % 10), '\0'};
+    if (ns < 0)
+        sb_add(b, "-");
+    sb_int(b, mag / 1000);
+    sb_addn(b, frac, 4);
+}
+
+/* ,"pid":P,"tid":T,"ts": */
+static void pid_tid(strbuf *b, int pid, int tid)
+{
+    sb_add(b, ",\"pid\":");
+    sb_int(b, pid);
+    sb_add(b, ",\"tid\":");
+    sb_int(b, tid);
+    sb_add(b, ",\"ts\":");
 }
 
 static void meta(strbuf *b, const char *what, int pid, int tid, const char *key, const char *sval, long ival)
@@ -555,11 +660,13 @@ static void write_flows(trace *t, strbuf *b)
         const lthread *ta = &t->threads[api->thread], *tg = &t->threads[g->thread];
         id++;
         more(b);
-        sb_printf(b, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"s\",\"id\":%lu,\"pid\":%d,\"tid\":%d,\"ts\":",
-                  id, ta->pid, ta->lanes_tid[api->lane]);
+        sb_add(b, "{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"s\",\"id\":");
+        sb_int(b, (long long)id);
+        pid_tid(b, ta->pid, ta->lanes_tid[api->lane]);
         us(b, api->start - epoch);
-        sb_printf(b, "},\n{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%lu,\"pid\":%d,"
-                     "\"tid\":%d,\"ts\":", id, tg->pid, tg->lanes_tid[g->lane]);
+        sb_add(b, "},\n{\"name\":\"launch\",\"cat\":\"launch\",\"ph\":\"f\",\"bp\":\"e\",\"id\":");
+        sb_int(b, (long long)id);
+        pid_tid(b, tg->pid, tg->lanes_tid[g->lane]);
         us(b, g->start - epoch);
         sb_add(b, "}\n");
     }
@@ -600,6 +707,110 @@ static void write_counters(trace *t, strbuf *b)
         if (first)
             write_busy_counter(t, b, pid);
     }
+}
+
+/* ---- a long run's window (trace.h) ---- */
+
+size_t trace_max_events = TRACE_MAX_EVENTS;
+
+/* Slices kept whatever the run's length: mmprof's phases, workloads and their phases, capture
+ * windows, NVTX ranges and annotations. */
+static size_t always_kept(const analysis *a)
+{
+    const run_model *m = a->m;
+    size_t n = (size_t)m->builtin.ntool_phases + (size_t)a->ncapture;
+    for (int i = 0; i < a->nwl; i++)
+        n += (size_t)(a->wl[i].w->nphases > 0) + (size_t)a->wl[i].w->nphases;
+    for (int i = 0; i < m->nregions; i++)
+        n += m->regions[i].kind == REGION_NVTX || m->regions[i].kind == REGION_ANNOTATION;
+    return n;
+}
+
+/* The starts of the host's slices (API calls, samples, spans) and, with gpu, of the GPU's
+ * (kernels, copies), sorted as keys; NULL when memory ran out. */
+static uint64_t *starts(const run_model *m, bool gpu, size_t *n)
+{
+    const event_list *e = &m->events;
+    const host_activity *h = &m->host_activity;
+    *n = e->napis + h->nsamples + h->nspans + (gpu ? e->nkernels + e->ncopies : 0);
+    uint64_t *s = malloc((*n ? *n : 1) * sizeof *s);
+    if (!s)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < e->napis; i++)
+        s[k++] = key_of_i64(e->apis[i].start_ns);
+    for (size_t i = 0; i < h->nsamples; i++)
+        s[k++] = key_of_i64(h->samples[i].ts_ns);
+    for (size_t i = 0; i < h->nspans; i++)
+        s[k++] = key_of_i64(h->spans[i].start_ns);
+    for (size_t i = 0; gpu && i < e->nkernels; i++)
+        s[k++] = key_of_i64(e->kernels[i].start_ns);
+    for (size_t i = 0; gpu && i < e->ncopies; i++)
+        s[k++] = key_of_i64(e->copies[i].start_ns);
+    if (!key_sort_plain(s, k)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+bool trace_window_of(const analysis *a, trace_window *w)
+{
+    const run_model *m = a->m;
+    const event_list *e = &m->events;
+    const host_activity *h = &m->host_activity;
+    size_t always = always_kept(a), gpu = e->nkernels + e->ncopies, host = e->napis + h->nsamples + h->nspans;
+    *w = (trace_window){false, INT64_MAX, INT64_MAX, always + gpu + host, always + gpu + host};
+    if (w->total <= trace_max_events)
+        return true;
+    size_t budget = always < trace_max_events ? trace_max_events - always : 0;
+    bool gpu_too = gpu > budget; /* the GPU work alone is over: it is windowed with the rest */
+    size_t n;
+    uint64_t *s = starts(m, gpu_too, &n);
+    if (!s)
+        return false;
+    size_t room = gpu_too ? budget : budget - gpu;
+    if (room >= n) { /* over only by what is always kept: nothing to cut */
+        free(s);
+        return true;
+    }
+    /* The cut: the first start past the room; slices sharing it go too, so the kept are at most
+     * the budget. */
+    int64_t cut = i64_of_key(s[room]);
+    size_t kept = room;
+    while (kept > 0 && i64_of_key(s[kept - 1]) == cut)
+        kept--;
+    free(s);
+    w->windowed = true;
+    w->host_cut = cut;
+    w->gpu_cut = gpu_too ? cut : INT64_MAX;
+    w->kept = always + (gpu_too ? 0 : gpu) + kept;
+    return true;
+}
+
+/* The window in words, for the trace and for stderr. */
+static void window_words(const analysis *a, const trace_window *w, char *buf, size_t len)
+{
+    const run_model *m = a->m;
+    int64_t t0 = m->nregions > 0 ? m->regions[0].start_ns : m->epoch_ns;
+    int64_t t1 = m->nregions > 0 ? m->regions[0].end_ns : t0;
+    snprintf(buf, len,
+             "the run has %zu slices, more than the %zu a trace holds: this one keeps %zu, its %sNVTX ranges and "
+             "capture windows whole and %s of its first %.3f s of %.3f s (the rest left out); the JSON and text "
+             "reports have every figure, and profile --duration or --capture-range records a window of your choosing",
+             w->total, trace_max_events, w->kept, w->gpu_cut == INT64_MAX ? "kernels, copies, " : "",
+             w->gpu_cut == INT64_MAX ? "the CUDA API calls, host samples and CPU spans" : "the rest",
+             (double)(w->host_cut - t0) / 1e9, (double)(t1 - t0) / 1e9);
+}
+
+void trace_window_note(const analysis *a, const char *path, FILE *err)
+{
+    trace_window w;
+    if (!trace_window_of(a, &w) || !w.windowed)
+        return;
+    char words[512];
+    window_words(a, &w, words, sizeof words);
+    fprintf(err, "mmprof: note: --trace '%s': %s\n", path, words);
 }
 
 static void write_doc(trace *t, strbuf *b)
@@ -646,8 +857,10 @@ static void write_doc(trace *t, strbuf *b)
         const lthread *th = &t->threads[e->thread];
         sb_add(b, "{\"name\":\"");
         sb_json(b, e->name);
-        sb_printf(b, "\",\"cat\":\"%s\",\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":", e->cat,
-                  e->instant ? "i" : "X", th->pid, th->lanes_tid[e->lane]);
+        sb_add(b, "\",\"cat\":\"");
+        sb_add(b, e->cat);
+        sb_add(b, e->instant ? "\",\"ph\":\"i\"" : "\",\"ph\":\"X\"");
+        pid_tid(b, th->pid, th->lanes_tid[e->lane]);
         us(b, e->start - m->epoch_ns);
         if (e->instant) {
             sb_add(b, ",\"s\":\"t\"");
@@ -677,7 +890,15 @@ static void write_doc(trace *t, strbuf *b)
     /* The matrix size is a built-in run's; other sources have none to give. */
     if (m->source == SOURCE_BUILTIN && m->builtin.n > 0)
         sb_printf(b, ",\"n\":%d", m->builtin.n);
-    sb_add(b, ",\"time_origin\":\"the run's start; times in microseconds\"}}\n");
+    sb_add(b, ",\"time_origin\":\"the run's start; times in microseconds\"");
+    if (t->win.windowed) {
+        char words[512];
+        window_words(t->a, &t->win, words, sizeof words);
+        sb_add(b, ",\"windowed\":\"");
+        sb_json(b, words);
+        sb_add(b, "\"");
+    }
+    sb_add(b, "}}\n");
 }
 
 /* Tids: the host's threads in key order, then each GPU's; each lane its own tid. */
@@ -695,13 +916,13 @@ char *render_trace(const analysis *a)
     trace t;
     memset(&t, 0, sizeof t);
     t.a = a;
+    t.oom = !trace_window_of(a, &t.win);
     const run_model *m = a->m;
     int tool = thread_of(&t, HOST_PID, T_TOOL, "mmprof (NVTX)");
     for (int i = 0; i < m->builtin.ntool_phases; i++) {
-        strbuf args;
-        args_open(&args, NULL);
-        sb_add(&args, "}");
-        add(&t, tool, m->builtin.tool_phases[i].start_ns, m->builtin.tool_phases[i].end_ns, m->builtin.tool_phases[i].name, "nvtx", &args);
+        strbuf *args = args_open(&t, NULL);
+        sb_add(args, "}");
+        add(&t, tool, m->builtin.tool_phases[i].start_ns, m->builtin.tool_phases[i].end_ns, m->builtin.tool_phases[i].name, "nvtx", args);
     }
     const host_activity *h = &m->host_activity;
     if (h->nsites > 0) {
@@ -719,7 +940,7 @@ char *render_trace(const analysis *a)
     strbuf out;
     sb_init(&out);
     if (!t.oom) {
-        qsort(t.ev, t.nev, sizeof *t.ev, cmp_event);
+        t.oom = !sort_events(&t);
         for (size_t i = 0; i < t.nev && !t.oom;) {
             size_t j = i;
             while (j < t.nev && t.ev[j].thread == t.ev[i].thread)
@@ -778,6 +999,9 @@ char *render_trace(const analysis *a)
     }
     free(t.ev);
     free(t.sites);
+    sb_free(&t.scratch);
+    for (size_t i = 0; i < sizeof t.shown / sizeof t.shown[0]; i++)
+        free(t.shown[i].shown);
     if (t.oom) {
         sb_free(&out);
         return NULL;

@@ -9,12 +9,41 @@
 #ifndef MMPROF_REPORT_TRACE_H
 #define MMPROF_REPORT_TRACE_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "analysis.h"
 
 /* The document as a string (the caller frees it), or NULL when memory ran out. */
 char *render_trace(const analysis *a);
+
+/* A long run's trace is windowed. Past TRACE_MAX_EVENTS slices (about 150 MB of JSON: within
+ * chrome://tracing's limit and comfortable in Perfetto's UI), it keeps the run's GPU work
+ * (kernels and copies), its NVTX ranges and annotations, capture windows and mmprof's own phases
+ * whole, and the CUDA API calls, host samples and CPU spans of the run's first stretch only:
+ * those starting before the time at which the budget is spent (a minute of training is 1.8 M API
+ * calls and 0.1 M kernels). Where the GPU work alone is over the budget, the GPU work after that
+ * time goes too. The trace says so in otherData.windowed, trace_window_note on stderr; the HTML
+ * timeline windows the same way at its own budget (html_events.c). */
+#define TRACE_MAX_EVENTS 1000000
+
+/* The budget in use: TRACE_MAX_EVENTS; tests lower it. */
+extern size_t trace_max_events;
+
+typedef struct {
+    bool windowed;
+    int64_t host_cut, gpu_cut; /* API calls and host samples and spans, and kernels and copies,
+                                * starting at or after these are left out (INT64_MAX: none) */
+    size_t total, kept;        /* slices of the run, and of the trace */
+} trace_window;
+
+/* The window of a's trace; false when memory ran out. */
+bool trace_window_of(const analysis *a, trace_window *w);
+
+/* Says on err what the trace of a (written to path) leaves out, as its otherData.windowed says;
+ * nothing when it keeps everything. */
+void trace_window_note(const analysis *a, const char *path, FILE *err);
 
 /* The largest JSON trace chrome://tracing opens: 256 MiB (google/trace-viewer#627). Perfetto's
  * UI holds a trace in the browser's memory, typically 2 GB, at 2 to 4 times its size

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "json_report.h"
 #include "test_support.h"
 
 #define MS 1000000LL /* ns */
@@ -355,6 +356,52 @@ static void builtin_sample_regions(void **state)
     model_free(&m);
 }
 
+/* The JSON of m's analysis with its regions shared among at most `threads` threads. */
+static char *json_with_threads(const run_model *m, int threads)
+{
+    region_threads = threads;
+    analysis a;
+    assert_true(analyze(m, &a));
+    char *text = render_json(&a);
+    analysis_free(&a);
+    region_threads = REGION_THREADS;
+    assert_non_null(text);
+    return text;
+}
+
+/* A long run's regions are shared among threads (regions.h): 600 steps of two launches each, two
+ * threads calling, a copy now and then, analysed on one thread and on four (however many the
+ * machine has), give the same figures, byte for byte in the run file. */
+static void regions_on_threads_as_on_one(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_PROFILE;
+    uint32_t corr = 1;
+    char name[32];
+    for (int i = 0; i < 600; i++) {
+        int64_t t = (int64_t)i * 3 * MS;
+        snprintf(name, sizeof name, "step %d", i);
+        nvtx(&m, name, t, t + 2 * MS, 1);
+        api(&m, "cudaLaunchKernel_v7000", t + 10000, t + 20000 + i % 7 * 1000, 1, corr);
+        kernel(&m, i % 3 ? "k_a" : "k_b", t + 30000, t + 400000 + i % 11 * 5000, corr++);
+        api(&m, "cudaLaunchKernel_v7000", t + 50000, t + 52000, 2, corr);
+        kernel(&m, "k_c", t + 500000, t + 900000, corr++);
+        if (i % 5 == 0) {
+            api(&m, "cudaMemcpyAsync_v3020", t + 60000, t + 70000, 1, corr);
+            copy(&m, COPY_H2D, MEM_PAGEABLE, 1 << 20, t + 1000000, t + 1100000, corr++);
+        }
+    }
+    assert_true(model_finish_regions(&m, "steps"));
+    char *one = json_with_threads(&m, 1), *four = json_with_threads(&m, 4);
+    assert_true(strlen(one) > 600 * 1000); /* every region's figures are there */
+    assert_string_equal(one, four);
+    free(one);
+    free(four);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +413,7 @@ int main(void)
         cmocka_unit_test(kernel_table_statistics),
         cmocka_unit_test(api_calls_by_total_time),
         cmocka_unit_test(builtin_sample_regions),
+        cmocka_unit_test(regions_on_threads_as_on_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

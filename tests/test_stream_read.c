@@ -237,6 +237,48 @@ static void bad_lines_and_foreign_files(void **state)
     model_free(&m);
 }
 
+/* Numbers are read as strtoll and strtoull read them (the reader parses them by hand): white
+ * space and a sign before a time, digits alone for an id, nothing after, nothing out of range.
+ * Names keep their escapes' characters, and names the reader's cache files together (same
+ * length, first, middle and last character) stay apart while equal names share one copy. */
+static void numbers_and_names_as_written(void **state)
+{
+    (void)state;
+    put("310.stream", "mmprof-stream\t1\n"
+                      "process\t310\t1\t10\tp\n"
+                      "api\t 5\t+7\t0\t1\t1\taXbXc\n"                              /* read: 5 .. 7 */
+                      "api\t-3\t9223372036854775807\t1\t1\t2\taYbYc\n"             /* read */
+                      "api\t1\t2\t0\t1\t3\taXbXc\n"                                /* read, one name */
+                      "api\t1\t9223372036854775808\t0\t1\t4\tx\n"                  /* past INT64_MAX */
+                      "api\t-9223372036854775809\t2\t0\t1\t5\tx\n"                 /* below INT64_MIN */
+                      "api\t1\t2\t0\t4294967296\t6\tx\n"                           /* thread past u32 */
+                      "api\t1\t2\t0\t-1\t7\tx\n"                                   /* an id has no sign */
+                      "api\t1\t2\t0\t 1\t8\tx\n"                                   /* nor white space */
+                      "api\t5x\t6\t0\t1\t9\tx\n"                                   /* something after */
+                      "api\t-\t6\t0\t1\t10\tx\n"                                   /* no digits */
+                      "api\t\t6\t0\t1\t11\tx\n"                                    /* empty */
+                      "replayed\t18446744073709551616\n"                                /* past u64 */
+                      "replayed\t18446744073709551615\n"
+                      "api\t1\t2\t0\t1\t12\ttab\\there\n");
+    run_model m;
+    model_init(&m);
+    stream_summary s = {0};
+    char err[512];
+    assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
+    assert_int_equal(m.events.napis, 4);
+    assert_int_equal(m.events.apis[0].start_ns, 5);
+    assert_int_equal(m.events.apis[0].end_ns, 7);
+    assert_int_equal(m.events.apis[1].start_ns, -3);
+    assert_int_equal(m.events.apis[1].end_ns, INT64_MAX);
+    assert_string_equal(m.events.apis[0].name, "aXbXc");
+    assert_string_equal(m.events.apis[1].name, "aYbYc");
+    assert_ptr_equal(m.events.apis[2].name, m.events.apis[0].name);
+    assert_string_equal(m.events.apis[3].name, "tab\there");
+    assert_true(m.collection.replayed_kernels == UINT64_MAX);
+    assert_true(has_warning(&m, "9 malformed line(s)"));
+    model_free(&m);
+}
+
 /* profile --counters: what was asked (ctrconf), a profiled launch per counters line in counter_id
  * order ("nan" where not collected) with its pid, device place and correlation, the kernel records
  * the replay left without timestamps (replayed); a counters line with a bad value or the wrong
@@ -768,6 +810,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(merges_processes_events_and_ranges, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(truncated_stream_keeps_complete_lines, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(numbers_and_names_as_written, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(process_ended_by_signal_after_flush, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(bad_lines_and_foreign_files, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(empty_directory_reads_nothing, test_tmp_setup, test_tmp_teardown),

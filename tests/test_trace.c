@@ -435,6 +435,90 @@ static void api_names_lose_their_version(void **state)
     assert_string_equal(buf, "cuda_v");
 }
 
+static const char *windowed_words(cJSON *doc)
+{
+    return str(cJSON_GetObjectItemCaseSensitive(doc, "otherData"), "windowed");
+}
+
+/* What trace_window_note says of m's trace. */
+static char *note_of(const run_model *m)
+{
+    analysis a;
+    assert_true(analyze(m, &a));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    trace_window_note(&a, "t.json", f);
+    fclose(f);
+    analysis_free(&a);
+    return text;
+}
+
+/* Past the budget (lowered here from a million) the trace keeps the GPU work and the ranges whole
+ * and the API calls that start before the cut, the earliest; says so in otherData and on stderr;
+ * when the GPU work alone is over, that is cut at the same time as the rest. Under the budget
+ * nothing is left out or said. */
+static void long_run_is_windowed(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    cJSON *doc = trace_of(&m);
+    int kernels = count_cat(doc, "kernel"), copies = count_cat(doc, "memcpy"),
+        calls = count_cat(doc, "cuda_api"), ranges = count_cat(doc, "nvtx");
+    assert_null(windowed_words(doc));
+    cJSON_Delete(doc);
+    char *note = note_of(&m);
+    assert_true(note == NULL || note[0] == '\0');
+    free(note);
+
+    /* Room for the GPU work, the ranges and 5 calls: the 5 that start first (by the model). */
+    trace_max_events = (size_t)(kernels + copies + ranges + 5);
+    int64_t starts[64];
+    int n = (int)m.events.napis;
+    assert_true(n <= 64 && n > 6);
+    for (int i = 0; i < n; i++)
+        starts[i] = m.events.apis[i].start_ns;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && starts[j - 1] > starts[j]; j--) {
+            int64_t x = starts[j];
+            starts[j] = starts[j - 1], starts[j - 1] = x;
+        }
+    int kept = 5;
+    while (kept > 0 && starts[kept - 1] == starts[5])
+        kept--;
+    doc = trace_of(&m);
+    assert_int_equal(count_cat(doc, "kernel"), kernels);
+    assert_int_equal(count_cat(doc, "memcpy"), copies);
+    assert_int_equal(count_cat(doc, "nvtx"), ranges);
+    assert_int_equal(count_cat(doc, "cuda_api"), kept);
+    assert_true(kept < calls);
+    const char *words = windowed_words(doc);
+    assert_non_null(words);
+    char keeps[64];
+    snprintf(keeps, sizeof keeps, "this one keeps %d,", kernels + copies + ranges + kept);
+    assert_non_null(strstr(words, keeps));
+    assert_non_null(strstr(words, "its kernels, copies, NVTX ranges and capture windows whole"));
+    note = note_of(&m);
+    assert_non_null(strstr(note, "note: --trace 't.json': "));
+    assert_non_null(strstr(note, words));
+    free(note);
+    cJSON_Delete(doc);
+
+    /* Room for 3 slices past the ranges: the GPU work is cut too, at the same time. */
+    trace_max_events = (size_t)(ranges + 3);
+    doc = trace_of(&m);
+    int gpu = count_cat(doc, "kernel") + count_cat(doc, "memcpy");
+    assert_true(gpu + count_cat(doc, "cuda_api") <= 3);
+    assert_true(gpu < kernels + copies);
+    assert_int_equal(count_cat(doc, "nvtx"), ranges);
+    assert_non_null(strstr(windowed_words(doc), "whole and the rest of its first"));
+    cJSON_Delete(doc);
+    trace_max_events = TRACE_MAX_EVENTS;
+    model_free(&m);
+}
+
 /* A trace too large for chrome://tracing is said, with its size; one that fits is not. */
 static void too_large_trace_is_warned(void **state)
 {
@@ -466,6 +550,7 @@ int main(void)
         cmocka_unit_test(hostile_names_stay_data),
         cmocka_unit_test(timeline_events_flows_and_counter),
         cmocka_unit_test(api_names_lose_their_version),
+        cmocka_unit_test(long_run_is_windowed),
     };
     return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }

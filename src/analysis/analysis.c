@@ -1003,12 +1003,9 @@ static bool device_figures(analysis *a)
 }
 
 /* The run's idle stretches with their causes (idle_causes.h). */
-static bool idle_gaps(analysis *a)
+static bool idle_gaps(analysis *a, const host_causes *h)
 {
-    host_causes *h = host_causes_build(a->m);
-    bool ok = h && idle_stretches(a->m, h, &a->idle_gaps, &a->nidle_gaps, &a->idle_gaps_unlisted);
-    host_causes_free(h);
-    return ok && host_analyze(a);
+    return idle_stretches(a->m, h, &a->idle_gaps, &a->nidle_gaps, &a->idle_gaps_unlisted) && host_analyze(a, h);
 }
 
 /* A killed process's regions, and the run, are not judged where its GPU records are missing
@@ -1064,18 +1061,19 @@ bool analyze(const run_model *m, analysis *a)
         choose_main_kernel(&a->wl[i]);
         a->wl[i].ladder_row = ladder_row(a, i);
     }
-    if (!analyze_regions(m, &a->rg, &a->nrg) || !withhold_cut_verdicts(m, a) || !choose_listed(a) || !group_ranges(m, a->rg, &a->groups, &a->ngroups) ||
-        !analyze_capture(m, a->rg, &a->capture, &a->ncapture)) {
+    /* What the host did at each instant, built once: the regions, the idle stretches and the
+     * host views all read it (a long run's millions of calls, sorted and painted). */
+    host_causes *causes = NULL;
+    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg) && withhold_cut_verdicts(m, a) &&
+              choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
+              analyze_capture(m, a->rg, &a->capture, &a->ncapture);
+    ok = ok && collect_warnings(m, a) && sweep_analyze(a) && analyze_ranks(m, &a->ranks) && device_figures(a) &&
+         launch_figures(a) && busy_series(a) && analyze_streams(m, &a->streams, &a->nstreams) && idle_gaps(a, causes) &&
+         summarize(a);
+    host_causes_free(causes);
+    if (!ok)
         analysis_free(a);
-        return false;
-    }
-    if (!collect_warnings(m, a) || !sweep_analyze(a) || !analyze_ranks(m, &a->ranks) || !device_figures(a) ||
-        !launch_figures(a) || !busy_series(a) || !analyze_streams(m, &a->streams, &a->nstreams) || !idle_gaps(a) ||
-        !summarize(a)) {
-        analysis_free(a);
-        return false;
-    }
-    return true;
+    return ok;
 }
 
 void analysis_free(analysis *a)

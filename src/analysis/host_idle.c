@@ -79,15 +79,14 @@ static interval *gpu_busy(const run_model *m, size_t *n)
     return iv;
 }
 
-static bool region_views(const analysis *a, const host_where_index *x, host_analysis *h)
+static bool region_views(const analysis *a, const host_causes *causes, const host_where_index *x, host_analysis *h)
 {
     if (a->nlisted == 0)
         return true;
-    host_causes *causes = host_causes_build(a->m);
     size_t nbusy = 0;
-    interval *busy = causes ? gpu_busy(a->m, &nbusy) : NULL;
+    interval *busy = gpu_busy(a->m, &nbusy);
     h->regions = calloc((size_t)a->nlisted * HOST_NFROM, sizeof *h->regions);
-    bool ok = causes && busy && h->regions;
+    bool ok = busy && h->regions;
     busy_ctx ctx = {busy, nbusy, causes};
     for (int li = 0; ok && li < a->nlisted; li++) {
         const region *r = &a->m->regions[a->rg[a->listed[li]].region];
@@ -100,7 +99,6 @@ static bool region_views(const analysis *a, const host_where_index *x, host_anal
         h->nregions = li + 1;
     }
     free(busy);
-    host_causes_free(causes);
     return ok;
 }
 
@@ -141,7 +139,7 @@ static void collection_of(const host_activity *ha, host_collection *c)
     }
 }
 
-bool host_analyze(analysis *a)
+bool host_analyze(analysis *a, const host_causes *causes)
 {
     const host_activity *ha = &a->m->host_activity;
     if (!host_activity_present(ha))
@@ -161,7 +159,7 @@ bool host_analyze(analysis *a)
             h->ngaps = i + 1;
         }
         size_t work = 0, sited = 0;
-        ok = ok && region_views(a, x, h) && call_sites_analyze(a->m, &h->sites, &h->nsites, &work, &sited);
+        ok = ok && region_views(a, causes, x, h) && call_sites_analyze(a->m, &h->sites, &h->nsites, &work, &sited);
         if (ok && ha->nsites == 0)
             metric_na(&h->collection.sites_pct, "no call site was taken");
         else if (ok && work == 0)

@@ -49,9 +49,10 @@ typedef struct host_analysis {
 /* Whether the run carries host activity (samples, spans, call sites, or the sampler's word). */
 bool host_activity_present(const host_activity *h);
 
-/* analysis.host, after the regions, their listing and the idle stretches; false only when memory
- * ran out (a->host stays NULL where the run has no host activity). */
-bool host_analyze(struct analysis *a);
+/* analysis.host, after the regions, their listing and the idle stretches (causes: the run's, as
+ * they had); false only when memory ran out (a->host stays NULL where the run has no host
+ * activity). */
+bool host_analyze(struct analysis *a, const host_causes *causes);
 void host_analysis_free(host_analysis *h);
 
 /* w's host words (idle_causes.h) over [start, end): the headline view's, else why there is none.

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "key_sort.h"
 #include "thresholds.h"
 
 const char *idle_cause_key(idle_cause c)
@@ -113,10 +114,10 @@ static bool pageable_copy(const copy_key *k, size_t n, uint32_t pid, uint32_t co
     return hit && hit->pageable;
 }
 
-static int cmp_call(const void *a, const void *b)
+static uint64_t call_start(const void *c, const void *ctx)
 {
-    const host_call *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const host_call *)c)->start);
 }
 
 /* Per process: the first explicit context call and the first long runtime call. */
@@ -179,37 +180,68 @@ typedef struct {
     idle_cause cause;
 } edge;
 
-static int cmp_edge(const void *a, const void *b)
+static uint64_t edge_time(const void *e, const void *ctx)
 {
-    const edge *x = a, *y = b;
-    return (x->t > y->t) - (x->t < y->t);
+    (void)ctx;
+    return key_of_i64(((const edge *)e)->t);
 }
 
-/* At each instant the strongest cause in progress (the first in enum order), joined into pieces. */
+/* The ends of the calls that take time, in time order: nearly so already, and sorted apart (the
+ * starts are in order: calls are sorted by start). NULL when memory ran out. */
+static edge *ends_in_order(const host_causes *h, size_t *n)
+{
+    edge *ends = malloc((h->ncalls ? h->ncalls : 1) * sizeof *ends);
+    *n = 0;
+    for (size_t i = 0; ends && i < h->ncalls; i++)
+        if (h->calls[i].end > h->calls[i].start)
+            ends[(*n)++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
+    if (ends && !key_sort(ends, *n, sizeof *ends, edge_time, NULL)) {
+        free(ends);
+        return NULL;
+    }
+    return ends;
+}
+
+/* The next call at or after *i that takes time (its start is an edge); false past the last. */
+static bool next_start(const host_causes *h, size_t *i)
+{
+    while (*i < h->ncalls && h->calls[*i].end <= h->calls[*i].start)
+        (*i)++;
+    return *i < h->ncalls;
+}
+
+/* The time of the next edge, the earlier of the next start (from *i) and the next end (ends[j]);
+ * false when none is left. */
+static bool next_edge(const host_causes *h, size_t *i, const edge *ends, size_t j, size_t ne, int64_t *t)
+{
+    bool s = next_start(h, i);
+    if (!s && j == ne)
+        return false;
+    *t = !s ? ends[j].t : j == ne || h->calls[*i].start < ends[j].t ? h->calls[*i].start : ends[j].t;
+    return true;
+}
+
+/* At each instant the strongest cause in progress (the first in enum order), joined into pieces.
+ * The edges are the calls' starts and their ends, merged as they are walked; those of one time
+ * are applied together. */
 static bool paint(host_causes *h)
 {
-    size_t cap = h->ncalls ? 2 * h->ncalls : 1;
-    edge *e = malloc(cap * sizeof *e);
-    h->pieces = malloc(cap * sizeof *h->pieces);
-    if (!e || !h->pieces) {
-        free(e);
+    size_t ne = 0;
+    edge *ends = ends_in_order(h, &ne);
+    h->pieces = malloc((ne ? 2 * ne : 1) * sizeof *h->pieces);
+    if (!ends || !h->pieces) {
+        free(ends);
         return false;
     }
-    size_t ne = 0;
-    for (size_t i = 0; i < h->ncalls; i++) {
-        if (h->calls[i].end <= h->calls[i].start)
-            continue;
-        e[ne++] = (edge){h->calls[i].start, 1, h->calls[i].cause};
-        e[ne++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
-    }
-    if (ne > 0)
-        qsort(e, ne, sizeof *e, cmp_edge);
     int open[IDLE_NCAUSES] = {0};
-    for (size_t i = 0; i < ne;) {
-        int64_t t = e[i].t;
-        for (; i < ne && e[i].t == t; i++)
-            open[e[i].cause] += e[i].delta;
-        if (i == ne)
+    size_t i = 0, j = 0;
+    int64_t t, next;
+    for (bool more = next_edge(h, &i, ends, j, ne, &t); more; t = next) {
+        for (; next_start(h, &i) && h->calls[i].start == t; i++)
+            open[h->calls[i].cause]++;
+        for (; j < ne && ends[j].t == t; j++)
+            open[ends[j].cause]--;
+        if (!(more = next_edge(h, &i, ends, j, ne, &next)))
             break;
         int c = 0;
         while (c < IDLE_NCAUSES && open[c] <= 0)
@@ -218,11 +250,11 @@ static bool paint(host_causes *h)
             continue;
         piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
         if (last && last->cause == (idle_cause)c && last->end == t)
-            last->end = e[i].t;
+            last->end = next;
         else
-            h->pieces[h->npieces++] = (piece){t, e[i].t, (idle_cause)c};
+            h->pieces[h->npieces++] = (piece){t, next, (idle_cause)c};
     }
-    free(e);
+    free(ends);
     return true;
 }
 
@@ -249,14 +281,16 @@ host_causes *host_causes_build(const run_model *m)
     struct {
         const char *name;
         idle_cause c;
+        bool memcpy; /* a copy call: its cause depends on the copy's memory */
     } seen[64] = {{0}};
     for (size_t i = 0; i < s->napis; i++) {
         const api_event *a = &s->apis[i];
         size_t slot = ((uintptr_t)a->name >> 4) % 64;
         if (!a->name || seen[slot].name != a->name)
-            seen[slot].name = a->name, seen[slot].c = idle_cause_of_name(a->name);
+            seen[slot].name = a->name, seen[slot].c = idle_cause_of_name(a->name),
+            seen[slot].memcpy = a->name && strstr(a->name, "Memcpy");
         idle_cause c = seen[slot].c;
-        if (c == IDLE_OTHER_API && a->name && strstr(a->name, "Memcpy") &&
+        if (c == IDLE_OTHER_API && seen[slot].memcpy &&
             pageable_copy(k, s->ncopies, a->pid, a->correlation))
             c = IDLE_PAGEABLE_COPY;
         h->calls[h->ncalls++] = (host_call){a->start_ns, a->end_ns, c, a};
@@ -265,8 +299,10 @@ host_causes *host_causes_build(const run_model *m)
     for (size_t i = 0; i < s->nsyncs; i++)
         h->calls[h->ncalls++] = (host_call){s->syncs[i].start_ns, s->syncs[i].end_ns, IDLE_SYNC, NULL};
     free(k);
-    if (h->ncalls > 0)
-        qsort(h->calls, h->ncalls, sizeof *h->calls, cmp_call);
+    if (!key_sort(h->calls, h->ncalls, sizeof *h->calls, call_start, NULL)) {
+        host_causes_free(h);
+        return NULL;
+    }
     for (size_t i = 0; i < h->ncalls; i++)
         if (h->calls[i].end - h->calls[i].start > h->longest)
             h->longest = h->calls[i].end - h->calls[i].start;
@@ -421,49 +457,67 @@ typedef struct {
     const char *name; /* a kernel's name; NULL for a copy or memset */
 } busy_item;
 
-static int cmp_busy(const void *a, const void *b)
+static uint64_t busy_start(const void *b, const void *ctx)
 {
-    const busy_item *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const busy_item *)b)->start);
 }
 
-static int cmp_stretch_len(const void *a, const void *b)
+/* A stretch as found: a long run has one between almost every two kernels, and only the longest
+ * few become rows (idle_stretch, with the name of what ended them made readable), so the rest
+ * stay this small. */
+typedef struct {
+    int64_t start, end;
+    uint32_t device;
+    stretch_where where;
+    const char *next; /* the kernel that ended it; NULL for a copy or memset, or after the last */
+} gap;
+
+static uint64_t gap_start(const void *g, const void *ctx)
 {
-    const idle_stretch *x = a, *y = b;
-    int64_t lx = x->end_ns - x->start_ns, ly = y->end_ns - y->start_ns;
-    if (lx != ly)
-        return lx < ly ? 1 : -1;
-    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+    (void)ctx;
+    return key_of_i64(((const gap *)g)->start);
 }
 
-static bool push_stretch(idle_stretch **v, size_t *n, size_t *cap, uint32_t device, stretch_where w, int64_t s,
-                         int64_t e, const char *next)
+static uint64_t gap_longest(const void *g, const void *ctx)
+{
+    (void)ctx;
+    const gap *x = g;
+    return key_descending(key_of_i64(x->end - x->start));
+}
+
+static bool push_stretch(gap **v, size_t *n, size_t *cap, uint32_t device, stretch_where w, int64_t s, int64_t e,
+                         const char *next)
 {
     if (e <= s)
         return true;
     if (*n == *cap) {
         *cap = *cap ? 2 * *cap : 16;
-        idle_stretch *grown = realloc(*v, *cap * sizeof *grown);
+        gap *grown = realloc(*v, *cap * sizeof *grown);
         if (!grown)
             return false;
         *v = grown;
     }
-    idle_stretch *x = &(*v)[(*n)++];
-    memset(x, 0, sizeof *x);
-    x->device = device;
-    x->where = w;
-    x->start_ns = s;
-    x->end_ns = e;
-    if (next)
-        kernel_display_name(next, x->next, sizeof x->next);
-    else if (w != STRETCH_TAIL)
-        copy_str(x->next, sizeof x->next, "a copy or memset");
+    (*v)[(*n)++] = (gap){s, e, device, w, next};
     return true;
 }
 
+static void stretch_row(const gap *g, idle_stretch *x)
+{
+    memset(x, 0, sizeof *x);
+    x->device = g->device;
+    x->where = g->where;
+    x->start_ns = g->start;
+    x->end_ns = g->end;
+    if (g->next)
+        kernel_display_name(g->next, x->next, sizeof x->next);
+    else if (g->where != STRETCH_TAIL)
+        copy_str(x->next, sizeof x->next, "a copy or memset");
+}
+
 /* Every stretch of one device's idle time inside [lo, hi): items sorted by start. */
-static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int64_t lo, int64_t hi,
-                             idle_stretch **v, size_t *nv, size_t *cap)
+static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int64_t lo, int64_t hi, gap **v,
+                             size_t *nv, size_t *cap)
 {
     int64_t cursor = lo;
     bool any = false;
@@ -608,7 +662,7 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
         if (j == nd)
             devs[nd++] = d;
     }
-    idle_stretch *v = NULL;
+    gap *v = NULL;
     size_t nv = 0, cap = 0;
     bool ok = true;
     for (size_t di = 0; ok && di < nd; di++) {
@@ -622,31 +676,34 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
         for (size_t i = 0; i < s->nmemsets; i++)
             if (s->memsets[i].device == devs[di])
                 it[k++] = (busy_item){s->memsets[i].start_ns, s->memsets[i].end_ns, NULL};
-        qsort(it, k, sizeof *it, cmp_busy);
-        ok = device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
+        ok = key_sort(it, k, sizeof *it, busy_start, NULL) && device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
     }
     free(it);
     free(devs);
-    if (!ok) {
-        free(v);
-        return false;
-    }
-    if (nv > 0)
-        qsort(v, nv, sizeof *v, cmp_stretch_len);
+    /* Longest first, of equal length the earlier first. */
+    ok = ok && key_sort(v, nv, sizeof *v, gap_start, NULL) && key_sort(v, nv, sizeof *v, gap_longest, NULL);
     size_t keep = 0;
-    while (keep < nv && (keep < IDLE_GAP_ALWAYS || v[keep].end_ns - v[keep].start_ns >= IDLE_GAP_LIST_NS))
+    while (ok && keep < nv && (keep < IDLE_GAP_ALWAYS || v[keep].end - v[keep].start >= IDLE_GAP_LIST_NS))
         keep++;
     *unlisted = keep > IDLE_GAPS_MAX ? (int)(keep - IDLE_GAPS_MAX) : 0;
     keep = keep > IDLE_GAPS_MAX ? IDLE_GAPS_MAX : keep;
+    idle_stretch *rows = ok ? calloc(keep ? keep : 1, sizeof *rows) : NULL;
+    ok = rows != NULL;
     for (size_t i = 0; ok && i < keep; i++) {
-        stretch_figures(m, h, lo, &v[i]);
-        ok = stretch_calls(h, &v[i]);
+        stretch_row(&v[i], &rows[i]);
+        stretch_figures(m, h, lo, &rows[i]);
+        ok = stretch_calls(h, &rows[i]);
     }
+    free(v);
     if (!ok) {
-        free(v);
+        free(rows);
         return false;
     }
-    *out = v;
+    if (keep == 0) {
+        free(rows);
+        rows = NULL;
+    }
+    *out = rows;
     *nout = (int)keep;
     return true;
 }

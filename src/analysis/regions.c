@@ -5,13 +5,16 @@
 #include "regions.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis.h"
 #include "host_idle.h"
+#include "key_sort.h"
 #include "overlap.h"
 #include "thresholds.h"
 
@@ -108,10 +111,10 @@ static thread_range *thread_ranges(const run_model *m, size_t *n)
     return r;
 }
 
-static int cmp_by_start(const void *a, const void *b)
+static uint64_t by_start(const void *p, const void *ctx)
 {
-    const gpu_item *x = *(const gpu_item *const *)a, *y = *(const gpu_item *const *)b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64((*(const gpu_item *const *)p)->start);
 }
 
 /* (pid, correlation) -> API call, for finding launching calls. */
@@ -120,15 +123,20 @@ typedef struct {
     const api_event *api;
 } corr_entry;
 
-static int cmp_corr(const void *a, const void *b)
+/* By process, correlation id and, of one id, the runtime call before the driver call it made
+ * (the runtime one is the user's launch): sorted by id and kind, then (stably) by process. The
+ * calls come nearly in that order already (ids are handed out as calls begin). */
+static uint64_t corr_id_kind(const void *e, const void *ctx)
 {
-    const corr_entry *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    if (x->corr != y->corr)
-        return x->corr < y->corr ? -1 : 1;
-    /* The runtime call before the driver call it made: the runtime one is the user's launch. */
-    return (int)x->api->kind - (int)y->api->kind;
+    (void)ctx;
+    const corr_entry *x = e;
+    return (uint64_t)x->corr << 1 | (x->api->kind == API_DRIVER);
+}
+
+static uint64_t corr_pid(const void *e, const void *ctx)
+{
+    (void)ctx;
+    return ((const corr_entry *)e)->pid;
 }
 
 static const api_event *find_launch(const corr_entry *t, size_t n, uint32_t pid, uint32_t corr)
@@ -146,16 +154,16 @@ static const api_event *find_launch(const corr_entry *t, size_t n, uint32_t pid,
     return lo < n && t[lo].pid == pid && t[lo].corr == corr ? t[lo].api : NULL;
 }
 
-static int cmp_gpu(const void *a, const void *b)
+static uint64_t gpu_key(const void *g, const void *ctx)
 {
-    const gpu_item *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    (void)ctx;
+    return key_of_i64(((const gpu_item *)g)->key);
 }
 
-static int cmp_host(const void *a, const void *b)
+static uint64_t host_start(const void *h, const void *ctx)
 {
-    const host_item *x = a, *y = b;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const host_item *)h)->start);
 }
 
 static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type, const void *ev, int64_t s,
@@ -173,6 +181,13 @@ static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type
     g->tid = g->launch ? g->launch->thread : 0;
 }
 
+static void timeline_free(timeline *t)
+{
+    free(t->gpu);
+    free(t->by_start);
+    free(t->host);
+}
+
 static bool build_timeline(const run_model *m, timeline *t)
 {
     memset(t, 0, sizeof *t);
@@ -184,16 +199,17 @@ static bool build_timeline(const run_model *m, timeline *t)
     t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
     size_t nranges;
     thread_range *ranges = thread_ranges(m, &nranges);
-    if (!ct || !t->gpu || !t->by_start || !t->host || !ranges) {
+    size_t nct = 0;
+    if (ct)
+        for (size_t j = 0; j < s->napis; j++)
+            ct[nct++] = (corr_entry){s->apis[j].pid, s->apis[j].correlation, &s->apis[j]};
+    if (!ct || !t->gpu || !t->by_start || !t->host || !ranges || !key_sort(ct, nct, sizeof *ct, corr_id_kind, NULL) ||
+        !key_sort(ct, nct, sizeof *ct, corr_pid, NULL)) {
         free(ct);
         free(ranges);
+        timeline_free(t);
         return false;
     }
-    size_t nct = 0;
-    for (size_t j = 0; j < s->napis; j++)
-        ct[nct++] = (corr_entry){s->apis[j].pid, s->apis[j].correlation, &s->apis[j]};
-    if (nct > 0)
-        qsort(ct, nct, sizeof *ct, cmp_corr);
 
     for (size_t j = 0; j < s->nkernels; j++)
         add_gpu(t, ct, nct, GPU_KERNEL, &s->kernels[j], s->kernels[j].start_ns, s->kernels[j].end_ns, s->kernels[j].pid,
@@ -223,14 +239,15 @@ static bool build_timeline(const run_model *m, timeline *t)
     for (size_t i = 0; i < t->nhost; i++)
         t->host[i].ranged = thread_ranged(ranges, nranges, t->host[i].pid, t->host[i].tid, t->host[i].start);
     free(ranges);
-    if (t->ngpu > 0)
-        qsort(t->gpu, t->ngpu, sizeof *t->gpu, cmp_gpu);
-    if (t->nhost > 0)
-        qsort(t->host, t->nhost, sizeof *t->host, cmp_host);
+    bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL) &&
+              key_sort(t->host, t->nhost, sizeof *t->host, host_start, NULL);
     for (size_t i = 0; i < t->ngpu; i++)
         t->by_start[i] = &t->gpu[i];
-    if (t->ngpu > 0)
-        qsort(t->by_start, t->ngpu, sizeof *t->by_start, cmp_by_start);
+    if (!ok || !key_sort(t->by_start, t->ngpu, sizeof *t->by_start, by_start, NULL)) {
+        free(ct);
+        timeline_free(t);
+        return false;
+    }
     /* Mark launching calls: a call is one when some kernel names it. */
     for (size_t i = 0; i < t->ngpu; i++) {
         if (t->gpu[i].type != GPU_KERNEL || !t->gpu[i].launch)
@@ -251,13 +268,6 @@ static bool build_timeline(const run_model *m, timeline *t)
     }
     free(ct);
     return true;
-}
-
-static void timeline_free(timeline *t)
-{
-    free(t->gpu);
-    free(t->by_start);
-    free(t->host);
 }
 
 /* First index whose key (or start) is >= t. */
@@ -402,34 +412,15 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
 }
 
 
-/* A call as api_stats groups it: its name's pointer (the store keeps each distinct name once,
- * model.h), then its display name. */
+/* One stored name's calls (the store keeps each distinct name once, model.h): their durations
+ * at dur[first, first + count), and its display name. */
 typedef struct {
-    const char *name;
-    double us;
-} named_call;
-
-static int cmp_call(const void *a, const void *b)
-{
-    const named_call *x = a, *y = b;
-    if (x->name != y->name)
-        return (uintptr_t)x->name < (uintptr_t)y->name ? -1 : 1;
-    return (x->us > y->us) - (x->us < y->us);
-}
-
-/* One stored name's calls, c[first, first + count), sorted by time, and its display name. */
-typedef struct {
+    const char *stored;
     char name[64];
-    int first, count;
+    size_t first, count;
 } name_run;
 
 static int cmp_run(const void *a, const void *b) { return strcmp(((const name_run *)a)->name, ((const name_run *)b)->name); }
-
-static int cmp_us(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static int cmp_api_total(const void *a, const void *b)
 {
@@ -439,80 +430,139 @@ static int cmp_api_total(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-/* API calls by name (version suffix dropped): count, total, share, median, min, max. Grouped by
- * the stored name's pointer first (a pointer compare per step of the sort, the display name
- * made once per distinct name), then runs of equal display names joined: a long run has
- * millions of calls of a few dozen names. */
+static size_t name_slot(const int *slot, size_t nslots, const name_run *runs, const char *name)
+{
+    size_t h = (size_t)((((uintptr_t)name >> 4) * 0x9E3779B97F4A7C15ull) >> 32) & (nslots - 1);
+    while (slot[h] >= 0 && runs[slot[h]].stored != name)
+        h = (h + 1) & (nslots - 1);
+    return h;
+}
+
+/* The stored names of calls[0, n): runs (one per name, in the order met, each with its count)
+ * and each call's run in *which. A long run has millions of calls of a few dozen names: found by
+ * the pointer in an open-addressing table, at most half full. */
+static name_run *name_runs(const host_item *const *calls, int n, int **which, int *nruns)
+{
+    size_t nslots = 64;
+    name_run *runs = malloc(nslots / 2 * sizeof *runs);
+    int *slot = malloc(nslots * sizeof *slot);
+    *which = malloc((size_t)n * sizeof **which);
+    *nruns = 0;
+    bool ok = runs && slot && *which;
+    for (size_t i = 0; ok && i < nslots; i++)
+        slot[i] = -1;
+    for (int i = 0; ok && i < n; i++) {
+        const char *name = ((const api_event *)calls[i]->ev)->name;
+        name = name ? name : "";
+        size_t h = name_slot(slot, nslots, runs, name);
+        if (slot[h] < 0 && (size_t)*nruns == nslots / 2) { /* full: twice the slots */
+            int *grown = malloc(2 * nslots * sizeof *grown);
+            name_run *more = realloc(runs, nslots * sizeof *runs);
+            if (more)
+                runs = more;
+            if (!(ok = grown && more)) {
+                free(grown);
+                break;
+            }
+            free(slot);
+            slot = grown, nslots *= 2;
+            for (size_t j = 0; j < nslots; j++)
+                slot[j] = -1;
+            for (int j = 0; j < *nruns; j++)
+                slot[name_slot(slot, nslots, runs, runs[j].stored)] = j;
+            h = name_slot(slot, nslots, runs, name);
+        }
+        if (slot[h] < 0) {
+            runs[*nruns] = (name_run){.stored = name};
+            api_display_name(name, runs[*nruns].name, sizeof runs[*nruns].name);
+            slot[h] = (*nruns)++;
+        }
+        runs[slot[h]].count++;
+        (*which)[i] = slot[h];
+    }
+    free(slot);
+    if (!ok) {
+        free(runs);
+        free(*which);
+        *which = NULL;
+        return NULL;
+    }
+    return runs;
+}
+
+/* API calls by name (version suffix dropped): count, total, share, median, min, max. The calls'
+ * durations are grouped by stored name, then each display name's (one stored name's, or several
+ * joined: two rank files' "cudaMalloc", "cudaMalloc_v3020") sorted and summed smallest first, so
+ * the last digits do not depend on where the allocator put the names. In ns: their order is that
+ * of the microseconds shown (the same rounding of each). */
 static bool api_stats(const host_item *const *calls, int n, double total_ms, region_metrics *r)
 {
     r->apis = NULL;
     r->napistats = 0;
     if (n == 0)
         return true;
-    named_call *c = malloc((size_t)n * sizeof *c);
-    double *us = malloc((size_t)n * sizeof *us);
-    if (!c || !us) {
-        free(c);
-        free(us);
-        return false;
-    }
-    for (int i = 0; i < n; i++) {
-        const char *name = ((const api_event *)calls[i]->ev)->name;
-        c[i] = (named_call){name ? name : "", 1e3 * ms(calls[i]->end - calls[i]->start)};
-    }
-    qsort(c, (size_t)n, sizeof *c, cmp_call);
-    int nruns = 0;
-    for (int i = 0; i < n; i++)
-        nruns += i == 0 || c[i].name != c[i - 1].name;
-    name_run *runs = malloc((size_t)nruns * sizeof *runs);
-    api_stat *st = NULL;
-    if (runs) {
-        int k = 0;
+    int *which = NULL, nruns = 0;
+    name_run *runs = name_runs(calls, n, &which, &nruns);
+    uint64_t *dur = malloc((size_t)n * sizeof *dur);
+    api_stat *st = calloc((size_t)(nruns ? nruns : 1), sizeof *st);
+    bool ok = runs && dur && st;
+    if (ok) {
+        size_t at = 0;
+        for (int j = 0; j < nruns; j++)
+            runs[j].first = at, at += runs[j].count, runs[j].count = 0;
         for (int i = 0; i < n; i++) {
-            if (i == 0 || c[i].name != c[i - 1].name) {
-                api_display_name(c[i].name, runs[k].name, sizeof runs[k].name);
-                runs[k].first = i, runs[k].count = 0;
-                k++;
-            }
-            runs[k - 1].count++;
+            name_run *g = &runs[which[i]];
+            dur[g->first + g->count++] = key_of_i64(calls[i]->end - calls[i]->start);
         }
         qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
-        st = calloc((size_t)nruns, sizeof *st);
-    }
-    if (!runs || !st) {
-        free(c);
-        free(us);
-        free(runs);
-        return false;
     }
     int ns = 0;
-    for (int i = 0; i < nruns;) {
-        int j = i, k = 0;
-        double sum = 0;
-        for (; j < nruns && strcmp(runs[j].name, runs[i].name) == 0; j++)
-            for (int q = 0; q < runs[j].count; q++) {
-                us[k] = c[runs[j].first + q].us;
-                sum += us[k++];
+    uint64_t *joined = NULL; /* a display name's several runs, copied together */
+    for (int i = 0; ok && i < nruns;) {
+        int j = i + 1;
+        while (j < nruns && strcmp(runs[j].name, runs[i].name) == 0)
+            j++;
+        uint64_t *d = dur + runs[i].first;
+        size_t k = runs[i].count;
+        if (j - i > 1) {
+            if (!joined && !(ok = (joined = malloc((size_t)n * sizeof *joined)) != NULL))
+                break;
+            k = 0;
+            for (int q = i; q < j; q++) {
+                memcpy(joined + k, dur + runs[q].first, runs[q].count * sizeof *dur);
+                k += runs[q].count;
             }
-        if (j - i > 1) /* one display name from several stored ones: their times sorted together */
-            qsort(us, (size_t)k, sizeof *us, cmp_us);
+            d = joined;
+        }
+        if (!(ok = key_sort_plain(d, k)))
+            break;
+        double sum = 0;
+        for (size_t q = 0; q < k; q++)
+            sum += 1e3 * ms(i64_of_key(d[q]));
         api_stat *s = &st[ns++];
         memcpy(s->name, runs[i].name, sizeof s->name);
-        s->count = k;
+        s->count = (int)k;
         metric_set(&s->total_ms, sum / 1e3);
         if (total_ms > 0)
             metric_set(&s->share_pct, 100.0 * sum / 1e3 / total_ms);
         else
             metric_na(&s->share_pct, "no time in API calls");
-        metric_set(&s->min_us, us[0]);
-        metric_set(&s->max_us, us[k - 1]);
-        metric_set(&s->median_us, (k % 2) ? us[k / 2] : 0.5 * (us[k / 2 - 1] + us[k / 2]));
+        double lo = 1e3 * ms(i64_of_key(d[0])), hi = 1e3 * ms(i64_of_key(d[k - 1]));
+        double m1 = 1e3 * ms(i64_of_key(d[(k - 1) / 2])), m2 = 1e3 * ms(i64_of_key(d[k / 2]));
+        metric_set(&s->min_us, lo);
+        metric_set(&s->max_us, hi);
+        metric_set(&s->median_us, (k % 2) ? m2 : 0.5 * (m1 + m2));
         i = j;
     }
-    qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
-    free(c);
-    free(us);
+    free(which);
     free(runs);
+    free(dur);
+    free(joined);
+    if (!ok) {
+        free(st);
+        return false;
+    }
+    qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
     r->apis = st;
     r->napistats = ns;
     return true;
@@ -987,43 +1037,105 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     return ok;
 }
 
+/* The regions are independent of each other: shared out among a few threads, each taking the
+ * next region not yet taken (the run's own, which holds every event, goes first), so a long
+ * run's thousands take the time of their share. Each region's figures are the same as when they
+ * were worked out one after the other. */
+#define REGIONS_PER_THREAD 64 /* fewer regions than this per thread: not worth a thread */
+int region_threads = REGION_THREADS;
+
+typedef struct {
+    const run_model *m;
+    const timeline *t;
+    region_metrics *r;
+    int next;    /* the next region to take */
+    bool failed; /* memory ran out in one of them */
+} region_share;
+
+static void *analyze_share(void *p)
+{
+    region_share *w = p;
+    for (;;) {
+        int i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED);
+        if (i >= w->m->nregions || __atomic_load_n(&w->failed, __ATOMIC_RELAXED))
+            return NULL;
+        if (!analyze_one(w->m, w->t, i, &w->r[i]))
+            __atomic_store_n(&w->failed, true, __ATOMIC_RELAXED);
+    }
+}
+
+static bool analyze_all(const run_model *m, const timeline *t, region_metrics *r)
+{
+    region_share w = {m, t, r, 0, false};
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int n = cpus < region_threads ? (int)(cpus > 1 ? cpus : 1) : region_threads;
+    n = n < REGION_THREADS ? n : REGION_THREADS;
+    if (n > m->nregions / REGIONS_PER_THREAD)
+        n = m->nregions / REGIONS_PER_THREAD > 1 ? m->nregions / REGIONS_PER_THREAD : 1;
+    pthread_t helper[REGION_THREADS];
+    int started = 0;
+    while (started < n - 1 && pthread_create(&helper[started], NULL, analyze_share, &w) == 0)
+        started++;
+    analyze_share(&w);
+    for (int i = 0; i < started; i++)
+        pthread_join(helper[i], NULL);
+    return !w.failed;
+}
+
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
+{
+    host_causes *causes;
+    bool ok = analyze_regions_and_causes(m, &causes, out, nout);
+    host_causes_free(causes);
+    return ok;
+}
+
+static void *build_causes(void *p)
+{
+    void **job = p; /* the model in, its causes out */
+    job[1] = host_causes_build(job[0]);
+    return NULL;
+}
+
+bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout)
 {
     *out = NULL;
     *nout = 0;
-    if (m->nregions == 0)
-        return true;
+    /* The causes on a thread of their own while the timeline is built: both sort the run's calls. */
+    void *job[2] = {(void *)m, NULL};
+    pthread_t helper;
+    bool apart = m->nregions > 0 && pthread_create(&helper, NULL, build_causes, job) == 0;
+    if (!apart)
+        build_causes(job);
     timeline t;
-    gpu_activity *act = gpu_activity_build(m);
-    host_causes *causes = host_causes_build(m);
-    host_where_index *hosts = host_where_build(&m->host_activity);
-    if (!act || !causes || !hosts || !build_timeline(m, &t)) {
-        gpu_activity_free(act);
-        host_causes_free(causes);
-        host_where_index_free(hosts);
-        return false;
+    memset(&t, 0, sizeof t);
+    gpu_activity *act = m->nregions > 0 ? gpu_activity_build(m) : NULL;
+    host_where_index *hosts = m->nregions > 0 ? host_where_build(&m->host_activity) : NULL;
+    bool ok = m->nregions == 0 || (act && hosts && build_timeline(m, &t));
+    if (apart)
+        pthread_join(helper, NULL);
+    *causes = job[1];
+    region_metrics *r = NULL;
+    if (ok && *causes && m->nregions > 0) {
+        t.act = act;
+        t.causes = *causes;
+        t.hosts = hosts;
+        t.ha = &m->host_activity;
+        r = calloc((size_t)m->nregions, sizeof *r);
+        ok = r && analyze_all(m, &t, r);
+        timeline_free(&t);
+    } else if (ok && m->nregions > 0) {
+        timeline_free(&t);
     }
-    t.act = act;
-    t.causes = causes;
-    t.hosts = hosts;
-    t.ha = &m->host_activity;
-    region_metrics *r = calloc((size_t)m->nregions, sizeof *r);
-    bool ok = r != NULL;
-    int done = 0;
-    for (int i = 0; ok && i < m->nregions; i++) {
-        ok = analyze_one(m, &t, i, &r[i]);
-        done = i + 1;
-    }
-    timeline_free(&t);
     gpu_activity_free(act);
-    host_causes_free(causes);
     host_where_index_free(hosts);
+    ok = ok && *causes;
     if (!ok) {
-        region_metrics_free(r, done);
+        region_metrics_free(r, r ? m->nregions : 0); /* those not reached are zero */
         return false;
     }
     *out = r;
-    *nout = m->nregions;
+    *nout = r ? m->nregions : 0;
     return true;
 }
 

@@ -97,8 +97,18 @@ typedef struct {
     char advice[VERDICT_TEXT];       /* one line: what to try */
 } region_metrics;
 
+/* The regions are shared out among at most this many threads (the processors there are, and one
+ * per 64 regions); tests change it. */
+#define REGION_THREADS 4
+extern int region_threads;
+
 /* Computes every region's figures; false only when memory ran out. */
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout);
+/* The same, and the run's host causes for the caller (analysis builds them once for the regions,
+ * the idle stretches and the host views: a long run's millions of calls, sorted and painted),
+ * built on a thread of their own while the regions' timeline is built. *causes is the caller's
+ * to free, NULL when memory ran out (the call then returns false). */
+bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout);
 void region_metrics_free(region_metrics *r, int n);
 
 

@@ -63,8 +63,10 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
             continue;
         }
         size_t len = strlen(text);
-        if (outs[i].render == render_trace)
+        if (outs[i].render == render_trace) {
+            trace_window_note(a, outs[i].path, stderr);
             trace_size_warning(len, outs[i].path, stderr);
+        }
         /* A text file ends with a newline. */
         bool nl = len == 0 || text[len - 1] != '\n';
         char *full = nl ? malloc(len + 2) : text;

@@ -92,18 +92,61 @@ typedef struct {
     int first_window;
     int64_t outside_total; /* capcalls: CUDA runtime calls made outside windows (-1: no line) */
     node_map nodes; /* frame lines: the process's node ids to host_activity.frames indices */
+    /* The store's copies of the kernel and API names lately met, by a cheap hash of the text: a
+     * long run's millions of calls have a few dozen names, and a hit costs one compare instead
+     * of hashing the name and looking it up in the store's table. */
+    struct {
+        const char *own;
+        size_t len;
+    } names[64];
 } reader;
 
+/* The store's copy of name (events_intern), NULL when memory ran out. */
+static const char *own_name(reader *r, const char *name)
+{
+    size_t len = strlen(name);
+    size_t slot = (len * 31 + (len ? (unsigned char)name[0] * 7 + (unsigned char)name[len - 1] * 13 +
+                                         (unsigned char)name[len / 2] : 0)) % 64;
+    if (r->names[slot].own && r->names[slot].len == len && memcmp(r->names[slot].own, name, len) == 0)
+        return r->names[slot].own;
+    const char *own = events_intern(&r->m->events, name);
+    if (own)
+        r->names[slot].own = own, r->names[slot].len = len;
+    return own;
+}
+
+/* Decimal digits from *s into *v, false past UINT64_MAX; *s moves past them. */
+static bool digits(const char **s, uint64_t *v)
+{
+    uint64_t x = 0;
+    const char *p = *s;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return false;
+        x = x * 10 + d;
+    }
+    *s = p;
+    *v = x;
+    return true;
+}
+
+/* strtoll's and strtoull's syntax and range, by hand (a long run's stream is millions of numbers,
+ * and the library's locale and errno handling was a fifth of reading it): white space and a sign
+ * before the digits of an i64, digits alone for a u64, nothing after. */
 static bool parse_i64(const char *s, int64_t *out)
 {
     if (!s || !*s)
         return false;
-    errno = 0;
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (errno || *end)
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    bool neg = *s == '-';
+    if (*s == '-' || *s == '+')
+        s++;
+    uint64_t v;
+    if (*s < '0' || *s > '9' || !digits(&s, &v) || *s || v > (uint64_t)INT64_MAX + neg)
         return false;
-    *out = v;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return true;
 }
 
@@ -111,10 +154,8 @@ static bool parse_u64(const char *s, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9')
         return false;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end)
+    uint64_t v;
+    if (!digits(&s, &v) || *s)
         return false;
     *out = v;
     return true;
@@ -171,12 +212,12 @@ static bool line_kernel(reader *r, char **f, int n)
     if (n != 18 || !gpu_common(r, f, &g) || !ints(f, 6, 11, v))
         return false;
     kernel_event k = {
-        .name = f[17], .start_ns = g.start, .end_ns = g.end, .pid = r->pid, .device = g.device,
+        .name = (char *)own_name(r, f[17]), .start_ns = g.start, .end_ns = g.end, .pid = r->pid, .device = g.device,
         .stream = g.stream, .correlation = g.corr, .grid = {v[0], v[1], v[2]}, .block = {v[3], v[4], v[5]},
         .has_resources = true, .registers = v[6], .static_smem = v[7], .dynamic_smem = v[8],
         .smem_optin = v[9] != 0, .local_mem = v[10],
     };
-    r->oom |= !events_add_kernel(&r->m->events, &k);
+    r->oom |= !k.name || !events_push_kernel(&r->m->events, &k);
     return true;
 }
 
@@ -219,9 +260,9 @@ static bool line_api(reader *r, char **f, int n)
         (kind != API_RUNTIME && kind != API_DRIVER) || !parse_u32(f[4], &tid) || !parse_u32(f[5], &corr))
         return false;
     saw_time(r, end);
-    api_event a = {.name = f[6], .start_ns = start, .end_ns = end, .kind = (api_kind)kind, .pid = r->pid,
+    api_event a = {.name = (char *)own_name(r, f[6]), .start_ns = start, .end_ns = end, .kind = (api_kind)kind, .pid = r->pid,
                    .thread = tid, .correlation = corr};
-    r->oom |= !events_add_api(&r->m->events, &a);
+    r->oom |= !a.name || !events_push_api(&r->m->events, &a);
     return true;
 }
 
@@ -660,7 +701,8 @@ static bool read_line(reader *r, char **f, int n)
     return true; /* a line of a later version */
 }
 
-static int split(char *line, char **f)
+/* escaped: the line holds a backslash (most hold none, and need no unescaping). */
+static int split(char *line, char **f, bool escaped)
 {
     int n = 0;
     for (char *p = line;; p++) {
@@ -672,7 +714,7 @@ static int split(char *line, char **f)
             break;
         *p = '\0';
     }
-    for (int i = 0; i < n && i < MAX_FIELDS; i++)
+    for (int i = 0; escaped && i < n && i < MAX_FIELDS; i++)
         stream_unescape(f[i]);
     return n;
 }
@@ -729,7 +771,7 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
             break;
         }
         line[len - 1] = '\0';
-        int n = split(line, f);
+        int n = split(line, f, memchr(line, '\\', (size_t)len) != NULL);
         if (first) {
             first = false;
             char magic[32];

@@ -35,8 +35,58 @@ static size_t kind_count(const event_list *e, int k)
 
 /* ---------- writing ---------- */
 
+/* The names table's indices by the names' pointers (the events hold the table's own strings):
+ * a long run's 1.8 M calls looked up by pointer, not by hashing and comparing their text. Open
+ * addressing, at most half full. */
+typedef struct {
+    const char **key;
+    size_t *index;
+    size_t nslots;
+} name_index;
+
+static size_t slot_of(const name_index *x, const char *p)
+{
+    size_t h = (size_t)((((uintptr_t)p >> 4) * 0x9E3779B97F4A7C15ull) >> 32) & (x->nslots - 1);
+    while (x->key[h] && x->key[h] != p)
+        h = (h + 1) & (x->nslots - 1);
+    return h;
+}
+
+static bool name_index_build(name_index *x, const event_list *e)
+{
+    size_t n;
+    const char *const *names = events_names(e, &n);
+    x->nslots = 64;
+    while (x->nslots < 2 * n)
+        x->nslots *= 2;
+    x->key = calloc(x->nslots, sizeof *x->key);
+    x->index = malloc(x->nslots * sizeof *x->index);
+    if (!x->key || !x->index)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        size_t h = slot_of(x, names[i]);
+        x->key[h] = names[i];
+        x->index[h] = i;
+    }
+    return true;
+}
+
+static void name_index_free(name_index *x)
+{
+    free(x->key);
+    free(x->index);
+}
+
+/* name's index in e's names table, SIZE_MAX when it is not there: by pointer, else by its text
+ * (a list a test filled by hand with strings of its own). */
+static size_t index_of(const name_index *x, const event_list *e, const char *name)
+{
+    size_t h = slot_of(x, name);
+    return x->key[h] ? x->index[h] : events_name_index(e, name);
+}
+
 /* Column c of event i of kind k as written, but for the deltas (taken by the caller). */
-static int64_t raw(const event_list *e, int k, size_t i, int c, int64_t epoch)
+static int64_t raw(const event_list *e, const name_index *names, int k, size_t i, int c, int64_t epoch)
 {
     int64_t start = 0, end = 0, corr = 0, region = 0;
     switch (k) {
@@ -47,7 +97,7 @@ static int64_t raw(const event_list *e, int k, size_t i, int c, int64_t epoch)
                              x->block[0], x->block[1], x->block[2], x->has_resources ? x->registers : -1,
                              x->static_smem, x->dynamic_smem, x->smem_optin, x->local_mem};
         if (c == 7)
-            return (int64_t)events_name_index(e, x->name);
+            return (int64_t)index_of(names, e, x->name);
         if (c > C_REGION)
             return v[c];
         break;
@@ -72,7 +122,7 @@ static int64_t raw(const event_list *e, int k, size_t i, int c, int64_t epoch)
         const api_event *x = &e->apis[i];
         start = x->start_ns, end = x->end_ns, corr = x->correlation, region = x->region;
         if (c == 6)
-            return (int64_t)events_name_index(e, x->name);
+            return (int64_t)index_of(names, e, x->name);
         const int64_t v[] = {0, 0, 0, 0, x->pid, x->thread, 0, x->kind};
         if (c > C_REGION)
             return v[c];
@@ -94,13 +144,14 @@ bool event_columns_fit(const event_list *e)
 {
     if (event_count(e) < event_columns_min)
         return false;
-    for (size_t i = 0; i < e->nkernels; i++)
-        if (events_name_index(e, e->kernels[i].name) == SIZE_MAX)
-            return false;
-    for (size_t i = 0; i < e->napis; i++)
-        if (events_name_index(e, e->apis[i].name) == SIZE_MAX)
-            return false;
-    return true;
+    name_index names;
+    bool fit = name_index_build(&names, e);
+    for (size_t i = 0; fit && i < e->nkernels; i++)
+        fit = index_of(&names, e, e->kernels[i].name) != SIZE_MAX;
+    for (size_t i = 0; fit && i < e->napis; i++)
+        fit = index_of(&names, e, e->apis[i].name) != SIZE_MAX;
+    name_index_free(&names);
+    return fit;
 }
 
 bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
@@ -111,7 +162,8 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
     int64_t *v = malloc((most ? most : 1) * sizeof *v);
     size_t nnames;
     const char *const *names = events_names(e, &nnames);
-    bool ok = v && jw_member(w, "form", cJSON_CreateString("columns"));
+    name_index index;
+    bool ok = name_index_build(&index, e) && v && jw_member(w, "form", cJSON_CreateString("columns"));
     if (ok) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; arr && i < nnames; i++)
@@ -127,7 +179,7 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
         for (int c = 0; ok && cols[k][c]; c++) {
             int64_t prev = 0;
             for (size_t i = 0; i < n; i++) {
-                int64_t x = raw(e, k, i, c, epoch);
+                int64_t x = raw(e, &index, k, i, c, epoch);
                 v[i] = c == C_START || c == C_CORR ? x - prev : x;
                 prev = x;
             }
@@ -136,6 +188,7 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
         ok = ok && jw_close(w);
     }
     free(v);
+    name_index_free(&index);
     return ok;
 }
 
@@ -270,6 +323,55 @@ static int64_t next(cursor *c)
 
 static bool in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
+/* The range of column c (from the fifth) of kind k; a copy's direction is one of the
+ * directions (dir: its range is checked by value). */
+typedef struct {
+    int64_t lo, hi;
+    bool dir;
+} column_range;
+
+static column_range range_of(int k, int c, const event_column_limits *lim)
+{
+    const char *name = cols[k][c];
+    column_range r = {0, UINT32_MAX, false};
+    if (strcmp(name, "device") == 0)
+        r.hi = lim->ndevices - 1;
+    else if (strcmp(name, "name") == 0)
+        r.hi = (int64_t)lim->nnames - 1;
+    else if (strcmp(name, "registers") == 0)
+        r.lo = -1, r.hi = 65536;
+    else if (strcmp(name, "smem_optin") == 0)
+        r.hi = 1;
+    else if (strcmp(name, "bytes") == 0)
+        r.hi = INT64_MAX;
+    else if (strcmp(name, "dir") == 0)
+        r.dir = true;
+    else if (strcmp(name, "src") == 0 || strcmp(name, "dst") == 0 || strcmp(name, "mem") == 0)
+        r.hi = MEM_MANAGED;
+    else if (strcmp(name, "kind") == 0)
+        r.hi = k == K_API ? API_DRIVER : SYNC_CONTEXT;
+    else if (strncmp(name, "grid", 4) == 0 || strncmp(name, "block", 5) == 0 || strstr(name, "smem") ||
+             strcmp(name, "local_mem") == 0)
+        r.hi = INT32_MAX;
+    return r;
+}
+
+static bool in_range(const column_range *r, int64_t x)
+{
+    if (r->dir)
+        return in(x, 0, (x == COPY_D2D || x == COPY_H2H || x == COPY_P2P) ? x : COPY_D2H);
+    return in(x, r->lo, r->hi);
+}
+
+/* The list's copy of file name i, made at its first use (so the list's names come in the order
+ * events first use them, as when each event's name was interned); NULL when memory ran out. */
+static const char *own_name(event_list *ev, const event_column_limits *lim, const char **own, int64_t i)
+{
+    if (!own[i])
+        own[i] = events_intern(ev, lim->names[i]);
+    return own[i];
+}
+
 bool event_columns_read(int k, const char *text, size_t len, const event_column_limits *lim, event_list *ev,
                         char *err, size_t errlen)
 {
@@ -278,12 +380,18 @@ bool event_columns_read(int k, const char *text, size_t len, const event_column_
     if (!find_columns(k, text, len, cur, &n, err, errlen))
         return false;
     const char *kind = event_column_kinds[k];
+    int nc = 0;
+    column_range range[MAX_COLS];
+    for (; cols[k][nc]; nc++)
+        range[nc] = range_of(k, nc, lim);
+    const char **own = calloc(lim->nnames ? lim->nnames : 1, sizeof *own);
+    if (!own)
+        return fail(err, errlen, "out of memory");
     int64_t start = lim->epoch, corr = 0;
     for (size_t i = 0; i < n; i++) {
         int64_t v[MAX_COLS];
-        int nc = 0;
-        for (; cols[k][nc]; nc++)
-            v[nc] = next(&cur[nc]);
+        for (int c = 0; c < nc; c++)
+            v[c] = next(&cur[c]);
         int64_t end = 0;
         const char *bad = NULL;
         if (__builtin_add_overflow(start, v[C_START], &start))
@@ -298,45 +406,25 @@ bool event_columns_read(int k, const char *text, size_t len, const event_column_
             bad = "region";
         else if (!in(v[4], 0, UINT32_MAX))
             bad = "pid";
-        for (int c = 5; !bad && c < nc; c++) {
-            const char *name = cols[k][c];
-            int64_t x = v[c], hi = UINT32_MAX, lo = 0;
-            if (strcmp(name, "device") == 0)
-                hi = lim->ndevices - 1;
-            else if (strcmp(name, "name") == 0)
-                hi = (int64_t)lim->nnames - 1;
-            else if (strcmp(name, "registers") == 0)
-                lo = -1, hi = 65536;
-            else if (strcmp(name, "smem_optin") == 0)
-                hi = 1;
-            else if (strcmp(name, "bytes") == 0)
-                hi = INT64_MAX;
-            else if (strcmp(name, "dir") == 0)
-                hi = (x == COPY_D2D || x == COPY_H2H || x == COPY_P2P) ? x : COPY_D2H;
-            else if (strcmp(name, "src") == 0 || strcmp(name, "dst") == 0 || strcmp(name, "mem") == 0)
-                hi = MEM_MANAGED;
-            else if (strcmp(name, "kind") == 0)
-                hi = k == K_API ? API_DRIVER : SYNC_CONTEXT;
-            else if (strncmp(name, "grid", 4) == 0 || strncmp(name, "block", 5) == 0 || strstr(name, "smem") ||
-                     strcmp(name, "local_mem") == 0)
-                hi = INT32_MAX;
-            if (!in(x, lo, hi))
-                bad = name;
-        }
-        if (bad)
+        for (int c = 5; !bad && c < nc; c++)
+            if (!in_range(&range[c], v[c]))
+                bad = cols[k][c];
+        if (bad) {
+            free(own);
             return fail(err, errlen, "%s.%s[%zu]: out of range", kind, bad, i);
+        }
         bool ok;
         switch (k) {
         case K_KERNEL: {
             kernel_event x = {
-                .name = (char *)lim->names[v[7]], .start_ns = start, .end_ns = end, .pid = (uint32_t)v[4],
+                .name = (char *)own_name(ev, lim, own, v[7]), .start_ns = start, .end_ns = end, .pid = (uint32_t)v[4],
                 .device = (uint32_t)v[5], .stream = (uint32_t)v[6], .correlation = (uint32_t)corr,
                 .grid = {(int)v[8], (int)v[9], (int)v[10]}, .block = {(int)v[11], (int)v[12], (int)v[13]},
                 .has_resources = v[14] >= 0, .registers = v[14] >= 0 ? (int)v[14] : 0,
                 .static_smem = (int)v[15], .dynamic_smem = (int)v[16], .smem_optin = v[17] != 0,
                 .local_mem = (int)v[18], .region = (int)v[C_REGION],
             };
-            ok = events_add_kernel(ev, &x);
+            ok = x.name && events_push_kernel(ev, &x);
             break;
         }
         case K_COPY: {
@@ -355,10 +443,10 @@ bool event_columns_read(int k, const char *text, size_t len, const event_column_
             break;
         }
         case K_API: {
-            api_event x = {.name = (char *)lim->names[v[6]], .start_ns = start, .end_ns = end, .kind = (api_kind)v[7],
+            api_event x = {.name = (char *)own_name(ev, lim, own, v[6]), .start_ns = start, .end_ns = end, .kind = (api_kind)v[7],
                            .pid = (uint32_t)v[4], .thread = (uint32_t)v[5], .correlation = (uint32_t)corr,
                            .region = (int)v[C_REGION]};
-            ok = events_add_api(ev, &x);
+            ok = x.name && events_push_api(ev, &x);
             break;
         }
         default: {
@@ -369,8 +457,11 @@ bool event_columns_read(int k, const char *text, size_t len, const event_column_
             break;
         }
         }
-        if (!ok)
+        if (!ok) {
+            free(own);
             return fail(err, errlen, "out of memory");
+        }
     }
+    free(own);
     return true;
 }

@@ -354,6 +354,10 @@ bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->timed.s
 bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(e, k); }
 bool events_add_api(event_list *e, const api_event *a) { return append_api(e, a); }
 
+const char *events_intern(event_list *e, const char *name) { return intern(e, name); }
+bool events_push_kernel(event_list *e, const kernel_event *k) { APPEND(e->kernels, e->nkernels, *k); return true; }
+bool events_push_api(event_list *e, const api_event *a) { APPEND(e->apis, e->napis, *a); return true; }
+
 bool events_add_copy(event_list *e, const copy_event *c) { APPEND(e->copies, e->ncopies, *c); return true; }
 
 bool events_add_memset(event_list *e, const memset_event *s) { APPEND(e->memsets, e->nmemsets, *s); return true; }

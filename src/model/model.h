@@ -540,6 +540,12 @@ bool events_add_copy(event_list *e, const copy_event *c);
 bool events_add_memset(event_list *e, const memset_event *s);
 bool events_add_api(event_list *e, const api_event *a);
 bool events_add_sync(event_list *e, const sync_event *s);
+/* For a reader that meets each name many times (a run file's names table): the list's own copy
+ * of name, added when new (NULL when memory ran out), and appending an event whose name already
+ * is that copy, with no lookup. */
+const char *events_intern(event_list *e, const char *name);
+bool events_push_kernel(event_list *e, const kernel_event *k);
+bool events_push_api(event_list *e, const api_event *a);
 void events_clear(event_list *e);
 /* After src's kernels or API calls were moved to dst as they are (model_merge): dst takes src's
  * names too. False when memory ran out (src keeps what dst did not take). */

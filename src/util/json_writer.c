@@ -1,6 +1,8 @@
 /* See json_writer.h. */
 #include "json_writer.h"
 
+#include "json_print.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,12 @@ void jw_text(json_writer *w, strbuf *text)
     w->first[0] = true;
 }
 
+void jw_text_after(json_writer *w, strbuf *text)
+{
+    start(w, text);
+    w->first[0] = false;
+}
+
 /* Text backend: the separator and, for a member, the quoted key. */
 static void text_prefix(json_writer *w, const char *key)
 {
@@ -52,14 +60,10 @@ static bool place(json_writer *w, const char *key, cJSON *value)
         return failed(w);
     }
     if (w->text) {
-        char *s = cJSON_PrintUnformatted(value);
-        cJSON_Delete(value);
-        if (!s)
-            return failed(w);
         text_prefix(w, key);
-        sb_add(w->text, s);
-        free(s);
-        return !w->text->oom || failed(w);
+        bool printed = json_print(w->text, value);
+        cJSON_Delete(value);
+        return (printed && !w->text->oom) || failed(w);
     }
     cJSON *at = w->stack[w->depth];
     bool ok = key ? cJSON_IsObject(at) && cJSON_AddItemToObject(at, key, value)

@@ -8,8 +8,9 @@
  *
  * Written by hand because cJSON prints whole trees only; this composes its printed values, it
  * never parses or searches printed text. The text form is cJSON's unformatted printing of each
- * value with a newline after each member and array element, so a document reads one event per
- * line and diffs line by line. */
+ * value (json_print.h prints it so, byte for byte, straight into the text) with a newline after
+ * each member and array element, so a document reads one event per line and diffs line by
+ * line. */
 #ifndef MMPROF_JSON_WRITER_H
 #define MMPROF_JSON_WRITER_H
 
@@ -36,6 +37,9 @@ typedef struct {
 /* Starts a document (an object): into a tree, or appended to text. */
 void jw_tree(json_writer *w);
 void jw_text(json_writer *w, strbuf *text);
+/* The text of a document's later members, into text of its own: what follows members another
+ * writer wrote (so two parts can be written at once and joined, the first's text then this). */
+void jw_text_after(json_writer *w, strbuf *text);
 
 /* A member of the open object: key and value, which the writer takes (and frees where it fails;
  * NULL counts as a failure, so a builder's result can be passed straight in). */

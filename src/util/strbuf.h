@@ -22,6 +22,8 @@ char *sb_finish(strbuf *b);
 void sb_add(strbuf *b, const char *s);
 void sb_addn(strbuf *b, const char *s, size_t n);
 void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* v in decimal, as printf's %lld writes it, without printf (for documents of millions). */
+void sb_int(strbuf *b, long long v);
 
 /* s as HTML text or attribute value: & < > " ' become entities; NULL adds nothing. Control
  * characters other than tab and newline, which HTML does not allow, become U+FFFD. */

@@ -1,0 +1,56 @@
+/* Stable sorting by integer keys, for the per-event arrays of a long run (millions of API calls
+ * and their edges): a radix sort of (key, index) pairs, a few passes over the keys, then each
+ * record moved once, instead of n log n calls of a comparator through qsort.
+ *
+ * Equal keys keep the order they came in. glibc's qsort is a merge sort, stable too, so an array
+ * sorted here comes out in the order the comparator it replaces gave (the outputs stay byte for
+ * byte the same). Orders by several fields are made by sorting on the last field first, then
+ * on each earlier one (stability keeps the later fields' order within equal earlier ones). */
+#ifndef MMPROF_KEY_SORT_H
+#define MMPROF_KEY_SORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A record's key (ctx: the caller's, passed through). Called once per record. */
+typedef uint64_t (*sort_key_fn)(const void *record, const void *ctx);
+
+/* Sorts the n records of size bytes at base by their keys, ascending and stably. False when
+ * memory ran out; the records are then untouched. */
+bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ctx);
+
+/* Sorts n keys that are all there is (nothing to carry along), ascending. False when memory ran
+ * out; the keys are then untouched. */
+bool key_sort_plain(uint64_t *keys, size_t n);
+
+/* Keys whose unsigned order is the order of the values. */
+static inline uint64_t key_of_i64(int64_t v)
+{
+    return (uint64_t)v ^ (UINT64_C(1) << 63);
+}
+
+static inline int64_t i64_of_key(uint64_t key)
+{
+    return (int64_t)(key ^ (UINT64_C(1) << 63));
+}
+
+/* Doubles in the order of < (NaN excepted: not expected in durations); -0 and +0 are one key,
+ * as < finds them equal. */
+static inline uint64_t key_of_double(double v)
+{
+    uint64_t u;
+    if (v == 0)
+        v = 0.0;
+    memcpy(&u, &v, sizeof u);
+    return (u >> 63) ? ~u : u ^ (UINT64_C(1) << 63);
+}
+
+/* Largest first: the complement of an ascending key. */
+static inline uint64_t key_descending(uint64_t key)
+{
+    return ~key;
+}
+
+#endif
