@@ -44,7 +44,11 @@ static pid_t start_child(int sig, disposition d, int pipe_w)
     if (pid > 0)
         return pid;
     report_fd = pipe_w;
-    if (d == DISPOSITION_IGNORED)
+    /* DEFAULT is set, not assumed: a shell starts background jobs with SIGINT and SIGQUIT
+     * ignored, and make test run that way would hand the child an ignored SIGINT. */
+    if (d == DISPOSITION_DEFAULT)
+        signal(sig, SIG_DFL);
+    else if (d == DISPOSITION_IGNORED)
         signal(sig, SIG_IGN);
     else if (d == DISPOSITION_OWN)
         signal(sig, own_handler);

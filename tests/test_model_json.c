@@ -814,6 +814,19 @@ static void host_activity_round_trips(void **state)
     assert_string_equal(b->why_not, h->why_not);
     assert_string_equal(b->symbols_why, h->symbols_why);
     assert_memory_equal(&b->stats, &h->stats, sizeof h->stats);
+    {
+        /* a sitestat without off_ns (run files before it) reads as none off */
+        cJSON *tree = model_to_json(&m);
+        cJSON *ss = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tree, "host_activity"), "sitestat");
+        cJSON_DeleteItemFromObjectCaseSensitive(ss, "off_ns");
+        run_model older;
+        char why[256];
+        assert_true(model_from_json(tree, &older, why, sizeof why));
+        assert_true(older.host_activity.stats.has_sites && older.host_activity.stats.sites_skipped == 7 &&
+                    older.host_activity.stats.sites_off_ns == 0);
+        model_free(&older);
+        cJSON_Delete(tree);
+    }
     assert_int_equal(b->nframes, 3);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(b->frames[i].pid, h->frames[i].pid);
@@ -866,6 +879,7 @@ static void host_activity_round_trips(void **state)
         {"samplestat", -1, "{\"looks_nogil\":1,\"looks_gil\":2,\"left_out\":-1,\"torn\":0}",
          "host_activity: samplestat.left_out: expected a count"},
         {"sitestat", -1, "[]", "host_activity: sitestat: expected an object or null"},
+        {"sitestat", -1, "{\"taken\":1,\"skipped\":2,\"off_ns\":-5}", "host_activity: sitestat.off_ns: expected a count"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cJSON *tree = model_to_json(&m);

@@ -282,9 +282,10 @@ static bool read_text(hreader *r, const cJSON *o, const char *key, char *buf, si
     return true;
 }
 
-/* An optional stats object (absent or null: not said; files before it have none) into v[n]. */
+/* An optional stats object (absent or null: not said; files before it have none) into v[n]; keys
+ * from the required-th on may be absent (0: counts added later). */
 static bool read_stats(hreader *r, const cJSON *o, const char *key, const char *const *keys, uint64_t *v, int n,
-                       bool *has)
+                       int required, bool *has)
 {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!s || cJSON_IsNull(s))
@@ -293,6 +294,9 @@ static bool read_stats(hreader *r, const cJSON *o, const char *key, const char *
         return fail(r, -1, "%s: expected an object or null", key);
     for (int i = 0; i < n; i++) {
         const cJSON *x = cJSON_GetObjectItemCaseSensitive(s, keys[i]);
+        v[i] = 0;
+        if (!x && i >= required)
+            continue;
         if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0 && x->valuedouble <= 9007199254740992.0) ||
             x->valuedouble != (double)(uint64_t)x->valuedouble)
             return fail(r, -1, "%s.%s: expected a count", key, keys[i]);
@@ -316,8 +320,8 @@ bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *er
     h->rate_hz = rate->valuedouble;
     host_collect_stats *st = &h->stats;
     uint64_t sites[3], looks[4];
-    if (!read_stats(&r, o, "sitestat", site_keys, sites, 3, &st->has_sites) ||
-        !read_stats(&r, o, "samplestat", look_keys, looks, 4, &st->has_looks))
+    if (!read_stats(&r, o, "sitestat", site_keys, sites, 3, 2, &st->has_sites) || /* off_ns came later */
+        !read_stats(&r, o, "samplestat", look_keys, looks, 4, 4, &st->has_looks))
         return false;
     if (st->has_sites)
         st->sites_taken = sites[0], st->sites_skipped = sites[1], st->sites_off_ns = sites[2];
