@@ -376,6 +376,60 @@ static void control_and_max_size_windows_reported(void **state)
     free(dir);
 }
 
+/* A capture that began after the program's first CUDA calls (4 before it), whose launches' kernels
+ * ran 3 ms later, the GPU still busy with what was launched before the window: the stretch before
+ * the first recorded kernel is not called idle nor explained, the run's busy share is n/a with
+ * its reason, and no verdict prints a busy figure it does not have. A window with no calls before
+ * it (the program's start) keeps its lead idle time. */
+static void capture_backlog_not_called_idle(void **state)
+{
+    (void)state;
+    for (int calls_before = 4; calls_before >= 0; calls_before -= 4) {
+        char *dir = make_temp_dir();
+        strbuf b;
+        sb_init(&b);
+        sb_add(&b, "mmprof-stream\t1\nprocess\t300\t1\t1000\t./loop\n"
+                   "capconf\tthe first instance of NVTX range 'step'\ncuda\t1100\n");
+        stream_format_capture(&b, 2000000, true, 1, "nvtx-begin", (uint64_t)calls_before, "NVTX range step began");
+        for (int k = 0; k < 3; k++)
+            sb_printf(&b, "api\t%d\t%d\t0\t300\t%d\tcudaLaunchKernel_v7000\n"
+                          "kernel\t%d\t%d\t0\t7\t%d\t1\t1\t1\t32\t1\t1\t8\t0\t0\t0\t0\tk1\n",
+                      2000100 + k * 1000, 2000200 + k * 1000, 11 + k, 5000000 + k * 400000, 5400000 + k * 400000,
+                      11 + k);
+        stream_format_capture(&b, 2500000, false, 1, "nvtx-end", (uint64_t)calls_before, "NVTX range step ended");
+        sb_add(&b, "exit\t6500000\n");
+        char *path = path_in(dir, "300.stream");
+        assert_true(write_text(path, b.s));
+        free(path);
+        sb_free(&b);
+        run_model m;
+        read_windows(dir, &m);
+        analysis a;
+        assert_true(analyze(&m, &a));
+        const region_metrics *run = &a.rg[0];
+        char *text = text_report_of(&a);
+        assert_non_null(text);
+        if (calls_before > 0) {
+            assert_false(run->busy_pct.ok);
+            assert_non_null(strstr(run->busy_pct.why, "launched before the capture"));
+            assert_false(run->lead_idle_ms.ok);
+            assert_int_not_equal(run->verdict, VERDICT_IDLE);
+            if (!strstr(text, "GPU busy n/a"))
+                fail_msg("no 'GPU busy n/a' in:\n%s", text);
+            assert_null(strstr(text, "GPU idle"));
+            assert_null(strstr(text, "100.0%, kernels"));
+        } else {
+            assert_true(run->busy_pct.ok && run->lead_idle_ms.ok);
+            assert_true(run->lead_idle_ms.v > 2.9); /* from the window's start to the first kernel */
+        }
+        free(text);
+        analysis_free(&a);
+        model_free(&m);
+        rm_rf(dir);
+        free(dir);
+    }
+}
+
 /* The recorded training loop as if SIGKILLed at its middle: the API calls all arrived, the
  * kernels that started after the kill did not. */
 static void killed_process_verdicts_withheld(void **state)
@@ -488,6 +542,7 @@ int main(void)
         cmocka_unit_test(max_size_stops_nvtx_lines),
         cmocka_unit_test(capture_keeps_only_window_ranges),
         cmocka_unit_test(control_and_max_size_windows_reported),
+        cmocka_unit_test(capture_backlog_not_called_idle),
         cmocka_unit_test(killed_process_verdicts_withheld),
         cmocka_unit_test(driver_launch_inside_runtime_counted_once),
     };

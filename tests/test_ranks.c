@@ -195,7 +195,7 @@ static void stragglers_and_collective_skew(void **state)
         for (int s = 0; s < 4; s++) {
             int64_t base = s * 20 * MS;
             int64_t late = r == 2 ? 3 * MS + s * MS : r == 1 ? MS / 2 : 0;
-            char name[16];
+            char name[24];
             snprintf(name, sizeof name, "step %d", s);
             assert_true(model_add_region(&m, REGION_NVTX, name, NULL, T0 + base, T0 + base + 10 * MS + late, pid, pid,
                                          -1) >= 0);

@@ -732,12 +732,28 @@ static bool idle_figures(const timeline *t, const interval *iv, size_t n, int64_
     return host_explain(t->hosts, t->ha, s, e, &r->idle_why);
 }
 
+/* Where recording began after the program's first CUDA calls (its first capture window has calls
+ * before it), what the GPU ran before the first recorded GPU work is not known: work launched
+ * before the window may still have been running (a loop that never waits runs far ahead of the
+ * GPU: 124 ms on the H200's capture sample). That instant, or INT64_MIN where all was recorded. */
+static int64_t unseen_until(const run_model *m, const timeline *t)
+{
+    const capture_window *w = NULL;
+    for (int i = 0; i < m->capture.nwindows; i++)
+        if (!w || m->capture.windows[i].start_ns < w->start_ns)
+            w = &m->capture.windows[i];
+    if (!w || w->calls_before <= 0 || t->ngpu == 0)
+        return INT64_MIN;
+    return t->by_start[0]->start;
+}
+
 /* The "executed during" figures (regions.h): the GPU work that ran inside the region's span, its
  * busy time, the idle before the first and after the last of it, and the stretches between. */
 static bool executed_during(const run_model *m, const timeline *t, int ri, region_metrics *r)
 {
     const region *rg = &m->regions[ri];
     int64_t lo = rg->start_ns, hi = rg->end_ns;
+    int64_t unseen = unseen_until(m, t);
     /* Every event that may overlap [lo, hi): from the first that starts after lo - longest. */
     size_t a = 0, b = t->ngpu;
     while (a < b) {
@@ -791,6 +807,12 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
     metric_set(&r->lead_idle_ms, ms(first - lo));
     metric_set(&r->tail_idle_ms, ms(hi - last));
     metric_set(&r->largest_gap_ms, r->ngaps > 0 ? ms(r->gaps[0].length_ns) : 0);
+    if (lo < unseen) { /* the start is not idle but unknown: neither judged nor explained */
+        const char *why = "the GPU may have run work launched before the capture until its first recorded work";
+        metric_na(&r->busy_pct, "%s", why);
+        metric_na(&r->lead_idle_ms, "%s", why);
+        lo = unseen < first ? unseen : first;
+    }
     bool ok = idle_figures(t, iv, n, lo, hi, first, r);
     free(iv);
     return ok;

@@ -216,17 +216,19 @@ void judge(const verdict_input *in, verdict *out)
         mostly_idle(in, busy, out);
         return;
     }
-    char p[32];
+    char p[32], b[24];
+    /* an unknown busy share is judged as busy (not idle), but never printed as a figure */
+    snprintf(b, sizeof b, in->busy_pct.ok ? "%.1f%%" : "n/a", busy);
     out->kind = VERDICT_COMPUTE_BOUND;
     double copy = in->copy_ms.ok ? in->copy_ms.v : 0;
     if (in->tflops.ok && in->peak_pct.ok)
-        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of "
+        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %s, kernels %.3f ms against %.3f ms of "
                                               "copies%s; %.1f TFLOP/s = %.1f%% of the %s peak",
-                 busy, in->kernel_ms.v, copy, per(in, p, sizeof p), in->tflops.v, in->peak_pct.v,
+                 b, in->kernel_ms.v, copy, per(in, p, sizeof p), in->tflops.v, in->peak_pct.v,
                  in->peak_name ? in->peak_name : "FP32");
     else
-        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %.1f%%, kernels %.3f ms against %.3f ms of copies%s",
-                 busy, in->kernel_ms.v, copy, per(in, p, sizeof p));
+        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %s, kernels %.3f ms against %.3f ms of copies%s",
+                 b, in->kernel_ms.v, copy, per(in, p, sizeof p));
     if (in->top_kernel_share_pct.ok)
         snprintf(out->advice, sizeof out->advice, "the top kernel takes %.0f%% of kernel time: start there",
                  in->top_kernel_share_pct.v);
