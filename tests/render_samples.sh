@@ -19,7 +19,7 @@ render() { # NAME VERB FILES...
 }
 for f in h200-2048 h200-2048-counters h200-512-under-ncu h200-512-under-nsys h200-profile-counters \
          h200-profile-cuda h200-profile-numba h200-profile-torch h200-profile-train h200-profile-host-gaps \
-         h200-profile-host-loop; do
+         h200-profile-host-loop h200-profile-capture; do
   render "$f" report "samples/$f.json"
 done
 for f in h200-sweep-64-8192 h200x2-devices-2048 h200-ddp-torchrun; do

@@ -418,6 +418,12 @@ static void capture_backlog_not_called_idle(void **state)
                 fail_msg("no 'GPU busy n/a' in:\n%s", text);
             assert_null(strstr(text, "GPU idle"));
             assert_null(strstr(text, "100.0%, kernels"));
+            /* the summary's verdict rests on the kernel time, not on a 0% busy share */
+            for (int i = 0; i < a.nsummary; i++)
+                if (a.summary[i].kind == FIND_VERDICT) {
+                    assert_string_equal(a.summary[i].unit, "ms");
+                    assert_true(a.summary[i].figure.v == run->kernel_ms.v);
+                }
         } else {
             assert_true(run->busy_pct.ok && run->lead_idle_ms.ok);
             assert_true(run->lead_idle_ms.v > 2.9); /* from the window's start to the first kernel */

@@ -456,9 +456,9 @@ static void verdict_figure(const region_metrics *r, double *v, const char **unit
         *v = r->sync_ms.v;
         *unit = "ms";
         break;
-    default:
-        *v = r->busy_pct.ok ? r->busy_pct.v : 0;
-        *unit = "%";
+    default: /* busy share, else (not known: a capture's start) the kernel time the verdict names */
+        *v = r->busy_pct.ok ? r->busy_pct.v : r->kernel_ms.v;
+        *unit = r->busy_pct.ok ? "%" : "ms";
     }
 }
 
