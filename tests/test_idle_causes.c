@@ -276,12 +276,12 @@ static void copies_and_lazy_context(void **state)
 }
 
 /* samples/h200-profile-numba.json (examples/numba_copies.py on the H200): the GPU's longest
- * stretch, 931.0 ms from 232.3 ms into the run until the first saxpy launch (recorded 2026-12-01
- * 18:36 UTC), has no CUDA call of weight in progress: cuLibraryLoadData takes 0.066 ms of it,
- * cuLaunchKernelEx 0.171 ms. numba
+ * stretch, 949.7 ms from 230.4 ms into the run until the first saxpy launch (recorded 2026-12-01
+ * 20:41 UTC), has no CUDA call of weight in progress: cuLibraryLoadData takes 0.064 ms of it,
+ * cuLaunchKernelEx 0.166 ms. numba
  * compiles the kernel through NVVM inside the process, not through the driver, so the records say
  * "host busy outside CUDA", and the report must not call it a module load. The stretch before
- * the first GPU work (209.5 ms) is mostly cuDevicePrimaryCtxRetain (131.3 ms): context creation. */
+ * the first GPU work (208.0 ms) is mostly cuDevicePrimaryCtxRetain: context creation. */
 static void numba_sample_is_attributed_to_what_it_recorded(void **state)
 {
     (void)state;
@@ -292,12 +292,12 @@ static void numba_sample_is_attributed_to_what_it_recorded(void **state)
     assert_true(a.nidle_gaps >= IDLE_GAP_ALWAYS);
     const idle_stretch *g = &a.idle_gaps[0];
     assert_int_equal(g->where, STRETCH_BETWEEN);
-    assert_close(g->ms.v, 930.991, 1e-5);
-    assert_close(g->start_ms.v, 232.334, 1e-5);
+    assert_close(g->ms.v, 949.671, 1e-5);
+    assert_close(g->start_ms.v, 230.413, 1e-5);
     assert_string_equal(g->next, "__main__::saxpy");
     assert_int_equal(g->cause, IDLE_HOST_BUSY);
     assert_true(g->by[IDLE_HOST_BUSY].v > 0.99 * g->ms.v);
-    assert_true(g->by[IDLE_MODULE_LOAD].v > 0.05 && g->by[IDLE_MODULE_LOAD].v < 0.1); /* cuLibraryLoadData 0.066 ms */
+    assert_true(g->by[IDLE_MODULE_LOAD].v > 0.05 && g->by[IDLE_MODULE_LOAD].v < 0.1); /* cuLibraryLoadData 0.064 ms */
     bool named = false;
     for (int i = 0; i < g->ncalls; i++)
         named |= strcmp(g->calls[i].name, "cuLibraryLoadData") == 0 && g->calls[i].cause == IDLE_MODULE_LOAD;
@@ -307,7 +307,7 @@ static void numba_sample_is_attributed_to_what_it_recorded(void **state)
         if (a.idle_gaps[i].where == STRETCH_LEAD)
             lead = &a.idle_gaps[i];
     assert_non_null(lead);
-    assert_close(lead->ms.v, 209.464, 1e-5);
+    assert_close(lead->ms.v, 207.955, 1e-5);
     assert_int_equal(lead->cause, IDLE_CONTEXT);
     assert_string_equal(lead->calls[0].name, "cuDevicePrimaryCtxRetain");
     analysis_free(&a);
@@ -315,7 +315,7 @@ static void numba_sample_is_attributed_to_what_it_recorded(void **state)
 }
 
 /* The other recordings: torch's first stretch is its runtime's lazy context creation inside the
- * first cudaHostAlloc (151.4 ms); the CUDA program's idle verdicts say what their leads were. */
+ * first cudaHostAlloc (142.3 ms); the CUDA program's idle verdicts say what their leads were. */
 static void torch_and_cuda_samples(void **state)
 {
     (void)state;
@@ -328,22 +328,22 @@ static void torch_and_cuda_samples(void **state)
     assert_int_equal(g->cause, IDLE_CONTEXT);
     assert_string_equal(g->calls[0].name, "cudaHostAlloc");
     assert_int_equal(g->calls[0].cause, IDLE_CONTEXT);
-    assert_close(g->calls[0].ms.v, 151.410, 1e-4);
+    assert_close(g->calls[0].ms.v, 142.308, 1e-4);
     analysis_free(&a);
     model_free(&m);
 
-    /* The CUDA program: its run's lead (484 ms) is host busy for 306 ms, which its CPU samples
+    /* The CUDA program: its run's lead (500 ms) is host busy for 304 ms, which its CPU samples
      * place in ioctl; its ranges' leads are one cause's each: the timed part's the host's own,
      * the concurrent part's the four cudaHostAlloc calls. */
     load_run("samples/h200-profile-cuda.json", &m);
     assert_true(analyze(&m, &a));
     assert_int_equal(a.rg[0].verdict, VERDICT_IDLE);
-    must_contain(a.rg[0].advice, "484 ms before the first GPU work: host busy outside CUDA for 306 ms");
+    must_contain(a.rg[0].advice, "500 ms before the first GPU work: host busy outside CUDA for 304 ms");
     for (int i = 1; i < a.nrg; i++) {
         if (strcmp(m.regions[i].name, "timed") == 0)
-            must_contain(a.rg[i].advice, "96 ms before the first GPU work: host busy outside CUDA for 55 ms");
+            must_contain(a.rg[i].advice, "102 ms before the first GPU work: host busy outside CUDA for 58 ms");
         if (strcmp(m.regions[i].name, "concurrent") == 0)
-            must_contain(a.rg[i].advice, "43 ms before the first GPU work: memory allocation (cudaHostAlloc x4 34 ms)");
+            must_contain(a.rg[i].advice, "44 ms before the first GPU work: memory allocation (cudaHostAlloc x4 36 ms)");
     }
     analysis_free(&a);
     model_free(&m);
@@ -394,12 +394,12 @@ static void text_and_csv(void **state)
     char *text = text_report_of(&a);
     must_contain(text, "Idle stretches and their causes");
     must_contain(text, "host busy outside CUDA 100%, then __main__::saxpy");
-    must_contain(text, "cuLibraryLoadData 0.066 ms");
+    must_contain(text, "cuLibraryLoadData 0.064 ms");
     must_contain(text, "Idle time by cause");
     /* The summary's busy finding says the largest stretch's cause. */
     bool said = false;
     for (int i = 0; i < a.nsummary; i++)
-        said |= strstr(a.summary[i].text, "largest idle stretch between GPU work 931.0 ms: host busy outside CUDA "
+        said |= strstr(a.summary[i].text, "largest idle stretch between GPU work 949.7 ms: host busy outside CUDA "
                                           "(100%)") != NULL;
     assert_true(said);
     free(text);
