@@ -130,9 +130,58 @@ static void what_could_not_be_had(void **state)
     free(bare);
 }
 
+/* More modules than addr2line processes run at once (symbolize.c runs several together and reads
+ * them in turn): 19 copies of the probe, 2 frames each (the call line and the function's entry,
+ * each under its own Python frame), one module that is gone among them; every frame gets its own
+ * module's answer. */
+static void many_modules(void **state)
+{
+    (void)state;
+    uint64_t off = build_and_run("pie", "-g -O0 -fPIE -pie");
+    host_activity h;
+    memset(&h, 0, sizeof h);
+    enum { COPIES = 19, GONE = 7 };
+    char *paths[COPIES];
+    for (int c = 0; c < COPIES; c++) {
+        char name[32];
+        snprintf(name, sizeof name, c == GONE ? "gone-%02d" : "copy-%02d", c);
+        paths[c] = path_in(test_tmp, name);
+        if (c != GONE) {
+            cmd_result r = run_shell("cp '%s/pie' '%s'", test_tmp, paths[c]);
+            assert_int_equal(r.status, 0);
+            cmd_free(&r);
+        }
+        for (int k = 0; k < 2; k++) {
+            host_frame py = {.pid = 1, .parent = -1, .kind = HOST_FRAME_PY, .function = "run", .file = "x.py", .line = c};
+            int parent = host_add_frame(&h, &py);
+            host_frame nat = {.pid = 1, .parent = parent, .kind = HOST_FRAME_NATIVE, .module = paths[c],
+                              .offset = k == 0 ? off : 1, .function = "dynsym"};
+            assert_true(host_add_frame(&h, &nat) >= 0);
+        }
+    }
+    host_symbolize(&h);
+    for (int c = 0; c < COPIES; c++) {
+        const host_frame *call = &h.frames[4 * c + 1], *py = &h.frames[4 * c];
+        assert_int_equal(py->line, c); /* a Python frame is not touched */
+        if (c == GONE) {
+            assert_string_equal(call->function, "dynsym");
+            assert_null(call->file);
+            continue;
+        }
+        assert_string_equal(call->module, paths[c]);
+        assert_string_equal(call->function, "main");
+        assert_int_equal(call->line, CALL_LINE);
+    }
+    assert_non_null(strstr(h.symbols_why, "1 of 19 modules could not be read"));
+    host_activity_free(&h);
+    for (int c = 0; c < COPIES; c++)
+        free(paths[c]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(many_modules, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(pie_and_classic_executables, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(what_could_not_be_had, test_tmp_setup, test_tmp_teardown),
     };

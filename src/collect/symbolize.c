@@ -27,6 +27,8 @@
 
 extern char **environ;
 
+#define SYMBOLIZE_AT_ONCE 8 /* addr2line processes running together */
+
 /* What a module's offset (from dladdr's dli_fbase, the start of its first loaded segment) is as
  * an address of the ELF file, which addr2line takes: the first PT_LOAD's page-aligned p_vaddr
  * added (0 for a shared library or PIE executable; 0x400000 for a classic non-PIE executable).
@@ -89,22 +91,30 @@ typedef struct {
     bool no_tool;
 } outcome;
 
-/* Runs addr2line on module for frames idx[0..n) of h. */
-static void symbolize_module(host_activity *h, const char *module, const int *idx, int n, outcome *o)
+/* One module's addr2line, running: its frames idx[0..n) of h, and its output's read end. */
+typedef struct {
+    const int *idx;
+    int n;
+    pid_t pid;
+    int fd;
+} job;
+
+/* Starts addr2line on module for frames idx[0..n) of h; false (with o said) when it could not. */
+static bool start_module(const host_activity *h, const char *module, const int *idx, int n, outcome *o, job *j)
 {
     uint64_t bias;
     char why[200];
     if (!load_bias(module, &bias, why, sizeof why)) {
         if (!o->unreadable++)
             copy_str(o->first, sizeof o->first, why);
-        return;
+        return false;
     }
     FILE *in = tmpfile();
     int out[2] = {-1, -1};
-    if (!in || pipe(out) != 0) {
+    if (!in || pipe2(out, O_CLOEXEC) != 0) { /* kept out of the addr2line processes started later */
         if (in)
             fclose(in);
-        return;
+        return false;
     }
     for (int i = 0; i < n; i++)
         fprintf(in, "%llx\n", (unsigned long long)(h->frames[idx[i]].offset + bias));
@@ -117,27 +127,35 @@ static void symbolize_module(host_activity *h, const char *module, const int *id
     posix_spawn_file_actions_addclose(&fa, out[0]);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)module, NULL};
-    pid_t pid;
-    int rc = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ);
+    int rc = posix_spawnp(&j->pid, "addr2line", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(out[1]);
-    fclose(in);
+    fclose(in); /* the child has its own descriptor of the file */
     if (rc != 0) {
         o->no_tool = true;
         close(out[0]);
-        return;
+        return false;
     }
-    FILE *r = fdopen(out[0], "r");
+    j->idx = idx;
+    j->n = n;
+    j->fd = out[0];
+    return true;
+}
+
+/* Reads a started addr2line's answers into the frames and waits for it. */
+static void finish_module(host_activity *h, job *j, outcome *o)
+{
+    FILE *r = fdopen(j->fd, "r");
     char *fn = NULL, *loc = NULL;
     size_t fncap = 0, loccap = 0;
     bool any_line = false;
-    for (int i = 0; r && i < n; i++) {
+    for (int i = 0; r && i < j->n; i++) {
         ssize_t a = getline(&fn, &fncap, r), b = a > 0 ? getline(&loc, &loccap, r) : -1;
         if (a <= 0 || b <= 0)
             break;
         fn[strcspn(fn, "\n")] = '\0';
         loc[strcspn(loc, "\n")] = '\0';
-        host_frame *f = &h->frames[idx[i]];
+        host_frame *f = &h->frames[j->idx[i]];
         if (strcmp(fn, "??") != 0 && fn[0])
             replace(&f->function, fn);
         char *file;
@@ -154,9 +172,9 @@ static void symbolize_module(host_activity *h, const char *module, const int *id
     if (r)
         fclose(r);
     else
-        close(out[0]);
+        close(j->fd);
     int status;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
         ;
     /* exec failed inside the child (posix_spawnp reports it as exit 127 on some libcs) */
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
@@ -191,14 +209,24 @@ void host_symbolize(host_activity *h)
             idx[n++] = i;
     qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
     outcome o = {0};
+    /* Up to SYMBOLIZE_AT_ONCE modules at a time, answers read in the order started: a big
+     * library's symbol table takes addr2line most of its time, and a PyTorch process has tens of
+     * modules, so one after another made the profile's exit wait for their sum. */
+    job run[SYMBOLIZE_AT_ONCE];
+    int first = 0, started = 0;
     for (int i = 0; i < n && !o.no_tool;) {
         int j = i + 1;
         while (j < n && strcmp(h->frames[idx[j]].module, h->frames[idx[i]].module) == 0)
             j++;
         o.modules++;
-        symbolize_module(h, h->frames[idx[i]].module, idx + i, j - i, &o);
+        if (started - first == SYMBOLIZE_AT_ONCE)
+            finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
+        if (start_module(h, h->frames[idx[i]].module, idx + i, j - i, &o, &run[started % SYMBOLIZE_AT_ONCE]))
+            started++;
         i = j;
     }
+    while (first < started)
+        finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
     free(idx);
     if (o.no_tool)
         copy_str(h->symbols_why, sizeof h->symbols_why,
