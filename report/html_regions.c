@@ -239,6 +239,42 @@ static void idle_breakdown_rows(html_ctx *x)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
+/* Each other listed region's host-busy idle time with the functions sampled in it (host_idle.h:
+ * the JSON's idle_breakdown rows carry the same), where any has some to show. */
+#define HTML_HOST_REGIONS 20
+static void host_busy_by_region(html_ctx *x)
+{
+    const analysis *a = x->a;
+    if (!a->host || !a->host->sampled)
+        return;
+    int shown = 0;
+    for (int li = 1; li < a->host->nregions && li < a->nlisted && shown < HTML_HOST_REGIONS; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        const idle_share *busy = &r->idle[IDLE_HOST_BUSY];
+        if (!busy->ms.ok || busy->ms.v <= 0 || !host_view_headline(&a->host->regions[li * HOST_NFROM]))
+            continue;
+        if (shown++ == 0) {
+            static const char *const cols[] = {"ms", "share_pct"};
+            sb_add(x->b, "<h3>Host busy outside CUDA, by region</h3>\n<p class=\"quiet\">Each region's idle time "
+                         "with no CUDA call in progress, and the functions sampled in it.</p>\n<div class=\"scroll\">"
+                         "<table class=\"idle-breakdown sortable\">\n<thead><tr><th data-sort=\"text\">region</th>");
+            heading_cells(x, &idle_share_table, cols, (int)(sizeof cols / sizeof cols[0]));
+            sb_add(x->b, "<th data-sort=\"text\">host (samples)</th></tr></thead>\n<tbody>\n");
+        }
+        char path[FIG_PATH];
+        path_idle_share(path, li, IDLE_HOST_BUSY);
+        sb_add(x->b, "<tr><td>");
+        sb_html(x->b, a->m->regions[r->region].name);
+        sb_add(x->b, "</td>");
+        html_fig_cell(x, &idle_share_table, busy, "ms", path, false);
+        html_fig_cell(x, &idle_share_table, busy, "share_pct", path, false);
+        html_host_cell(x, &a->host->regions[li * HOST_NFROM], path);
+        sb_add(x->b, "</tr>\n");
+    }
+    if (shown > 0)
+        sb_add(x->b, "</tbody></table></div>\n");
+}
+
 void html_regions(html_ctx *x)
 {
     const analysis *a = x->a;
@@ -260,5 +296,6 @@ void html_regions(html_ctx *x)
         idle_gap_rows(x);
         if (a->rg[run].idle_ms.ok && a->rg[run].idle_ms.v > 0)
             idle_breakdown_rows(x);
+        host_busy_by_region(x);
     }
 }

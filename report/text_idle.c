@@ -124,6 +124,31 @@ static void breakdown(ctx *x, const analysis *a)
     }
 }
 
+/* Each other listed region's host-busy idle time and the functions sampled in it (the run's is in
+ * the breakdown above), where any has some to show. */
+#define TEXT_HOST_REGIONS 10
+static void host_busy_by_region(ctx *x, const analysis *a)
+{
+    if (!a->host || !a->host->sampled)
+        return;
+    int shown = 0;
+    for (int li = 1; li < a->host->nregions && li < a->nlisted && shown < TEXT_HOST_REGIONS; li++) {
+        const region_metrics *r = &a->rg[a->listed[li]];
+        const idle_share *busy = &r->idle[IDLE_HOST_BUSY];
+        if (!busy->ms.ok || busy->ms.v <= 0 || !host_view_headline(&a->host->regions[li * HOST_NFROM]))
+            continue;
+        if (shown++ == 0)
+            fprintf(x->out, "\n%sHost busy outside CUDA, by region%s\n", c(x, BOLD), c(x, RESET));
+        char ms[32], pct[16], line[200];
+        snprintf(line, sizeof line, "%.60s: %s idle with no CUDA call in progress (%s of its idle time)",
+                 a->m->regions[r->region].name, fig(x, ms, sizeof ms, &idle_share_table, busy, "ms", true),
+                 fig(x, pct, sizeof pct, &idle_share_table, busy, "share_pct", true));
+        fprintf(x->out, "  ");
+        wrapped(x, 2, line);
+        host_lines(x, a, &a->host->regions[li * HOST_NFROM]);
+    }
+}
+
 void text_idle(ctx *x, const analysis *a)
 {
     if (a->nidle_gaps == 0 || a->nlisted == 0 || a->m->events.napis + a->m->events.nsyncs == 0)
@@ -154,4 +179,5 @@ void text_idle(ctx *x, const analysis *a)
     if (more > 0)
         fprintf(x->out, "  (%d more stretches of 1 ms or more in the JSON report)\n", more);
     breakdown(x, a);
+    host_busy_by_region(x, a);
 }

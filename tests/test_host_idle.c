@@ -672,6 +672,40 @@ static void outputs_show_the_call_sites(void **state)
     model_free(&m);
 }
 
+/* The PyTorch recording's listed ranges (samples/h200-profile-torch.json): each one with host-busy
+ * idle time and samples in it gets its own line in the text and row on the page, marked with its
+ * idle_breakdown row's place in the JSON; the run's own stays in the breakdown above them. */
+static void regions_show_their_host_busy(void **state)
+{
+    (void)state;
+    run_model m;
+    load_run("samples/h200-profile-torch.json", &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    outputs o;
+    render_all(&a, &o);
+    const char *by = strstr(o.text, "\nHost busy outside CUDA, by region\n");
+    assert_non_null(by);
+    int li = -1;
+    for (int i = 1; i < a.nlisted && li < 0; i++)
+        if (strcmp(m.regions[a.rg[a.listed[i]].region].name, "main step 0") == 0)
+            li = i;
+    assert_true(li > 0);
+    char line[160], ms[32];
+    snprintf(ms, sizeof ms, "%.3f ms", a.rg[a.listed[li]].idle[IDLE_HOST_BUSY].ms.v);
+    snprintf(line, sizeof line, "\n  main step 0: %s idle with no CUDA call in progress", ms);
+    must_contain(by, line);
+    must_contain(by, "user's line torch_nvtx.py:36 (loop)");
+    must_contain(o.html, "<h3>Host busy outside CUDA, by region</h3>");
+    char fig[96];
+    snprintf(fig, sizeof fig, "data-fig=\"analysis.idle_breakdown[%d].host[0].hot.share_pct\"",
+             li * IDLE_NCAUSES + IDLE_HOST_BUSY);
+    must_contain(o.html, fig);
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* A run without host activity (the committed built-in run: mmprof's own, which samples no host)
  * says nothing about it anywhere. */
 static void outputs_without_host_activity(void **state)
@@ -719,6 +753,7 @@ int main(void)
         cmocka_unit_test(sampling_off_is_said),
         cmocka_unit_test(outputs_show_the_host),
         cmocka_unit_test(outputs_show_the_call_sites),
+        cmocka_unit_test(regions_show_their_host_busy),
         cmocka_unit_test(outputs_without_host_activity),
     };
     return cmocka_run_group_tests_name("host idle", tests, NULL, NULL);
