@@ -5,7 +5,8 @@
  * canvas at whatever zoom the reader picks. A mark per event, as the SVG timelines have, would cost
  * a hundred bytes each and a DOM node each; a profile of 100,000 events would not load.
  *
- * Tracks, in the page's order: per GPU, its busy time (the union of its kernels, copies and
+ * Tracks, in the page's order: the capture windows where profile's capture options made some
+ * (each window's reasons on hover: outside them nothing was recorded); per GPU, its busy time (the union of its kernels, copies and
  * memsets) and one track per stream holding those events (kernels and copies of one device on
  * aligned tracks, so copy/compute overlap shows as marks above one another); per host thread, its
  * NVTX ranges and annotations nested by depth, and its CUDA API calls (a runtime call and the
@@ -25,7 +26,7 @@
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
 #define TL_MAX_DEPTH 12      /* nesting rows a thread's track shows; deeper ones share the last */
 
-typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API, TK_HOST } track_kind;
+typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API, TK_HOST, TK_CAPTURE } track_kind;
 
 /* Event categories, as timeline.js colours them. */
 enum { CAT_KERNEL = 0, CAT_H2D, CAT_D2H, CAT_D2D, CAT_COPY, CAT_MEMSET, CAT_API, CAT_RANGE, CAT_BUSY, CAT_HOST };
@@ -173,12 +174,13 @@ static bool drawn_region(const region *r)
     return r->kind == REGION_NVTX || r->kind == REGION_ANNOTATION;
 }
 
-/* Every event the timeline could draw: kernels, copies, memsets, API calls, ranges and host
- * samples. */
+/* Every event the timeline could draw: kernels, copies, memsets, API calls, ranges, host samples
+ * and capture windows. */
 static size_t candidates(const run_model *m)
 {
     const event_list *e = &m->events;
-    size_t n = e->nkernels + e->ncopies + e->nmemsets + e->napis + m->host_activity.nsamples;
+    size_t n = e->nkernels + e->ncopies + e->nmemsets + e->napis + m->host_activity.nsamples +
+               (size_t)m->capture.nwindows;
     for (int i = 0; i < m->nregions; i++)
         n += drawn_region(&m->regions[i]);
     return n;
@@ -220,6 +222,8 @@ static int64_t window_end(const run_model *m, size_t total)
             s[n++] = m->regions[i].start_ns;
     for (size_t i = 0; i < m->host_activity.nsamples; i++)
         s[n++] = m->host_activity.samples[i].ts_ns;
+    for (int i = 0; i < m->capture.nwindows; i++)
+        s[n++] = m->capture.windows[i].start_ns;
     qsort(s, n, sizeof *s, cmp_i64);
     int64_t cut = s[TL_MAX_EVENTS];
     /* Events sharing the cut's start all go, so the kept ones are at most the cap. */
@@ -345,13 +349,24 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
     }
     free(sites);
     collect_samples(b, m, cut);
+    for (int i = 0; i < m->capture.nwindows; i++) {
+        const capture_window *w = &m->capture.windows[i];
+        if (w->start_ns >= cut)
+            continue;
+        snprintf(buf, sizeof buf, "capture %d", w->number);
+        int name = intern(&b->nm, buf);
+        snprintf(buf, sizeof buf, "from %.200s to %.200s", w->began_detail[0] ? w->began_detail : w->began,
+                 w->ended_detail[0] ? w->ended_detail : w->ended);
+        add(b, track_of(b, TK_CAPTURE, w->pid, 0, 0), w->start_ns, w->end_ns, name, intern(&b->nm, buf), 0,
+            CAT_RANGE);
+    }
 }
 
-/* Tracks in the page's order: GPUs by device, each busy track before its streams by number; then
- * threads by process and thread, ranges before API calls. */
+/* Tracks in the page's order: the capture windows by process; GPUs by device, each busy track
+ * before its streams by number; then threads by process and thread, ranges before API calls. */
 static int track_rank(const track *t)
 {
-    return t->kind == TK_BUSY || t->kind == TK_STREAM ? 0 : 1;
+    return t->kind == TK_CAPTURE ? -1 : t->kind == TK_BUSY || t->kind == TK_STREAM ? 0 : 1;
 }
 
 static int cmp_track(const track *x, const track *y)
@@ -482,12 +497,23 @@ static void track_label(const run_model *m, const track *t, bool many_pids, char
     case TK_RANGES: snprintf(buf, len, "%s: ranges", who); break;
     case TK_API: snprintf(buf, len, "%s: CUDA API", who); break;
     case TK_HOST: snprintf(buf, len, "%s: host samples", who); break;
+    case TK_CAPTURE:
+        if (many_pids)
+            snprintf(buf, len, "process %u: capture windows", t->pid);
+        else
+            snprintf(buf, len, "capture windows");
+        break;
     }
 }
 
 static const char *kind_key(track_kind k)
 {
-    return k == TK_BUSY ? "busy" : k == TK_STREAM ? "stream" : k == TK_RANGES ? "ranges" : k == TK_API ? "api" : "host";
+    return k == TK_BUSY      ? "busy"
+           : k == TK_STREAM  ? "stream"
+           : k == TK_RANGES  ? "ranges"
+           : k == TK_API     ? "api"
+           : k == TK_CAPTURE ? "capture"
+                             : "host";
 }
 
 /* A JSON string safe inside a <script> element: "<" as \u003c, so no name can close it. */
@@ -609,8 +635,10 @@ void html_event_timeline(html_ctx *x)
     sb_printf(o, "<p class=\"lede\" data-events=\"%zu\">Every kernel, copy and memset on its GPU's stream, with each "
                  "GPU's busy time above its streams, then each host thread's NVTX ranges (nested) and CUDA API calls, "
                  "on one axis from the run's start: copies and kernels that overlap sit above one another.%s Zoom with "
-                 "the buttons or the mouse wheel, drag to pan, hover over a mark for its details.</p>\n",
-              shown, samples ? " Each host sample is a tick on its thread's track; hover for its stack." : "");
+                 "the buttons or the mouse wheel, drag to pan, hover over a mark for its details.%s</p>\n",
+              shown, samples ? " Each host sample is a tick on its thread's track; hover for its stack." : "",
+              x->a->m->capture.nwindows > 0 ? " The capture windows come first: outside them nothing was recorded."
+                                             : "");
     if (cut != INT64_MAX) {
         sb_printf(o, "<p class=\"tl-window\"><b>Windowed:</b> the page holds the first %zu of the run's %zu events "
                      "(those starting in its first ",
@@ -682,7 +710,8 @@ void html_event_timeline(html_ctx *x)
             column(o, "c", it, n, f_cat, 0);
             column(o, "i", it, n, f_info, 0);
             column(o, "b", it, n, f_bytes, 0);
-        } else if (t->kind == TK_RANGES || t->kind == TK_HOST || (t->kind == TK_API && any_info(it, n))) {
+        } else if (t->kind == TK_RANGES || t->kind == TK_HOST || t->kind == TK_CAPTURE ||
+                   (t->kind == TK_API && any_info(it, n))) {
             column(o, "i", it, n, f_info, 0);
         }
         if (any_nonzero(it, n, f_depth))

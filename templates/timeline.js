@@ -19,7 +19,7 @@
     /* The page's colours (report.css), by event category as html_events.c numbers them. */
     var COLORS = ["#1f9d6b", "#2f7fd8", "#8a5cd6", "#b06a2a", "#b06a2a", "#d08a00", "#7a8794", "#4a6fa5", "#2c7a58",
                   "#c0399a"];
-    var KIND_CAT = { busy: 8, api: 6, ranges: 7, host: 9 };
+    var KIND_CAT = { busy: 8, api: 6, ranges: 7, host: 9, capture: 7 };
 
     /* Tracks: starts made absolute again (ns from the run's start), each row's longest event (how
      * far back a search must start), and the track's place on the canvas. */

@@ -343,7 +343,11 @@ static void control_and_max_size_windows_reported(void **state)
               (const char *const[]){"<section id=\"capture\">", "href=\"#capture\"",
                                     "<code>control-stop</code> mmprof capture stop (command 2)",
                                     "<code>max-size</code> the job&#39;s record files reached 500 MiB",
-                                    "data-fig=\"analysis.capture.windows[1].calls_after\"", NULL});
+                                    "data-fig=\"analysis.capture.windows[1].calls_after\"",
+                                    /* the windows on the timeline, first, with their reasons on hover */
+                                    "<li data-track=\"0\" data-kind=\"capture\" data-events=\"2\">capture windows",
+                                    "\"from mmprof capture start (command 1) to mmprof capture stop (command 2)\"",
+                                    "The capture windows come first", NULL});
     holds_all("trace", render_trace(&a),
               (const char *const[]){"\"capture windows\"", "\"name\":\"capture 2: control-start to max-size\"",
                                     "\"calls_after\":31", NULL});
