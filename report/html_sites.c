@@ -40,9 +40,11 @@ void html_sites(html_ctx *x)
             path_call_site(path, i, k);
             sb_add(x->b, "<tr><td>");
             sb_html(x->b, r->kind);
-            sb_add(x->b, "</td><td><code>");
+            /* long kernel names wrap in their cell, so the line they came from stays in view */
+            sb_add(x->b, "</td><td class=\"kname\"><code>");
             sb_html(x->b, r->name);
-            sb_printf(x->b, "</code></td><td class=\"r\" data-v=\"%d\">%d</td><td><code>", r->calls, r->calls);
+            sb_printf(x->b, "</code></td><td class=\"r\" data-v=\"%d\">%d</td><td class=\"host\"><code>", r->calls,
+                      r->calls);
             sb_html(x->b, r->sites[k].at);
             sb_add(x->b, "</code></td>");
             for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)

@@ -629,6 +629,9 @@ static void outputs_show_the_call_sites(void **state)
     must_contain(o.csv, "call_site,,,,gemm,20,kernel,,,,,model.py:42 (forward),");
     must_contain(o.html, "id=\"call-sites\"");
     must_contain(o.html, "data-fig=\"analysis.call_sites[0].sites[1].share_pct\"");
+    /* long kernel names wrap in their cell (report.css), so the line beside stays in view at 1280 px */
+    must_contain(o.html, "<td class=\"kname\"><code>gemm</code></td>");
+    must_contain(o.html, "<td class=\"host\"><code>model.py:42 (forward)</code></td>");
     /* On the timeline, a launch and its kernel say where they came from on hover. */
     must_contain(o.html, "\"grid 1\u00d71\u00d71, block 256\u00d71\u00d71; launched from model.py:42 (forward)\"");
     must_contain(o.html, "\"from model.py:60 (backward)\"");
