@@ -55,6 +55,7 @@ typedef struct {
     const host_causes *causes; /* what the host did at each instant (idle_causes.h) */
     const host_where_index *hosts; /* the host samples and spans, by time (host_where.h) */
     const host_activity *ha;
+    int64_t unseen_until;      /* GPU activity before this is not known (unseen_until_of) */
 } timeline;
 
 /* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
@@ -188,6 +189,22 @@ static void timeline_free(timeline *t)
     free(t->host);
 }
 
+/* Where recording began after the program's first CUDA calls (its first capture window has calls
+ * before it), what the GPU ran before the first recorded GPU work is not known: work launched
+ * before the window may still have been running (a loop that never waits runs far ahead of the
+ * GPU: 124 ms on the H200's capture sample). That instant, or INT64_MIN where all was recorded:
+ * timeline.unseen_until, found once with the timeline. */
+static int64_t unseen_until_of(const run_model *m, const timeline *t)
+{
+    const capture_window *w = NULL;
+    for (int i = 0; i < m->capture.nwindows; i++)
+        if (!w || m->capture.windows[i].start_ns < w->start_ns)
+            w = &m->capture.windows[i];
+    if (!w || w->calls_before <= 0 || t->ngpu == 0)
+        return INT64_MIN;
+    return t->by_start[0]->start;
+}
+
 static bool build_timeline(const run_model *m, timeline *t)
 {
     memset(t, 0, sizeof *t);
@@ -248,6 +265,7 @@ static bool build_timeline(const run_model *m, timeline *t)
         timeline_free(t);
         return false;
     }
+    t->unseen_until = unseen_until_of(m, t);
     /* Mark launching calls: a call is one when some kernel names it. */
     for (size_t i = 0; i < t->ngpu; i++) {
         if (t->gpu[i].type != GPU_KERNEL || !t->gpu[i].launch)
@@ -732,28 +750,13 @@ static bool idle_figures(const timeline *t, const interval *iv, size_t n, int64_
     return host_explain(t->hosts, t->ha, s, e, &r->idle_why);
 }
 
-/* Where recording began after the program's first CUDA calls (its first capture window has calls
- * before it), what the GPU ran before the first recorded GPU work is not known: work launched
- * before the window may still have been running (a loop that never waits runs far ahead of the
- * GPU: 124 ms on the H200's capture sample). That instant, or INT64_MIN where all was recorded. */
-static int64_t unseen_until(const run_model *m, const timeline *t)
-{
-    const capture_window *w = NULL;
-    for (int i = 0; i < m->capture.nwindows; i++)
-        if (!w || m->capture.windows[i].start_ns < w->start_ns)
-            w = &m->capture.windows[i];
-    if (!w || w->calls_before <= 0 || t->ngpu == 0)
-        return INT64_MIN;
-    return t->by_start[0]->start;
-}
-
 /* The "executed during" figures (regions.h): the GPU work that ran inside the region's span, its
  * busy time, the idle before the first and after the last of it, and the stretches between. */
 static bool executed_during(const run_model *m, const timeline *t, int ri, region_metrics *r)
 {
     const region *rg = &m->regions[ri];
     int64_t lo = rg->start_ns, hi = rg->end_ns;
-    int64_t unseen = unseen_until(m, t);
+    int64_t unseen = t->unseen_until;
     /* Every event that may overlap [lo, hi): from the first that starts after lo - longest. */
     size_t a = 0, b = t->ngpu;
     while (a < b) {
