@@ -245,14 +245,13 @@ static void idle_breakdown_rows(html_ctx *x)
 static void host_busy_by_region(html_ctx *x)
 {
     const analysis *a = x->a;
-    if (!a->host || !a->host->sampled)
-        return;
     int shown = 0;
-    for (int li = 1; li < a->host->nregions && li < a->nlisted && shown < HTML_HOST_REGIONS; li++) {
+    for (int li = 1; li < a->nlisted && shown < HTML_HOST_REGIONS; li++) {
+        const host_view *v = host_region_busy_views(a, li);
+        if (!v)
+            continue;
         const region_metrics *r = &a->rg[a->listed[li]];
         const idle_share *busy = &r->idle[IDLE_HOST_BUSY];
-        if (!busy->ms.ok || busy->ms.v <= 0 || !host_view_headline(&a->host->regions[li * HOST_NFROM]))
-            continue;
         if (shown++ == 0) {
             static const char *const cols[] = {"ms", "share_pct"};
             sb_add(x->b, "<h3>Host busy outside CUDA, by region</h3>\n<p class=\"quiet\">Each region's idle time "
@@ -268,7 +267,7 @@ static void host_busy_by_region(html_ctx *x)
         sb_add(x->b, "</td>");
         html_fig_cell(x, &idle_share_table, busy, "ms", path, false);
         html_fig_cell(x, &idle_share_table, busy, "share_pct", path, false);
-        html_host_cell(x, &a->host->regions[li * HOST_NFROM], path);
+        html_host_cell(x, v, path);
         sb_add(x->b, "</tr>\n");
     }
     if (shown > 0)

@@ -18,7 +18,7 @@ void html_sites(html_ctx *x)
         sb_add(x->b, "<p>Call sites were taken for ");
         html_fig(x, &host_collection_table, hc, "sites_pct", path, true);
         sb_add(x->b, " of the GPU work (kernels, copies and memsets), so the shares below are of that part");
-        if ((hc->sites_skipped.ok && hc->sites_skipped.v > 0) || (hc->sites_off_ms.ok && hc->sites_off_ms.v > 0)) {
+        if (host_sites_held(hc)) {
             sb_add(x->b, ": the rest was left without one to hold the cost of taking them to 1% of the program's time (");
             html_fig(x, &host_collection_table, hc, "sites_skipped", path, false);
             sb_add(x->b, " calls skipped, the callbacks off for ");

@@ -220,9 +220,7 @@ static void header(ctx *x, const analysis *a)
     /* Sites held to their cost are a sample of the calls: the shares of "Launched from" are of it. */
     if (hc->sites_pct.ok && hc->sites_pct.v < 99.95)
         snprintf(line + n, sizeof line - n, " (for %s of the GPU work%s)", fig(x, f2, sizeof f2, t, hc, "sites_pct", true),
-                 (hc->sites_skipped.ok && hc->sites_skipped.v > 0) || (hc->sites_off_ms.ok && hc->sites_off_ms.v > 0)
-                     ? ": the rest left without one to hold their cost to 1% of the program's time"
-                     : "");
+                 host_sites_held(hc) ? ": the rest left without one to hold their cost to 1% of the program's time" : "");
     fputs("Host    ", x->out);
     wrapped(x, 8, line);
 }

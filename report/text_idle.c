@@ -129,14 +129,13 @@ static void breakdown(ctx *x, const analysis *a)
 #define TEXT_HOST_REGIONS 10
 static void host_busy_by_region(ctx *x, const analysis *a)
 {
-    if (!a->host || !a->host->sampled)
-        return;
     int shown = 0;
-    for (int li = 1; li < a->host->nregions && li < a->nlisted && shown < TEXT_HOST_REGIONS; li++) {
+    for (int li = 1; li < a->nlisted && shown < TEXT_HOST_REGIONS; li++) {
+        const host_view *v = host_region_busy_views(a, li);
+        if (!v)
+            continue;
         const region_metrics *r = &a->rg[a->listed[li]];
         const idle_share *busy = &r->idle[IDLE_HOST_BUSY];
-        if (!busy->ms.ok || busy->ms.v <= 0 || !host_view_headline(&a->host->regions[li * HOST_NFROM]))
-            continue;
         if (shown++ == 0)
             fprintf(x->out, "\n%sHost busy outside CUDA, by region%s\n", c(x, BOLD), c(x, RESET));
         char ms[32], pct[16], line[200];
@@ -145,7 +144,7 @@ static void host_busy_by_region(ctx *x, const analysis *a)
                  fig(x, pct, sizeof pct, &idle_share_table, busy, "share_pct", true));
         fprintf(x->out, "  ");
         wrapped(x, 2, line);
-        host_lines(x, a, &a->host->regions[li * HOST_NFROM]);
+        host_lines(x, a, v);
     }
 }
 

@@ -173,6 +173,20 @@ bool host_analyze(analysis *a, const host_causes *causes)
     return ok;
 }
 
+bool host_sites_held(const host_collection *c)
+{
+    return (c->sites_skipped.ok && c->sites_skipped.v > 0) || (c->sites_off_ms.ok && c->sites_off_ms.v > 0);
+}
+
+const host_view *host_region_busy_views(const analysis *a, int li)
+{
+    if (!a->host || !a->host->sampled || li < 1 || li >= a->host->nregions || li >= a->nlisted)
+        return NULL;
+    const idle_share *busy = &a->rg[a->listed[li]].idle[IDLE_HOST_BUSY];
+    const host_view *v = &a->host->regions[li * HOST_NFROM];
+    return busy->ms.ok && busy->ms.v > 0 && host_view_headline(v) ? v : NULL;
+}
+
 void host_analysis_free(host_analysis *h)
 {
     if (!h)

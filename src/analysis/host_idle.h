@@ -49,6 +49,15 @@ typedef struct host_analysis {
 /* Whether the run carries host activity (samples, spans, call sites, or the sampler's word). */
 bool host_activity_present(const host_activity *h);
 
+/* Whether call sites were left out to hold their cost (the library skipped calls, or turned the
+ * sites' callbacks off for a while): their shares are then of a sample of the calls. */
+bool host_sites_held(const host_collection *c);
+
+/* Listed region li's host-busy views (analysis.host.regions) where it has host-busy idle time
+ * and a view with something to say of it, else NULL: what the outputs' "by region" sections
+ * show (the run, li 0, is in the idle breakdown). */
+const host_view *host_region_busy_views(const struct analysis *a, int li);
+
 /* analysis.host, after the regions, their listing and the idle stretches (causes: the run's, as
  * they had); false only when memory ran out (a->host stays NULL where the run has no host
  * activity). */
