@@ -30,10 +30,7 @@
 /* The sample with each workload's event arrays repeated copies times, written to path. */
 static void make_big_run(const char *path, int copies)
 {
-    char *text = read_file(sample_path(), NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = read_json(sample_path());
     assert_non_null(root);
     /* Run file schema 3: every event in the one store, "events" (the workloads' own arrays of
      * schema 2 are gone; repeating those left the file at the sample's size). */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long-run benchmark on a GPU (issue 23): a minute of a PyTorch training loop profiled whole.
 #   tests/long_run_gpu.sh [SECONDS]      (default 60; in the repository root, after make all,
-#                                         or with build-gpu/ staged by tests/h200_v3.sh stage)
+#                                         or with build-gpu/ staged by tests/h200_v4.sh stage)
 # Writes under $OUT/long (default /tmp/out/long) and prints a summary (summary.txt):
 #   - the loop alone (no profiler): its steps and its own peak RSS (/usr/bin/time);
 #   - the loop under `mmprof profile --json long.json`: its steps, the run file's size (and

@@ -309,10 +309,7 @@ static char *write_tmp(const char *name, const char *text)
 /* The sample with one change, written to tmp/name. */
 static char *spoilt_sample(const char *name, const char *key, cJSON *value)
 {
-    char *text = read_file(sample_path(), NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = read_json(sample_path());
     assert_non_null(root);
     assert_true(cJSON_ReplaceItemInObjectCaseSensitive(root, key, value));
     char *out = cJSON_Print(root);

@@ -287,10 +287,7 @@ static void sweep_matched_by_size(void **state)
 /* The sample, edited by edit (NULL: as it is), written to dir/name. */
 static char *sample_copy(const char *dir, const char *name, void (*edit)(cJSON *root))
 {
-    char *text = read_file(sample_path(), NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = read_json(sample_path());
     assert_non_null(root);
     if (edit)
         edit(root);

@@ -173,10 +173,7 @@ static void every_type_as_cjson(void **state)
 static void sample_as_cjson(void **state)
 {
     (void)state;
-    char *text = read_file(sample_path(), NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = read_json(sample_path());
     assert_non_null(root);
     printed_as_cjson(root);
     cJSON_Delete(root);

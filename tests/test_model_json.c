@@ -388,10 +388,7 @@ static const cJSON *file_kernel(const cJSON *root, size_t k)
 static void times_are_relative_to_the_epoch(void **state)
 {
     (void)state;
-    char *text = read_file(sample_path(), NULL);
-    assert_non_null(text);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
+    cJSON *root = read_json(sample_path());
     assert_non_null(root);
     run_model m;
     load_sample(&m);
@@ -1005,14 +1002,6 @@ static cJSON *at(cJSON *root, const char *path)
 static cJSON *sample_tree; /* the sample as this mmprof writes it (the current version) */
 static cJSON *v2_tree;     /* a version 2 built-in run file, as an earlier mmprof wrote it */
 
-static cJSON *parse_file(const char *path)
-{
-    char *text = read_file(path, NULL);
-    cJSON *t = text ? cJSON_Parse(text) : NULL;
-    free(text);
-    return t;
-}
-
 static int load_tree(void **state)
 {
     (void)state;
@@ -1024,7 +1013,7 @@ static int load_tree(void **state)
     model_free(&m);
     char *dir = make_temp_dir();
     char *v2 = dir ? unxz_sample(V2_BUILTIN_XZ, dir, "v2.json") : NULL;
-    v2_tree = v2 ? parse_file(v2) : NULL;
+    v2_tree = v2 ? read_json(v2) : NULL;
     free(v2);
     if (dir)
         rm_rf(dir);

@@ -470,6 +470,14 @@ char *text_report_of(const analysis *a)
     return buf;
 }
 
+cJSON *read_json(const char *path)
+{
+    char *text = read_file(path, NULL);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
 bool recorded_load(const char *path, run_model *m, analysis *a, cJSON **raw)
 {
     char err[512];
@@ -477,9 +485,7 @@ bool recorded_load(const char *path, run_model *m, analysis *a, cJSON **raw)
         fprintf(stderr, "%s\n", err);
         return false;
     }
-    char *text = read_file(path, NULL);
-    *raw = text ? cJSON_Parse(text) : NULL;
-    free(text);
+    *raw = read_json(path);
     if (!*raw) {
         fprintf(stderr, "%s: cJSON could not parse it\n", path);
         model_free(m);

@@ -29,6 +29,9 @@ cmd_result run_shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 
 /* The whole file, NUL-terminated (NULL when unreadable); *len gets its length when non-NULL. */
 char *read_file(const char *path, size_t *len);
+/* The file at path parsed with cJSON (the caller deletes it), or NULL when it cannot be read or
+ * parsed. */
+struct cJSON *read_json(const char *path);
 bool write_text(const char *path, const char *text);
 
 /* A path relative to the directory of the binary under test ("tests/nvtx_demo" gives
