@@ -43,7 +43,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/analysis/analysis.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/idle_causes.c \
              src/analysis/host_where.c src/analysis/host_idle.c src/analysis/call_sites.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
-             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c \
+             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
              report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_idle.c report/text_sites.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_header.c report/html_workloads.c report/html_charts.c report/html_timeline.c report/html_events.c report/html_ranks.c report/html_capture.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/html_sites.c report/trace.c \
              report/csv.c report/compare_report.c \
@@ -108,7 +108,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c \
+              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
               src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
               src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c

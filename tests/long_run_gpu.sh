@@ -10,8 +10,9 @@
 #     /usr/bin/time on the launcher would fold in through RUSAGE_CHILDREN), and the time from the
 #     program's exit (the shell that ran it notes the time) to mmprof's exit with the text report
 #     and the run file written;
+#   - where mmprof's time after the exit went: its stages (MMPROF_TIMINGS, src/util/stage_times.h);
 #   - `mmprof report long.json` alone with --text, --json, --html and --trace: wall time, peak RSS
-#     and each output's size.
+#     and each output's size (SKIP_REPORTS=1 leaves these out).
 # Compare with issue 23's figures (293 MB, 1.69 GB, 8 s) and the goals (10x smaller, memory under
 # the program's own, report within 2 s).
 set -u
@@ -24,13 +25,14 @@ say() { echo "$*" | tee -a "$sum"; }
 say "== $(date -u +%FT%TZ) long run: ${secs} s of examples/torch_train.py"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$sum" 2>&1
 
-# The loop alone (SKIP_ALONE=1 leaves it out, where another run measured it).
-[ -n "${SKIP_ALONE:-}" ] || /usr/bin/time -f "%e %M" -o "$L/alone.time" python3 examples/torch_train.py --seconds "$secs" >"$L/alone.json" 2>"$L/alone.err"
+# The loop alone (SKIP_ALONE=1 leaves it out, where another run measured it; ALONE_S=N runs it
+# for N seconds instead: its peak RSS hardly depends on the length, its steps do).
+[ -n "${SKIP_ALONE:-}" ] || /usr/bin/time -f "%e %M" -o "$L/alone.time" python3 examples/torch_train.py --seconds "${ALONE_S:-$secs}" >"$L/alone.json" 2>"$L/alone.err"
 [ -n "${SKIP_ALONE:-}" ] || say "alone: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["steps"])' "$L/alone.json" 2>/dev/null) steps; wall, peak RSS (KB): $(cat "$L/alone.time")"
 
 # The loop profiled whole.
 rm -f "$L/exit_t" "$L/long.json"
-"$bin" profile --json "$L/long.json" -- sh -c \
+MMPROF_TIMINGS=1 "$bin" profile --json "$L/long.json" -- sh -c \
   'python3 examples/torch_train.py --seconds "$1" --own "$2"; rc=$?; date +%s.%N >"$3"; exit $rc' \
   sh "$secs" "$L/own.json" "$L/exit_t" >"$L/profiled.out" 2>"$L/profiled.err" &
 pid=$!
@@ -63,6 +65,8 @@ print("events (%s): kernels %d, copies %d, memsets %d, apis %d, syncs %d; region
       (form, n("kernels"), n("copies"), n("memsets"), n("apis"), n("syncs"), len(d["regions"])))
 EOF
 grep -i "warning" "$L/profiled.err" | head -5 | tee -a "$sum"
+grep "^mmprof: stage" "$L/profiled.err" | tee -a "$sum"
+[ -z "${SKIP_REPORTS:-}" ] || exit 0
 
 # The run file reported again, each output alone.
 for mode in text json html trace; do

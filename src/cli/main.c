@@ -25,6 +25,7 @@
 #include "output_file.h"
 #include "profile.h"
 #include "rank_env.h"
+#include "stage_times.h"
 #include "text.h"
 #include "output_compress.h"
 #include "trace.h"
@@ -57,6 +58,9 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
             continue;
         char err[512];
         char *text = outs[i].render(a);
+        char stage[64];
+        snprintf(stage, sizeof stage, "%s rendered", outs[i].option);
+        stage_mark(stage);
         if (!text) {
             fprintf(stderr, "mmprof: %s '%s': out of memory while rendering\n", outs[i].option, outs[i].path);
             status = EXIT_OUTPUT;
@@ -92,6 +96,8 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
         if (full != text)
             free(full);
         free(text);
+        snprintf(stage, sizeof stage, "%s written", outs[i].option);
+        stage_mark(stage);
     }
     return status;
 }
@@ -232,6 +238,7 @@ int main(int argc, char **argv)
     int rc = cli_parse(argc, argv, &o, stdout, stderr);
     if (rc >= 0)
         return rc == EXIT_OK && !stdout_ok() ? EXIT_OUTPUT : rc;
+    stage_mark("start"); /* the clock of MMPROF_TIMINGS starts here */
 
     static char expanded[5][PATH_MAX];
     if (o.profile_mode && !expand_rank_paths(&o, expanded))
@@ -278,12 +285,14 @@ int main(int argc, char **argv)
             return status;
     }
 
+    stage_mark(o.report_mode ? "run files read" : "run");
     analysis a;
     if (!analyze(&m, &a)) {
         fprintf(stderr, "mmprof: out of memory while analysing the run\n");
         model_free(&m);
         return EXIT_OUTPUT;
     }
+    stage_mark("analysis");
     int out_status = EXIT_OK;
     if (text && !o.text_path && o.profile_mode) {
         /* profile: the report goes to stderr, so the program's stdout stays its own. */
@@ -294,10 +303,12 @@ int main(int argc, char **argv)
         if (!stdout_ok())
             out_status = EXIT_OUTPUT;
     }
+    stage_mark("text report");
     if (write_outputs(&a, outs, nouts) != EXIT_OK)
         out_status = EXIT_OUTPUT;
     analysis_free(&a);
     model_free(&m);
+    stage_mark("freed");
     /* The last buffered bytes and the close itself can fail too (a full disk, a closed pipe). */
     if (fclose(stdout) != 0 && out_status == EXIT_OK) {
         fprintf(stderr, "mmprof: standard output: write failed: %s\n", strerror(errno));

@@ -23,6 +23,7 @@
 #include "stream_format.h"
 #include "stream_read.h"
 #include "symbolize.h"
+#include "stage_times.h"
 #include "text.h"
 
 #define INJECT_NAME "libmmprof_inject.so"
@@ -269,7 +270,9 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
         model_free(m);
         return false;
     }
+    stage_mark("records read");
     host_symbolize(&m->host_activity); /* the modules are still where the program loaded them */
+    stage_mark("native frames named");
     m->collection.source = s.cuda_processes > 0 ? TIMING_CUPTI : TIMING_NONE;
     if (s.cuda_processes == 0) {
         copy_str(m->collection.reason, sizeof m->collection.reason, "the program made no CUDA calls");
@@ -294,6 +297,7 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
         model_free(m);
         return false;
     }
+    stage_mark("regions");
     /* Nothing recorded: the run is the program's lifetime, so it still has a wall time and every
      * time sits near the epoch (JSON keeps times relative to it). */
     region *run = &m->regions[0];
@@ -394,6 +398,7 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     child_pid = 0;
+    stage_mark("the program, to its exit");
     restore_signals(&saved);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);

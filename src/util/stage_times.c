@@ -1,0 +1,32 @@
+/* Stage times on stderr under MMPROF_TIMINGS (stage_times.h). */
+#include "stage_times.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+void stage_mark(const char *what)
+{
+    static int enabled = -1;
+    static double first, last;
+    if (enabled < 0) {
+        const char *e = getenv("MMPROF_TIMINGS");
+        enabled = e && *e && *e != '0';
+        first = last = now_s();
+    }
+    if (!enabled)
+        return;
+    double t = now_s();
+    struct rusage ru;
+    long rss_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
+    fprintf(stderr, "mmprof: stage %s: %.3f s (%.3f s in all), peak RSS %ld MB\n", what, t - last, t - first, rss_mb);
+    last = t;
+}

@@ -1,0 +1,12 @@
+/* Where the time from a program's exit to its report goes: with MMPROF_TIMINGS set in mmprof's
+ * environment, each stage of profile and report (reading the records, naming native frames, the
+ * analysis, each output) prints its wall time and the process's peak RSS so far on stderr. The
+ * long-run benchmarks read these lines; they are a maintainer's instrument, not part of the report. */
+#ifndef MMPROF_STAGE_TIMES_H
+#define MMPROF_STAGE_TIMES_H
+
+/* Ends the stage now: "mmprof: stage WHAT: S s (T s in all), peak RSS N MB" when enabled. The
+ * first call starts the clock. Safe to call from one thread at a time. */
+void stage_mark(const char *what);
+
+#endif
