@@ -231,7 +231,9 @@ static void bad_lines_and_foreign_files(void **state)
     assert_int_equal(m.events.ncopies, 1);
     assert_int_equal(m.events.copies[0].bytes, 64);
     assert_int_equal(m.events.copies[0].dir, COPY_D2H);
-    assert_true(has_warning(&m, "2 malformed line(s)"));
+    /* The warning points at the first: line 3 of the file, a copy with a bad byte count. */
+    assert_true(has_warning(&m, "2 malformed line(s) in its record stream were skipped (the first: line 3, a 'copy' "
+                                "line of 10 fields)"));
     assert_true(has_warning(&m, "not an mmprof record stream"));
     assert_false(has_warning(&m, "exit handlers")); /* no CUDA, nothing CUPTI could have held */
     model_free(&m);
@@ -612,7 +614,8 @@ static void capture_windows_read_back_and_analysed(void **state)
  * sample without a stack (node 0) and an unknown state ("-"); the sampler line's mechanism, rate
  * and reason; the sitestat and samplestat counts, summed over processes. Lines written by the stream_format helpers read back field for field. A frame whose
  * parent never came, a frame id given twice, a site or sample naming an unknown node, a bad kind,
- * a sample state that is not a letter: each skipped and counted, the rest kept. */
+ * a sample state that is not a letter: each skipped and counted, the rest kept. A frame of no line
+ * (Python's -1) is line 0, written so and read so from a library that wrote -1. */
 static void host_activity_lines(void **state)
 {
     (void)state;
@@ -629,6 +632,10 @@ static void host_activity_lines(void **state)
     stream_format_site(&b, 41, 3);
     stream_format_sample(&b, 1796054920537216543, 501, 9, HOST_SAMPLE_PY, 'S');
     stream_format_sample(&b, 1796054920537216600, 502, 0, HOST_SAMPLE_CPU, 0);
+    /* Python's "no line" (-1, an instruction of no line) is written as the stream's unknown, 0 */
+    host_frame noline = {.kind = HOST_FRAME_PY, .function = "<genexpr>", .file = "/w/model.py", .line = -1};
+    stream_format_frame(&b, 10, 9, &noline);
+    stream_format_sample(&b, 1796054920537216700, 501, 10, HOST_SAMPLE_PY, 'R');
     stream_format_sampler(&b, 97, "python-wall+cpu-timer", "");
     host_collect_stats st = {.has_sites = true, .sites_taken = 900, .sites_skipped = 100, .sites_off_ns = 123456789,
                              .has_looks = true,
@@ -643,11 +650,14 @@ static void host_activity_lines(void **state)
                "site\t43\t0\n"                         /* a site has a stack */
                "sample\t5\t501\t99\tpy\tR\n"           /* unknown node */
                "sample\t5\t501\t9\tpy\t?\n");          /* not a state */
+    assert_non_null(strstr(b.s, "frame\t10\t9\tpy\t0\t0\t<genexpr>\t"));
     put("500.stream", b.s);
     sb_free(&b);
     put("600.stream", "mmprof-stream\t1\nprocess\t600\t1\t10\tworker\n"
                       "frame\t7\t0\tnative\t0\t4096\t\t\t/usr/bin/worker\n"
                       "sample\t20\t600\t7\tcpu\tR\n"
+                      "frame\t8\t7\tpy\t-1\t0\tf\told.py\t\n" /* -1 as libraries wrote it before */
+                      "sample\t21\t600\t8\tpy\tR\n"
                       "sampler\t0\toff\ttimer_create failed: EPERM\n"
                       "sitestat\t40\t0\n"); /* as the library wrote it before OFF_NS */
     run_model m;
@@ -656,7 +666,7 @@ static void host_activity_lines(void **state)
     char err[512];
     assert_true(stream_read_dir(test_tmp, &m, &s, err, sizeof err));
     const host_activity *h = &m.host_activity;
-    assert_int_equal(h->nframes, 4);
+    assert_int_equal(h->nframes, 6);
     assert_int_equal(h->frames[0].pid, 500);
     assert_int_equal(h->frames[0].parent, -1);
     assert_int_equal(h->frames[0].kind, HOST_FRAME_PY);
@@ -670,15 +680,19 @@ static void host_activity_lines(void **state)
     assert_int_equal(h->frames[2].offset, 0x1f3a7);
     assert_string_equal(h->frames[2].module, "/lib/libcudart.so.12");
     assert_null(h->frames[2].file);
+    assert_int_equal(h->frames[3].parent, 1);
+    assert_int_equal(h->frames[3].line, 0);
     /* process 600's id 7 is its own node, not process 500's */
-    assert_int_equal(h->frames[3].pid, 600);
-    assert_int_equal(h->frames[3].parent, -1);
-    assert_null(h->frames[3].function);
+    assert_int_equal(h->frames[4].pid, 600);
+    assert_int_equal(h->frames[4].parent, -1);
+    assert_null(h->frames[4].function);
+    assert_int_equal(h->frames[5].parent, 4);
+    assert_int_equal(h->frames[5].line, 0);
     assert_int_equal(h->nsites, 1);
     assert_int_equal(h->sites[0].correlation, 41);
     assert_int_equal(h->sites[0].frame, 2);
     assert_int_equal(h->sites[0].pid, 500);
-    assert_int_equal(h->nsamples, 3);
+    assert_int_equal(h->nsamples, 5);
     assert_true(h->samples[0].ts_ns == 1796054920537216543);
     assert_int_equal(h->samples[0].tid, 501);
     assert_int_equal(h->samples[0].frame, 1);
@@ -688,7 +702,9 @@ static void host_activity_lines(void **state)
     assert_int_equal(h->samples[1].state, 0);
     assert_int_equal(h->samples[1].source, HOST_SAMPLE_CPU);
     assert_int_equal(h->samples[2].frame, 3);
-    assert_int_equal(h->samples[2].pid, 600);
+    assert_int_equal(h->samples[3].frame, 4);
+    assert_int_equal(h->samples[3].pid, 600);
+    assert_int_equal(h->samples[4].frame, 5);
     assert_string_equal(h->mechanism, "python-wall+cpu-timer");
     assert_true(h->rate_hz == 97);
     assert_string_equal(h->why_not, "timer_create failed: EPERM");

@@ -96,8 +96,10 @@ void stream_format_capture(strbuf *b, int64_t ts, bool begin, int window, const 
 
 void stream_format_frame(strbuf *b, uint64_t id, uint64_t parent, const host_frame *f)
 {
+    /* Python gives -1 for an instruction of no line (PyCode_Addr2Line; a location entry of code
+     * 15): the stream's unknown line is 0. */
     sb_printf(b, "frame\t%llu\t%llu\t%s\t%d\t%llu\t", (unsigned long long)id, (unsigned long long)parent,
-              host_frame_kind_name(f->kind), f->line, (unsigned long long)f->offset);
+              host_frame_kind_name(f->kind), f->line < 0 ? 0 : f->line, (unsigned long long)f->offset);
     stream_escape(b, f->function);
     sb_add(b, "\t");
     stream_escape(b, f->file);

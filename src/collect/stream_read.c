@@ -83,6 +83,11 @@ typedef struct {
     bool cuda, exited;
     region_tracker ranges; /* its NVTX ranges, and the latest time seen, where open ones end */
     uint64_t bad_lines;
+    /* The first malformed line: its number, kind and field count, so that the warning points at it
+     * (a library of another version, a line torn by a writer, or a reader's bug). */
+    uint64_t first_bad;
+    char first_bad_kind[24];
+    int first_bad_fields;
     bool oom;
     int64_t started, exit_ns; /* the process line's start, the exit line's time (0: none) */
     /* Capture windows (profile --delay/--duration/--capture-range): the one open, its fields
@@ -552,13 +557,13 @@ static bool line_frame(reader *r, char **f, int n)
     int line;
     host_frame fr = {.pid = r->pid};
     if (n != 9 || !parse_u64(f[1], &id) || id == 0 || !parse_u64(f[2], &parent) ||
-        !host_frame_kind_parse(f[3], &fr.kind) || !parse_int(f[4], &line) || line < 0 || !parse_u64(f[5], &offset) ||
+        !host_frame_kind_parse(f[3], &fr.kind) || !parse_int(f[4], &line) || line < -1 || !parse_u64(f[5], &offset) ||
         node_find(&r->nodes, id) >= 0)
         return false;
     if (parent && !node_field(r, f[2], false, &fr.parent))
         return false;
     fr.parent = parent ? fr.parent : -1;
-    fr.line = line;
+    fr.line = line < 0 ? 0 : line; /* -1: Python's "no line", which libraries before 2026-12-01 wrote */
     fr.offset = offset;
     fr.function = f[6][0] ? f[6] : NULL;
     fr.file = f[7][0] ? f[7] : NULL;
@@ -738,8 +743,10 @@ static void closing_warnings(reader *r, bool truncated)
         model_add_warning(m, "process %u (%s): its record stream ends in a partial line (it was killed while writing); "
                           "that line was dropped", r->pid, r->name);
     if (r->bad_lines > 0)
-        model_add_warning(m, "process %u (%s): %llu malformed line(s) in its record stream were skipped", r->pid, r->name,
-                          (unsigned long long)r->bad_lines);
+        model_add_warning(m, "process %u (%s): %llu malformed line(s) in its record stream were skipped (the first: line "
+                             "%llu, a '%s' line of %d fields)",
+                          r->pid, r->name, (unsigned long long)r->bad_lines, (unsigned long long)r->first_bad,
+                          r->first_bad_kind, r->first_bad_fields);
 }
 
 /* The pid a stream file's name gives, for a file whose process line is missing. */
@@ -765,7 +772,9 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
     ssize_t len;
     bool first = true, truncated = false;
     char *f[MAX_FIELDS];
+    uint64_t lineno = 0;
     while (!r.oom && (len = getline(&line, &cap, fp)) > 0) {
+        lineno++;
         if (line[len - 1] != '\n') {
             truncated = true; /* the process died mid-write */
             break;
@@ -782,8 +791,13 @@ bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *e
             }
             continue;
         }
-        if (n > MAX_FIELDS || !read_line(&r, f, n))
-            r.bad_lines++;
+        if (n > MAX_FIELDS || !read_line(&r, f, n)) {
+            if (r.bad_lines++ == 0) {
+                r.first_bad = lineno;
+                r.first_bad_fields = n;
+                copy_str(r.first_bad_kind, sizeof r.first_bad_kind, f[0]);
+            }
+        }
     }
     free(line);
     fclose(fp);
