@@ -424,6 +424,11 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
     qsort(st, (size_t)ns, sizeof *st, cmp_total_desc);
     free(sorted);
     free(d);
+    /* One row a name, not a launch: the run region of a long run has 100 k launches of a few
+     * hundred names, and its rows are kept until the outputs are written. */
+    kernel_stat *trimmed = realloc(st, (size_t)ns * sizeof *st);
+    if (trimmed)
+        st = trimmed;
     r->kernels = st;
     r->nkstats = ns;
     return true;
