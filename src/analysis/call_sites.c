@@ -7,34 +7,54 @@
 
 #include "analysis.h"
 
-/* A GPU event or call by process and correlation id, with the target it counts for. */
+/* The (pid, correlation) of every site, sorted: a long run has millions of calls and kernels but
+ * thousands of sites (held to a share of the process's time, inject_sites.c), so only the events
+ * of a site's correlation are named and kept. */
 typedef struct {
     uint32_t pid, corr;
+} site_key;
+
+static int cmp_site_key(const void *a, const void *b)
+{
+    const site_key *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* A GPU event or call by process and correlation id, with the target it counts for. */
+typedef struct {
+    site_key key;
     char kind[8];
     char name[128];
 } target;
 
 static int cmp_target(const void *a, const void *b)
 {
-    const target *x = a, *y = b;
-    if (x->pid != y->pid)
-        return x->pid < y->pid ? -1 : 1;
-    return (x->corr > y->corr) - (x->corr < y->corr);
+    return cmp_site_key(&((const target *)a)->key, &((const target *)b)->key);
+}
+
+/* The first of n sorted rows of size bytes, each beginning with its site_key, not below
+ * (pid, corr). */
+static size_t lower_bound(const void *rows, size_t n, size_t size, uint32_t pid, uint32_t corr)
+{
+    site_key want = {pid, corr};
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_site_key((const char *)rows + mid * size, &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 /* The first target of (pid, corr) in the sorted t, or n. */
 static size_t find(const target *t, size_t n, uint32_t pid, uint32_t corr)
 {
-    size_t lo = 0, hi = n;
-    target want = {.pid = pid, .corr = corr};
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cmp_target(&t[mid], &want) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && cmp_target(&t[lo], &want) == 0 ? lo : n;
+    size_t lo = lower_bound(t, n, sizeof *t, pid, corr);
+    return lo < n && t[lo].key.pid == pid && t[lo].key.corr == corr ? lo : n;
 }
 
 /* The host side of a copy: where its host memory lived ("pageable", "pinned"), else its source's. */
@@ -43,51 +63,98 @@ static mem_kind host_side(const copy_event *c)
     return c->dir == COPY_D2H ? c->dst : c->src;
 }
 
-/* The GPU work of the run by correlation (a graph launch's kernels share one), then the calls,
- * which name a target only where no GPU work has their correlation. */
-static target *gpu_targets(const run_model *m, size_t *n)
+static site_key *site_keys(const host_activity *ha)
+{
+    site_key *k = malloc((ha->nsites ? ha->nsites : 1) * sizeof *k);
+    if (!k)
+        return NULL;
+    for (size_t i = 0; i < (size_t)ha->nsites; i++)
+        k[i] = (site_key){ha->sites[i].pid, ha->sites[i].correlation};
+    qsort(k, (size_t)ha->nsites, sizeof *k, cmp_site_key);
+    return k;
+}
+
+/* How many sites have (pid, corr): their keys are sorted. */
+static size_t sites_of(const site_key *k, size_t n, uint32_t pid, uint32_t corr)
+{
+    size_t lo = lower_bound(k, n, sizeof *k, pid, corr), c = 0;
+    while (lo + c < n && k[lo + c].pid == pid && k[lo + c].corr == corr)
+        c++;
+    return c;
+}
+
+/* A new last target of t (grown as needed), or NULL when out of memory (t freed). */
+static target *push_target(target **t, size_t *n, size_t *cap, uint32_t pid, uint32_t corr, const char *kind)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        target *grown = realloc(*t, c * sizeof *grown);
+        if (!grown) {
+            free(*t);
+            *t = NULL;
+            return NULL;
+        }
+        *t = grown;
+        *cap = c;
+    }
+    target *x = &(*t)[(*n)++];
+    *x = (target){.key = {pid, corr}};
+    copy_str(x->kind, sizeof x->kind, kind);
+    return x;
+}
+
+/* The GPU work of the sites' correlations (a graph launch's kernels share one), sorted by
+ * correlation; *sited counts it once for each site of its correlation. */
+static target *gpu_targets(const run_model *m, const site_key *keys, size_t nkeys, size_t *n, size_t *sited)
 {
     const event_list *s = &m->events;
-    size_t cap = s->nkernels + s->ncopies + s->nmemsets;
-    target *t = malloc((cap ? cap : 1) * sizeof *t);
-    if (!t)
+    target *t = NULL, *x;
+    size_t k = 0, cap = 0, c;
+    for (size_t i = 0; i < s->nkernels; i++)
+        if ((c = sites_of(keys, nkeys, s->kernels[i].pid, s->kernels[i].correlation)) > 0) {
+            *sited += c;
+            if (!(x = push_target(&t, &k, &cap, s->kernels[i].pid, s->kernels[i].correlation, "kernel")))
+                return NULL;
+            kernel_display_name(s->kernels[i].name, x->name, sizeof x->name);
+        }
+    for (size_t i = 0; i < s->ncopies; i++)
+        if ((c = sites_of(keys, nkeys, s->copies[i].pid, s->copies[i].correlation)) > 0) {
+            *sited += c;
+            if (!(x = push_target(&t, &k, &cap, s->copies[i].pid, s->copies[i].correlation, "copy")))
+                return NULL;
+            snprintf(x->name, sizeof x->name, "%s %s", copy_dir_name(s->copies[i].dir),
+                     mem_kind_name(host_side(&s->copies[i])));
+        }
+    for (size_t i = 0; i < s->nmemsets; i++)
+        if ((c = sites_of(keys, nkeys, s->memsets[i].pid, s->memsets[i].correlation)) > 0) {
+            *sited += c;
+            if (!(x = push_target(&t, &k, &cap, s->memsets[i].pid, s->memsets[i].correlation, "memset")))
+                return NULL;
+            snprintf(x->name, sizeof x->name, "memset %s", mem_kind_name(s->memsets[i].mem));
+        }
+    if (!t && !(t = malloc(sizeof *t)))
         return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < s->nkernels; i++) {
-        t[k] = (target){s->kernels[i].pid, s->kernels[i].correlation, "kernel", ""};
-        kernel_display_name(s->kernels[i].name, t[k].name, sizeof t[k].name);
-        k++;
-    }
-    for (size_t i = 0; i < s->ncopies; i++) {
-        t[k] = (target){s->copies[i].pid, s->copies[i].correlation, "copy", ""};
-        snprintf(t[k].name, sizeof t[k].name, "%s %s", copy_dir_name(s->copies[i].dir),
-                 mem_kind_name(host_side(&s->copies[i])));
-        k++;
-    }
-    for (size_t i = 0; i < s->nmemsets; i++) {
-        t[k] = (target){s->memsets[i].pid, s->memsets[i].correlation, "memset", ""};
-        snprintf(t[k].name, sizeof t[k].name, "memset %s", mem_kind_name(s->memsets[i].mem));
-        k++;
-    }
-    if (k > 0)
-        qsort(t, k, sizeof *t, cmp_target);
+    qsort(t, k, sizeof *t, cmp_target);
     *n = k;
     return t;
 }
 
-static target *call_targets(const run_model *m, size_t *n)
+/* The calls of the sites' correlations, which name a target only where no GPU work has theirs. */
+static target *call_targets(const run_model *m, const site_key *keys, size_t nkeys, size_t *n)
 {
     const event_list *s = &m->events;
-    target *t = malloc((s->napis ? s->napis : 1) * sizeof *t);
-    if (!t)
+    target *t = NULL, *x;
+    size_t k = 0, cap = 0;
+    for (size_t i = 0; i < s->napis; i++)
+        if (sites_of(keys, nkeys, s->apis[i].pid, s->apis[i].correlation) > 0) {
+            if (!(x = push_target(&t, &k, &cap, s->apis[i].pid, s->apis[i].correlation, "call")))
+                return NULL;
+            api_display_name(s->apis[i].name, x->name, sizeof x->name);
+        }
+    if (!t && !(t = malloc(sizeof *t)))
         return NULL;
-    for (size_t i = 0; i < s->napis; i++) {
-        t[i] = (target){s->apis[i].pid, s->apis[i].correlation, "call", ""};
-        api_display_name(s->apis[i].name, t[i].name, sizeof t[i].name);
-    }
-    if (s->napis > 0)
-        qsort(t, s->napis, sizeof *t, cmp_target);
-    *n = s->napis;
+    qsort(t, k, sizeof *t, cmp_target);
+    *n = k;
     return t;
 }
 
@@ -184,14 +251,13 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
     const host_activity *ha = &m->host_activity;
     if (ha->nsites == 0)
         return true;
-    size_t ng = 0, nc = 0, nh = 0, caph = 0;
-    target *g = gpu_targets(m, &ng), *c = call_targets(m, &nc);
+    size_t ng = 0, nc = 0, nh = 0, caph = 0, nkeys = (size_t)ha->nsites;
+    site_key *keys = site_keys(ha);
+    target *g = keys ? gpu_targets(m, keys, nkeys, &ng, sited) : NULL;
+    target *c = keys ? call_targets(m, keys, nkeys, &nc) : NULL;
+    free(keys);
     hit *h = NULL;
     bool ok = g && c;
-    for (size_t i = 0; ok && i < ha->nsites; i++) /* the GPU work of each site's call, named or not */
-        for (size_t k = find(g, ng, ha->sites[i].pid, ha->sites[i].correlation);
-             k < ng && g[k].pid == ha->sites[i].pid && g[k].corr == ha->sites[i].correlation; k++)
-            (*sited)++;
     for (size_t i = 0; ok && i < ha->nsites; i++) {
         const host_site *s = &ha->sites[i];
         if (host_user_node(ha, s->frame) < 0)
@@ -203,7 +269,7 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
             t = c;
             end = c + (k < nc ? k + 1 : nc);
         }
-        for (const target *x = t + k; x < end && x->pid == s->pid && x->corr == s->correlation; x++) {
+        for (const target *x = t + k; x < end && x->key.pid == s->pid && x->key.corr == s->correlation; x++) {
             char at[HOST_NAME];
             host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
             if (nh == caph) {
