@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "strbuf.h"
 #include "symbolize.h"
 #include "test_support.h"
 
@@ -117,17 +118,97 @@ static void what_could_not_be_had(void **state)
     assert_string_equal(h.symbols_why, "");
     host_activity_free(&h);
 
-    /* No addr2line on PATH. */
+    /* No addr2line on PATH: a module with line tables keeps what dladdr gave, and that is said; one
+     * without is named from its symbol table all the same (in process, elf_symtab.h). */
+    char *lined = path_in(test_tmp, "lined");
+    uint64_t lined_at = build_and_run("lined", "-g -O0");
+    uint64_t bare_at = build_and_run("bare", "-g0 -O0");
     char *old = strdup(getenv("PATH"));
     setenv("PATH", test_tmp, 1);
-    one_frame(&h, bare, 4096);
+    one_frame(&h, lined, lined_at);
     host_symbolize(&h);
-    setenv("PATH", old, 1);
-    free(old);
     assert_string_equal(h.frames[1].function, "dynsym");
     assert_non_null(strstr(h.symbols_why, "addr2line (binutils) could not be run"));
     host_activity_free(&h);
+    one_frame(&h, bare, bare_at);
+    host_symbolize(&h);
+    setenv("PATH", old, 1);
+    free(old);
+    assert_string_equal(h.frames[1].function, "main");
+    assert_non_null(strstr(h.symbols_why, "1 of 1 modules have no line tables"));
+    host_activity_free(&h);
     free(bare);
+    free(lined);
+}
+
+/* A module without line tables is named in process (elf_symtab.c): every function of a C++
+ * program with namespaces, templates, static and extern "C" functions, at its entry and inside it,
+ * named as addr2line -f -C names it from the same file. */
+static void symbol_table_names_as_addr2line(void **state)
+{
+    (void)state;
+    char *src = path_in(test_tmp, "many.cc");
+    assert_true(write_text(src, "#include <cstdio>\n"
+                                "namespace outer { namespace inner {\n"
+                                "template <typename T> struct box { __attribute__((noinline)) T twice(T v) { return v + v; } };\n"
+                                "__attribute__((noinline)) int plain(int a) { return a * 3; }\n"
+                                "} }\n"
+                                "static __attribute__((noinline)) int hidden(int a) { return a - 1; }\n"
+                                "extern \"C\" __attribute__((noinline)) int c_name(int a) { return a ^ 5; }\n"
+                                "int main(int argc, char **) {\n"
+                                "    auto f = [](int v) { return v * 7; };\n"
+                                "    outer::inner::box<double> b; outer::inner::box<long> l;\n"
+                                "    std::printf(\"%d\\n\", (int)b.twice(argc) + (int)l.twice(argc) + outer::inner::plain(argc) +\n"
+                                "                hidden(argc) + c_name(argc) + f(argc));\n"
+                                "}\n"));
+    /* Each function's symbol-table address, and one a few bytes inside it. */
+    cmd_result r = run_shell("cd '%s' && c++ -g0 -O1 -fPIE -pie -o many many.cc && readelf -sW many | "
+                             "awk '$4 == \"FUNC\" && $2 !~ /^0+$/ {print $2}' | sort -u",
+                             test_tmp);
+    if (r.status != 0)
+        fail_msg("building: %s", r.err);
+    host_activity h;
+    memset(&h, 0, sizeof h);
+    char *exe = path_in(test_tmp, "many");
+    strbuf want_in;
+    sb_init(&want_in);
+    int nframes = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        uint64_t at = strtoull(line, NULL, 16);
+        for (int k = 0; k < 2; k++) {
+            host_frame nat = {.pid = 1, .parent = -1, .kind = HOST_FRAME_NATIVE, .module = exe, .offset = at + (uint64_t)k,
+                              .function = "dynsym"};
+            assert_true(host_add_frame(&h, &nat) >= 0);
+            sb_printf(&want_in, "%llx\n", (unsigned long long)(at + (uint64_t)k));
+            nframes++;
+        }
+    }
+    cmd_free(&r);
+    assert_true(nframes >= 20); /* main, plain, hidden, c_name, two twice, and the C runtime's */
+    char *offsets = path_in(test_tmp, "offsets");
+    assert_true(write_text(offsets, want_in.s));
+    sb_free(&want_in);
+    r = run_shell("addr2line -f -C -e '%s' <'%s' | awk 'NR %% 2 == 1'", exe, offsets);
+    assert_int_equal(r.status, 0);
+    host_symbolize(&h);
+    int i = 0, named = 0;
+    for (char *want = strtok(r.out, "\n"); want; want = strtok(NULL, "\n"), i++) {
+        assert_true(i < nframes);
+        const char *got = h.frames[i].function;
+        if (strcmp(want, "??") == 0)
+            assert_string_equal(got, "dynsym"); /* addr2line had none: left as it was */
+        else if (strcmp(got, want) != 0)
+            fail_msg("frame %d at %llx: '%s', addr2line '%s'", i, (unsigned long long)h.frames[i].offset, got, want);
+        named += strstr(got, "outer::inner::") != NULL;
+    }
+    assert_int_equal(i, nframes);
+    assert_true(named >= 6); /* plain and both twice, at entry and inside */
+    assert_non_null(strstr(h.symbols_why, "1 of 1 modules have no line tables"));
+    cmd_free(&r);
+    host_activity_free(&h);
+    free(offsets);
+    free(exe);
+    free(src);
 }
 
 /* More modules than addr2line processes run at once (symbolize.c runs several together and reads
@@ -184,6 +265,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(many_modules, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(pie_and_classic_executables, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(what_could_not_be_had, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(symbol_table_names_as_addr2line, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

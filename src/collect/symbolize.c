@@ -10,7 +10,12 @@
  * symbols_why says so; the run never fails for it.
  *
  * The offsets go through a temporary file rather than a pipe, so addr2line's output can never
- * fill while we are still writing its input (no deadlock, no poll loop). */
+ * fill while we are still writing its input (no deadlock, no poll loop).
+ *
+ * A module without line tables (no .debug_line, and no separate debug file it names) is named
+ * in process from its symbol table instead (elf_symtab.h says why: addr2line walks the whole
+ * table for each address there), demangled by libstdc++'s __cxa_demangle as addr2line -C does;
+ * that runs while the other modules' addr2line processes do. */
 #include "symbolize.h"
 
 #include <elf.h>
@@ -23,9 +28,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elf_symtab.h"
 #include "model.h"
 
 extern char **environ;
+/* libstdc++'s demangler (the C++ ABI's; mmprof links libstdc++ for cuBLAS and CUPTI anyway). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define SYMBOLIZE_AT_ONCE 8 /* addr2line processes running together */
 
@@ -142,6 +150,34 @@ static bool start_module(const host_activity *h, const char *module, const int *
     return true;
 }
 
+/* Names frames idx[0..n) of h from the module's symbol table, where it has no line tables; false
+ * where addr2line is the one to ask (line tables, or a file this reader could not take). */
+static bool name_from_symtab(host_activity *h, const char *module, const int *idx, int n, outcome *o)
+{
+    elf_symtab t;
+    uint64_t bias;
+    char why[200];
+    if (!elf_symtab_open(module, &t, why, sizeof why))
+        return false;
+    if (t.has_lines || !load_bias(module, &bias, why, sizeof why)) {
+        elf_symtab_close(&t);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        host_frame *f = &h->frames[idx[i]];
+        const char *name = elf_symtab_find(&t, f->offset + bias);
+        if (!name)
+            continue;
+        int status = -1;
+        char *plain = strncmp(name, "_Z", 2) == 0 ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
+        replace(&f->function, status == 0 && plain ? plain : name);
+        free(plain);
+    }
+    elf_symtab_close(&t);
+    o->no_lines++;
+    return true;
+}
+
 /* Reads a started addr2line's answers into the frames and waits for it. */
 static void finish_module(host_activity *h, job *j, outcome *o)
 {
@@ -219,6 +255,10 @@ void host_symbolize(host_activity *h)
         while (j < n && strcmp(h->frames[idx[j]].module, h->frames[idx[i]].module) == 0)
             j++;
         o.modules++;
+        if (name_from_symtab(h, h->frames[idx[i]].module, idx + i, j - i, &o)) {
+            i = j;
+            continue;
+        }
         if (started - first == SYMBOLIZE_AT_ONCE)
             finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
         if (start_module(h, h->frames[idx[i]].module, idx + i, j - i, &o, &run[started % SYMBOLIZE_AT_ONCE]))
