@@ -142,11 +142,59 @@ static void event_timed_sample_too(void **state)
     check_run(NCU_SAMPLE);
 }
 
+/* A run of hundreds of regions: its regions are written in parts on threads (json_report.c),
+ * and its model's members may be rendered while the analysis runs (json_model_text_start): the
+ * document is the same text either way, and the regions keep their order. */
+static void many_regions_written_in_parts_in_order(void **state)
+{
+    (void)state;
+    run_model m;
+    load_run("samples/h200-profile-torch.json", &m);
+    const region *run = &m.regions[0];
+    int64_t span = run->end_ns - run->start_ns;
+    enum { EXTRA = 300 };
+    for (int i = 0; i < EXTRA; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "r%03d", i);
+        assert_true(model_add_region(&m, REGION_NVTX, name, NULL, run->start_ns + span * i / EXTRA,
+                                     run->start_ns + span * (i + 1) / EXTRA, m.processes[0].pid, 1, -1) >= 0);
+        run = &m.regions[0]; /* the array may have moved */
+    }
+    json_model_text *early = json_model_text_start(&m);
+    assert_non_null(early);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_true(a.nrg >= EXTRA);
+    char *serial = render_json(&a), *overlapped = render_json_from(&a, early);
+    assert_non_null(serial);
+    assert_non_null(overlapped);
+    assert_string_equal(serial, overlapped);
+    cJSON *root = cJSON_Parse(serial);
+    const cJSON *regions = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "analysis"), "regions");
+    assert_int_equal(cJSON_GetArraySize(regions), a.nrg);
+    int next = 0;
+    for (int i = 0; i < a.nrg; i++) {
+        const cJSON *rj = cJSON_GetArrayItem(regions, i);
+        assert_int_equal(cJSON_GetObjectItemCaseSensitive(rj, "index")->valueint, a.rg[i].region);
+        const char *name = cJSON_GetObjectItemCaseSensitive(rj, "name")->valuestring;
+        char want[16];
+        snprintf(want, sizeof want, "r%03d", next);
+        next += strcmp(name, want) == 0;
+    }
+    assert_int_equal(next, EXTRA); /* every added region, in the order added */
+    cJSON_Delete(root);
+    free(serial);
+    free(overlapped);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sample_figures_are_numbers_or_null_with_reason),
         cmocka_unit_test(event_timed_sample_too),
+        cmocka_unit_test(many_regions_written_in_parts_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,17 @@ static bool use_color(color_mode mode, FILE *f)
     return isatty(fileno(f));
 }
 
+/* The run file's model members, rendered while the analysis runs (json_report.h); taken by the
+ * --json output's renderer. */
+static json_model_text *early_json;
+
+static char *render_json_early(const analysis *a)
+{
+    json_model_text *t = early_json;
+    early_json = NULL;
+    return render_json_from(a, t);
+}
+
 /* Every file output: its option name, path, renderer and where it goes. */
 typedef struct {
     const char *option;
@@ -244,7 +255,7 @@ int main(int argc, char **argv)
     if (o.profile_mode && !expand_rank_paths(&o, expanded))
         return EXIT_USAGE;
     file_output outs[] = {
-        {"--json", o.json_path, render_json, {0}},
+        {"--json", o.json_path, render_json_early, {0}},
         {"--html", o.html_path, render_html, {0}},
         {"--trace", o.trace_path, render_trace, {0}},
         {"--csv", o.csv_path, render_csv, {0}},
@@ -286,8 +297,11 @@ int main(int argc, char **argv)
     }
 
     stage_mark(o.report_mode ? "run files read" : "run");
+    if (o.json_path)
+        early_json = json_model_text_start(&m);
     analysis a;
     if (!analyze(&m, &a)) {
+        json_model_text_free(early_json);
         fprintf(stderr, "mmprof: out of memory while analysing the run\n");
         model_free(&m);
         return EXIT_OUTPUT;
@@ -306,6 +320,7 @@ int main(int argc, char **argv)
     stage_mark("text report");
     if (write_outputs(&a, outs, nouts) != EXIT_OK)
         out_status = EXIT_OUTPUT;
+    json_model_text_free(early_json); /* where --json was not rendered */
     analysis_free(&a);
     model_free(&m);
     stage_mark("freed");

@@ -39,6 +39,25 @@ void jw_text_after(json_writer *w, strbuf *text)
     w->first[0] = false;
 }
 
+void jw_text_elements(json_writer *w, strbuf *text, bool first)
+{
+    start(w, text);
+    w->depth = 1;
+    w->array[1] = true;
+    w->first[1] = first;
+}
+
+bool jw_append_elements(json_writer *w, const strbuf *text)
+{
+    if (w->failed || !w->text || w->depth == 0 || !w->array[w->depth] || text->oom)
+        return failed(w);
+    if (text->len > 0) {
+        sb_addn(w->text, text->s, text->len);
+        w->first[w->depth] = false;
+    }
+    return !w->text->oom || failed(w);
+}
+
 /* Text backend: the separator and, for a member, the quoted key. */
 static void text_prefix(json_writer *w, const char *key)
 {

@@ -57,6 +57,12 @@ bool jw_close(json_writer *w);
  * |v| < 2^53, as any JSON number read as a double. */
 bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n);
 
+/* Text backend, for an array's elements rendered on several threads: w writes elements of an
+ * open array into text of its own (first: its first element is the array's first), and
+ * jw_append_elements adds such text, in order, to the array open in the document's writer. */
+void jw_text_elements(json_writer *w, strbuf *text, bool first);
+bool jw_append_elements(json_writer *w, const strbuf *text);
+
 /* Closes the document. Tree backend: *root gets the tree (the caller's), or NULL after a failure.
  * Returns false when anything failed; the text is then incomplete. */
 bool jw_end(json_writer *w, cJSON **root);
