@@ -142,8 +142,9 @@ static void what_could_not_be_had(void **state)
 }
 
 /* A module without line tables is named in process (elf_symtab.c): every function of a C++
- * program with namespaces, templates, static and extern "C" functions, at its entry and inside it,
- * named as addr2line -f -C names it from the same file. */
+ * program with namespaces, templates, static and extern "C" functions and an alias (two symbols at
+ * one address: addr2line takes the first in the table), at its entry and inside it, named as
+ * addr2line -f -C names it from the same file. */
 static void symbol_table_names_as_addr2line(void **state)
 {
     (void)state;
@@ -155,6 +156,7 @@ static void symbol_table_names_as_addr2line(void **state)
                                 "} }\n"
                                 "static __attribute__((noinline)) int hidden(int a) { return a - 1; }\n"
                                 "extern \"C\" __attribute__((noinline)) int c_name(int a) { return a ^ 5; }\n"
+                                "extern \"C\" int c_alias(int) __attribute__((alias(\"c_name\")));\n"
                                 "int main(int argc, char **) {\n"
                                 "    auto f = [](int v) { return v * 7; };\n"
                                 "    outer::inner::box<double> b; outer::inner::box<long> l;\n"

@@ -1,5 +1,6 @@
 /* See elf_symtab.h. By hand over <elf.h>'s structures: a symbol table is an array of fixed
- * records, and libelf (elfutils) is not on every machine mmprof runs on. */
+ * records, and libelf (elfutils) is not on every machine mmprof runs on. Read with pread, a
+ * piece at a time: the tables are not part of what the program loaded, so they come from disk. */
 #include "elf_symtab.h"
 
 #include <elf.h>
@@ -8,161 +9,218 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* A section header of the mapped file, or NULL past its end. */
-static const Elf64_Shdr *section(const elf_symtab *t, const Elf64_Ehdr *eh, size_t i)
-{
-    uint64_t at = eh->e_shoff + i * (uint64_t)eh->e_shentsize;
-    return i < eh->e_shnum && at + sizeof(Elf64_Shdr) <= t->len ? (const Elf64_Shdr *)((const char *)t->map + at)
-                                                                 : NULL;
-}
+#define SYMBOLS_AT_ONCE 8192 /* symbols read per pread (192 KiB) */
+#define NAME_MAX_BYTES 65536 /* a longer stored name is left unread */
 
-/* Whether the section's bytes lie inside the file. */
-static bool inside(const elf_symtab *t, const Elf64_Shdr *s)
+static bool read_at(int fd, void *buf, size_t n, uint64_t at)
 {
-    return s->sh_type == SHT_NOBITS || (s->sh_offset <= t->len && s->sh_size <= t->len - s->sh_offset);
-}
-
-/* A debug file that addr2line would find by the build id: /usr/lib/debug/.build-id/NN/REST.debug. */
-static bool build_id_debug_file(const elf_symtab *t, const Elf64_Shdr *note)
-{
-    const unsigned char *p = (const unsigned char *)t->map + note->sh_offset, *end = p + note->sh_size;
-    while (p + sizeof(Elf64_Nhdr) <= end) {
-        const Elf64_Nhdr *nh = (const Elf64_Nhdr *)p;
-        const unsigned char *name = p + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
-        const unsigned char *next = desc + ((nh->n_descsz + 3) & ~3u);
-        if (next > end || next < p)
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(at + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
             return false;
-        if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 2 &&
-            nh->n_descsz <= 64) {
-            char path[256] = "/usr/lib/debug/.build-id/";
-            size_t at = strlen(path);
-            for (uint32_t i = 0; i < nh->n_descsz; i++) {
-                at += (size_t)snprintf(path + at, sizeof path - at, "%02x", desc[i]);
-                if (i == 0)
-                    path[at++] = '/';
-            }
-            snprintf(path + at, sizeof path - at, ".debug");
-            return access(path, R_OK) == 0;
-        }
-        p = next;
+        done += (size_t)r;
     }
-    return false;
-}
-
-static int by_addr(const void *a, const void *b)
-{
-    const elf_function *x = a, *y = b;
-    if (x->addr != y->addr)
-        return x->addr < y->addr ? -1 : 1;
-    return (x->order > y->order) - (x->order < y->order); /* aliases at one address: table order */
-}
-
-/* The function symbols of one symbol table section into t->fn. */
-static bool read_symbols(elf_symtab *t, const Elf64_Ehdr *eh, const Elf64_Shdr *symtab)
-{
-    const Elf64_Shdr *str = section(t, eh, symtab->sh_link);
-    if (!str || !inside(t, str) || str->sh_type != SHT_STRTAB || symtab->sh_entsize != sizeof(Elf64_Sym))
-        return false;
-    const Elf64_Sym *sym = (const Elf64_Sym *)((const char *)t->map + symtab->sh_offset);
-    const char *names = (const char *)t->map + str->sh_offset;
-    size_t n = symtab->sh_size / sizeof *sym;
-    t->fn = malloc((n ? n : 1) * sizeof *t->fn);
-    if (!t->fn)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        int type = ELF64_ST_TYPE(sym[i].st_info);
-        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
-            sym[i].st_shndx >= SHN_LORESERVE || sym[i].st_value == 0 || sym[i].st_name >= str->sh_size)
-            continue;
-        const char *name = names + sym[i].st_name;
-        if (!memchr(name, '\0', str->sh_size - sym[i].st_name) || !name[0])
-            continue;
-        t->fn[t->n++] = (elf_function){sym[i].st_value, sym[i].st_size, name, i};
-    }
-    qsort(t->fn, t->n, sizeof *t->fn, by_addr);
     return true;
 }
 
-bool elf_symtab_open(const char *path, elf_symtab *t, char *why, size_t len)
+/* A section's bytes, malloc'd with a NUL after them; NULL when they cannot be read. */
+static char *read_section(int fd, const Elf64_Shdr *s, uint64_t file_len)
 {
-    memset(t, 0, sizeof *t);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(why, len, "%s: %s", path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return false;
+    if (s->sh_offset > file_len || s->sh_size > file_len - s->sh_offset)
+        return NULL;
+    char *b = malloc(s->sh_size + 1);
+    if (b && !read_at(fd, b, s->sh_size, s->sh_offset)) {
+        free(b);
+        return NULL;
     }
-    t->len = (size_t)st.st_size;
-    t->map = t->len >= sizeof(Elf64_Ehdr) ? mmap(NULL, t->len, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-    close(fd);
-    if (t->map == MAP_FAILED) {
-        t->map = NULL;
-        snprintf(why, len, "%s: %s", path, t->len < sizeof(Elf64_Ehdr) ? "too short for an ELF file" : strerror(errno));
+    if (b)
+        b[s->sh_size] = '\0';
+    return b;
+}
+
+/* A debug file that addr2line would find by the build id: /usr/lib/debug/.build-id/NN/REST.debug. */
+static bool build_id_debug_file(int fd, const Elf64_Shdr *note, uint64_t file_len)
+{
+    if (note->sh_size > 4096)
         return false;
-    }
-    const Elf64_Ehdr *eh = t->map;
-    const Elf64_Shdr *names = NULL;
-    bool ok = memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-              eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_shentsize == sizeof(Elf64_Shdr) &&
-              (names = section(t, eh, eh->e_shstrndx)) && inside(t, names);
-    const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
-    for (size_t i = 0; ok && i < eh->e_shnum; i++) {
-        const Elf64_Shdr *s = section(t, eh, i);
-        if (!s || !inside(t, s) || s->sh_name >= names->sh_size) {
-            ok = false;
+    unsigned char *p = (unsigned char *)read_section(fd, note, file_len), *at = p, *end = p + note->sh_size;
+    bool found = false;
+    while (p && at + sizeof(Elf64_Nhdr) <= end && !found) {
+        const Elf64_Nhdr *nh = (const Elf64_Nhdr *)at;
+        const unsigned char *name = at + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
+        unsigned char *next = (unsigned char *)desc + ((nh->n_descsz + 3) & ~3u);
+        if (next > end || next <= at)
+            break;
+        if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 2 &&
+            nh->n_descsz <= 64) {
+            char path[256] = "/usr/lib/debug/.build-id/";
+            size_t len = strlen(path);
+            for (uint32_t i = 0; i < nh->n_descsz; i++) {
+                len += (size_t)snprintf(path + len, sizeof path - len, "%02x", desc[i]);
+                if (i == 0)
+                    path[len++] = '/';
+            }
+            snprintf(path + len, sizeof path - len, ".debug");
+            found = access(path, R_OK) == 0;
             break;
         }
-        const char *name = (const char *)t->map + names->sh_offset + s->sh_name;
-        size_t room = names->sh_size - s->sh_name;
+        at = next;
+    }
+    free(p);
+    return found;
+}
+
+/* One frame address, and the best function symbol met so far that starts in its slot (after
+ * the address before it, at or before it). */
+typedef struct {
+    uint64_t addr;
+    int index; /* in the caller's order */
+    bool any;
+    uint64_t start, size;
+    uint32_t name; /* offset in the string table */
+} query;
+
+static int by_query_addr(const void *a, const void *b)
+{
+    const query *x = a, *y = b;
+    return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* addr2line's preference between two symbols that could name an address: the later start, then
+ * the larger size; the one met first (earlier in the table) otherwise. */
+static bool better(const query *q, uint64_t start, uint64_t size)
+{
+    return !q->any || start > q->start || (start == q->start && size > q->size);
+}
+
+/* The function symbols of a symbol table, each offered to the slot of the first address at or
+ * after its start. */
+static bool scan_symbols(int fd, const Elf64_Shdr *tab, uint64_t file_len, query *q, int n)
+{
+    if (tab->sh_entsize != sizeof(Elf64_Sym) || tab->sh_offset > file_len || tab->sh_size > file_len - tab->sh_offset)
+        return false;
+    Elf64_Sym *sym = malloc(SYMBOLS_AT_ONCE * sizeof *sym);
+    if (!sym)
+        return false;
+    size_t total = tab->sh_size / sizeof *sym;
+    bool ok = true;
+    for (size_t first = 0; ok && first < total; first += SYMBOLS_AT_ONCE) {
+        size_t count = total - first < SYMBOLS_AT_ONCE ? total - first : SYMBOLS_AT_ONCE;
+        ok = read_at(fd, sym, count * sizeof *sym, tab->sh_offset + first * sizeof *sym);
+        for (size_t i = 0; ok && i < count; i++) {
+            int type = ELF64_ST_TYPE(sym[i].st_info);
+            uint64_t start = sym[i].st_value;
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
+                sym[i].st_shndx >= SHN_LORESERVE || start == 0 || sym[i].st_name == 0)
+                continue;
+            int lo = 0, hi = n; /* the first address at or after start */
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2;
+                if (q[mid].addr < start)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (lo < n && better(&q[lo], start, sym[i].st_size))
+                q[lo] = (query){q[lo].addr, q[lo].index, true, start, sym[i].st_size, sym[i].st_name};
+        }
+    }
+    free(sym);
+    return ok;
+}
+
+/* The NUL-terminated string at offset in a string table, malloc'd; NULL where it cannot be read. */
+static char *read_name(int fd, const Elf64_Shdr *str, uint32_t offset)
+{
+    if (offset >= str->sh_size)
+        return NULL;
+    size_t room = str->sh_size - offset, cap = 256;
+    for (;;) {
+        size_t want = cap < room ? cap : room;
+        char *b = malloc(want + 1);
+        if (!b || !read_at(fd, b, want, str->sh_offset + offset)) {
+            free(b);
+            return NULL;
+        }
+        b[want] = '\0';
+        if (strlen(b) < want || want == room)
+            return b[0] ? b : (free(b), NULL);
+        free(b);
+        if (cap >= NAME_MAX_BYTES)
+            return NULL;
+        cap *= 4;
+    }
+}
+
+bool elf_symtab_names(const char *path, const uint64_t *addr, int n, char **names, bool *has_lines, char *why,
+                      size_t len)
+{
+    for (int i = 0; i < n; i++)
+        names[i] = NULL;
+    *has_lines = false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    off_t end = lseek(fd, 0, SEEK_END);
+    uint64_t file_len = end > 0 ? (uint64_t)end : 0;
+    Elf64_Ehdr eh;
+    Elf64_Shdr *sh = NULL;
+    char *secnames = NULL;
+    query *q = NULL;
+    bool ok = read_at(fd, &eh, sizeof eh, 0) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+              eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
+              eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shnum > 0 && eh.e_shstrndx < eh.e_shnum &&
+              (sh = malloc(eh.e_shnum * sizeof *sh)) && read_at(fd, sh, eh.e_shnum * sizeof *sh, eh.e_shoff) &&
+              (secnames = read_section(fd, &sh[eh.e_shstrndx], file_len));
+    const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
+    for (int i = 0; ok && i < eh.e_shnum; i++) {
+        const Elf64_Shdr *s = &sh[i];
+        const char *name = s->sh_name < sh[eh.e_shstrndx].sh_size ? secnames + s->sh_name : "";
         if (s->sh_type == SHT_SYMTAB)
             symtab = s;
         else if (s->sh_type == SHT_DYNSYM)
             dynsym = s;
-        else if (strncmp(name, ".debug_line", room) == 0 || strncmp(name, ".zdebug_line", room) == 0 ||
-                 strncmp(name, ".gnu_debuglink", room) == 0 ||
-                 (s->sh_type == SHT_NOTE && strncmp(name, ".note.gnu.build-id", room) == 0 && build_id_debug_file(t, s)))
-            t->has_lines = true;
+        else if (strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0 ||
+                 strcmp(name, ".gnu_debuglink") == 0 ||
+                 (s->sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0 &&
+                  build_id_debug_file(fd, s, file_len)))
+            *has_lines = true;
     }
-    if (!ok || ((symtab || dynsym) && !read_symbols(t, eh, symtab ? symtab : dynsym))) {
+    const Elf64_Shdr *tab = symtab ? symtab : dynsym;
+    if (ok && !*has_lines && tab && n > 0) {
+        ok = tab->sh_link < eh.e_shnum && (q = malloc((size_t)n * sizeof *q));
+        for (int i = 0; ok && i < n; i++)
+            q[i] = (query){.addr = addr[i], .index = i};
+        if (ok) {
+            qsort(q, (size_t)n, sizeof *q, by_query_addr);
+            ok = scan_symbols(fd, tab, file_len, q, n);
+        }
+        /* An address's function is the best of its own slot, else its predecessor's: starts in
+         * earlier slots all lie below those in later ones. */
+        for (int i = 0; ok && i < n; i++) {
+            if (!q[i].any && i > 0 && q[i - 1].any)
+                q[i] = (query){q[i].addr, q[i].index, true, q[i - 1].start, q[i - 1].size, q[i - 1].name};
+            if (q[i].any)
+                names[q[i].index] = read_name(fd, &sh[tab->sh_link], q[i].name);
+        }
+    }
+    if (!ok) {
+        for (int i = 0; i < n; i++) {
+            free(names[i]);
+            names[i] = NULL;
+        }
         snprintf(why, len, "%s: not a 64-bit little-endian ELF file whose sections could be read", path);
-        elf_symtab_close(t);
-        return false;
     }
-    return true;
-}
-
-const char *elf_symtab_find(const elf_symtab *t, uint64_t addr)
-{
-    size_t lo = 0, hi = t->n; /* the first function starting after addr */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->fn[mid].addr <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0)
-        return NULL;
-    /* addr2line's choice (binutils' elf_find_function): a function's size does not bound it, so
-     * an address past the end of the nearest (padding, a split-off cold part) is still its. */
-    uint64_t start = t->fn[lo - 1].addr;
-    const elf_function *best = &t->fn[lo - 1];
-    for (size_t i = lo - 1; i-- > 0 && t->fn[i].addr == start;)
-        if (t->fn[i].size >= best->size)
-            best = &t->fn[i]; /* walking back: an equal size here is earlier in the table */
-    return best->name;
-}
-
-void elf_symtab_close(elf_symtab *t)
-{
-    if (t->map)
-        munmap(t->map, t->len);
-    free(t->fn);
-    memset(t, 0, sizeof *t);
+    free(q);
+    free(secnames);
+    free(sh);
+    close(fd);
+    return ok;
 }

@@ -1,8 +1,10 @@
 /* Function names from an ELF file's own symbol table, in process, for modules without line
- * tables: addr2line finds the function of each address by a walk over the whole symbol table
- * (binutils' elf_find_function, where there is no DWARF), which for a library of 250 k symbols is
- * about 6 ms an address: 1.7 s for 278 frames of one module, most of a PyTorch profile's time
- * from its exit to its report. Sorted once here, each address is a binary search. */
+ * tables. addr2line finds the function of each address by a walk over the whole symbol table
+ * there (binutils' elf_find_function, without DWARF): about 6 ms an address in a library of
+ * 250 k symbols, 1.7 s for 278 frames of one module. Here the table is read once, in order, and
+ * each symbol goes to the frame addresses it could name (a binary search among them); only the
+ * names that win are read. Memory is that of the addresses, not of the table: PyTorch's
+ * libraries hold millions of symbols, and their names hundreds of megabytes that no one loaded. */
 #ifndef MMPROF_ELF_SYMTAB_H
 #define MMPROF_ELF_SYMTAB_H
 
@@ -10,31 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct {
-    uint64_t addr, size;
-    const char *name; /* into the mapped file */
-    size_t order;     /* in the symbol table */
-} elf_function;
-
-typedef struct {
-    void *map;
-    size_t len;
-    elf_function *fn; /* by address */
-    size_t n;
-    bool has_lines; /* line tables in the file (.debug_line) or a separate debug file it names:
-                       addr2line's to read */
-} elf_symtab;
-
-/* Maps path and sorts its function symbols (.symtab, else .dynsym). False with why when it is not
- * a 64-bit little-endian ELF file that could be read. */
-bool elf_symtab_open(const char *path, elf_symtab *t, char *why, size_t len);
-
-/* The function that addr (an address of the file, as addr2line takes) falls in, its name as
- * stored (mangled), chosen as addr2line chooses without line tables: the nearest function start
- * at or before addr, and of several symbols there the largest, then the first in the table;
- * NULL where no function starts at or before it. Valid until elf_symtab_close. */
-const char *elf_symtab_find(const elf_symtab *t, uint64_t addr);
-
-void elf_symtab_close(elf_symtab *t);
+/* For each of addr[0..n) (addresses of the file, as addr2line takes them), the name as stored
+ * (mangled, malloc'd; NULL where no function starts at or before it) of the function addr2line
+ * would give without line tables: the nearest function start at or before it (its size does not
+ * bound it), and of several symbols there the largest, then the first in the table. Uses
+ * .symtab, else .dynsym. *has_lines: the file has line tables (.debug_line) or names a separate
+ * debug file (.gnu_debuglink, or its build id under /usr/lib/debug): addr2line's to read; names
+ * are then not looked up. False with why when path is not a 64-bit little-endian ELF file whose
+ * sections could be read, or memory ran out. */
+bool elf_symtab_names(const char *path, const uint64_t *addr, int n, char **names, bool *has_lines, char *why,
+                      size_t len);
 
 #endif

@@ -154,28 +154,30 @@ static bool start_module(const host_activity *h, const char *module, const int *
  * where addr2line is the one to ask (line tables, or a file this reader could not take). */
 static bool name_from_symtab(host_activity *h, const char *module, const int *idx, int n, outcome *o)
 {
-    elf_symtab t;
     uint64_t bias;
     char why[200];
-    if (!elf_symtab_open(module, &t, why, sizeof why))
-        return false;
-    if (t.has_lines || !load_bias(module, &bias, why, sizeof why)) {
-        elf_symtab_close(&t);
-        return false;
-    }
-    for (int i = 0; i < n; i++) {
-        host_frame *f = &h->frames[idx[i]];
-        const char *name = elf_symtab_find(&t, f->offset + bias);
-        if (!name)
+    bool has_lines = true;
+    uint64_t *addr = malloc((size_t)n * sizeof *addr);
+    char **names = calloc((size_t)n, sizeof *names);
+    bool ok = addr && names && load_bias(module, &bias, why, sizeof why);
+    for (int i = 0; ok && i < n; i++)
+        addr[i] = h->frames[idx[i]].offset + bias;
+    ok = ok && elf_symtab_names(module, addr, n, names, &has_lines, why, sizeof why) && !has_lines;
+    for (int i = 0; ok && i < n; i++) {
+        if (!names[i])
             continue;
         int status = -1;
-        char *plain = strncmp(name, "_Z", 2) == 0 ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
-        replace(&f->function, status == 0 && plain ? plain : name);
+        char *plain = strncmp(names[i], "_Z", 2) == 0 ? __cxa_demangle(names[i], NULL, NULL, &status) : NULL;
+        replace(&h->frames[idx[i]].function, status == 0 && plain ? plain : names[i]);
         free(plain);
     }
-    elf_symtab_close(&t);
-    o->no_lines++;
-    return true;
+    for (int i = 0; names && addr && i < n; i++)
+        free(names[i]);
+    free(names);
+    free(addr);
+    if (ok)
+        o->no_lines++;
+    return ok;
 }
 
 /* Reads a started addr2line's answers into the frames and waits for it. */
