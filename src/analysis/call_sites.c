@@ -103,6 +103,24 @@ static target *push_target(target **t, size_t *n, size_t *cap, uint32_t pid, uin
     return x;
 }
 
+/* Kernel display names by stored name (the store keeps each distinct name once, model.h): a
+ * long run's thousands of sited launches have a few dozen names, each demangled once. */
+#define SHOWN_SLOTS 64
+typedef struct {
+    const char *stored;
+    char shown[128];
+} shown_name;
+
+static void kernel_shown(shown_name *cache, const char *stored, char *buf, size_t len)
+{
+    shown_name *e = &cache[((uintptr_t)stored >> 4) % SHOWN_SLOTS];
+    if (!stored || e->stored != stored) {
+        kernel_display_name(stored, e->shown, sizeof e->shown);
+        e->stored = stored;
+    }
+    copy_str(buf, len, e->shown);
+}
+
 /* The GPU work of the sites' correlations (a graph launch's kernels share one), sorted by
  * correlation; *sited counts it once for each site of its correlation. */
 static target *gpu_targets(const run_model *m, const site_key *keys, size_t nkeys, size_t *n, size_t *sited)
@@ -110,13 +128,19 @@ static target *gpu_targets(const run_model *m, const site_key *keys, size_t nkey
     const event_list *s = &m->events;
     target *t = NULL, *x;
     size_t k = 0, cap = 0, c;
+    shown_name *cache = calloc(SHOWN_SLOTS, sizeof *cache);
+    if (!cache)
+        return NULL;
     for (size_t i = 0; i < s->nkernels; i++)
         if ((c = sites_of(keys, nkeys, s->kernels[i].pid, s->kernels[i].correlation)) > 0) {
             *sited += c;
-            if (!(x = push_target(&t, &k, &cap, s->kernels[i].pid, s->kernels[i].correlation, "kernel")))
+            if (!(x = push_target(&t, &k, &cap, s->kernels[i].pid, s->kernels[i].correlation, "kernel"))) {
+                free(cache);
                 return NULL;
-            kernel_display_name(s->kernels[i].name, x->name, sizeof x->name);
+            }
+            kernel_shown(cache, s->kernels[i].name, x->name, sizeof x->name);
         }
+    free(cache);
     for (size_t i = 0; i < s->ncopies; i++)
         if ((c = sites_of(keys, nkeys, s->copies[i].pid, s->copies[i].correlation)) > 0) {
             *sited += c;
