@@ -213,14 +213,16 @@ static void symbol_table_names_as_addr2line(void **state)
     free(src);
 }
 
-/* More modules than addr2line processes run at once (symbolize.c runs several together and reads
- * them in turn): 19 copies of the probe, 2 frames each (the call line and the function's entry,
- * each under its own Python frame), one module that is gone among them; every frame gets its own
- * module's answer. */
+/* More modules than addr2line processes and symbol-table threads run at once (symbolize.c runs
+ * several together and reads them in turn): 19 copies of the probe, every third one built
+ * without line tables (named in process, on threads), 2 frames each (the call line and the
+ * function's entry, each under its own Python frame), one module that is gone among them; every
+ * frame gets its own module's answer. */
 static void many_modules(void **state)
 {
     (void)state;
     uint64_t off = build_and_run("pie", "-g -O0 -fPIE -pie");
+    uint64_t bare_off = build_and_run("bare", "-g0 -O0 -fPIE -pie");
     host_activity h;
     memset(&h, 0, sizeof h);
     enum { COPIES = 19, GONE = 7 };
@@ -230,7 +232,7 @@ static void many_modules(void **state)
         snprintf(name, sizeof name, c == GONE ? "gone-%02d" : "copy-%02d", c);
         paths[c] = path_in(test_tmp, name);
         if (c != GONE) {
-            cmd_result r = run_shell("cp '%s/pie' '%s'", test_tmp, paths[c]);
+            cmd_result r = run_shell("cp '%s/%s' '%s'", test_tmp, c % 3 == 0 ? "bare" : "pie", paths[c]);
             assert_int_equal(r.status, 0);
             cmd_free(&r);
         }
@@ -238,7 +240,7 @@ static void many_modules(void **state)
             host_frame py = {.pid = 1, .parent = -1, .kind = HOST_FRAME_PY, .function = "run", .file = "x.py", .line = c};
             int parent = host_add_frame(&h, &py);
             host_frame nat = {.pid = 1, .parent = parent, .kind = HOST_FRAME_NATIVE, .module = paths[c],
-                              .offset = k == 0 ? off : 1, .function = "dynsym"};
+                              .offset = k == 0 ? (c % 3 == 0 ? bare_off : off) : 1, .function = "dynsym"};
             assert_true(host_add_frame(&h, &nat) >= 0);
         }
     }
@@ -253,9 +255,10 @@ static void many_modules(void **state)
         }
         assert_string_equal(call->module, paths[c]);
         assert_string_equal(call->function, "main");
-        assert_int_equal(call->line, CALL_LINE);
+        assert_int_equal(call->line, c % 3 == 0 ? 0 : CALL_LINE);
     }
     assert_non_null(strstr(h.symbols_why, "1 of 19 modules could not be read"));
+    assert_non_null(strstr(h.symbols_why, "7 of 19 modules have no line tables"));
     host_activity_free(&h);
     for (int c = 0; c < COPIES; c++)
         free(paths[c]);

@@ -104,6 +104,9 @@ static bool scan_symbols(int fd, const Elf64_Shdr *tab, uint64_t file_len, query
 {
     if (tab->sh_entsize != sizeof(Elf64_Sym) || tab->sh_offset > file_len || tab->sh_size > file_len - tab->sh_offset)
         return false;
+    /* Read ahead, the whole table: it is read once, in order, from disk. */
+    posix_fadvise(fd, (off_t)tab->sh_offset, (off_t)tab->sh_size, POSIX_FADV_SEQUENTIAL);
+    posix_fadvise(fd, (off_t)tab->sh_offset, (off_t)tab->sh_size, POSIX_FADV_WILLNEED);
     Elf64_Sym *sym = malloc(SYMBOLS_AT_ONCE * sizeof *sym);
     if (!sym)
         return false;

@@ -21,15 +21,20 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elf_symtab.h"
 #include "model.h"
+#include "stage_times.h"
 
 extern char **environ;
 /* libstdc++'s demangler (the C++ ABI's; mmprof links libstdc++ for cuBLAS and CUPTI anyway). */
@@ -101,6 +106,7 @@ typedef struct {
 
 /* One module's addr2line, running: its frames idx[0..n) of h, and its output's read end. */
 typedef struct {
+    const char *module;
     const int *idx;
     int n;
     pid_t pid;
@@ -144,6 +150,7 @@ static bool start_module(const host_activity *h, const char *module, const int *
         close(out[0]);
         return false;
     }
+    j->module = module;
     j->idx = idx;
     j->n = n;
     j->fd = out[0];
@@ -152,7 +159,7 @@ static bool start_module(const host_activity *h, const char *module, const int *
 
 /* Names frames idx[0..n) of h from the module's symbol table, where it has no line tables; false
  * where addr2line is the one to ask (line tables, or a file this reader could not take). */
-static bool name_from_symtab(host_activity *h, const char *module, const int *idx, int n, outcome *o)
+static bool name_from_symtab(host_activity *h, const char *module, const int *idx, int n)
 {
     uint64_t bias;
     char why[200];
@@ -175,9 +182,43 @@ static bool name_from_symtab(host_activity *h, const char *module, const int *id
         free(names[i]);
     free(names);
     free(addr);
-    if (ok)
-        o->no_lines++;
     return ok;
+}
+
+/* One module's frames, idx[0..n) of h's, and how they are named. */
+typedef struct {
+    const char *module;
+    const int *idx;
+    int n;
+    bool in_process; /* no line tables: from its symbol table (name_from_symtab), else addr2line */
+    bool named;      /* in_process and done */
+} module_frames;
+
+/* The in-process modules, shared among threads: each module's file is read from disk (the symbol
+ * tables are no part of what the program loaded), so several are read at once, as several
+ * addr2line processes read theirs. */
+typedef struct {
+    host_activity *h;
+    module_frames *mods;
+    int nmods;
+    atomic_int next;
+} symtab_pool;
+
+static void *symtab_worker(void *p)
+{
+    symtab_pool *pool = p;
+    for (int i; (i = atomic_fetch_add(&pool->next, 1)) < pool->nmods;) {
+        module_frames *m = &pool->mods[i];
+        if (!m->in_process)
+            continue;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        m->named = name_from_symtab(pool->h, m->module, m->idx, m->n);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        stage_note("%s: %d frames from its symbol table, %.3f s", m->module, m->n,
+                   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    }
+    return NULL;
 }
 
 /* Reads a started addr2line's answers into the frames and waits for it. */
@@ -212,8 +253,12 @@ static void finish_module(host_activity *h, job *j, outcome *o)
     else
         close(j->fd);
     int status;
-    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+    struct rusage ru;
+    while (wait4(j->pid, &status, 0, &ru) < 0 && errno == EINTR)
         ;
+    stage_note("%s: %d frames by addr2line, %.3f s of its CPU", j->module, j->n,
+               (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+                   (double)ru.ru_stime.tv_usec * 1e-6);
     /* exec failed inside the child (posix_spawnp reports it as exit 127 on some libcs) */
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         o->no_tool = true;
@@ -247,28 +292,52 @@ void host_symbolize(host_activity *h)
             idx[n++] = i;
     qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
     outcome o = {0};
-    /* Up to SYMBOLIZE_AT_ONCE modules at a time, answers read in the order started: a big
-     * library's symbol table takes addr2line most of its time, and a PyTorch process has tens of
-     * modules, so one after another made the profile's exit wait for their sum. */
-    job run[SYMBOLIZE_AT_ONCE];
-    int first = 0, started = 0;
-    for (int i = 0; i < n && !o.no_tool;) {
+    int nmods = 0;
+    module_frames *mods = malloc((size_t)(n > 0 ? n : 1) * sizeof *mods);
+    for (int i = 0; mods && i < n;) {
         int j = i + 1;
         while (j < n && strcmp(h->frames[idx[j]].module, h->frames[idx[i]].module) == 0)
             j++;
-        o.modules++;
-        if (name_from_symtab(h, h->frames[idx[i]].module, idx + i, j - i, &o)) {
-            i = j;
-            continue;
-        }
-        if (started - first == SYMBOLIZE_AT_ONCE)
-            finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
-        if (start_module(h, h->frames[idx[i]].module, idx + i, j - i, &o, &run[started % SYMBOLIZE_AT_ONCE]))
-            started++;
+        module_frames *m = &mods[nmods++];
+        *m = (module_frames){h->frames[idx[i]].module, idx + i, j - i, false, false};
+        char why[200];
+        bool has_lines = true; /* section headers only: reads a few kilobytes */
+        m->in_process = elf_symtab_names(m->module, NULL, 0, NULL, &has_lines, why, sizeof why) && !has_lines;
         i = j;
+    }
+    o.modules = nmods;
+    /* Modules without line tables on up to SYMBOLIZE_AT_ONCE threads, while the others go to
+     * addr2line, up to SYMBOLIZE_AT_ONCE processes at a time, answers read in the order started:
+     * a big library's symbol table takes most of the time, and a PyTorch process has tens of
+     * modules, so one after another made the profile's exit wait for their sum. */
+    symtab_pool pool = {h, mods, nmods, 0};
+    pthread_t worker[SYMBOLIZE_AT_ONCE];
+    int nworkers = 0;
+    while (mods && nworkers < SYMBOLIZE_AT_ONCE && pthread_create(&worker[nworkers], NULL, symtab_worker, &pool) == 0)
+        nworkers++;
+    if (nworkers == 0)
+        symtab_worker(&pool);
+    job run[SYMBOLIZE_AT_ONCE];
+    int first = 0, started = 0;
+    for (int pass = 0; pass < 2; pass++) { /* the second: modules the symbol-table reader could not take */
+        if (pass == 1)
+            for (int w = 0; w < nworkers; w++)
+                pthread_join(worker[w], NULL);
+        for (int k = 0; k < nmods && !o.no_tool; k++) {
+            module_frames *m = &mods[k];
+            if (pass == 0 ? m->in_process : !m->in_process || m->named)
+                continue;
+            if (started - first == SYMBOLIZE_AT_ONCE)
+                finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
+            if (start_module(h, m->module, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]))
+                started++;
+        }
     }
     while (first < started)
         finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
+    for (int k = 0; k < nmods; k++)
+        o.no_lines += mods[k].named;
+    free(mods);
     free(idx);
     if (o.no_tool)
         copy_str(h->symbols_why, sizeof h->symbols_why,

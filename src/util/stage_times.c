@@ -1,6 +1,7 @@
 /* Stage times on stderr under MMPROF_TIMINGS (stage_times.h). */
 #include "stage_times.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -13,13 +14,30 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+bool stage_times_on(void)
+{
+    const char *e = getenv("MMPROF_TIMINGS");
+    return e && *e && *e != '0';
+}
+
+void stage_note(const char *fmt, ...)
+{
+    if (!stage_times_on())
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "mmprof: stage   %s\n", line); /* one write: lines of threads stay whole */
+}
+
 void stage_mark(const char *what)
 {
     static int enabled = -1;
     static double first, last;
     if (enabled < 0) {
-        const char *e = getenv("MMPROF_TIMINGS");
-        enabled = e && *e && *e != '0';
+        enabled = stage_times_on();
         first = last = now_s();
     }
     if (!enabled)

@@ -5,8 +5,14 @@
 #ifndef MMPROF_STAGE_TIMES_H
 #define MMPROF_STAGE_TIMES_H
 
+#include <stdbool.h>
+
 /* Ends the stage now: "mmprof: stage WHAT: S s (T s in all), peak RSS N MB" when enabled. The
  * first call starts the clock. Safe to call from one thread at a time. */
 void stage_mark(const char *what);
+/* A detail of the stage under way ("mmprof: stage   ..."), when enabled; from any thread. */
+void stage_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Whether MMPROF_TIMINGS is set (a caller measures what it notes only then). */
+bool stage_times_on(void);
 
 #endif
