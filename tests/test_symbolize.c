@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "strbuf.h"
@@ -118,8 +119,8 @@ static void what_could_not_be_had(void **state)
     assert_string_equal(h.symbols_why, "");
     host_activity_free(&h);
 
-    /* No addr2line on PATH: a module with line tables keeps what dladdr gave, and that is said; one
-     * without is named from its symbol table all the same (in process, elf_symtab.h). */
+    /* No addr2line on PATH: a module with line tables gets its function from its symbol table (in
+     * process, elf_symtab.h) but no line, and that is said; one without is named all the same. */
     char *lined = path_in(test_tmp, "lined");
     uint64_t lined_at = build_and_run("lined", "-g -O0");
     uint64_t bare_at = build_and_run("bare", "-g0 -O0");
@@ -127,7 +128,8 @@ static void what_could_not_be_had(void **state)
     setenv("PATH", test_tmp, 1);
     one_frame(&h, lined, lined_at);
     host_symbolize(&h);
-    assert_string_equal(h.frames[1].function, "dynsym");
+    assert_string_equal(h.frames[1].function, "main");
+    assert_null(h.frames[1].file);
     assert_non_null(strstr(h.symbols_why, "addr2line (binutils) could not be run"));
     host_activity_free(&h);
     one_frame(&h, bare, bare_at);
@@ -138,6 +140,45 @@ static void what_could_not_be_had(void **state)
     assert_non_null(strstr(h.symbols_why, "1 of 1 modules have no line tables"));
     host_activity_free(&h);
     free(bare);
+    free(lined);
+}
+
+/* An addr2line that does not answer in time (a library of large DWARF tables kept the real one
+ * 7 s on the H200) is stopped at the deadline: the frame keeps the function its symbol table
+ * names, without a line, that is said, and the naming returns soon after the deadline. */
+static void slow_addr2line_stopped(void **state)
+{
+    (void)state;
+    char *lined = path_in(test_tmp, "lined");
+    uint64_t at = build_and_run("lined", "-g -O0");
+    char *fake = path_in(test_tmp, "addr2line");
+    assert_true(write_text(fake, "#!/bin/sh\nexec sleep 30\n"));
+    cmd_result r = run_shell("chmod +x '%s'", fake);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    char *old = strdup(getenv("PATH")), *path = NULL;
+    assert_true(asprintf(&path, "%s:%s", test_tmp, old) > 0);
+    setenv("PATH", path, 1);
+    setenv("MMPROF_ADDR2LINE_SECONDS", "0.3", 1);
+    host_activity h;
+    one_frame(&h, lined, at);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    host_symbolize(&h);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    setenv("PATH", old, 1);
+    unsetenv("MMPROF_ADDR2LINE_SECONDS");
+    double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    if (took > 5)
+        fail_msg("naming took %.2f s with a 0.3 s deadline", took);
+    assert_string_equal(h.frames[1].function, "main");
+    assert_null(h.frames[1].file);
+    assert_int_equal(h.frames[1].line, 0);
+    assert_non_null(strstr(h.symbols_why, "1 of 1 modules kept addr2line past 0.3 s (first: "));
+    host_activity_free(&h);
+    free(path);
+    free(old);
+    free(fake);
     free(lined);
 }
 
@@ -271,6 +312,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(pie_and_classic_executables, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(what_could_not_be_had, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(symbol_table_names_as_addr2line, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(slow_addr2line_stopped, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,7 +197,7 @@ bool elf_symtab_names(const char *path, const uint64_t *addr, int n, char **name
             *has_lines = true;
     }
     const Elf64_Shdr *tab = symtab ? symtab : dynsym;
-    if (ok && !*has_lines && tab && n > 0) {
+    if (ok && tab && n > 0) {
         ok = tab->sh_link < eh.e_shnum && (q = malloc((size_t)n * sizeof *q));
         for (int i = 0; ok && i < n; i++)
             q[i] = (query){.addr = addr[i], .index = i};

@@ -17,9 +17,10 @@
  * would give without line tables: the nearest function start at or before it (its size does not
  * bound it), and of several symbols there the largest, then the first in the table. Uses
  * .symtab, else .dynsym. *has_lines: the file has line tables (.debug_line) or names a separate
- * debug file (.gnu_debuglink, or its build id under /usr/lib/debug): addr2line's to read; names
- * are then not looked up. False with why when path is not a 64-bit little-endian ELF file whose
- * sections could be read, or memory ran out. */
+ * debug file (.gnu_debuglink, or its build id under /usr/lib/debug), which addr2line reads for
+ * files and lines. n may be 0 (names NULL): the section headers alone are read. False with why
+ * when path is not a 64-bit little-endian ELF file whose sections could be read, or memory ran
+ * out. */
 bool elf_symtab_names(const char *path, const uint64_t *addr, int n, char **names, bool *has_lines, char *why,
                       size_t len);
 

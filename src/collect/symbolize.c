@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -40,7 +41,18 @@ extern char **environ;
 /* libstdc++'s demangler (the C++ ABI's; mmprof links libstdc++ for cuBLAS and CUPTI anyway). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
-#define SYMBOLIZE_AT_ONCE 8 /* addr2line processes running together */
+#define SYMBOLIZE_AT_ONCE 8 /* addr2line processes, and symbol-table threads, running together */
+#define ADDR2LINE_SECONDS 1.0 /* from the start of naming to the last addr2line's answer */
+
+/* The deadline for addr2line, in seconds: MMPROF_ADDR2LINE_SECONDS where set (perf has the same
+ * knob, addr2line-timeout: a library with large DWARF tables keeps addr2line for many seconds). */
+static double addr2line_seconds(void)
+{
+    const char *e = getenv("MMPROF_ADDR2LINE_SECONDS");
+    char *end;
+    double v = e ? strtod(e, &end) : 0;
+    return e && end != e && !*end && v > 0 && v < 1e6 ? v : ADDR2LINE_SECONDS;
+}
 
 /* What a module's offset (from dladdr's dli_fbase, the start of its first loaded segment) is as
  * an address of the ELF file, which addr2line takes: the first PT_LOAD's page-aligned p_vaddr
@@ -99,18 +111,21 @@ static void replace(char **dst, const char *src)
 }
 
 typedef struct {
-    int modules, unreadable, no_lines;
-    char first[120]; /* the first unreadable module's reason */
+    int modules, unreadable, no_lines, slow;
+    char first[120];      /* the first unreadable module's reason */
+    char first_slow[120]; /* the first module whose addr2line ran out of time */
     bool no_tool;
 } outcome;
 
-/* One module's addr2line, running: its frames idx[0..n) of h, and its output's read end. */
+/* One module's addr2line, running: its frames idx[0..n) of h, and the file its answers go to
+ * (a file, not a pipe, so that it runs to its end while others are read, and can be given a
+ * deadline without a reader that blocks). */
 typedef struct {
     const char *module;
     const int *idx;
     int n;
     pid_t pid;
-    int fd;
+    FILE *out;
 } job;
 
 /* Starts addr2line on module for frames idx[0..n) of h; false (with o said) when it could not. */
@@ -123,11 +138,12 @@ static bool start_module(const host_activity *h, const char *module, const int *
             copy_str(o->first, sizeof o->first, why);
         return false;
     }
-    FILE *in = tmpfile();
-    int out[2] = {-1, -1};
-    if (!in || pipe2(out, O_CLOEXEC) != 0) { /* kept out of the addr2line processes started later */
+    FILE *in = tmpfile(), *out = tmpfile();
+    if (!in || !out) {
         if (in)
             fclose(in);
+        if (out)
+            fclose(out);
         return false;
     }
     for (int i = 0; i < n; i++)
@@ -137,28 +153,26 @@ static bool start_module(const host_activity *h, const char *module, const int *
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fileno(in), 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
+    posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)module, NULL};
     int rc = posix_spawnp(&j->pid, "addr2line", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
     fclose(in); /* the child has its own descriptor of the file */
     if (rc != 0) {
         o->no_tool = true;
-        close(out[0]);
+        fclose(out);
         return false;
     }
     j->module = module;
     j->idx = idx;
     j->n = n;
-    j->fd = out[0];
+    j->out = out;
     return true;
 }
 
-/* Names frames idx[0..n) of h from the module's symbol table, where it has no line tables; false
- * where addr2line is the one to ask (line tables, or a file this reader could not take). */
+/* Names frames idx[0..n) of h from the module's symbol table; false where this reader could not
+ * take the file (addr2line is then the one to ask). */
 static bool name_from_symtab(host_activity *h, const char *module, const int *idx, int n)
 {
     uint64_t bias;
@@ -169,7 +183,7 @@ static bool name_from_symtab(host_activity *h, const char *module, const int *id
     bool ok = addr && names && load_bias(module, &bias, why, sizeof why);
     for (int i = 0; ok && i < n; i++)
         addr[i] = h->frames[idx[i]].offset + bias;
-    ok = ok && elf_symtab_names(module, addr, n, names, &has_lines, why, sizeof why) && !has_lines;
+    ok = ok && elf_symtab_names(module, addr, n, names, &has_lines, why, sizeof why);
     for (int i = 0; ok && i < n; i++) {
         if (!names[i])
             continue;
@@ -190,8 +204,9 @@ typedef struct {
     const char *module;
     const int *idx;
     int n;
-    bool in_process; /* no line tables: from its symbol table (name_from_symtab), else addr2line */
-    bool named;      /* in_process and done */
+    bool readable;  /* an ELF file whose symbol table name_from_symtab reads */
+    bool has_lines; /* line tables, or a debug file it names: addr2line too, for files and lines */
+    bool named;     /* named from its symbol table */
 } module_frames;
 
 /* The in-process modules, shared among threads: each module's file is read from disk (the symbol
@@ -209,7 +224,7 @@ static void *symtab_worker(void *p)
     symtab_pool *pool = p;
     for (int i; (i = atomic_fetch_add(&pool->next, 1)) < pool->nmods;) {
         module_frames *m = &pool->mods[i];
-        if (!m->in_process)
+        if (!m->readable)
             continue;
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -222,14 +237,40 @@ static void *symtab_worker(void *p)
 }
 
 /* Reads a started addr2line's answers into the frames and waits for it. */
-static void finish_module(host_activity *h, job *j, outcome *o)
+static double now_s(void)
 {
-    FILE *r = fdopen(j->fd, "r");
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Waits for a started addr2line until deadline (CLOCK_MONOTONIC seconds), killing it there, and
+ * reads its answers into the frames. */
+static void finish_module(host_activity *h, job *j, outcome *o, double deadline)
+{
+    int status = 0;
+    struct rusage ru;
+    pid_t got;
+    while ((got = wait4(j->pid, &status, WNOHANG, &ru)) == 0 && now_s() < deadline)
+        nanosleep(&(struct timespec){0, 2000000}, NULL);
+    bool late = got == 0;
+    if (late) { /* its frames keep the names their symbol table gave */
+        kill(j->pid, SIGKILL);
+        while (wait4(j->pid, &status, 0, &ru) < 0 && errno == EINTR)
+            ;
+        if (!o->slow++)
+            copy_str(o->first_slow, sizeof o->first_slow, j->module);
+    }
+    stage_note("%s: %d frames by addr2line, %.3f s of its CPU%s", j->module, j->n,
+               (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+                   (double)ru.ru_stime.tv_usec * 1e-6,
+               late ? ", stopped at the deadline" : "");
     char *fn = NULL, *loc = NULL;
     size_t fncap = 0, loccap = 0;
     bool any_line = false;
-    for (int i = 0; r && i < j->n; i++) {
-        ssize_t a = getline(&fn, &fncap, r), b = a > 0 ? getline(&loc, &loccap, r) : -1;
+    rewind(j->out);
+    for (int i = 0; !late && i < j->n; i++) {
+        ssize_t a = getline(&fn, &fncap, j->out), b = a > 0 ? getline(&loc, &loccap, j->out) : -1;
         if (a <= 0 || b <= 0)
             break;
         fn[strcspn(fn, "\n")] = '\0';
@@ -248,21 +289,11 @@ static void finish_module(host_activity *h, job *j, outcome *o)
     }
     free(fn);
     free(loc);
-    if (r)
-        fclose(r);
-    else
-        close(j->fd);
-    int status;
-    struct rusage ru;
-    while (wait4(j->pid, &status, 0, &ru) < 0 && errno == EINTR)
-        ;
-    stage_note("%s: %d frames by addr2line, %.3f s of its CPU", j->module, j->n,
-               (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-                   (double)ru.ru_stime.tv_usec * 1e-6);
+    fclose(j->out);
     /* exec failed inside the child (posix_spawnp reports it as exit 127 on some libcs) */
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 127)
         o->no_tool = true;
-    else if (!any_line)
+    else if (!late && !any_line)
         o->no_lines++;
 }
 
@@ -292,24 +323,30 @@ void host_symbolize(host_activity *h)
             idx[n++] = i;
     qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
     outcome o = {0};
-    int nmods = 0;
+    double deadline = now_s() + addr2line_seconds();
+    int nmods = 0, nqueue = 0;
     module_frames *mods = malloc((size_t)(n > 0 ? n : 1) * sizeof *mods);
-    for (int i = 0; mods && i < n;) {
+    int *queue = malloc((size_t)(n > 0 ? n : 1) * sizeof *queue); /* modules for addr2line, in order */
+    for (int i = 0; mods && queue && i < n;) {
         int j = i + 1;
         while (j < n && strcmp(h->frames[idx[j]].module, h->frames[idx[i]].module) == 0)
             j++;
-        module_frames *m = &mods[nmods++];
-        *m = (module_frames){h->frames[idx[i]].module, idx + i, j - i, false, false};
-        char why[200];
-        bool has_lines = true; /* section headers only: reads a few kilobytes */
-        m->in_process = elf_symtab_names(m->module, NULL, 0, NULL, &has_lines, why, sizeof why) && !has_lines;
+        module_frames *m = &mods[nmods];
+        *m = (module_frames){h->frames[idx[i]].module, idx + i, j - i, false, true, false};
+        char why[200]; /* section headers only: a few kilobytes */
+        m->readable = elf_symtab_names(m->module, NULL, 0, NULL, &m->has_lines, why, sizeof why);
+        if (!m->readable || m->has_lines)
+            queue[nqueue++] = nmods;
+        nmods++;
         i = j;
     }
     o.modules = nmods;
-    /* Modules without line tables on up to SYMBOLIZE_AT_ONCE threads, while the others go to
-     * addr2line, up to SYMBOLIZE_AT_ONCE processes at a time, answers read in the order started:
-     * a big library's symbol table takes most of the time, and a PyTorch process has tens of
-     * modules, so one after another made the profile's exit wait for their sum. */
+    /* Every module's functions from its symbol table, on up to SYMBOLIZE_AT_ONCE threads; those
+     * with line tables also through addr2line, up to SYMBOLIZE_AT_ONCE processes at a time, whose
+     * answers (lines, and names where the tables give them) replace those once the threads are
+     * done: a big library takes most of the time, and a PyTorch process has tens of modules, so
+     * one after another made the profile's exit wait for their sum. addr2line is stopped at the
+     * deadline (Triton's library, with DWARF, took it 7.2 s of CPU for 2 frames on the H200). */
     symtab_pool pool = {h, mods, nmods, 0};
     pthread_t worker[SYMBOLIZE_AT_ONCE];
     int nworkers = 0;
@@ -318,38 +355,49 @@ void host_symbolize(host_activity *h)
     if (nworkers == 0)
         symtab_worker(&pool);
     job run[SYMBOLIZE_AT_ONCE];
-    int first = 0, started = 0;
-    for (int pass = 0; pass < 2; pass++) { /* the second: modules the symbol-table reader could not take */
-        if (pass == 1)
-            for (int w = 0; w < nworkers; w++)
-                pthread_join(worker[w], NULL);
-        for (int k = 0; k < nmods && !o.no_tool; k++) {
-            module_frames *m = &mods[k];
-            if (pass == 0 ? m->in_process : !m->in_process || m->named)
-                continue;
-            if (started - first == SYMBOLIZE_AT_ONCE)
-                finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
-            if (start_module(h, m->module, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]))
-                started++;
-        }
+    int first = 0, started = 0, next = 0;
+    for (; next < nqueue && started < SYMBOLIZE_AT_ONCE && !o.no_tool; next++) {
+        module_frames *m = &mods[queue[next]];
+        started += start_module(h, m->module, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
+    }
+    for (int w = 0; w < nworkers; w++)
+        pthread_join(worker[w], NULL);
+    for (int k = 0; k < nmods; k++) /* a file the reader could not take after all: addr2line's */
+        if (mods[k].readable && !mods[k].has_lines && !mods[k].named)
+            queue[nqueue++] = k;
+    for (; next < nqueue && !o.no_tool; next++) {
+        module_frames *m = &mods[queue[next]];
+        if (started - first == SYMBOLIZE_AT_ONCE)
+            finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o, deadline);
+        started += start_module(h, m->module, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     while (first < started)
-        finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o);
+        finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o, deadline);
     for (int k = 0; k < nmods; k++)
-        o.no_lines += mods[k].named;
+        o.no_lines += mods[k].named && !mods[k].has_lines;
+    free(queue);
     free(mods);
     free(idx);
-    if (o.no_tool)
+    if (o.no_tool) {
         copy_str(h->symbols_why, sizeof h->symbols_why,
-                 "addr2line (binutils) could not be run: native frames keep their module, offset and exported symbol");
-    else if (o.unreadable || o.no_lines) {
-        char unread[180] = "", nolines[72] = "";
-        if (o.unreadable)
-            snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", o.unreadable, o.modules, o.first);
-        if (o.no_lines)
-            snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", o.no_lines,
-                     o.modules);
-        snprintf(h->symbols_why, sizeof h->symbols_why, "%s%s%s", unread, o.unreadable && o.no_lines ? "; " : "",
-                 nolines);
+                 "addr2line (binutils) could not be run: native frames keep their module, offset and the function "
+                 "their symbol table names, without lines");
+        return;
     }
+    char unread[180] = "", nolines[72] = "", slow[200] = "";
+    if (o.unreadable)
+        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", o.unreadable, o.modules, o.first);
+    if (o.no_lines)
+        snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", o.no_lines,
+                 o.modules);
+    if (o.slow)
+        snprintf(slow, sizeof slow,
+                 "%d of %d modules kept addr2line past %.1f s (first: %.60s): symbol-table names, no lines "
+                 "(MMPROF_ADDR2LINE_SECONDS)",
+                 o.slow, o.modules, addr2line_seconds(), o.first_slow);
+    const char *part[3] = {unread, nolines, slow};
+    size_t at = 0;
+    for (int i = 0; i < 3; i++)
+        if (part[i][0] && at < sizeof h->symbols_why)
+            at += (size_t)snprintf(h->symbols_why + at, sizeof h->symbols_why - at, "%s%s", at ? "; " : "", part[i]);
 }
