@@ -413,6 +413,65 @@ static void nvtx_capture_windows(void **state)
     free(json);
 }
 
+/* A profile names its native frames on a thread while the analysis starts (symbolize.h): the run
+ * file, written while they are named, and the text report still carry the names. The program
+ * here only leaves a record stream with a frame inside main of a program built with -g, and a
+ * sample on it. */
+static void native_frames_named_in_the_run_file(void **state)
+{
+    (void)state;
+    char *src = in_tmp("probe.c"), *stream = in_tmp("4242.stream"), *json = in_tmp("run.json"), *txt = in_tmp("run.txt");
+    assert_true(write_text(src, "int main(void)\n{\n    return 0;\n}\n"));
+    cmd_result b = run_shell("cd '%s' && cc -g -O0 -fPIE -pie -o probe probe.c && nm probe | awk '$3 == \"main\" {print $1}'",
+                             test_tmp);
+    assert_int_equal(b.status, 0);
+    unsigned long long main_at = strtoull(b.out, NULL, 16);
+    assert_true(main_at > 0);
+    cmd_free(&b);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "mmprof-stream\t1\nprocess\t4242\t1\t10\tprobe\n"
+             "frame\t1\t0\tnative\t0\t%llu\tdynsym\t\t%s/probe\n"
+             "sample\t1796054920537216543\t4242\t1\tcpu\tR\nsampler\t100\tcpu-timer\t\n",
+             main_at + 4, test_tmp);
+    assert_true(write_text(stream, text));
+    /* An addr2line that answers 0.4 s late, so the file and line come after the run file's
+     * writing has begun: only a writer that waits for them has them. */
+    cmd_result which = run_shell("command -v addr2line");
+    assert_int_equal(which.status, 0);
+    which.out[strcspn(which.out, "\n")] = '\0';
+    char *slow = in_tmp("addr2line"), script[512];
+    snprintf(script, sizeof script, "#!/bin/sh\nsleep 0.4\nexec '%s' \"$@\"\n", which.out);
+    cmd_free(&which);
+    assert_true(write_text(slow, script));
+    assert_int_equal(chmod(slow, 0755), 0);
+    char *old = strdup(getenv("PATH")), *path = NULL;
+    assert_true(asprintf(&path, "%s:%s", test_tmp, old) > 0);
+    setenv("PATH", path, 1);
+    const char *argv[] = {mmprof_bin(), "profile", "--quiet", "--json", json, "--text", txt, "--", "sh", "-c",
+                          "cp \"$1\" \"$MMPROF_PROFILE_DIR\"/", "sh", stream, NULL};
+    cmd_result r = run(argv, NULL);
+    setenv("PATH", old, 1);
+    free(old);
+    free(path);
+    free(slow);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    run_model m;
+    load_run(json, &m);
+    assert_int_equal(m.host_activity.nframes, 1);
+    const host_frame *f = &m.host_activity.frames[0];
+    assert_string_equal(f->function, "main");
+    assert_non_null(f->file);
+    assert_non_null(strstr(f->file, "probe.c"));
+    assert_true(f->line >= 1 && f->line <= 4);
+    model_free(&m);
+    free(src);
+    free(stream);
+    free(json);
+    free(txt);
+}
+
 /* NVTX ranges through the real injection library, from the parent and from a forked child: both
  * processes, every range (a tab inside a name kept), the registered string in its domain. */
 static void nvtx_ranges_of_every_process(void **state)
@@ -541,6 +600,7 @@ int main(void)
         cmocka_unit_test(text_option_for_every_command),
         cmocka_unit_test(interrupts_reach_the_program),
         cmocka_unit_test(missing_library_names_the_paths_tried),
+        cmocka_unit_test(native_frames_named_in_the_run_file),
         cmocka_unit_test(nvtx_ranges_of_every_process),
         cmocka_unit_test(nvtx_capture_windows),
         cmocka_unit_test(nvtx_ranges_survive_crash_and_exit),

@@ -1071,6 +1071,7 @@ bool analyze(const run_model *m, analysis *a)
          launch_figures(a) && busy_series(a) && analyze_streams(m, &a->streams, &a->nstreams) && idle_gaps(a, causes) &&
          summarize(a);
     host_causes_free(causes);
+    host_names_wait(&m->host_activity); /* the outputs read names too */
     if (!ok)
         analysis_free(a);
     return ok;

@@ -142,6 +142,7 @@ static void collection_of(const host_activity *ha, host_collection *c)
 bool host_analyze(analysis *a, const host_causes *causes)
 {
     const host_activity *ha = &a->m->host_activity;
+    host_names_wait(ha);
     if (!host_activity_present(ha))
         return true;
     host_analysis *h = calloc(1, sizeof *h);

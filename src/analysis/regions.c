@@ -1151,6 +1151,7 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
         t.causes = *causes;
         t.hosts = hosts;
         t.ha = &m->host_activity;
+        host_names_wait(t.ha); /* the regions' idle stretches name host frames */
         r = calloc((size_t)m->nregions, sizeof *r);
         ok = r && analyze_all(m, &t, r);
         timeline_free(&t);

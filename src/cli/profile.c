@@ -271,8 +271,9 @@ static bool build_model(char **argv, const char *dir, int64_t launched, int64_t 
         return false;
     }
     stage_mark("records read");
-    host_symbolize(&m->host_activity); /* the modules are still where the program loaded them */
-    stage_mark("native frames named");
+    /* The modules are still where the program loaded them. Named on a thread while the regions
+     * and the analysis start: readers of names wait (host_names_wait). */
+    host_symbolize_start(&m->host_activity);
     m->collection.source = s.cuda_processes > 0 ? TIMING_CUPTI : TIMING_NONE;
     if (s.cuda_processes == 0) {
         copy_str(m->collection.reason, sizeof m->collection.reason, "the program made no CUDA calls");

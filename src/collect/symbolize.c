@@ -401,3 +401,25 @@ void host_symbolize(host_activity *h)
         if (part[i][0] && at < sizeof h->symbols_why)
             at += (size_t)snprintf(h->symbols_why + at, sizeof h->symbols_why - at, "%s%s", at ? "; " : "", part[i]);
 }
+
+static void *symbolize_thread(void *p)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    host_symbolize(p);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    stage_note("native frames named on their thread: %.3f s",
+               (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    return NULL;
+}
+
+void host_symbolize_start(host_activity *h)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, symbolize_thread, h) != 0) {
+        host_symbolize(h);
+        return;
+    }
+    if (!host_names_pending(h, t))
+        pthread_join(t, NULL); /* out of memory: named now, as without a thread */
+}

@@ -11,5 +11,8 @@
  * stream gave. h->symbols_why says in words what could not be had (no addr2line, a module
  * gone or unreadable, modules without line tables); "" when nothing was missing. */
 void host_symbolize(host_activity *h);
+/* host_symbolize on a thread of its own, handed to h (host_names_wait joins it); where no thread
+ * can be started, host_symbolize itself. */
+void host_symbolize_start(host_activity *h);
 
 #endif

@@ -40,8 +40,43 @@ bool host_add_sample(host_activity *h, const host_sample *s) { ARRAY_APPEND(h->s
 bool host_add_span(host_activity *h, const host_span *s) { ARRAY_APPEND(h->spans, h->nspans, *s); return true; }
 bool host_add_site(host_activity *h, const host_site *s) { ARRAY_APPEND(h->sites, h->nsites, *s); return true; }
 
+struct host_naming {
+    pthread_mutex_t lock;
+    pthread_t thread;
+    bool joined;
+};
+
+bool host_names_pending(host_activity *h, pthread_t thread)
+{
+    struct host_naming *n = calloc(1, sizeof *n);
+    if (!n)
+        return false;
+    pthread_mutex_init(&n->lock, NULL);
+    n->thread = thread;
+    h->naming = n;
+    return true;
+}
+
+void host_names_wait(const host_activity *h)
+{
+    struct host_naming *n = h->naming;
+    if (!n)
+        return;
+    pthread_mutex_lock(&n->lock);
+    if (!n->joined) {
+        pthread_join(n->thread, NULL);
+        n->joined = true;
+    }
+    pthread_mutex_unlock(&n->lock);
+}
+
 void host_activity_free(host_activity *h)
 {
+    host_names_wait(h);
+    if (h->naming) {
+        pthread_mutex_destroy(&h->naming->lock);
+        free(h->naming);
+    }
     for (int i = 0; i < h->nframes; i++) {
         free(h->frames[i].function);
         free(h->frames[i].file);

@@ -8,6 +8,7 @@
 #ifndef MMPROF_HOST_ACTIVITY_H
 #define MMPROF_HOST_ACTIVITY_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -90,6 +91,7 @@ typedef struct {
     size_t nsites;
     char symbols_why[256]; /* non-empty: native frames were left without source lines, and why */
     host_collect_stats stats;
+    struct host_naming *naming; /* native frames being named on a thread: host_names_wait */
 } host_activity;
 
 /* Appends a node (copies the strings) and returns its index, or -1 when memory ran out. */
@@ -98,6 +100,14 @@ bool host_add_sample(host_activity *h, const host_sample *s);
 bool host_add_span(host_activity *h, const host_span *s);
 bool host_add_site(host_activity *h, const host_site *s);
 void host_activity_free(host_activity *h);
+
+/* A profile's launcher names the native frames on a thread of their own while the analysis
+ * starts (symbolize.h: up to a second of addr2line): whatever reads a frame's function, file or
+ * line, or symbols_why, waits here first. From any thread; at once when nothing is pending. */
+void host_names_wait(const host_activity *h);
+/* Hands h the thread that names its frames, joined by host_names_wait or host_activity_free;
+ * false (nothing kept) when memory ran out. */
+bool host_names_pending(host_activity *h, pthread_t thread);
 /* Appends src's frames, samples, spans and sites to dst (src's frame indices shifted past dst's),
  * adds src's stats to dst's, keeps dst's mechanism, rate and reasons where it has them (else
  * src's), and empties src. Pids

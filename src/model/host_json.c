@@ -76,6 +76,7 @@ static const char *const look_keys[] = {"looks_nogil", "looks_gil", "left_out", 
 
 bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w)
 {
+    host_names_wait(h); /* the run file may be written while a profile's frames are named */
     const host_collect_stats *st = &h->stats;
     if (!h->nframes && !h->nsamples && !h->nspans && !h->nsites && !h->mechanism[0] && !h->why_not[0] &&
         !h->symbols_why[0] && !st->has_sites && !st->has_looks)
