@@ -84,9 +84,11 @@ if mode == "python":
         held = [x for x in during("hold_gil") if x["source"] == "py" and x["tid"] == own["tid"]]
         at_call = [x for x in held if s.stack(x["node"])[0]["function"] == "hold_gil" and
                    s.stack(x["node"])[0]["line"] == own["hold_line"]]
+        # all but one: on a loaded machine a sample can fall on the call's first or last instant
+        odd = [(s.stack(x["node"])[0]["function"], s.stack(x["node"])[0]["line"]) for x in held if x not in at_call]
         expect(f"Python samples while the GIL was held in a native call, at hold_gil line {own['hold_line']}, running",
-               len(at_call) >= 10 and len(at_call) == len(held) and all(x["state"] == "R" for x in at_call),
-               f"({len(at_call)} of {len(held)}, states {sorted(set(x['state'] for x in held))})")
+               len(at_call) >= 10 and len(at_call) >= len(held) - 1 and all(x["state"] == "R" for x in at_call),
+               f"({len(at_call)} of {len(held)}, states {sorted(set(x['state'] for x in held))}; others at {odd[:3]})")
         for name, tid in (("spin_python", own["tid"]), ("spin_thread", own["thread_tid"])):
             mine = [x for x in during(name) if x["source"] == "py" and x["tid"] == tid]
             hit = [x for x in mine if at_lines(x, name)]
