@@ -325,11 +325,18 @@ bench: bench-import bench-cpu bench-merge bench-long
 	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
 	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
 
+# With PyTorch, also issue 23's long runs (about 10 minutes): a minute of training profiled whole
+# (run file, mmprof's memory, exit to report and its stages: tests/long_run_gpu.sh) and 5 minutes
+# under a capture against unprofiled and a 30 s capture (tests/long_capture_gpu.sh); their
+# summaries under $(BENCH_OUT).
+BENCH_OUT ?= /tmp/mmprof-bench
 bench-gpu:
 	@test -x $(BUILD)/tests/bench || { echo "run 'make gpu-build' first" >&2; exit 1; }
 	MMPROF_BIN=$(BUILD)/mmprof $(BUILD)/tests/bench
-	@if python3 -c 'import torch' 2>/dev/null; then python3 tests/bench_host_ab.py $(BUILD); \
-	else echo "bench: host sampling's cost is not measured: no PyTorch here"; fi
+	@if python3 -c 'import torch' 2>/dev/null; then python3 tests/bench_host_ab.py $(BUILD) && \
+	  OUT=$(BENCH_OUT) MMPROF_BIN=$(BUILD)/mmprof tests/long_run_gpu.sh 60 && \
+	  OUT=$(BENCH_OUT) MMPROF_BIN=$(BUILD)/mmprof tests/long_capture_gpu.sh; \
+	else echo "bench: host sampling's cost and the long runs are not measured: no PyTorch here"; fi
 
 # The Kineto importer on a ~100 MB trace made by repeating a recorded one (a real H200 trace when
 # samples/ has one): wall time, peak RSS and RSS over the file's size. CPU only; optimised build.

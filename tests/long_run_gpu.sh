@@ -17,8 +17,10 @@
 # the program's own, report within 2 s).
 set -u
 secs=${1:-60}
-[ -d build-gpu ] && { rm -rf build && mv build-gpu build; }
-bin=$PWD/build/mmprof
+# A device call carries the staged binaries as build-gpu/ (tests/h200_v4.sh stage); MMPROF_BIN
+# (make bench-gpu) names a build and leaves build/ alone.
+[ -z "${MMPROF_BIN:-}" ] && [ -d build-gpu ] && { rm -rf build && mv build-gpu build; }
+bin=${MMPROF_BIN:-$PWD/build/mmprof}
 OUT=${OUT:-/tmp/out}; L=$OUT/long; mkdir -p "$L"
 sum=$L/summary.txt; : >"$sum"
 say() { echo "$*" | tee -a "$sum"; }
