@@ -1,6 +1,6 @@
-/* See elf_symtab.h. By hand over <elf.h>'s structures: a symbol table is an array of fixed
- * records, and libelf (elfutils) is not on every machine mmprof runs on. Read with pread, a
- * piece at a time: the tables are not part of what the program loaded, so they come from disk. */
+/* See elf_symtab.h. By hand over <elf.h>'s structures: headers and a symbol table are arrays of
+ * fixed records, and libelf (elfutils) is not on every machine mmprof runs on. Read with pread,
+ * a piece at a time: the tables are not part of what the program loaded, so they come from disk. */
 #include "elf_symtab.h"
 
 #include <elf.h>
@@ -100,21 +100,21 @@ static bool better(const query *q, uint64_t start, uint64_t size)
 
 /* The function symbols of a symbol table, each offered to the slot of the first address at or
  * after its start. */
-static bool scan_symbols(int fd, const Elf64_Shdr *tab, uint64_t file_len, query *q, int n)
+static bool scan_symbols(int fd, const elf_module *m, uint64_t file_len, query *q, int n)
 {
-    if (tab->sh_entsize != sizeof(Elf64_Sym) || tab->sh_offset > file_len || tab->sh_size > file_len - tab->sh_offset)
+    if (m->sym_entsize != sizeof(Elf64_Sym) || m->sym_offset > file_len || m->sym_size > file_len - m->sym_offset)
         return false;
     /* Read ahead, the whole table: it is read once, in order, from disk. */
-    posix_fadvise(fd, (off_t)tab->sh_offset, (off_t)tab->sh_size, POSIX_FADV_SEQUENTIAL);
-    posix_fadvise(fd, (off_t)tab->sh_offset, (off_t)tab->sh_size, POSIX_FADV_WILLNEED);
+    posix_fadvise(fd, (off_t)m->sym_offset, (off_t)m->sym_size, POSIX_FADV_SEQUENTIAL);
+    posix_fadvise(fd, (off_t)m->sym_offset, (off_t)m->sym_size, POSIX_FADV_WILLNEED);
     Elf64_Sym *sym = malloc(SYMBOLS_AT_ONCE * sizeof *sym);
     if (!sym)
         return false;
-    size_t total = tab->sh_size / sizeof *sym;
+    size_t total = m->sym_size / sizeof *sym;
     bool ok = true;
     for (size_t first = 0; ok && first < total; first += SYMBOLS_AT_ONCE) {
         size_t count = total - first < SYMBOLS_AT_ONCE ? total - first : SYMBOLS_AT_ONCE;
-        ok = read_at(fd, sym, count * sizeof *sym, tab->sh_offset + first * sizeof *sym);
+        ok = read_at(fd, sym, count * sizeof *sym, m->sym_offset + first * sizeof *sym);
         for (size_t i = 0; ok && i < count; i++) {
             int type = ELF64_ST_TYPE(sym[i].st_info);
             uint64_t start = sym[i].st_value;
@@ -138,15 +138,15 @@ static bool scan_symbols(int fd, const Elf64_Shdr *tab, uint64_t file_len, query
 }
 
 /* The NUL-terminated string at offset in a string table, malloc'd; NULL where it cannot be read. */
-static char *read_name(int fd, const Elf64_Shdr *str, uint32_t offset)
+static char *read_name(int fd, const elf_module *m, uint32_t offset)
 {
-    if (offset >= str->sh_size)
+    if (offset >= m->str_size)
         return NULL;
-    size_t room = str->sh_size - offset, cap = 256;
+    size_t room = m->str_size - offset, cap = 256;
     for (;;) {
         size_t want = cap < room ? cap : room;
         char *b = malloc(want + 1);
-        if (!b || !read_at(fd, b, want, str->sh_offset + offset)) {
+        if (!b || !read_at(fd, b, want, m->str_offset + offset)) {
             free(b);
             return NULL;
         }
@@ -160,32 +160,37 @@ static char *read_name(int fd, const Elf64_Shdr *str, uint32_t offset)
     }
 }
 
-bool elf_symtab_names(const char *path, const uint64_t *addr, int n, char **names, bool *has_lines, char *why,
-                      size_t len)
+/* The lowest PT_LOAD's page-aligned p_vaddr (elf_module.bias); false where there is none. */
+static bool load_bias(int fd, const Elf64_Ehdr *eh, uint64_t *bias)
 {
-    for (int i = 0; i < n; i++)
-        names[i] = NULL;
-    *has_lines = false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, len, "%s: %s", path, strerror(errno));
+    if (eh->e_phentsize != sizeof(Elf64_Phdr))
         return false;
+    uint64_t lowest = UINT64_MAX;
+    for (int i = 0; i < eh->e_phnum; i++) {
+        Elf64_Phdr ph;
+        if (!read_at(fd, &ph, sizeof ph, eh->e_phoff + (uint64_t)i * sizeof ph))
+            return false;
+        if (ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
+            lowest = ph.p_vaddr;
     }
-    off_t end = lseek(fd, 0, SEEK_END);
-    uint64_t file_len = end > 0 ? (uint64_t)end : 0;
-    Elf64_Ehdr eh;
+    long page = sysconf(_SC_PAGESIZE);
+    *bias = lowest & ~(uint64_t)(page > 0 ? page - 1 : 4095);
+    return lowest != UINT64_MAX;
+}
+
+/* The symbol table, its strings and whether there are line tables, from the section headers. */
+static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_module *m)
+{
     Elf64_Shdr *sh = NULL;
     char *secnames = NULL;
-    query *q = NULL;
-    bool ok = read_at(fd, &eh, sizeof eh, 0) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-              eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_ident[EI_DATA] == ELFDATA2LSB &&
-              eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shnum > 0 && eh.e_shstrndx < eh.e_shnum &&
-              (sh = malloc(eh.e_shnum * sizeof *sh)) && read_at(fd, sh, eh.e_shnum * sizeof *sh, eh.e_shoff) &&
-              (secnames = read_section(fd, &sh[eh.e_shstrndx], file_len));
+    bool ok = eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_shentsize == sizeof(Elf64_Shdr) && eh->e_shnum > 0 &&
+              eh->e_shstrndx < eh->e_shnum && (sh = malloc(eh->e_shnum * sizeof *sh)) &&
+              read_at(fd, sh, eh->e_shnum * sizeof *sh, eh->e_shoff) &&
+              (secnames = read_section(fd, &sh[eh->e_shstrndx], file_len));
     const Elf64_Shdr *symtab = NULL, *dynsym = NULL;
-    for (int i = 0; ok && i < eh.e_shnum; i++) {
+    for (int i = 0; ok && i < eh->e_shnum; i++) {
         const Elf64_Shdr *s = &sh[i];
-        const char *name = s->sh_name < sh[eh.e_shstrndx].sh_size ? secnames + s->sh_name : "";
+        const char *name = s->sh_name < sh[eh->e_shstrndx].sh_size ? secnames + s->sh_name : "";
         if (s->sh_type == SHT_SYMTAB)
             symtab = s;
         else if (s->sh_type == SHT_DYNSYM)
@@ -194,36 +199,79 @@ bool elf_symtab_names(const char *path, const uint64_t *addr, int n, char **name
                  strcmp(name, ".gnu_debuglink") == 0 ||
                  (s->sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0 &&
                   build_id_debug_file(fd, s, file_len)))
-            *has_lines = true;
+            m->has_lines = true;
     }
     const Elf64_Shdr *tab = symtab ? symtab : dynsym;
-    if (ok && tab && n > 0) {
-        ok = tab->sh_link < eh.e_shnum && (q = malloc((size_t)n * sizeof *q));
-        for (int i = 0; ok && i < n; i++)
-            q[i] = (query){.addr = addr[i], .index = i};
-        if (ok) {
-            qsort(q, (size_t)n, sizeof *q, by_query_addr);
-            ok = scan_symbols(fd, tab, file_len, q, n);
-        }
-        /* An address's function is the best of its own slot, else its predecessor's: starts in
-         * earlier slots all lie below those in later ones. */
-        for (int i = 0; ok && i < n; i++) {
-            if (!q[i].any && i > 0 && q[i - 1].any)
-                q[i] = (query){q[i].addr, q[i].index, true, q[i - 1].start, q[i - 1].size, q[i - 1].name};
-            if (q[i].any)
-                names[q[i].index] = read_name(fd, &sh[tab->sh_link], q[i].name);
-        }
+    m->symbols = ok && (!tab || tab->sh_link < eh->e_shnum);
+    if (m->symbols && tab) {
+        m->sym_offset = tab->sh_offset;
+        m->sym_size = tab->sh_size;
+        m->sym_entsize = tab->sh_entsize;
+        m->str_offset = sh[tab->sh_link].sh_offset;
+        m->str_size = sh[tab->sh_link].sh_size;
+    }
+    free(secnames);
+    free(sh);
+}
+
+bool elf_module_read(const char *path, elf_module *m, char *why, size_t len)
+{
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    off_t end = lseek(fd, 0, SEEK_END);
+    Elf64_Ehdr eh;
+    bool ok = read_at(fd, &eh, sizeof eh, 0) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+              eh.e_ident[EI_CLASS] == ELFCLASS64 && load_bias(fd, &eh, &m->bias);
+    if (ok)
+        read_sections(fd, &eh, end > 0 ? (uint64_t)end : 0, m);
+    else
+        snprintf(why, len, "%s: not a 64-bit ELF file with loaded segments", path);
+    close(fd);
+    return ok;
+}
+
+bool elf_symtab_names(const char *path, const elf_module *m, const uint64_t *addr, int n, char **names, char *why,
+                      size_t len)
+{
+    for (int i = 0; i < n; i++)
+        names[i] = NULL;
+    if (!m->symbols || m->sym_size == 0 || n == 0)
+        return m->symbols;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, len, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    off_t end = lseek(fd, 0, SEEK_END);
+    uint64_t file_len = end > 0 ? (uint64_t)end : 0;
+    query *q = malloc((size_t)n * sizeof *q);
+    bool ok = q != NULL;
+    for (int i = 0; ok && i < n; i++)
+        q[i] = (query){.addr = addr[i], .index = i};
+    if (ok) {
+        qsort(q, (size_t)n, sizeof *q, by_query_addr);
+        ok = scan_symbols(fd, m, file_len, q, n);
+    }
+    /* An address's function is the best of its own slot, else its predecessor's: starts in
+     * earlier slots all lie below those in later ones. */
+    for (int i = 0; ok && i < n; i++) {
+        if (!q[i].any && i > 0 && q[i - 1].any)
+            q[i] = (query){q[i].addr, q[i].index, true, q[i - 1].start, q[i - 1].size, q[i - 1].name};
+        if (q[i].any)
+            names[q[i].index] = read_name(fd, m, q[i].name);
     }
     if (!ok) {
         for (int i = 0; i < n; i++) {
             free(names[i]);
             names[i] = NULL;
         }
-        snprintf(why, len, "%s: not a 64-bit little-endian ELF file whose sections could be read", path);
+        snprintf(why, len, "%s: its symbol table could not be read", path);
     }
     free(q);
-    free(secnames);
-    free(sh);
     close(fd);
     return ok;
 }

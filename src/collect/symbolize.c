@@ -18,7 +18,6 @@
  * that runs while the other modules' addr2line processes do. */
 #include "symbolize.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -36,6 +35,7 @@
 #include "elf_symtab.h"
 #include "model.h"
 #include "stage_times.h"
+#include "thread_wait.h"
 
 extern char **environ;
 /* libstdc++'s demangler (the C++ ABI's; mmprof links libstdc++ for cuBLAS and CUPTI anyway). */
@@ -52,37 +52,6 @@ static double addr2line_seconds(void)
     char *end;
     double v = e ? strtod(e, &end) : 0;
     return e && end != e && !*end && v > 0 && v < 1e6 ? v : ADDR2LINE_SECONDS;
-}
-
-/* What a module's offset (from dladdr's dli_fbase, the start of its first loaded segment) is as
- * an address of the ELF file, which addr2line takes: the first PT_LOAD's page-aligned p_vaddr
- * added (0 for a shared library or PIE executable; 0x400000 for a classic non-PIE executable).
- * False with why when the file cannot be read as a 64-bit ELF file. */
-static bool load_bias(const char *path, uint64_t *bias, char *why, size_t len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, len, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    Elf64_Ehdr eh;
-    bool ok = fread(&eh, sizeof eh, 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-              eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr);
-    uint64_t lowest = UINT64_MAX;
-    for (int i = 0; ok && i < eh.e_phnum; i++) {
-        Elf64_Phdr ph;
-        ok = fseek(f, (long)(eh.e_phoff + (uint64_t)i * sizeof ph), SEEK_SET) == 0 && fread(&ph, sizeof ph, 1, f) == 1;
-        if (ok && ph.p_type == PT_LOAD && ph.p_vaddr < lowest)
-            lowest = ph.p_vaddr;
-    }
-    fclose(f);
-    if (!ok || lowest == UINT64_MAX) {
-        snprintf(why, len, "%s: not a 64-bit ELF file with loaded segments", path);
-        return false;
-    }
-    long page = sysconf(_SC_PAGESIZE);
-    *bias = lowest & ~(uint64_t)(page > 0 ? page - 1 : 4095);
-    return true;
 }
 
 /* "file:line" or "file:line (discriminator N)"; "??:0" or "??:?" is unknown. */
@@ -128,16 +97,11 @@ typedef struct {
     FILE *out;
 } job;
 
-/* Starts addr2line on module for frames idx[0..n) of h; false (with o said) when it could not. */
-static bool start_module(const host_activity *h, const char *module, const int *idx, int n, outcome *o, job *j)
+/* Starts addr2line on module (its load bias, elf_symtab.h) for frames idx[0..n) of h; false (with
+ * o said) when it could not. */
+static bool start_module(const host_activity *h, const char *module, uint64_t bias, const int *idx, int n, outcome *o,
+                         job *j)
 {
-    uint64_t bias;
-    char why[200];
-    if (!load_bias(module, &bias, why, sizeof why)) {
-        if (!o->unreadable++)
-            copy_str(o->first, sizeof o->first, why);
-        return false;
-    }
     FILE *in = tmpfile(), *out = tmpfile();
     if (!in || !out) {
         if (in)
@@ -171,19 +135,17 @@ static bool start_module(const host_activity *h, const char *module, const int *
     return true;
 }
 
-/* Names frames idx[0..n) of h from the module's symbol table; false where this reader could not
- * take the file (addr2line is then the one to ask). */
-static bool name_from_symtab(host_activity *h, const char *module, const int *idx, int n)
+/* Names frames idx[0..n) of h from the symbol table of module (mod, elf_module_read's); false
+ * where it could not be read (addr2line is then the one to ask). */
+static bool name_from_symtab(host_activity *h, const char *module, const elf_module *mod, const int *idx, int n)
 {
-    uint64_t bias;
     char why[200];
-    bool has_lines = true;
     uint64_t *addr = malloc((size_t)n * sizeof *addr);
     char **names = calloc((size_t)n, sizeof *names);
-    bool ok = addr && names && load_bias(module, &bias, why, sizeof why);
+    bool ok = addr && names;
     for (int i = 0; ok && i < n; i++)
-        addr[i] = h->frames[idx[i]].offset + bias;
-    ok = ok && elf_symtab_names(module, addr, n, names, &has_lines, why, sizeof why);
+        addr[i] = h->frames[idx[i]].offset + mod->bias;
+    ok = ok && elf_symtab_names(module, mod, addr, n, names, why, sizeof why);
     for (int i = 0; ok && i < n; i++) {
         if (!names[i])
             continue;
@@ -192,7 +154,7 @@ static bool name_from_symtab(host_activity *h, const char *module, const int *id
         replace(&h->frames[idx[i]].function, status == 0 && plain ? plain : names[i]);
         free(plain);
     }
-    for (int i = 0; names && addr && i < n; i++)
+    for (int i = 0; names && i < n; i++)
         free(names[i]);
     free(names);
     free(addr);
@@ -204,8 +166,7 @@ typedef struct {
     const char *module;
     const int *idx;
     int n;
-    bool readable;  /* an ELF file whose symbol table name_from_symtab reads */
-    bool has_lines; /* line tables, or a debug file it names: addr2line too, for files and lines */
+    elf_module elf; /* its file: load bias, line tables, symbol table (elf_symtab.h) */
     bool named;     /* named from its symbol table */
 } module_frames;
 
@@ -224,24 +185,13 @@ static void *symtab_worker(void *p)
     symtab_pool *pool = p;
     for (int i; (i = atomic_fetch_add(&pool->next, 1)) < pool->nmods;) {
         module_frames *m = &pool->mods[i];
-        if (!m->readable)
+        if (!m->elf.symbols)
             continue;
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        m->named = name_from_symtab(pool->h, m->module, m->idx, m->n);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        stage_note("%s: %d frames from its symbol table, %.3f s", m->module, m->n,
-                   (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+        double t0 = monotonic_seconds();
+        m->named = name_from_symtab(pool->h, m->module, &m->elf, m->idx, m->n);
+        stage_note("%s: %d frames from its symbol table, %.3f s", m->module, m->n, monotonic_seconds() - t0);
     }
     return NULL;
-}
-
-/* Reads a started addr2line's answers into the frames and waits for it. */
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* Waits for a started addr2line until deadline (CLOCK_MONOTONIC seconds), killing it there, and
@@ -251,7 +201,7 @@ static void finish_module(host_activity *h, job *j, outcome *o, double deadline)
     int status = 0;
     struct rusage ru;
     pid_t got;
-    while ((got = wait4(j->pid, &status, WNOHANG, &ru)) == 0 && now_s() < deadline)
+    while ((got = wait4(j->pid, &status, WNOHANG, &ru)) == 0 && monotonic_seconds() < deadline)
         nanosleep(&(struct timespec){0, 2000000}, NULL);
     bool late = got == 0;
     if (late) { /* its frames keep the names their symbol table gave */
@@ -323,7 +273,7 @@ void host_symbolize(host_activity *h)
             idx[n++] = i;
     qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
     outcome o = {0};
-    double deadline = now_s() + addr2line_seconds();
+    double deadline = monotonic_seconds() + addr2line_seconds();
     int nmods = 0, nqueue = 0;
     module_frames *mods = malloc((size_t)(n > 0 ? n : 1) * sizeof *mods);
     int *queue = malloc((size_t)(n > 0 ? n : 1) * sizeof *queue); /* modules for addr2line, in order */
@@ -331,13 +281,15 @@ void host_symbolize(host_activity *h)
         int j = i + 1;
         while (j < n && strcmp(h->frames[idx[j]].module, h->frames[idx[i]].module) == 0)
             j++;
-        module_frames *m = &mods[nmods];
-        *m = (module_frames){h->frames[idx[i]].module, idx + i, j - i, false, true, false};
-        char why[200]; /* section headers only: a few kilobytes */
-        m->readable = elf_symtab_names(m->module, NULL, 0, NULL, &m->has_lines, why, sizeof why);
-        if (!m->readable || m->has_lines)
-            queue[nqueue++] = nmods;
-        nmods++;
+        module_frames *m = &mods[nmods++];
+        *m = (module_frames){.module = h->frames[idx[i]].module, .idx = idx + i, .n = j - i};
+        char why[200];
+        if (!elf_module_read(m->module, &m->elf, why, sizeof why)) {
+            if (!o.unreadable++)
+                copy_str(o.first, sizeof o.first, why);
+        } else if (m->elf.has_lines || !m->elf.symbols) {
+            queue[nqueue++] = nmods - 1;
+        }
         i = j;
     }
     o.modules = nmods;
@@ -358,23 +310,23 @@ void host_symbolize(host_activity *h)
     int first = 0, started = 0, next = 0;
     for (; next < nqueue && started < SYMBOLIZE_AT_ONCE && !o.no_tool; next++) {
         module_frames *m = &mods[queue[next]];
-        started += start_module(h, m->module, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
+        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     for (int w = 0; w < nworkers; w++)
         pthread_join(worker[w], NULL);
-    for (int k = 0; k < nmods; k++) /* a file the reader could not take after all: addr2line's */
-        if (mods[k].readable && !mods[k].has_lines && !mods[k].named)
+    for (int k = 0; k < nmods; k++) /* a symbol table the reader could not take after all: addr2line's */
+        if (mods[k].elf.symbols && !mods[k].elf.has_lines && !mods[k].named)
             queue[nqueue++] = k;
     for (; next < nqueue && !o.no_tool; next++) {
         module_frames *m = &mods[queue[next]];
         if (started - first == SYMBOLIZE_AT_ONCE)
             finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o, deadline);
-        started += start_module(h, m->module, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
+        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     while (first < started)
         finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o, deadline);
     for (int k = 0; k < nmods; k++)
-        o.no_lines += mods[k].named && !mods[k].has_lines;
+        o.no_lines += mods[k].named && !mods[k].elf.has_lines;
     free(queue);
     free(mods);
     free(idx);
@@ -404,12 +356,9 @@ void host_symbolize(host_activity *h)
 
 static void *symbolize_thread(void *p)
 {
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = monotonic_seconds();
     host_symbolize(p);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    stage_note("native frames named on their thread: %.3f s",
-               (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    stage_note("native frames named on their thread: %.3f s", monotonic_seconds() - t0);
     return NULL;
 }
 

@@ -5,14 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <time.h>
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#include "thread_wait.h"
 
 bool stage_times_on(void)
 {
@@ -38,11 +32,11 @@ void stage_mark(const char *what)
     static double first, last;
     if (enabled < 0) {
         enabled = stage_times_on();
-        first = last = now_s();
+        first = last = monotonic_seconds();
     }
     if (!enabled)
         return;
-    double t = now_s();
+    double t = monotonic_seconds();
     struct rusage ru;
     long rss_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
     fprintf(stderr, "mmprof: stage %s: %.3f s (%.3f s in all), peak RSS %ld MB\n", what, t - last, t - first, rss_mb);

@@ -3,6 +3,13 @@
 
 #include <errno.h>
 
+double monotonic_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 struct timespec realtime_after_ms(long ms)
 {
     struct timespec at;

@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <time.h>
 
+/* CLOCK_MONOTONIC now, in seconds: for deadlines and durations that a clock step must not move. */
+double monotonic_seconds(void);
+
 /* CLOCK_REALTIME now plus ms milliseconds: the deadline pthread's timed waits take. */
 struct timespec realtime_after_ms(long ms);
 
