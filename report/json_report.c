@@ -782,9 +782,6 @@ static bool write_analysis(json_writer *w, const analysis *a)
     return ok && jw_close(w);
 }
 
-/* The run file with the figures beside the raw facts: the summary first, then the model's
- * members (each workload with its metrics), then the analysis. Written a member or an element
- * at a time (json_writer.h), so memory stays near the text's size. */
 /* The document's last member, "analysis", written on a thread of its own into text of its own
  * while the model's members are written (a long run's events in columns, and its thousands of
  * regions: about as long each), then joined after them. */
@@ -847,6 +844,9 @@ void json_model_text_free(json_model_text *t)
     free(t);
 }
 
+/* The run file with the figures beside the raw facts: the summary first, then the model's
+ * members (each workload with its metrics), then the analysis. Written a member or an element
+ * at a time (json_writer.h), so memory stays near the text's size. */
 char *render_json_from(const analysis *a, json_model_text *t)
 {
     analysis_part part = {.a = a};

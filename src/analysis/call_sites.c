@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "array_grow.h"
 
 /* The (pid, correlation) of every site, sorted: a long run has millions of calls and kernels but
  * thousands of sites (held to a share of the process's time, inject_sites.c), so only the events
@@ -83,21 +84,17 @@ static size_t sites_of(const site_key *k, size_t n, uint32_t pid, uint32_t corr)
     return c;
 }
 
-/* A new last target of t (grown as needed), or NULL when out of memory (t freed). */
-static target *push_target(target **t, size_t *n, size_t *cap, uint32_t pid, uint32_t corr, const char *kind)
+/* A new last target of t (grown by doubling, array_grow.h), or NULL when out of memory (t freed). */
+static target *push_target(target **t, size_t *n, uint32_t pid, uint32_t corr, const char *kind)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? 2 * *cap : 64;
-        target *grown = realloc(*t, c * sizeof *grown);
-        if (!grown) {
-            free(*t);
-            *t = NULL;
-            return NULL;
-        }
-        *t = grown;
-        *cap = c;
+    target *grown = array_grow(*t, *n, sizeof *grown);
+    if (!grown) {
+        free(*t);
+        *t = NULL;
+        return NULL;
     }
-    target *x = &(*t)[(*n)++];
+    *t = grown;
+    target *x = &grown[(*n)++];
     *x = (target){.key = {pid, corr}};
     copy_str(x->kind, sizeof x->kind, kind);
     return x;
@@ -127,14 +124,14 @@ static target *gpu_targets(const run_model *m, const site_key *keys, size_t nkey
 {
     const event_list *s = &m->events;
     target *t = NULL, *x;
-    size_t k = 0, cap = 0, c;
+    size_t k = 0, c;
     shown_name *cache = calloc(SHOWN_SLOTS, sizeof *cache);
     if (!cache)
         return NULL;
     for (size_t i = 0; i < s->nkernels; i++)
         if ((c = sites_of(keys, nkeys, s->kernels[i].pid, s->kernels[i].correlation)) > 0) {
             *sited += c;
-            if (!(x = push_target(&t, &k, &cap, s->kernels[i].pid, s->kernels[i].correlation, "kernel"))) {
+            if (!(x = push_target(&t, &k, s->kernels[i].pid, s->kernels[i].correlation, "kernel"))) {
                 free(cache);
                 return NULL;
             }
@@ -144,7 +141,7 @@ static target *gpu_targets(const run_model *m, const site_key *keys, size_t nkey
     for (size_t i = 0; i < s->ncopies; i++)
         if ((c = sites_of(keys, nkeys, s->copies[i].pid, s->copies[i].correlation)) > 0) {
             *sited += c;
-            if (!(x = push_target(&t, &k, &cap, s->copies[i].pid, s->copies[i].correlation, "copy")))
+            if (!(x = push_target(&t, &k, s->copies[i].pid, s->copies[i].correlation, "copy")))
                 return NULL;
             snprintf(x->name, sizeof x->name, "%s %s", copy_dir_name(s->copies[i].dir),
                      mem_kind_name(host_side(&s->copies[i])));
@@ -152,7 +149,7 @@ static target *gpu_targets(const run_model *m, const site_key *keys, size_t nkey
     for (size_t i = 0; i < s->nmemsets; i++)
         if ((c = sites_of(keys, nkeys, s->memsets[i].pid, s->memsets[i].correlation)) > 0) {
             *sited += c;
-            if (!(x = push_target(&t, &k, &cap, s->memsets[i].pid, s->memsets[i].correlation, "memset")))
+            if (!(x = push_target(&t, &k, s->memsets[i].pid, s->memsets[i].correlation, "memset")))
                 return NULL;
             snprintf(x->name, sizeof x->name, "memset %s", mem_kind_name(s->memsets[i].mem));
         }
@@ -168,10 +165,10 @@ static target *call_targets(const run_model *m, const site_key *keys, size_t nke
 {
     const event_list *s = &m->events;
     target *t = NULL, *x;
-    size_t k = 0, cap = 0;
+    size_t k = 0;
     for (size_t i = 0; i < s->napis; i++)
         if (sites_of(keys, nkeys, s->apis[i].pid, s->apis[i].correlation) > 0) {
-            if (!(x = push_target(&t, &k, &cap, s->apis[i].pid, s->apis[i].correlation, "call")))
+            if (!(x = push_target(&t, &k, s->apis[i].pid, s->apis[i].correlation, "call")))
                 return NULL;
             api_display_name(s->apis[i].name, x->name, sizeof x->name);
         }
@@ -275,7 +272,7 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
     const host_activity *ha = &m->host_activity;
     if (ha->nsites == 0)
         return true;
-    size_t ng = 0, nc = 0, nh = 0, caph = 0, nkeys = (size_t)ha->nsites;
+    size_t ng = 0, nc = 0, nh = 0, nkeys = (size_t)ha->nsites;
     site_key *keys = site_keys(ha);
     target *g = keys ? gpu_targets(m, keys, nkeys, &ng, sited) : NULL;
     target *c = keys ? call_targets(m, keys, nkeys, &nc) : NULL;
@@ -296,15 +293,12 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
         for (const target *x = t + k; x < end && x->key.pid == s->pid && x->key.corr == s->correlation; x++) {
             char at[HOST_NAME];
             host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
-            if (nh == caph) {
-                caph = caph ? 2 * caph : 64;
-                hit *grown = realloc(h, caph * sizeof *grown);
-                if (!grown) {
-                    ok = false;
-                    break;
-                }
-                h = grown;
+            hit *grown = array_grow(h, nh, sizeof *grown);
+            if (!grown) {
+                ok = false;
+                break;
             }
+            h = grown;
             h[nh].t = x;
             copy_str(h[nh].at, sizeof h[nh].at, at);
             nh++;
