@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "event_view.h"
+#include "stage_times.h"
 #include "incomplete.h"
 #include "thresholds.h"
 #include "stats.h"
@@ -1064,14 +1065,23 @@ bool analyze(const run_model *m, analysis *a)
     /* What the host did at each instant, built once: the regions, the idle stretches and the
      * host views all read it (a long run's millions of calls, sorted and painted). */
     host_causes *causes = NULL;
-    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg) && withhold_cut_verdicts(m, a) &&
-              choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
-              analyze_capture(m, a->rg, &a->capture, &a->ncapture);
+    double lap = 0;
+    stage_lap(&lap, "");
+    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg);
+    stage_lap(&lap, "analysis: regions and host causes");
+    ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
+         analyze_capture(m, a->rg, &a->capture, &a->ncapture);
     ok = ok && collect_warnings(m, a) && sweep_analyze(a) && analyze_ranks(m, &a->ranks) && device_figures(a) &&
-         launch_figures(a) && busy_series(a) && analyze_streams(m, &a->streams, &a->nstreams) && idle_gaps(a, causes) &&
-         summarize(a);
+         launch_figures(a);
+    stage_lap(&lap, "analysis: groups, capture, warnings");
+    ok = ok && busy_series(a) && analyze_streams(m, &a->streams, &a->nstreams);
+    stage_lap(&lap, "analysis: busy series and streams");
+    ok = ok && idle_gaps(a, causes);
+    stage_lap(&lap, "analysis: idle stretches and host views");
+    ok = ok && summarize(a);
     host_causes_free(causes);
     host_names_wait(&m->host_activity); /* the outputs read names too */
+    stage_lap(&lap, "analysis: summary");
     if (!ok)
         analysis_free(a);
     return ok;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "stage_times.h"
 #include "host_idle.h"
 #include "key_sort.h"
 #include "overlap.h"
@@ -1123,7 +1124,10 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
 static void *build_causes(void *p)
 {
     void **job = p; /* the model in, its causes out */
+    double lap = 0;
+    stage_lap(&lap, "");
     job[1] = host_causes_build(job[0]);
+    stage_lap(&lap, "regions: host causes, on their thread");
     return NULL;
 }
 
@@ -1139,11 +1143,17 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
         build_causes(job);
     timeline t;
     memset(&t, 0, sizeof t);
+    double lap = 0;
+    stage_lap(&lap, "");
     gpu_activity *act = m->nregions > 0 ? gpu_activity_build(m) : NULL;
+    stage_lap(&lap, "regions: GPU activity");
     host_where_index *hosts = m->nregions > 0 ? host_where_build(&m->host_activity) : NULL;
+    stage_lap(&lap, "regions: host index");
     bool ok = m->nregions == 0 || (act && hosts && build_timeline(m, &t));
+    stage_lap(&lap, "regions: timeline");
     if (apart)
         pthread_join(helper, NULL);
+    stage_lap(&lap, "regions: waiting for the host causes");
     *causes = job[1];
     region_metrics *r = NULL;
     if (ok && *causes && m->nregions > 0) {
@@ -1152,8 +1162,10 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
         t.hosts = hosts;
         t.ha = &m->host_activity;
         host_names_wait(t.ha); /* the regions' idle stretches name host frames */
+        stage_lap(&lap, "regions: waiting for native names");
         r = calloc((size_t)m->nregions, sizeof *r);
         ok = r && analyze_all(m, &t, r);
+        stage_lap(&lap, "regions: each region's figures");
         timeline_free(&t);
     } else if (ok && m->nregions > 0) {
         timeline_free(&t);

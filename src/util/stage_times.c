@@ -26,6 +26,16 @@ void stage_note(const char *fmt, ...)
     fprintf(stderr, "mmprof: stage   %s\n", line); /* one write: lines of threads stay whole */
 }
 
+void stage_lap(double *since, const char *what)
+{
+    if (!stage_times_on())
+        return;
+    double t = monotonic_seconds();
+    if (*since > 0)
+        stage_note("%s: %.3f s", what, t - *since);
+    *since = t;
+}
+
 void stage_mark(const char *what)
 {
     static int enabled = -1;
