@@ -49,7 +49,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              report/csv.c report/compare_report.c \
              src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/host_spans.c \
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
-             src/collect/stream_read.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
+             src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c src/cli/output_compress.c \

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "analysis.h"
@@ -19,6 +20,7 @@
 #include "model_merge.h"
 #include "stream_format.h"
 #include "text.h"
+#include "stream_follow.h"
 #include "stream_read.h"
 #include "test_support.h"
 
@@ -781,6 +783,17 @@ static void host_activity_merges(void **state)
     model_free(&m[1]);
 }
 
+/* m: a profile's model of the one stream file at path. */
+static void read_profile_stream(const char *path, run_model *m)
+{
+    model_init(m);
+    m->source = SOURCE_PROFILE;
+    stream_summary s = {0};
+    char err[512];
+    if (!stream_read_file(path, m, &s, err, sizeof err))
+        fail_msg("%s", err);
+}
+
 /* The record streams the injection library wrote on the H200 (tests/data/host: a Python program
  * with sleeps and CPU work between launches, a CUDA C host loop, a numba first call, a PyTorch
  * training loop): every frame, site and sample line is read, none is malformed, each process has
@@ -802,11 +815,7 @@ static void h200_host_streams_read_whole(void **state)
         }
         free(text);
         run_model m;
-        model_init(&m);
-        m.source = SOURCE_PROFILE;
-        stream_summary s = {0};
-        char err[512];
-        assert_true(stream_read_file(path, &m, &s, err, sizeof err));
+        read_profile_stream(path, &m);
         const host_activity *h = &m.host_activity;
         if (has_warning(&m, "malformed"))
             fail_msg("%s: malformed lines", path);
@@ -819,6 +828,154 @@ static void h200_host_streams_read_whole(void **state)
             assert_true(h->frames[f].parent < f);
         model_free(&m);
     }
+}
+
+
+/* Appends len bytes of text to path. */
+static void append(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "ab");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* The model of path read whole, as text (model_to_text). */
+static char *whole_model(const char *path)
+{
+    run_model m;
+    read_profile_stream(path, &m);
+    char *text = model_to_text(&m);
+    model_free(&m);
+    assert_non_null(text);
+    return text;
+}
+
+/* A stream read while it is written (the launcher follows the program's): the H200 streams
+ * written in pieces that cut lines anywhere (a byte, a few, a page and more), read after each
+ * piece, give the model reading them whole gives; a last line left torn is dropped and said, as
+ * there. */
+static void stream_read_as_it_grows(void **state)
+{
+    (void)state;
+    const char *names[] = {"host_gaps", "torch_train"};
+    const size_t pieces[] = {1, 7, 4093, 13, 65537, 2};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char src[256];
+        snprintf(src, sizeof src, "tests/data/host/%s.stream", names[i]);
+        size_t len;
+        char *text = read_file(src, &len);
+        assert_non_null(text);
+        for (int torn = 0; torn < 2; torn++) {
+            size_t upto = torn ? len - 5 : len; /* torn: the last line's end never comes */
+            char *whole = path_in(test_tmp, "whole.stream"), *grown = path_in(test_tmp, "grown.stream");
+            remove(whole);
+            remove(grown);
+            append(whole, text, upto);
+            append(grown, "", 0);
+            run_model m;
+            model_init(&m);
+            m.source = SOURCE_PROFILE;
+            char err[512];
+            stream_file *f = stream_file_open(grown, &m, err, sizeof err);
+            assert_non_null(f);
+            size_t at = 0;
+            for (int k = 0; at < upto; k++) {
+                size_t n = pieces[k % 6] < upto - at ? pieces[k % 6] : upto - at;
+                append(grown, text + at, n);
+                at += n;
+                if (k % 3 == 0 || pieces[k % 6] > 1000) /* not after every piece: some reads take several */
+                    assert_true(stream_file_feed(f, false));
+            }
+            assert_true(stream_file_feed(f, true));
+            stream_summary s = {0};
+            assert_true(stream_file_close(f, &s, err, sizeof err));
+            assert_int_equal(s.files, 1);
+            assert_int_equal(has_warning(&m, "partial line"), torn);
+            char *got = model_to_text(&m), *want = whole_model(whole);
+            assert_non_null(got);
+            if (strcmp(got, want) != 0)
+                fail_msg("%s%s: the model read as the file grew differs from the one read whole", src,
+                         torn ? " (torn)" : "");
+            free(got);
+            free(want);
+            model_free(&m);
+            free(whole);
+            free(grown);
+        }
+        free(text);
+    }
+}
+
+/* The hook a follower calls after each read: counts them, so that a test can wait for one. */
+static void count_reads(run_model *m, void *ctx)
+{
+    (void)m;
+    __atomic_add_fetch((int *)ctx, 1, __ATOMIC_SEQ_CST);
+}
+
+static void wait_for_reads(int *reads, int n)
+{
+    for (int t = 0; t < 1000 && __atomic_load_n(reads, __ATOMIC_SEQ_CST) < n; t++)
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    assert_true(__atomic_load_n(reads, __ATOMIC_SEQ_CST) >= n);
+}
+
+/* The launcher's follower: the lowest pid's stream read while it is written, the others after,
+ * gives stream_read_dir's model; a lower pid appearing after the followed one is read again. */
+static void followed_streams_read_as_a_directory(void **state)
+{
+    (void)state;
+    size_t plen;
+    char *parent = read_file("tests/data/host/torch_train.stream", &plen);
+    assert_non_null(parent);
+    char *p100 = path_in(test_tmp, "100.stream");
+    run_model m;
+    model_init(&m);
+    int reads = 0;
+    stream_follow *f = stream_follow_start(test_tmp, &m, count_reads, &reads);
+    assert_non_null(f);
+    append(p100, parent, plen / 2);
+    wait_for_reads(&reads, 1);
+    append(p100, parent + plen / 2, plen - plen / 2);
+    put("101.stream", worker_stream);
+    stream_summary s = {0};
+    char err[512];
+    assert_int_equal(stream_follow_finish(f, test_tmp, &m, &s, err, sizeof err), FOLLOW_READ);
+    assert_int_equal(s.files, 2);
+    run_model w;
+    model_init(&w);
+    stream_summary ws = {0};
+    assert_true(stream_read_dir(test_tmp, &w, &ws, err, sizeof err));
+    char *got = model_to_text(&m), *want = model_to_text(&w);
+    assert_non_null(got);
+    assert_non_null(want);
+    assert_true(strcmp(got, want) == 0);
+    free(got);
+    free(want);
+    model_free(&m);
+    model_free(&w);
+
+    /* pid 101 followed, then pid 99 (a wrapped pid) starts: read again, in pid order. */
+    model_init(&m);
+    reads = 0;
+    remove(p100);
+    f = stream_follow_start(test_tmp, &m, count_reads, &reads);
+    assert_non_null(f);
+    wait_for_reads(&reads, 1);
+    put("99.stream", parent_stream);
+    s = (stream_summary){0};
+    assert_int_equal(stream_follow_finish(f, test_tmp, &m, &s, err, sizeof err), FOLLOW_AGAIN);
+    model_free(&m);
+    /* No thread (NULL): everything read at the finish. */
+    model_init(&m);
+    s = (stream_summary){0};
+    assert_int_equal(stream_follow_finish(NULL, test_tmp, &m, &s, err, sizeof err), FOLLOW_READ);
+    assert_int_equal(s.files, 2);
+    assert_int_equal(m.nprocesses, 2);
+    model_free(&m);
+    free(p100);
+    free(parent);
 }
 
 int main(void)
@@ -837,6 +994,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(host_activity_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(host_activity_merges, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(h200_host_streams_read_whole),
+        cmocka_unit_test_setup_teardown(stream_read_as_it_grows, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(followed_streams_read_as_a_directory, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(capture_windows_read_back_and_analysed, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -143,6 +143,31 @@ static void what_could_not_be_had(void **state)
     free(lined);
 }
 
+/* An addr2line that never answers (a library of large DWARF tables kept the real one 7 s on the
+ * H200) first on PATH, and a deadline of seconds for it; the PATH before, for restore_path. */
+static char *slow_addr2line_first(const char *seconds)
+{
+    char *fake = path_in(test_tmp, "addr2line");
+    assert_true(write_text(fake, "#!/bin/sh\nexec sleep 30\n"));
+    cmd_result r = run_shell("chmod +x '%s'", fake);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    free(fake);
+    char *old = strdup(getenv("PATH")), *path = NULL;
+    assert_true(asprintf(&path, "%s:%s", test_tmp, old) > 0);
+    setenv("PATH", path, 1);
+    free(path);
+    setenv("MMPROF_ADDR2LINE_SECONDS", seconds, 1);
+    return old;
+}
+
+static void restore_path(char *old)
+{
+    setenv("PATH", old, 1);
+    unsetenv("MMPROF_ADDR2LINE_SECONDS");
+    free(old);
+}
+
 /* An addr2line that does not answer in time (a library of large DWARF tables kept the real one
  * 7 s on the H200) is stopped at the deadline: the frame keeps the function its symbol table
  * names, without a line, that is said, and the naming returns soon after the deadline. */
@@ -151,23 +176,14 @@ static void slow_addr2line_stopped(void **state)
     (void)state;
     char *lined = path_in(test_tmp, "lined");
     uint64_t at = build_and_run("lined", "-g -O0");
-    char *fake = path_in(test_tmp, "addr2line");
-    assert_true(write_text(fake, "#!/bin/sh\nexec sleep 30\n"));
-    cmd_result r = run_shell("chmod +x '%s'", fake);
-    assert_int_equal(r.status, 0);
-    cmd_free(&r);
-    char *old = strdup(getenv("PATH")), *path = NULL;
-    assert_true(asprintf(&path, "%s:%s", test_tmp, old) > 0);
-    setenv("PATH", path, 1);
-    setenv("MMPROF_ADDR2LINE_SECONDS", "0.3", 1);
+    char *old = slow_addr2line_first("0.3");
     host_activity h;
     one_frame(&h, lined, at);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     host_symbolize(&h);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    setenv("PATH", old, 1);
-    unsetenv("MMPROF_ADDR2LINE_SECONDS");
+    restore_path(old);
     double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     if (took > 5)
         fail_msg("naming took %.2f s with a 0.3 s deadline", took);
@@ -176,9 +192,6 @@ static void slow_addr2line_stopped(void **state)
     assert_int_equal(h.frames[1].line, 0);
     assert_non_null(strstr(h.symbols_why, "1 of 1 modules kept addr2line past 0.3 s (first: "));
     host_activity_free(&h);
-    free(path);
-    free(old);
-    free(fake);
     free(lined);
 }
 
@@ -305,6 +318,82 @@ static void many_modules(void **state)
         free(paths[c]);
 }
 
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-9;
+}
+
+/* Frames named in passes, as the launcher names them while the program runs (each pass the
+ * frames read since the last): the names and symbols_why are those of one pass over all of them;
+ * a module whose addr2line ran out of time in one pass is not given it again in the next (that
+ * pass takes no deadline's wait), and is counted once. */
+static void naming_in_passes(void **state)
+{
+    (void)state;
+    uint64_t at = build_and_run("lined", "-g -O0 -fPIE -pie");
+    uint64_t bare_at = build_and_run("bare", "-g0 -O0 -fPIE -pie");
+    char *lined = path_in(test_tmp, "lined"), *bare = path_in(test_tmp, "bare");
+    host_activity one, two;
+    memset(&one, 0, sizeof one);
+    memset(&two, 0, sizeof two);
+    symbol_passes o = {0};
+    for (int k = 0; k < 4; k++) { /* lined, bare, lined, bare: the second pass meets both again */
+        host_frame nat = {.pid = 1, .parent = -1, .kind = HOST_FRAME_NATIVE, .module = k % 2 ? bare : lined,
+                          .offset = k % 2 ? bare_at : at, .function = "dynsym"};
+        assert_true(host_add_frame(&one, &nat) >= 0);
+        assert_true(host_add_frame(&two, &nat) >= 0);
+        if (k == 1)
+            host_symbolize_new(&two, &o);
+    }
+    assert_int_equal(o.named_upto, 2);
+    host_symbolize_new(&two, &o);
+    assert_int_equal(o.named_upto, 4);
+    symbol_passes_why(&o, &two);
+    symbol_passes_free(&o);
+    host_symbolize(&one);
+    for (int k = 0; k < 4; k++) {
+        assert_string_equal(two.frames[k].function, one.frames[k].function);
+        assert_string_equal(two.frames[k].function, "main");
+        assert_int_equal(two.frames[k].line, k % 2 ? 0 : CALL_LINE);
+    }
+    assert_string_equal(two.symbols_why, one.symbols_why);
+    assert_string_equal(two.symbols_why, "1 of 2 modules have no line tables (built without -g)");
+    host_activity_free(&one);
+    host_activity_free(&two);
+
+    /* An addr2line that never answers: the first pass waits for the deadline, the second not. */
+    char *old = slow_addr2line_first("0.5");
+    host_activity h;
+    memset(&h, 0, sizeof h);
+    o = (symbol_passes){0};
+    host_frame nat = {.pid = 1, .parent = -1, .kind = HOST_FRAME_NATIVE, .module = lined, .offset = at,
+                      .function = "dynsym"};
+    assert_true(host_add_frame(&h, &nat) >= 0);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    host_symbolize_new(&h, &o);
+    double first = seconds_since(&t0);
+    nat.offset = at + 1;
+    assert_true(host_add_frame(&h, &nat) >= 0);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    host_symbolize_new(&h, &o);
+    double second = seconds_since(&t0);
+    symbol_passes_why(&o, &h);
+    symbol_passes_free(&o);
+    restore_path(old);
+    if (first < 0.5 || second >= 0.5)
+        fail_msg("passes took %.3f s and %.3f s: the second should not wait for the 0.5 s deadline", first, second);
+    assert_string_equal(h.frames[1].function, "main"); /* from the symbol table */
+    assert_null(h.frames[1].file);
+    assert_non_null(strstr(h.symbols_why, "1 of 1 modules kept addr2line past 0.5 s (first: "));
+    host_activity_free(&h);
+    free(lined);
+    free(bare);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +402,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(what_could_not_be_had, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(symbol_table_names_as_addr2line, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(slow_addr2line_stopped, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(naming_in_passes, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,10 +21,12 @@
 #include "capture_control.h"
 #include "sample_config.h"
 #include "stream_format.h"
+#include "stream_follow.h"
 #include "stream_read.h"
 #include "symbolize.h"
 #include "stage_times.h"
 #include "text.h"
+#include "thread_wait.h"
 
 #define INJECT_NAME "libmmprof_inject.so"
 
@@ -251,29 +253,68 @@ static const char *signal_name(int sig)
     return "a signal";
 }
 
-/* Fills m from the streams in dir; false when they could not be read. */
-static bool build_model(char **argv, const char *dir, int64_t launched, int64_t ended, int wait_status, run_model *m,
-                        FILE *err)
+/* An empty model of the program's run, before its records: false when memory ran out. */
+static bool start_model(char **argv, int64_t launched, run_model *m)
 {
     model_init(m);
     m->source = SOURCE_PROFILE;
     m->command_line = join_command(argv);
-    copy_str(m->source_file, sizeof m->source_file, m->command_line); /* the report's header names it */
+    copy_str(m->source_file, sizeof m->source_file, m->command_line ? m->command_line : ""); /* the report's header */
     time_t now = (time_t)(launched / 1000000000);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(m->started_at, sizeof m->started_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return m->command_line != NULL;
+}
+
+/* Native frames are named while the program runs, its modules loaded and the launcher idle, so
+ * that its exit waits only for those of its last second: a pass (symbolize.h) on the follower's
+ * thread when frames came that none has named, at most one per NAMING_GAP_S seconds (a start-up
+ * brings new call paths for a while; each pass reads the symbol tables of the modules it names). */
+#define NAMING_GAP_S 1.0
+
+static void name_while_running(run_model *m, void *ctx)
+{
+    symbol_passes *o = ctx;
+    host_activity *h = &m->host_activity;
+    if (h->nframes <= o->named_upto || (o->last_pass > 0 && monotonic_seconds() - o->last_pass < NAMING_GAP_S))
+        return;
+    double t0 = monotonic_seconds();
+    int from = o->named_upto;
+    host_symbolize_new(h, o);
+    stage_note("native frames %d-%d named while the program ran: %.3f s", from, h->nframes - 1,
+               monotonic_seconds() - t0);
+}
+
+/* Fills m (start_model's, the followed stream read into it while the program ran) from the
+ * streams in dir, its native frames named on a thread (passes: those named while it ran, handed
+ * over); false when they could not be read. */
+static bool build_model(char **argv, const char *dir, stream_follow *follow, symbol_passes *passes, int64_t launched,
+                        int64_t ended, int wait_status, run_model *m, FILE *err)
+{
     stream_summary s = {0};
     char msg[512];
-    if (!m->command_line || !stream_read_dir(dir, m, &s, msg, sizeof msg)) {
+    follow_result got = stream_follow_finish(follow, dir, m, &s, msg, sizeof msg);
+    if (got == FOLLOW_AGAIN) { /* read once more, all of it, in pid order */
+        symbol_passes_free(passes);
+        if (passes)
+            *passes = (symbol_passes){0};
+        model_free(m);
+        s = (stream_summary){0};
+        got = start_model(argv, launched, m) && stream_read_dir(dir, m, &s, msg, sizeof msg) ? FOLLOW_READ
+                                                                                             : FOLLOW_FAILED;
+    }
+    if (!m->command_line || got != FOLLOW_READ) {
         fprintf(err, "mmprof profile: reading the records: %s\n", m->command_line ? msg : "out of memory");
+        symbol_passes_free(passes);
+        free(passes);
         model_free(m);
         return false;
     }
     stage_mark("records read");
-    /* The modules are still where the program loaded them. Named on a thread while the regions
-     * and the analysis start: readers of names wait (host_names_wait). */
-    host_symbolize_start(&m->host_activity);
+    /* The modules are still where the program loaded them. The last frames are named on a thread
+     * while the regions and the analysis start: readers of names wait (host_names_wait). */
+    host_symbolize_start(&m->host_activity, passes);
     m->collection.source = s.cuda_processes > 0 ? TIMING_CUPTI : TIMING_NONE;
     if (s.cuda_processes == 0) {
         copy_str(m->collection.reason, sizeof m->collection.reason, "the program made no CUDA calls");
@@ -385,8 +426,18 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     /* --delay and --duration count from here, the launch, as nsys's do. */
     capture_config cap = o->capture;
     cap.start_ns = launched;
+    if (!start_model(o->command, launched, m)) {
+        restore_signals(&saved);
+        capture_control_unmap(control);
+        remove_dir(dir);
+        model_free(m);
+        fprintf(err, "mmprof profile: out of memory\n");
+        *status = EXIT_PROFILE_FAILED;
+        return false;
+    }
     pid_t pid = start_program(o, &cap, lib, dir, &saved, &e);
     if (pid < 0) {
+        model_free(m);
         restore_signals(&saved);
         capture_control_unmap(control);
         remove_dir(dir);
@@ -395,6 +446,9 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
         return false;
     }
     child_pid = pid;
+    /* After the fork: a child forked beside a running thread could find its locks held. */
+    symbol_passes *passes = calloc(1, sizeof *passes); /* NULL: named after the exit, in one pass */
+    stream_follow *follow = stream_follow_start(dir, m, passes ? name_while_running : NULL, passes);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -402,7 +456,7 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     stage_mark("the program, to its exit");
     restore_signals(&saved);
     *status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    bool ok = build_model(o->command, dir, launched, realtime_ns(), st, m, err);
+    bool ok = build_model(o->command, dir, follow, passes, launched, realtime_ns(), st, m, err);
     if (ok)
         max_size_warning(m, control, launched);
     capture_control_unmap(control);

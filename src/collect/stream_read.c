@@ -74,10 +74,17 @@ static void node_map_free(node_map *m)
     memset(m, 0, sizeof *m);
 }
 
-/* What one file's reading keeps between lines. */
-typedef struct {
+/* What one file's reading keeps between lines (and, for a file read as it grows, between
+ * reads: stream_file). */
+struct stream_file {
     run_model *m;
-    const char *path;
+    char *path;
+    FILE *fp;
+    char *line; /* getline's buffer, of line_cap bytes */
+    size_t line_cap;
+    uint64_t lineno;
+    off_t done_to; /* the end of the last whole line read */
+    bool first, truncated;
     uint32_t pid;
     char name[128];     /* the process, for messages */
     bool cuda, exited;
@@ -89,6 +96,7 @@ typedef struct {
     char first_bad_kind[24];
     int first_bad_fields;
     bool oom;
+    bool foreign; /* its first line is not a stream's of this version: read no further */
     int64_t started, exit_ns; /* the process line's start, the exit line's time (0: none) */
     /* Capture windows (profile --delay/--duration/--capture-range): the one open, its fields
      * from the begin line, and where this file's windows start in m->capture.windows. */
@@ -104,7 +112,8 @@ typedef struct {
         const char *own;
         size_t len;
     } names[64];
-} reader;
+};
+typedef struct stream_file reader;
 
 /* The store's copy of name (events_intern), NULL when memory ran out. */
 static const char *own_name(reader *r, const char *name)
@@ -757,62 +766,96 @@ static uint32_t pid_from_name(const char *path)
     return (uint32_t)strtoul(base, NULL, 10);
 }
 
-bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *err, size_t errlen)
+stream_file *stream_file_open(const char *path, run_model *m, char *err, size_t errlen)
 {
-    FILE *fp = fopen(path, "r");
+    reader *r = calloc(1, sizeof *r);
+    char *own = strdup(path);
+    FILE *fp = r && own ? fopen(path, "r") : NULL;
     if (!fp) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        return false;
+        snprintf(err, errlen, "%s: %s", path, r && own ? strerror(errno) : "out of memory");
+        free(own);
+        free(r);
+        return NULL;
     }
-    reader r = {.m = m, .path = path, .pid = pid_from_name(path), .first_window = m->capture.nwindows, .outside_total = -1};
-    snprintf(r.name, sizeof r.name, "?");
-    rt_init(&r.ranges, m);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    bool first = true, truncated = false;
+    *r = (reader){.m = m, .path = own, .fp = fp, .first = true, .pid = pid_from_name(path),
+                  .first_window = m->capture.nwindows, .outside_total = -1};
+    snprintf(r->name, sizeof r->name, "?");
+    rt_init(&r->ranges, m);
+    return r;
+}
+
+bool stream_file_feed(stream_file *r, bool at_end)
+{
     char *f[MAX_FIELDS];
-    uint64_t lineno = 0;
-    while (!r.oom && (len = getline(&line, &cap, fp)) > 0) {
-        lineno++;
+    ssize_t len;
+    /* From the end of the last whole line read: a growing file's end last time is not its end now,
+     * and a read that failed part-way left the position anywhere. */
+    off_t at = r->done_to;
+    clearerr(r->fp);
+    if (fseeko(r->fp, at, SEEK_SET) != 0)
+        return !r->oom;
+    while (!r->oom && !r->truncated && !r->foreign && (len = getline(&r->line, &r->line_cap, r->fp)) > 0) {
+        char *line = r->line;
         if (line[len - 1] != '\n') {
-            truncated = true; /* the process died mid-write */
+            if (!at_end)
+                break; /* still being written: read whole next time */
+            r->truncated = true; /* the process died mid-write */
             break;
         }
+        r->done_to = at += len;
+        r->lineno++;
         line[len - 1] = '\0';
         int n = split(line, f, memchr(line, '\\', (size_t)len) != NULL);
-        if (first) {
-            first = false;
+        if (r->first) {
+            r->first = false;
             char magic[32];
             snprintf(magic, sizeof magic, "%d", STREAM_VERSION);
             if (n < 2 || strcmp(f[0], STREAM_MAGIC) != 0 || strcmp(f[1], magic) != 0) {
-                model_add_warning(m, "%s: not an mmprof record stream (version %d); skipped", path, STREAM_VERSION);
+                model_add_warning(r->m, "%s: not an mmprof record stream (version %d); skipped", r->path, STREAM_VERSION);
+                r->foreign = true;
                 break;
             }
             continue;
         }
-        if (n > MAX_FIELDS || !read_line(&r, f, n)) {
-            if (r.bad_lines++ == 0) {
-                r.first_bad = lineno;
-                r.first_bad_fields = n;
-                copy_str(r.first_bad_kind, sizeof r.first_bad_kind, f[0]);
+        if (n > MAX_FIELDS || !read_line(r, f, n)) {
+            if (r->bad_lines++ == 0) {
+                r->first_bad = r->lineno;
+                r->first_bad_fields = n;
+                copy_str(r->first_bad_kind, sizeof r->first_bad_kind, f[0]);
             }
         }
     }
-    free(line);
-    fclose(fp);
-    if (!r.oom)
-        closing_warnings(&r, truncated);
-    if (!r.oom) {
+    return !r->oom;
+}
+
+bool stream_file_close(stream_file *r, stream_summary *s, char *err, size_t errlen)
+{
+    if (!r->oom)
+        closing_warnings(r, r->truncated);
+    if (!r->oom) {
         s->files++;
-        if (r.cuda)
+        if (r->cuda)
             s->cuda_processes++;
     }
-    rt_free(&r.ranges);
-    node_map_free(&r.nodes);
-    if (r.oom)
-        snprintf(err, errlen, "%s: out of memory", path);
-    return !r.oom;
+    bool ok = !r->oom;
+    if (!ok)
+        snprintf(err, errlen, "%s: out of memory", r->path);
+    rt_free(&r->ranges);
+    node_map_free(&r->nodes);
+    free(r->line);
+    fclose(r->fp);
+    free(r->path);
+    free(r);
+    return ok;
+}
+
+bool stream_read_file(const char *path, run_model *m, stream_summary *s, char *err, size_t errlen)
+{
+    stream_file *r = stream_file_open(path, m, err, errlen);
+    if (!r)
+        return false;
+    stream_file_feed(r, true);
+    return stream_file_close(r, s, err, errlen);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -849,23 +892,28 @@ static void devices_by_place(run_model *m)
 #undef PLACE
 }
 
-bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err, size_t errlen)
+static bool is_stream_name(const char *name)
 {
+    size_t len = strlen(name), suffix = strlen(STREAM_SUFFIX);
+    return len > suffix && strcmp(name + len - suffix, STREAM_SUFFIX) == 0;
+}
+
+char **stream_names(const char *dir, size_t *count, char *err, size_t errlen)
+{
+    *count = 0;
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "%s: %s", dir, strerror(errno));
-        return false;
+        return NULL;
     }
-    char **names = NULL;
+    char **names = malloc(sizeof *names); /* the end's NULL */
     size_t n = 0;
-    bool ok = true;
+    bool ok = names != NULL;
     struct dirent *e;
-    size_t suffix = strlen(STREAM_SUFFIX);
     while (ok && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len <= suffix || strcmp(e->d_name + len - suffix, STREAM_SUFFIX) != 0)
+        if (!is_stream_name(e->d_name))
             continue;
-        char **p = realloc(names, (n + 1) * sizeof *names);
+        char **p = realloc(names, (n + 2) * sizeof *names);
         ok = p != NULL;
         if (ok) {
             names = p;
@@ -874,19 +922,72 @@ bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err
         }
     }
     closedir(d);
-    if (!ok)
+    if (!ok) {
         snprintf(err, errlen, "%s: out of memory", dir);
-    if (ok && n > 1)
+        stream_names_free(names, n);
+        return NULL;
+    }
+    if (n > 1)
         qsort(names, n, sizeof *names, by_pid);
-    for (size_t i = 0; ok && i < n; i++) {
+    names[n] = NULL;
+    *count = n;
+    return names;
+}
+
+void stream_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+const char *stream_file_path(const stream_file *f)
+{
+    return f->path;
+}
+
+bool stream_read_dir_from(const char *dir, stream_file *first, bool *again, run_model *m, stream_summary *s,
+                          char *err, size_t errlen)
+{
+    if (again)
+        *again = false;
+    size_t n;
+    char **names = stream_names(dir, &n, err, errlen);
+    bool ok = names != NULL;
+    size_t from = 0;
+    if (ok && first) {
+        const char *base = strrchr(first->path, '/');
+        base = base ? base + 1 : first->path;
+        if (n == 0 || strcmp(names[0], base) != 0) {
+            /* A process of a lower pid (pids wrapped) began after the one followed: the files are
+             * read in pid order, so the model is to be read again from its start. */
+            stream_summary ignored = {0};
+            stream_file_close(first, &ignored, err, errlen);
+            stream_names_free(names, n);
+            if (again)
+                *again = true;
+            snprintf(err, errlen, "%s: read out of pid order", dir);
+            return false;
+        }
+        stream_file_feed(first, true);
+        ok = stream_file_close(first, s, err, errlen);
+        from = 1;
+    } else if (first) {
+        stream_summary ignored = {0};
+        stream_file_close(first, &ignored, err, errlen);
+    }
+    for (size_t i = from; ok && i < n; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         ok = stream_read_file(path, m, s, err, errlen);
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    stream_names_free(names, n);
     if (ok)
         devices_by_place(m);
     return ok;
+}
+
+bool stream_read_dir(const char *dir, run_model *m, stream_summary *s, char *err, size_t errlen)
+{
+    return stream_read_dir_from(dir, NULL, NULL, m, s, err, errlen);
 }

@@ -79,12 +79,30 @@ static void replace(char **dst, const char *src)
     *dst = c;
 }
 
-typedef struct {
-    int modules, unreadable, no_lines, slow;
-    char first[120];      /* the first unreadable module's reason */
-    char first_slow[120]; /* the first module whose addr2line ran out of time */
-    bool no_tool;
-} outcome;
+/* A module met by a pass, and what became of it (symbol_passes). */
+struct symbol_module {
+    char *module;
+    bool unreadable, lines, slow; /* lines: some frame of it was given a source line */
+};
+
+/* The module record of name in p, added where new; NULL when memory ran out. */
+static struct symbol_module *module_of(symbol_passes *p, const char *name)
+{
+    for (int i = 0; i < p->nmods; i++)
+        if (strcmp(p->mods[i].module, name) == 0)
+            return &p->mods[i];
+    struct symbol_module *g = realloc(p->mods, (size_t)(p->nmods + 1) * sizeof *g);
+    char *own = strdup(name);
+    if (!g || !own) {
+        if (g)
+            p->mods = g;
+        free(own);
+        return NULL;
+    }
+    p->mods = g;
+    p->mods[p->nmods] = (struct symbol_module){.module = own};
+    return &p->mods[p->nmods++];
+}
 
 /* One module's addr2line, running: its frames idx[0..n) of h, and the file its answers go to
  * (a file, not a pipe, so that it runs to its end while others are read, and can be given a
@@ -99,8 +117,8 @@ typedef struct {
 
 /* Starts addr2line on module (its load bias, elf_symtab.h) for frames idx[0..n) of h; false (with
  * o said) when it could not. */
-static bool start_module(const host_activity *h, const char *module, uint64_t bias, const int *idx, int n, outcome *o,
-                         job *j)
+static bool start_module(const host_activity *h, const char *module, uint64_t bias, const int *idx, int n,
+                         symbol_passes *o, job *j)
 {
     FILE *in = tmpfile(), *out = tmpfile();
     if (!in || !out) {
@@ -196,7 +214,7 @@ static void *symtab_worker(void *p)
 
 /* Waits for a started addr2line until deadline (CLOCK_MONOTONIC seconds), killing it there, and
  * reads its answers into the frames. */
-static void finish_module(host_activity *h, job *j, outcome *o, double deadline)
+static void finish_module(host_activity *h, job *j, symbol_passes *o, double deadline)
 {
     int status = 0;
     struct rusage ru;
@@ -208,8 +226,9 @@ static void finish_module(host_activity *h, job *j, outcome *o, double deadline)
         kill(j->pid, SIGKILL);
         while (wait4(j->pid, &status, 0, &ru) < 0 && errno == EINTR)
             ;
-        if (!o->slow++)
-            copy_str(o->first_slow, sizeof o->first_slow, j->module);
+        struct symbol_module *sm = module_of(o, j->module);
+        if (sm)
+            sm->slow = true; /* not given addr2line again: a later pass would wait as long */
     }
     stage_note("%s: %d frames by addr2line, %.3f s of its CPU%s", j->module, j->n,
                (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
@@ -241,10 +260,13 @@ static void finish_module(host_activity *h, job *j, outcome *o, double deadline)
     free(loc);
     fclose(j->out);
     /* exec failed inside the child (posix_spawnp reports it as exit 127 on some libcs) */
-    if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+    if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         o->no_tool = true;
-    else if (!late && !any_line)
-        o->no_lines++;
+    } else if (any_line) {
+        struct symbol_module *sm = module_of(o, j->module);
+        if (sm)
+            sm->lines = true;
+    }
 }
 
 static int by_module(const void *a, const void *b, void *frames)
@@ -260,19 +282,19 @@ static bool is_vdso(const char *module)
     return strncmp(module, "linux-vdso", 10) == 0 || strncmp(module, "linux-gate", 10) == 0;
 }
 
-void host_symbolize(host_activity *h)
+void host_symbolize_new(host_activity *h, symbol_passes *o)
 {
-    h->symbols_why[0] = '\0';
-    int *idx = malloc((size_t)(h->nframes > 0 ? h->nframes : 1) * sizeof *idx);
+    int from = o->named_upto > 0 ? o->named_upto : 0;
+    o->named_upto = h->nframes;
+    int *idx = malloc((size_t)(h->nframes - from > 0 ? h->nframes - from : 1) * sizeof *idx);
     if (!idx)
         return;
     int n = 0;
-    for (int i = 0; i < h->nframes; i++)
+    for (int i = from; i < h->nframes; i++)
         if (h->frames[i].kind == HOST_FRAME_NATIVE && h->frames[i].module && h->frames[i].module[0] &&
             !is_vdso(h->frames[i].module))
             idx[n++] = i;
     qsort_r(idx, (size_t)n, sizeof *idx, by_module, h->frames);
-    outcome o = {0};
     double deadline = monotonic_seconds() + addr2line_seconds();
     int nmods = 0, nqueue = 0;
     module_frames *mods = malloc((size_t)(n > 0 ? n : 1) * sizeof *mods);
@@ -283,22 +305,25 @@ void host_symbolize(host_activity *h)
             j++;
         module_frames *m = &mods[nmods++];
         *m = (module_frames){.module = h->frames[idx[i]].module, .idx = idx + i, .n = j - i};
+        struct symbol_module *sm = module_of(o, m->module);
         char why[200];
         if (!elf_module_read(m->module, &m->elf, why, sizeof why)) {
-            if (!o.unreadable++)
-                copy_str(o.first, sizeof o.first, why);
-        } else if (m->elf.has_lines || !m->elf.symbols) {
+            if (sm && !sm->unreadable && !o->first[0])
+                copy_str(o->first, sizeof o->first, why);
+            if (sm)
+                sm->unreadable = true;
+        } else if ((m->elf.has_lines || !m->elf.symbols) && !(sm && sm->slow)) {
             queue[nqueue++] = nmods - 1;
         }
         i = j;
     }
-    o.modules = nmods;
     /* Every module's functions from its symbol table, on up to SYMBOLIZE_AT_ONCE threads; those
      * with line tables also through addr2line, up to SYMBOLIZE_AT_ONCE processes at a time, whose
      * answers (lines, and names where the tables give them) replace those once the threads are
      * done: a big library takes most of the time, and a PyTorch process has tens of modules, so
      * one after another made the profile's exit wait for their sum. addr2line is stopped at the
-     * deadline (Triton's library, with DWARF, took it 7.2 s of CPU for 2 frames on the H200). */
+     * deadline (Triton's library, with DWARF, took it 7.2 s of CPU for 2 frames on the H200), and
+     * not given that module again in a later pass. */
     symtab_pool pool = {h, mods, nmods, 0};
     pthread_t worker[SYMBOLIZE_AT_ONCE];
     int nworkers = 0;
@@ -308,65 +333,118 @@ void host_symbolize(host_activity *h)
         symtab_worker(&pool);
     job run[SYMBOLIZE_AT_ONCE];
     int first = 0, started = 0, next = 0;
-    for (; next < nqueue && started < SYMBOLIZE_AT_ONCE && !o.no_tool; next++) {
+    for (; next < nqueue && started < SYMBOLIZE_AT_ONCE && !o->no_tool; next++) {
         module_frames *m = &mods[queue[next]];
-        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
+        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     for (int w = 0; w < nworkers; w++)
         pthread_join(worker[w], NULL);
     for (int k = 0; k < nmods; k++) /* a symbol table the reader could not take after all: addr2line's */
         if (mods[k].elf.symbols && !mods[k].elf.has_lines && !mods[k].named)
             queue[nqueue++] = k;
-    for (; next < nqueue && !o.no_tool; next++) {
+    for (; next < nqueue && !o->no_tool; next++) {
         module_frames *m = &mods[queue[next]];
         if (started - first == SYMBOLIZE_AT_ONCE)
-            finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o, deadline);
-        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, &o, &run[started % SYMBOLIZE_AT_ONCE]);
+            finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], o, deadline);
+        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     while (first < started)
-        finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], &o, deadline);
-    for (int k = 0; k < nmods; k++)
-        o.no_lines += mods[k].named && !mods[k].elf.has_lines;
+        finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], o, deadline);
     free(queue);
     free(mods);
     free(idx);
-    if (o.no_tool) {
+    o->last_pass = monotonic_seconds();
+}
+
+void symbol_passes_why(const symbol_passes *o, host_activity *h)
+{
+    h->symbols_why[0] = '\0';
+    if (o->no_tool) {
         copy_str(h->symbols_why, sizeof h->symbols_why,
                  "addr2line (binutils) could not be run: native frames keep their module, offset and the function "
                  "their symbol table names, without lines");
         return;
     }
-    char unread[180] = "", nolines[72] = "", slow[200] = "";
-    if (o.unreadable)
-        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", o.unreadable, o.modules, o.first);
-    if (o.no_lines)
-        snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", o.no_lines,
-                 o.modules);
-    if (o.slow)
-        snprintf(slow, sizeof slow,
+    int unreadable = 0, no_lines = 0, slow = 0;
+    const char *first_slow = "";
+    for (int i = 0; i < o->nmods; i++) {
+        const struct symbol_module *m = &o->mods[i];
+        unreadable += m->unreadable;
+        if (m->slow && !slow++)
+            first_slow = m->module;
+        no_lines += !m->unreadable && !m->slow && !m->lines;
+    }
+    char unread[180] = "", nolines[72] = "", late[200] = "";
+    if (unreadable)
+        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", unreadable, o->nmods, o->first);
+    if (no_lines)
+        snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", no_lines, o->nmods);
+    if (slow)
+        snprintf(late, sizeof late,
                  "%d of %d modules kept addr2line past %.1f s (first: %.60s): symbol-table names, no lines "
                  "(MMPROF_ADDR2LINE_SECONDS)",
-                 o.slow, o.modules, addr2line_seconds(), o.first_slow);
-    const char *part[3] = {unread, nolines, slow};
+                 slow, o->nmods, addr2line_seconds(), first_slow);
+    const char *part[3] = {unread, nolines, late};
     size_t at = 0;
     for (int i = 0; i < 3; i++)
         if (part[i][0] && at < sizeof h->symbols_why)
             at += (size_t)snprintf(h->symbols_why + at, sizeof h->symbols_why - at, "%s%s", at ? "; " : "", part[i]);
 }
 
+void symbol_passes_free(symbol_passes *o)
+{
+    for (int i = 0; o && i < o->nmods; i++)
+        free(o->mods[i].module);
+    if (o)
+        free(o->mods);
+}
+
+void host_symbolize(host_activity *h)
+{
+    symbol_passes o = {0};
+    host_symbolize_new(h, &o);
+    symbol_passes_why(&o, h);
+    symbol_passes_free(&o);
+}
+
+/* The last pass, on its thread: the passes are its to free. */
+typedef struct {
+    host_activity *h;
+    symbol_passes *o;
+} last_pass;
+
 static void *symbolize_thread(void *p)
 {
+    last_pass *job = p;
     double t0 = monotonic_seconds();
-    host_symbolize(p);
+    host_symbolize_new(job->h, job->o);
+    symbol_passes_why(job->o, job->h);
+    symbol_passes_free(job->o);
+    free(job->o);
+    free(job);
     stage_note("native frames named on their thread: %.3f s", monotonic_seconds() - t0);
     return NULL;
 }
 
-void host_symbolize_start(host_activity *h)
+void host_symbolize_start(host_activity *h, symbol_passes *o)
 {
+    last_pass *job = malloc(sizeof *job);
+    if (!o && (o = calloc(1, sizeof *o)) == NULL) {
+        free(job);
+        host_symbolize(h); /* out of memory: named now, without a record of passes */
+        return;
+    }
+    if (!job) {
+        host_symbolize_new(h, o);
+        symbol_passes_why(o, h);
+        symbol_passes_free(o);
+        free(o);
+        return;
+    }
+    *job = (last_pass){h, o};
     pthread_t t;
-    if (pthread_create(&t, NULL, symbolize_thread, h) != 0) {
-        host_symbolize(h);
+    if (pthread_create(&t, NULL, symbolize_thread, job) != 0) {
+        symbolize_thread(job);
         return;
     }
     if (!host_names_pending(h, t))
