@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "launch_index.h"
 #include "stage_times.h"
 #include "host_idle.h"
 #include "key_sort.h"
@@ -119,43 +120,6 @@ static uint64_t by_start(const void *p, const void *ctx)
     return key_of_i64((*(const gpu_item *const *)p)->start);
 }
 
-/* (pid, correlation) -> API call, for finding launching calls. */
-typedef struct {
-    uint32_t pid, corr;
-    const api_event *api;
-} corr_entry;
-
-/* By process, correlation id and, of one id, the runtime call before the driver call it made
- * (the runtime one is the user's launch): sorted by id and kind, then (stably) by process. The
- * calls come nearly in that order already (ids are handed out as calls begin). */
-static uint64_t corr_id_kind(const void *e, const void *ctx)
-{
-    (void)ctx;
-    const corr_entry *x = e;
-    return (uint64_t)x->corr << 1 | (x->api->kind == API_DRIVER);
-}
-
-static uint64_t corr_pid(const void *e, const void *ctx)
-{
-    (void)ctx;
-    return ((const corr_entry *)e)->pid;
-}
-
-static const api_event *find_launch(const corr_entry *t, size_t n, uint32_t pid, uint32_t corr)
-{
-    if (corr == 0)
-        return NULL;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid].pid < pid || (t[mid].pid == pid && t[mid].corr < corr))
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && t[lo].pid == pid && t[lo].corr == corr ? t[lo].api : NULL;
-}
-
 static uint64_t gpu_key(const void *g, const void *ctx)
 {
     (void)ctx;
@@ -168,7 +132,7 @@ static uint64_t host_start(const void *h, const void *ctx)
     return key_of_i64(((const host_item *)h)->start);
 }
 
-static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type, const void *ev, int64_t s,
+static void add_gpu(timeline *t, const launch_index *launches, gpu_type type, const void *ev, int64_t s,
                     int64_t e, uint32_t pid, uint32_t corr, int owner)
 {
     gpu_item *g = &t->gpu[t->ngpu++];
@@ -177,7 +141,7 @@ static void add_gpu(timeline *t, const corr_entry *ct, size_t nct, gpu_type type
     g->start = s;
     g->end = e;
     g->owner = owner;
-    g->launch = find_launch(ct, nct, pid, corr);
+    g->launch = launch_of(launches, pid, corr);
     g->key = g->launch ? g->launch->start_ns : s;
     g->pid = g->launch ? g->launch->pid : pid;
     g->tid = g->launch ? g->launch->thread : 0;
@@ -211,39 +175,34 @@ static bool build_timeline(const run_model *m, timeline *t)
     memset(t, 0, sizeof *t);
     const event_list *s = &m->events;
     size_t ngpu = s->nkernels + s->ncopies + s->nmemsets, nhost = s->napis + s->nsyncs;
-    corr_entry *ct = malloc((s->napis ? s->napis : 1) * sizeof *ct);
+    launch_index *launches = launch_index_build(s);
     t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
     t->by_start = malloc((ngpu ? ngpu : 1) * sizeof *t->by_start);
     t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
     size_t nranges;
     thread_range *ranges = thread_ranges(m, &nranges);
-    size_t nct = 0;
-    if (ct)
-        for (size_t j = 0; j < s->napis; j++)
-            ct[nct++] = (corr_entry){s->apis[j].pid, s->apis[j].correlation, &s->apis[j]};
-    if (!ct || !t->gpu || !t->by_start || !t->host || !ranges || !key_sort(ct, nct, sizeof *ct, corr_id_kind, NULL) ||
-        !key_sort(ct, nct, sizeof *ct, corr_pid, NULL)) {
-        free(ct);
+    if (!launches || !t->gpu || !t->by_start || !t->host || !ranges) {
+        launch_index_free(launches);
         free(ranges);
         timeline_free(t);
         return false;
     }
 
     for (size_t j = 0; j < s->nkernels; j++)
-        add_gpu(t, ct, nct, GPU_KERNEL, &s->kernels[j], s->kernels[j].start_ns, s->kernels[j].end_ns, s->kernels[j].pid,
+        add_gpu(t, launches, GPU_KERNEL, &s->kernels[j], s->kernels[j].start_ns, s->kernels[j].end_ns, s->kernels[j].pid,
                 s->kernels[j].correlation, s->kernels[j].region);
     for (size_t j = 0; j < s->ncopies; j++)
-        add_gpu(t, ct, nct, GPU_COPY, &s->copies[j], s->copies[j].start_ns, s->copies[j].end_ns, s->copies[j].pid,
+        add_gpu(t, launches, GPU_COPY, &s->copies[j], s->copies[j].start_ns, s->copies[j].end_ns, s->copies[j].pid,
                 s->copies[j].correlation, s->copies[j].region);
     for (size_t j = 0; j < s->nmemsets; j++)
-        add_gpu(t, ct, nct, GPU_MEMSET, &s->memsets[j], s->memsets[j].start_ns, s->memsets[j].end_ns,
+        add_gpu(t, launches, GPU_MEMSET, &s->memsets[j], s->memsets[j].start_ns, s->memsets[j].end_ns,
                 s->memsets[j].pid, s->memsets[j].correlation, s->memsets[j].region);
     for (size_t j = 0; j < s->napis; j++)
         t->host[t->nhost++] = (host_item){false, &s->apis[j], s->apis[j].start_ns, s->apis[j].end_ns, s->apis[j].pid,
                                            s->apis[j].thread, s->apis[j].region, false, false};
     for (size_t j = 0; j < s->nsyncs; j++) {
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
-        const api_event *call = find_launch(ct, nct, s->syncs[j].pid, s->syncs[j].correlation);
+        const api_event *call = launch_of(launches, s->syncs[j].pid, s->syncs[j].correlation);
         t->host[t->nhost++] = (host_item){true, &s->syncs[j], s->syncs[j].start_ns, s->syncs[j].end_ns,
                                            s->syncs[j].pid, call ? call->thread : s->syncs[j].thread,
                                            s->syncs[j].region, false, false};
@@ -262,7 +221,7 @@ static bool build_timeline(const run_model *m, timeline *t)
     for (size_t i = 0; i < t->ngpu; i++)
         t->by_start[i] = &t->gpu[i];
     if (!ok || !key_sort(t->by_start, t->ngpu, sizeof *t->by_start, by_start, NULL)) {
-        free(ct);
+        launch_index_free(launches);
         timeline_free(t);
         return false;
     }
@@ -285,7 +244,7 @@ static bool build_timeline(const run_model *m, timeline *t)
             if (t->host[j].ev == l)
                 t->host[j].launches = true;
     }
-    free(ct);
+    launch_index_free(launches);
     return true;
 }
 

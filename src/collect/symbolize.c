@@ -193,6 +193,7 @@ typedef struct {
  * addr2line processes read theirs. */
 typedef struct {
     host_activity *h;
+    const symbol_passes *o;
     module_frames *mods;
     int nmods;
     atomic_int next;
@@ -207,7 +208,8 @@ static void *symtab_worker(void *p)
             continue;
         double t0 = monotonic_seconds();
         m->named = name_from_symtab(pool->h, m->module, &m->elf, m->idx, m->n);
-        stage_note("%s: %d frames from its symbol table, %.3f s", m->module, m->n, monotonic_seconds() - t0);
+        if (pool->o->last) /* the passes while the program runs say only their sums (profile.c) */
+            stage_note("%s: %d frames from its symbol table, %.3f s", m->module, m->n, monotonic_seconds() - t0);
     }
     return NULL;
 }
@@ -230,10 +232,11 @@ static void finish_module(host_activity *h, job *j, symbol_passes *o, double dea
         if (sm)
             sm->slow = true; /* not given addr2line again: a later pass would wait as long */
     }
-    stage_note("%s: %d frames by addr2line, %.3f s of its CPU%s", j->module, j->n,
-               (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-                   (double)ru.ru_stime.tv_usec * 1e-6,
-               late ? ", stopped at the deadline" : "");
+    if (o->last || late)
+        stage_note("%s: %d frames by addr2line, %.3f s of its CPU%s", j->module, j->n,
+                   (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+                       (double)ru.ru_stime.tv_usec * 1e-6,
+                   late ? ", stopped at the deadline" : "");
     char *fn = NULL, *loc = NULL;
     size_t fncap = 0, loccap = 0;
     bool any_line = false;
@@ -324,7 +327,7 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
      * one after another made the profile's exit wait for their sum. addr2line is stopped at the
      * deadline (Triton's library, with DWARF, took it 7.2 s of CPU for 2 frames on the H200), and
      * not given that module again in a later pass. */
-    symtab_pool pool = {h, mods, nmods, 0};
+    symtab_pool pool = {h, o, mods, nmods, 0};
     pthread_t worker[SYMBOLIZE_AT_ONCE];
     int nworkers = 0;
     while (mods && nworkers < SYMBOLIZE_AT_ONCE && pthread_create(&worker[nworkers], NULL, symtab_worker, &pool) == 0)
@@ -401,7 +404,7 @@ void symbol_passes_free(symbol_passes *o)
 
 void host_symbolize(host_activity *h)
 {
-    symbol_passes o = {0};
+    symbol_passes o = {.last = true};
     host_symbolize_new(h, &o);
     symbol_passes_why(&o, h);
     symbol_passes_free(&o);
@@ -416,6 +419,7 @@ typedef struct {
 static void *symbolize_thread(void *p)
 {
     last_pass *job = p;
+    job->o->last = true;
     double t0 = monotonic_seconds();
     host_symbolize_new(job->h, job->o);
     symbol_passes_why(job->o, job->h);

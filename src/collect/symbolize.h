@@ -18,6 +18,7 @@ typedef struct {
     int nmods;
     char first[120]; /* the first unreadable module's reason */
     bool no_tool;    /* addr2line could not be run */
+    bool last;       /* the pass after the exit: MMPROF_TIMINGS notes each module's way and time */
 } symbol_passes;
 
 /* Names h's native frames from o->named_upto on, in place: function (demangled) where the
