@@ -253,7 +253,7 @@ static void copies_and_lazy_context(void **state)
     (void)state;
     run_model m;
     small_profiled_run(&m); /* a pageable cudaMemcpy from 0 to 30 ms */
-    host_causes *h = host_causes_build(&m);
+    host_causes *h = host_causes_build(&m, NULL);
     assert_non_null(h);
     int64_t by[IDLE_NCAUSES] = {0};
     host_causes_split(h, m.events.apis[0].start_ns, m.events.apis[0].end_ns, by);
@@ -264,7 +264,7 @@ static void copies_and_lazy_context(void **state)
     model_init(&m);
     call(&m, "cudaMalloc_v3020", 1, 0, 100 * MS);
     call(&m, "cudaMalloc_v3020", 1, 200 * MS, 300 * MS);
-    h = host_causes_build(&m);
+    h = host_causes_build(&m, NULL);
     assert_non_null(h);
     memset(by, 0, sizeof by);
     host_causes_split(h, T0, T0 + 400 * MS, by);

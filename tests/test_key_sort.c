@@ -3,7 +3,8 @@
  * on both sides of the insertion-sort cut and of a radix digit; keys of every sign and of
  * doubles; orders by two fields made by two passes; keys that share all their high bits
  * (timestamps of one run), where passes are skipped; keys nearly in order (a run's calls by
- * start), which are merged rather than sorted whole. */
+ * start), which are merged rather than sorted whole; key_order's order, records left in place,
+ * is the order key_sort gives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,6 +40,12 @@ static uint64_t by_i64(const void *r, const void *ctx)
     return key_of_i64(rec_i64(r));
 }
 
+/* Record i of the array ctx's key, for key_order. */
+static uint64_t rec_at_i64(size_t i, const void *ctx)
+{
+    return key_of_i64(rec_i64(&((const rec *)ctx)[i]));
+}
+
 static int cmp_i64_then_pos(const void *a, const void *b)
 {
     int64_t x = rec_i64(a), y = rec_i64(b);
@@ -68,13 +75,24 @@ static void check(size_t n, int64_t (*pick)(uint64_t *s), uint64_t seed)
         a[i].b[12] = (unsigned char)(i * 7);
     }
     memcpy(b, a, n * sizeof *a);
+    /* key_order over the records as they came: the same order, no record moved. */
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    assert_non_null(order);
+    assert_true(key_order(n, rec_at_i64, a, order));
+    for (size_t i = 0; i < n; i++)
+        if (rec_pos(&a[i]) != i)
+            fail_msg("n %zu: key_order moved record %zu", n, i);
     assert_true(key_sort(a, n, sizeof *a, by_i64, NULL));
     if (n > 0)
         qsort(b, n, sizeof *b, cmp_i64_then_pos);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         if (memcmp(&a[i], &b[i], sizeof a[i]) != 0)
             fail_msg("n %zu: record %zu is %lld (from %u), want %lld (from %u)", n, i, (long long)rec_i64(&a[i]),
                      rec_pos(&a[i]), (long long)rec_i64(&b[i]), rec_pos(&b[i]));
+        if (order[i] != rec_pos(&b[i]))
+            fail_msg("n %zu: key_order's place %zu is record %zu, want %u", n, i, order[i], rec_pos(&b[i]));
+    }
+    free(order);
     free(a);
     free(b);
 }

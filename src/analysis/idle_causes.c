@@ -114,12 +114,6 @@ static bool pageable_copy(const copy_key *k, size_t n, uint32_t pid, uint32_t co
     return hit && hit->pageable;
 }
 
-static uint64_t call_start(const void *c, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const host_call *)c)->start);
-}
-
 /* Per process: the first explicit context call and the first long runtime call. */
 typedef struct {
     uint32_t pid;
@@ -258,16 +252,36 @@ static bool paint(host_causes *h)
     return true;
 }
 
-host_causes *host_causes_build(const run_model *m)
+static uint64_t call_index_start(size_t i, const void *ctx)
 {
-    host_causes *h = calloc(1, sizeof *h);
+    const event_list *s = ctx;
+    return key_of_i64(i < s->napis ? s->apis[i].start_ns : s->syncs[i - s->napis].start_ns);
+}
+
+size_t *host_calls_by_start(const event_list *s)
+{
+    size_t n = s->napis + s->nsyncs;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (order && !key_order(n, call_index_start, s, order)) {
+        free(order);
+        return NULL;
+    }
+    return order;
+}
+
+host_causes *host_causes_build(const run_model *m, const size_t *by_start)
+{
     const event_list *s = &m->events;
+    size_t *own = by_start ? NULL : host_calls_by_start(s);
+    const size_t *order = by_start ? by_start : own;
+    host_causes *h = order ? calloc(1, sizeof *h) : NULL;
     size_t n = s->napis + s->nsyncs;
     copy_key *k = malloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
     if (h)
         h->calls = malloc((n ? n : 1) * sizeof *h->calls);
     if (!h || !k || !h->calls) {
         free(k);
+        free(own);
         host_causes_free(h);
         return NULL;
     }
@@ -283,7 +297,14 @@ host_causes *host_causes_build(const run_model *m)
         idle_cause c;
         bool memcpy; /* a copy call: its cause depends on the copy's memory */
     } seen[64] = {{0}};
-    for (size_t i = 0; i < s->napis; i++) {
+    /* In order of start: the calls are painted so. */
+    for (size_t o = 0; o < n; o++) {
+        size_t i = order[o];
+        if (i >= s->napis) { /* a synchronization record is the host waiting on the GPU, whatever call made it */
+            const sync_event *y = &s->syncs[i - s->napis];
+            h->calls[h->ncalls++] = (host_call){y->start_ns, y->end_ns, IDLE_SYNC, NULL};
+            continue;
+        }
         const api_event *a = &s->apis[i];
         size_t slot = ((uintptr_t)a->name >> 4) % 64;
         if (!a->name || seen[slot].name != a->name)
@@ -295,14 +316,8 @@ host_causes *host_causes_build(const run_model *m)
             c = IDLE_PAGEABLE_COPY;
         h->calls[h->ncalls++] = (host_call){a->start_ns, a->end_ns, c, a};
     }
-    /* A synchronization record is the host waiting on the GPU, whatever call made it. */
-    for (size_t i = 0; i < s->nsyncs; i++)
-        h->calls[h->ncalls++] = (host_call){s->syncs[i].start_ns, s->syncs[i].end_ns, IDLE_SYNC, NULL};
     free(k);
-    if (!key_sort(h->calls, h->ncalls, sizeof *h->calls, call_start, NULL)) {
-        host_causes_free(h);
-        return NULL;
-    }
+    free(own);
     for (size_t i = 0; i < h->ncalls; i++)
         if (h->calls[i].end - h->calls[i].start > h->longest)
             h->longest = h->calls[i].end - h->calls[i].start;

@@ -50,7 +50,13 @@ idle_cause idle_cause_of_name(const char *name);
 /* Every host call of a run, classified, and the timeline painted with the strongest cause in
  * progress at each instant: any stretch splits into causes in O(log calls + pieces). */
 typedef struct host_causes host_causes;
-host_causes *host_causes_build(const run_model *m); /* NULL when memory ran out */
+/* by_start: host_calls_by_start's order of m's calls, or NULL (sorted here). NULL when memory
+ * ran out. */
+host_causes *host_causes_build(const run_model *m, const size_t *by_start);
+/* The run's host calls in order of start, stably, each an index: below s->napis an API call,
+ * else the synchronization record i - s->napis. The regions' timeline and the causes both walk
+ * them so, sorted once (a long run's millions of calls). NULL when memory ran out. */
+size_t *host_calls_by_start(const event_list *s);
 void host_causes_free(host_causes *h);
 /* Adds to by[] the time of [start, end) under each cause; what no call covers goes to
  * IDLE_HOST_BUSY. */

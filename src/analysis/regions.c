@@ -126,12 +126,6 @@ static uint64_t gpu_key(const void *g, const void *ctx)
     return key_of_i64(((const gpu_item *)g)->key);
 }
 
-static uint64_t host_start(const void *h, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const host_item *)h)->start);
-}
-
 static void add_gpu(timeline *t, const launch_index *launches, gpu_type type, const void *ev, int64_t s,
                     int64_t e, uint32_t pid, uint32_t corr, int owner)
 {
@@ -170,7 +164,7 @@ static int64_t unseen_until_of(const run_model *m, const timeline *t)
     return t->by_start[0]->start;
 }
 
-static bool build_timeline(const run_model *m, timeline *t)
+static bool build_timeline(const run_model *m, const size_t *calls_order, timeline *t)
 {
     memset(t, 0, sizeof *t);
     const event_list *s = &m->events;
@@ -197,15 +191,19 @@ static bool build_timeline(const run_model *m, timeline *t)
     for (size_t j = 0; j < s->nmemsets; j++)
         add_gpu(t, launches, GPU_MEMSET, &s->memsets[j], s->memsets[j].start_ns, s->memsets[j].end_ns,
                 s->memsets[j].pid, s->memsets[j].correlation, s->memsets[j].region);
-    for (size_t j = 0; j < s->napis; j++)
-        t->host[t->nhost++] = (host_item){false, &s->apis[j], s->apis[j].start_ns, s->apis[j].end_ns, s->apis[j].pid,
-                                           s->apis[j].thread, s->apis[j].region, false, false};
-    for (size_t j = 0; j < s->nsyncs; j++) {
+    /* The calls in order of start, as the causes take them (host_calls_by_start): no sort here. */
+    for (size_t o = 0; o < nhost; o++) {
+        size_t i = calls_order[o];
+        if (i < s->napis) {
+            const api_event *a = &s->apis[i];
+            t->host[t->nhost++] = (host_item){false, a, a->start_ns, a->end_ns, a->pid, a->thread, a->region, false, false};
+            continue;
+        }
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
-        const api_event *call = launch_of(launches, s->syncs[j].pid, s->syncs[j].correlation);
-        t->host[t->nhost++] = (host_item){true, &s->syncs[j], s->syncs[j].start_ns, s->syncs[j].end_ns,
-                                           s->syncs[j].pid, call ? call->thread : s->syncs[j].thread,
-                                           s->syncs[j].region, false, false};
+        const sync_event *y = &s->syncs[i - s->napis];
+        const api_event *call = launch_of(launches, y->pid, y->correlation);
+        t->host[t->nhost++] = (host_item){true, y, y->start_ns, y->end_ns, y->pid, call ? call->thread : y->thread,
+                                           y->region, false, false};
     }
     for (size_t i = 0; i < t->ngpu; i++) {
         gpu_item *g = &t->gpu[i];
@@ -216,8 +214,7 @@ static bool build_timeline(const run_model *m, timeline *t)
     for (size_t i = 0; i < t->nhost; i++)
         t->host[i].ranged = thread_ranged(ranges, nranges, t->host[i].pid, t->host[i].tid, t->host[i].start);
     free(ranges);
-    bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL) &&
-              key_sort(t->host, t->nhost, sizeof *t->host, host_start, NULL);
+    bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL);
     for (size_t i = 0; i < t->ngpu; i++)
         t->by_start[i] = &t->gpu[i];
     if (!ok || !key_sort(t->by_start, t->ngpu, sizeof *t->by_start, by_start, NULL)) {
@@ -1080,12 +1077,19 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
     return ok;
 }
 
+/* The causes, built on a thread of their own while the timeline is. */
+typedef struct {
+    const run_model *m;
+    const size_t *by_start; /* host_calls_by_start's */
+    host_causes *causes;    /* out */
+} causes_job;
+
 static void *build_causes(void *p)
 {
-    void **job = p; /* the model in, its causes out */
+    causes_job *job = p;
     double lap = 0;
     stage_lap(&lap, "");
-    job[1] = host_causes_build(job[0]);
+    job->causes = host_causes_build(job->m, job->by_start);
     stage_lap(&lap, "regions: host causes, on their thread");
     return NULL;
 }
@@ -1094,26 +1098,31 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
 {
     *out = NULL;
     *nout = 0;
-    /* The causes on a thread of their own while the timeline is built: both sort the run's calls. */
-    void *job[2] = {(void *)m, NULL};
-    pthread_t helper;
-    bool apart = m->nregions > 0 && pthread_create(&helper, NULL, build_causes, job) == 0;
-    if (!apart)
-        build_causes(job);
-    timeline t;
-    memset(&t, 0, sizeof t);
+    /* The causes on a thread of their own while the timeline is built; both take the run's calls
+     * in order of start, sorted once here (sorting them in each, and copying each array into its
+     * order, was a long run's largest use of memory). */
     double lap = 0;
     stage_lap(&lap, "");
+    size_t *calls_order = host_calls_by_start(&m->events);
+    stage_lap(&lap, "regions: host calls by start");
+    causes_job job = {m, calls_order, NULL};
+    pthread_t helper;
+    bool apart = calls_order && m->nregions > 0 && pthread_create(&helper, NULL, build_causes, &job) == 0;
+    if (!apart && calls_order)
+        build_causes(&job);
+    timeline t;
+    memset(&t, 0, sizeof t);
     gpu_activity *act = m->nregions > 0 ? gpu_activity_build(m) : NULL;
     stage_lap(&lap, "regions: GPU activity");
     host_where_index *hosts = m->nregions > 0 ? host_where_build(&m->host_activity) : NULL;
     stage_lap(&lap, "regions: host index");
-    bool ok = m->nregions == 0 || (act && hosts && build_timeline(m, &t));
+    bool ok = calls_order && (m->nregions == 0 || (act && hosts && build_timeline(m, calls_order, &t)));
     stage_lap(&lap, "regions: timeline");
     if (apart)
         pthread_join(helper, NULL);
+    free(calls_order);
     stage_lap(&lap, "regions: waiting for the host causes");
-    *causes = job[1];
+    *causes = job.causes;
     region_metrics *r = NULL;
     if (ok && *causes && m->nregions > 0) {
         t.act = act;

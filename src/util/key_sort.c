@@ -248,6 +248,28 @@ bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ct
     return true;
 }
 
+bool key_order(size_t n, index_key_fn key, const void *ctx, size_t *order)
+{
+    if (n < 2) {
+        if (n == 1)
+            order[0] = 0;
+        return true;
+    }
+    pair *p = malloc(n * sizeof *p);
+    if (!p)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (pair){key(i, ctx), i};
+    if (!sort_nearly(&p, n)) {
+        free(p);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        order[i] = p[i].at;
+    free(p);
+    return true;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -21,6 +21,14 @@ typedef uint64_t (*sort_key_fn)(const void *record, const void *ctx);
  * memory ran out; the records are then untouched. */
 bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ctx);
 
+/* A record's key by its index (records kept in more than one array, or not kept at all). */
+typedef uint64_t (*index_key_fn)(size_t i, const void *ctx);
+
+/* The order key_sort would give records 0..n-1 without moving any: order[k] is the index of the
+ * k-th, ascending by key and stable. For several arrays that one order serves (sorted once, each
+ * filled in that order instead of sorted and copied). False when memory ran out. */
+bool key_order(size_t n, index_key_fn key, const void *ctx, size_t *order);
+
 /* Sorts n keys that are all there is (nothing to carry along), ascending. False when memory ran
  * out; the keys are then untouched. */
 bool key_sort_plain(uint64_t *keys, size_t n);

@@ -31,8 +31,10 @@ void stage_lap(double *since, const char *what)
     if (!stage_times_on())
         return;
     double t = monotonic_seconds();
+    struct rusage ru;
     if (*since > 0)
-        stage_note("%s: %.3f s", what, t - *since);
+        stage_note("%s: %.3f s, peak RSS %ld MB", what, t - *since,
+                   getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1);
     *since = t;
 }
 

@@ -13,7 +13,7 @@ void stage_mark(const char *what);
 /* A detail of the stage under way ("mmprof: stage   ..."), when enabled; from any thread. */
 void stage_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A step of the stage under way, timed from *since (0: not started, so only the clock starts),
- * which it moves to now: "mmprof: stage   WHAT: S s" when enabled; from any thread. */
+ * which it moves to now: "mmprof: stage   WHAT: S s, peak RSS N MB" when enabled; from any thread. */
 void stage_lap(double *since, const char *what);
 /* Whether MMPROF_TIMINGS is set (a caller measures what it notes only then). */
 bool stage_times_on(void);
