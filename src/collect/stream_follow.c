@@ -7,13 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* How often the directory and the followed file are looked at: a tenth of a second leaves at
  * most that much of the stream (a few hundred kilobytes on a busy PyTorch loop) to read after
  * the exit, for a stat and a directory listing per period. */
 #define FOLLOW_PERIOD_NS 100000000L
+#define FOLLOW_NICE 10
+/* Nothing is read in a program's first seconds: a short program's streams take milliseconds to
+ * read after its exit, so following it gains nothing, and its start-up (CUDA's initialisation,
+ * module loads, the first launches) has the machine to itself. */
+#define FOLLOW_AFTER_S 2
 
 struct stream_follow {
     const char *dir;
@@ -62,7 +70,15 @@ static void follow_once(stream_follow *f)
 static void *follow_thread(void *p)
 {
     stream_follow *f = p;
+    /* Below the program it follows: when cores are short, its threads go first (the naming the
+     * hook does, its threads and addr2line processes, inherit this). Linux's nice is per thread. */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), FOLLOW_NICE);
     pthread_mutex_lock(&f->lock);
+    struct timespec begin;
+    clock_gettime(CLOCK_MONOTONIC, &begin);
+    begin.tv_sec += FOLLOW_AFTER_S;
+    while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock, &begin) != ETIMEDOUT)
+        ;
     while (!f->stop && !f->failed) {
         pthread_mutex_unlock(&f->lock);
         follow_once(f);

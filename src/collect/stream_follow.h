@@ -1,6 +1,7 @@
-/* The record streams read while the profiled program runs, so that its exit is followed by the
- * report and not by the reading of a long run's hundreds of megabytes of lines (and, through the
- * hook, so that its native frames are named while their modules are loaded and time is free).
+/* The record streams read while the profiled program runs (from its third second on), so that
+ * its exit is followed by the report and not by the reading of a long run's hundreds of megabytes
+ * of lines (and, through the hook, so that its native frames are named while their modules are
+ * loaded and time is free).
  *
  * A thread reads the stream of the lowest pid (the program itself, where it is the launcher's
  * child: its workers and compilers come after it) as lines are completed, into the model; the

@@ -42,6 +42,10 @@ extern char **environ;
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define SYMBOLIZE_AT_ONCE 8 /* addr2line processes, and symbol-table threads, running together */
+/* The same while the program runs: its cores are its own (a pass of 8 threads and 8 processes
+ * can take every core of a small machine from it, and the pass's latency matters only after the
+ * program's exit). */
+#define SYMBOLIZE_WHILE_RUNNING 2
 #define ADDR2LINE_SECONDS 1.0 /* from the start of naming to the last addr2line's answer */
 
 /* The deadline for addr2line, in seconds: MMPROF_ADDR2LINE_SECONDS where set (perf has the same
@@ -113,6 +117,7 @@ typedef struct {
     int n;
     pid_t pid;
     FILE *out;
+    double started; /* monotonic seconds */
 } job;
 
 /* Starts addr2line on module (its load bias, elf_symtab.h) for frames idx[0..n) of h; false (with
@@ -147,6 +152,7 @@ static bool start_module(const host_activity *h, const char *module, uint64_t bi
         return false;
     }
     j->module = module;
+    j->started = monotonic_seconds();
     j->idx = idx;
     j->n = n;
     j->out = out;
@@ -214,10 +220,13 @@ static void *symtab_worker(void *p)
     return NULL;
 }
 
-/* Waits for a started addr2line until deadline (CLOCK_MONOTONIC seconds), killing it there, and
- * reads its answers into the frames. */
+/* Waits for a started addr2line until deadline (CLOCK_MONOTONIC seconds; while the program runs,
+ * its own start's plus the seconds allowed, as the modules take their turns), killing it there,
+ * and reads its answers into the frames. */
 static void finish_module(host_activity *h, job *j, symbol_passes *o, double deadline)
 {
+    if (!o->last)
+        deadline = j->started + addr2line_seconds();
     int status = 0;
     struct rusage ru;
     pid_t got;
@@ -328,15 +337,16 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
      * deadline (Triton's library, with DWARF, took it 7.2 s of CPU for 2 frames on the H200), and
      * not given that module again in a later pass. */
     symtab_pool pool = {h, o, mods, nmods, 0};
+    int at_once = o->last ? SYMBOLIZE_AT_ONCE : SYMBOLIZE_WHILE_RUNNING;
     pthread_t worker[SYMBOLIZE_AT_ONCE];
     int nworkers = 0;
-    while (mods && nworkers < SYMBOLIZE_AT_ONCE && pthread_create(&worker[nworkers], NULL, symtab_worker, &pool) == 0)
+    while (mods && nworkers < at_once && pthread_create(&worker[nworkers], NULL, symtab_worker, &pool) == 0)
         nworkers++;
     if (nworkers == 0)
         symtab_worker(&pool);
     job run[SYMBOLIZE_AT_ONCE];
     int first = 0, started = 0, next = 0;
-    for (; next < nqueue && started < SYMBOLIZE_AT_ONCE && !o->no_tool; next++) {
+    for (; next < nqueue && started < at_once && !o->no_tool; next++) {
         module_frames *m = &mods[queue[next]];
         started += start_module(h, m->module, m->elf.bias, m->idx, m->n, o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
@@ -347,7 +357,7 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
             queue[nqueue++] = k;
     for (; next < nqueue && !o->no_tool; next++) {
         module_frames *m = &mods[queue[next]];
-        if (started - first == SYMBOLIZE_AT_ONCE)
+        if (started - first == at_once)
             finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], o, deadline);
         started += start_module(h, m->module, m->elf.bias, m->idx, m->n, o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
