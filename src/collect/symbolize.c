@@ -87,6 +87,7 @@ static void replace(char **dst, const char *src)
 struct symbol_module {
     char *module;
     bool unreadable, lines, slow; /* lines: some frame of it was given a source line */
+    char *why;                    /* unreadable: why (elf_module_read's words) */
 };
 
 /* The module record of name in p, added where new; NULL when memory ran out. */
@@ -320,10 +321,10 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
         struct symbol_module *sm = module_of(o, m->module);
         char why[200];
         if (!elf_module_read(m->module, &m->elf, why, sizeof why)) {
-            if (sm && !sm->unreadable && !o->first[0])
-                copy_str(o->first, sizeof o->first, why);
-            if (sm)
+            if (sm && !sm->unreadable) {
                 sm->unreadable = true;
+                sm->why = strdup(why);
+            }
         } else if ((m->elf.has_lines || !m->elf.symbols) && !(sm && sm->slow)) {
             queue[nqueue++] = nmods - 1;
         }
@@ -378,25 +379,31 @@ void symbol_passes_why(const symbol_passes *o, host_activity *h)
                  "their symbol table names, without lines");
         return;
     }
+    /* Of several modules, the first by name is the one named: the same words whichever passes met
+     * them (one pass takes its modules in name order). */
     int unreadable = 0, no_lines = 0, slow = 0;
-    const char *first_slow = "";
+    const struct symbol_module *first_unread = NULL, *first_slow = NULL;
     for (int i = 0; i < o->nmods; i++) {
         const struct symbol_module *m = &o->mods[i];
         unreadable += m->unreadable;
-        if (m->slow && !slow++)
-            first_slow = m->module;
+        slow += m->slow;
+        if (m->unreadable && (!first_unread || strcmp(m->module, first_unread->module) < 0))
+            first_unread = m;
+        if (m->slow && (!first_slow || strcmp(m->module, first_slow->module) < 0))
+            first_slow = m;
         no_lines += !m->unreadable && !m->slow && !m->lines;
     }
     char unread[180] = "", nolines[72] = "", late[200] = "";
     if (unreadable)
-        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", unreadable, o->nmods, o->first);
+        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", unreadable, o->nmods,
+                 first_unread->why ? first_unread->why : "out of memory");
     if (no_lines)
         snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", no_lines, o->nmods);
     if (slow)
         snprintf(late, sizeof late,
                  "%d of %d modules kept addr2line past %.1f s (first: %.60s): symbol-table names, no lines "
                  "(MMPROF_ADDR2LINE_SECONDS)",
-                 slow, o->nmods, addr2line_seconds(), first_slow);
+                 slow, o->nmods, addr2line_seconds(), first_slow->module);
     const char *part[3] = {unread, nolines, late};
     size_t at = 0;
     for (int i = 0; i < 3; i++)
@@ -406,8 +413,10 @@ void symbol_passes_why(const symbol_passes *o, host_activity *h)
 
 void symbol_passes_free(symbol_passes *o)
 {
-    for (int i = 0; o && i < o->nmods; i++)
+    for (int i = 0; o && i < o->nmods; i++) {
         free(o->mods[i].module);
+        free(o->mods[i].why);
+    }
     if (o)
         free(o->mods);
 }

@@ -16,7 +16,6 @@ typedef struct {
     struct symbol_module *mods; /* the modules met, each counted once in symbols_why, and one whose
                                    addr2line ran out of time is not given it again */
     int nmods;
-    char first[120]; /* the first unreadable module's reason */
     bool no_tool;    /* addr2line could not be run */
     bool last;       /* the pass after the exit: MMPROF_TIMINGS notes each module's way and time */
 } symbol_passes;
