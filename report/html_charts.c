@@ -62,7 +62,7 @@ static void rung(html_ctx *x, const workload_metrics *r, double top, double cy)
     const workload_metrics *lib = r->library >= 0 ? &a->wl[r->library] : NULL;
     bool is_lib = lib == r;
     if (!r->vs_cublas_pct.ok) {
-        na_text(x, LAD_X0 + 6, cy + 4, "na", "% of cuBLAS", r->vs_cublas_pct.why);
+        na_text(x, LAD_X0 + 6, cy + 4, "na", "% of cuBLAS", metric_why(&r->vs_cublas_pct));
         return;
     }
     const metric_table *t = &workload_metric_table;
@@ -98,7 +98,7 @@ static void rung_kernel(html_ctx *x, const workload_metrics *r, int k, double ky
         strcpy(name + 30, "...");
     svg_text(b, LAD_KN, ky + 4, "start", "kn", name);
     if (!s->occupancy_pct.ok) {
-        na_text(x, LAD_OCC, ky + 4, "na", "occupancy", s->occupancy_pct.why);
+        na_text(x, LAD_OCC, ky + 4, "na", "occupancy", metric_why(&s->occupancy_pct));
         return;
     }
     path_kernel_summary(path, (int)(r - x->a->wl), k);
@@ -208,7 +208,7 @@ static void gbps_cell(html_ctx *x, double x0, double cy, const workload_metrics 
     const metric_table *t = &workload_metric_table;
     const metric *g = metric_get(t, r, d->gbps, NULL);
     if (!g->ok) {
-        na_text(x, x0, cy + 4, "na", d->dir, g->why);
+        na_text(x, x0, cy + 4, "na", d->dir, metric_why(g));
         return;
     }
     char path[FIG_PATH], tip[160], gbps[32], pct[32], best[32];
@@ -250,7 +250,7 @@ static void product_bar(html_ctx *x, const workload_metrics *r, double cy)
     strbuf *b = x->b;
     if (!r->h2d_ms.ok || !r->kernel_ms.ok || !r->d2h_ms.ok || !r->e2e_ms.ok) {
         const metric *bad = !r->h2d_ms.ok ? &r->h2d_ms : (!r->kernel_ms.ok ? &r->kernel_ms : &r->d2h_ms);
-        na_text(x, CC_X0 + 6, cy + 4, "na", "copy versus compute", bad->ok ? r->e2e_ms.why : bad->why);
+        na_text(x, CC_X0 + 6, cy + 4, "na", "copy versus compute", bad->ok ? metric_why(&r->e2e_ms) : metric_why(bad));
         return;
     }
     const metric_table *t = &workload_metric_table;
@@ -422,7 +422,7 @@ void html_speedup(html_ctx *x)
         for (int k = 0; k < 2; k++) {
             double by = y + 4 + k * 11;
             if (!v[k]->ok) {
-                na_text(x, SP_X0 + 6, by + 9, "na small", "speedup", v[k]->why);
+                na_text(x, SP_X0 + 6, by + 9, "na small", "speedup", metric_why(v[k]));
                 continue;
             }
             double x0 = SP_X0, x1 = svg_scale(log10(v[k]->v), dlo, dhi, SP_X0, SP_X1);

@@ -45,14 +45,14 @@ static void fig(html_ctx *x, const metric_table *t, const void *row, const char 
         return;
     }
     if (!m->ok && why) {
-        html_note(x, d->label, m->why);
+        html_note(x, d->label, metric_why(m));
         sb_add(x->b, "<span class=\"na\">n/a <span class=\"why\">(");
-        sb_html(x->b, m->why);
+        sb_html(x->b, metric_why(m));
         sb_add(x->b, ")</span></span>");
         return;
     }
     if (!m->ok) {
-        html_na(x, d->label, m->why);
+        html_na(x, d->label, metric_why(m));
         return;
     }
     char v[64];

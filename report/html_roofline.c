@@ -253,7 +253,7 @@ void html_roofline(html_ctx *x)
         roof_label l = {"TF32 tensor ", "tf32_tflops", path, pk};
         roof_line(b, &g, pk->tf32_tflops.v, hbm, "roof", &l);
     } else if (pk) {
-        html_note(x, "TF32 roof", pk->tf32_tflops.why);
+        html_note(x, "TF32 roof", metric_why(&pk->tf32_tflops));
     }
     if (pk && pk->fp32_tflops.ok) {
         roof_label l = {"FP32 ", "fp32_tflops", path, pk};
@@ -272,7 +272,7 @@ void html_roofline(html_ctx *x)
             diagonal(b, &g, v->v, roof, bw[i].cls);
             drawn[i] = true;
         } else {
-            html_note(x, bw[i].note, v->why);
+            html_note(x, bw[i].note, metric_why(v));
         }
     }
     /* The points, and their names in the legend column, numbered to match; a number goes where

@@ -30,7 +30,7 @@ static void put(out *o, const char *name, const metric *m)
         o->ok = false;
         return;
     }
-    if (!m->ok && !cJSON_AddStringToObject(o->missing, name, m->why))
+    if (!m->ok && !cJSON_AddStringToObject(o->missing, name, metric_why(m)))
         o->ok = false;
 }
 

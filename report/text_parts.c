@@ -12,7 +12,7 @@ const char *c(const ctx *x, const char *code)
 void note_na(ctx *x, const char *what, const metric *m)
 {
     char line[160];
-    snprintf(line, sizeof line, "%s: %s", what, m->why);
+    snprintf(line, sizeof line, "%s: %s", what, metric_why(m));
     for (int i = 0; i < x->nna; i++)
         if (strcmp(x->na[i], line) == 0)
             return;

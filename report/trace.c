@@ -167,7 +167,7 @@ static void arg_metric(strbuf *b, const char *key, const metric_def *d, const me
     metric_format(d, m, false, v, sizeof v);
     if (!m->ok) {
         char na[160];
-        snprintf(na, sizeof na, "n/a (%s)", m->why);
+        snprintf(na, sizeof na, "n/a (%s)", metric_why(m));
         arg_str(b, key, na);
         return;
     }

@@ -415,7 +415,7 @@ static void capture_backlog_not_called_idle(void **state)
         assert_non_null(text);
         if (calls_before > 0) {
             assert_false(run->busy_pct.ok);
-            assert_non_null(strstr(run->busy_pct.why, "launched before the capture"));
+            assert_non_null(strstr(metric_why(&run->busy_pct), "launched before the capture"));
             assert_false(run->lead_idle_ms.ok);
             assert_int_not_equal(run->verdict, VERDICT_IDLE);
             if (!strstr(text, "GPU busy n/a"))

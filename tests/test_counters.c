@@ -279,7 +279,7 @@ static void old_file_has_none(void **state)
         assert_false(a.wl[i].achieved_occupancy_pct.ok);
         assert_int_equal(a.wl[i].bound, BOUND_NONE);
         if (a.wl[i].w->needs_gpu)
-            assert_non_null(strstr(a.wl[i].achieved_occupancy_pct.why, "--counters"));
+            assert_non_null(strstr(metric_why(&a.wl[i].achieved_occupancy_pct), "--counters"));
     }
     /* No counters section at all (nor its navigation entry): the run has nothing for it. */
     char *html = render_html(&a);

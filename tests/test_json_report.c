@@ -43,10 +43,10 @@ static void check_row(const metric_table *t, const void *row, const cJSON *obj, 
             n->measured++;
         } else {
             if (!cJSON_IsNull(v))
-                fail_msg("%s: %s is n/a (%s) but written as %g, not null", where, d->key, m->why,
+                fail_msg("%s: %s is n/a (%s) but written as %g, not null", where, d->key, metric_why(m),
                          cJSON_IsNumber(v) ? v->valuedouble : -1.0);
-            if (!cJSON_IsString(why) || strcmp(why->valuestring, m->why) != 0)
-                fail_msg("%s: %s is null without its reason '%s'", where, d->key, m->why);
+            if (!cJSON_IsString(why) || strcmp(why->valuestring, metric_why(m)) != 0)
+                fail_msg("%s: %s is null without its reason '%s'", where, d->key, metric_why(m));
             n->missing++;
         }
     }

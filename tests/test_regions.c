@@ -91,7 +91,7 @@ static void kernel_after_its_range_belongs_to_it(void **state)
     assert_close(step->projected_busy_pct.v, 100.0 * 6 / 7, 1e-12);
     /* Nothing ran during 0 to 2 ms: executed-during figures are n/a, and say why. */
     assert_false(step->busy_pct.ok);
-    assert_non_null(strstr(step->busy_pct.why, "no GPU work ran during"));
+    assert_non_null(strstr(metric_why(&step->busy_pct), "no GPU work ran during"));
     assert_int_equal(step->nlaunches, 2);
     assert_close(step->launch_us.v, 5.0, 1e-9); /* the median of 5 and 5 us */
 

@@ -157,7 +157,7 @@ static void sweep_of_the_synthetic_run(void **state)
     /* Kernels alone: ahead already at the smallest size. */
     assert_int_equal(s->cross[2].kind, CROSS_BELOW_RANGE);
     assert_false(s->cross[2].n.ok);
-    assert_non_null(strstr(s->cross[2].n.why, "below the range"));
+    assert_non_null(strstr(metric_why(&s->cross[2].n), "below the range"));
 
     char line[1024], want[128];
     sweep_headline(s, line, sizeof line);

@@ -343,12 +343,12 @@ static void check_na(const rendered *r)
         char want[200];
         if (w->w->needs_gpu && !w->peak_pct.ok) {
             snprintf(want, sizeof want, "n/a %s: %s", metric_find(&workload_metric_table, "peak_pct")->label,
-                     w->peak_pct.why);
+                     metric_why(&w->peak_pct));
             assert_contains(na, want);
         }
         if (!w->speedup.ok) {
             snprintf(want, sizeof want, "n/a %s: %s", metric_find(&workload_metric_table, "speedup_vs_cpu")->label,
-                     w->speedup.why);
+                     metric_why(&w->speedup));
             assert_contains(na, want);
         }
     }
@@ -495,7 +495,7 @@ static void unknown_facts_left_out(void **state)
     assert_non_null(peaks);
     free(peaks);
     snprintf(want, sizeof want, "n/a %s: %s", metric_find(&device_peaks_table, "fp32_tflops")->label,
-             r.a.peaks[0].fp32_tflops.why);
+             metric_why(&r.a.peaks[0].fp32_tflops));
     assert_contains(r.plain, want);
     /* The second GPU still shows all it has. */
     gpu = line_starting(r.plain, "GPU 1");

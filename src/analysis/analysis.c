@@ -286,13 +286,13 @@ static void kernel_times(const workload_run *w, const event_view *ev, workload_m
             count++;
     if (!compute || count == 0) {
         na(&r->kernel_ms, "no kernel records in the compute phase");
-        na(&r->kernel_total_ms, "%s", r->kernel_ms.why);
-        na(&r->kernel_spread_pct, "%s", r->kernel_ms.why);
+        na(&r->kernel_total_ms, "%s", metric_why(&r->kernel_ms));
+        na(&r->kernel_spread_pct, "%s", metric_why(&r->kernel_ms));
         return;
     }
     if (w->repeat <= 0 || count % (size_t)w->repeat != 0) {
         na(&r->kernel_ms, "%zu kernels for %d products: cannot group them", count, w->repeat);
-        na(&r->kernel_spread_pct, "%s", r->kernel_ms.why);
+        na(&r->kernel_spread_pct, "%s", metric_why(&r->kernel_ms));
     }
     double total = 0;
     int kpp = w->repeat > 0 ? (int)(count / (size_t)w->repeat) : 0;
@@ -352,8 +352,8 @@ static void copy_times(const event_view *ev, copy_dir dir, metric *ms, metric *b
     if (count == 0) {
         const char *d = dir == COPY_H2D ? "host-to-device" : "device-to-host";
         na(ms, "no %s copy records", d);
-        na(bytes, "%s", ms->why);
-        na(gbps, "%s", ms->why);
+        na(bytes, "%s", metric_why(ms));
+        na(gbps, "%s", metric_why(ms));
         return;
     }
     set(ms, t);
@@ -395,8 +395,8 @@ static void busy_and_gaps(const workload_run *w, const event_view *ev, workload_
         if (!ph) {
             free(iv);
             na(&r->busy_pct, "%s phase missing", gpu_phases[p]);
-            na(&r->gap_ms, "%s", r->busy_pct.why);
-            na(&r->busy_span_ms, "%s", r->busy_pct.why);
+            na(&r->gap_ms, "%s", metric_why(&r->busy_pct));
+            na(&r->busy_span_ms, "%s", metric_why(&r->busy_pct));
             return;
         }
         idle_gap largest;
@@ -491,7 +491,7 @@ static void decide_verdict(const event_view *ev, workload_metrics *r)
     if (!w->needs_gpu || w->status != WL_OK)
         not_judged(&v, w->needs_gpu ? "the workload did not complete" : "runs on the CPU");
     else if (!r->kernel_ms.ok || !r->copy_ms.ok)
-        not_judged(&v, !r->kernel_ms.ok ? r->kernel_ms.why : r->copy_ms.why);
+        not_judged(&v, !r->kernel_ms.ok ? metric_why(&r->kernel_ms) : metric_why(&r->copy_ms));
     else {
         const phase *compute = workload_find_phase(w, "compute");
         int nk = 0, nshort = 0;
@@ -513,7 +513,7 @@ static void decide_verdict(const event_view *ev, workload_metrics *r)
         na(&in.lead_idle_ms, "the phases are the product's own");
         na(&in.copy_hidden_pct, "a product's copies and kernel run one after the other");
         na(&in.launch_us, "launch calls are not timed per product");
-        na(&in.kernel_us, "%s", in.launch_us.why);
+        na(&in.kernel_us, "%s", metric_why(&in.launch_us));
         na(&in.sync_ms, "the workload's synchronization is the tool's own");
         /* The product's kernels: their share is the longest one's of the per-product time. */
         double top = 0;
@@ -626,12 +626,12 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         if (r->h2d_ms.ok && r->d2h_ms.ok)
             set(&r->copy_ms, r->h2d_ms.v + r->d2h_ms.v);
         else
-            na(&r->copy_ms, "%s", r->h2d_ms.ok ? r->d2h_ms.why : r->h2d_ms.why);
+            na(&r->copy_ms, "%s", r->h2d_ms.ok ? metric_why(&r->d2h_ms) : metric_why(&r->h2d_ms));
         copy_compute(&r->copy_compute_ratio, &r->copy_ms, &r->kernel_ms);
         if (r->copy_ms.ok && r->kernel_ms.ok)
             set(&r->e2e_ms, r->copy_ms.v + r->kernel_ms.v);
         else
-            na(&r->e2e_ms, "%s", r->kernel_ms.ok ? r->copy_ms.why : r->kernel_ms.why);
+            na(&r->e2e_ms, "%s", r->kernel_ms.ok ? metric_why(&r->copy_ms) : metric_why(&r->kernel_ms));
         busy_and_gaps(w, ev, r);
 
         if (w->timing == TIMING_CUPTI && r->kernel_ms.ok && w->nproduct_ms > 0) {
@@ -655,19 +655,19 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
         if (r->kernel_ms.ok && r->kernel_ms.v > 0)
             set(&r->tflops, flops / r->kernel_ms.v / 1e9);
         else
-            na(&r->tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : r->kernel_ms.why);
+            na(&r->tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : metric_why(&r->kernel_ms));
         ratio(&r->peak_pct, &r->tflops, &peak_tf, 100.0);
     }
     if (!w->needs_gpu) {
         if (r->kernel_ms.ok && r->kernel_ms.v > 0)
             set(&r->tflops, flops / r->kernel_ms.v / 1e9);
         else
-            na(&r->tflops, "%s", r->kernel_ms.why);
+            na(&r->tflops, "%s", metric_why(&r->kernel_ms));
     }
     if (r->e2e_ms.ok && r->e2e_ms.v > 0)
         set(&r->tflops_e2e, flops / r->e2e_ms.v / 1e9);
     else
-        na(&r->tflops_e2e, "%s", r->e2e_ms.ok ? "zero time" : r->e2e_ms.why);
+        na(&r->tflops_e2e, "%s", r->e2e_ms.ok ? "zero time" : metric_why(&r->e2e_ms));
 
     const workload_run *cpu = cpu_baseline(m, w->n);
     metric cpu_ms;

@@ -125,7 +125,7 @@ static void collection_of(const host_activity *ha, host_collection *c)
     } else {
         metric_na(&c->sites_skipped, "not counted: no sitestat line (an import, or a process that ended "
                                      "without its exit handler)");
-        metric_na(&c->sites_off_ms, "%s", c->sites_skipped.why);
+        metric_na(&c->sites_off_ms, "%s", metric_why(&c->sites_skipped));
     }
     if (st->has_looks) {
         uint64_t looks = st->looks_nogil + st->looks_gil;
@@ -134,8 +134,8 @@ static void collection_of(const host_activity *ha, host_collection *c)
         metric_set(&c->torn, (double)st->samples_torn);
     } else {
         metric_na(&c->nogil_pct, "no Python look counted (not a Python program, sampling off, or an import)");
-        metric_na(&c->left_out, "%s", c->nogil_pct.why);
-        metric_na(&c->torn, "%s", c->nogil_pct.why);
+        metric_na(&c->left_out, "%s", metric_why(&c->nogil_pct));
+        metric_na(&c->torn, "%s", metric_why(&c->nogil_pct));
     }
 }
 

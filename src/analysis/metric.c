@@ -1,33 +1,91 @@
 /* metric.h's helpers. */
 #include "metric.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The reasons given, each once (metric.h): an open-addressing set, at most half full, under a
+ * lock (regions are analysed on several threads). Never freed: a figure may point at a reason
+ * until the process ends, and there are few distinct ones. */
+static struct {
+    pthread_mutex_t lock;
+    char **slot;
+    size_t cap, n;
+} reasons = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0};
+
+static size_t reason_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static char **reason_slot(char **slot, size_t cap, const char *s)
+{
+    size_t i = reason_hash(s) & (cap - 1);
+    while (slot[i] && strcmp(slot[i], s) != 0)
+        i = (i + 1) & (cap - 1);
+    return &slot[i];
+}
+
+/* The interned copy of s; NULL when memory ran out. */
+static const char *intern_reason(const char *s)
+{
+    pthread_mutex_lock(&reasons.lock);
+    const char *out = NULL;
+    if ((reasons.n + 1) * 2 > reasons.cap) {
+        size_t cap = reasons.cap ? 2 * reasons.cap : 256;
+        char **slot = calloc(cap, sizeof *slot);
+        if (slot) {
+            for (size_t i = 0; i < reasons.cap; i++)
+                if (reasons.slot[i])
+                    *reason_slot(slot, cap, reasons.slot[i]) = reasons.slot[i];
+            free(reasons.slot);
+            reasons.slot = slot;
+            reasons.cap = cap;
+        }
+    }
+    if ((reasons.n + 1) * 2 <= reasons.cap) {
+        char **at = reason_slot(reasons.slot, reasons.cap, s);
+        if (!*at && (*at = strdup(s)))
+            reasons.n++;
+        out = *at;
+    }
+    pthread_mutex_unlock(&reasons.lock);
+    return out;
+}
 
 void metric_set(metric *m, double v)
 {
     m->v = v;
     m->ok = true;
-    m->why[0] = '\0';
+    m->reason = NULL;
 }
 
 void metric_na(metric *m, const char *fmt, ...)
 {
     m->v = 0;
     m->ok = false;
+    char why[96]; /* a reason is a line of a report: longer ones are cut, as they always were */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->why, sizeof m->why, fmt, ap);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    m->reason = intern_reason(why);
+    if (!m->reason)
+        m->reason = "out of memory while analysing";
 }
 
 void metric_ratio(metric *out, const metric *a, const metric *b, double scale)
 {
     if (!a->ok)
-        metric_na(out, "%s", a->why);
+        metric_na(out, "%s", metric_why(a));
     else if (!b->ok)
-        metric_na(out, "%s", b->why);
+        metric_na(out, "%s", metric_why(b));
     else if (b->v <= 0)
         metric_na(out, "divisor is zero");
     else

@@ -13,8 +13,14 @@
 typedef struct {
     double v;
     bool ok;
-    char why[96]; /* when !ok */
+    /* When !ok, why (metric_na; read it through metric_why): interned, one copy of each distinct
+     * reason for the process's life, so that a long run's thousands of regions, with a table of
+     * figures per kernel and per call each, hold a pointer per figure rather than 96 bytes. */
+    const char *reason;
 } metric;
+
+/* The reason of an n/a figure ("" where none was given). */
+static inline const char *metric_why(const metric *m) { return m->reason ? m->reason : ""; }
 
 void metric_set(metric *m, double v);
 void metric_na(metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

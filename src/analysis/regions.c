@@ -981,7 +981,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_set(&r->projected_busy_pct, 100.0 * (double)busy / (double)(last_end - first_start));
         } else {
             metric_na(&r->gpu_span_ms, "%s", niv > 0 ? "its GPU work took no time" : "no GPU work launched from inside");
-            metric_na(&r->projected_busy_pct, "%s", r->gpu_span_ms.why);
+            metric_na(&r->projected_busy_pct, "%s", metric_why(&r->gpu_span_ms));
         }
         ok = executed_during(m, t, ri, r);
         if (r->nlaunches > 0)

@@ -153,11 +153,11 @@ void counter_figures(const run_model *m, workload_metrics *r)
     double product = product_flops(w->n);
     bool fp32_counted = r->flops_executed.ok && r->flops_executed.v >= 0.5 * product;
     if (!r->flops_executed.ok)
-        metric_na(&r->achieved_tflops, "%s", r->flops_executed.why);
+        metric_na(&r->achieved_tflops, "%s", metric_why(&r->flops_executed));
     else if (!fp32_counted)
         metric_na(&r->achieved_tflops, "the product ran on the tensor pipe; FP32 instruction counts miss its FLOPs");
     else if (!r->kernel_ms.ok || r->kernel_ms.v <= 0)
-        metric_na(&r->achieved_tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : r->kernel_ms.why);
+        metric_na(&r->achieved_tflops, "%s", r->kernel_ms.ok ? "zero kernel time" : metric_why(&r->kernel_ms));
     else
         metric_set(&r->achieved_tflops, r->flops_executed.v / r->kernel_ms.v / 1e9);
 
@@ -224,12 +224,12 @@ void launch_counter_figures(const kernel_counters *k, launch_metrics *r)
     take(&r->flops_executed, 2 * k->v[CTR_FFMA] + k->v[CTR_FADD] + k->v[CTR_FMUL], "FP32 instruction counts");
     /* A kernel busy on the tensor pipe does its FLOPs there, where the FP32 counts miss them. */
     if (!r->flops_executed.ok)
-        metric_na(&r->achieved_tflops, "%s", r->flops_executed.why);
+        metric_na(&r->achieved_tflops, "%s", metric_why(&r->flops_executed));
     else if (r->tensor_pct.ok && r->tensor_pct.v >= 1.0)
         metric_na(&r->achieved_tflops, "runs on the tensor pipe (%.0f%% active); FP32 instruction counts miss its FLOPs",
                   r->tensor_pct.v);
     else if (!r->duration_us.ok || r->duration_us.v <= 0)
-        metric_na(&r->achieved_tflops, "%s", r->duration_us.ok ? "zero duration" : r->duration_us.why);
+        metric_na(&r->achieved_tflops, "%s", r->duration_us.ok ? "zero duration" : metric_why(&r->duration_us));
     else
         metric_set(&r->achieved_tflops, r->flops_executed.v / (r->duration_us.v * 1e-6) / 1e12);
     decide_bound(k, &r->bound, &r->bound_pct, r->bound_text, sizeof r->bound_text);
