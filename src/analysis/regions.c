@@ -35,16 +35,32 @@ typedef struct {
     const api_event *launch;
 } gpu_item;
 
-/* An API call or synchronization on a host thread. */
+/* An API call or synchronization on a host thread: what the regions' walk reads of each, the
+ * rest through the event (24 bytes, not 48: a long run has millions). */
 typedef struct {
+    const void *ev; /* an api_event, or a sync_event where is_sync */
+    int64_t start;
+    uint32_t tid;   /* a sync's calling thread (CUPTI's records carry none) */
     bool is_sync;
-    const void *ev;
-    int64_t start, end;
-    uint32_t pid, tid;
-    int owner;
     bool launches; /* an API call that launched a kernel */
     bool ranged;   /* its thread had a range of its own open at its start */
 } host_item;
+
+static int64_t host_end(const host_item *h)
+{
+    return h->is_sync ? ((const sync_event *)h->ev)->end_ns : ((const api_event *)h->ev)->end_ns;
+}
+
+static uint32_t host_pid(const host_item *h)
+{
+    return h->is_sync ? ((const sync_event *)h->ev)->pid : ((const api_event *)h->ev)->pid;
+}
+
+/* The region the collector gave it (a built-in workload's), as gpu_item.owner. */
+static int host_owner(const host_item *h)
+{
+    return h->is_sync ? ((const sync_event *)h->ev)->region : ((const api_event *)h->ev)->region;
+}
 
 typedef struct {
     gpu_item *gpu;
@@ -196,14 +212,13 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
         size_t i = calls_order[o];
         if (i < s->napis) {
             const api_event *a = &s->apis[i];
-            t->host[t->nhost++] = (host_item){false, a, a->start_ns, a->end_ns, a->pid, a->thread, a->region, false, false};
+            t->host[t->nhost++] = (host_item){a, a->start_ns, a->thread, false, false, false};
             continue;
         }
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
         const sync_event *y = &s->syncs[i - s->napis];
         const api_event *call = launch_of(launches, y->pid, y->correlation);
-        t->host[t->nhost++] = (host_item){true, y, y->start_ns, y->end_ns, y->pid, call ? call->thread : y->thread,
-                                           y->region, false, false};
+        t->host[t->nhost++] = (host_item){y, y->start_ns, call ? call->thread : y->thread, true, false, false};
     }
     for (size_t i = 0; i < t->ngpu; i++) {
         gpu_item *g = &t->gpu[i];
@@ -212,7 +227,7 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
             t->longest = g->end - g->start;
     }
     for (size_t i = 0; i < t->nhost; i++)
-        t->host[i].ranged = thread_ranged(ranges, nranges, t->host[i].pid, t->host[i].tid, t->host[i].start);
+        t->host[i].ranged = thread_ranged(ranges, nranges, host_pid(&t->host[i]), t->host[i].tid, t->host[i].start);
     free(ranges);
     bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL);
     for (size_t i = 0; i < t->ngpu; i++)
@@ -492,7 +507,7 @@ static bool api_stats(const host_item *const *calls, int n, double total_ms, reg
             runs[j].first = at, at += runs[j].count, runs[j].count = 0;
         for (int i = 0; i < n; i++) {
             name_run *g = &runs[which[i]];
-            dur[g->first + g->count++] = key_of_i64(calls[i]->end - calls[i]->start);
+            dur[g->first + g->count++] = key_of_i64(host_end(calls[i]) - calls[i]->start);
         }
         qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
     }
@@ -915,9 +930,9 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     int ncalls = 0, ccap = 0;
     for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
         const host_item *h = &t->host[i];
-        if (!member(m, ri, h->start, h->pid, h->tid, h->owner, h->ranged))
+        if (!member(m, ri, h->start, host_pid(h), h->tid, host_owner(h), h->ranged))
             continue;
-        double d = ms(h->end - h->start);
+        double d = ms(host_end(h) - h->start);
         if (h->is_sync) {
             r->nsyncs++;
             sync_t += d;
