@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How often the directory and the followed file are looked at: a tenth of a second leaves at
- * most that much of the stream (a few hundred kilobytes on a busy PyTorch loop) to read after
- * the exit, for a stat and a directory listing per period. */
+/* How often the followed file is looked at (the directory, until the stream exists): a tenth of
+ * a second leaves at most that much of the stream (a few hundred kilobytes on a busy PyTorch
+ * loop) to read after the exit, for a stat per period. */
 #define FOLLOW_PERIOD_NS 100000000L
 #define FOLLOW_NICE 10
 /* Nothing is read in a program's first seconds: a short program's streams take milliseconds to
