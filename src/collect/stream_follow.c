@@ -13,15 +13,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "thread_wait.h"
+
 /* How often the followed file is looked at (the directory, until the stream exists): a tenth of
  * a second leaves at most that much of the stream (a few hundred kilobytes on a busy PyTorch
  * loop) to read after the exit, for a stat per period. */
-#define FOLLOW_PERIOD_NS 100000000L
+#define FOLLOW_PERIOD_MS 100
 #define FOLLOW_NICE 10
 /* Nothing is read in a program's first seconds: a short program's streams take milliseconds to
  * read after its exit, so following it gains nothing, and its start-up (CUDA's initialisation,
  * module loads, the first launches) has the machine to itself. */
-#define FOLLOW_AFTER_S 2
+#define FOLLOW_AFTER_MS 2000
 
 struct stream_follow {
     const char *dir;
@@ -31,7 +33,6 @@ struct stream_follow {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    pthread_condattr_t wake_attr;
     bool stop;          /* set by stream_follow_finish */
     stream_file *file;  /* the stream followed, once it exists */
     off_t read_to;      /* its size when last read */
@@ -74,22 +75,14 @@ static void *follow_thread(void *p)
      * hook does, its threads and addr2line processes, inherit this). Linux's nice is per thread. */
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), FOLLOW_NICE);
     pthread_mutex_lock(&f->lock);
-    struct timespec begin;
-    clock_gettime(CLOCK_MONOTONIC, &begin);
-    begin.tv_sec += FOLLOW_AFTER_S;
+    struct timespec begin = realtime_after_ms(FOLLOW_AFTER_MS);
     while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock, &begin) != ETIMEDOUT)
         ;
     while (!f->stop && !f->failed) {
         pthread_mutex_unlock(&f->lock);
         follow_once(f);
         pthread_mutex_lock(&f->lock);
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += FOLLOW_PERIOD_NS;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = realtime_after_ms(FOLLOW_PERIOD_MS);
         while (!f->stop && pthread_cond_timedwait(&f->wake, &f->lock, &until) != ETIMEDOUT)
             ;
     }
@@ -104,9 +97,7 @@ stream_follow *stream_follow_start(const char *dir, run_model *m, follow_hook ho
         return NULL;
     *f = (stream_follow){.dir = dir, .m = m, .hook = hook, .ctx = ctx, .read_to = -1};
     pthread_mutex_init(&f->lock, NULL);
-    pthread_condattr_init(&f->wake_attr);
-    pthread_condattr_setclock(&f->wake_attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&f->wake, &f->wake_attr);
+    pthread_cond_init(&f->wake, NULL);
     /* The thread takes no signals (it inherits this mask): the launcher's handlers forward them to
      * the program, and its reads are best not interrupted. */
     sigset_t all, old;
@@ -116,7 +107,6 @@ stream_follow *stream_follow_start(const char *dir, run_model *m, follow_hook ho
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
         pthread_cond_destroy(&f->wake);
-        pthread_condattr_destroy(&f->wake_attr);
         pthread_mutex_destroy(&f->lock);
         free(f);
         return NULL;
@@ -139,7 +129,6 @@ follow_result stream_follow_finish(stream_follow *f, const char *dir, run_model 
         if (failed)
             snprintf(err, errlen, "%s", f->err);
         pthread_cond_destroy(&f->wake);
-        pthread_condattr_destroy(&f->wake_attr);
         pthread_mutex_destroy(&f->lock);
         free(f);
         if (failed) {

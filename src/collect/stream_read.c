@@ -797,9 +797,8 @@ bool stream_file_feed(stream_file *r, bool at_end)
     while (!r->oom && !r->truncated && !r->foreign && (len = getline(&r->line, &r->line_cap, r->fp)) > 0) {
         char *line = r->line;
         if (line[len - 1] != '\n') {
-            if (!at_end)
-                break; /* still being written: read whole next time */
-            r->truncated = true; /* the process died mid-write */
+            /* At the end: the process died mid-write. Else still being written: read whole next time. */
+            r->truncated = at_end;
             break;
         }
         r->done_to = at += len;

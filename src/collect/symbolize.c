@@ -421,12 +421,20 @@ void symbol_passes_free(symbol_passes *o)
         free(o->mods);
 }
 
+/* The pass after the program's exit (all of SYMBOLIZE_AT_ONCE, one deadline for the pass), then
+ * symbols_why; o's records are freed (not o itself). */
+static void last_pass_run(host_activity *h, symbol_passes *o)
+{
+    o->last = true;
+    host_symbolize_new(h, o);
+    symbol_passes_why(o, h);
+    symbol_passes_free(o);
+}
+
 void host_symbolize(host_activity *h)
 {
-    symbol_passes o = {.last = true};
-    host_symbolize_new(h, &o);
-    symbol_passes_why(&o, h);
-    symbol_passes_free(&o);
+    symbol_passes o = {0};
+    last_pass_run(h, &o);
 }
 
 /* The last pass, on its thread: the passes are its to free. */
@@ -438,11 +446,8 @@ typedef struct {
 static void *symbolize_thread(void *p)
 {
     last_pass *job = p;
-    job->o->last = true;
     double t0 = monotonic_seconds();
-    host_symbolize_new(job->h, job->o);
-    symbol_passes_why(job->o, job->h);
-    symbol_passes_free(job->o);
+    last_pass_run(job->h, job->o);
     free(job->o);
     free(job);
     stage_note("native frames named on their thread: %.3f s", monotonic_seconds() - t0);
@@ -457,10 +462,8 @@ void host_symbolize_start(host_activity *h, symbol_passes *o)
         host_symbolize(h); /* out of memory: named now, without a record of passes */
         return;
     }
-    if (!job) {
-        host_symbolize_new(h, o);
-        symbol_passes_why(o, h);
-        symbol_passes_free(o);
+    if (!job) { /* out of memory: named now */
+        last_pass_run(h, o);
         free(o);
         return;
     }

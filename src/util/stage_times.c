@@ -26,15 +26,20 @@ void stage_note(const char *fmt, ...)
     fprintf(stderr, "mmprof: stage   %s\n", line); /* one write: lines of threads stay whole */
 }
 
+/* The process's peak RSS so far, -1 where it cannot be had. */
+static long peak_rss_mb(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
+}
+
 void stage_lap(double *since, const char *what)
 {
     if (!stage_times_on())
         return;
     double t = monotonic_seconds();
-    struct rusage ru;
     if (*since > 0)
-        stage_note("%s: %.3f s, peak RSS %ld MB", what, t - *since,
-                   getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1);
+        stage_note("%s: %.3f s, peak RSS %ld MB", what, t - *since, peak_rss_mb());
     *since = t;
 }
 
@@ -49,8 +54,7 @@ void stage_mark(const char *what)
     if (!enabled)
         return;
     double t = monotonic_seconds();
-    struct rusage ru;
-    long rss_mb = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
-    fprintf(stderr, "mmprof: stage %s: %.3f s (%.3f s in all), peak RSS %ld MB\n", what, t - last, t - first, rss_mb);
+    fprintf(stderr, "mmprof: stage %s: %.3f s (%.3f s in all), peak RSS %ld MB\n", what, t - last, t - first,
+            peak_rss_mb());
     last = t;
 }
