@@ -3,8 +3,8 @@
 //   copies_and_streams OUT.json [fork|crash]
 //
 // Phases, each an NVTX range:
-//   "timed"       one stream, one thing at a time: pageable and pinned copies each way and spin
-//                 kernels, each timed by a cudaEvent pair, so the event times are the operations'
+//   "timed"       one stream, one thing at a time: pageable copies, batches of pinned copies each
+//                 way and spin kernels, each timed by a cudaEvent pair, so the event times are the operations'
 //                 own (nothing else runs, nothing waits behind anything);
 //   "concurrent"  several streams, each copying in (pinned, async), running kernels and copying
 //                 out, overlapping: counted, not timed.
@@ -31,7 +31,17 @@
         }                                                                                          \
     } while (0)
 
-static const size_t BYTES = 64u << 20;        // each copy in the timed phase
+// The timed phase's copies. An event pair around a copy also counts what happens before the copy
+// reaches the copy engine and after it leaves it: the host's launch latency (14-42 us on the
+// H200, 1-3% of one 64 MB pinned copy at ~50 GB/s), and for a pageable copy the driver's staging
+// through a pinned buffer (the host copies the first chunk in before the engine starts, or the
+// last one out after it ends). So the pinned copies go PINNED_COPIES at a time, back to back on
+// the stream inside one pair (the latency counted once against ~10 ms of copying), and the
+// pageable copy is eight times larger than a pinned one (one chunk's staging, 0.1-0.8 ms on the
+// H200, against ~40-90 ms of copying).
+static const size_t BYTES = 64u << 20;           // each pinned copy in the timed phase
+static const int PINNED_COPIES = 8;              // per direction, inside one event pair
+static const size_t PAGEABLE_BYTES = 512u << 20; // the pageable copy each way
 static const int TIMED_KERNELS = 8;
 static const long long SPIN_CYCLES = 2000000; // about 1 ms at the H200's clock
 // The timed phase's kernels run ten times longer: an event pair around a launch on an idle stream
@@ -82,19 +92,29 @@ static void timed_phase(counts &c, float *dev, float *out)
     nvtxRangePushA("timed");
     cudaStream_t s;
     CHECK(cudaStreamCreate(&s));
-    char *pageable = (char *)malloc(BYTES);
+    char *pageable = (char *)malloc(PAGEABLE_BYTES);
     char *pinned;
+    if (!pageable) {
+        fprintf(stderr, "out of memory for the pageable buffer\n");
+        exit(1);
+    }
     CHECK(cudaMallocHost(&pinned, BYTES));
-    memset(pageable, 1, BYTES);
+    memset(pageable, 1, PAGEABLE_BYTES);
     memset(pinned, 2, BYTES);
     // Pageable copies are synchronous: cudaMemcpy on the stream-ordered default stream would
     // also be, but cudaMemcpyAsync on s keeps every operation of the phase on one stream.
-    c.h2d_pageable_ms += timed(s, [&] { CHECK(cudaMemcpyAsync(dev, pageable, BYTES, cudaMemcpyHostToDevice, s)); });
-    c.d2h_pageable_ms += timed(s, [&] { CHECK(cudaMemcpyAsync(pageable, dev, BYTES, cudaMemcpyDeviceToHost, s)); });
-    c.h2d_pinned_ms += timed(s, [&] { CHECK(cudaMemcpyAsync(dev, pinned, BYTES, cudaMemcpyHostToDevice, s)); });
-    c.d2h_pinned_ms += timed(s, [&] { CHECK(cudaMemcpyAsync(pinned, dev, BYTES, cudaMemcpyDeviceToHost, s)); });
-    c.h2d += 2, c.d2h += 2, c.h2d_pageable++, c.d2h_pageable++;
-    c.h2d_bytes += 2 * BYTES, c.d2h_bytes += 2 * BYTES;
+    c.h2d_pageable_ms += timed(s, [&] { CHECK(cudaMemcpyAsync(dev, pageable, PAGEABLE_BYTES, cudaMemcpyHostToDevice, s)); });
+    c.d2h_pageable_ms += timed(s, [&] { CHECK(cudaMemcpyAsync(pageable, dev, PAGEABLE_BYTES, cudaMemcpyDeviceToHost, s)); });
+    c.h2d_pinned_ms += timed(s, [&] {
+        for (int i = 0; i < PINNED_COPIES; i++)
+            CHECK(cudaMemcpyAsync(dev, pinned, BYTES, cudaMemcpyHostToDevice, s));
+    });
+    c.d2h_pinned_ms += timed(s, [&] {
+        for (int i = 0; i < PINNED_COPIES; i++)
+            CHECK(cudaMemcpyAsync(pinned, dev, BYTES, cudaMemcpyDeviceToHost, s));
+    });
+    c.h2d += 1 + PINNED_COPIES, c.d2h += 1 + PINNED_COPIES, c.h2d_pageable++, c.d2h_pageable++;
+    c.h2d_bytes += PAGEABLE_BYTES + PINNED_COPIES * BYTES, c.d2h_bytes += PAGEABLE_BYTES + PINNED_COPIES * BYTES;
     for (int i = 0; i < TIMED_KERNELS; i++) {
         c.kernel_ms += timed(s, [&] { spin<<<1, 32, 0, s>>>(TIMED_SPIN_CYCLES, out); CHECK(cudaGetLastError()); });
         c.kernels++;
@@ -177,7 +197,7 @@ int main(int argc, char **argv)
     }
     nvtxRangePushA("setup");
     float *dev, *out;
-    CHECK(cudaMalloc(&dev, BYTES));
+    CHECK(cudaMalloc(&dev, PAGEABLE_BYTES)); // the timed phase's copies land here, the largest first
     CHECK(cudaMalloc(&out, 64 * sizeof(float)));
     nvtxRangePop();
 
@@ -197,10 +217,10 @@ int main(int argc, char **argv)
             "\"d2h_pageable_copies\": %d, \"h2d_bytes\": %llu, \"d2h_bytes\": %llu, \"child_kernels\": %d, "
             "\"child_d2h_bytes\": %llu, \"timed_kernel_ms\": %.6f, \"timed_h2d_pinned_ms\": %.6f, "
             "\"timed_d2h_pinned_ms\": %.6f, \"timed_h2d_pageable_ms\": %.6f, \"timed_d2h_pageable_ms\": %.6f, "
-            "\"timed_copy_bytes\": %zu}\n",
+            "\"timed_pinned_bytes\": %zu, \"timed_pageable_bytes\": %zu}\n",
             c.kernels, c.h2d, c.d2h, c.h2d_pageable, c.d2h_pageable, c.h2d_bytes, c.d2h_bytes, child_kernels,
             child_d2h_bytes, c.kernel_ms, c.h2d_pinned_ms, c.d2h_pinned_ms, c.h2d_pageable_ms, c.d2h_pageable_ms,
-            BYTES);
+            PINNED_COPIES * BYTES, PAGEABLE_BYTES);
     fclose(f);
     printf("copies_and_streams: %d kernels, %d + %d copies\n", c.kernels, c.h2d, c.d2h);
     fflush(stdout);
