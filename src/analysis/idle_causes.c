@@ -72,12 +72,13 @@ idle_cause idle_cause_of_name(const char *name)
     return IDLE_OTHER_API;
 }
 
-/* One host call: its span and cause. */
+/* One host call: which it is and its cause, 8 bytes (a long run has millions): its span and name
+ * are read through the model's event (call_start, call_end, call_api). */
 typedef struct {
-    int64_t start, end;
-    idle_cause cause;
-    const api_event *api; /* NULL for a synchronization record */
+    uint64_t index : 56; /* below napis an API call, else the synchronization record index - napis */
+    uint64_t cause : 8;  /* an idle_cause */
 } host_call;
+_Static_assert(sizeof(host_call) == 8, "a host call is one word");
 
 /* A piece of the painted timeline: [start, end) under one cause. */
 typedef struct {
@@ -86,12 +87,33 @@ typedef struct {
 } piece;
 
 struct host_causes {
+    const event_list *events;
     host_call *calls; /* by start */
     size_t ncalls;
     int64_t longest;  /* the longest call, to find those that began before a stretch */
     piece *pieces;    /* disjoint, by start */
     size_t npieces;
 };
+
+static const api_event *call_api(const host_causes *h, size_t i) /* NULL for a synchronization record */
+{
+    size_t k = h->calls[i].index;
+    return k < h->events->napis ? &h->events->apis[k] : NULL;
+}
+
+static int64_t call_start(const host_causes *h, size_t i)
+{
+    size_t k = h->calls[i].index;
+    const event_list *s = h->events;
+    return k < s->napis ? s->apis[k].start_ns : s->syncs[k - s->napis].start_ns;
+}
+
+static int64_t call_end(const host_causes *h, size_t i)
+{
+    size_t k = h->calls[i].index;
+    const event_list *s = h->events;
+    return k < s->napis ? s->apis[k].end_ns : s->syncs[k - s->napis].end_ns;
+}
 
 /* A copy's process, correlation id and whether its host side was pageable. */
 typedef struct {
@@ -134,12 +156,13 @@ static bool may_create_context(const char *name, idle_cause c)
 }
 
 /* The runtime's lazy context creation (idle_causes.h): calls are sorted by start here. */
-static bool mark_lazy_context(host_call *calls, size_t n)
+static bool mark_lazy_context(host_causes *h)
 {
+    host_call *calls = h->calls;
     proc_ctx *p = NULL;
     size_t np = 0;
-    for (size_t i = 0; i < n; i++) {
-        const api_event *a = calls[i].api;
+    for (size_t i = 0; i < h->ncalls; i++) {
+        const api_event *a = call_api(h, i);
         if (!a)
             continue;
         size_t j = 0;
@@ -157,11 +180,11 @@ static bool mark_lazy_context(host_call *calls, size_t n)
         if (a->kind == API_DRIVER && calls[i].cause == IDLE_CONTEXT && a->start_ns < p[j].explicit_ctx)
             p[j].explicit_ctx = a->start_ns;
         if (a->kind == API_RUNTIME && p[j].first_long == SIZE_MAX && a->end_ns - a->start_ns >= IDLE_LAZY_CONTEXT_NS &&
-            may_create_context(a->name, calls[i].cause))
+            may_create_context(a->name, (idle_cause)calls[i].cause))
             p[j].first_long = i;
     }
     for (size_t j = 0; j < np; j++)
-        if (p[j].first_long != SIZE_MAX && calls[p[j].first_long].start < p[j].explicit_ctx)
+        if (p[j].first_long != SIZE_MAX && call_start(h, p[j].first_long) < p[j].explicit_ctx)
             calls[p[j].first_long].cause = IDLE_CONTEXT;
     free(p);
     return true;
@@ -187,8 +210,8 @@ static edge *ends_in_order(const host_causes *h, size_t *n)
     edge *ends = malloc((h->ncalls ? h->ncalls : 1) * sizeof *ends);
     *n = 0;
     for (size_t i = 0; ends && i < h->ncalls; i++)
-        if (h->calls[i].end > h->calls[i].start)
-            ends[(*n)++] = (edge){h->calls[i].end, -1, h->calls[i].cause};
+        if (call_end(h, i) > call_start(h, i))
+            ends[(*n)++] = (edge){call_end(h, i), -1, (idle_cause)h->calls[i].cause};
     if (ends && !key_sort(ends, *n, sizeof *ends, edge_time, NULL)) {
         free(ends);
         return NULL;
@@ -199,7 +222,7 @@ static edge *ends_in_order(const host_causes *h, size_t *n)
 /* The next call at or after *i that takes time (its start is an edge); false past the last. */
 static bool next_start(const host_causes *h, size_t *i)
 {
-    while (*i < h->ncalls && h->calls[*i].end <= h->calls[*i].start)
+    while (*i < h->ncalls && call_end(h, *i) <= call_start(h, *i))
         (*i)++;
     return *i < h->ncalls;
 }
@@ -211,7 +234,7 @@ static bool next_edge(const host_causes *h, size_t *i, const edge *ends, size_t 
     bool s = next_start(h, i);
     if (!s && j == ne)
         return false;
-    *t = !s ? ends[j].t : j == ne || h->calls[*i].start < ends[j].t ? h->calls[*i].start : ends[j].t;
+    *t = !s ? ends[j].t : j == ne || call_start(h, *i) < ends[j].t ? call_start(h, *i) : ends[j].t;
     return true;
 }
 
@@ -222,7 +245,7 @@ static bool paint(host_causes *h)
 {
     size_t ne = 0;
     edge *ends = ends_in_order(h, &ne);
-    h->pieces = malloc((ne ? 2 * ne : 1) * sizeof *h->pieces);
+    h->pieces = malloc((ne ? 2 * ne : 1) * sizeof *h->pieces); /* trimmed to what was painted below */
     if (!ends || !h->pieces) {
         free(ends);
         return false;
@@ -231,7 +254,7 @@ static bool paint(host_causes *h)
     size_t i = 0, j = 0;
     int64_t t, next;
     for (bool more = next_edge(h, &i, ends, j, ne, &t); more; t = next) {
-        for (; next_start(h, &i) && h->calls[i].start == t; i++)
+        for (; next_start(h, &i) && call_start(h, i) == t; i++)
             open[h->calls[i].cause]++;
         for (; j < ne && ends[j].t == t; j++)
             open[ends[j].cause]--;
@@ -249,6 +272,8 @@ static bool paint(host_causes *h)
             h->pieces[h->npieces++] = (piece){t, next, (idle_cause)c};
     }
     free(ends);
+    piece *fit = realloc(h->pieces, (h->npieces ? h->npieces : 1) * sizeof *h->pieces);
+    h->pieces = fit ? fit : h->pieces;
     return true;
 }
 
@@ -275,6 +300,8 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
     size_t *own = by_start ? NULL : host_calls_by_start(s);
     const size_t *order = by_start ? by_start : own;
     host_causes *h = order ? calloc(1, sizeof *h) : NULL;
+    if (h)
+        h->events = s;
     size_t n = s->napis + s->nsyncs;
     copy_key *k = malloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
     if (h)
@@ -301,8 +328,7 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
     for (size_t o = 0; o < n; o++) {
         size_t i = order[o];
         if (i >= s->napis) { /* a synchronization record is the host waiting on the GPU, whatever call made it */
-            const sync_event *y = &s->syncs[i - s->napis];
-            h->calls[h->ncalls++] = (host_call){y->start_ns, y->end_ns, IDLE_SYNC, NULL};
+            h->calls[h->ncalls++] = (host_call){i, IDLE_SYNC};
             continue;
         }
         const api_event *a = &s->apis[i];
@@ -314,14 +340,14 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
         if (c == IDLE_OTHER_API && seen[slot].memcpy &&
             pageable_copy(k, s->ncopies, a->pid, a->correlation))
             c = IDLE_PAGEABLE_COPY;
-        h->calls[h->ncalls++] = (host_call){a->start_ns, a->end_ns, c, a};
+        h->calls[h->ncalls++] = (host_call){i, c};
     }
     free(k);
     free(own);
     for (size_t i = 0; i < h->ncalls; i++)
-        if (h->calls[i].end - h->calls[i].start > h->longest)
-            h->longest = h->calls[i].end - h->calls[i].start;
-    if (!mark_lazy_context(h->calls, h->ncalls) || !paint(h)) {
+        if (call_end(h, i) - call_start(h, i) > h->longest)
+            h->longest = call_end(h, i) - call_start(h, i);
+    if (!mark_lazy_context(h) || !paint(h)) {
         host_causes_free(h);
         return NULL;
     }
@@ -380,7 +406,7 @@ static size_t first_call(const host_causes *h, int64_t start)
     size_t lo = 0, hi = h->ncalls;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (h->calls[mid].start < start - h->longest)
+        if (call_start(h, mid) < start - h->longest)
             lo = mid + 1;
         else
             hi = mid;
@@ -408,12 +434,13 @@ int64_t host_causes_top_call(const host_causes *h, int64_t start, int64_t end, i
         int count;
     } seen[TOP_CALL_NAMES];
     int n = 0, best = -1;
-    for (size_t i = first_call(h, start); i < h->ncalls && h->calls[i].start < end; i++) {
-        int64_t d = inside(h->calls[i].start, h->calls[i].end, start, end);
-        if (!h->calls[i].api || h->calls[i].cause != c || d <= 0)
+    for (size_t i = first_call(h, start); i < h->ncalls && call_start(h, i) < end; i++) {
+        int64_t d = inside(call_start(h, i), call_end(h, i), start, end);
+        const api_event *a = call_api(h, i);
+        if (!a || h->calls[i].cause != c || d <= 0)
             continue;
         char nm[64];
-        api_display_name(h->calls[i].api->name, nm, sizeof nm);
+        api_display_name(a->name, nm, sizeof nm);
         int j = 0;
         while (j < n && strcmp(seen[j].name, nm) != 0)
             j++;
@@ -561,16 +588,17 @@ static bool stretch_calls(const host_causes *h, idle_stretch *x)
 {
     idle_call *all = NULL;
     size_t n = 0, cap = 0;
-    for (size_t i = first_call(h, x->start_ns); i < h->ncalls && h->calls[i].start < x->end_ns; i++) {
-        const host_call *c = &h->calls[i];
-        int64_t d = inside(c->start, c->end, x->start_ns, x->end_ns);
-        if (!c->api || d <= 0)
+    for (size_t i = first_call(h, x->start_ns); i < h->ncalls && call_start(h, i) < x->end_ns; i++) {
+        const api_event *a = call_api(h, i);
+        idle_cause cause = (idle_cause)h->calls[i].cause;
+        int64_t d = inside(call_start(h, i), call_end(h, i), x->start_ns, x->end_ns);
+        if (!a || d <= 0)
             continue;
         char name[64];
-        api_display_name(c->api->name, name, sizeof name);
+        api_display_name(a->name, name, sizeof name);
         size_t j = 0;
-        while (j < n && (strcmp(all[j].name, name) != 0 || all[j].cause != c->cause || all[j].pid != c->api->pid ||
-                         all[j].thread != c->api->thread))
+        while (j < n && (strcmp(all[j].name, name) != 0 || all[j].cause != cause || all[j].pid != a->pid ||
+                         all[j].thread != a->thread))
             j++;
         if (j == n) {
             if (n == cap) {
@@ -584,9 +612,9 @@ static bool stretch_calls(const host_causes *h, idle_stretch *x)
             }
             memset(&all[n], 0, sizeof all[n]);
             copy_str(all[n].name, sizeof all[n].name, name);
-            all[n].cause = c->cause;
-            all[n].pid = c->api->pid;
-            all[n].thread = c->api->thread;
+            all[n].cause = cause;
+            all[n].pid = a->pid;
+            all[n].thread = a->thread;
             metric_set(&all[n].ms, 0);
             n++;
         }
