@@ -3,10 +3,12 @@
  * a run file always renders with the current analysis. */
 #include "json_report.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "devices.h"
 #include "host_idle.h"
@@ -804,9 +806,27 @@ static void *write_analysis_part(void *p)
 struct json_model_text {
     const run_model *m;
     pthread_t thread;
-    strbuf text;
+    strbuf text;  /* the text, or (with a scratch file) what is not handed to it yet */
+    int fd;       /* the scratch file, -1: none */
+    int error;    /* errno of a failed write to it */
     bool ok;
 };
+
+static bool scratch_write(void *ctx, const char *data, size_t len)
+{
+    json_model_text *x = ctx;
+    for (size_t done = 0; done < len;) {
+        ssize_t n = write(x->fd, data + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            x->error = n < 0 ? errno : ENOSPC;
+            return false;
+        }
+        done += (size_t)n;
+    }
+    return true;
+}
 
 /* The model's members after "summary", which comes first and needs the analysis. */
 static void *write_model_part(void *p)
@@ -814,25 +834,40 @@ static void *write_model_part(void *p)
     json_model_text *x = p;
     json_writer w;
     jw_text_after(&w, &x->text);
-    x->ok = model_write(x->m, &w, NULL) && !w.failed && w.depth == 0 && !x->text.oom;
+    text_sink to_scratch = {scratch_write, x};
+    if (x->fd >= 0)
+        jw_drain_to(&w, &to_scratch);
+    x->ok = model_write(x->m, &w, NULL) && !w.failed && w.depth == 0 && !x->text.oom && jw_drain(&w);
     return NULL;
 }
 
-json_model_text *json_model_text_start(const run_model *m)
+json_model_text *json_model_text_start(const run_model *m, int scratch)
 {
-    if (m->source == SOURCE_BUILTIN)
+    json_model_text *t = m->source == SOURCE_BUILTIN ? NULL : calloc(1, sizeof *t);
+    if (!t) {
+        if (scratch >= 0)
+            close(scratch);
         return NULL;
-    json_model_text *t = calloc(1, sizeof *t);
-    if (!t)
-        return NULL;
+    }
     t->m = m;
+    t->fd = scratch;
     sb_init(&t->text);
     if (pthread_create(&t->thread, NULL, write_model_part, t) != 0) {
         sb_free(&t->text);
+        if (scratch >= 0)
+            close(scratch);
         free(t);
         return NULL;
     }
     return t;
+}
+
+static void model_text_free(json_model_text *t)
+{
+    sb_free(&t->text);
+    if (t->fd >= 0)
+        close(t->fd);
+    free(t);
 }
 
 void json_model_text_free(json_model_text *t)
@@ -840,15 +875,42 @@ void json_model_text_free(json_model_text *t)
     if (!t)
         return;
     pthread_join(t->thread, NULL);
-    sb_free(&t->text);
-    free(t);
+    model_text_free(t);
+}
+
+/* t's text to sink: read back from its scratch file, or from memory. */
+static bool model_text_out(json_model_text *t, const text_sink *sink, char *err, size_t errlen)
+{
+    if (t->fd < 0)
+        return sink_write(sink, t->text.s, t->text.len);
+    if (lseek(t->fd, 0, SEEK_SET) != 0) {
+        snprintf(err, errlen, "cannot read back the scratch file of the run's events: %s", strerror(errno));
+        return false;
+    }
+    char *buf = malloc(JW_DRAIN_AT);
+    bool ok = buf != NULL;
+    for (ssize_t n; ok && (n = read(t->fd, buf, JW_DRAIN_AT)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(err, errlen, "cannot read back the scratch file of the run's events: %s", strerror(errno));
+            ok = false;
+            break;
+        }
+        ok = sink_write(sink, buf, (size_t)n);
+    }
+    if (!buf)
+        snprintf(err, errlen, "out of memory");
+    free(buf);
+    return ok;
 }
 
 /* The run file with the figures beside the raw facts: the summary first, then the model's
  * members (each workload with its metrics), then the analysis. Written a member or an element
- * at a time (json_writer.h), so memory stays near the text's size. */
-char *render_json_from(const analysis *a, json_model_text *t)
+ * at a time (json_writer.h) and handed to sink as it goes. */
+bool render_json_to(const analysis *a, json_model_text *t, const text_sink *sink, char *err, size_t errlen)
 {
+    snprintf(err, errlen, "out of memory");
     analysis_part part = {.a = a};
     sb_init(&part.text);
     pthread_t helper;
@@ -857,32 +919,50 @@ char *render_json_from(const analysis *a, json_model_text *t)
     sb_init(&b);
     json_writer w;
     jw_text(&w, &b);
+    jw_drain_to(&w, sink);
     model_write_hooks hooks = {workload_hook, (void *)a};
     bool ok = jw_member(&w, "summary", summary_json(a));
     if (t && t->m == a->m) {
         pthread_join(t->thread, NULL);
-        ok = ok && t->ok;
-        if (ok)
-            sb_addn(&b, t->text.s, t->text.len);
-        sb_free(&t->text);
-        free(t);
+        if (t->ok)
+            ok = ok && jw_drain(&w) && model_text_out(t, sink, err, errlen);
+        else if (t->error)
+            ok = false, snprintf(err, errlen, "the run's events, written ahead to a scratch file: %s", strerror(t->error));
+        else
+            ok = false;
+        model_text_free(t);
     } else {
         json_model_text_free(t);
-        ok = ok && model_write(a->m, &w, &hooks) && w.depth == 0;
+        ok = ok && model_write(a->m, &w, &hooks) && w.depth == 0 && jw_drain(&w);
     }
     if (apart)
         pthread_join(helper, NULL);
     else
         write_analysis_part(&part);
-    ok = ok && part.ok;
-    if (ok)
-        sb_addn(&b, part.text.s, part.text.len);
+    ok = ok && part.ok && sink_write(sink, part.text.s, part.text.len);
     sb_free(&part.text);
-    if (!ok || b.oom) {
-        sb_free(&b);
+    sb_free(&b);
+    return ok;
+}
+
+static bool to_memory(void *ctx, const char *data, size_t len)
+{
+    strbuf *b = ctx;
+    sb_addn(b, data, len);
+    return !b->oom;
+}
+
+char *render_json_from(const analysis *a, json_model_text *t)
+{
+    strbuf out;
+    sb_init(&out);
+    text_sink sink = {to_memory, &out};
+    char err[256];
+    if (!render_json_to(a, t, &sink, err, sizeof err) || out.oom) {
+        sb_free(&out);
         return NULL;
     }
-    return sb_finish(&b);
+    return sb_finish(&out);
 }
 
 char *render_json(const analysis *a) { return render_json_from(a, NULL); }

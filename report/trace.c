@@ -72,7 +72,8 @@ typedef struct {
         bool kernel;
         char *shown;
     } shown[256];
-    bool oom;
+    const text_sink *sink;   /* where the text goes as it is written (render_trace_to), or NULL */
+    bool oom;                /* out of memory, or the sink failed */
 } trace;
 
 /* The thread of (pid, key), -1 when there is none yet. */
@@ -606,6 +607,23 @@ static void meta(strbuf *b, const char *what, int pid, int tid, const char *key,
     sb_add(b, "}},\n");
 }
 
+/* The text so far handed to the sink once it passes trace_spill_bytes, all but its last byte: a line's "\n",
+ * which more() may still make ",\n". A long run's trace is hundreds of megabytes. */
+size_t trace_spill_bytes = 1u << 20;
+
+static void spill(trace *t, strbuf *b)
+{
+    if (!t->sink || t->oom || b->oom || b->len < trace_spill_bytes)
+        return;
+    if (!sink_write(t->sink, b->s, b->len - 1)) {
+        t->oom = true;
+        return;
+    }
+    b->s[0] = b->s[b->len - 1];
+    b->s[1] = '\0';
+    b->len = 1;
+}
+
 /* The document's last line ends "}\n": another event follows it. */
 static void more(strbuf *b)
 {
@@ -669,6 +687,7 @@ static void write_flows(trace *t, strbuf *b)
         pid_tid(b, tg->pid, tg->lanes_tid[g->lane]);
         us(b, g->start - epoch);
         sb_add(b, "}\n");
+        spill(t, b);
     }
     free(from);
 }
@@ -871,6 +890,7 @@ static void write_doc(trace *t, strbuf *b)
         sb_add(b, ",\"args\":");
         sb_add(b, e->args);
         sb_add(b, i + 1 < t->nev ? "},\n" : "}\n");
+        spill(t, b);
     }
     if (t->nev == 0 && b->len >= 2 && b->s[b->len - 2] == ',') {
         /* No events: drop the last metadata line's comma. */
@@ -911,11 +931,14 @@ static int cmp_thread_index(const void *pa, const void *pb, void *ctx)
     return (a->key > b->key) - (a->key < b->key);
 }
 
-char *render_trace(const analysis *a)
+/* The trace into out, handed to sink (NULL: none) as it goes; false when memory ran out or the
+ * sink failed. */
+static bool render(const analysis *a, strbuf *out_text, const text_sink *sink)
 {
     trace t;
     memset(&t, 0, sizeof t);
     t.a = a;
+    t.sink = sink;
     t.oom = !trace_window_of(a, &t.win);
     const run_model *m = a->m;
     int tool = thread_of(&t, HOST_PID, T_TOOL, "mmprof (NVTX)");
@@ -937,8 +960,7 @@ char *render_trace(const analysis *a)
     if (!t.oom)
         gather_host(&t);
 
-    strbuf out;
-    sb_init(&out);
+    strbuf *out = out_text;
     if (!t.oom) {
         t.oom = !sort_events(&t);
         for (size_t i = 0; i < t.nev && !t.oom;) {
@@ -982,7 +1004,7 @@ char *render_trace(const analysis *a)
             for (size_t i = 0; i < t.nev; i++)
                 t.ev[i].thread = where[t.ev[i].thread];
             memcpy(t.threads, sorted, (size_t)t.nthreads * sizeof *sorted);
-            write_doc(&t, &out);
+            write_doc(&t, out);
         } else {
             t.oom = true;
         }
@@ -1002,11 +1024,28 @@ char *render_trace(const analysis *a)
     sb_free(&t.scratch);
     for (size_t i = 0; i < sizeof t.shown / sizeof t.shown[0]; i++)
         free(t.shown[i].shown);
-    if (t.oom) {
+    return !t.oom && !out->oom;
+}
+
+char *render_trace(const analysis *a)
+{
+    strbuf out;
+    sb_init(&out);
+    if (!render(a, &out, NULL)) {
         sb_free(&out);
         return NULL;
     }
     return sb_finish(&out);
+}
+
+bool render_trace_to(const analysis *a, const text_sink *sink, char *err, size_t errlen)
+{
+    strbuf out;
+    sb_init(&out);
+    bool ok = render(a, &out, sink) && sink_write(sink, out.s, out.len);
+    sb_free(&out);
+    snprintf(err, errlen, "out of memory");
+    return ok;
 }
 
 void trace_size_warning(size_t bytes, const char *path, FILE *err)

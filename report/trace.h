@@ -14,9 +14,15 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "text_sink.h"
 
 /* The document as a string (the caller frees it), or NULL when memory ran out. */
 char *render_trace(const analysis *a);
+/* The same document handed to sink as it is written (never whole in memory). False with why in
+ * err, or where the sink failed (the sink says why). */
+bool render_trace_to(const analysis *a, const text_sink *sink, char *err, size_t errlen);
+/* How much text render_trace_to gathers before handing it over: 1 MiB; tests lower it. */
+extern size_t trace_spill_bytes;
 
 /* A long run's trace is windowed. Past TRACE_MAX_EVENTS slices it keeps the run's GPU work
  * (kernels and copies), its NVTX ranges and annotations, capture windows and mmprof's own phases

@@ -570,3 +570,29 @@ int dir_entries(const char *dir, int *temporaries)
         *temporaries = t;
     return n;
 }
+
+static bool keep(void *ctx, const char *data, size_t len)
+{
+    kept_text *k = ctx;
+    sb_addn(&k->text, data, len);
+    k->pieces++;
+    return !k->text.oom;
+}
+
+text_sink kept_sink(kept_text *k)
+{
+    sb_init(&k->text);
+    k->pieces = 0;
+    return (text_sink){keep, k};
+}
+
+void assert_kept_whole(kept_text *k, char *whole, int least, const char *what)
+{
+    assert_non_null(whole);
+    print_message("%s: %zu bytes in %d pieces\n", what, k->text.len, k->pieces);
+    assert_int_equal(k->text.len, strlen(whole));
+    assert_string_equal(k->text.s, whole);
+    assert_true(k->pieces >= least);
+    free(whole);
+    sb_free(&k->text);
+}

@@ -6,6 +6,8 @@
 #include <stddef.h>
 
 #include "model.h"
+#include "strbuf.h"
+#include "text_sink.h"
 
 /* The binary under test: $MMPROF_BIN, else build/mmprof (tests run from the repository root). */
 const char *mmprof_bin(void);
@@ -124,5 +126,16 @@ void recorded_free(run_model *m, struct analysis *a, struct cJSON *raw);
  * compares in single precision, too coarse for figures derived from nanoseconds. */
 #define assert_close(got, want, rel) assert_close_at((got), (want), (rel), #got, __FILE__, __LINE__)
 void assert_close_at(double got, double want, double rel, const char *what, const char *file, int line);
+
+/* What a renderer handed to a sink (render_json_to, render_trace_to): the text, and in how many
+ * pieces. kept_sink's sink fills k (sb_init'd here; sb_free its text). */
+typedef struct {
+    strbuf text;
+    int pieces;
+} kept_text;
+text_sink kept_sink(kept_text *k);
+/* k's text is whole (the document rendered at once), handed over in at least `least` pieces;
+ * frees both. what names the document in the message. */
+void assert_kept_whole(kept_text *k, char *whole, int least, const char *what);
 
 #endif

@@ -537,6 +537,33 @@ static void too_large_trace_is_warned(void **state)
     free(text);
 }
 
+/* The trace handed over as it is written is the trace rendered whole: the built-in sample's
+ * 6 MB a MiB at a time, and a profile's (its launch flows joined to the events: the line before
+ * each is already handed over) after every event. */
+static void streamed_is_whole(const char *path, size_t spill_at, int least)
+{
+    run_model m;
+    load_run(path, &m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    kept_text k;
+    text_sink sink = kept_sink(&k);
+    char err[128];
+    trace_spill_bytes = spill_at;
+    assert_true(render_trace_to(&a, &sink, err, sizeof err));
+    trace_spill_bytes = 1u << 20;
+    assert_kept_whole(&k, render_trace(&a), least, path);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+static void streamed_in_pieces_as_whole(void **state)
+{
+    (void)state;
+    streamed_is_whole("samples/h200-2048.json", 1u << 20, 6);
+    streamed_is_whole("samples/h200-profile-cuda.json", 1, 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +578,7 @@ int main(void)
         cmocka_unit_test(timeline_events_flows_and_counter),
         cmocka_unit_test(api_names_lose_their_version),
         cmocka_unit_test(long_run_is_windowed),
+        cmocka_unit_test(streamed_in_pieces_as_whole),
     };
     return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "model_json.h"
 #include "model_merge.h"
 #include "output_file.h"
+#include "output_stream.h"
 #include "profile.h"
 #include "rank_env.h"
 #include "stage_times.h"
@@ -46,20 +47,54 @@ static bool use_color(color_mode mode, FILE *f)
  * --json output's renderer. */
 static json_model_text *early_json;
 
-static char *render_json_early(const analysis *a)
+static bool render_json_early(const analysis *a, const text_sink *sink, char *err, size_t errlen)
 {
     json_model_text *t = early_json;
     early_json = NULL;
-    return render_json_from(a, t);
+    return render_json_to(a, t, sink, err, errlen);
 }
 
 /* Every file output: its option name, path, renderer and where it goes. */
 typedef struct {
     const char *option;
     const char *path;
-    char *(*render)(const analysis *a);
+    char *(*render)(const analysis *a); /* the text whole, or NULL where render_to writes it */
+    /* The text handed over as it is made (output_stream.h): a long run's run file is hundreds of
+     * megabytes. False with why in err, or where the sink failed. */
+    bool (*render_to)(const analysis *a, const text_sink *sink, char *err, size_t errlen);
     output_file file;
 } file_output;
+
+/* f written as it is rendered; EXIT_OUTPUT with a message on stderr when anything failed. */
+static int write_streamed(const analysis *a, file_output *f)
+{
+    char err[512], why[256] = "";
+    /* --json run.json.zst: written compressed (output_compress.h); read back by content. */
+    compress_kind ck = f->file.is_stdout ? COMPRESS_NONE : output_compress_kind(f->path);
+    output_stream *s = output_stream_open(&f->file, ck, err, sizeof err);
+    if (!s) {
+        fprintf(stderr, "mmprof: %s\n", err);
+        return EXIT_OUTPUT;
+    }
+    bool trace = f->render_to == render_trace_to;
+    if (trace)
+        trace_window_note(a, f->path, stderr);
+    text_sink sink = output_stream_sink(s);
+    bool rendered = f->render_to(a, &sink, why, sizeof why);
+    uint64_t bytes = output_stream_bytes(s);
+    if (!rendered && !output_stream_failed(s)) {
+        output_stream_abandon(s);
+        fprintf(stderr, "mmprof: %s '%s': %s while rendering\n", f->option, f->path, why);
+        return EXIT_OUTPUT;
+    }
+    if (!output_stream_close(s, err, sizeof err)) {
+        fprintf(stderr, "mmprof: %s\n", err);
+        return EXIT_OUTPUT;
+    }
+    if (trace)
+        trace_size_warning(bytes, f->path, stderr);
+    return rendered ? EXIT_OK : EXIT_OUTPUT;
+}
 
 static int write_outputs(const analysis *a, file_output *outs, int n)
 {
@@ -68,8 +103,19 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
         if (!outs[i].path)
             continue;
         char err[512];
-        char *text = outs[i].render(a);
         char stage[64];
+        if (outs[i].render_to) {
+            if (write_streamed(a, &outs[i]) != EXIT_OK)
+                status = EXIT_OUTPUT;
+            if (!output_close(&outs[i].file, err, sizeof err)) {
+                fprintf(stderr, "mmprof: %s\n", err);
+                status = EXIT_OUTPUT;
+            }
+            snprintf(stage, sizeof stage, "%s rendered and written", outs[i].option);
+            stage_mark(stage);
+            continue;
+        }
+        char *text = outs[i].render(a);
         snprintf(stage, sizeof stage, "%s rendered", outs[i].option);
         stage_mark(stage);
         if (!text) {
@@ -78,10 +124,6 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
             continue;
         }
         size_t len = strlen(text);
-        if (outs[i].render == render_trace) {
-            trace_window_note(a, outs[i].path, stderr);
-            trace_size_warning(len, outs[i].path, stderr);
-        }
         /* A text file ends with a newline. */
         bool nl = len == 0 || text[len - 1] != '\n';
         char *full = nl ? malloc(len + 2) : text;
@@ -255,11 +297,11 @@ int main(int argc, char **argv)
     if (o.profile_mode && !expand_rank_paths(&o, expanded))
         return EXIT_USAGE;
     file_output outs[] = {
-        {"--json", o.json_path, render_json_early, {0}},
-        {"--html", o.html_path, render_html, {0}},
-        {"--trace", o.trace_path, render_trace, {0}},
-        {"--csv", o.csv_path, render_csv, {0}},
-        {"--text", o.text_path, render_text_string, {0}},
+        {"--json", o.json_path, NULL, render_json_early, {0}},
+        {"--html", o.html_path, render_html, NULL, {0}},
+        {"--trace", o.trace_path, NULL, render_trace_to, {0}},
+        {"--csv", o.csv_path, render_csv, NULL, {0}},
+        {"--text", o.text_path, render_text_string, NULL, {0}},
     };
     int nouts = (int)(sizeof outs / sizeof outs[0]);
     rc = open_outputs(&o, outs, nouts);
@@ -297,8 +339,8 @@ int main(int argc, char **argv)
     }
 
     stage_mark(o.report_mode ? "run files read" : "run");
-    if (o.json_path)
-        early_json = json_model_text_start(&m);
+    if (o.json_path) /* into a scratch file beside the output, or in memory where none can be made */
+        early_json = json_model_text_start(&m, output_scratch(&outs[0].file));
     analysis a;
     if (!analyze(&m, &a)) {
         json_model_text_free(early_json);

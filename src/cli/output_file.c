@@ -97,6 +97,7 @@ bool output_open(output_file *o, const char *what, const char *path, char *err, 
     o->what = what;
     o->path = path;
     o->fd = -1;
+    o->tmp_fd = -1;
     if (!path[0]) {
         snprintf(err, errlen, "%s: the output path is empty", what);
         return false;
@@ -182,18 +183,13 @@ static bool fail_errno(const output_file *o, int error, char *err, size_t errlen
     return false;
 }
 
-/* The file through a temporary beside it and rename(2). The temporary gets the mode and owner
- * of the file it replaces (a new file: 0666 less the umask, as any program would create it). */
-static bool write_replacing(output_file *o, const char *data, size_t len, char *err, size_t errlen)
+/* Begins a replacing write: a temporary beside the file, which output_commit renames over it.
+ * The temporary gets the mode and owner of the file it replaces (a new file: 0666 less the umask,
+ * as any program would create it). */
+static bool begin_replacing(output_file *o, char *err, size_t errlen)
 {
     char dir[PATH_MAX];
     dir_of(o->target, dir, sizeof dir);
-    uint64_t space = output_free_space(o);
-    if (space != UINT64_MAX && len > space) {
-        snprintf(err, errlen, "%s '%s': %zu bytes to write and only %llu free in '%s'", o->what, o->path, len,
-                 (unsigned long long)space, dir);
-        return false;
-    }
     /* Signals are held while the name is recorded, so the handler never sees half of it. */
     sigset_t all, old;
     sigfillset(&all);
@@ -208,20 +204,64 @@ static bool write_replacing(output_file *o, const char *data, size_t len, char *
                  strerror(saved));
         return false;
     }
-    mode_t mode;
     if (o->exists) {
-        mode = o->st.st_mode & 07777;
+        o->tmp_mode = o->st.st_mode & 07777;
         /* Only root can give a file away; anyone else keeps their own file theirs anyway. */
         if (fchown(fd, o->st.st_uid, o->st.st_gid) != 0 && geteuid() == 0)
             saved = errno;
     } else {
         mode_t mask = umask(0);
         umask(mask);
-        mode = 0666 & ~mask;
+        o->tmp_mode = 0666 & ~mask;
     }
+    o->tmp_fd = fd;
+    o->free_at_begin = output_free_space(o);
+    o->written = 0;
+    return true;
+}
+
+bool output_begin(output_file *o, char *err, size_t errlen)
+{
+    o->written = 0;
+    return o->in_place || begin_replacing(o, err, errlen);
+}
+
+void output_abandon(output_file *o)
+{
+    if (o->in_place || o->tmp_fd < 0)
+        return;
+    close(o->tmp_fd);
+    o->tmp_fd = -1;
+    output_remove_temporary();
+}
+
+bool output_append(output_file *o, const char *data, size_t len, char *err, size_t errlen)
+{
     int error = 0;
-    bool ok = write_all(fd, data, len, &error);
-    if (ok && (fchmod(fd, mode) != 0 || fsync(fd) != 0)) {
+    if (write_all(o->in_place ? o->fd : o->tmp_fd, data, len, &error)) {
+        o->written += len;
+        return true;
+    }
+    if (error == ENOSPC && !o->in_place && o->free_at_begin != UINT64_MAX) {
+        char dir[PATH_MAX];
+        dir_of(o->target, dir, sizeof dir);
+        snprintf(err, errlen, "%s '%s': the disk is full: %llu bytes were free in '%s' when writing began", o->what,
+                 o->path, (unsigned long long)o->free_at_begin, dir);
+    } else {
+        fail_errno(o, error, err, errlen);
+    }
+    output_abandon(o);
+    return false;
+}
+
+bool output_commit(output_file *o, char *err, size_t errlen)
+{
+    if (o->in_place)
+        return true;
+    int fd = o->tmp_fd, error = 0;
+    o->tmp_fd = -1;
+    bool ok = true;
+    if (fchmod(fd, o->tmp_mode) != 0 || fsync(fd) != 0) {
         ok = false;
         error = errno;
     }
@@ -244,12 +284,38 @@ static bool write_replacing(output_file *o, const char *data, size_t len, char *
 
 bool output_write(output_file *o, const char *data, size_t len, char *err, size_t errlen)
 {
-    if (!o->in_place)
-        return write_replacing(o, data, len, err, errlen);
-    int error = 0;
-    if (!write_all(o->fd, data, len, &error))
-        return fail_errno(o, error, err, errlen);
-    return true;
+    if (!o->in_place) {
+        char dir[PATH_MAX];
+        dir_of(o->target, dir, sizeof dir);
+        uint64_t space = output_free_space(o);
+        if (space != UINT64_MAX && len > space) {
+            snprintf(err, errlen, "%s '%s': %zu bytes to write and only %llu free in '%s'", o->what, o->path, len,
+                     (unsigned long long)space, dir);
+            return false;
+        }
+    }
+    return output_begin(o, err, errlen) && output_append(o, data, len, err, errlen) && output_commit(o, err, errlen);
+}
+
+int output_scratch(const output_file *o)
+{
+    char dir[PATH_MAX];
+    const char *tmp = getenv("TMPDIR");
+    if (o && !o->in_place)
+        dir_of(o->target, dir, sizeof dir);
+    else
+        snprintf(dir, sizeof dir, "%s", tmp && tmp[0] ? tmp : "/tmp");
+    /* Unnamed from the start (O_TMPFILE), or named and unlinked at once where the file system
+     * has no O_TMPFILE: nothing is left behind whatever happens to the process. */
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+        return fd;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/.mmprof-scratch-XXXXXX", dir);
+    fd = mkstemp(path);
+    if (fd >= 0)
+        unlink(path);
+    return fd;
 }
 
 bool output_close(output_file *o, char *err, size_t errlen)

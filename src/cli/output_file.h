@@ -30,6 +30,11 @@ typedef struct {
     char target[PATH_MAX];  /* not in place: the regular file to replace, symlinks resolved */
     bool exists;            /* the path names something now */
     struct stat st;         /* what it names (stat: through symlinks), when it exists */
+    /* A write in progress (output_begin): the temporary's descriptor (-1: none) and mode, the
+     * bytes written, and the free space when it began (for the message when the disk fills). */
+    int tmp_fd;
+    mode_t tmp_mode;
+    uint64_t written, free_at_begin;
 } output_file;
 
 /* Checks and opens path for what, before any work: a missing directory, a read-only file, a
@@ -39,6 +44,20 @@ bool output_open(output_file *o, const char *what, const char *path, char *err, 
 /* Writes the whole of data; false with a message on any error (no space left, a closed pipe).
  * A regular file is replaced only once all of data is safely on disk. */
 bool output_write(output_file *o, const char *data, size_t len, char *err, size_t errlen);
+
+/* The same in pieces, for an output written as it is rendered (output_stream.h): begin, append
+ * any number of times, then commit (a regular file is replaced only then) or abandon (the
+ * temporary is removed; the file the user had stays). A failed append abandons by itself. */
+bool output_begin(output_file *o, char *err, size_t errlen);
+bool output_append(output_file *o, const char *data, size_t len, char *err, size_t errlen);
+bool output_commit(output_file *o, char *err, size_t errlen);
+void output_abandon(output_file *o);
+
+/* A scratch file for a part of an output rendered before its place in the output comes (read
+ * back and appended then): read-write, without a name (nothing is left behind), on the output's
+ * file system where it is replaced (o NULL or in place: $TMPDIR, else /tmp). -1 with errno set
+ * when it cannot be made. */
+int output_scratch(const output_file *o);
 
 /* Closes what output_open opened (not standard output); false with a message when the close
  * reports a lost write. */

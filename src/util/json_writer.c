@@ -47,13 +47,34 @@ void jw_text_elements(json_writer *w, strbuf *text, bool first)
     w->first[1] = first;
 }
 
+void jw_drain_to(json_writer *w, const text_sink *sink) { w->sink = sink; }
+
+/* Hands the text to the sink: all of it, or once it passes JW_DRAIN_AT. */
+static bool drain(json_writer *w, bool all)
+{
+    strbuf *b = w->text;
+    if (w->failed || (b && b->oom))
+        return failed(w);
+    if (!b || !w->sink || (!all && b->len < JW_DRAIN_AT))
+        return true;
+    bool ok = sink_write(w->sink, b->s, b->len);
+    b->len = 0;
+    if (b->s)
+        b->s[0] = '\0';
+    return ok || failed(w);
+}
+
+bool jw_drain(json_writer *w) { return drain(w, true); }
+
 bool jw_append_elements(json_writer *w, const strbuf *text)
 {
     if (w->failed || !w->text || w->depth == 0 || !w->array[w->depth] || text->oom)
         return failed(w);
     if (text->len > 0) {
-        sb_addn(w->text, text->s, text->len);
         w->first[w->depth] = false;
+        if (w->sink) /* straight through: a long run's regions are tens of megabytes */
+            return (drain(w, true) && sink_write(w->sink, text->s, text->len)) || failed(w);
+        sb_addn(w->text, text->s, text->len);
     }
     return !w->text->oom || failed(w);
 }
@@ -82,7 +103,7 @@ static bool place(json_writer *w, const char *key, cJSON *value)
         text_prefix(w, key);
         bool printed = json_print(w->text, value);
         cJSON_Delete(value);
-        return (printed && !w->text->oom) || failed(w);
+        return (printed && !w->text->oom && drain(w, false)) || failed(w);
     }
     cJSON *at = w->stack[w->depth];
     bool ok = key ? cJSON_IsObject(at) && cJSON_AddItemToObject(at, key, value)
@@ -107,7 +128,7 @@ static bool open(json_writer *w, const char *key, bool array)
         w->depth++;
         w->first[w->depth] = true;
         w->array[w->depth] = array;
-        return !w->text->oom || failed(w);
+        return (!w->text->oom && drain(w, false)) || failed(w);
     }
     cJSON *v = array ? cJSON_CreateArray() : cJSON_CreateObject();
     if (!place(w, key, v))
@@ -126,7 +147,7 @@ bool jw_close(json_writer *w)
     if (w->text)
         sb_add(w->text, w->array[w->depth] ? "]" : "}");
     w->depth--;
-    return !(w->text && w->text->oom) || failed(w);
+    return (!(w->text && w->text->oom) && drain(w, false)) || failed(w);
 }
 
 /* The decimal digits of v into end's left, returning where they start. */
@@ -164,6 +185,8 @@ bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
         if (used + len + 1 > sizeof chunk) {
             sb_addn(w->text, chunk, used);
             used = 0;
+            if (!drain(w, false)) /* a column is millions of numbers */
+                return false;
         }
         if (i)
             chunk[used++] = ',';
@@ -172,7 +195,7 @@ bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
     }
     sb_addn(w->text, chunk, used);
     sb_add(w->text, "]");
-    return !w->text->oom || failed(w);
+    return (!w->text->oom && drain(w, false)) || failed(w);
 }
 
 bool jw_end(json_writer *w, cJSON **root)
@@ -180,7 +203,7 @@ bool jw_end(json_writer *w, cJSON **root)
     bool ok = !w->failed && w->depth == 0;
     if (w->text) {
         sb_add(w->text, "\n}\n");
-        ok = ok && !w->text->oom;
+        ok = ok && !w->text->oom && drain(w, true);
     } else if (root) {
         *root = ok ? w->stack[0] : NULL;
         if (!ok)

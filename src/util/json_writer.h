@@ -21,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "strbuf.h"
+#include "text_sink.h"
 
 #define JW_MAX_DEPTH 16
 
@@ -30,7 +31,10 @@ typedef struct {
     bool first[JW_MAX_DEPTH];   /* text backend: nothing written yet at that depth */
     bool array[JW_MAX_DEPTH];   /* text backend: that depth is an array (else an object) */
     int depth;
-    bool failed;                /* out of memory, or calls out of order: every later call fails */
+    bool failed;                /* out of memory, calls out of order, or the sink failed: every later
+                                 * call fails */
+    const text_sink *sink;      /* text backend: where the text goes once it passes JW_DRAIN_AT
+                                 * (jw_drain_to), so it is never whole in memory; NULL: kept */
     cJSON *root;                /* tree backend: the document, once jw_end closed it */
 } json_writer;
 
@@ -40,6 +44,13 @@ void jw_text(json_writer *w, strbuf *text);
 /* The text of a document's later members, into text of its own: what follows members another
  * writer wrote (so two parts can be written at once and joined, the first's text then this). */
 void jw_text_after(json_writer *w, strbuf *text);
+
+/* Text backend: from now on the text is handed to sink each time it passes JW_DRAIN_AT bytes,
+ * and whole at jw_end or jw_drain (the strbuf then holds only what is not handed over yet). */
+#define JW_DRAIN_AT (1u << 20)
+void jw_drain_to(json_writer *w, const text_sink *sink);
+/* Hands over what the text holds now (so that the caller may write to the sink itself). */
+bool jw_drain(json_writer *w);
 
 /* A member of the open object: key and value, which the writer takes (and frees where it fails;
  * NULL counts as a failure, so a builder's result can be passed straight in). */
