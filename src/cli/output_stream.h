@@ -2,7 +2,9 @@
  * where the name asks (output_compress.h) and appended to the output's temporary file, which
  * replaces the file only when the last piece is in (output_file.h: nothing half-written, the
  * user's file kept on any failure). Memory is a buffer, not the output: a long run's run file and
- * trace are hundreds of megabytes of text. */
+ * trace are hundreds of megabytes of text. An output written in place (standard output, a pipe, a
+ * device) gets its text as it comes, so a failure part-way leaves the reader part of it, and the
+ * exit status (4) says so; a regular file never holds half a report. */
 #ifndef MMPROF_OUTPUT_STREAM_H
 #define MMPROF_OUTPUT_STREAM_H
 
