@@ -190,33 +190,56 @@ static bool mark_lazy_context(host_causes *h)
     return true;
 }
 
-/* A boundary of the sweep that paints the timeline. */
+/* The ends of the calls in progress, earliest first (a binary heap): what the sweep that paints
+ * the timeline closes next. It holds the calls open at one time (threads times nesting), not the
+ * run's millions, which a list of every end sorted apart did. */
 typedef struct {
     int64_t t;
-    int delta; /* +1 a call of cause starts, -1 one ends */
     idle_cause cause;
-} edge;
+} open_end;
 
-static uint64_t edge_time(const void *e, const void *ctx)
+typedef struct {
+    open_end *v;
+    size_t n, cap;
+} end_heap;
+
+static bool heap_push(end_heap *q, open_end e)
 {
-    (void)ctx;
-    return key_of_i64(((const edge *)e)->t);
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 64;
+        open_end *grown = realloc(q->v, cap * sizeof *grown);
+        if (!grown)
+            return false;
+        q->v = grown;
+        q->cap = cap;
+    }
+    size_t k = q->n++;
+    while (k > 0 && q->v[(k - 1) / 2].t > e.t) {
+        q->v[k] = q->v[(k - 1) / 2];
+        k = (k - 1) / 2;
+    }
+    q->v[k] = e;
+    return true;
 }
 
-/* The ends of the calls that take time, in time order: nearly so already, and sorted apart (the
- * starts are in order: calls are sorted by start). NULL when memory ran out. */
-static edge *ends_in_order(const host_causes *h, size_t *n)
+static open_end heap_pop(end_heap *q)
 {
-    edge *ends = malloc((h->ncalls ? h->ncalls : 1) * sizeof *ends);
-    *n = 0;
-    for (size_t i = 0; ends && i < h->ncalls; i++)
-        if (call_end(h, i) > call_start(h, i))
-            ends[(*n)++] = (edge){call_end(h, i), -1, (idle_cause)h->calls[i].cause};
-    if (ends && !key_sort(ends, *n, sizeof *ends, edge_time, NULL)) {
-        free(ends);
-        return NULL;
+    open_end top = q->v[0], last = q->v[--q->n];
+    size_t k = 0;
+    for (;;) {
+        size_t c = 2 * k + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && q->v[c + 1].t < q->v[c].t)
+            c++;
+        if (q->v[c].t >= last.t)
+            break;
+        q->v[k] = q->v[c];
+        k = c;
     }
-    return ends;
+    if (q->n > 0)
+        q->v[k] = last;
+    return top;
 }
 
 /* The next call at or after *i that takes time (its start is an edge); false past the last. */
@@ -227,38 +250,41 @@ static bool next_start(const host_causes *h, size_t *i)
     return *i < h->ncalls;
 }
 
-/* The time of the next edge, the earlier of the next start (from *i) and the next end (ends[j]);
+/* The time of the next edge, the earlier of the next start (from *i) and the earliest open end;
  * false when none is left. */
-static bool next_edge(const host_causes *h, size_t *i, const edge *ends, size_t j, size_t ne, int64_t *t)
+static bool next_edge(const host_causes *h, size_t *i, const end_heap *q, int64_t *t)
 {
     bool s = next_start(h, i);
-    if (!s && j == ne)
+    if (!s && q->n == 0)
         return false;
-    *t = !s ? ends[j].t : j == ne || call_start(h, *i) < ends[j].t ? call_start(h, *i) : ends[j].t;
+    *t = !s ? q->v[0].t : q->n == 0 || call_start(h, *i) < q->v[0].t ? call_start(h, *i) : q->v[0].t;
     return true;
 }
 
 /* At each instant the strongest cause in progress (the first in enum order), joined into pieces.
- * The edges are the calls' starts and their ends, merged as they are walked; those of one time
- * are applied together. */
+ * The edges are the calls' starts (in order: calls are sorted by start) and their ends (from the
+ * heap of those in progress); those of one time are applied together, starts first. */
 static bool paint(host_causes *h)
 {
     size_t ne = 0;
-    edge *ends = ends_in_order(h, &ne);
+    for (size_t i = 0; i < h->ncalls; i++)
+        ne += call_end(h, i) > call_start(h, i);
     h->pieces = malloc((ne ? 2 * ne : 1) * sizeof *h->pieces); /* trimmed to what was painted below */
-    if (!ends || !h->pieces) {
-        free(ends);
+    if (!h->pieces)
         return false;
-    }
+    end_heap q = {0};
+    bool ok = true;
     int open[IDLE_NCAUSES] = {0};
-    size_t i = 0, j = 0;
+    size_t i = 0;
     int64_t t, next;
-    for (bool more = next_edge(h, &i, ends, j, ne, &t); more; t = next) {
-        for (; next_start(h, &i) && call_start(h, i) == t; i++)
+    for (bool more = next_edge(h, &i, &q, &t); ok && more; t = next) {
+        for (; ok && next_start(h, &i) && call_start(h, i) == t; i++) {
             open[h->calls[i].cause]++;
-        for (; j < ne && ends[j].t == t; j++)
-            open[ends[j].cause]--;
-        if (!(more = next_edge(h, &i, ends, j, ne, &next)))
+            ok = heap_push(&q, (open_end){call_end(h, i), (idle_cause)h->calls[i].cause});
+        }
+        while (q.n > 0 && q.v[0].t == t)
+            open[heap_pop(&q).cause]--;
+        if (!ok || !(more = next_edge(h, &i, &q, &next)))
             break;
         int c = 0;
         while (c < IDLE_NCAUSES && open[c] <= 0)
@@ -271,10 +297,10 @@ static bool paint(host_causes *h)
         else
             h->pieces[h->npieces++] = (piece){t, next, (idle_cause)c};
     }
-    free(ends);
+    free(q.v);
     piece *fit = realloc(h->pieces, (h->npieces ? h->npieces : 1) * sizeof *h->pieces);
     h->pieces = fit ? fit : h->pieces;
-    return true;
+    return ok;
 }
 
 static uint64_t call_index_start(size_t i, const void *ctx)
