@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "array_grow.h"
 #include "key_sort.h"
 #include "thresholds.h"
 
@@ -199,20 +200,16 @@ typedef struct {
 } open_end;
 
 typedef struct {
-    open_end *v;
-    size_t n, cap;
+    open_end *v; /* grown as array_grow.h's arrays */
+    size_t n;
 } end_heap;
 
 static bool heap_push(end_heap *q, open_end e)
 {
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 64;
-        open_end *grown = realloc(q->v, cap * sizeof *grown);
-        if (!grown)
-            return false;
-        q->v = grown;
-        q->cap = cap;
-    }
+    open_end *grown = array_grow(q->v, q->n, sizeof *q->v);
+    if (!grown)
+        return false;
+    q->v = grown;
     size_t k = q->n++;
     while (k > 0 && q->v[(k - 1) / 2].t > e.t) {
         q->v[k] = q->v[(k - 1) / 2];
