@@ -433,21 +433,45 @@ static size_t name_slot(const int *slot, size_t nslots, const name_run *runs, co
     return h;
 }
 
-/* The stored names of calls[0, n): runs (one per name, in the order met, each with its count)
- * and each call's run in *which. A long run has millions of calls of a few dozen names: found by
- * the pointer in an open-addressing table, at most half full. */
-static name_run *name_runs(const host_item *const *calls, int n, int **which, int *nruns)
+/* A region's API calls (not its synchronizations), in timeline order: walked again where they
+ * are needed rather than gathered, since the run region of a long run has millions. */
+typedef struct {
+    const run_model *m;
+    const timeline *t;
+    int ri;
+    size_t from; /* the first host item that may be in the region */
+} call_walk;
+
+static bool in_region(const call_walk *w, const host_item *h)
+{
+    return !h->is_sync && member(w->m, w->ri, h->start, host_pid(h), h->tid, host_owner(h), h->ranged);
+}
+
+/* The next of the region's calls at or after *i (then *i is past it); NULL after the last. */
+static const host_item *next_call(const call_walk *w, size_t *i)
+{
+    const region *rg = &w->m->regions[w->ri];
+    for (; *i < w->t->nhost && (whole(rg) || w->t->host[*i].start <= rg->end_ns); (*i)++)
+        if (in_region(w, &w->t->host[*i]))
+            return &w->t->host[(*i)++];
+    return NULL;
+}
+
+/* The stored names of the region's calls: runs (one per name, in the order met, each with its
+ * count), and the open-addressing table that finds a name's run by its pointer (at most half
+ * full; *slots its size). A long run has millions of calls of a few dozen names. */
+static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, int *nruns)
 {
     size_t nslots = 64;
     name_run *runs = malloc(nslots / 2 * sizeof *runs);
     int *slot = malloc(nslots * sizeof *slot);
-    *which = malloc((size_t)n * sizeof **which);
     *nruns = 0;
-    bool ok = runs && slot && *which;
+    bool ok = runs && slot;
     for (size_t i = 0; ok && i < nslots; i++)
         slot[i] = -1;
-    for (int i = 0; ok && i < n; i++) {
-        const char *name = ((const api_event *)calls[i]->ev)->name;
+    size_t at = w->from;
+    for (const host_item *c; ok && (c = next_call(w, &at));) {
+        const char *name = ((const api_event *)c->ev)->name;
         name = name ? name : "";
         size_t h = name_slot(slot, nslots, runs, name);
         if (slot[h] < 0 && (size_t)*nruns == nslots / 2) { /* full: twice the slots */
@@ -473,15 +497,14 @@ static name_run *name_runs(const host_item *const *calls, int n, int **which, in
             slot[h] = (*nruns)++;
         }
         runs[slot[h]].count++;
-        (*which)[i] = slot[h];
     }
-    free(slot);
     if (!ok) {
+        free(slot);
         free(runs);
-        free(*which);
-        *which = NULL;
         return NULL;
     }
+    *slot_out = slot;
+    *slots = nslots;
     return runs;
 }
 
@@ -490,14 +513,15 @@ static name_run *name_runs(const host_item *const *calls, int n, int **which, in
  * joined: two rank files' "cudaMalloc", "cudaMalloc_v3020") sorted and summed smallest first, so
  * the last digits do not depend on where the allocator put the names. In ns: their order is that
  * of the microseconds shown (the same rounding of each). */
-static bool api_stats(const host_item *const *calls, int n, double total_ms, region_metrics *r)
+static bool api_stats(const call_walk *w, int n, double total_ms, region_metrics *r)
 {
     r->apis = NULL;
     r->napistats = 0;
     if (n == 0)
         return true;
-    int *which = NULL, nruns = 0;
-    name_run *runs = name_runs(calls, n, &which, &nruns);
+    int *slot = NULL, nruns = 0;
+    size_t nslots = 0;
+    name_run *runs = name_runs(w, &slot, &nslots, &nruns);
     uint64_t *dur = malloc((size_t)n * sizeof *dur);
     api_stat *st = calloc((size_t)(nruns ? nruns : 1), sizeof *st);
     bool ok = runs && dur && st;
@@ -505,12 +529,15 @@ static bool api_stats(const host_item *const *calls, int n, double total_ms, reg
         size_t at = 0;
         for (int j = 0; j < nruns; j++)
             runs[j].first = at, at += runs[j].count, runs[j].count = 0;
-        for (int i = 0; i < n; i++) {
-            name_run *g = &runs[which[i]];
-            dur[g->first + g->count++] = key_of_i64(host_end(calls[i]) - calls[i]->start);
+        size_t i = w->from;
+        for (const host_item *c; (c = next_call(w, &i));) {
+            const char *name = ((const api_event *)c->ev)->name;
+            name_run *g = &runs[slot[name_slot(slot, nslots, runs, name ? name : "")]];
+            dur[g->first + g->count++] = key_of_i64(host_end(c) - c->start);
         }
         qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
     }
+    free(slot);
     int ns = 0;
     uint64_t *joined = NULL; /* a display name's several runs, copied together */
     for (int i = 0; ok && i < nruns;) {
@@ -549,7 +576,6 @@ static bool api_stats(const host_item *const *calls, int n, double total_ms, reg
         metric_set(&s->median_us, (k % 2) ? m2 : 0.5 * (m1 + m2));
         i = j;
     }
-    free(which);
     free(runs);
     free(dur);
     free(joined);
@@ -926,8 +952,6 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     double sync_t = 0, api_t = 0;
     double *launch_us = NULL;
     int nlaunch_cap = 0;
-    const host_item **calls = NULL;
-    int ncalls = 0, ccap = 0;
     for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
         const host_item *h = &t->host[i];
         if (!member(m, ri, h->start, host_pid(h), h->tid, host_owner(h), h->ranged))
@@ -937,16 +961,6 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             r->nsyncs++;
             sync_t += d;
         } else {
-            if (ncalls == ccap) {
-                ccap = ccap ? 2 * ccap : 64;
-                const host_item **grown = realloc(calls, (size_t)ccap * sizeof *calls);
-                if (!grown) {
-                    ok = false;
-                    break;
-                }
-                calls = grown;
-            }
-            calls[ncalls++] = h;
             r->napis++;
             api_t += d;
             if (h->launches) {
@@ -1014,7 +1028,8 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_na(&r->sync_ms, "no host-side API records in the timeline");
             metric_na(&r->api_ms, "no host-side API records in the timeline");
         }
-        ok = build_flows(t, r, moves, nmoves) && kernel_stats(m, ks, nk, kernel, r) && api_stats(calls, ncalls, api_t, r);
+        call_walk calls = {m, t, ri, h0};
+        ok = build_flows(t, r, moves, nmoves) && kernel_stats(m, ks, nk, kernel, r) && api_stats(&calls, r->napis, api_t, r);
         if (nk > 0) {
             double *d = malloc((size_t)nk * sizeof *d);
             if (!d)
@@ -1034,7 +1049,6 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     free(iv);
     free(ks);
     free(moves);
-    free(calls);
     free(launch_us);
     return ok;
 }
