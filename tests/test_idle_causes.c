@@ -275,6 +275,44 @@ static void copies_and_lazy_context(void **state)
     model_free(&m);
 }
 
+/* A stretch of one cause longer than one painted piece holds (4.3 s): a 10 s synchronization
+ * with a 1 ms allocation inside it (the stronger cause for that millisecond), an allocation after
+ * it and a 9 s synchronization right after that. Each cause gets what the calls give, whole or in
+ * windows that cut the span anywhere, and the cause at an instant is the call's. */
+static void long_calls_are_painted_whole(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    call(&m, "cudaDeviceSynchronize_v3020", 1, 0, 10000 * MS);
+    call(&m, "cudaMalloc_v3020", 2, 5000 * MS, 5001 * MS);    /* inside: allocation is the stronger */
+    call(&m, "cudaMalloc_v3020", 2, 12000 * MS, 13000 * MS); /* after it */
+    call(&m, "cudaDeviceSynchronize_v3020", 1, 13000 * MS, 22000 * MS); /* 9 s, right after */
+    host_causes *h = host_causes_build(&m, NULL);
+    assert_non_null(h);
+    int64_t whole[IDLE_NCAUSES] = {0}, parts[IDLE_NCAUSES] = {0};
+    host_causes_split(h, T0 - MS, T0 + 23000 * MS, whole);
+    assert_int_equal(whole[IDLE_SYNC], 18999 * MS);
+    assert_int_equal(whole[IDLE_ALLOC] + whole[IDLE_CONTEXT], 1001 * MS);
+    assert_int_equal(whole[IDLE_HOST_BUSY], 3001 * MS); /* the 1 ms before the first call too */
+    /* The same span in windows of 777 ms: the parts add up to the whole. */
+    for (int64_t at = T0 - MS; at < T0 + 23000 * MS; at += 777 * MS) {
+        int64_t end = at + 777 * MS < T0 + 23000 * MS ? at + 777 * MS : T0 + 23000 * MS;
+        host_causes_split(h, at, end, parts);
+    }
+    for (int c = 0; c < IDLE_NCAUSES; c++)
+        assert_int_equal(parts[c], whole[c]);
+    const int64_t sync_at[] = {0, 4300 * MS, 4500 * MS, 5001 * MS, 8700 * MS, 9999 * MS, 13000 * MS, 21999 * MS};
+    for (size_t i = 0; i < sizeof sync_at / sizeof sync_at[0]; i++)
+        assert_int_equal(host_causes_at(h, T0 + sync_at[i]), IDLE_SYNC);
+    idle_cause inside = host_causes_at(h, T0 + 5000 * MS + 500 * US);
+    assert_true(inside == IDLE_ALLOC || inside == IDLE_CONTEXT);
+    assert_int_equal(host_causes_at(h, T0 + 11000 * MS), IDLE_HOST_BUSY);
+    assert_int_equal(host_causes_at(h, T0 + 22000 * MS), IDLE_HOST_BUSY);
+    host_causes_free(h);
+    model_free(&m);
+}
+
 /* samples/h200-profile-numba.json (examples/numba_copies.py on the H200): the GPU's longest
  * stretch, 949.7 ms from 230.4 ms into the run until the first saxpy launch (recorded 2026-12-01
  * 20:41 UTC), has no CUDA call of weight in progress: cuLibraryLoadData takes 0.064 ms of it,
@@ -433,6 +471,7 @@ int main(void)
         cmocka_unit_test(breakdown_sums_to_idle_time),
         cmocka_unit_test(advice_follows_the_cause),
         cmocka_unit_test(copies_and_lazy_context),
+        cmocka_unit_test(long_calls_are_painted_whole),
         cmocka_unit_test(numba_sample_is_attributed_to_what_it_recorded),
         cmocka_unit_test(torch_and_cuda_samples),
         cmocka_unit_test(kineto_trace),

@@ -81,11 +81,17 @@ typedef struct {
 } host_call;
 _Static_assert(sizeof(host_call) == 8, "a host call is one word");
 
-/* A piece of the painted timeline: [start, end) under one cause. */
+/* A piece of the painted timeline: [start, start + len) under one cause, in 16 bytes (a long
+ * run paints about one a call). A stretch of one cause longer than UINT32_MAX ns (4.3 s) is
+ * painted as several pieces, which the queries add up the same. */
 typedef struct {
-    int64_t start, end;
-    idle_cause cause;
+    int64_t start;
+    uint32_t len;
+    uint8_t cause; /* an idle_cause */
 } piece;
+_Static_assert(sizeof(piece) == 16, "a piece is two words");
+
+static int64_t piece_end(const piece *p) { return p->start + p->len; }
 
 struct host_causes {
     const event_list *events;
@@ -93,7 +99,7 @@ struct host_causes {
     size_t ncalls;
     int64_t longest;  /* the longest call, to find those that began before a stretch */
     piece *pieces;    /* disjoint, by start */
-    size_t npieces;
+    size_t npieces, pieces_cap;
 };
 
 static const api_event *call_api(const host_causes *h, size_t i) /* NULL for a synchronization record */
@@ -258,6 +264,30 @@ static bool next_edge(const host_causes *h, size_t *i, const end_heap *q, int64_
     return true;
 }
 
+/* Paints [s, e) with cause c: onto the last piece where it continues it, else as new pieces. */
+static bool add_piece(host_causes *h, int64_t s, int64_t e, idle_cause c)
+{
+    piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
+    if (last && last->cause == c && piece_end(last) == s) {
+        int64_t take = e - s < (int64_t)(UINT32_MAX - last->len) ? e - s : (int64_t)(UINT32_MAX - last->len);
+        last->len += (uint32_t)take;
+        s += take;
+    }
+    for (; s < e; h->npieces++) {
+        if (h->npieces == h->pieces_cap) { /* past the two a call it was sized for: long stretches */
+            piece *grown = realloc(h->pieces, 2 * h->pieces_cap * sizeof *grown);
+            if (!grown)
+                return false;
+            h->pieces = grown;
+            h->pieces_cap *= 2;
+        }
+        int64_t take = e - s < (int64_t)UINT32_MAX ? e - s : (int64_t)UINT32_MAX;
+        h->pieces[h->npieces] = (piece){s, (uint32_t)take, (uint8_t)c};
+        s += take;
+    }
+    return true;
+}
+
 /* At each instant the strongest cause in progress (the first in enum order), joined into pieces.
  * The edges are the calls' starts (in order: calls are sorted by start) and their ends (from the
  * heap of those in progress); those of one time are applied together, starts first. */
@@ -266,7 +296,8 @@ static bool paint(host_causes *h)
     size_t ne = 0;
     for (size_t i = 0; i < h->ncalls; i++)
         ne += call_end(h, i) > call_start(h, i);
-    h->pieces = malloc((ne ? 2 * ne : 1) * sizeof *h->pieces); /* trimmed to what was painted below */
+    h->pieces_cap = ne ? 2 * ne : 1;
+    h->pieces = malloc(h->pieces_cap * sizeof *h->pieces); /* trimmed to what was painted below */
     if (!h->pieces)
         return false;
     end_heap q = {0};
@@ -288,15 +319,12 @@ static bool paint(host_causes *h)
             c++;
         if (c == IDLE_NCAUSES)
             continue;
-        piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
-        if (last && last->cause == (idle_cause)c && last->end == t)
-            last->end = next;
-        else
-            h->pieces[h->npieces++] = (piece){t, next, (idle_cause)c};
+        ok = add_piece(h, t, next, (idle_cause)c);
     }
     free(q.v);
     piece *fit = realloc(h->pieces, (h->npieces ? h->npieces : 1) * sizeof *h->pieces);
     h->pieces = fit ? fit : h->pieces;
+    h->pieces_cap = fit ? (h->npieces ? h->npieces : 1) : h->pieces_cap;
     return ok;
 }
 
@@ -392,7 +420,7 @@ static size_t piece_after(const host_causes *h, int64_t t)
     size_t lo = 0, hi = h->npieces;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (h->pieces[mid].end <= t)
+        if (piece_end(&h->pieces[mid]) <= t)
             lo = mid + 1;
         else
             hi = mid;
@@ -408,7 +436,7 @@ void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t
     int64_t covered = 0;
     for (size_t i = lo; i < h->npieces && h->pieces[i].start < end; i++) {
         int64_t s = h->pieces[i].start > start ? h->pieces[i].start : start;
-        int64_t e = h->pieces[i].end < end ? h->pieces[i].end : end;
+        int64_t e = piece_end(&h->pieces[i]) < end ? piece_end(&h->pieces[i]) : end;
         if (e > s) {
             by[h->pieces[i].cause] += e - s;
             covered += e - s;
@@ -420,7 +448,7 @@ void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t
 idle_cause host_causes_at(const host_causes *h, int64_t t)
 {
     size_t lo = piece_after(h, t);
-    return lo < h->npieces && h->pieces[lo].start <= t ? h->pieces[lo].cause : IDLE_HOST_BUSY;
+    return lo < h->npieces && h->pieces[lo].start <= t ? (idle_cause)h->pieces[lo].cause : IDLE_HOST_BUSY;
 }
 
 /* The first call that may overlap [start, ...): calls start no earlier than start - longest. */

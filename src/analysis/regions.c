@@ -36,15 +36,21 @@ typedef struct {
 } gpu_item;
 
 /* An API call or synchronization on a host thread: what the regions' walk reads of each, the
- * rest through the event (24 bytes, not 48: a long run has millions). */
+ * rest (its span, process and owner) through the event: 16 bytes, not 48 (a long run has
+ * millions). */
 typedef struct {
     const void *ev; /* an api_event, or a sync_event where is_sync */
-    int64_t start;
     uint32_t tid;   /* a sync's calling thread (CUPTI's records carry none) */
     bool is_sync;
     bool launches; /* an API call that launched a kernel */
     bool ranged;   /* its thread had a range of its own open at its start */
 } host_item;
+_Static_assert(sizeof(host_item) == 16, "a host item is two words");
+
+static int64_t host_start(const host_item *h)
+{
+    return h->is_sync ? ((const sync_event *)h->ev)->start_ns : ((const api_event *)h->ev)->start_ns;
+}
 
 static int64_t host_end(const host_item *h)
 {
@@ -212,13 +218,13 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
         size_t i = calls_order[o];
         if (i < s->napis) {
             const api_event *a = &s->apis[i];
-            t->host[t->nhost++] = (host_item){a, a->start_ns, a->thread, false, false, false};
+            t->host[t->nhost++] = (host_item){a, a->thread, false, false, false};
             continue;
         }
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
         const sync_event *y = &s->syncs[i - s->napis];
         const api_event *call = launch_of(launches, y->pid, y->correlation);
-        t->host[t->nhost++] = (host_item){y, y->start_ns, call ? call->thread : y->thread, true, false, false};
+        t->host[t->nhost++] = (host_item){y, call ? call->thread : y->thread, true, false, false};
     }
     for (size_t i = 0; i < t->ngpu; i++) {
         gpu_item *g = &t->gpu[i];
@@ -227,7 +233,7 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
             t->longest = g->end - g->start;
     }
     for (size_t i = 0; i < t->nhost; i++)
-        t->host[i].ranged = thread_ranged(ranges, nranges, host_pid(&t->host[i]), t->host[i].tid, t->host[i].start);
+        t->host[i].ranged = thread_ranged(ranges, nranges, host_pid(&t->host[i]), t->host[i].tid, host_start(&t->host[i]));
     free(ranges);
     bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL);
     for (size_t i = 0; i < t->ngpu; i++)
@@ -247,12 +253,12 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
         size_t lo = 0, hi = t->nhost;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (t->host[mid].start < l->start_ns)
+            if (host_start(&t->host[mid]) < l->start_ns)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        for (size_t j = lo; j < t->nhost && t->host[j].start == l->start_ns; j++)
+        for (size_t j = lo; j < t->nhost && host_start(&t->host[j]) == l->start_ns; j++)
             if (t->host[j].ev == l)
                 t->host[j].launches = true;
     }
@@ -279,7 +285,7 @@ static size_t first_host(const timeline *t, int64_t at)
     size_t lo = 0, hi = t->nhost;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (t->host[mid].start < at)
+        if (host_start(&t->host[mid]) < at)
             lo = mid + 1;
         else
             hi = mid;
@@ -444,14 +450,14 @@ typedef struct {
 
 static bool in_region(const call_walk *w, const host_item *h)
 {
-    return !h->is_sync && member(w->m, w->ri, h->start, host_pid(h), h->tid, host_owner(h), h->ranged);
+    return !h->is_sync && member(w->m, w->ri, host_start(h), host_pid(h), h->tid, host_owner(h), h->ranged);
 }
 
 /* The next of the region's calls at or after *i (then *i is past it); NULL after the last. */
 static const host_item *next_call(const call_walk *w, size_t *i)
 {
     const region *rg = &w->m->regions[w->ri];
-    for (; *i < w->t->nhost && (whole(rg) || w->t->host[*i].start <= rg->end_ns); (*i)++)
+    for (; *i < w->t->nhost && (whole(rg) || host_start(&w->t->host[*i]) <= rg->end_ns); (*i)++)
         if (in_region(w, &w->t->host[*i]))
             return &w->t->host[(*i)++];
     return NULL;
@@ -533,7 +539,7 @@ static bool api_stats(const call_walk *w, int n, double total_ms, region_metrics
         for (const host_item *c; (c = next_call(w, &i));) {
             const char *name = ((const api_event *)c->ev)->name;
             name_run *g = &runs[slot[name_slot(slot, nslots, runs, name ? name : "")]];
-            dur[g->first + g->count++] = key_of_i64(host_end(c) - c->start);
+            dur[g->first + g->count++] = key_of_i64(host_end(c) - host_start(c));
         }
         qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
     }
@@ -952,11 +958,12 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     double sync_t = 0, api_t = 0;
     double *launch_us = NULL;
     int nlaunch_cap = 0;
-    for (size_t i = h0; ok && i < t->nhost && (whole(rg) || t->host[i].start <= rg->end_ns); i++) {
+    for (size_t i = h0; ok && i < t->nhost && (whole(rg) || host_start(&t->host[i]) <= rg->end_ns); i++) {
         const host_item *h = &t->host[i];
-        if (!member(m, ri, h->start, host_pid(h), h->tid, host_owner(h), h->ranged))
+        int64_t start = host_start(h);
+        if (!member(m, ri, start, host_pid(h), h->tid, host_owner(h), h->ranged))
             continue;
-        double d = ms(host_end(h) - h->start);
+        double d = ms(host_end(h) - start);
         if (h->is_sync) {
             r->nsyncs++;
             sync_t += d;
