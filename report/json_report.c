@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "devices.h"
+#include "fd_write.h"
 #include "host_idle.h"
 #include "model_json.h"
 #include "json_writer.h"
@@ -815,17 +816,7 @@ struct json_model_text {
 static bool scratch_write(void *ctx, const char *data, size_t len)
 {
     json_model_text *x = ctx;
-    for (size_t done = 0; done < len;) {
-        ssize_t n = write(x->fd, data + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            x->error = n < 0 ? errno : ENOSPC;
-            return false;
-        }
-        done += (size_t)n;
-    }
-    return true;
+    return fd_write_all(x->fd, data, len, &x->error);
 }
 
 /* The model's members after "summary", which comes first and needs the analysis. */

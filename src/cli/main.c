@@ -59,16 +59,17 @@ typedef struct {
     const char *option;
     const char *path;
     char *(*render)(const analysis *a); /* the text whole, or NULL where render_to writes it */
-    /* The text handed over as it is made (output_stream.h): a long run's run file is hundreds of
+    /* The text handed over as it is made: a long run's run file and trace are hundreds of
      * megabytes. False with why in err, or where the sink failed. */
     bool (*render_to)(const analysis *a, const text_sink *sink, char *err, size_t errlen);
     output_file file;
 } file_output;
 
-/* f written as it is rendered; EXIT_OUTPUT with a message on stderr when anything failed. */
-static int write_streamed(const analysis *a, file_output *f)
+/* f rendered and written through the output's temporary file (output_stream.h), compressed where
+ * its name asks; EXIT_OUTPUT with a message on stderr when anything failed. */
+static int write_output(const analysis *a, file_output *f)
 {
-    char err[512], why[256] = "";
+    char err[512], why[256] = "out of memory";
     /* --json run.json.zst: written compressed (output_compress.h); read back by content. */
     compress_kind ck = f->file.is_stdout ? COMPRESS_NONE : output_compress_kind(f->path);
     output_stream *s = output_stream_open(&f->file, ck, err, sizeof err);
@@ -80,7 +81,22 @@ static int write_streamed(const analysis *a, file_output *f)
     if (trace)
         trace_window_note(a, f->path, stderr);
     text_sink sink = output_stream_sink(s);
-    bool rendered = f->render_to(a, &sink, why, sizeof why);
+    bool rendered;
+    if (f->render_to) {
+        rendered = f->render_to(a, &sink, why, sizeof why);
+    } else {
+        /* A text rendered whole: refused before any of it is written where it cannot fit. */
+        char *text = f->render(a);
+        size_t len = text ? strlen(text) : 0;
+        if (text && ck == COMPRESS_NONE && !output_room(&f->file, len, err, sizeof err)) {
+            free(text);
+            output_stream_abandon(s);
+            fprintf(stderr, "mmprof: %s\n", err);
+            return EXIT_OUTPUT;
+        }
+        rendered = text && sink_write(&sink, text, len);
+        free(text);
+    }
     uint64_t bytes = output_stream_bytes(s);
     if (!rendered && !output_stream_failed(s)) {
         output_stream_abandon(s);
@@ -102,54 +118,14 @@ static int write_outputs(const analysis *a, file_output *outs, int n)
     for (int i = 0; i < n; i++) {
         if (!outs[i].path)
             continue;
-        char err[512];
-        char stage[64];
-        if (outs[i].render_to) {
-            if (write_streamed(a, &outs[i]) != EXIT_OK)
-                status = EXIT_OUTPUT;
-            if (!output_close(&outs[i].file, err, sizeof err)) {
-                fprintf(stderr, "mmprof: %s\n", err);
-                status = EXIT_OUTPUT;
-            }
-            snprintf(stage, sizeof stage, "%s rendered and written", outs[i].option);
-            stage_mark(stage);
-            continue;
-        }
-        char *text = outs[i].render(a);
-        snprintf(stage, sizeof stage, "%s rendered", outs[i].option);
-        stage_mark(stage);
-        if (!text) {
-            fprintf(stderr, "mmprof: %s '%s': out of memory while rendering\n", outs[i].option, outs[i].path);
+        char err[512], stage[64];
+        if (write_output(a, &outs[i]) != EXIT_OK)
             status = EXIT_OUTPUT;
-            continue;
-        }
-        size_t len = strlen(text);
-        /* A text file ends with a newline. */
-        bool nl = len == 0 || text[len - 1] != '\n';
-        char *full = nl ? malloc(len + 2) : text;
-        if (nl && full) {
-            memcpy(full, text, len);
-            full[len++] = '\n';
-            full[len] = '\0';
-        }
-        /* --json run.json.zst: written compressed (output_compress.h); read back by content. */
-        compress_kind ck = outs[i].file.is_stdout ? COMPRESS_NONE : output_compress_kind(outs[i].path);
-        size_t packed_len = 0;
-        char *packed = full && ck != COMPRESS_NONE ? output_compress(ck, full, len, &packed_len) : NULL;
-        if (!full || (ck != COMPRESS_NONE && !packed) ||
-            !output_write(&outs[i].file, packed ? packed : full, packed ? packed_len : len, err, sizeof err)) {
-            fprintf(stderr, "mmprof: %s\n", full && (ck == COMPRESS_NONE || packed) ? err : "out of memory");
-            status = EXIT_OUTPUT;
-        }
-        free(packed);
         if (!output_close(&outs[i].file, err, sizeof err)) {
             fprintf(stderr, "mmprof: %s\n", err);
             status = EXIT_OUTPUT;
         }
-        if (full != text)
-            free(full);
-        free(text);
-        snprintf(stage, sizeof stage, "%s written", outs[i].option);
+        snprintf(stage, sizeof stage, "%s rendered and written", outs[i].option);
         stage_mark(stage);
     }
     return status;

@@ -9,12 +9,8 @@
 
 typedef enum { COMPRESS_NONE = 0, COMPRESS_GZIP, COMPRESS_ZSTD } compress_kind;
 
-/* What path's name asks for: COMPRESS_GZIP for *.gz, COMPRESS_ZSTD for *.zst. */
+/* What path's name asks for: COMPRESS_GZIP for *.gz, COMPRESS_ZSTD for *.zst (output_stream.h
+ * writes it so: a gzip member at zlib's default level, a zstd frame at level 3). */
 compress_kind output_compress_kind(const char *path);
-
-/* data[0, len) compressed as kind (a gzip member at zlib's default level, a zstd frame at
- * level 3), into a buffer the caller frees, its size in *out_len; NULL when memory ran out or
- * the library failed. */
-char *output_compress(compress_kind kind, const char *data, size_t len, size_t *out_len);
 
 #endif

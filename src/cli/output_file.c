@@ -11,6 +11,8 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "fd_write.h"
+
 /* The temporary file being written, for the signal handler: set only while it exists. */
 static char tmp_path[PATH_MAX + 32];
 static volatile sig_atomic_t tmp_live;
@@ -160,22 +162,6 @@ uint64_t output_free_space(const output_file *o)
     return (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
 }
 
-static bool write_all(int fd, const char *data, size_t len, int *error)
-{
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            *error = w < 0 ? errno : ENOSPC;
-            return false;
-        }
-        done += (size_t)w;
-    }
-    return true;
-}
-
 static bool fail_errno(const output_file *o, int error, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s '%s': write failed: %s", o->what, o->path,
@@ -216,15 +202,10 @@ static bool begin_replacing(output_file *o, char *err, size_t errlen)
     }
     o->tmp_fd = fd;
     o->free_at_begin = output_free_space(o);
-    o->written = 0;
     return true;
 }
 
-bool output_begin(output_file *o, char *err, size_t errlen)
-{
-    o->written = 0;
-    return o->in_place || begin_replacing(o, err, errlen);
-}
+bool output_begin(output_file *o, char *err, size_t errlen) { return o->in_place || begin_replacing(o, err, errlen); }
 
 void output_abandon(output_file *o)
 {
@@ -238,10 +219,8 @@ void output_abandon(output_file *o)
 bool output_append(output_file *o, const char *data, size_t len, char *err, size_t errlen)
 {
     int error = 0;
-    if (write_all(o->in_place ? o->fd : o->tmp_fd, data, len, &error)) {
-        o->written += len;
+    if (fd_write_all(o->in_place ? o->fd : o->tmp_fd, data, len, &error))
         return true;
-    }
     if (error == ENOSPC && !o->in_place && o->free_at_begin != UINT64_MAX) {
         char dir[PATH_MAX];
         dir_of(o->target, dir, sizeof dir);
@@ -282,19 +261,22 @@ bool output_commit(output_file *o, char *err, size_t errlen)
     return true;
 }
 
+bool output_room(const output_file *o, size_t len, char *err, size_t errlen)
+{
+    uint64_t space = output_free_space(o);
+    if (space == UINT64_MAX || len <= space)
+        return true;
+    char dir[PATH_MAX];
+    dir_of(o->target, dir, sizeof dir);
+    snprintf(err, errlen, "%s '%s': %zu bytes to write and only %llu free in '%s'", o->what, o->path, len,
+             (unsigned long long)space, dir);
+    return false;
+}
+
 bool output_write(output_file *o, const char *data, size_t len, char *err, size_t errlen)
 {
-    if (!o->in_place) {
-        char dir[PATH_MAX];
-        dir_of(o->target, dir, sizeof dir);
-        uint64_t space = output_free_space(o);
-        if (space != UINT64_MAX && len > space) {
-            snprintf(err, errlen, "%s '%s': %zu bytes to write and only %llu free in '%s'", o->what, o->path, len,
-                     (unsigned long long)space, dir);
-            return false;
-        }
-    }
-    return output_begin(o, err, errlen) && output_append(o, data, len, err, errlen) && output_commit(o, err, errlen);
+    return output_room(o, len, err, errlen) && output_begin(o, err, errlen) &&
+           output_append(o, data, len, err, errlen) && output_commit(o, err, errlen);
 }
 
 int output_scratch(const output_file *o)

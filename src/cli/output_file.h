@@ -30,16 +30,20 @@ typedef struct {
     char target[PATH_MAX];  /* not in place: the regular file to replace, symlinks resolved */
     bool exists;            /* the path names something now */
     struct stat st;         /* what it names (stat: through symlinks), when it exists */
-    /* A write in progress (output_begin): the temporary's descriptor (-1: none) and mode, the
-     * bytes written, and the free space when it began (for the message when the disk fills). */
+    /* A write in progress (output_begin): the temporary's descriptor (-1: none) and mode, and the
+     * free space when it began (for the message when the disk fills). */
     int tmp_fd;
     mode_t tmp_mode;
-    uint64_t written, free_at_begin;
+    uint64_t free_at_begin;
 } output_file;
 
 /* Checks and opens path for what, before any work: a missing directory, a read-only file, a
  * directory, a FIFO without a reader are refused here with a message in err naming both. */
 bool output_open(output_file *o, const char *what, const char *path, char *err, size_t errlen);
+
+/* Whether len bytes fit where o is replaced (always, for a device or pipe); false with a message
+ * naming the free space. */
+bool output_room(const output_file *o, size_t len, char *err, size_t errlen);
 
 /* Writes the whole of data; false with a message on any error (no space left, a closed pipe).
  * A regular file is replaced only once all of data is safely on disk. */

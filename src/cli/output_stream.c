@@ -135,7 +135,7 @@ output_stream *output_stream_open(output_file *o, compress_kind kind, char *err,
         ok = s->packed != NULL;
     }
     /* 15 + 16: a gzip header and trailer around the deflate stream, as gzip(1) writes; zlib's
-     * default level and zstd's level 3, as output_compress. */
+     * default level and zstd's level 3 (output_compress.h). */
     if (ok && kind == COMPRESS_GZIP)
         ok = s->z_live = deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
     if (ok && kind == COMPRESS_ZSTD)
