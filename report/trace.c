@@ -607,8 +607,8 @@ static void meta(strbuf *b, const char *what, int pid, int tid, const char *key,
     sb_add(b, "}},\n");
 }
 
-/* The text so far handed to the sink once it passes trace_spill_bytes, all but its last byte: a line's "\n",
- * which more() may still make ",\n". A long run's trace is hundreds of megabytes. */
+/* The text so far handed to the sink once it passes trace_spill_bytes, all but its last byte: a
+ * line's "\n", which more() may still make ",\n". A long run's trace is hundreds of megabytes. */
 size_t trace_spill_bytes = 1u << 20;
 
 static void spill(trace *t, strbuf *b)

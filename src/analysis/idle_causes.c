@@ -99,8 +99,20 @@ struct host_causes {
     size_t ncalls;
     int64_t longest;  /* the longest call, to find those that began before a stretch */
     piece *pieces;    /* disjoint, by start */
-    size_t npieces, pieces_cap;
+    size_t npieces;
 };
+
+/* The run's host call k, as host_calls_by_start numbers them: an API call below napis, else a
+ * synchronization record. */
+static int64_t index_start(const event_list *s, size_t k)
+{
+    return k < s->napis ? s->apis[k].start_ns : s->syncs[k - s->napis].start_ns;
+}
+
+static int64_t index_end(const event_list *s, size_t k)
+{
+    return k < s->napis ? s->apis[k].end_ns : s->syncs[k - s->napis].end_ns;
+}
 
 static const api_event *call_api(const host_causes *h, size_t i) /* NULL for a synchronization record */
 {
@@ -108,19 +120,9 @@ static const api_event *call_api(const host_causes *h, size_t i) /* NULL for a s
     return k < h->events->napis ? &h->events->apis[k] : NULL;
 }
 
-static int64_t call_start(const host_causes *h, size_t i)
-{
-    size_t k = h->calls[i].index;
-    const event_list *s = h->events;
-    return k < s->napis ? s->apis[k].start_ns : s->syncs[k - s->napis].start_ns;
-}
+static int64_t call_start(const host_causes *h, size_t i) { return index_start(h->events, h->calls[i].index); }
 
-static int64_t call_end(const host_causes *h, size_t i)
-{
-    size_t k = h->calls[i].index;
-    const event_list *s = h->events;
-    return k < s->napis ? s->apis[k].end_ns : s->syncs[k - s->napis].end_ns;
-}
+static int64_t call_end(const host_causes *h, size_t i) { return index_end(h->events, h->calls[i].index); }
 
 /* A copy's process, correlation id and whether its host side was pageable. */
 typedef struct {
@@ -264,8 +266,9 @@ static bool next_edge(const host_causes *h, size_t *i, const end_heap *q, int64_
     return true;
 }
 
-/* Paints [s, e) with cause c: onto the last piece where it continues it, else as new pieces. */
-static bool add_piece(host_causes *h, int64_t s, int64_t e, idle_cause c)
+/* Paints [s, e) with cause c: onto the last piece where it continues it, else as new pieces
+ * (h->pieces has room for *cap). */
+static bool add_piece(host_causes *h, size_t *cap, int64_t s, int64_t e, idle_cause c)
 {
     piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
     if (last && last->cause == c && piece_end(last) == s) {
@@ -274,12 +277,12 @@ static bool add_piece(host_causes *h, int64_t s, int64_t e, idle_cause c)
         s += take;
     }
     for (; s < e; h->npieces++) {
-        if (h->npieces == h->pieces_cap) { /* past the two a call it was sized for: long stretches */
-            piece *grown = realloc(h->pieces, 2 * h->pieces_cap * sizeof *grown);
+        if (h->npieces == *cap) { /* past the two a call it was sized for: long stretches */
+            piece *grown = realloc(h->pieces, 2 * *cap * sizeof *grown);
             if (!grown)
                 return false;
             h->pieces = grown;
-            h->pieces_cap *= 2;
+            *cap *= 2;
         }
         int64_t take = e - s < (int64_t)UINT32_MAX ? e - s : (int64_t)UINT32_MAX;
         h->pieces[h->npieces] = (piece){s, (uint32_t)take, (uint8_t)c};
@@ -296,8 +299,8 @@ static bool paint(host_causes *h)
     size_t ne = 0;
     for (size_t i = 0; i < h->ncalls; i++)
         ne += call_end(h, i) > call_start(h, i);
-    h->pieces_cap = ne ? 2 * ne : 1;
-    h->pieces = malloc(h->pieces_cap * sizeof *h->pieces); /* trimmed to what was painted below */
+    size_t cap = ne ? 2 * ne : 1;
+    h->pieces = malloc(cap * sizeof *h->pieces); /* trimmed to what was painted below */
     if (!h->pieces)
         return false;
     end_heap q = {0};
@@ -319,20 +322,15 @@ static bool paint(host_causes *h)
             c++;
         if (c == IDLE_NCAUSES)
             continue;
-        ok = add_piece(h, t, next, (idle_cause)c);
+        ok = add_piece(h, &cap, t, next, (idle_cause)c);
     }
     free(q.v);
     piece *fit = realloc(h->pieces, (h->npieces ? h->npieces : 1) * sizeof *h->pieces);
     h->pieces = fit ? fit : h->pieces;
-    h->pieces_cap = fit ? (h->npieces ? h->npieces : 1) : h->pieces_cap;
     return ok;
 }
 
-static uint64_t call_index_start(size_t i, const void *ctx)
-{
-    const event_list *s = ctx;
-    return key_of_i64(i < s->napis ? s->apis[i].start_ns : s->syncs[i - s->napis].start_ns);
-}
+static uint64_t call_index_start(size_t i, const void *ctx) { return key_of_i64(index_start(ctx, i)); }
 
 size_t *host_calls_by_start(const event_list *s)
 {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "array_grow.h"
 #include "key_sort.h"
 
 /* One process's ids: at[id - lo] is the index of its call in s->apis plus one, 0 where none. */
@@ -58,20 +59,17 @@ static bool replaces(const api_event *a, const api_event *b)
 static bool build_ranges(launch_index *x)
 {
     const event_list *s = x->s;
-    int hint = -1, cap = 0;
+    int hint = -1;
     for (size_t j = 0; j < s->napis; j++) {
         const api_event *a = &s->apis[j];
         if (a->correlation == 0)
             continue;
         int r = range_of(x->ranges, x->nranges, a->pid, &hint);
         if (r < 0) {
-            if (x->nranges == cap) {
-                cap = cap ? 2 * cap : 8;
-                id_range *g = realloc(x->ranges, (size_t)cap * sizeof *g);
-                if (!g)
-                    return false;
-                x->ranges = g;
-            }
+            id_range *g = array_grow(x->ranges, (size_t)x->nranges, sizeof *g);
+            if (!g)
+                return false;
+            x->ranges = g;
             x->ranges[r = hint = x->nranges++] = (id_range){a->pid, a->correlation, a->correlation, NULL};
         }
         id_range *g = &x->ranges[r];

@@ -439,8 +439,8 @@ static size_t name_slot(const int *slot, size_t nslots, const name_run *runs, co
     return h;
 }
 
-/* A region's API calls (not its synchronizations), in timeline order: walked again where they
- * are needed rather than gathered, since the run region of a long run has millions. */
+/* A region's host calls and synchronizations, in timeline order: walked again where they are
+ * needed rather than gathered, since the run region of a long run has millions. */
 typedef struct {
     const run_model *m;
     const timeline *t;
@@ -448,19 +448,27 @@ typedef struct {
     size_t from; /* the first host item that may be in the region */
 } call_walk;
 
-static bool in_region(const call_walk *w, const host_item *h)
-{
-    return !h->is_sync && member(w->m, w->ri, host_start(h), host_pid(h), h->tid, host_owner(h), h->ranged);
-}
-
-/* The next of the region's calls at or after *i (then *i is past it); NULL after the last. */
-static const host_item *next_call(const call_walk *w, size_t *i)
+/* The next of the region's host items at or after *i (then *i is past it); NULL after the last. */
+static const host_item *next_member(const call_walk *w, size_t *i)
 {
     const region *rg = &w->m->regions[w->ri];
-    for (; *i < w->t->nhost && (whole(rg) || host_start(&w->t->host[*i]) <= rg->end_ns); (*i)++)
-        if (in_region(w, &w->t->host[*i]))
-            return &w->t->host[(*i)++];
+    for (; *i < w->t->nhost && (whole(rg) || host_start(&w->t->host[*i]) <= rg->end_ns); (*i)++) {
+        const host_item *h = &w->t->host[*i];
+        if (member(w->m, w->ri, host_start(h), host_pid(h), h->tid, host_owner(h), h->ranged)) {
+            (*i)++;
+            return h;
+        }
+    }
     return NULL;
+}
+
+/* The next of the region's API calls (its synchronizations passed over), as next_member. */
+static const host_item *next_call(const call_walk *w, size_t *i)
+{
+    const host_item *h;
+    while ((h = next_member(w, i)) && h->is_sync)
+        ;
+    return h;
 }
 
 /* The stored names of the region's calls: runs (one per name, in the order met, each with its
@@ -958,12 +966,10 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     double sync_t = 0, api_t = 0;
     double *launch_us = NULL;
     int nlaunch_cap = 0;
-    for (size_t i = h0; ok && i < t->nhost && (whole(rg) || host_start(&t->host[i]) <= rg->end_ns); i++) {
-        const host_item *h = &t->host[i];
-        int64_t start = host_start(h);
-        if (!member(m, ri, start, host_pid(h), h->tid, host_owner(h), h->ranged))
-            continue;
-        double d = ms(host_end(h) - start);
+    call_walk calls = {m, t, ri, h0};
+    size_t at = h0;
+    for (const host_item *h; ok && (h = next_member(&calls, &at));) {
+        double d = ms(host_end(h) - host_start(h));
         if (h->is_sync) {
             r->nsyncs++;
             sync_t += d;
@@ -1035,7 +1041,6 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_na(&r->sync_ms, "no host-side API records in the timeline");
             metric_na(&r->api_ms, "no host-side API records in the timeline");
         }
-        call_walk calls = {m, t, ri, h0};
         ok = build_flows(t, r, moves, nmoves) && kernel_stats(m, ks, nk, kernel, r) && api_stats(&calls, r->napis, api_t, r);
         if (nk > 0) {
             double *d = malloc((size_t)nk * sizeof *d);
