@@ -303,6 +303,109 @@ static void kernel_table_statistics(void **state)
     model_free(&m);
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Microseconds of ns, as the report makes them (milliseconds first). */
+static double us_of(int64_t ns)
+{
+    return 1e3 * ((double)ns / 1e6);
+}
+
+/* One display name's expected row from its calls' durations (sorted here). */
+static void expect_api_row(const api_stat *s, const char *name, int64_t *d, int n)
+{
+    qsort(d, (size_t)n, sizeof *d, cmp_i64);
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += d[i];
+    assert_string_equal(s->name, name);
+    assert_int_equal(s->count, n);
+    assert_true(s->total_ms.v == (double)sum / 1e6); /* summed in whole ns: exact */
+    assert_true(s->min_us.v == us_of(d[0]));
+    assert_true(s->max_us.v == us_of(d[n - 1]));
+    double mid = n % 2 ? us_of(d[n / 2]) : 0.5 * (us_of(d[n / 2 - 1]) + us_of(d[n / 2]));
+    assert_true(s->median_us.v == mid);
+}
+
+/* The API table's medians, selected in a region of many calls (memory per name, not per call)
+ * and sorted in a smaller one (regions.c, API_SORTED_CALLS_MAX): 70,001 calls of one name with
+ * durations from 100 ns to 8.6 s and many equal, and one display name made of two stored ones
+ * ("cudaMalloc", "cudaMalloc_v3020") with an even count, in the run and in a range holding a
+ * third of them; each figure equals what the durations sorted here give. Two names of equal
+ * total come in name order. */
+static void api_medians_are_exact_on_many_calls(void **state)
+{
+    (void)state;
+    enum { N = 70001, M = 400 };
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_PROFILE;
+    nvtx(&m, "third", 0, (int64_t)N / 3 * 20 * MS, 1);
+    int64_t *get = malloc(N * sizeof *get), *get_in = malloc(N * sizeof *get_in), mall[M], mall_in[M];
+    assert_non_null(get);
+    assert_non_null(get_in);
+    int nget_in = 0, nmall_in = 0;
+    uint64_t seed = 99;
+    int64_t t = 0;
+    for (int i = 0; i < N; i++, t += 20 * MS) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        int64_t d = (seed & 3) ? 100 + (int64_t)(seed >> 60) : (int64_t)(seed >> 31) % (19 * MS);
+        if (i % 1000 == 0)
+            d = (int64_t)(seed >> 31); /* up to 8.6 s: the range the selection narrows */
+        api(&m, "cudaGetDevice", t, t + d, 1, 0);
+        get[i] = d;
+        if (t <= (int64_t)N / 3 * 20 * MS)
+            get_in[nget_in++] = d;
+        if (i < M) {
+            int64_t e = 1000 + (int64_t)((seed >> 20) % 5000) * 1000 + i; /* distinct: two middles */
+            api(&m, i % 3 ? "cudaMalloc" : "cudaMalloc_v3020", t + d + 1, t + d + 1 + e, 1, 0);
+            mall[i] = e;
+            mall_in[nmall_in++] = e;
+        }
+    }
+    api(&m, "cuB", t, t + 777, 1, 0);
+    api(&m, "cuA", t + 1000, t + 1777, 1, 0);
+    assert_true(model_finish_regions(&m, "prog"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    const region_metrics *run = &a.rg[0], *third = find(&a, "third");
+    assert_int_equal(run->napistats, 4);
+    expect_api_row(&run->apis[0], "cudaGetDevice", get, N);
+    expect_api_row(&run->apis[1], "cudaMalloc", mall, M);
+    assert_string_equal(run->apis[2].name, "cuA");
+    assert_string_equal(run->apis[3].name, "cuB");
+    assert_int_equal(third->napistats, 2);
+    expect_api_row(&third->apis[0], "cudaGetDevice", get_in, nget_in);
+    expect_api_row(&third->apis[1], "cudaMalloc", mall_in, nmall_in);
+    analysis_free(&a);
+    model_free(&m);
+    free(get);
+    free(get_in);
+}
+
+/* A run past the calls a report can index (REGIONS_HOST_CALLS_MAX) is refused in words that say
+ * what to do, before any analysis; one at the limit is taken. Only the counts are read. */
+static void a_run_past_the_calls_indexed_is_refused(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    char why[256] = "";
+    m.events.napis = REGIONS_HOST_CALLS_MAX - 1;
+    m.events.nsyncs = 1;
+    assert_true(analysis_fits(&m, why, sizeof why));
+    m.events.nsyncs = 2;
+    assert_false(analysis_fits(&m, why, sizeof why));
+    assert_non_null(strstr(why, "1073741825 CUDA API calls"));
+    assert_non_null(strstr(why, "--capture-range"));
+    m.events.napis = m.events.nsyncs = 0;
+    model_free(&m);
+}
+
 /* API calls by total time, names without their version suffix: the profiled program's one 30 ms
  * cudaMemcpy_v3020, then its 11 cudaLaunchKernel_v7000 of 10 us each. */
 static void api_calls_by_total_time(void **state)
@@ -412,6 +515,8 @@ int main(void)
         cmocka_unit_test(many_short_kernels_are_launch_bound),
         cmocka_unit_test(kernel_table_statistics),
         cmocka_unit_test(api_calls_by_total_time),
+        cmocka_unit_test(api_medians_are_exact_on_many_calls),
+        cmocka_unit_test(a_run_past_the_calls_indexed_is_refused),
         cmocka_unit_test(builtin_sample_regions),
         cmocka_unit_test(regions_on_threads_as_on_one),
     };

@@ -1030,6 +1030,16 @@ static bool withhold_cut_verdicts(const run_model *m, analysis *a)
     return true;
 }
 
+bool analysis_fits(const run_model *m, char *why, size_t len)
+{
+    size_t calls = m->events.napis + m->events.nsyncs;
+    if (calls <= REGIONS_HOST_CALLS_MAX)
+        return true;
+    snprintf(why, len, "the run has %zu CUDA API calls and synchronizations, more than the %zu a report can take: "
+             "record a part of it (mmprof profile --duration, --capture-range)", calls, (size_t)REGIONS_HOST_CALLS_MAX);
+    return false;
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -1043,7 +1053,7 @@ bool analyze(const run_model *m, analysis *a)
     for (int i = 0; i < m->ndevices; i++)
         a->peaks[i] = device_peaks_of(&m->devices[i]);
     counter_ceilings(m, a->peaks);
-    if (m->nregions > 0 && !(a->owned = event_views(m))) {
+    if (m->nregions > 0 && !(a->owned = event_views(m, REGION_WORKLOAD))) {
         analysis_free(a);
         return false;
     }

@@ -173,7 +173,10 @@ typedef struct analysis {
 /* The events a built-in workload owns (an empty view for one that never ran). */
 const struct event_view_s *workload_events(const analysis *a, const workload_run *w);
 
-/* Computes every figure; returns false only when memory ran out. */
+/* Whether analyze can take m: false, with why in words, for a run larger than the analysis
+ * counts (REGIONS_HOST_CALLS_MAX). */
+bool analysis_fits(const run_model *m, char *why, size_t len);
+/* Computes every figure; returns false only when memory ran out (on a run analysis_fits takes). */
 bool analyze(const run_model *m, analysis *out);
 void analysis_free(analysis *a);
 

@@ -18,6 +18,7 @@
 #include "host_idle.h"
 #include "key_sort.h"
 #include "overlap.h"
+#include "rank_select.h"
 #include "thresholds.h"
 
 
@@ -35,40 +36,22 @@ typedef struct {
     const api_event *launch;
 } gpu_item;
 
-/* An API call or synchronization on a host thread: what the regions' walk reads of each, the
- * rest (its span, process and owner) through the event: 16 bytes, not 48 (a long run has
+/* An API call or synchronization on a host thread: its place in the store and its thread, the
+ * rest (its span, process and owner) read through the event: 8 bytes, not 48 (a long run has
  * millions). */
 typedef struct {
-    const void *ev; /* an api_event, or a sync_event where is_sync */
-    uint32_t tid;   /* a sync's calling thread (CUPTI's records carry none) */
-    bool is_sync;
-    bool launches; /* an API call that launched a kernel */
-    bool ranged;   /* its thread had a range of its own open at its start */
+    uint32_t at;  /* HOST_INDEX bits: below the store's napis an API call, else the synchronization
+                   * at - napis; HOST_LAUNCHES and HOST_RANGED above them */
+    uint32_t tid; /* its thread (a sync's from its API call: CUPTI's sync records carry none) */
 } host_item;
-_Static_assert(sizeof(host_item) == 16, "a host item is two words");
-
-static int64_t host_start(const host_item *h)
-{
-    return h->is_sync ? ((const sync_event *)h->ev)->start_ns : ((const api_event *)h->ev)->start_ns;
-}
-
-static int64_t host_end(const host_item *h)
-{
-    return h->is_sync ? ((const sync_event *)h->ev)->end_ns : ((const api_event *)h->ev)->end_ns;
-}
-
-static uint32_t host_pid(const host_item *h)
-{
-    return h->is_sync ? ((const sync_event *)h->ev)->pid : ((const api_event *)h->ev)->pid;
-}
-
-/* The region the collector gave it (a built-in workload's), as gpu_item.owner. */
-static int host_owner(const host_item *h)
-{
-    return h->is_sync ? ((const sync_event *)h->ev)->region : ((const api_event *)h->ev)->region;
-}
+_Static_assert(sizeof(host_item) == 8, "a host item is one word");
+#define HOST_LAUNCHES (UINT32_C(1) << 31) /* an API call that launched a kernel */
+#define HOST_RANGED (UINT32_C(1) << 30)   /* its thread had a range of its own open at its start */
+#define HOST_INDEX (HOST_RANGED - 1)
+_Static_assert(REGIONS_HOST_CALLS_MAX == (size_t)HOST_INDEX + 1, "every call has an index");
 
 typedef struct {
+    const event_list *ev;      /* the store the host items index */
     gpu_item *gpu;
     size_t ngpu;
     const gpu_item **by_start; /* the same, by execution start: what ran during a span */
@@ -81,6 +64,49 @@ typedef struct {
     const host_activity *ha;
     int64_t unseen_until;      /* GPU activity before this is not known (unseen_until_of) */
 } timeline;
+
+static bool host_is_sync(const timeline *t, const host_item *h)
+{
+    return (h->at & HOST_INDEX) >= t->ev->napis;
+}
+
+/* The API call h is; NULL for a synchronization. */
+static const api_event *host_api(const timeline *t, const host_item *h)
+{
+    size_t i = h->at & HOST_INDEX;
+    return i < t->ev->napis ? &t->ev->apis[i] : NULL;
+}
+
+static const sync_event *host_sync(const timeline *t, const host_item *h)
+{
+    return &t->ev->syncs[(h->at & HOST_INDEX) - t->ev->napis];
+}
+
+static int64_t host_start(const timeline *t, const host_item *h)
+{
+    const api_event *a = host_api(t, h);
+    return a ? a->start_ns : host_sync(t, h)->start_ns;
+}
+
+static int64_t host_end(const timeline *t, const host_item *h)
+{
+    const api_event *a = host_api(t, h);
+    return a ? a->end_ns : host_sync(t, h)->end_ns;
+}
+
+static uint32_t host_pid(const timeline *t, const host_item *h)
+{
+    const api_event *a = host_api(t, h);
+    return a ? a->pid : host_sync(t, h)->pid;
+}
+
+/* The region the collector gave it (a built-in workload's), as gpu_item.owner. */
+static int host_owner(const timeline *t, const host_item *h)
+{
+    const api_event *a = host_api(t, h);
+    return a ? a->region : host_sync(t, h)->region;
+}
+
 
 /* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
  * thread had a range of its own open at a time. */
@@ -191,6 +217,9 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
     memset(t, 0, sizeof *t);
     const event_list *s = &m->events;
     size_t ngpu = s->nkernels + s->ncopies + s->nmemsets, nhost = s->napis + s->nsyncs;
+    if (nhost > REGIONS_HOST_CALLS_MAX)
+        return false; /* analysis_fits says so before it gets here */
+    t->ev = s;
     launch_index *launches = launch_index_build(s);
     t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
     t->by_start = malloc((ngpu ? ngpu : 1) * sizeof *t->by_start);
@@ -217,14 +246,13 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
     for (size_t o = 0; o < nhost; o++) {
         size_t i = calls_order[o];
         if (i < s->napis) {
-            const api_event *a = &s->apis[i];
-            t->host[t->nhost++] = (host_item){a, a->thread, false, false, false};
+            t->host[t->nhost++] = (host_item){(uint32_t)i, s->apis[i].thread};
             continue;
         }
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
         const sync_event *y = &s->syncs[i - s->napis];
         const api_event *call = launch_of(launches, y->pid, y->correlation);
-        t->host[t->nhost++] = (host_item){y, call ? call->thread : y->thread, true, false, false};
+        t->host[t->nhost++] = (host_item){(uint32_t)i, call ? call->thread : y->thread};
     }
     for (size_t i = 0; i < t->ngpu; i++) {
         gpu_item *g = &t->gpu[i];
@@ -233,7 +261,8 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
             t->longest = g->end - g->start;
     }
     for (size_t i = 0; i < t->nhost; i++)
-        t->host[i].ranged = thread_ranged(ranges, nranges, host_pid(&t->host[i]), t->host[i].tid, host_start(&t->host[i]));
+        if (thread_ranged(ranges, nranges, host_pid(t, &t->host[i]), t->host[i].tid, host_start(t, &t->host[i])))
+            t->host[i].at |= HOST_RANGED;
     free(ranges);
     bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL);
     for (size_t i = 0; i < t->ngpu; i++)
@@ -253,14 +282,14 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
         size_t lo = 0, hi = t->nhost;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (host_start(&t->host[mid]) < l->start_ns)
+            if (host_start(t, &t->host[mid]) < l->start_ns)
                 lo = mid + 1;
             else
                 hi = mid;
         }
-        for (size_t j = lo; j < t->nhost && host_start(&t->host[j]) == l->start_ns; j++)
-            if (t->host[j].ev == l)
-                t->host[j].launches = true;
+        for (size_t j = lo; j < t->nhost && host_start(t, &t->host[j]) == l->start_ns; j++)
+            if (host_api(t, &t->host[j]) == l)
+                t->host[j].at |= HOST_LAUNCHES;
     }
     launch_index_free(launches);
     return true;
@@ -285,7 +314,7 @@ static size_t first_host(const timeline *t, int64_t at)
     size_t lo = 0, hi = t->nhost;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (host_start(&t->host[mid]) < at)
+        if (host_start(t, &t->host[mid]) < at)
             lo = mid + 1;
         else
             hi = mid;
@@ -413,12 +442,14 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
 }
 
 
-/* One stored name's calls (the store keeps each distinct name once, model.h): their durations
- * at dur[first, first + count), and its display name. */
+/* One stored name's calls (the store keeps each distinct name once, model.h): their count,
+ * shortest and longest (as keys) and summed time, its display name and that name's group. */
 typedef struct {
     const char *stored;
     char name[64];
-    size_t first, count;
+    uint64_t count, min, max;
+    int64_t sum_ns;
+    int group;
 } name_run;
 
 static int cmp_run(const void *a, const void *b) { return strcmp(((const name_run *)a)->name, ((const name_run *)b)->name); }
@@ -452,9 +483,10 @@ typedef struct {
 static const host_item *next_member(const call_walk *w, size_t *i)
 {
     const region *rg = &w->m->regions[w->ri];
-    for (; *i < w->t->nhost && (whole(rg) || host_start(&w->t->host[*i]) <= rg->end_ns); (*i)++) {
-        const host_item *h = &w->t->host[*i];
-        if (member(w->m, w->ri, host_start(h), host_pid(h), h->tid, host_owner(h), h->ranged)) {
+    const timeline *t = w->t;
+    for (; *i < t->nhost && (whole(rg) || host_start(t, &t->host[*i]) <= rg->end_ns); (*i)++) {
+        const host_item *h = &t->host[*i];
+        if (member(w->m, w->ri, host_start(t, h), host_pid(t, h), h->tid, host_owner(t, h), (h->at & HOST_RANGED) != 0)) {
             (*i)++;
             return h;
         }
@@ -466,13 +498,13 @@ static const host_item *next_member(const call_walk *w, size_t *i)
 static const host_item *next_call(const call_walk *w, size_t *i)
 {
     const host_item *h;
-    while ((h = next_member(w, i)) && h->is_sync)
+    while ((h = next_member(w, i)) && host_is_sync(w->t, h))
         ;
     return h;
 }
 
 /* The stored names of the region's calls: runs (one per name, in the order met, each with its
- * count), and the open-addressing table that finds a name's run by its pointer (at most half
+ * count, extremes and sum), and the open-addressing table that finds a name's run by its pointer (at most half
  * full; *slots its size). A long run has millions of calls of a few dozen names. */
 static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, int *nruns)
 {
@@ -485,7 +517,7 @@ static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, in
         slot[i] = -1;
     size_t at = w->from;
     for (const host_item *c; ok && (c = next_call(w, &at));) {
-        const char *name = ((const api_event *)c->ev)->name;
+        const char *name = host_api(w->t, c)->name;
         name = name ? name : "";
         size_t h = name_slot(slot, nslots, runs, name);
         if (slot[h] < 0 && (size_t)*nruns == nslots / 2) { /* full: twice the slots */
@@ -506,11 +538,17 @@ static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, in
             h = name_slot(slot, nslots, runs, name);
         }
         if (slot[h] < 0) {
-            runs[*nruns] = (name_run){.stored = name};
+            runs[*nruns] = (name_run){.stored = name, .min = UINT64_MAX};
             api_display_name(name, runs[*nruns].name, sizeof runs[*nruns].name);
             slot[h] = (*nruns)++;
         }
-        runs[slot[h]].count++;
+        name_run *g = &runs[slot[h]];
+        int64_t d = host_end(w->t, c) - host_start(w->t, c);
+        uint64_t key = key_of_i64(d);
+        g->count++;
+        g->sum_ns += d;
+        g->min = key < g->min ? key : g->min;
+        g->max = key > g->max ? key : g->max;
     }
     if (!ok) {
         free(slot);
@@ -522,11 +560,82 @@ static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, in
     return runs;
 }
 
-/* API calls by name (version suffix dropped): count, total, share, median, min, max. The calls'
- * durations are grouped by stored name, then each display name's (one stored name's, or several
- * joined: two rank files' "cudaMalloc", "cudaMalloc_v3020") sorted and summed smallest first, so
- * the last digits do not depend on where the allocator put the names. In ns: their order is that
- * of the microseconds shown (the same rounding of each). */
+/* A display name's calls: its stored names' tallies joined. */
+typedef struct {
+    uint64_t count, min, max;
+    int64_t sum_ns;
+} name_total;
+
+/* A region of at most this many calls has its medians sorted (8 bytes a call, 512 KiB at most);
+ * a larger one selected (memory per name). Both are exact, and the same; sorting takes one walk
+ * of the calls where selecting takes several, which thousands of small regions add up to. */
+#define API_SORTED_CALLS_MAX 65536
+
+/* The middle two durations of each display name's calls (mid[2g], mid[2g + 1] for group g):
+ * gathered by group and sorted. */
+static bool name_medians_sorted(const call_walk *w, const name_run *runs, const int *slot, size_t nslots,
+                                const name_total *tot, int ngroups, uint64_t *mid)
+{
+    size_t n = 0;
+    for (int g = 0; g < ngroups; g++)
+        n += tot[g].count;
+    uint64_t *dur = malloc((n ? n : 1) * sizeof *dur);
+    size_t *at = malloc((size_t)(ngroups > 0 ? ngroups : 1) * sizeof *at);
+    bool ok = dur && at;
+    for (int g = 0; ok && g < ngroups; g++)
+        at[g] = g ? at[g - 1] + tot[g - 1].count : 0;
+    size_t i = w->from;
+    for (const host_item *c; ok && (c = next_call(w, &i));) {
+        const char *name = host_api(w->t, c)->name;
+        size_t g = (size_t)runs[slot[name_slot(slot, nslots, runs, name ? name : "")]].group;
+        dur[at[g]++] = key_of_i64(host_end(w->t, c) - host_start(w->t, c));
+    }
+    for (int g = 0; ok && g < ngroups; g++) {
+        uint64_t *d = dur + at[g] - tot[g].count; /* at[g] is now its end */
+        ok = key_sort_plain(d, tot[g].count);
+        mid[2 * g] = d[(tot[g].count - 1) / 2];
+        mid[2 * g + 1] = d[tot[g].count / 2];
+    }
+    free(dur);
+    free(at);
+    return ok;
+}
+
+/* The same by selection over walks of the region's calls (rank_select.h): the two middle ranks of
+ * group g are selections 2g and 2g + 1. Memory per name, not per call: the run region of a long
+ * run has millions of calls of a few dozen names. */
+static bool name_medians(const call_walk *w, const name_run *runs, const int *slot, size_t nslots,
+                         const name_total *tot, int ngroups, uint64_t *mid)
+{
+    rank_select *sel = rank_select_new(2 * (size_t)ngroups);
+    if (!sel)
+        return false;
+    for (int g = 0; g < ngroups; g++) {
+        rank_select_group(sel, 2 * (size_t)g, tot[g].count, tot[g].min, tot[g].max, (tot[g].count - 1) / 2);
+        rank_select_group(sel, 2 * (size_t)g + 1, tot[g].count, tot[g].min, tot[g].max, tot[g].count / 2);
+    }
+    int more;
+    while ((more = rank_select_begin(sel)) == 1) {
+        size_t i = w->from;
+        for (const host_item *c; (c = next_call(w, &i));) {
+            const char *name = host_api(w->t, c)->name;
+            size_t g = (size_t)runs[slot[name_slot(slot, nslots, runs, name ? name : "")]].group;
+            uint64_t key = key_of_i64(host_end(w->t, c) - host_start(w->t, c));
+            rank_select_add(sel, 2 * g, key);
+            rank_select_add(sel, 2 * g + 1, key);
+        }
+        rank_select_end(sel);
+    }
+    for (size_t g = 0; more == 0 && g < 2 * (size_t)ngroups; g++)
+        mid[g] = rank_select_value(sel, g);
+    rank_select_free(sel);
+    return more == 0;
+}
+
+/* API calls by name (version suffix dropped): count, total, share, median, min, max. A display
+ * name joins its stored names' calls (two rank files' "cudaMalloc", "cudaMalloc_v3020"); its
+ * total is summed in whole nanoseconds, so it does not depend on the order the calls come in, and
+ * its median is sorted in a small region, selected in a large one (API_SORTED_CALLS_MAX). */
 static bool api_stats(const call_walk *w, int n, double total_ms, region_metrics *r)
 {
     r->apis = NULL;
@@ -536,70 +645,62 @@ static bool api_stats(const call_walk *w, int n, double total_ms, region_metrics
     int *slot = NULL, nruns = 0;
     size_t nslots = 0;
     name_run *runs = name_runs(w, &slot, &nslots, &nruns);
-    uint64_t *dur = malloc((size_t)n * sizeof *dur);
-    api_stat *st = calloc((size_t)(nruns ? nruns : 1), sizeof *st);
-    bool ok = runs && dur && st;
-    if (ok) {
-        size_t at = 0;
-        for (int j = 0; j < nruns; j++)
-            runs[j].first = at, at += runs[j].count, runs[j].count = 0;
-        size_t i = w->from;
-        for (const host_item *c; (c = next_call(w, &i));) {
-            const char *name = ((const api_event *)c->ev)->name;
-            name_run *g = &runs[slot[name_slot(slot, nslots, runs, name ? name : "")]];
-            dur[g->first + g->count++] = key_of_i64(host_end(c) - host_start(c));
-        }
-        qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
+    if (!runs)
+        return false;
+    /* By display name, then the table refilled for the runs' new places. */
+    qsort(runs, (size_t)nruns, sizeof *runs, cmp_run);
+    for (size_t j = 0; j < nslots; j++)
+        slot[j] = -1;
+    int ngroups = 0;
+    for (int j = 0; j < nruns; j++) {
+        slot[name_slot(slot, nslots, runs, runs[j].stored)] = j;
+        runs[j].group = j > 0 && strcmp(runs[j].name, runs[j - 1].name) == 0 ? ngroups - 1 : ngroups++;
     }
-    free(slot);
-    int ns = 0;
-    uint64_t *joined = NULL; /* a display name's several runs, copied together */
-    for (int i = 0; ok && i < nruns;) {
-        int j = i + 1;
-        while (j < nruns && strcmp(runs[j].name, runs[i].name) == 0)
-            j++;
-        uint64_t *d = dur + runs[i].first;
-        size_t k = runs[i].count;
-        if (j - i > 1) {
-            if (!joined && !(ok = (joined = malloc((size_t)n * sizeof *joined)) != NULL))
-                break;
-            k = 0;
-            for (int q = i; q < j; q++) {
-                memcpy(joined + k, dur + runs[q].first, runs[q].count * sizeof *dur);
-                k += runs[q].count;
-            }
-            d = joined;
-        }
-        if (!(ok = key_sort_plain(d, k)))
-            break;
-        double sum = 0;
-        for (size_t q = 0; q < k; q++)
-            sum += 1e3 * ms(i64_of_key(d[q]));
-        api_stat *s = &st[ns++];
-        memcpy(s->name, runs[i].name, sizeof s->name);
-        s->count = (int)k;
-        metric_set(&s->total_ms, sum / 1e3);
+    name_total *tot = calloc((size_t)(ngroups ? ngroups : 1), sizeof *tot);
+    uint64_t *mid = malloc(2 * (size_t)(ngroups ? ngroups : 1) * sizeof *mid);
+    api_stat *st = calloc((size_t)(ngroups ? ngroups : 1), sizeof *st);
+    bool ok = tot && mid && st;
+    for (int j = 0; ok && j < nruns; j++) {
+        name_total *t = &tot[runs[j].group];
+        if (t->count == 0)
+            t->min = UINT64_MAX;
+        t->count += runs[j].count;
+        t->sum_ns += runs[j].sum_ns;
+        t->min = runs[j].min < t->min ? runs[j].min : t->min;
+        t->max = runs[j].max > t->max ? runs[j].max : t->max;
+    }
+    if ((size_t)n <= API_SORTED_CALLS_MAX)
+        ok = ok && name_medians_sorted(w, runs, slot, nslots, tot, ngroups, mid);
+    else
+        ok = ok && name_medians(w, runs, slot, nslots, tot, ngroups, mid);
+    for (int j = 0; ok && j < nruns; j++) {
+        if (j > 0 && runs[j].group == runs[j - 1].group)
+            continue; /* a later stored name of a display name already written */
+        const name_total *t = &tot[runs[j].group];
+        api_stat *s = &st[runs[j].group];
+        memcpy(s->name, runs[j].name, sizeof s->name);
+        s->count = (int)t->count;
+        metric_set(&s->total_ms, ms(t->sum_ns));
         if (total_ms > 0)
-            metric_set(&s->share_pct, 100.0 * sum / 1e3 / total_ms);
+            metric_set(&s->share_pct, 100.0 * ms(t->sum_ns) / total_ms);
         else
             metric_na(&s->share_pct, "no time in API calls");
-        double lo = 1e3 * ms(i64_of_key(d[0])), hi = 1e3 * ms(i64_of_key(d[k - 1]));
-        double m1 = 1e3 * ms(i64_of_key(d[(k - 1) / 2])), m2 = 1e3 * ms(i64_of_key(d[k / 2]));
-        metric_set(&s->min_us, lo);
-        metric_set(&s->max_us, hi);
-        metric_set(&s->median_us, (k % 2) ? m2 : 0.5 * (m1 + m2));
-        i = j;
+        double m1 = 1e3 * ms(i64_of_key(mid[2 * runs[j].group])), m2 = 1e3 * ms(i64_of_key(mid[2 * runs[j].group + 1]));
+        metric_set(&s->min_us, 1e3 * ms(i64_of_key(t->min)));
+        metric_set(&s->max_us, 1e3 * ms(i64_of_key(t->max)));
+        metric_set(&s->median_us, (t->count % 2) ? m2 : 0.5 * (m1 + m2));
     }
+    free(slot);
     free(runs);
-    free(dur);
-    free(joined);
+    free(tot);
+    free(mid);
     if (!ok) {
         free(st);
         return false;
     }
-    qsort(st, (size_t)ns, sizeof *st, cmp_api_total);
+    qsort(st, (size_t)ngroups, sizeof *st, cmp_api_total);
     r->apis = st;
-    r->napistats = ns;
+    r->napistats = ngroups;
     return true;
 }
 
@@ -969,14 +1070,14 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     call_walk calls = {m, t, ri, h0};
     size_t at = h0;
     for (const host_item *h; ok && (h = next_member(&calls, &at));) {
-        double d = ms(host_end(h) - host_start(h));
-        if (h->is_sync) {
+        double d = ms(host_end(t, h) - host_start(t, h));
+        if (host_is_sync(t, h)) {
             r->nsyncs++;
             sync_t += d;
         } else {
             r->napis++;
             api_t += d;
-            if (h->launches) {
+            if (h->at & HOST_LAUNCHES) {
                 if (r->nlaunches == nlaunch_cap) {
                     nlaunch_cap = nlaunch_cap ? 2 * nlaunch_cap : 64;
                     double *grown = realloc(launch_us, (size_t)nlaunch_cap * sizeof *launch_us);

@@ -102,7 +102,13 @@ typedef struct {
 #define REGION_THREADS 4
 extern int region_threads;
 
-/* Computes every region's figures; false only when memory ran out. */
+/* The CUDA API calls and synchronizations a run may have for its regions to be analysed: 2^30,
+ * a billion (their timeline keeps each in 30 bits). Several hours of a training loop's, whose
+ * analysis would need over 100 GB anyway; a capture window is the way to report on such a run. */
+#define REGIONS_HOST_CALLS_MAX ((size_t)1 << 30)
+
+/* Computes every region's figures; false only when memory ran out (or the run has more than
+ * REGIONS_HOST_CALLS_MAX calls, which analysis_fits says first). */
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout);
 /* The same, and the run's host causes for the caller (analysis builds them once for the regions,
  * the idle stretches and the host views: a long run's millions of calls, sorted and painted),

@@ -186,12 +186,19 @@ int compare_main(int argc, char **argv, FILE *out, FILE *err)
             fprintf(err, "mmprof compare: %s: %s\n", have ? "NEW" : "BASE", msg);
             goto out;
         }
-    for (; analysed < 2; analysed++)
+    for (; analysed < 2; analysed++) {
+        char too_large[256];
+        if (!analysis_fits(&m[analysed], too_large, sizeof too_large)) {
+            fprintf(err, "mmprof compare: '%s': %s\n", paths[analysed], too_large);
+            status = EXIT_USAGE;
+            goto out;
+        }
         if (!analyze(&m[analysed], &a[analysed])) {
             fprintf(err, "mmprof compare: out of memory while analysing '%s'\n", paths[analysed]);
             status = EXIT_OUTPUT;
             goto out;
         }
+    }
     check_pair(&m[0], &m[1], &pw, err);
     if (!compare_runs(&a[0], &a[1], threshold, &cmp)) {
         fprintf(err, "mmprof compare: out of memory while comparing\n");

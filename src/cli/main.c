@@ -318,6 +318,13 @@ int main(int argc, char **argv)
     if (o.json_path) /* into a scratch file beside the output, or in memory where none can be made */
         early_json = json_model_text_start(&m, output_scratch(&outs[0].file));
     analysis a;
+    char too_large[256];
+    if (!analysis_fits(&m, too_large, sizeof too_large)) {
+        json_model_text_free(early_json);
+        fprintf(stderr, "mmprof: %s\n", too_large);
+        model_free(&m);
+        return EXIT_USAGE;
+    }
     if (!analyze(&m, &a)) {
         json_model_text_free(early_json);
         fprintf(stderr, "mmprof: out of memory while analysing the run\n");

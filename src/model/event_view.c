@@ -9,7 +9,7 @@
     do {                                                                                          \
         for (size_t i_ = 0; i_ < (count); i_++) {                                                 \
             int g_ = (arr)[i_].region;                                                            \
-            if (g_ >= 0 && g_ < n)                                                                \
+            if (g_ >= 0 && g_ < n && want(m, g_, ctx))                                            \
                 v[g_].nfield++;                                                                   \
         }                                                                                         \
         for (int g_ = 0; g_ < n && ok; g_++) {                                                    \
@@ -19,13 +19,14 @@
         }                                                                                         \
         for (size_t i_ = 0; ok && i_ < (count); i_++) {                                           \
             int g_ = (arr)[i_].region;                                                            \
-            if (g_ >= 0 && g_ < n)                                                                \
+            if (g_ >= 0 && g_ < n && v[g_].field)                                                 \
                 v[g_].field[v[g_].nfield++] = (const type *)&(arr)[i_];                           \
         }                                                                                         \
     } while (0)
 
-/* Views of regions [0, n) into v (zeroed). */
-static bool fill_views(const run_model *m, event_view *v, int n)
+/* Views into v (zeroed) of the regions in [0, n) that want() takes; the others stay empty. */
+static bool fill_views(const run_model *m, event_view *v, int n, bool (*want)(const run_model *, int, const void *),
+                       const void *ctx)
 {
     bool ok = true;
     const event_list *e = &m->events;
@@ -37,7 +38,18 @@ static bool fill_views(const run_model *m, event_view *v, int n)
     return ok;
 }
 
-event_view *event_views(const run_model *m)
+static bool of_kind(const run_model *m, int region, const void *kind)
+{
+    return m->regions[region].kind == *(const region_kind *)kind;
+}
+
+static bool the_one(const run_model *m, int region, const void *which)
+{
+    (void)m;
+    return region == *(const int *)which;
+}
+
+event_view *event_views(const run_model *m, region_kind kind)
 {
     int n = m->nregions;
     if (n <= 0)
@@ -45,7 +57,7 @@ event_view *event_views(const run_model *m)
     event_view *v = calloc((size_t)n, sizeof *v);
     if (!v)
         return NULL;
-    if (!fill_views(m, v, n)) {
+    if (!fill_views(m, v, n, of_kind, &kind)) {
         event_views_free(v, n);
         return NULL;
     }
@@ -57,13 +69,14 @@ bool event_view_of(const run_model *m, int region, event_view *v)
     memset(v, 0, sizeof *v);
     if (region < 0 || region >= m->nregions)
         return true;
-    event_view *all = event_views(m);
-    if (!all)
-        return false;
-    *v = all[region];
-    memset(&all[region], 0, sizeof all[region]);
-    event_views_free(all, m->nregions);
-    return true;
+    event_view *all = calloc((size_t)m->nregions, sizeof *all);
+    bool ok = all && fill_views(m, all, m->nregions, the_one, &region);
+    if (ok) {
+        *v = all[region];
+        memset(&all[region], 0, sizeof all[region]);
+    }
+    event_views_free(all, all ? m->nregions : 0);
+    return ok;
 }
 
 void event_view_release(event_view *v)

@@ -19,10 +19,12 @@ typedef struct event_view_s {
     size_t nsyncs;
 } event_view;
 
-/* One view per region of m (m->nregions of them, in region order), each listing the events whose
- * region is that one, in store order. NULL when memory ran out (or m has no regions). The views
- * point into m->events: valid while it is not changed. */
-event_view *event_views(const run_model *m);
+/* One view per region of m (m->nregions of them, in region order): a region of the kind asked
+ * lists the events whose region is that one, in store order; the others are empty (a profile's
+ * run region owns its millions of calls, and only the built-in workloads' views are read). NULL
+ * when memory ran out (or m has no regions). The views point into m->events: valid while it is
+ * not changed. */
+event_view *event_views(const run_model *m, region_kind kind);
 void event_views_free(event_view *v, int n);
 
 /* The view of one region alone (for a caller that needs one: a test, a single workload). False
