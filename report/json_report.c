@@ -750,58 +750,110 @@ static void *write_regions(void *p)
 }
 
 #define REGION_WRITERS 4     /* threads that write a long run's regions */
-#define REGIONS_APART 256    /* fewer regions are written on the caller's thread */
+#define REGIONS_A_PART 256   /* regions a writer builds at a time; fewer are written on the caller's thread */
 
 /* "analysis": its members one by one, each array's elements one a line; the regions (thousands
  * in a long run, each with its tables: about half the time of writing a minute of training's
- * run file) built and written a few hundred at a time, in parts on threads of their own, and
- * joined in order; the document's tree is never whole in memory. */
+ * run file) built a few hundred at a time, in parts on threads of their own, joined in order and
+ * handed on before the next parts are built: the document's tree is never whole in memory, nor
+ * the regions' text. */
 static bool write_analysis(json_writer *w, const analysis *a)
 {
     cJSON *an = cJSON_CreateObject();
     bool ok = an && jw_open_object(w, "analysis") && analysis_head(an, a) && write_members(w, an) &&
               jw_open_array(w, "regions");
-    int nparts = a->nrg >= REGIONS_APART ? REGION_WRITERS : 1;
-    region_part part[REGION_WRITERS];
-    pthread_t thread[REGION_WRITERS];
-    bool apart[REGION_WRITERS] = {false};
-    for (int k = 0; k < nparts; k++) {
-        part[k] = (region_part){a, (int)((long)a->nrg * k / nparts), (int)((long)a->nrg * (k + 1) / nparts), {0}, false};
-        sb_init(&part[k].text);
-        apart[k] = ok && k > 0 && pthread_create(&thread[k], NULL, write_regions, &part[k]) == 0;
-    }
-    if (ok)
+    for (int first = 0; ok && first < a->nrg; first += REGION_WRITERS * REGIONS_A_PART) {
+        int nparts = 0;
+        region_part part[REGION_WRITERS];
+        pthread_t thread[REGION_WRITERS];
+        bool apart[REGION_WRITERS] = {false};
+        for (int lo = first; nparts < REGION_WRITERS && lo < a->nrg; lo += REGIONS_A_PART, nparts++) {
+            int hi = a->nrg - lo < REGIONS_A_PART ? a->nrg : lo + REGIONS_A_PART;
+            region_part *x = &part[nparts];
+            *x = (region_part){a, lo, hi, {0}, false};
+            sb_init(&x->text);
+            apart[nparts] = nparts > 0 && pthread_create(&thread[nparts], NULL, write_regions, x) == 0;
+        }
         write_regions(&part[0]);
-    for (int k = 0; k < nparts; k++) {
-        if (apart[k])
-            pthread_join(thread[k], NULL);
-        else if (ok && k > 0)
-            write_regions(&part[k]);
-        ok = ok && part[k].ok && jw_append_elements(w, &part[k].text);
-        sb_free(&part[k].text);
+        for (int k = 0; k < nparts; k++) {
+            if (apart[k])
+                pthread_join(thread[k], NULL);
+            else if (k > 0)
+                write_regions(&part[k]);
+            ok = ok && part[k].ok && jw_append_elements(w, &part[k].text);
+            sb_free(&part[k].text);
+        }
     }
     ok = ok && jw_close(w) && analysis_tail(an, a) && write_members(w, an);
     cJSON_Delete(an);
     return ok && jw_close(w);
 }
 
-/* The document's last member, "analysis", written on a thread of its own into text of its own
- * while the model's members are written (a long run's events in columns, and its thousands of
- * regions: about as long each), then joined after them. */
+/* The document's last member, "analysis", written on a thread of its own while the model's
+ * members are written (a long run's events in columns, and its thousands of regions: about as
+ * long each), then joined after them. Its text waits in memory only up to json_analysis_ahead bytes:
+ * then the writer waits until the model's members are written, and from then on writes to the
+ * sink itself (the caller's thread only waits for it). A long run's analysis is tens of
+ * megabytes, which held whole were the peak of writing its run file. */
+size_t json_analysis_ahead = 4 * JW_DRAIN_AT;
+
 typedef struct {
     const analysis *a;
-    strbuf text;
+    const text_sink *sink;
+    pthread_mutex_t lock;
+    pthread_cond_t turn;
+    strbuf ahead;   /* written before the model's members were */
+    bool its_turn;  /* the model's members are written: the sink is the writer's */
+    bool abandoned; /* the caller failed: every write fails */
     bool ok;
 } analysis_part;
+
+/* The analysis writer's sink: ahead while the model's members are written, the caller's sink
+ * once they are. */
+static bool part_write(void *ctx, const char *data, size_t len)
+{
+    analysis_part *x = ctx;
+    pthread_mutex_lock(&x->lock);
+    while (!x->its_turn && !x->abandoned && x->ahead.len + len > json_analysis_ahead)
+        pthread_cond_wait(&x->turn, &x->lock);
+    bool ok = !x->abandoned;
+    if (ok && !x->its_turn) {
+        sb_addn(&x->ahead, data, len);
+        ok = !x->ahead.oom;
+        len = 0;
+    }
+    pthread_mutex_unlock(&x->lock);
+    if (ok && len > 0 && x->ahead.len > 0) { /* its turn: nothing else writes to the sink now */
+        ok = sink_write(x->sink, x->ahead.s, x->ahead.len);
+        x->ahead.len = 0;
+    }
+    return ok && sink_write(x->sink, data, len);
+}
 
 static void *write_analysis_part(void *p)
 {
     analysis_part *x = p;
+    strbuf b;
+    sb_init(&b);
     json_writer w;
-    jw_text_after(&w, &x->text);
+    jw_text_after(&w, &b);
+    text_sink to = {part_write, x};
+    jw_drain_to(&w, &to);
     x->ok = write_analysis(&w, x->a);
     x->ok = jw_end(&w, NULL) && x->ok;
+    sb_free(&b);
     return NULL;
+}
+
+/* The model's members are written (ok), or could not be: the analysis writer goes on to the sink,
+ * or stops. */
+static void part_turn(analysis_part *x, bool ok)
+{
+    pthread_mutex_lock(&x->lock);
+    x->its_turn = ok;
+    x->abandoned = !ok;
+    pthread_cond_broadcast(&x->turn);
+    pthread_mutex_unlock(&x->lock);
 }
 
 struct json_model_text {
@@ -902,8 +954,10 @@ static bool model_text_out(json_model_text *t, const text_sink *sink, char *err,
 bool render_json_to(const analysis *a, json_model_text *t, const text_sink *sink, char *err, size_t errlen)
 {
     snprintf(err, errlen, "out of memory");
-    analysis_part part = {.a = a};
-    sb_init(&part.text);
+    analysis_part part = {.a = a, .sink = sink};
+    pthread_mutex_init(&part.lock, NULL);
+    pthread_cond_init(&part.turn, NULL);
+    sb_init(&part.ahead);
     pthread_t helper;
     bool apart = pthread_create(&helper, NULL, write_analysis_part, &part) == 0;
     strbuf b;
@@ -926,13 +980,16 @@ bool render_json_to(const analysis *a, json_model_text *t, const text_sink *sink
         json_model_text_free(t);
         ok = ok && model_write(a->m, &w, &hooks) && w.depth == 0 && jw_drain(&w);
     }
+    part_turn(&part, ok);
     if (apart)
         pthread_join(helper, NULL);
-    else
+    else if (ok)
         write_analysis_part(&part);
-    ok = ok && part.ok && sink_write(sink, part.text.s, part.text.len);
-    sb_free(&part.text);
+    ok = ok && part.ok && sink_write(sink, part.ahead.s, part.ahead.len);
+    sb_free(&part.ahead);
     sb_free(&b);
+    pthread_cond_destroy(&part.turn);
+    pthread_mutex_destroy(&part.lock);
     return ok;
 }
 

@@ -26,6 +26,9 @@ char *render_json_from(const analysis *a, json_model_text *t);
 /* The same document handed to sink as it is made (never whole in memory). False with why in err
  * (out of memory, the scratch file unwritable) or where the sink failed (the sink says why). */
 bool render_json_to(const analysis *a, json_model_text *t, const text_sink *sink, char *err, size_t errlen);
+/* How much of the analysis' text render_json_to holds while the model's members are written
+ * (4 MiB; tests lower it to see the analysis wait for them). */
+extern size_t json_analysis_ahead;
 /* Joins and frees t unused. */
 void json_model_text_free(json_model_text *t);
 

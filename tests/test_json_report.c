@@ -143,9 +143,11 @@ static void event_timed_sample_too(void **state)
     check_run(NCU_SAMPLE);
 }
 
-/* A run of hundreds of regions: its regions are written in parts on threads (json_report.c),
- * and its model's members may be rendered while the analysis runs (json_model_text_start): the
- * document is the same text either way, and the regions keep their order. */
+/* A run of 1,100 regions: its regions are written 256 at a time in parts on threads
+ * (json_report.c), and its model's members may be rendered while the analysis runs
+ * (json_model_text_start), into memory or a scratch file; the analysis, let 64 KiB ahead,
+ * waits for them and then goes to the sink itself. The document is the same text every way, and
+ * the regions keep their order. */
 static void many_regions_written_in_parts_in_order(void **state)
 {
     (void)state;
@@ -153,16 +155,18 @@ static void many_regions_written_in_parts_in_order(void **state)
     load_run("samples/h200-profile-torch.json", &m);
     const region *run = &m.regions[0];
     int64_t span = run->end_ns - run->start_ns;
-    enum { EXTRA = 300 };
+    enum { EXTRA = 1100 };
     for (int i = 0; i < EXTRA; i++) {
         char name[16];
-        snprintf(name, sizeof name, "r%03d", i);
+        snprintf(name, sizeof name, "r%04d", i);
         assert_true(model_add_region(&m, REGION_NVTX, name, NULL, run->start_ns + span * i / EXTRA,
                                      run->start_ns + span * (i + 1) / EXTRA, m.processes[0].pid, 1, -1) >= 0);
         run = &m.regions[0]; /* the array may have moved */
     }
     json_model_text *early = json_model_text_start(&m, -1);
+    json_model_text *scratch = json_model_text_start(&m, output_scratch(NULL));
     assert_non_null(early);
+    assert_non_null(scratch);
     analysis a;
     assert_true(analyze(&m, &a));
     assert_true(a.nrg >= EXTRA);
@@ -170,6 +174,17 @@ static void many_regions_written_in_parts_in_order(void **state)
     assert_non_null(serial);
     assert_non_null(overlapped);
     assert_string_equal(serial, overlapped);
+    const char *an = strstr(serial, "\n\"analysis\": ");
+    assert_non_null(an);
+    assert_true(strlen(an) > 16 * (64u << 10));
+    kept_text k;
+    text_sink sink = kept_sink(&k);
+    char err[256];
+    size_t ahead = json_analysis_ahead;
+    json_analysis_ahead = 64u << 10;
+    assert_true(render_json_to(&a, scratch, &sink, err, sizeof err));
+    json_analysis_ahead = ahead;
+    assert_kept_whole(&k, strdup(serial), 8, "1,100 regions");
     cJSON *root = cJSON_Parse(serial);
     const cJSON *regions = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(root, "analysis"), "regions");
     assert_int_equal(cJSON_GetArraySize(regions), a.nrg);
@@ -179,7 +194,7 @@ static void many_regions_written_in_parts_in_order(void **state)
         assert_int_equal(cJSON_GetObjectItemCaseSensitive(rj, "index")->valueint, a.rg[i].region);
         const char *name = cJSON_GetObjectItemCaseSensitive(rj, "name")->valuestring;
         char want[16];
-        snprintf(want, sizeof want, "r%03d", next);
+        snprintf(want, sizeof want, "r%04d", next);
         next += strcmp(name, want) == 0;
     }
     assert_int_equal(next, EXTRA); /* every added region, in the order added */

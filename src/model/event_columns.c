@@ -154,16 +154,30 @@ bool event_columns_fit(const event_list *e)
     return fit;
 }
 
+/* One column's values as written: starts and correlation ids as differences from the event
+ * before, each made when the writer asks (jw_member_ints_of: in order). */
+typedef struct {
+    const event_list *e;
+    const name_index *names;
+    int k, c;
+    int64_t epoch, prev;
+} column_cursor;
+
+static int64_t column_value(size_t i, void *p)
+{
+    column_cursor *x = p;
+    int64_t v = raw(x->e, x->names, x->k, i, x->c, x->epoch);
+    int64_t out = x->c == C_START || x->c == C_CORR ? v - x->prev : v;
+    x->prev = v;
+    return out;
+}
+
 bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
 {
-    size_t most = 0;
-    for (int k = 0; k < 5; k++)
-        most = kind_count(e, k) > most ? kind_count(e, k) : most;
-    int64_t *v = malloc((most ? most : 1) * sizeof *v);
     size_t nnames;
     const char *const *names = events_names(e, &nnames);
     name_index index;
-    bool ok = name_index_build(&index, e) && v && jw_member(w, "form", cJSON_CreateString("columns"));
+    bool ok = name_index_build(&index, e) && jw_member(w, "form", cJSON_CreateString("columns"));
     if (ok) {
         cJSON *arr = cJSON_CreateArray();
         for (size_t i = 0; arr && i < nnames; i++)
@@ -174,20 +188,13 @@ bool event_columns_write(json_writer *w, const event_list *e, int64_t epoch)
         ok = jw_member(w, "names", arr);
     }
     for (int k = 0; ok && k < 5; k++) {
-        size_t n = kind_count(e, k);
         ok = jw_open_object(w, event_column_kinds[k]);
         for (int c = 0; ok && cols[k][c]; c++) {
-            int64_t prev = 0;
-            for (size_t i = 0; i < n; i++) {
-                int64_t x = raw(e, &index, k, i, c, epoch);
-                v[i] = c == C_START || c == C_CORR ? x - prev : x;
-                prev = x;
-            }
-            ok = jw_member_ints(w, cols[k][c], v, n);
+            column_cursor x = {e, &index, k, c, epoch, 0};
+            ok = jw_member_ints_of(w, cols[k][c], kind_count(e, k), column_value, &x);
         }
         ok = ok && jw_close(w);
     }
-    free(v);
     name_index_free(&index);
     return ok;
 }

@@ -162,14 +162,14 @@ static char *int_text(char *end, int64_t v)
     return end;
 }
 
-bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
+bool jw_member_ints_of(json_writer *w, const char *key, size_t n, jw_int_fn at, void *ctx)
 {
     if (w->failed)
         return false;
     if (!w->text) {
         cJSON *a = cJSON_CreateArray();
         for (size_t i = 0; a && i < n; i++)
-            if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]))) {
+            if (!cJSON_AddItemToArray(a, cJSON_CreateNumber((double)at(i, ctx)))) {
                 cJSON_Delete(a);
                 a = NULL;
             }
@@ -180,7 +180,7 @@ bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
     char chunk[4096];
     size_t used = 0;
     for (size_t i = 0; i < n; i++) {
-        char digits[24], *d = int_text(digits + sizeof digits, v[i]);
+        char digits[24], *d = int_text(digits + sizeof digits, at(i, ctx));
         size_t len = (size_t)(digits + sizeof digits - d);
         if (used + len + 1 > sizeof chunk) {
             sb_addn(w->text, chunk, used);
@@ -196,6 +196,16 @@ bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
     sb_addn(w->text, chunk, used);
     sb_add(w->text, "]");
     return (!w->text->oom && drain(w, false)) || failed(w);
+}
+
+static int64_t element(size_t i, void *v)
+{
+    return ((const int64_t *)v)[i];
+}
+
+bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
+{
+    return jw_member_ints_of(w, key, n, element, (void *)v);
 }
 
 bool jw_end(json_writer *w, cJSON **root)

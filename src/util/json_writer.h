@@ -67,6 +67,10 @@ bool jw_close(json_writer *w);
  * result with sscanf: that was most of the time of writing a long run. Tree backend: exact for
  * |v| < 2^53, as any JSON number read as a double. */
 bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n);
+/* The same, each integer made as it is written: at(i, ctx) for i = 0, 1, ... n - 1 in turn (a
+ * column of a long run computed from its events needs no array of its own). */
+typedef int64_t (*jw_int_fn)(size_t i, void *ctx);
+bool jw_member_ints_of(json_writer *w, const char *key, size_t n, jw_int_fn at, void *ctx);
 
 /* Text backend, for an array's elements rendered on several threads: w writes elements of an
  * open array into text of its own (first: its first element is the array's first), and
