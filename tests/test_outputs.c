@@ -367,6 +367,32 @@ static void full_disk_keeps_old_file(void **state)
     assert_int_equal(n, 1); /* run.json and nothing else */
 }
 
+/* A disk with room for a profile's run file once but not twice (a 1.5 MiB tmpfs for an 836 KB
+ * file): the JSON is warned about before the work, naming the scratch file its events go to
+ * first (the text, as large as the file, is not). */
+static void json_warns_of_its_scratch_space(void **state)
+{
+    (void)state;
+    const char *mnt = at("room");
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    if (mount("tmpfs", mnt, "tmpfs", 0, "size=1536k") != 0) {
+        print_message("cannot mount a small tmpfs here (%s): nothing to fill\n", strerror(errno));
+        skip();
+    }
+    char json[1100], text[1100];
+    snprintf(json, sizeof json, "%s/run.json", mnt);
+    snprintf(text, sizeof text, "%s/run.txt", mnt);
+    const char *argv[] = {mmprof_bin(), "report", "samples/h200-profile-torch.json", "-q", "--json", json,
+                          "--text", text, NULL};
+    cmd_result r = run(argv);
+    bool warned = strstr(r.err, "warning: --json") && strstr(r.err, "scratch file beside it");
+    bool text_warned = strstr(r.err, "warning: --text") != NULL;
+    cmd_free(&r);
+    umount(mnt);
+    assert_true(warned);
+    assert_false(text_warned);
+}
+
 /* ---------- messages instead of silence ---------- */
 
 static void silent_no_ops_are_named(void **state)
@@ -485,6 +511,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(same_file_by_inode, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(stdout_errors, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(full_disk_keeps_old_file, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(json_warns_of_its_scratch_space, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(silent_no_ops_are_named, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(sigint_and_sigterm, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(watchdog_abandons_stuck_workload, test_tmp_setup, test_tmp_teardown),

@@ -173,17 +173,21 @@ static int open_outputs(const cli_options *o, file_output *outs, int n)
 }
 
 /* Outputs about this large for a run file of `bytes` bytes (measured on the samples: the JSON
- * is as large again, the trace about as large, the page a little less). Warned about before the
- * work when the disk has less; the write itself refuses what does not fit. */
-static void warn_space(const file_output *outs, int n, uint64_t bytes)
+ * is as large again, the trace about as large, the page a little less). The JSON of a run not
+ * built in (scratch) needs as much again while it is written: its events go first to a scratch
+ * file beside it, read back into it once the analysis is done. Warned about before the analysis
+ * when the disk has less; the write itself refuses what does not fit. */
+static void warn_space(const file_output *outs, int n, uint64_t bytes, bool scratch)
 {
     for (int i = 0; i < n; i++) {
         if (!outs[i].path || outs[i].file.in_place)
             continue;
-        uint64_t space = output_free_space(&outs[i].file);
-        if (space != UINT64_MAX && space < bytes)
-            fprintf(stderr, "mmprof: warning: %s '%s': about %llu bytes to write and %llu free\n", outs[i].option,
-                    outs[i].path, (unsigned long long)bytes, (unsigned long long)space);
+        bool json = scratch && strcmp(outs[i].option, "--json") == 0;
+        uint64_t space = output_free_space(&outs[i].file), need = json ? 2 * bytes : bytes;
+        if (space != UINT64_MAX && space < need)
+            fprintf(stderr, "mmprof: warning: %s '%s': about %llu bytes to write%s and %llu free\n", outs[i].option,
+                    outs[i].path, (unsigned long long)need, json ? " (half of them to a scratch file beside it)" : "",
+                    (unsigned long long)space);
     }
 }
 
@@ -294,11 +298,11 @@ int main(int argc, char **argv)
     run_model m;
     int status;
     struct stat in;
-    if (o.report_mode && stat(o.run_file, &in) == 0) /* report and import read a file */
-        warn_space(outs, nouts, (uint64_t)in.st_size);
     if (o.report_mode) {
         if (!read_runs(&o, &m))
             return EXIT_USAGE;
+        if (stat(o.run_file, &in) == 0) /* report and import read a file */
+            warn_space(outs, nouts, (uint64_t)in.st_size, m.source != SOURCE_BUILTIN);
         status = EXIT_OK;
         for (int i = 0; i < m.builtin.nworkloads; i++)
             if (m.builtin.workloads[i].status == WL_FAILED || m.builtin.workloads[i].status == WL_ERROR)
