@@ -4,7 +4,8 @@
  * copies"), then laid out: within a thread, sorted by start (longest first on ties), each event
  * goes to the first lane where it either starts after everything open has ended or fits inside
  * the innermost open range. A thread needing a second lane becomes two trace threads ("H2D
- * copies", "H2D copies (2)"). Then metadata and events are written, one per line. */
+ * copies", "H2D copies (2)"). Then metadata and events are written, one per line, a call's, kernel's
+ * or copy's name and args made from the model's event as it is written. */
 #include "trace.h"
 
 #include <stdio.h>
@@ -41,17 +42,29 @@ typedef struct {
     int nlanes;
 } lthread;
 
+/* What an event's name and args are made from: its own copies, or (the many: a long run's
+ * hundreds of thousands of calls, kernels and copies) the model's event, described again when it
+ * is written (describe), so that the trace holds 64 bytes per slice, not the text of each. */
+typedef enum { SRC_OWN = 0, SRC_API, SRC_KERNEL, SRC_COPY } tevent_src;
+
 typedef struct {
     int thread;       /* index into the thread table */
     int lane;
     int64_t start, end;
-    char *name;       /* owned */
     const char *cat;
-    char *args;       /* owned: a JSON object */
+    union {
+        struct {
+            char *name;   /* owned */
+            char *args;   /* owned: a JSON object */
+        } own;            /* SRC_OWN */
+        const void *src;  /* the api_event, kernel_event or copy_event */
+    };
     char flow;        /* FLOW_FROM: a launching API call; FLOW_TO: a kernel or copy it launched */
-    uint32_t flow_pid, flow_corr;
+    uint8_t src_kind; /* tevent_src */
     bool instant;     /* a host sample: an instant event ("ph":"i") */
+    uint32_t flow_pid, flow_corr;
 } tevent;
+_Static_assert(sizeof(tevent) == 64, "a slice is one cache line");
 
 enum { FLOW_NONE = 0, FLOW_FROM, FLOW_TO };
 
@@ -104,37 +117,59 @@ static int thread_of(trace *t, int pid, int64_t key, const char *name)
     return t->nthreads++;
 }
 
-/* Adds an event with a copy of args (args_open's JSON object, at its exact length: a run's trace
- * holds up to a million of them) and of name. */
+/* Room for one more event; false (and t->oom) when memory ran out. */
+static bool room(trace *t)
+{
+    if (t->nev < t->cap)
+        return true;
+    size_t cap = t->cap ? 2 * t->cap : 256;
+    tevent *p = realloc(t->ev, cap * sizeof *p);
+    if (!p) {
+        t->oom = true;
+        return false;
+    }
+    t->ev = p;
+    t->cap = cap;
+    return true;
+}
+
+/* A record with its end before its start (a clock hiccup) is kept, as an instant. */
+static tevent slice(int thread, int64_t start, int64_t end, const char *cat)
+{
+    return (tevent){.thread = thread, .start = start, .end = end < start ? start : end, .cat = cat};
+}
+
+/* Adds an event with a copy of args (args_open's JSON object, at its exact length) and of name. */
 static void add(trace *t, int thread, int64_t start, int64_t end, const char *name, const char *cat, strbuf *args)
 {
     char *a = args->oom ? NULL : malloc(args->len + 1);
     if (a)
         memcpy(a, args->s, args->len + 1);
-    if (thread < 0 || !a || t->oom) {
+    char *n = a ? strdup(name) : NULL;
+    if (thread < 0 || !n || t->oom || !room(t)) {
         free(a);
+        free(n);
         t->oom = true;
         return;
     }
-    if (t->nev == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 256;
-        tevent *p = realloc(t->ev, cap * sizeof *p);
-        if (!p) {
-            free(a);
-            t->oom = true;
-            return;
-        }
-        t->ev = p;
-        t->cap = cap;
-    }
-    char *n = strdup(name);
-    if (!n) {
-        free(a);
+    tevent *e = &t->ev[t->nev++];
+    *e = slice(thread, start, end, cat);
+    e->own.name = n;
+    e->own.args = a;
+}
+
+/* Adds an event described when it is written, from the model's event src. */
+static void add_described(trace *t, int thread, int64_t start, int64_t end, const char *cat, tevent_src kind,
+                          const void *src)
+{
+    if (thread < 0 || t->oom || !room(t)) {
         t->oom = true;
         return;
     }
-    /* A record with its end before its start (a clock hiccup) is kept, as an instant. */
-    t->ev[t->nev++] = (tevent){thread, 0, start, end < start ? start : end, n, cat, a, FLOW_NONE, 0, 0, false};
+    tevent *e = &t->ev[t->nev++];
+    *e = slice(thread, start, end, cat);
+    e->src_kind = (uint8_t)kind;
+    e->src = src;
 }
 
 /* args helpers: each appends ,"key":value (the caller opens with '{' and closes with '}'). */
@@ -314,8 +349,21 @@ static const char *shown_name(trace *t, const char *stored, bool kernel)
     return t->shown[slot].shown;
 }
 
+/* The built-in workload that owns events of region g (its figures), or NULL. */
+static const workload_metrics *owner_of(const analysis *a, int g)
+{
+    int w = g > 0 && g < a->m->nregions ? a->m->regions[g].workload : -1;
+    return w >= 0 && w < a->nwl ? &a->wl[w] : NULL;
+}
+
+static const workload_run *owner_run(const analysis *a, int g)
+{
+    const workload_metrics *r = owner_of(a, g);
+    return r ? r->w : NULL;
+}
+
 /* One CUDA API call on its host thread, named without its version suffix. */
-static void add_api(trace *t, const workload_run *w, const api_event *e)
+static void add_api(trace *t, const api_event *e)
 {
     if (e->start_ns >= t->win.host_cut)
         return;
@@ -325,33 +373,42 @@ static void add_api(trace *t, const workload_run *w, const api_event *e)
         snprintf(name, sizeof name, "CUDA API (thread %u)", e->thread);
         th = thread_of(t, HOST_PID, T_API + e->thread, name);
     }
-    const char *call = shown_name(t, e->name, false);
-    if (!call)
-        return;
-    strbuf *args = args_open(t, w);
-    arg_int(args, "correlation", e->correlation);
-    arg_site(t, args, e->pid, e->correlation);
-    sb_add(args, "}");
-    add(t, th, e->start_ns, e->end_ns, call, "cuda_api", args);
+    add_described(t, th, e->start_ns, e->end_ns, "cuda_api", SRC_API, e);
     link_last(t, FLOW_FROM, e->pid, e->correlation);
 }
 
-/* One kernel on its stream's thread; r (NULL for events outside every workload) gives its
- * occupancy. */
-static void add_kernel(trace *t, const workload_metrics *r, const kernel_event *k)
+/* Its name and args, in t's scratch (NULL when memory ran out). */
+static const char *describe_api(trace *t, const api_event *e)
+{
+    strbuf *args = args_open(t, owner_run(t->a, e->region));
+    arg_int(args, "correlation", e->correlation);
+    arg_site(t, args, e->pid, e->correlation);
+    sb_add(args, "}");
+    return shown_name(t, e->name, false);
+}
+
+/* One kernel on its stream's thread. */
+static void add_kernel(trace *t, const kernel_event *k)
 {
     if (k->start_ns >= t->win.gpu_cut)
         return;
-    const workload_run *w = r ? r->w : NULL;
-    char tname[48], g[48], bl[48];
-    const char *name = shown_name(t, k->name, true);
-    if (!name)
-        return;
     int th = find_thread(t, GPU_PID(k->device), T_STREAM + k->stream);
     if (th < 0) {
+        char tname[48];
         snprintf(tname, sizeof tname, "stream %u", k->stream);
         th = thread_of(t, GPU_PID(k->device), T_STREAM + k->stream, tname);
     }
+    add_described(t, th, k->start_ns, k->end_ns, "kernel", SRC_KERNEL, k);
+    link_last(t, FLOW_TO, k->pid, k->correlation);
+}
+
+/* Its name and args, as describe_api; its workload's figures (none outside every workload) give
+ * its occupancy. */
+static const char *describe_kernel(trace *t, const kernel_event *k)
+{
+    const workload_metrics *r = owner_of(t->a, k->region);
+    const workload_run *w = r ? r->w : NULL;
+    char g[48], bl[48];
     dims(k->grid, g, sizeof g);
     dims(k->block, bl, sizeof bl);
     strbuf *args = args_open(t, w);
@@ -379,21 +436,30 @@ static void add_kernel(trace *t, const workload_metrics *r, const kernel_event *
     arg_str(args, "mangled", k->name);
     arg_site(t, args, k->pid, k->correlation);
     sb_add(args, "}");
-    add(t, th, k->start_ns, k->end_ns, name, "kernel",
-        args);
-    link_last(t, FLOW_TO, k->pid, k->correlation);
+    return shown_name(t, k->name, true);
 }
 
-static void add_copy(trace *t, const workload_run *w, const copy_event *c)
+static const char *copy_dir_shown(const copy_event *c)
+{
+    return c->dir == COPY_H2D ? "H2D" : c->dir == COPY_D2H ? "D2H" : c->dir == COPY_D2D ? "D2D" : "other";
+}
+
+static void add_copy(trace *t, const copy_event *c)
 {
     if (c->start_ns >= t->win.gpu_cut)
         return;
-    const char *dir = c->dir == COPY_H2D ? "H2D" : c->dir == COPY_D2H ? "D2H" : c->dir == COPY_D2D ? "D2D" : "other";
     int64_t key = c->dir == COPY_H2D ? T_H2D : c->dir == COPY_D2H ? T_D2H : T_OTHER;
-    char tname[48], name[64];
-    snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : dir);
-    snprintf(name, sizeof name, "%s %s", dir, mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
-    strbuf *args = args_open(t, w);
+    char tname[48];
+    snprintf(tname, sizeof tname, "%s copies", key == T_OTHER ? "other" : copy_dir_shown(c));
+    add_described(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, "memcpy", SRC_COPY, c);
+    link_last(t, FLOW_TO, c->pid, c->correlation);
+}
+
+/* Its name (into name) and args, as describe_api. */
+static const char *describe_copy(trace *t, const copy_event *c, char *name, size_t len)
+{
+    snprintf(name, len, "%s %s", copy_dir_shown(c), mem_kind_name(c->dir == COPY_D2H ? c->dst : c->src));
+    strbuf *args = args_open(t, owner_run(t->a, c->region));
     arg_int(args, "bytes", (long long)c->bytes);
     /* The copy's own bandwidth, bytes over its duration, formatted as the registry formats the
      * GB/s of copies. */
@@ -409,15 +475,22 @@ static void add_copy(trace *t, const workload_run *w, const copy_event *c)
     arg_int(args, "correlation", c->correlation);
     arg_site(t, args, c->pid, c->correlation);
     sb_add(args, "}");
-    add(t, thread_of(t, GPU_PID(c->device), key, tname), c->start_ns, c->end_ns, name, "memcpy", args);
-    link_last(t, FLOW_TO, c->pid, c->correlation);
+    return name;
 }
 
-/* The built-in workload that owns events of region g (its figures), or NULL. */
-static const workload_metrics *owner_of(const analysis *a, int g)
+/* e's name, and its args in t's scratch or its own: NULL (and t->oom) when memory ran out. */
+static const char *describe(trace *t, const tevent *e, const char **args, char *name, size_t len)
 {
-    int w = g > 0 && g < a->m->nregions ? a->m->regions[g].workload : -1;
-    return w >= 0 && w < a->nwl ? &a->wl[w] : NULL;
+    const char *n;
+    switch ((tevent_src)e->src_kind) {
+    case SRC_OWN: *args = e->own.args; return e->own.name;
+    case SRC_API: n = describe_api(t, e->src); break;
+    case SRC_KERNEL: n = describe_kernel(t, e->src); break;
+    default: n = describe_copy(t, e->src, name, len); break;
+    }
+    *args = t->scratch.s;
+    t->oom |= !n || t->scratch.oom;
+    return t->oom ? NULL : n;
 }
 
 /* Every event of the store (a built-in workload's with its workload's figures) and the NVTX
@@ -426,16 +499,12 @@ static void gather_run(trace *t)
 {
     const run_model *m = t->a->m;
     const event_list *e = &m->events;
-    for (size_t i = 0; i < e->napis; i++) {
-        const workload_metrics *r = owner_of(t->a, e->apis[i].region);
-        add_api(t, r ? r->w : NULL, &e->apis[i]);
-    }
+    for (size_t i = 0; i < e->napis; i++)
+        add_api(t, &e->apis[i]);
     for (size_t i = 0; i < e->nkernels; i++)
-        add_kernel(t, owner_of(t->a, e->kernels[i].region), &e->kernels[i]);
-    for (size_t i = 0; i < e->ncopies; i++) {
-        const workload_metrics *r = owner_of(t->a, e->copies[i].region);
-        add_copy(t, r ? r->w : NULL, &e->copies[i]);
-    }
+        add_kernel(t, &e->kernels[i]);
+    for (size_t i = 0; i < e->ncopies; i++)
+        add_copy(t, &e->copies[i]);
     /* profile's capture windows (capture.h), on a track of their own: each span with why it opened
      * and closed and what went unrecorded around it, as the report's capture table has them. */
     for (int i = 0; i < t->a->ncapture; i++) {
@@ -515,25 +584,31 @@ static uint64_t event_thread(const void *i, const void *ev)
 
 static bool sort_events(trace *t)
 {
-    size_t *order = malloc((t->nev ? t->nev : 1) * sizeof *order);
-    tevent *sorted = malloc((t->nev ? t->nev : 1) * sizeof *sorted);
-    bool ok = order && sorted;
-    for (size_t i = 0; ok && i < t->nev; i++)
+    size_t n = t->nev;
+    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    bool ok = order != NULL;
+    for (size_t i = 0; ok && i < n; i++)
         order[i] = i;
-    ok = ok && key_sort(order, t->nev, sizeof *order, event_end_desc, t->ev) &&
-         key_sort(order, t->nev, sizeof *order, event_start, t->ev) &&
-         key_sort(order, t->nev, sizeof *order, event_thread, t->ev);
-    for (size_t i = 0; ok && i < t->nev; i++)
-        sorted[i] = t->ev[order[i]];
-    free(order);
-    if (!ok) {
-        free(sorted);
-        return false;
+    ok = ok && key_sort(order, n, sizeof *order, event_end_desc, t->ev) &&
+         key_sort(order, n, sizeof *order, event_start, t->ev) && key_sort(order, n, sizeof *order, event_thread, t->ev);
+    /* Moved into place along the permutation's cycles (order[k] is the event that goes to k), each
+     * place marked done by setting order[k] to itself: no second array of events. */
+    for (size_t i = 0; ok && i < n; i++) {
+        if (order[i] == i)
+            continue;
+        tevent first = t->ev[i];
+        size_t k = i;
+        while (order[k] != i) {
+            size_t from = order[k];
+            t->ev[k] = t->ev[from];
+            order[k] = k;
+            k = from;
+        }
+        t->ev[k] = first;
+        order[k] = k;
     }
-    free(t->ev);
-    t->ev = sorted;
-    t->cap = t->nev;
-    return true;
+    free(order);
+    return ok;
 }
 
 /* Lays out one logical thread's events (ev[from, to), sorted) in lanes; returns the lane count
@@ -871,11 +946,15 @@ static void write_doc(trace *t, strbuf *b)
             meta(b, "thread_sort_index", th->pid, th->lanes_tid[l], "sort_index", NULL, th->lanes_tid[l]);
         }
     }
-    for (size_t i = 0; i < t->nev; i++) {
+    for (size_t i = 0; i < t->nev && !t->oom; i++) {
         const tevent *e = &t->ev[i];
         const lthread *th = &t->threads[e->thread];
+        char own[64];
+        const char *args, *name = describe(t, e, &args, own, sizeof own);
+        if (!name)
+            break;
         sb_add(b, "{\"name\":\"");
-        sb_json(b, e->name);
+        sb_json(b, name);
         sb_add(b, "\",\"cat\":\"");
         sb_add(b, e->cat);
         sb_add(b, e->instant ? "\",\"ph\":\"i\"" : "\",\"ph\":\"X\"");
@@ -888,7 +967,7 @@ static void write_doc(trace *t, strbuf *b)
             us(b, e->end - e->start);
         }
         sb_add(b, ",\"args\":");
-        sb_add(b, e->args);
+        sb_add(b, args);
         sb_add(b, i + 1 < t->nev ? "},\n" : "}\n");
         spill(t, b);
     }
@@ -1015,10 +1094,11 @@ static bool render(const analysis *a, strbuf *out_text, const text_sink *sink)
     for (int i = 0; i < t.nthreads; i++)
         free(t.threads[i].lanes_tid);
     free(t.threads);
-    for (size_t i = 0; i < t.nev; i++) {
-        free(t.ev[i].name);
-        free(t.ev[i].args);
-    }
+    for (size_t i = 0; i < t.nev; i++)
+        if (t.ev[i].src_kind == SRC_OWN) {
+            free(t.ev[i].own.name);
+            free(t.ev[i].own.args);
+        }
     free(t.ev);
     free(t.sites);
     sb_free(&t.scratch);

@@ -1,6 +1,7 @@
 /* The Chrome trace, checked structurally: valid JSON; every complete ('X') event has a name, ts,
- * dur, pid and tid; one 'X' per kernel and per copy; every process and thread named; ranges on
- * one thread nest, so Perfetto needs no overflow track; hostile names survive as data. */
+ * dur, pid and tid; one 'X' per kernel, copy and call, each the model's event once; every process
+ * and thread named; ranges on one thread nest, so Perfetto needs no overflow track; hostile names
+ * survive as data. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <setjmp.h>
@@ -100,6 +101,49 @@ static int count_cat(cJSON *doc, const char *cat)
     return n;
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The slices of category cat are the model's events of that kind, each once: their start and
+ * correlation id (in args) sorted, against those of the n events given (start_ns and correlation
+ * at those offsets in records of size bytes). */
+static void slices_are_events_once(cJSON *doc, const char *cat, const void *events, size_t n, size_t size,
+                                   size_t start_at, size_t corr_at, int64_t epoch)
+{
+    long long *want = malloc((n ? n : 1) * 2 * sizeof *want), *got = malloc((n ? n : 1) * 2 * sizeof *got);
+    assert_non_null(want);
+    assert_non_null(got);
+    for (size_t i = 0; i < n; i++) {
+        const char *r = (const char *)events + i * size;
+        int64_t start;
+        uint32_t corr;
+        memcpy(&start, r + start_at, sizeof start);
+        memcpy(&corr, r + corr_at, sizeof corr);
+        want[i] = (long long)(start - epoch) * 4096 + corr % 4096; /* start in ns, then the id */
+    }
+    size_t k = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events_of(doc)) {
+        if (!is_x(e) || !str(e, "cat") || strcmp(str(e, "cat"), cat) != 0)
+            continue;
+        double ts, corr;
+        assert_true(num(e, "ts", &ts));
+        assert_true(num(cJSON_GetObjectItemCaseSensitive(e, "args"), "correlation", &corr));
+        assert_true(k < n);
+        got[k++] = llround(ts * 1000) * 4096 + (long long)corr % 4096;
+    }
+    assert_int_equal(k, n);
+    qsort(want, n, sizeof *want, cmp_ll);
+    qsort(got, n, sizeof *got, cmp_ll);
+    for (size_t i = 0; i < n; i++)
+        assert_true(want[i] == got[i]);
+    free(want);
+    free(got);
+}
+
 static void one_event_per_kernel_copy_and_call(void **state)
 {
     (void)state;
@@ -116,6 +160,13 @@ static void one_event_per_kernel_copy_and_call(void **state)
     assert_int_equal(count_cat(doc, "cuda_api"), apis);
     assert_int_equal(count_cat(doc, "nvtx"), phases + (size_t)m.builtin.ntool_phases);
     assert_int_equal(count_cat(doc, "workload"), m.builtin.nworkloads);
+    /* Each of them once, none twice in another's place (the slices are sorted in place). */
+    slices_are_events_once(doc, "kernel", m.events.kernels, kernels, sizeof *m.events.kernels,
+                           offsetof(kernel_event, start_ns), offsetof(kernel_event, correlation), m.epoch_ns);
+    slices_are_events_once(doc, "memcpy", m.events.copies, copies, sizeof *m.events.copies,
+                           offsetof(copy_event, start_ns), offsetof(copy_event, correlation), m.epoch_ns);
+    slices_are_events_once(doc, "cuda_api", m.events.apis, apis, sizeof *m.events.apis,
+                           offsetof(api_event, start_ns), offsetof(api_event, correlation), m.epoch_ns);
     cJSON_Delete(doc);
     model_free(&m);
 }
