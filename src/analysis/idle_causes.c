@@ -73,25 +73,40 @@ idle_cause idle_cause_of_name(const char *name)
     return IDLE_OTHER_API;
 }
 
-/* One host call: which it is and its cause, 8 bytes (a long run has millions): its span and name
- * are read through the model's event (call_start, call_end, call_api). */
-typedef struct {
-    uint64_t index : 56; /* below napis an API call, else the synchronization record index - napis */
-    uint64_t cause : 8;  /* an idle_cause */
+/* One host call: which it is and its cause, 5 bytes packed (a long run has millions; analysis
+ * takes at most 2^30, analysis_fits): its span and name are read through the model's event
+ * (call_start, call_end, call_api). */
+typedef struct __attribute__((packed)) {
+    uint32_t index; /* below napis an API call, else the synchronization record index - napis */
+    uint8_t cause;  /* an idle_cause */
 } host_call;
-_Static_assert(sizeof(host_call) == 8, "a host call is one word");
+_Static_assert(sizeof(host_call) == 5, "a host call is five bytes");
 
-/* A piece of the painted timeline: [start, start + len) under one cause, in 16 bytes (a long
- * run paints about one a call). A stretch of one cause longer than UINT32_MAX ns (4.3 s) is
- * painted as several pieces, which the queries add up the same. */
+/* A piece of the painted timeline: a stretch under one cause, in 8 bytes (a long run paints
+ * about one a call). Its start is an offset from its block's, a block of pieces beginning every
+ * PIECE_BLOCK pieces or sooner, where an offset would pass 32 bits; its length shares a word with
+ * its cause, so a stretch of one cause longer than PIECE_LEN_MAX ns (0.54 s) is painted as
+ * several pieces, which the queries add up the same. */
 typedef struct {
-    int64_t start;
-    uint32_t len;
-    uint8_t cause; /* an idle_cause */
+    uint32_t off;       /* from its block's base */
+    uint32_t len_cause; /* the length in the low PIECE_LEN_BITS bits, the idle_cause above them */
 } piece;
-_Static_assert(sizeof(piece) == 16, "a piece is two words");
+_Static_assert(sizeof(piece) == 8, "a piece is one word");
+#define PIECE_LEN_BITS 29
+#define PIECE_LEN_MAX ((UINT32_C(1) << PIECE_LEN_BITS) - 1)
+_Static_assert(IDLE_NCAUSES <= 1 << (32 - PIECE_LEN_BITS), "a cause fits above the length");
+#define PIECE_BLOCK 256
 
-static int64_t piece_end(const piece *p) { return p->start + p->len; }
+/* Pieces [first, the next block's first) start at base plus their offsets; base is the start of
+ * the first of them. */
+typedef struct {
+    int64_t base;
+    size_t first;
+} piece_block;
+
+static uint32_t piece_len(const piece *p) { return p->len_cause & PIECE_LEN_MAX; }
+
+static idle_cause piece_cause(const piece *p) { return (idle_cause)(p->len_cause >> PIECE_LEN_BITS); }
 
 struct host_causes {
     const event_list *events;
@@ -100,7 +115,25 @@ struct host_causes {
     int64_t longest;  /* the longest call, to find those that began before a stretch */
     piece *pieces;    /* disjoint, by start */
     size_t npieces;
+    piece_block *blocks; /* by base: grown as array_grow.h's arrays */
+    size_t nblocks;
 };
+
+/* A piece and its block, as the queries walk them. */
+typedef struct {
+    size_t i, b;
+} piece_at;
+
+static int64_t at_start(const host_causes *h, piece_at a) { return h->blocks[a.b].base + h->pieces[a.i].off; }
+
+static int64_t at_end(const host_causes *h, piece_at a) { return at_start(h, a) + piece_len(&h->pieces[a.i]); }
+
+static void at_next(const host_causes *h, piece_at *a)
+{
+    a->i++;
+    if (a->b + 1 < h->nblocks && a->i == h->blocks[a->b + 1].first)
+        a->b++;
+}
 
 /* The run's host call k, as host_calls_by_start numbers them: an API call below napis, else a
  * synchronization record. */
@@ -267,14 +300,17 @@ static bool next_edge(const host_causes *h, size_t *i, const end_heap *q, int64_
 }
 
 /* Paints [s, e) with cause c: onto the last piece where it continues it, else as new pieces
- * (h->pieces has room for *cap). */
+ * (h->pieces has room for *cap), each in the last block where it fits, else in a new one. */
 static bool add_piece(host_causes *h, size_t *cap, int64_t s, int64_t e, idle_cause c)
 {
-    piece *last = h->npieces ? &h->pieces[h->npieces - 1] : NULL;
-    if (last && last->cause == c && piece_end(last) == s) {
-        int64_t take = e - s < (int64_t)(UINT32_MAX - last->len) ? e - s : (int64_t)(UINT32_MAX - last->len);
-        last->len += (uint32_t)take;
-        s += take;
+    if (h->npieces > 0) {
+        piece_at last = {h->npieces - 1, h->nblocks - 1};
+        piece *p = &h->pieces[last.i];
+        if (piece_cause(p) == c && at_end(h, last) == s) {
+            int64_t take = e - s < (int64_t)(PIECE_LEN_MAX - piece_len(p)) ? e - s : (int64_t)(PIECE_LEN_MAX - piece_len(p));
+            p->len_cause += (uint32_t)take;
+            s += take;
+        }
     }
     for (; s < e; h->npieces++) {
         if (h->npieces == *cap) { /* past the two a call it was sized for: long stretches */
@@ -284,8 +320,17 @@ static bool add_piece(host_causes *h, size_t *cap, int64_t s, int64_t e, idle_ca
             h->pieces = grown;
             *cap *= 2;
         }
-        int64_t take = e - s < (int64_t)UINT32_MAX ? e - s : (int64_t)UINT32_MAX;
-        h->pieces[h->npieces] = (piece){s, (uint32_t)take, (uint8_t)c};
+        const piece_block *b = h->nblocks ? &h->blocks[h->nblocks - 1] : NULL;
+        if (!b || h->npieces - b->first == PIECE_BLOCK || s - b->base > (int64_t)UINT32_MAX) {
+            piece_block *grown = array_grow(h->blocks, h->nblocks, sizeof *h->blocks);
+            if (!grown)
+                return false;
+            h->blocks = grown;
+            h->blocks[h->nblocks++] = (piece_block){s, h->npieces};
+            b = &h->blocks[h->nblocks - 1];
+        }
+        int64_t take = e - s < (int64_t)PIECE_LEN_MAX ? e - s : (int64_t)PIECE_LEN_MAX;
+        h->pieces[h->npieces] = (piece){(uint32_t)(s - b->base), (uint32_t)take | (uint32_t)c << PIECE_LEN_BITS};
         s += take;
     }
     return true;
@@ -352,7 +397,7 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
     if (h)
         h->events = s;
     size_t n = s->napis + s->nsyncs;
-    copy_key *k = malloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
+    copy_key *k = n <= UINT32_MAX ? malloc((s->ncopies ? s->ncopies : 1) * sizeof *k) : NULL;
     if (h)
         h->calls = malloc((n ? n : 1) * sizeof *h->calls);
     if (!h || !k || !h->calls) {
@@ -377,7 +422,7 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
     for (size_t o = 0; o < n; o++) {
         size_t i = order[o];
         if (i >= s->napis) { /* a synchronization record is the host waiting on the GPU, whatever call made it */
-            h->calls[h->ncalls++] = (host_call){i, IDLE_SYNC};
+            h->calls[h->ncalls++] = (host_call){(uint32_t)i, IDLE_SYNC};
             continue;
         }
         const api_event *a = &s->apis[i];
@@ -389,7 +434,7 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
         if (c == IDLE_OTHER_API && seen[slot].memcpy &&
             pageable_copy(k, s->ncopies, a->pid, a->correlation))
             c = IDLE_PAGEABLE_COPY;
-        h->calls[h->ncalls++] = (host_call){i, c};
+        h->calls[h->ncalls++] = (host_call){(uint32_t)i, (uint8_t)c};
     }
     free(k);
     free(own);
@@ -409,34 +454,48 @@ void host_causes_free(host_causes *h)
         return;
     free(h->calls);
     free(h->pieces);
+    free(h->blocks);
     free(h);
 }
 
-/* The first piece ending after t. */
-static size_t piece_after(const host_causes *h, int64_t t)
+/* The first piece ending after t (i == npieces: none). Pieces of blocks before the last block
+ * starting at or before t end by its base, so it is in that block or is the next block's first. */
+static piece_at piece_after(const host_causes *h, int64_t t)
 {
-    size_t lo = 0, hi = h->npieces;
+    size_t lo = 0, hi = h->nblocks;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (piece_end(&h->pieces[mid]) <= t)
+        if (h->blocks[mid].base <= t)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo;
+    if (lo == 0)
+        return (piece_at){0, 0};
+    piece_at a = {h->blocks[lo - 1].first, lo - 1};
+    size_t end = lo < h->nblocks ? h->blocks[lo].first : h->npieces;
+    while (a.i < end) { /* binary search within the block: ends rise with starts */
+        size_t n = end - a.i, mid = a.i + n / 2;
+        if (at_end(h, (piece_at){mid, a.b}) <= t)
+            a.i = mid + 1;
+        else
+            end = mid;
+    }
+    if (a.b + 1 < h->nblocks && a.i == h->blocks[a.b + 1].first)
+        a.b++;
+    return a;
 }
 
 void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t by[IDLE_NCAUSES])
 {
     if (end <= start)
         return;
-    size_t lo = piece_after(h, start);
     int64_t covered = 0;
-    for (size_t i = lo; i < h->npieces && h->pieces[i].start < end; i++) {
-        int64_t s = h->pieces[i].start > start ? h->pieces[i].start : start;
-        int64_t e = piece_end(&h->pieces[i]) < end ? piece_end(&h->pieces[i]) : end;
+    for (piece_at a = piece_after(h, start); a.i < h->npieces && at_start(h, a) < end; at_next(h, &a)) {
+        int64_t s = at_start(h, a) > start ? at_start(h, a) : start;
+        int64_t e = at_end(h, a) < end ? at_end(h, a) : end;
         if (e > s) {
-            by[h->pieces[i].cause] += e - s;
+            by[piece_cause(&h->pieces[a.i])] += e - s;
             covered += e - s;
         }
     }
@@ -445,8 +504,8 @@ void host_causes_split(const host_causes *h, int64_t start, int64_t end, int64_t
 
 idle_cause host_causes_at(const host_causes *h, int64_t t)
 {
-    size_t lo = piece_after(h, t);
-    return lo < h->npieces && h->pieces[lo].start <= t ? (idle_cause)h->pieces[lo].cause : IDLE_HOST_BUSY;
+    piece_at a = piece_after(h, t);
+    return a.i < h->npieces && at_start(h, a) <= t ? piece_cause(&h->pieces[a.i]) : IDLE_HOST_BUSY;
 }
 
 /* The first call that may overlap [start, ...): calls start no earlier than start - longest. */

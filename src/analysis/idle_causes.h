@@ -51,7 +51,7 @@ idle_cause idle_cause_of_name(const char *name);
  * progress at each instant: any stretch splits into causes in O(log calls + pieces). */
 typedef struct host_causes host_causes;
 /* by_start: host_calls_by_start's order of m's calls, or NULL (sorted here). NULL when memory
- * ran out. */
+ * ran out, or for a run of more than 2^32 calls. */
 host_causes *host_causes_build(const run_model *m, const size_t *by_start);
 /* The run's host calls in order of start, stably, each an index: below s->napis an API call,
  * else the synchronization record i - s->napis. The regions' timeline and the causes both walk

@@ -36,15 +36,14 @@ typedef struct {
     const api_event *launch;
 } gpu_item;
 
-/* An API call or synchronization on a host thread: its place in the store and its thread, the
- * rest (its span, process and owner) read through the event: 8 bytes, not 48 (a long run has
- * millions). */
+/* An API call or synchronization on a host thread: its place in the store and two facts, the
+ * rest (its span, process, thread and owner) read through the event: 4 bytes, not 48 (a long run
+ * has millions). */
 typedef struct {
-    uint32_t at;  /* HOST_INDEX bits: below the store's napis an API call, else the synchronization
-                   * at - napis; HOST_LAUNCHES and HOST_RANGED above them */
-    uint32_t tid; /* its thread (a sync's from its API call: CUPTI's sync records carry none) */
+    uint32_t at; /* HOST_INDEX bits: below the store's napis an API call, else the synchronization
+                  * at - napis; HOST_LAUNCHES and HOST_RANGED above them */
 } host_item;
-_Static_assert(sizeof(host_item) == 8, "a host item is one word");
+_Static_assert(sizeof(host_item) == 4, "a host item is a 32-bit word");
 #define HOST_LAUNCHES (UINT32_C(1) << 31) /* an API call that launched a kernel */
 #define HOST_RANGED (UINT32_C(1) << 30)   /* its thread had a range of its own open at its start */
 #define HOST_INDEX (HOST_RANGED - 1)
@@ -58,6 +57,8 @@ typedef struct {
     int64_t longest;           /* the longest GPU event, to find those that began before a span */
     host_item *host;
     size_t nhost;
+    uint32_t *sync_tid;        /* each synchronization's thread, from its API call (CUPTI's sync
+                                * records carry none): a few, where calls are millions */
     const gpu_activity *act;   /* each GPU's merged kernel and copy intervals, for overlap */
     const host_causes *causes; /* what the host did at each instant (idle_causes.h) */
     const host_where_index *hosts; /* the host samples and spans, by time (host_where.h) */
@@ -105,6 +106,12 @@ static int host_owner(const timeline *t, const host_item *h)
 {
     const api_event *a = host_api(t, h);
     return a ? a->region : host_sync(t, h)->region;
+}
+
+static uint32_t host_tid(const timeline *t, const host_item *h)
+{
+    const api_event *a = host_api(t, h);
+    return a ? a->thread : t->sync_tid[(h->at & HOST_INDEX) - t->ev->napis];
 }
 
 
@@ -194,6 +201,7 @@ static void timeline_free(timeline *t)
     free(t->gpu);
     free(t->by_start);
     free(t->host);
+    free(t->sync_tid);
 }
 
 /* Where recording began after the program's first CUDA calls (its first capture window has calls
@@ -224,9 +232,10 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
     t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
     t->by_start = malloc((ngpu ? ngpu : 1) * sizeof *t->by_start);
     t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
+    t->sync_tid = malloc((s->nsyncs ? s->nsyncs : 1) * sizeof *t->sync_tid);
     size_t nranges;
     thread_range *ranges = thread_ranges(m, &nranges);
-    if (!launches || !t->gpu || !t->by_start || !t->host || !ranges) {
+    if (!launches || !t->gpu || !t->by_start || !t->host || !t->sync_tid || !ranges) {
         launch_index_free(launches);
         free(ranges);
         timeline_free(t);
@@ -246,13 +255,14 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
     for (size_t o = 0; o < nhost; o++) {
         size_t i = calls_order[o];
         if (i < s->napis) {
-            t->host[t->nhost++] = (host_item){(uint32_t)i, s->apis[i].thread};
+            t->host[t->nhost++] = (host_item){(uint32_t)i};
             continue;
         }
         /* CUPTI's synchronization records carry no thread: take the calling API's. */
         const sync_event *y = &s->syncs[i - s->napis];
         const api_event *call = launch_of(launches, y->pid, y->correlation);
-        t->host[t->nhost++] = (host_item){(uint32_t)i, call ? call->thread : y->thread};
+        t->sync_tid[i - s->napis] = call ? call->thread : y->thread;
+        t->host[t->nhost++] = (host_item){(uint32_t)i};
     }
     for (size_t i = 0; i < t->ngpu; i++) {
         gpu_item *g = &t->gpu[i];
@@ -261,7 +271,7 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
             t->longest = g->end - g->start;
     }
     for (size_t i = 0; i < t->nhost; i++)
-        if (thread_ranged(ranges, nranges, host_pid(t, &t->host[i]), t->host[i].tid, host_start(t, &t->host[i])))
+        if (thread_ranged(ranges, nranges, host_pid(t, &t->host[i]), host_tid(t, &t->host[i]), host_start(t, &t->host[i])))
             t->host[i].at |= HOST_RANGED;
     free(ranges);
     bool ok = key_sort(t->gpu, t->ngpu, sizeof *t->gpu, gpu_key, NULL);
@@ -486,7 +496,8 @@ static const host_item *next_member(const call_walk *w, size_t *i)
     const timeline *t = w->t;
     for (; *i < t->nhost && (whole(rg) || host_start(t, &t->host[*i]) <= rg->end_ns); (*i)++) {
         const host_item *h = &t->host[*i];
-        if (member(w->m, w->ri, host_start(t, h), host_pid(t, h), h->tid, host_owner(t, h), (h->at & HOST_RANGED) != 0)) {
+        if (member(w->m, w->ri, host_start(t, h), host_pid(t, h), host_tid(t, h), host_owner(t, h),
+                   (h->at & HOST_RANGED) != 0)) {
             (*i)++;
             return h;
         }

@@ -16,7 +16,7 @@ typedef struct {
 struct rank_select {
     group *g;
     size_t n;
-    uint64_t *counts; /* the pass's counters, every open group's in a row */
+    uint32_t *counts; /* the pass's counters, every open group's in a row */
     size_t ncounts;
 };
 
@@ -59,10 +59,10 @@ int rank_select_begin(rank_select *s)
         if (g->width == 0)
             continue;
         /* About two counters a value of the group, at least 16 and at most RANK_SELECT_BUCKETS:
-         * a region's name of ten calls takes a few more passes instead of 2048 counters each,
-         * a name of millions 11 bits a pass. */
+         * a region's name of ten calls takes a few more passes instead of 65,536 counters each,
+         * a name of millions 16 bits a pass (durations to 4.3 s in two passes). */
         int digit = bits_of(g->count) + 1;
-        digit = digit < 4 ? 4 : digit > 11 ? 11 : digit;
+        digit = digit < 4 ? 4 : digit > 16 ? 16 : digit;
         g->digit = digit < g->width ? digit : g->width;
         g->bucket = need;
         need += (size_t)1 << g->digit;
@@ -70,7 +70,7 @@ int rank_select_begin(rank_select *s)
     if (need == 0)
         return 0;
     if (need > s->ncounts) {
-        uint64_t *more = realloc(s->counts, need * sizeof *more);
+        uint32_t *more = realloc(s->counts, need * sizeof *more);
         if (!more)
             return -1;
         s->counts = more;
@@ -97,7 +97,7 @@ void rank_select_end(rank_select *s)
         group *g = &s->g[i];
         if (g->width == 0)
             continue;
-        const uint64_t *c = s->counts + g->bucket;
+        const uint32_t *c = s->counts + g->bucket;
         size_t b = 0, nb = (size_t)1 << g->digit;
         uint64_t below = 0;
         while (b + 1 < nb && below + c[b] <= g->rank)

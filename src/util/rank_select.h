@@ -9,8 +9,8 @@
  * extremes come from a first pass the caller makes anyway: totals, minimum, maximum). Each pass
  * splits the range still holding the answer into up to RANK_SELECT_BUCKETS buckets (fewer for a
  * group of few values, whose counters would be mostly empty) and keeps the bucket where the rank
- * falls, so keys spread over 2^b nanoseconds need about b/11 passes. No C library offers a
- * selection over values that are walked rather than stored, hence this file. */
+ * falls, so a large group's keys spread over 2^b nanoseconds need about b/16 passes. No C
+ * library offers a selection over values that are walked rather than stored, hence this file. */
 #ifndef MMPROF_RANK_SELECT_H
 #define MMPROF_RANK_SELECT_H
 
@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RANK_SELECT_BUCKETS 2048
+#define RANK_SELECT_BUCKETS 65536 /* 32-bit counters: 256 KiB for a group of 32,768 values or more */
 
 typedef struct rank_select rank_select;
 
@@ -26,8 +26,8 @@ typedef struct rank_select rank_select;
  * out. */
 rank_select *rank_select_new(size_t n);
 void rank_select_free(rank_select *s);
-/* Group g holds count values with keys in [min, max]; the one wanted is the rank-th smallest
- * (from 0; rank < count). */
+/* Group g holds count values (at most UINT32_MAX) with keys in [min, max]; the one wanted is the
+ * rank-th smallest (from 0; rank < count). */
 void rank_select_group(rank_select *s, size_t g, uint64_t count, uint64_t min, uint64_t max, uint64_t rank);
 /* Starts a pass: 1 when one is needed (hand every value to rank_select_add, then call
  * rank_select_end), 0 when every group's value is found, -1 when memory ran out. */
