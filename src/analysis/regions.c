@@ -515,8 +515,8 @@ static const host_item *next_call(const call_walk *w, size_t *i)
 }
 
 /* The stored names of the region's calls: runs (one per name, in the order met, each with its
- * count, extremes and sum), and the open-addressing table that finds a name's run by its pointer (at most half
- * full; *slots its size). A long run has millions of calls of a few dozen names. */
+ * count, extremes and sum), and the open-addressing table that finds a name's run by its pointer
+ * (at most half full; *slots its size). A long run has millions of calls of a few dozen names. */
 static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, int *nruns)
 {
     size_t nslots = 64;
