@@ -1472,6 +1472,53 @@ static void read_file_names_the_line(void **state)
     assert_file_rejected(path, "line 3");
 }
 
+/* Reading a file leaves its "analysis" out (member_drop.h): the model is the one the whole text
+ * gives, and a fault before or after that member is placed at the file's byte and line, as in the
+ * whole text. */
+static void read_file_leaves_the_analysis_out(void **state)
+{
+    (void)state;
+    size_t len;
+    char *text = read_file(sample_path(), &len);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\n\"analysis\": {"));
+    char path[512], err_file[512] = "", err_text[512] = "";
+    snprintf(path, sizeof path, "%s/with-analysis.json", tmp);
+    assert_true(write_text(path, text));
+    run_model a, b;
+    if (!model_read_file(path, &a, err_file, sizeof err_file))
+        fail_msg("%s", err_file);
+    if (!model_read_text(path, text, len, &b, err_text, sizeof err_text))
+        fail_msg("%s", err_text);
+    models_equal(&a, &b);
+    model_free(&a);
+    model_free(&b);
+    /* A fault after the analysis (a member glued on after it), then one before it. */
+    char *end = strrchr(text, '}');
+    assert_non_null(end);
+    char *after = malloc(len + 64);
+    assert_non_null(after);
+    size_t head = (size_t)(end - text);
+    memcpy(after, text, head);
+    strcpy(after + head, ",\n\"after\": tru}\n");
+    char *before = strdup(text);
+    assert_non_null(before);
+    char *version = strstr(before, "\"schema_version\": 3");
+    assert_non_null(version);
+    memcpy(version + strlen("\"schema_version\": "), "?", 1);
+    const char *const faulty[] = {after, before};
+    for (size_t i = 0; i < 2; i++) {
+        assert_true(write_text(path, faulty[i]));
+        assert_false(model_read_file(path, &a, err_file, sizeof err_file));
+        assert_false(model_read_text(path, faulty[i], strlen(faulty[i]), &b, err_text, sizeof err_text));
+        print_message("%s\n", err_file);
+        assert_string_equal(err_file, err_text);
+    }
+    free(after);
+    free(before);
+    free(text);
+}
+
 /* Valid JSON nested past cJSON's limit is reported as too deep, not as invalid; at the limit it
  * is read as JSON (and refused as no run file: an array). */
 static void read_file_names_nesting_depth(void **state)
@@ -1648,6 +1695,7 @@ int main(void)
     const struct CMUnitTest files[] = {
         cmocka_unit_test(read_file_errors),
         cmocka_unit_test(read_file_names_the_line),
+        cmocka_unit_test(read_file_leaves_the_analysis_out),
         cmocka_unit_test(read_file_names_nesting_depth),
         cmocka_unit_test(read_file_reads_what_was_written),
     };

@@ -19,6 +19,7 @@
 
 #include "event_columns.h"
 #include "json_stream.h"
+#include "member_drop.h"
 #include "trace_input.h"
 
 #define RUN_SCHEMA_NAME "mmprof-run"
@@ -1029,6 +1030,7 @@ typedef struct {
 typedef struct split_doc {
     const char *name, *buf;
     size_t len;
+    const member_drop *drop; /* what the text left out as it was read (NULL: nothing), for messages */
     split_array arr[8];
     int narr;
 } split_doc;
@@ -1045,8 +1047,8 @@ static const split_array *split_find(const reader *r, const char *key)
     return NULL;
 }
 
-static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at, char *err,
-                         size_t errlen);
+static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at,
+                         const member_drop *drop, char *err, size_t errlen);
 
 /* Element i of a split array, parsed alone; NULL (and the error given) when it is not valid JSON. */
 static cJSON *split_element(reader *r, const split_array *a, int i)
@@ -1060,7 +1062,7 @@ static cJSON *split_element(reader *r, const split_array *a, int i)
         size_t at = stop ? (size_t)(stop - d->buf) : start;
         if (!r->failed) {
             r->failed = true;
-            syntax_error(d->name, d->buf, d->len, start, at, r->err, r->errlen);
+            syntax_error(d->name, d->buf, d->len, start, at, d->drop, r->err, r->errlen);
             r->syntax = true;
         }
         return NULL;
@@ -2001,17 +2003,21 @@ static int depth_at(const char *buf, size_t at)
 
 /* The message for text that cJSON stopped reading at byte `at` of buf (from `from`, where the
  * value it was reading began). */
-static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at, char *err,
-                         size_t errlen)
+/* The message for a fault at byte at of the text (from: where the value being read began). Where
+ * the text left a value out as it was read (drop), the byte is the file's; lines are the same
+ * either way (the value's newlines were kept). */
+static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at,
+                         const member_drop *drop, char *err, size_t errlen)
 {
     int line = 1;
     for (size_t i = 0; i < at && i < len; i++)
         line += buf[i] == '\n';
+    unsigned long long byte = drop ? md_original(drop, at) : at;
     if (depth_at(buf + from, (at < len ? at + 1 : len) - from) > CJSON_NESTING_LIMIT)
-        snprintf(err, errlen, "run file '%s' is nested deeper than %d levels (near byte %zu, line %d)", name,
-                 CJSON_NESTING_LIMIT, at, line);
+        snprintf(err, errlen, "run file '%s' is nested deeper than %d levels (near byte %llu, line %d)", name,
+                 CJSON_NESTING_LIMIT, byte, line);
     else
-        snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %zu, line %d)", name, at, line);
+        snprintf(err, errlen, "run file '%s' is not valid JSON (near byte %llu, line %d)", name, byte, line);
 }
 
 /* Records the elements of the array whose '[' is next in s as d's array path. */
@@ -2218,23 +2224,25 @@ static void split_free(split_doc *d)
     d->narr = 0;
 }
 
-bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+/* model_read_text of a text that left drop's value out as it was read (NULL: the whole text). */
+static bool read_text(const char *name, const char *buf, size_t len, const member_drop *drop, run_model *m,
+                      char *err, size_t errlen)
 {
     model_init(m);
     /* JSON text has no NUL byte; one would cut a string short wherever it is read. */
     const char *nul = memchr(buf, '\0', len);
     if (nul) {
-        syntax_error(name, buf, len, 0, (size_t)(nul - buf), err, errlen);
+        syntax_error(name, buf, len, 0, (size_t)(nul - buf), drop, err, errlen);
         return false;
     }
-    split_doc d = {.name = name, .buf = buf, .len = len};
+    split_doc d = {.name = name, .buf = buf, .len = len, .drop = drop};
     cJSON *root = NULL;
     if (!split_document(&d, &root)) {
         split_free(&d);
         const char *end = NULL;
         root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, true); /* the NUL included */
         if (!root) {
-            syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, err, errlen);
+            syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, drop, err, errlen);
             return false;
         }
     }
@@ -2258,9 +2266,15 @@ bool model_read_text(const char *name, const char *buf, size_t len, run_model *m
     return ok;
 }
 
+bool model_read_text(const char *name, const char *buf, size_t len, run_model *m, char *err, size_t errlen)
+{
+    return read_text(name, buf, len, NULL, m, err, errlen);
+}
+
 /* A run file as users have it, like a trace (trace_input.h): a path, "-" for standard input, a
- * pipe; plain, gzip or zstd, told by content. Read whole: the reader parses members in its own
- * order. */
+ * pipe; plain, gzip or zstd, told by content. Read whole, the reader parsing members in its own
+ * order, but for the "analysis" a report wrote beside the run (member_drop.h): the reader recomputes
+ * it, and it is a third of a long run's text. */
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
 {
     model_init(m); /* empty on every failure, as model_from_json leaves it, so freeing it is safe */
@@ -2273,11 +2287,16 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
         snprintf(err, errlen, "cannot read run file '%s': %s", in.name, reason);
         return false;
     }
-    char *buf = NULL;
+    enum { CHUNK = 65536 };
+    char *buf = NULL, *chunk = malloc(CHUNK);
     size_t len = 0, cap = 0;
-    bool ok = true;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
+    bool ok = chunk != NULL;
+    if (!ok)
+        snprintf(err, errlen, "out of memory");
+    member_drop drop;
+    md_init(&drop, "analysis");
+    while (ok) {
+        if (len + CHUNK + 4 + 1 > cap) {
             cap = cap ? cap * 2 : 1 << 20;
             char *p = cap > (size_t)MAX_RUN_FILE_BYTES ? NULL : realloc(buf, cap);
             if (!p) {
@@ -2287,8 +2306,8 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
             }
             buf = p;
         }
-        size_t got = ti_read(&in, buf + len, 65536);
-        len += got;
+        size_t got = ti_read(&in, chunk, CHUNK);
+        len += md_take(&drop, chunk, got, buf + len);
         if (got == 0) {
             if (ti_failed(&in)) {
                 snprintf(err, errlen, "cannot read run file '%s': %s", in.name, ti_error(&in));
@@ -2297,6 +2316,7 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
             break;
         }
     }
+    free(chunk);
     char name[sizeof in.name];
     copy_str(name, sizeof name, in.name);
     ti_close(&in);
@@ -2305,7 +2325,7 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
         return false;
     }
     buf[len] = '\0';
-    ok = model_read_text(name, buf, len, m, err, errlen);
+    ok = read_text(name, buf, len, &drop, m, err, errlen);
     free(buf);
     return ok;
 }
