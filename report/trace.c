@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array_grow.h"
 #include "capture.h"
 #include "host_where.h"
 #include "key_sort.h"
@@ -73,7 +74,7 @@ typedef struct {
     lthread *threads;
     int nthreads;
     tevent *ev;
-    size_t nev, cap;
+    size_t nev;      /* grown as array_grow.h's arrays */
     const host_site **sites; /* the host's call sites by process and correlation id */
     size_t nsites;
     trace_window win;
@@ -120,16 +121,12 @@ static int thread_of(trace *t, int pid, int64_t key, const char *name)
 /* Room for one more event; false (and t->oom) when memory ran out. */
 static bool room(trace *t)
 {
-    if (t->nev < t->cap)
-        return true;
-    size_t cap = t->cap ? 2 * t->cap : 256;
-    tevent *p = realloc(t->ev, cap * sizeof *p);
+    tevent *p = array_grow(t->ev, t->nev, sizeof *t->ev);
     if (!p) {
         t->oom = true;
         return false;
     }
     t->ev = p;
-    t->cap = cap;
     return true;
 }
 

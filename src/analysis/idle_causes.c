@@ -135,27 +135,14 @@ static void at_next(const host_causes *h, piece_at *a)
         a->b++;
 }
 
-/* The run's host call k, as host_calls_by_start numbers them: an API call below napis, else a
- * synchronization record. */
-static int64_t index_start(const event_list *s, size_t k)
-{
-    return k < s->napis ? s->apis[k].start_ns : s->syncs[k - s->napis].start_ns;
-}
-
-static int64_t index_end(const event_list *s, size_t k)
-{
-    return k < s->napis ? s->apis[k].end_ns : s->syncs[k - s->napis].end_ns;
-}
-
 static const api_event *call_api(const host_causes *h, size_t i) /* NULL for a synchronization record */
 {
-    size_t k = h->calls[i].index;
-    return k < h->events->napis ? &h->events->apis[k] : NULL;
+    return host_call_api(h->events, h->calls[i].index);
 }
 
-static int64_t call_start(const host_causes *h, size_t i) { return index_start(h->events, h->calls[i].index); }
+static int64_t call_start(const host_causes *h, size_t i) { return host_call_start(h->events, h->calls[i].index); }
 
-static int64_t call_end(const host_causes *h, size_t i) { return index_end(h->events, h->calls[i].index); }
+static int64_t call_end(const host_causes *h, size_t i) { return host_call_end(h->events, h->calls[i].index); }
 
 /* A copy's process, correlation id and whether its host side was pageable. */
 typedef struct {
@@ -375,7 +362,7 @@ static bool paint(host_causes *h)
     return ok;
 }
 
-static uint64_t call_index_start(size_t i, const void *ctx) { return key_of_i64(index_start(ctx, i)); }
+static uint64_t call_index_start(size_t i, const void *ctx) { return key_of_i64(host_call_start(ctx, i)); }
 
 size_t *host_calls_by_start(const event_list *s)
 {
@@ -391,13 +378,15 @@ size_t *host_calls_by_start(const event_list *s)
 host_causes *host_causes_build(const run_model *m, const size_t *by_start)
 {
     const event_list *s = &m->events;
+    size_t n = s->napis + s->nsyncs;
+    if (n > UINT32_MAX) /* a host_call's index */
+        return NULL;
     size_t *own = by_start ? NULL : host_calls_by_start(s);
     const size_t *order = by_start ? by_start : own;
     host_causes *h = order ? calloc(1, sizeof *h) : NULL;
     if (h)
         h->events = s;
-    size_t n = s->napis + s->nsyncs;
-    copy_key *k = n <= UINT32_MAX ? malloc((s->ncopies ? s->ncopies : 1) * sizeof *k) : NULL;
+    copy_key *k = malloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
     if (h)
         h->calls = malloc((n ? n : 1) * sizeof *h->calls);
     if (!h || !k || !h->calls) {

@@ -57,6 +57,21 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start);
  * else the synchronization record i - s->napis. The regions' timeline and the causes both walk
  * them so, sorted once (a long run's millions of calls). NULL when memory ran out. */
 size_t *host_calls_by_start(const event_list *s);
+/* Host call k of that numbering: its API call (NULL for a synchronization record), its
+ * synchronization record (for k at or past s->napis), its span. */
+static inline const api_event *host_call_api(const event_list *s, size_t k)
+{
+    return k < s->napis ? &s->apis[k] : NULL;
+}
+static inline const sync_event *host_call_sync(const event_list *s, size_t k) { return &s->syncs[k - s->napis]; }
+static inline int64_t host_call_start(const event_list *s, size_t k)
+{
+    return k < s->napis ? s->apis[k].start_ns : host_call_sync(s, k)->start_ns;
+}
+static inline int64_t host_call_end(const event_list *s, size_t k)
+{
+    return k < s->napis ? s->apis[k].end_ns : host_call_sync(s, k)->end_ns;
+}
 void host_causes_free(host_causes *h);
 /* Adds to by[] the time of [start, end) under each cause; what no call covers goes to
  * IDLE_HOST_BUSY. */

@@ -66,54 +66,37 @@ typedef struct {
     int64_t unseen_until;      /* GPU activity before this is not known (unseen_until_of) */
 } timeline;
 
-static bool host_is_sync(const timeline *t, const host_item *h)
-{
-    return (h->at & HOST_INDEX) >= t->ev->napis;
-}
+/* What a host item reads through the store (idle_causes.h numbers the calls). */
+static size_t host_index(const host_item *h) { return h->at & HOST_INDEX; }
 
-/* The API call h is; NULL for a synchronization. */
-static const api_event *host_api(const timeline *t, const host_item *h)
-{
-    size_t i = h->at & HOST_INDEX;
-    return i < t->ev->napis ? &t->ev->apis[i] : NULL;
-}
+static bool host_is_sync(const timeline *t, const host_item *h) { return host_index(h) >= t->ev->napis; }
 
-static const sync_event *host_sync(const timeline *t, const host_item *h)
-{
-    return &t->ev->syncs[(h->at & HOST_INDEX) - t->ev->napis];
-}
+static const api_event *host_api(const timeline *t, const host_item *h) { return host_call_api(t->ev, host_index(h)); }
 
-static int64_t host_start(const timeline *t, const host_item *h)
-{
-    const api_event *a = host_api(t, h);
-    return a ? a->start_ns : host_sync(t, h)->start_ns;
-}
+static int64_t host_start(const timeline *t, const host_item *h) { return host_call_start(t->ev, host_index(h)); }
 
-static int64_t host_end(const timeline *t, const host_item *h)
-{
-    const api_event *a = host_api(t, h);
-    return a ? a->end_ns : host_sync(t, h)->end_ns;
-}
+static int64_t host_end(const timeline *t, const host_item *h) { return host_call_end(t->ev, host_index(h)); }
+
+static int64_t host_ns(const timeline *t, const host_item *h) { return host_end(t, h) - host_start(t, h); }
 
 static uint32_t host_pid(const timeline *t, const host_item *h)
 {
     const api_event *a = host_api(t, h);
-    return a ? a->pid : host_sync(t, h)->pid;
+    return a ? a->pid : host_call_sync(t->ev, host_index(h))->pid;
 }
 
 /* The region the collector gave it (a built-in workload's), as gpu_item.owner. */
 static int host_owner(const timeline *t, const host_item *h)
 {
     const api_event *a = host_api(t, h);
-    return a ? a->region : host_sync(t, h)->region;
+    return a ? a->region : host_call_sync(t->ev, host_index(h))->region;
 }
 
 static uint32_t host_tid(const timeline *t, const host_item *h)
 {
     const api_event *a = host_api(t, h);
-    return a ? a->thread : t->sync_tid[(h->at & HOST_INDEX) - t->ev->napis];
+    return a ? a->thread : t->sync_tid[host_index(h) - t->ev->napis];
 }
-
 
 /* The NVTX ranges and annotations of one thread, by start, with the latest end so far: whether the
  * thread had a range of its own open at a time. */
@@ -554,7 +537,7 @@ static name_run *name_runs(const call_walk *w, int **slot_out, size_t *slots, in
             slot[h] = (*nruns)++;
         }
         name_run *g = &runs[slot[h]];
-        int64_t d = host_end(w->t, c) - host_start(w->t, c);
+        int64_t d = host_ns(w->t, c);
         uint64_t key = key_of_i64(d);
         g->count++;
         g->sum_ns += d;
@@ -577,6 +560,13 @@ typedef struct {
     int64_t sum_ns;
 } name_total;
 
+/* The group of a call's display name, through the stored names' table (name_runs). */
+static size_t call_group(const call_walk *w, const name_run *runs, const int *slot, size_t nslots, const host_item *c)
+{
+    const char *name = host_api(w->t, c)->name;
+    return (size_t)runs[slot[name_slot(slot, nslots, runs, name ? name : "")]].group;
+}
+
 /* A region of at most this many calls has its medians sorted (8 bytes a call, 512 KiB at most);
  * a larger one selected (memory per name). Both are exact, and the same; sorting takes one walk
  * of the calls where selecting takes several, which thousands of small regions add up to. */
@@ -597,9 +587,7 @@ static bool name_medians_sorted(const call_walk *w, const name_run *runs, const 
         at[g] = g ? at[g - 1] + tot[g - 1].count : 0;
     size_t i = w->from;
     for (const host_item *c; ok && (c = next_call(w, &i));) {
-        const char *name = host_api(w->t, c)->name;
-        size_t g = (size_t)runs[slot[name_slot(slot, nslots, runs, name ? name : "")]].group;
-        dur[at[g]++] = key_of_i64(host_end(w->t, c) - host_start(w->t, c));
+        dur[at[call_group(w, runs, slot, nslots, c)]++] = key_of_i64(host_ns(w->t, c));
     }
     for (int g = 0; ok && g < ngroups; g++) {
         uint64_t *d = dur + at[g] - tot[g].count; /* at[g] is now its end */
@@ -629,9 +617,8 @@ static bool name_medians(const call_walk *w, const name_run *runs, const int *sl
     while ((more = rank_select_begin(sel)) == 1) {
         size_t i = w->from;
         for (const host_item *c; (c = next_call(w, &i));) {
-            const char *name = host_api(w->t, c)->name;
-            size_t g = (size_t)runs[slot[name_slot(slot, nslots, runs, name ? name : "")]].group;
-            uint64_t key = key_of_i64(host_end(w->t, c) - host_start(w->t, c));
+            size_t g = call_group(w, runs, slot, nslots, c);
+            uint64_t key = key_of_i64(host_ns(w->t, c));
             rank_select_add(sel, 2 * g, key);
             rank_select_add(sel, 2 * g + 1, key);
         }
@@ -1081,7 +1068,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     call_walk calls = {m, t, ri, h0};
     size_t at = h0;
     for (const host_item *h; ok && (h = next_member(&calls, &at));) {
-        double d = ms(host_end(t, h) - host_start(t, h));
+        double d = ms(host_ns(t, h));
         if (host_is_sync(t, h)) {
             r->nsyncs++;
             sync_t += d;

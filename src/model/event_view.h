@@ -1,6 +1,6 @@
 /* The events one region owns (event_owner in model.h), as pointers into the run's event store:
- * a built-in workload's kernels, copies, ... without copying them. Views of every region are made
- * in one pass over the store, so the whole set costs O(events + regions). */
+ * a built-in workload's kernels, copies, ... without copying them. The views of a kind of region are
+ * made in one pass over the store, so the whole set costs O(events + regions). */
 #ifndef MMPROF_EVENT_VIEW_H
 #define MMPROF_EVENT_VIEW_H
 
@@ -26,10 +26,5 @@ typedef struct event_view_s {
  * not changed. */
 event_view *event_views(const run_model *m, region_kind kind);
 void event_views_free(event_view *v, int n);
-
-/* The view of one region alone (for a caller that needs one: a test, a single workload). False
- * when memory ran out; *v is then empty. Release it with event_view_release. */
-bool event_view_of(const run_model *m, int region, event_view *v);
-void event_view_release(event_view *v);
 
 #endif

@@ -198,16 +198,6 @@ bool jw_member_ints_of(json_writer *w, const char *key, size_t n, jw_int_fn at, 
     return (!w->text->oom && drain(w, false)) || failed(w);
 }
 
-static int64_t element(size_t i, void *v)
-{
-    return ((const int64_t *)v)[i];
-}
-
-bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n)
-{
-    return jw_member_ints_of(w, key, n, element, (void *)v);
-}
-
 bool jw_end(json_writer *w, cJSON **root)
 {
     bool ok = !w->failed && w->depth == 0;

@@ -63,12 +63,11 @@ bool jw_open_object(json_writer *w, const char *key);
 bool jw_open_array(json_writer *w, const char *key);
 bool jw_close(json_writer *w);
 /* A member of the open object: an array of n integers (a run file's event columns, millions of
- * them), formatted here rather than as cJSON numbers, which print through sprintf and check the
- * result with sscanf: that was most of the time of writing a long run. Tree backend: exact for
- * |v| < 2^53, as any JSON number read as a double. */
-bool jw_member_ints(json_writer *w, const char *key, const int64_t *v, size_t n);
-/* The same, each integer made as it is written: at(i, ctx) for i = 0, 1, ... n - 1 in turn (a
- * column of a long run computed from its events needs no array of its own). */
+ * them), each made as it is written: at(i, ctx) for i = 0, 1, ... n - 1 in turn, so a column
+ * computed from the events needs no array of its own. Formatted here rather than as cJSON
+ * numbers, which print through sprintf and check the result with sscanf: that was most of the
+ * time of writing a long run. Tree backend: exact for |v| < 2^53, as any JSON number read as a
+ * double. */
 typedef int64_t (*jw_int_fn)(size_t i, void *ctx);
 bool jw_member_ints_of(json_writer *w, const char *key, size_t n, jw_int_fn at, void *ctx);
 
