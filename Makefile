@@ -43,7 +43,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/analysis/analysis.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
              src/analysis/host_where.c src/analysis/host_idle.c src/analysis/call_sites.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
-             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/cli/output_stream.c src/cli/output_compress.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/rank_select.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
+             src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/cli/output_stream.c src/cli/output_compress.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/rank_select.c src/util/spill.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
              report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_idle.c report/text_sites.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_header.c report/html_workloads.c report/html_charts.c report/html_timeline.c report/html_events.c report/html_ranks.c report/html_capture.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/html_sites.c report/trace.c \
              report/csv.c report/compare_report.c \
@@ -74,7 +74,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_import_kineto test_import_nsys test_import_cli test_outputs bench_cpu test_nvml test_compare \
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
-              test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle test_key_sort test_rank_select test_member_drop test_json_print test_launch_index test_output_stream
+              test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle test_key_sort test_rank_select test_member_drop test_json_print test_launch_index test_output_stream test_spill
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -108,7 +108,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
+              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/spill.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
               src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
               src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fd_write.h"
+#include "scratch_file.h"
 
 /* The temporary file being written, for the signal handler: set only while it exists. */
 static char tmp_path[PATH_MAX + 32];
@@ -287,17 +288,7 @@ int output_scratch(const output_file *o)
         dir_of(o->target, dir, sizeof dir);
     else
         snprintf(dir, sizeof dir, "%s", tmp && tmp[0] ? tmp : "/tmp");
-    /* Unnamed from the start (O_TMPFILE), or named and unlinked at once where the file system
-     * has no O_TMPFILE: nothing is left behind whatever happens to the process. */
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
-        return fd;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/.mmprof-scratch-XXXXXX", dir);
-    fd = mkstemp(path);
-    if (fd >= 0)
-        unlink(path);
-    return fd;
+    return scratch_open(dir);
 }
 
 bool output_close(output_file *o, char *err, size_t errlen)

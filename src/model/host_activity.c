@@ -36,9 +36,11 @@ int host_add_frame(host_activity *h, const host_frame *f)
     return (int)n;
 }
 
-bool host_add_sample(host_activity *h, const host_sample *s) { ARRAY_APPEND(h->samples, h->nsamples, *s); return true; }
-bool host_add_span(host_activity *h, const host_span *s) { ARRAY_APPEND(h->spans, h->nspans, *s); return true; }
-bool host_add_site(host_activity *h, const host_site *s) { ARRAY_APPEND(h->sites, h->nsites, *s); return true; }
+/* Samples, spans and sites come with the run's length (a sample a thread every 10 ms, a site a
+ * sampled launch): spill.h's, as the events are. */
+bool host_add_sample(host_activity *h, const host_sample *s) { SPILL_APPEND(h->samples, h->nsamples, *s); return true; }
+bool host_add_span(host_activity *h, const host_span *s) { SPILL_APPEND(h->spans, h->nspans, *s); return true; }
+bool host_add_site(host_activity *h, const host_site *s) { SPILL_APPEND(h->sites, h->nsites, *s); return true; }
 
 struct host_naming {
     pthread_mutex_t lock;
@@ -83,9 +85,9 @@ void host_activity_free(host_activity *h)
         free(h->frames[i].module);
     }
     free(h->frames);
-    free(h->samples);
-    free(h->spans);
-    free(h->sites);
+    spill_free(h->samples);
+    spill_free(h->spans);
+    spill_free(h->sites);
     memset(h, 0, sizeof *h);
 }
 
@@ -111,9 +113,9 @@ bool host_activity_move(host_activity *dst, host_activity *src)
         dst->nframes = (int)nf;
         src->nframes = 0; /* the strings are dst's now */
     }
-    ok = ok && array_append_n(&dst->samples, &dst->nsamples, src->samples, src->nsamples, sizeof *src->samples) &&
-         array_append_n(&dst->spans, &dst->nspans, src->spans, src->nspans, sizeof *src->spans) &&
-         array_append_n(&dst->sites, &dst->nsites, src->sites, src->nsites, sizeof *src->sites);
+    ok = ok && array_append_n_to(&dst->samples, &dst->nsamples, src->samples, src->nsamples, sizeof *src->samples, true) &&
+         array_append_n_to(&dst->spans, &dst->nspans, src->spans, src->nspans, sizeof *src->spans, true) &&
+         array_append_n_to(&dst->sites, &dst->nsites, src->sites, src->nsites, sizeof *src->sites, true);
     if (!dst->mechanism[0] && src->mechanism[0]) {
         memcpy(dst->mechanism, src->mechanism, sizeof dst->mechanism);
         dst->rate_hz = src->rate_hz;

@@ -167,11 +167,11 @@ void events_clear(event_list *e)
         free(e->names->slot);
         free(e->names);
     }
-    free(e->kernels);
-    free(e->apis);
-    free(e->copies);
-    free(e->memsets);
-    free(e->syncs);
+    spill_free(e->kernels);
+    spill_free(e->apis);
+    spill_free(e->copies);
+    spill_free(e->memsets);
+    spill_free(e->syncs);
     memset(e, 0, sizeof *e);
 }
 
@@ -242,7 +242,7 @@ static bool append_kernel(event_list *e, const kernel_event *k)
     kernel_event copy = *k;
     if (!(copy.name = intern(e, k->name)))
         return false;
-    APPEND(e->kernels, e->nkernels, copy);
+    SPILL_APPEND(e->kernels, e->nkernels, copy);
     return true;
 }
 
@@ -251,7 +251,7 @@ static bool append_api(event_list *e, const api_event *a)
     api_event copy = *a;
     if (!(copy.name = intern(e, a->name)))
         return false;
-    APPEND(e->apis, e->napis, copy);
+    SPILL_APPEND(e->apis, e->napis, copy);
     return true;
 }
 
@@ -345,24 +345,24 @@ const phase *workload_find_phase(const workload_run *w, const char *name)
 }
 
 bool workload_add_kernel(workload_run *w, const kernel_event *k) { return append_kernel(&w->timed, k); }
-bool workload_add_copy(workload_run *w, const copy_event *c) { APPEND(w->timed.copies, w->timed.ncopies, *c); return true; }
-bool workload_add_memset(workload_run *w, const memset_event *s) { APPEND(w->timed.memsets, w->timed.nmemsets, *s); return true; }
+bool workload_add_copy(workload_run *w, const copy_event *c) { SPILL_APPEND(w->timed.copies, w->timed.ncopies, *c); return true; }
+bool workload_add_memset(workload_run *w, const memset_event *s) { SPILL_APPEND(w->timed.memsets, w->timed.nmemsets, *s); return true; }
 bool workload_add_api(workload_run *w, const api_event *a) { return append_api(&w->timed, a); }
-bool workload_add_sync(workload_run *w, const sync_event *s) { APPEND(w->timed.syncs, w->timed.nsyncs, *s); return true; }
+bool workload_add_sync(workload_run *w, const sync_event *s) { SPILL_APPEND(w->timed.syncs, w->timed.nsyncs, *s); return true; }
 
 /* The event store (event_owner in model.h says which region each event names). */
 bool events_add_kernel(event_list *e, const kernel_event *k) { return append_kernel(e, k); }
 bool events_add_api(event_list *e, const api_event *a) { return append_api(e, a); }
 
 const char *events_intern(event_list *e, const char *name) { return intern(e, name); }
-bool events_push_kernel(event_list *e, const kernel_event *k) { APPEND(e->kernels, e->nkernels, *k); return true; }
-bool events_push_api(event_list *e, const api_event *a) { APPEND(e->apis, e->napis, *a); return true; }
+bool events_push_kernel(event_list *e, const kernel_event *k) { SPILL_APPEND(e->kernels, e->nkernels, *k); return true; }
+bool events_push_api(event_list *e, const api_event *a) { SPILL_APPEND(e->apis, e->napis, *a); return true; }
 
-bool events_add_copy(event_list *e, const copy_event *c) { APPEND(e->copies, e->ncopies, *c); return true; }
+bool events_add_copy(event_list *e, const copy_event *c) { SPILL_APPEND(e->copies, e->ncopies, *c); return true; }
 
-bool events_add_memset(event_list *e, const memset_event *s) { APPEND(e->memsets, e->nmemsets, *s); return true; }
+bool events_add_memset(event_list *e, const memset_event *s) { SPILL_APPEND(e->memsets, e->nmemsets, *s); return true; }
 
-bool events_add_sync(event_list *e, const sync_event *s) { APPEND(e->syncs, e->nsyncs, *s); return true; }
+bool events_add_sync(event_list *e, const sync_event *s) { SPILL_APPEND(e->syncs, e->nsyncs, *s); return true; }
 
 static char *dup_or_null(const char *s, bool *ok)
 {

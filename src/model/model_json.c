@@ -20,6 +20,7 @@
 #include "event_columns.h"
 #include "json_stream.h"
 #include "member_drop.h"
+#include "spill.h"
 #include "trace_input.h"
 
 #define RUN_SCHEMA_NAME "mmprof-run"
@@ -2298,7 +2299,8 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
     while (ok) {
         if (len + CHUNK + 4 + 1 > cap) {
             cap = cap ? cap * 2 : 1 << 20;
-            char *p = cap > (size_t)MAX_RUN_FILE_BYTES ? NULL : realloc(buf, cap);
+            /* A long run's text is tens of MB: held as its events are (spill.h) */
+            char *p = cap > (size_t)MAX_RUN_FILE_BYTES ? NULL : spill_resize(buf, len, cap);
             if (!p) {
                 snprintf(err, errlen, "run file '%s' is too large", in.name);
                 ok = false;
@@ -2321,11 +2323,11 @@ bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)
     copy_str(name, sizeof name, in.name);
     ti_close(&in);
     if (!ok) {
-        free(buf);
+        spill_free(buf);
         return false;
     }
     buf[len] = '\0';
     ok = read_text(name, buf, len, &drop, m, err, errlen);
-    free(buf);
+    spill_free(buf);
     return ok;
 }

@@ -17,16 +17,30 @@ const char *model_run_host(const run_model *m)
     return "";
 }
 
-/* Appends src's n elements of size to *dst (holding *nd) and empties src. */
-static bool move_array(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t size)
+/* Appends src's n elements of size to *dst (holding *nd) and empties src; arrays of spill.h's
+ * when spill (the event lists'). */
+static bool move_to(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t size, bool spill)
 {
     void **src = src_p;
-    if (!array_append_n(dst_p, nd, *src, *ns, size))
+    if (!array_append_n_to(dst_p, nd, *src, *ns, size, spill))
         return false;
-    free(*src);
+    if (spill)
+        spill_free(*src);
+    else
+        free(*src);
     *src = NULL;
     *ns = 0;
     return true;
+}
+
+static bool move_array(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t size)
+{
+    return move_to(dst_p, nd, src_p, ns, size, false);
+}
+
+static bool move_events(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t size)
+{
+    return move_to(dst_p, nd, src_p, ns, size, true);
 }
 
 static bool add_host(char (**arr)[MERGE_HOST_LEN], int *n, const char *host)
@@ -365,11 +379,11 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
     size_t nw = (size_t)dst->nwarnings, nws = (size_t)src->nwarnings;
     size_t nc = (size_t)dst->nlaunch_counters, ncs = (size_t)src->nlaunch_counters;
     bool ok = move_array(&dst->launch_counters, &nc, &src->launch_counters, &ncs, sizeof *src->launch_counters) &&
-              move_array(&d->kernels, &d->nkernels, &e->kernels, &e->nkernels, sizeof *e->kernels) &&
-              move_array(&d->copies, &d->ncopies, &e->copies, &e->ncopies, sizeof *e->copies) &&
-              move_array(&d->memsets, &d->nmemsets, &e->memsets, &e->nmemsets, sizeof *e->memsets) &&
-              move_array(&d->apis, &d->napis, &e->apis, &e->napis, sizeof *e->apis) &&
-              move_array(&d->syncs, &d->nsyncs, &e->syncs, &e->nsyncs, sizeof *e->syncs) &&
+              move_events(&d->kernels, &d->nkernels, &e->kernels, &e->nkernels, sizeof *e->kernels) &&
+              move_events(&d->copies, &d->ncopies, &e->copies, &e->ncopies, sizeof *e->copies) &&
+              move_events(&d->memsets, &d->nmemsets, &e->memsets, &e->nmemsets, sizeof *e->memsets) &&
+              move_events(&d->apis, &d->napis, &e->apis, &e->napis, sizeof *e->apis) &&
+              move_events(&d->syncs, &d->nsyncs, &e->syncs, &e->nsyncs, sizeof *e->syncs) &&
               events_adopt_names(d, e) &&
               move_array(&dst->processes, &np, &src->processes, &nps, sizeof *src->processes) &&
               move_array(&dst->threads, &nt, &src->threads, &nts, sizeof *src->threads) &&

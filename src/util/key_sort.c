@@ -1,7 +1,10 @@
-/* See key_sort.h. */
+/* See key_sort.h. Its buffers are as long as what is sorted (a long run's millions of calls), so
+ * they are spill.h's, as the arrays sorted are. */
 #include "key_sort.h"
 
 #include <stdlib.h>
+
+#include "spill.h"
 
 typedef struct {
     uint64_t key;
@@ -33,7 +36,7 @@ static void insertion_sort(pair *p, size_t n)
 /* Bottom-up, runs of SMALL sorted by insertion first; the result ends in *p. */
 static bool merge_sort(pair **p, size_t n)
 {
-    pair *other = malloc(n * sizeof *other);
+    pair *other = spill_alloc(n * sizeof *other);
     if (!other)
         return false;
     pair *from = *p, *to = other;
@@ -54,7 +57,7 @@ static bool merge_sort(pair **p, size_t n)
         from = to;
         to = t;
     }
-    free(to);
+    spill_free(to);
     *p = from;
     return true;
 }
@@ -65,11 +68,11 @@ static bool merge_sort(pair **p, size_t n)
 #define RADIX_SORT(NAME, T, KEY)                                                   \
     static bool NAME(T **p, size_t n)                                              \
     {                                                                              \
-        size_t(*count)[BUCKETS] = calloc(DIGITS, sizeof *count);                   \
-        T *other = malloc(n * sizeof *other);                                      \
+        size_t(*count)[BUCKETS] = spill_calloc(DIGITS, sizeof *count);                   \
+        T *other = spill_alloc(n * sizeof *other);                                      \
         if (!count || !other) {                                                    \
-            free(count);                                                           \
-            free(other);                                                           \
+            spill_free(count);                                                           \
+            spill_free(other);                                                           \
             return false;                                                          \
         }                                                                          \
         T *from = *p, *to = other;                                                 \
@@ -91,8 +94,8 @@ static bool merge_sort(pair **p, size_t n)
             from = to;                                                             \
             to = t;                                                                \
         }                                                                          \
-        free(count);                                                               \
-        free(to); /* whichever of the two no longer holds the result */            \
+        spill_free(count);                                                               \
+        spill_free(to); /* whichever of the two no longer holds the result */            \
         *p = from;                                                                 \
         return true;                                                               \
     }
@@ -127,12 +130,12 @@ typedef struct {
 static bool sort_nearly(pair **p, size_t n)
 {
     pair *in = *p;
-    size_t *next = malloc(n * sizeof *next);
+    size_t *next = spill_alloc(n * sizeof *next);
     size_t rest_cap = n / 8 + LANES + 2; /* what the count below allows */
-    pair *rest = malloc(rest_cap * sizeof *rest);
+    pair *rest = spill_alloc(rest_cap * sizeof *rest);
     if (!next || !rest) {
-        free(next);
-        free(rest);
+        spill_free(next);
+        spill_free(rest);
         return false;
     }
     lane ln[LANES];
@@ -160,7 +163,7 @@ static bool sort_nearly(pair **p, size_t n)
     }
     bool in_order = nl == 1 && nrest == 0;
     pair *out = NULL;
-    bool ok = !in_order && !too_many && sort_pairs(&rest, nrest) && (out = malloc(n * sizeof *out));
+    bool ok = !in_order && !too_many && sort_pairs(&rest, nrest) && (out = spill_alloc(n * sizeof *out));
     if (ok) {
         /* The smallest head, of equal keys the earliest place. */
         size_t at[LANES];
@@ -183,12 +186,12 @@ static bool sort_nearly(pair **p, size_t n)
                 at[pick] = next[at[pick]];
         }
     }
-    free(next);
-    free(rest);
+    spill_free(next);
+    spill_free(rest);
     if (in_order)
         return true;
     if (ok) {
-        free(in);
+        spill_free(in);
         *p = out;
         return true;
     }
@@ -221,30 +224,30 @@ bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ct
 {
     if (n < 2)
         return true;
-    pair *p = malloc(n * sizeof *p);
+    pair *p = spill_alloc(n * sizeof *p);
     if (!p)
         return false;
     unsigned char *r = base;
     for (size_t i = 0; i < n; i++)
         p[i] = (pair){key(r + i * size, ctx), i};
     if (!sort_nearly(&p, n)) {
-        free(p);
+        spill_free(p);
         return false;
     }
     size_t first_moved = 0;
     while (first_moved < n && p[first_moved].at == first_moved)
         first_moved++;
-    unsigned char *sorted = first_moved < n ? malloc((n - first_moved) * size) : NULL;
+    unsigned char *sorted = first_moved < n ? spill_alloc((n - first_moved) * size) : NULL;
     if (first_moved < n && !sorted) {
-        free(p);
+        spill_free(p);
         return false;
     }
     if (sorted) {
         gather(sorted, r, p + first_moved, n - first_moved, size);
         memcpy(r + first_moved * size, sorted, (n - first_moved) * size);
     }
-    free(p);
-    free(sorted);
+    spill_free(p);
+    spill_free(sorted);
     return true;
 }
 
@@ -255,18 +258,18 @@ bool key_order(size_t n, index_key_fn key, const void *ctx, size_t *order)
             order[0] = 0;
         return true;
     }
-    pair *p = malloc(n * sizeof *p);
+    pair *p = spill_alloc(n * sizeof *p);
     if (!p)
         return false;
     for (size_t i = 0; i < n; i++)
         p[i] = (pair){key(i, ctx), i};
     if (!sort_nearly(&p, n)) {
-        free(p);
+        spill_free(p);
         return false;
     }
     for (size_t i = 0; i < n; i++)
         order[i] = p[i].at;
-    free(p);
+    spill_free(p);
     return true;
 }
 
@@ -294,15 +297,15 @@ bool key_sort_plain(uint64_t *keys, size_t n)
         return true;
     }
     /* radix_sort_plain frees the buffer it does not end in: a copy of ours, not the caller's. */
-    uint64_t *p = malloc(n * sizeof *p);
+    uint64_t *p = spill_alloc(n * sizeof *p);
     if (!p)
         return false;
     memcpy(p, keys, n * sizeof *keys);
     if (!radix_sort_plain(&p, n)) {
-        free(p);
+        spill_free(p);
         return false;
     }
     memcpy(keys, p, n * sizeof *keys);
-    free(p);
+    spill_free(p);
     return true;
 }

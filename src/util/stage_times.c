@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 
+#include "spill.h"
 #include "thread_wait.h"
 
 bool stage_times_on(void)
@@ -33,13 +34,28 @@ static long peak_rss_mb(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss / 1024 : -1;
 }
 
+/* The process's anonymous memory now (RssAnon: what no file backs, so what no pressure can page
+ * out without swap), -1 where it cannot be had. */
+static long anon_rss_mb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    long kb = -1;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "RssAnon: %ld kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb < 0 ? -1 : kb / 1024;
+}
+
 void stage_lap(double *since, const char *what)
 {
     if (!stage_times_on())
         return;
     double t = monotonic_seconds();
     if (*since > 0)
-        stage_note("%s: %.3f s, peak RSS %ld MB", what, t - *since, peak_rss_mb());
+        stage_note("%s: %.3f s, peak RSS %ld MB (anonymous now %ld MB)", what, t - *since, peak_rss_mb(), anon_rss_mb());
     *since = t;
 }
 
@@ -54,7 +70,7 @@ void stage_mark(const char *what)
     if (!enabled)
         return;
     double t = monotonic_seconds();
-    fprintf(stderr, "mmprof: stage %s: %.3f s (%.3f s in all), peak RSS %ld MB\n", what, t - last, t - first,
-            peak_rss_mb());
+    fprintf(stderr, "mmprof: stage %s: %.3f s (%.3f s in all), peak RSS %ld MB (anonymous now %ld MB, in spill files %zu MB)\n",
+            what, t - last, t - first, peak_rss_mb(), anon_rss_mb(), spill_file_bytes() >> 20);
     last = t;
 }
