@@ -15,6 +15,8 @@
 #include "incomplete.h"
 #include "thresholds.h"
 #include "stats.h"
+#include "key_sort.h"
+#include "spill.h"
 
 /* Declared by libstdc++'s ABI; the CUDA parts of the program already link it. */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -120,11 +122,25 @@ static int cmp_interval(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
+static uint64_t interval_start(const void *v, const void *ctx)
+{
+    (void)ctx;
+    return key_of_i64(((const interval *)v)->start);
+}
+
+/* By start: key_sort where it can (a run's GPU work: qsort would copy the array), qsort where
+ * memory ran out for it. The order of equal starts changes neither a union nor a merge. */
+static void sort_by_start(interval *iv, size_t n)
+{
+    if (n > 0 && !key_sort(iv, n, sizeof *iv, interval_start, NULL)) /* qsort's array may not be NULL, even empty */
+        qsort(iv, n, sizeof *iv, cmp_interval);
+}
+
 size_t interval_merge(interval *iv, size_t n)
 {
     if (n == 0)
         return 0;
-    qsort(iv, n, sizeof *iv, cmp_interval);
+    sort_by_start(iv, n);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
         if (iv[i].end <= iv[i].start)
@@ -184,8 +200,7 @@ static void keep_gap(idle_gap *gaps, int max, int *n, idle_gap g)
 
 int64_t interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, idle_gap *gaps, int max_gaps, int *ngaps)
 {
-    if (n > 0) /* qsort's array may not be NULL, even empty */
-        qsort(iv, n, sizeof *iv, cmp_interval);
+    sort_by_start(iv, n);
     int64_t covered = 0, cursor = lo;
     int kept = 0;
     for (size_t i = 0; i < n; i++) {
@@ -905,12 +920,16 @@ typedef struct {
     uint32_t device;
 } device_interval;
 
-static int cmp_device_interval(const void *a, const void *b)
+static uint64_t device_interval_start(const void *d, const void *ctx)
 {
-    const device_interval *x = a, *y = b;
-    if (x->device != y->device)
-        return x->device < y->device ? -1 : 1;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const device_interval *)d)->start);
+}
+
+static uint64_t device_interval_device(const void *d, const void *ctx)
+{
+    (void)ctx;
+    return ((const device_interval *)d)->device;
 }
 
 static bool busy_series(analysis *a)
@@ -920,11 +939,12 @@ static bool busy_series(analysis *a)
     size_t n = e->nkernels + e->ncopies + e->nmemsets;
     if (n == 0 || m->nregions == 0)
         return true;
-    device_interval *dv = malloc(n * sizeof *dv);
-    interval *iv = malloc(n * sizeof *iv);
+    /* As long as the run's GPU work: spill.h's */
+    device_interval *dv = spill_alloc(n * sizeof *dv);
+    interval *iv = spill_alloc(n * sizeof *iv);
     if (!dv || !iv) {
-        free(dv);
-        free(iv);
+        spill_free(dv);
+        spill_free(iv);
         return false;
     }
     size_t k = 0;
@@ -934,7 +954,13 @@ static bool busy_series(analysis *a)
         dv[k++] = (device_interval){e->copies[i].start_ns, e->copies[i].end_ns, e->copies[i].device};
     for (size_t i = 0; i < e->nmemsets; i++)
         dv[k++] = (device_interval){e->memsets[i].start_ns, e->memsets[i].end_ns, e->memsets[i].device};
-    qsort(dv, n, sizeof *dv, cmp_device_interval);
+    /* By device, then start: two stable passes (key_sort.h; qsort would copy the array) */
+    if (!key_sort(dv, n, sizeof *dv, device_interval_start, NULL) ||
+        !key_sort(dv, n, sizeof *dv, device_interval_device, NULL)) {
+        spill_free(dv);
+        spill_free(iv);
+        return false;
+    }
     for (size_t i = 0; i < n; i++)
         iv[i] = (interval){dv[i].start, dv[i].end};
     const region *run = &m->regions[0];
@@ -974,8 +1000,8 @@ static bool busy_series(analysis *a)
             na(&b->busy_pct, "an instant");
         i = j;
     }
-    free(dv);
-    free(iv);
+    spill_free(dv);
+    spill_free(iv);
     return ok;
 }
 

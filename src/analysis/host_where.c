@@ -3,6 +3,7 @@
 
 #include "analysis.h"
 #include "nesting_order.h"
+#include "spill.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -178,8 +179,9 @@ host_where_index *host_where_build(const host_activity *h)
     if (!x)
         return NULL;
     x->h = h;
-    x->samples = malloc((h->nsamples ? h->nsamples : 1) * sizeof *x->samples);
-    x->spans = malloc((h->nspans ? h->nspans : 1) * sizeof *x->spans);
+    /* As long as the run's samples: spill.h's, as those are */
+    x->samples = spill_alloc((h->nsamples ? h->nsamples : 1) * sizeof *x->samples);
+    x->spans = spill_alloc((h->nspans ? h->nspans : 1) * sizeof *x->spans);
     if (!x->samples || !x->spans) {
         host_where_index_free(x);
         return NULL;
@@ -201,8 +203,8 @@ void host_where_index_free(host_where_index *x)
 {
     if (!x)
         return;
-    free(x->samples);
-    free(x->spans);
+    spill_free(x->samples);
+    spill_free(x->spans);
     free(x);
 }
 

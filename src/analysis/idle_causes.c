@@ -8,6 +8,7 @@
 #include "analysis.h"
 #include "array_grow.h"
 #include "key_sort.h"
+#include "spill.h"
 #include "thresholds.h"
 
 const char *idle_cause_key(idle_cause c)
@@ -301,7 +302,7 @@ static bool add_piece(host_causes *h, size_t *cap, int64_t s, int64_t e, idle_ca
     }
     for (; s < e; h->npieces++) {
         if (h->npieces == *cap) { /* past the two a call it was sized for: long stretches */
-            piece *grown = realloc(h->pieces, 2 * *cap * sizeof *grown);
+            piece *grown = spill_resize(h->pieces, *cap * sizeof *grown, 2 * *cap * sizeof *grown);
             if (!grown)
                 return false;
             h->pieces = grown;
@@ -332,7 +333,7 @@ static bool paint(host_causes *h)
     for (size_t i = 0; i < h->ncalls; i++)
         ne += call_end(h, i) > call_start(h, i);
     size_t cap = ne ? 2 * ne : 1;
-    h->pieces = malloc(cap * sizeof *h->pieces); /* trimmed to what was painted below */
+    h->pieces = spill_alloc(cap * sizeof *h->pieces); /* trimmed to what was painted below */
     if (!h->pieces)
         return false;
     end_heap q = {0};
@@ -357,7 +358,7 @@ static bool paint(host_causes *h)
         ok = add_piece(h, &cap, t, next, (idle_cause)c);
     }
     free(q.v);
-    piece *fit = realloc(h->pieces, (h->npieces ? h->npieces : 1) * sizeof *h->pieces);
+    piece *fit = spill_resize(h->pieces, h->npieces * sizeof *h->pieces, (h->npieces ? h->npieces : 1) * sizeof *h->pieces);
     h->pieces = fit ? fit : h->pieces;
     return ok;
 }
@@ -367,9 +368,9 @@ static uint64_t call_index_start(size_t i, const void *ctx) { return key_of_i64(
 size_t *host_calls_by_start(const event_list *s)
 {
     size_t n = s->napis + s->nsyncs;
-    size_t *order = malloc((n ? n : 1) * sizeof *order);
+    size_t *order = spill_alloc((n ? n : 1) * sizeof *order);
     if (order && !key_order(n, call_index_start, s, order)) {
-        free(order);
+        spill_free(order);
         return NULL;
     }
     return order;
@@ -386,12 +387,12 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
     host_causes *h = order ? calloc(1, sizeof *h) : NULL;
     if (h)
         h->events = s;
-    copy_key *k = malloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
+    copy_key *k = spill_alloc((s->ncopies ? s->ncopies : 1) * sizeof *k);
     if (h)
-        h->calls = malloc((n ? n : 1) * sizeof *h->calls);
+        h->calls = spill_alloc((n ? n : 1) * sizeof *h->calls);
     if (!h || !k || !h->calls) {
-        free(k);
-        free(own);
+        spill_free(k);
+        spill_free(own);
         host_causes_free(h);
         return NULL;
     }
@@ -425,8 +426,8 @@ host_causes *host_causes_build(const run_model *m, const size_t *by_start)
             c = IDLE_PAGEABLE_COPY;
         h->calls[h->ncalls++] = (host_call){(uint32_t)i, (uint8_t)c};
     }
-    free(k);
-    free(own);
+    spill_free(k);
+    spill_free(own);
     for (size_t i = 0; i < h->ncalls; i++)
         if (call_end(h, i) - call_start(h, i) > h->longest)
             h->longest = call_end(h, i) - call_start(h, i);
@@ -441,8 +442,8 @@ void host_causes_free(host_causes *h)
 {
     if (!h)
         return;
-    free(h->calls);
-    free(h->pieces);
+    spill_free(h->calls);
+    spill_free(h->pieces);
     free(h->blocks);
     free(h);
 }
@@ -632,7 +633,7 @@ static bool push_stretch(gap **v, size_t *n, size_t *cap, uint32_t device, stret
         return true;
     if (*n == *cap) {
         *cap = *cap ? 2 * *cap : 16;
-        gap *grown = realloc(*v, *cap * sizeof *grown);
+        gap *grown = spill_resize(*v, *n * sizeof *grown, *cap * sizeof *grown);
         if (!grown)
             return false;
         *v = grown;
@@ -783,11 +784,11 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
     if (n == 0 || m->nregions == 0)
         return true;
     int64_t lo = m->regions[0].start_ns, hi = m->regions[0].end_ns;
-    busy_item *it = malloc(n * sizeof *it);
-    uint32_t *devs = malloc(n * sizeof *devs);
+    busy_item *it = spill_alloc(n * sizeof *it);
+    uint32_t *devs = spill_alloc(n * sizeof *devs);
     if (!it || !devs) {
-        free(it);
-        free(devs);
+        spill_free(it);
+        spill_free(devs);
         return false;
     }
     /* The devices, each once. */
@@ -818,8 +819,8 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
                 it[k++] = (busy_item){s->memsets[i].start_ns, s->memsets[i].end_ns, NULL};
         ok = key_sort(it, k, sizeof *it, busy_start, NULL) && device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
     }
-    free(it);
-    free(devs);
+    spill_free(it);
+    spill_free(devs);
     /* Longest first, of equal length the earlier first. */
     ok = ok && key_sort(v, nv, sizeof *v, gap_start, NULL) && key_sort(v, nv, sizeof *v, gap_longest, NULL);
     size_t keep = 0;
@@ -834,7 +835,7 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
         stretch_figures(m, h, lo, &rows[i]);
         ok = stretch_calls(h, &rows[i]);
     }
-    free(v);
+    spill_free(v);
     if (!ok) {
         free(rows);
         return false;

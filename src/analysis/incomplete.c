@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "key_sort.h"
+#include "spill.h"
+
 typedef enum { CALL_OTHER, CALL_LAUNCH, CALL_COPY, CALL_MEMSET } call_kind;
 
 /* The calls that put work on the GPU, by name: cudaLaunchKernel, cudaLaunchKernelExC,
@@ -44,12 +47,16 @@ typedef struct {
     int64_t start_ns, end_ns;
 } span;
 
-static int by_thread_start(const void *a, const void *b)
+static uint64_t span_start(const void *x, const void *ctx)
 {
-    const span *x = a, *y = b;
-    if (x->thread != y->thread)
-        return (x->thread > y->thread) - (x->thread < y->thread);
-    return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+    (void)ctx;
+    return key_of_i64(((const span *)x)->start_ns);
+}
+
+static uint64_t span_thread(const void *x, const void *ctx)
+{
+    (void)ctx;
+    return ((const span *)x)->thread;
 }
 
 /* A driver call made inside a runtime call of the same thread (cudaLaunchKernel calls
@@ -81,9 +88,10 @@ static bool nested(const span *rt, size_t n, const api_event *d)
 static bool count_process(const run_model *m, incomplete_process *p)
 {
     const event_list *e = &m->events;
-    uint32_t *k = malloc((e->nkernels + 1) * sizeof *k), *c = malloc((e->ncopies + 1) * sizeof *c),
-             *s = malloc((e->nmemsets + 1) * sizeof *s);
-    span *rt = malloc((e->napis + 1) * sizeof *rt);
+    /* As long as the run's events: spill.h's */
+    uint32_t *k = spill_alloc((e->nkernels + 1) * sizeof *k), *c = spill_alloc((e->ncopies + 1) * sizeof *c),
+             *s = spill_alloc((e->nmemsets + 1) * sizeof *s);
+    span *rt = spill_alloc((e->napis + 1) * sizeof *rt);
     bool ok = k && c && s && rt;
     size_t nk = 0, nc = 0, ns = 0, nrt = 0;
     if (ok) {
@@ -95,7 +103,8 @@ static bool count_process(const run_model *m, incomplete_process *p)
             if (a->pid == p->pid && a->kind == API_RUNTIME && kind_of(a->name) != CALL_OTHER)
                 rt[nrt++] = (span){a->thread, a->start_ns, a->end_ns};
         }
-        qsort(rt, nrt, sizeof *rt, by_thread_start);
+        /* By thread, then start: two stable passes (key_sort.h; qsort would copy the array) */
+        ok = key_sort(rt, nrt, sizeof *rt, span_start, NULL) && key_sort(rt, nrt, sizeof *rt, span_thread, NULL);
     }
     for (size_t i = 0; ok && i < e->napis; i++) {
         const api_event *a = &e->apis[i];
@@ -109,7 +118,7 @@ static bool count_process(const run_model *m, incomplete_process *p)
         else
             p->memset_calls++, p->memsets += has(s, ns, a->correlation);
     }
-    free(k), free(c), free(s), free(rt);
+    spill_free(k), spill_free(c), spill_free(s), spill_free(rt);
     return ok;
 }
 

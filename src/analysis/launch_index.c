@@ -5,7 +5,8 @@
  * order the calls come, nearly the order of the ids, so the writes stay in cache), which is a
  * long run's 2 million calls indexed in milliseconds instead of sorted. Ids far sparser than that
  * (capture windows leave the calls between them unrecorded; a damaged stream can hold any id) are
- * found in a table sorted by process and id instead, searched by halves. */
+ * found in a table sorted by process and id instead, searched by halves. Both are as long as the
+ * run's calls: spill.h's. */
 #include "launch_index.h"
 
 #include <stdbool.h>
@@ -13,6 +14,7 @@
 
 #include "array_grow.h"
 #include "key_sort.h"
+#include "spill.h"
 
 /* One process's ids: at[id - lo] is the index of its call in s->apis plus one, 0 where none. */
 typedef struct {
@@ -82,7 +84,7 @@ static bool build_ranges(launch_index *x)
     if (span > 2 * (uint64_t)s->napis + SPARSE_SLACK)
         return false;
     for (int i = 0; i < x->nranges; i++)
-        if (!(x->ranges[i].at = calloc((size_t)x->ranges[i].hi - x->ranges[i].lo + 1, sizeof *x->ranges[i].at)))
+        if (!(x->ranges[i].at = spill_calloc((size_t)x->ranges[i].hi - x->ranges[i].lo + 1, sizeof *x->ranges[i].at)))
             return false;
     hint = -1;
     for (size_t j = 0; j < s->napis; j++) {
@@ -100,7 +102,7 @@ static bool build_ranges(launch_index *x)
 static void free_ranges(launch_index *x)
 {
     for (int i = 0; i < x->nranges; i++)
-        free(x->ranges[i].at);
+        spill_free(x->ranges[i].at);
     free(x->ranges);
     x->ranges = NULL;
     x->nranges = 0;
@@ -124,7 +126,7 @@ static uint64_t corr_pid(const void *e, const void *ctx)
 static bool build_table(launch_index *x)
 {
     const event_list *s = x->s;
-    x->table = malloc((s->napis ? s->napis : 1) * sizeof *x->table);
+    x->table = spill_alloc((s->napis ? s->napis : 1) * sizeof *x->table);
     if (!x->table)
         return false;
     for (size_t j = 0; j < s->napis; j++)
@@ -177,6 +179,6 @@ void launch_index_free(launch_index *x)
     if (!x)
         return;
     free_ranges(x);
-    free(x->table);
+    spill_free(x->table);
     free(x);
 }

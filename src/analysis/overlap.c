@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "key_sort.h"
+#include "spill.h"
 
 typedef struct {
     uint32_t device;
@@ -46,7 +48,7 @@ static bool push(interval **v, size_t *n, int64_t s, int64_t e)
 {
     /* Grown by powers of two: n alone says the capacity. */
     if ((*n & (*n - 1)) == 0) {
-        interval *grown = realloc(*v, (*n ? 2 * *n : 1) * sizeof *grown);
+        interval *grown = spill_resize(*v, *n * sizeof *grown, (*n ? 2 * *n : 1) * sizeof *grown);
         if (!grown)
             return false;
         *v = grown;
@@ -86,8 +88,8 @@ void gpu_activity_free(gpu_activity *g)
     if (!g)
         return;
     for (int i = 0; i < g->ndev; i++) {
-        free(g->dev[i].kernels);
-        free(g->dev[i].copies);
+        spill_free(g->dev[i].kernels); /* as long as the run's GPU work: spill.h's */
+        spill_free(g->dev[i].copies);
     }
     free(g->dev);
     free(g);
@@ -135,14 +137,22 @@ typedef struct {
     item_type type;
 } stream_item;
 
-static int cmp_stream_item(const void *a, const void *b)
+static uint64_t item_start(const void *i, const void *ctx)
 {
-    const stream_item *x = a, *y = b;
-    if (x->device != y->device)
-        return x->device < y->device ? -1 : 1;
-    if (x->stream != y->stream)
-        return x->stream < y->stream ? -1 : 1;
-    return (x->start > y->start) - (x->start < y->start);
+    (void)ctx;
+    return key_of_i64(((const stream_item *)i)->start);
+}
+
+static uint64_t item_stream(const void *i, const void *ctx)
+{
+    (void)ctx;
+    return ((const stream_item *)i)->stream;
+}
+
+static uint64_t item_device(const void *i, const void *ctx)
+{
+    (void)ctx;
+    return ((const stream_item *)i)->device;
 }
 
 /* A stream's busy stretch opening or closing, for the sweep over one device. */
@@ -152,12 +162,16 @@ typedef struct {
     int delta;  /* +1 opens, -1 closes */
 } edge;
 
-static int cmp_edge(const void *a, const void *b)
+static uint64_t edge_time(const void *e, const void *ctx)
 {
-    const edge *x = a, *y = b;
-    if (x->t != y->t)
-        return (x->t > y->t) - (x->t < y->t);
-    return x->delta - y->delta; /* closes first: touching stretches do not overlap */
+    (void)ctx;
+    return key_of_i64(((const edge *)e)->t);
+}
+
+static uint64_t edge_delta(const void *e, const void *ctx)
+{
+    (void)ctx;
+    return ((const edge *)e)->delta > 0; /* closes first: touching stretches do not overlap */
 }
 
 /* overlap_ms of the streams [first, last) of one device, whose merged busy stretches are in
@@ -168,12 +182,12 @@ static bool stream_overlaps(stream_metrics *s, int first, int last, interval **b
     size_t n = 0;
     for (int i = first; i < last; i++)
         n += 2 * nbusy[i];
-    edge *ev = malloc((n ? n : 1) * sizeof *ev);
+    edge *ev = spill_alloc((n ? n : 1) * sizeof *ev); /* as long as the streams' work: spill.h's */
     int *active = malloc((size_t)(last - first) * sizeof *active);
     int *where = malloc((size_t)(last - first) * sizeof *where);
     int64_t *both = calloc((size_t)(last - first), sizeof *both);
     if (!ev || !active || !where || !both) {
-        free(ev);
+        spill_free(ev);
         free(active);
         free(where);
         free(both);
@@ -185,7 +199,14 @@ static bool stream_overlaps(stream_metrics *s, int first, int last, interval **b
             ev[k++] = (edge){busy[i][j].start, i - first, +1};
             ev[k++] = (edge){busy[i][j].end, i - first, -1};
         }
-    qsort(ev, n, sizeof *ev, cmp_edge);
+    /* By time, closes first: two stable passes (key_sort.h; qsort would copy the array) */
+    if (!key_sort(ev, n, sizeof *ev, edge_delta, NULL) || !key_sort(ev, n, sizeof *ev, edge_time, NULL)) {
+        spill_free(ev);
+        free(active);
+        free(where);
+        free(both);
+        return false;
+    }
     int nactive = 0;
     for (size_t i = 0; i < n; i++) {
         if (i > 0 && nactive >= 2 && ev[i].t > ev[i - 1].t)
@@ -205,7 +226,7 @@ static bool stream_overlaps(stream_metrics *s, int first, int last, interval **b
         metric_set(&s[i].overlap_ms, (double)both[i - first] / 1e6);
         metric_ratio(&s[i].overlap_pct, &s[i].overlap_ms, &s[i].busy_ms, 100.0);
     }
-    free(ev);
+    spill_free(ev);
     free(active);
     free(where);
     free(both);
@@ -220,10 +241,10 @@ bool analyze_streams(const run_model *m, stream_metrics **out, int *nout)
     size_t n = e->nkernels + e->ncopies + e->nmemsets;
     if (n == 0)
         return true;
-    stream_item *it = malloc(n * sizeof *it);
+    stream_item *it = spill_alloc(n * sizeof *it); /* as long as the run's GPU work: spill.h's */
     gpu_activity *act = gpu_activity_build(m);
     if (!it || !act) {
-        free(it);
+        spill_free(it);
         gpu_activity_free(act);
         return false;
     }
@@ -240,7 +261,13 @@ bool analyze_streams(const run_model *m, stream_metrics **out, int *nout)
         const memset_event *x = &e->memsets[i];
         it[k++] = (stream_item){x->device, x->stream, x->start_ns, x->end_ns, ITEM_MEMSET};
     }
-    qsort(it, n, sizeof *it, cmp_stream_item);
+    /* By device, stream and start: three stable passes (key_sort.h; qsort would copy the array) */
+    if (!key_sort(it, n, sizeof *it, item_start, NULL) || !key_sort(it, n, sizeof *it, item_stream, NULL) ||
+        !key_sort(it, n, sizeof *it, item_device, NULL)) {
+        spill_free(it);
+        gpu_activity_free(act);
+        return false;
+    }
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; i < n; i++) {
         lo = it[i].start < lo ? it[i].start : lo;
@@ -278,7 +305,7 @@ bool analyze_streams(const run_model *m, stream_metrics **out, int *nout)
                 set += (double)d;
             }
         }
-        busy[si] = malloc((j - i) * sizeof **busy);
+        busy[si] = spill_alloc((j - i) * sizeof **busy);
         if (!busy[si]) {
             ok = false;
             break;
@@ -308,10 +335,10 @@ bool analyze_streams(const run_model *m, stream_metrics **out, int *nout)
         ok = stream_overlaps(s, first, last, busy, nbusy);
     }
     for (int i = 0; busy && i < ns; i++)
-        free(busy[i]);
+        spill_free(busy[i]);
     free(busy);
     free(nbusy);
-    free(it);
+    spill_free(it);
     gpu_activity_free(act);
     if (!ok) {
         free(s);

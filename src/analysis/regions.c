@@ -19,6 +19,7 @@
 #include "key_sort.h"
 #include "overlap.h"
 #include "rank_select.h"
+#include "spill.h"
 #include "thresholds.h"
 
 
@@ -181,10 +182,10 @@ static void add_gpu(timeline *t, const launch_index *launches, gpu_type type, co
 
 static void timeline_free(timeline *t)
 {
-    free(t->gpu);
-    free(t->by_start);
-    free(t->host);
-    free(t->sync_tid);
+    spill_free(t->gpu);
+    spill_free(t->by_start);
+    spill_free(t->host);
+    spill_free(t->sync_tid);
 }
 
 /* Where recording began after the program's first CUDA calls (its first capture window has calls
@@ -212,10 +213,11 @@ static bool build_timeline(const run_model *m, const size_t *calls_order, timeli
         return false; /* analysis_fits says so before it gets here */
     t->ev = s;
     launch_index *launches = launch_index_build(s);
-    t->gpu = malloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
-    t->by_start = malloc((ngpu ? ngpu : 1) * sizeof *t->by_start);
-    t->host = malloc((nhost ? nhost : 1) * sizeof *t->host);
-    t->sync_tid = malloc((s->nsyncs ? s->nsyncs : 1) * sizeof *t->sync_tid);
+    /* As long as the run's events: spill.h's, as the events are */
+    t->gpu = spill_alloc((ngpu ? ngpu : 1) * sizeof *t->gpu);
+    t->by_start = spill_alloc((ngpu ? ngpu : 1) * sizeof *t->by_start);
+    t->host = spill_alloc((nhost ? nhost : 1) * sizeof *t->host);
+    t->sync_tid = spill_alloc((s->nsyncs ? s->nsyncs : 1) * sizeof *t->sync_tid);
     size_t nranges;
     thread_range *ranges = thread_ranges(m, &nranges);
     if (!launches || !t->gpu || !t->by_start || !t->host || !t->sync_tid || !ranges) {
@@ -379,18 +381,26 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
     r->nkstats = 0;
     if (nk == 0)
         return true;
-    kernel_stat *st = calloc((size_t)nk, sizeof *st);
-    double *d = malloc((size_t)nk * sizeof *d);
-    const gpu_item **sorted = malloc((size_t)nk * sizeof *sorted);
-    if (!st || !d || !sorted) {
-        free(st);
-        free(d);
-        free(sorted);
+    /* One row a name, not a launch (the run region of a long run has 100 k launches of a few
+     * hundred names, and its rows are kept until the outputs are written); the launches' own
+     * arrays are as long as the region's kernels: spill.h's. */
+    double *d = spill_alloc((size_t)nk * sizeof *d);
+    const gpu_item **sorted = spill_alloc((size_t)nk * sizeof *sorted);
+    kernel_stat *st = NULL;
+    int names = 0;
+    if (d && sorted) {
+        /* Group by name: sort by name, then walk runs of equal names. */
+        memcpy(sorted, ks, (size_t)nk * sizeof *sorted);
+        qsort(sorted, (size_t)nk, sizeof *sorted, cmp_by_name);
+        for (int i = 0; i < nk; i++)
+            names += i == 0 || strcmp(event_name(sorted[i]), event_name(sorted[i - 1])) != 0;
+        st = calloc((size_t)names, sizeof *st);
+    }
+    if (!st) {
+        spill_free(d);
+        spill_free(sorted);
         return false;
     }
-    /* Group by name: sort by name, then walk runs of equal names. */
-    memcpy(sorted, ks, (size_t)nk * sizeof *sorted);
-    qsort(sorted, (size_t)nk, sizeof *sorted, cmp_by_name);
     int ns = 0;
     for (int i = 0; i < nk;) {
         int j = i;
@@ -422,13 +432,8 @@ static bool kernel_stats(const run_model *m, const gpu_item **ks, int nk, double
         i = j;
     }
     qsort(st, (size_t)ns, sizeof *st, cmp_total_desc);
-    free(sorted);
-    free(d);
-    /* One row a name, not a launch: the run region of a long run has 100 k launches of a few
-     * hundred names, and its rows are kept until the outputs are written. */
-    kernel_stat *trimmed = realloc(st, (size_t)ns * sizeof *st);
-    if (trimmed)
-        st = trimmed;
+    spill_free(sorted);
+    spill_free(d);
     r->kernels = st;
     r->nkstats = ns;
     return true;
@@ -744,19 +749,14 @@ static bool build_flows(const timeline *t, region_metrics *r, const gpu_item **m
     r->nflows = 0;
     if (n == 0)
         return true;
-    int *flow_of = malloc((size_t)n * sizeof *flow_of);
-    double *d = malloc((size_t)n * sizeof *d);
-    r->flows = calloc((size_t)n, sizeof *r->flows);
-    if (!flow_of || !d || !r->flows) {
-        free(flow_of);
-        free(d);
-        free(r->flows);
-        r->flows = NULL;
-        return false;
-    }
+    /* The moves' own arrays are as long as the region's copies and memsets: spill.h's; the flows
+     * are a row each (a direction and memory), grown as found. */
+    int *flow_of = spill_alloc((size_t)n * sizeof *flow_of);
+    double *d = spill_alloc((size_t)n * sizeof *d);
+    bool ok = flow_of && d;
     /* Copies' flows first, then memsets'. */
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < n; i++) {
+    for (int pass = 0; ok && pass < 2; pass++) {
+        for (int i = 0; ok && i < n; i++) {
             const gpu_item *g = moves[i];
             if ((g->type == GPU_MEMSET) != (pass == 1))
                 continue;
@@ -764,13 +764,26 @@ static bool build_flows(const timeline *t, region_metrics *r, const gpu_item **m
             while (f < r->nflows && !same_flow(&r->flows[f], g))
                 f++;
             if (f == r->nflows) {
+                copy_flow *grown = realloc(r->flows, (size_t)(r->nflows + 1) * sizeof *grown);
+                if (!(ok = grown != NULL))
+                    break;
+                r->flows = grown;
                 copy_flow *nf = &r->flows[r->nflows++];
+                memset(nf, 0, sizeof *nf);
                 nf->memset = g->type == GPU_MEMSET;
                 nf->dir = nf->memset ? COPY_OTHER : ((const copy_event *)g->ev)->dir;
                 nf->host = nf->memset ? ((const memset_event *)g->ev)->mem : host_side(g->ev);
             }
             flow_of[i] = f;
         }
+    }
+    if (!ok) {
+        spill_free(flow_of);
+        spill_free(d);
+        free(r->flows);
+        r->flows = NULL;
+        r->nflows = 0;
+        return false;
     }
     for (int f = 0; f < r->nflows; f++) {
         copy_flow *x = &r->flows[f];
@@ -799,8 +812,8 @@ static bool build_flows(const timeline *t, region_metrics *r, const gpu_item **m
         else
             metric_na(&x->hidden_pct, "%s took no measurable time", x->memset ? "memsets" : "copies");
     }
-    free(flow_of);
-    free(d);
+    spill_free(flow_of);
+    spill_free(d);
     return true;
 }
 
@@ -893,9 +906,9 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
             continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
-            interval *grown = realloc(iv, cap * sizeof *iv);
+            interval *grown = spill_resize(iv, n * sizeof *iv, cap * sizeof *iv);
             if (!grown) {
-                free(iv);
+                spill_free(iv);
                 return false;
             }
             iv = grown;
@@ -916,7 +929,7 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
         metric_na(&r->largest_gap_ms, "%s", why);
         metric_na(&r->idle_ms, "%s", why);
         idle_breakdown_na(r->idle, why);
-        free(iv);
+        spill_free(iv);
         return true;
     }
     int64_t busy = interval_union(iv, n, first, last, r->gaps, REGION_MAX_GAPS, &r->ngaps);
@@ -933,7 +946,7 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
         lo = unseen < first ? unseen : first;
     }
     bool ok = idle_figures(t, iv, n, lo, hi, first, r);
-    free(iv);
+    spill_free(iv);
     return ok;
 }
 
@@ -1005,7 +1018,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             continue;
         if (niv == cap) {
             cap = cap ? 2 * cap : 64;
-            interval *grown = realloc(iv, cap * sizeof *iv);
+            interval *grown = spill_resize(iv, niv * sizeof *iv, cap * sizeof *iv);
             if (!grown) {
                 ok = false;
                 break;
@@ -1020,7 +1033,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         if (g->type == GPU_KERNEL) {
             if (nk == kcap) {
                 kcap = kcap ? 2 * kcap : 64;
-                const gpu_item **grown = realloc(ks, (size_t)kcap * sizeof *ks);
+                const gpu_item **grown = spill_resize(ks, (size_t)nk * sizeof *ks, (size_t)kcap * sizeof *ks);
                 if (!grown) {
                     ok = false;
                     break;
@@ -1035,7 +1048,7 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         }
         if (nmoves == mcap) {
             mcap = mcap ? 2 * mcap : 64;
-            const gpu_item **grown = realloc(moves, (size_t)mcap * sizeof *moves);
+            const gpu_item **grown = spill_resize(moves, (size_t)nmoves * sizeof *moves, (size_t)mcap * sizeof *moves);
             if (!grown) {
                 ok = false;
                 break;
@@ -1078,7 +1091,8 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             if (h->at & HOST_LAUNCHES) {
                 if (r->nlaunches == nlaunch_cap) {
                     nlaunch_cap = nlaunch_cap ? 2 * nlaunch_cap : 64;
-                    double *grown = realloc(launch_us, (size_t)nlaunch_cap * sizeof *launch_us);
+                    double *grown = spill_resize(launch_us, (size_t)r->nlaunches * sizeof *launch_us,
+                                                 (size_t)nlaunch_cap * sizeof *launch_us);
                     if (!grown) {
                         ok = false;
                         break;
@@ -1157,10 +1171,10 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         region_flops(m, rg, r);
         judge_region(r);
     }
-    free(iv);
-    free(ks);
-    free(moves);
-    free(launch_us);
+    spill_free(iv);
+    spill_free(ks);
+    spill_free(moves);
+    spill_free(launch_us);
     return ok;
 }
 
@@ -1260,7 +1274,7 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
     stage_lap(&lap, "regions: timeline");
     if (apart)
         pthread_join(helper, NULL);
-    free(calls_order);
+    spill_free(calls_order);
     stage_lap(&lap, "regions: waiting for the host causes");
     *causes = job.causes;
     region_metrics *r = NULL;
