@@ -1,9 +1,10 @@
 /* spill.h: arrays below the threshold stay on the heap; one that grows past it moves into a file
  * with its contents, keeps growing there and is never shrunk; zeroed arrays read as zeros either
- * way; the file has no name in TMPDIR, before and after the free; without a usable directory the
- * arrays stay on the heap and work; threads growing and freeing arrays side by side keep each
- * its own. And a report whose arrays are all in files: a recorded run read and analysed with
- * every array from 4 KiB in a file gives the same run model and the same analysis JSON. */
+ * way; the file has no name in TMPDIR, before and after the free; without a usable directory, or
+ * with one in memory (tmpfs), the arrays stay on the heap and work; threads growing and freeing
+ * arrays side by side keep each its own. And a report whose arrays are all in files: a recorded
+ * run read and analysed with every array from 4 KiB in a file gives the same run model and the
+ * same analysis JSON. */
 #include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -13,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "analysis.h"
@@ -140,6 +144,21 @@ static void heap_without_a_directory(void **state)
     spill_free(z);
 }
 
+/* A directory in memory (tmpfs: /dev/shm where it is one) is no place for them: the heap. */
+static void heap_where_the_directory_is_memory(void **state)
+{
+    (void)state;
+    struct statfs fs;
+    if (statfs("/dev/shm", &fs) != 0 || fs.f_type != TMPFS_MAGIC || access("/dev/shm", W_OK) != 0)
+        skip();
+    setenv("TMPDIR", "/dev/shm", 1);
+    uint32_t *v = grow_to(1 << 20, 4);
+    setenv("TMPDIR", tmp, 1);
+    assert_non_null(v);
+    assert_false(spill_in_file(v));
+    spill_free(v);
+}
+
 static void *grow_and_free(void *arg)
 {
     uintptr_t salt = (uintptr_t)arg;
@@ -211,6 +230,7 @@ int main(void)
         cmocka_unit_test(moves_to_a_file_with_its_contents),
         cmocka_unit_test(zeroed_either_way),
         cmocka_unit_test(heap_without_a_directory),
+        cmocka_unit_test(heap_where_the_directory_is_memory),
         cmocka_unit_test(threads_keep_their_own),
         cmocka_unit_test(same_report_from_files),
     };

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "scratch_file.h"
@@ -93,6 +95,13 @@ static void *to_file(void *p, size_t used, size_t bytes)
     int fd = scratch_open(dir());
     if (fd < 0)
         return NULL;
+    /* In memory already (tmpfs, ramfs): its blocks, reserved whole, would cost more than the heap's
+     * pages, which are only those touched. */
+    struct statfs fs;
+    if (fstatfs(fd, &fs) != 0 || fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC) {
+        close(fd);
+        return NULL;
+    }
     void *q = reserve(fd, len) ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0) : MAP_FAILED;
     if (q == MAP_FAILED) {
         close(fd);

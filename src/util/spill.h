@@ -15,8 +15,9 @@
  * Small arrays stay on the heap (malloc), so a short run touches no file. An array made here is
  * grown with spill_resize and freed with spill_free, never realloc or free: spill_free of a heap
  * pointer frees it, so arrays filled elsewhere (tests, by hand) may be freed here too. Where no
- * file can be made or grown (no directory, no space) the array stays on, or moves back to, the
- * heap: spilling saves memory, it never fails a report. Thread-safe. */
+ * file can be made or grown (no directory, no space, a directory in memory: tmpfs) the array
+ * stays on, or moves back to, the heap: spilling saves memory, it never fails a report.
+ * Thread-safe. */
 #ifndef MMPROF_SPILL_H
 #define MMPROF_SPILL_H
 
