@@ -6,7 +6,8 @@
 #   profile   `mmprof profile --json RUN -- sh -c 'cp STREAM $MMPROF_PROFILE_DIR/'`: the launcher's
 #             path from the program's exit (the child notes the time after its copy) to the text
 #             report and the run file written; peak RSS of the launcher (the child is cp)
-#   report    `mmprof report RUN` with --text, --json, --html, --trace each alone
+#   report    `mmprof report RUN` with --text, --json, --html, --trace each alone; then --text in
+#             memory cgroups of 150 and 100 MB (tests/report_in_memcg.sh, where root can make one)
 # Prints the run file's size and, per mode, the median wall time (min and max), the CPU time
 # (user + system) and the peak RSS of the median run: on a shared machine the CPU time is the
 # steadier figure. docs/scaling.md quotes it.
@@ -72,4 +73,10 @@ for mode in text json html trace; do
     echo "  output ($tag): $(stat -c %s "$tmp/out.$tag.$mode") bytes"
   done
   ratio "report --$mode"
+done
+# `report --text` in a memory cgroup below the run's event arrays (root and a writable memory
+# controller; skipped without): whether each binary finishes, and in what time.
+for tag in $tags; do
+  echo "report --text in a memory cgroup ($tag):"
+  "$(dirname "$0")/report_in_memcg.sh" "$(binary "$tag")" "$tmp/$tag.json" 150 100 2>/dev/null | sed 's/^/  /'
 done

@@ -31,6 +31,7 @@ for mb in "$@"; do
   t1=$(date +%s.%N)
   peak=$(cat "$g/$peak_file" 2>/dev/null || echo 0)
   case $rc in 0) what=finished ;; 137) what="killed (out of memory)" ;; *) what="failed (exit $rc: $(head -c 160 "$out.err"))" ;; esac
-  printf 'limit %5s MB: %-24s %6.2f s, cgroup peak %6.1f MB\n' "$mb" "$what" "$(echo "$t1 - $t0" | bc)" "$(echo "$peak / 1048576" | bc -l)"
+  awk -v mb="$mb" -v what="$what" -v t0="$t0" -v t1="$t1" -v peak="$peak" \
+    'BEGIN { printf "limit %5s MB: %-24s %6.2f s, cgroup peak %6.1f MB\n", mb, what, t1 - t0, peak / 1048576 }'
   rmdir "$g" 2>/dev/null; g=
 done
