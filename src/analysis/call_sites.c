@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "array_grow.h"
+#include "spill.h"
 
 /* The (pid, correlation) of every site, sorted: a long run has millions of calls and kernels but
  * thousands of sites (held to a share of the process's time, inject_sites.c), so only the events
@@ -213,11 +214,16 @@ typedef struct {
 
 static int cmp_hit(const void *a, const void *b)
 {
-    const hit *x = a, *y = b;
+    const hit *x = *(const hit *const *)a, *y = *(const hit *const *)b;
     int c = strcmp(x->t->kind, y->t->kind);
     if (c == 0)
         c = strcmp(x->t->name, y->t->name);
     return c ? c : strcmp(x->at, y->at);
+}
+
+static bool same_target(const hit *x, const hit *y)
+{
+    return strcmp(x->t->kind, y->t->kind) == 0 && strcmp(x->t->name, y->t->name) == 0;
 }
 
 static int cmp_row(const void *a, const void *b)
@@ -230,15 +236,15 @@ static int cmp_row(const void *a, const void *b)
 }
 
 /* The hits of one target, [lo, hi) of the sorted hits, as its row: sites by calls. */
-static void make_row(const hit *h, size_t lo, size_t hi, call_site_row *r)
+static void make_row(const hit *const *h, size_t lo, size_t hi, call_site_row *r)
 {
     memset(r, 0, sizeof *r);
-    copy_str(r->kind, sizeof r->kind, h[lo].t->kind);
-    copy_str(r->name, sizeof r->name, h[lo].t->name);
+    copy_str(r->kind, sizeof r->kind, h[lo]->t->kind);
+    copy_str(r->name, sizeof r->name, h[lo]->t->name);
     r->calls = (int)(hi - lo);
     for (size_t i = lo; i < hi;) {
         size_t j = i;
-        while (j < hi && strcmp(h[j].at, h[i].at) == 0)
+        while (j < hi && strcmp(h[j]->at, h[i]->at) == 0)
             j++;
         int count = (int)(j - i), at = r->nsites;
         while (at > 0 && r->sites[at - 1].count.v < count)
@@ -249,7 +255,7 @@ static void make_row(const hit *h, size_t lo, size_t hi, call_site_row *r)
                 r->other_sites++;
             for (int k = last; k > at; k--)
                 r->sites[k] = r->sites[k - 1];
-            copy_str(r->sites[at].at, sizeof r->sites[at].at, h[i].at);
+            copy_str(r->sites[at].at, sizeof r->sites[at].at, h[i]->at);
             metric_set(&r->sites[at].count, count);
             if (r->nsites < CALL_SITES_TOP)
                 r->nsites++;
@@ -293,7 +299,7 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
         for (const target *x = t + k; x < end && x->key.pid == s->pid && x->key.corr == s->correlation; x++) {
             char at[HOST_NAME];
             host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
-            hit *grown = array_grow(h, nh, sizeof *grown);
+            hit *grown = array_grow_spill(h, nh, sizeof *grown); /* a sampled launch's: spill.h's */
             if (!grown) {
                 ok = false;
                 break;
@@ -306,23 +312,32 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
     }
     call_site_row *rows = NULL;
     int nr = 0;
+    /* Sorted through pointers (a hit is 168 bytes, which qsort would copy), then a row a target */
+    const hit **sorted = ok && nh > 0 ? spill_alloc(nh * sizeof *sorted) : NULL;
+    ok = ok && (nh == 0 || sorted);
     if (ok && nh > 0) {
-        qsort(h, nh, sizeof *h, cmp_hit);
-        rows = malloc(nh * sizeof *rows);
+        for (size_t i = 0; i < nh; i++)
+            sorted[i] = &h[i];
+        qsort(sorted, nh, sizeof *sorted, cmp_hit);
+        size_t targets = 0;
+        for (size_t i = 0; i < nh; i++)
+            targets += i == 0 || !same_target(sorted[i], sorted[i - 1]);
+        rows = malloc(targets * sizeof *rows);
         ok = rows != NULL;
         for (size_t i = 0; ok && i < nh;) {
             size_t j = i;
-            while (j < nh && strcmp(h[j].t->kind, h[i].t->kind) == 0 && strcmp(h[j].t->name, h[i].t->name) == 0)
+            while (j < nh && same_target(sorted[j], sorted[i]))
                 j++;
-            make_row(h, i, j, &rows[nr++]);
+            make_row(sorted, i, j, &rows[nr++]);
             i = j;
         }
         if (ok)
             qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
     }
+    spill_free(sorted);
     free(g);
     free(c);
-    free(h);
+    spill_free(h);
     if (!ok) {
         free(rows);
         return false;

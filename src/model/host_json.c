@@ -255,19 +255,30 @@ static bool read_site(hreader *r, host_activity *h, const cJSON *rec)
 
 typedef bool (*record_reader)(hreader *r, host_activity *h, const cJSON *rec);
 
-/* Array key of o, each element a record of width fields read by read. */
-static bool read_records(hreader *r, const cJSON *o, const char *key, int width, host_activity *h, record_reader read)
+/* Array key of o (or of split, where it has it), each element a record of width fields read by
+ * read. */
+static bool read_records(hreader *r, const cJSON *o, const host_split *split, const char *key, int width,
+                         host_activity *h, record_reader read)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsArray(arr))
         return fail(r, -1, "%s: %s", key, arr ? "expected an array" : "missing");
+    int n = split ? split->count(split->ctx, key) : -1;
     r->array = key;
     r->index = 0;
-    for (const cJSON *e = arr->child; e; e = e->next, r->index++) {
-        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != width)
-            return fail(r, -1, "expected an array of %d values", width);
-        if (!read(r, h, e))
+    const cJSON *e = n < 0 ? arr->child : NULL;
+    for (; n < 0 ? e != NULL : r->index < n; r->index++) {
+        cJSON *parsed = n < 0 ? NULL : split->element(split->ctx, key, r->index);
+        if (n >= 0 && !parsed)
+            return false; /* the split's error stands */
+        const cJSON *rec = n < 0 ? e : parsed;
+        bool ok = cJSON_IsArray(rec) && cJSON_GetArraySize(rec) == width ? read(r, h, rec)
+                                                                           : fail(r, -1, "expected an array of %d values", width);
+        cJSON_Delete(parsed);
+        if (!ok)
             return false;
+        if (n < 0)
+            e = e->next;
     }
     r->array = NULL;
     return true;
@@ -307,7 +318,8 @@ static bool read_stats(hreader *r, const cJSON *o, const char *key, const char *
     return true;
 }
 
-bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *err, size_t errlen)
+bool host_json_read(const cJSON *root, int64_t epoch, const host_split *split, host_activity *h, char *err,
+                    size_t errlen)
 {
     const cJSON *o = cJSON_GetObjectItemCaseSensitive(root, "host_activity");
     if (!o)
@@ -331,6 +343,7 @@ bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *er
     return read_text(&r, o, "mechanism", h->mechanism, sizeof h->mechanism) &&
            read_text(&r, o, "why_not", h->why_not, sizeof h->why_not) &&
            read_text(&r, o, "symbols_why", h->symbols_why, sizeof h->symbols_why) &&
-           read_records(&r, o, "frames", 8, h, read_frame) && read_records(&r, o, "samples", 6, h, read_sample) &&
-           read_records(&r, o, "spans", 5, h, read_span) && read_records(&r, o, "sites", 3, h, read_site);
+           read_records(&r, o, split, "frames", 8, h, read_frame) &&
+           read_records(&r, o, split, "samples", 6, h, read_sample) &&
+           read_records(&r, o, split, "spans", 5, h, read_span) && read_records(&r, o, split, "sites", 3, h, read_site);
 }

@@ -29,9 +29,23 @@
  * memory ran out. */
 bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w);
 
-/* Reads root's "host_activity" member into h (empty where absent). On failure returns false with
- * err saying where ("host_activity.samples[3][3]: names no frame") and leaves what was read in h
- * for the caller to free. */
-bool host_json_read(const cJSON *root, int64_t epoch, host_activity *h, char *err, size_t errlen);
+/* Where the member's record arrays may be read element by element instead of from the tree: a
+ * long run's samples and sites grow with its length (13 k and 28 k a minute, 450 bytes each as a
+ * cJSON tree), so model_json.c keeps each element's place in the text and parses it alone.
+ * count(ctx, key): the elements of array key, -1 where it is read from the tree; element(ctx,
+ * key, i): element i parsed (the caller deletes it), NULL where it is not valid JSON (ctx then
+ * holds that error, so err is left alone). */
+typedef struct {
+    void *ctx;
+    int (*count)(void *ctx, const char *key);
+    cJSON *(*element)(void *ctx, const char *key, int i);
+} host_split;
+
+/* Reads root's "host_activity" member into h (empty where absent); its arrays from split where
+ * that has them (NULL: all from the tree). On failure returns false with err saying where
+ * ("host_activity.samples[3][3]: names no frame") and leaves what was read in h for the caller to
+ * free. */
+bool host_json_read(const cJSON *root, int64_t epoch, const host_split *split, host_activity *h, char *err,
+                    size_t errlen);
 
 #endif

@@ -1032,7 +1032,7 @@ typedef struct split_doc {
     const char *name, *buf;
     size_t len;
     const member_drop *drop; /* what the text left out as it was read (NULL: nothing), for messages */
-    split_array arr[8];
+    split_array arr[12]; /* the events' five kinds, the workloads, the host activity's four arrays */
     int narr;
 } split_doc;
 
@@ -1929,11 +1929,36 @@ static bool read_builtin_v2(reader *r, const cJSON *root, run_model *m)
            read_object(r, root, "multi_gpu", true, read_multi_obj, m);
 }
 
-/* The run's host activity, where it has some (host_json.c reads it). */
+/* host_split's view of the reader's split arrays "host_activity.KEY". */
+static const split_array *host_split_find(void *ctx, const char *key)
+{
+    const reader *r = ctx;
+    char path[64];
+    snprintf(path, sizeof path, "host_activity.%s", key);
+    for (int i = 0; r->split && i < r->split->narr; i++)
+        if (strcmp(r->split->arr[i].path, path) == 0)
+            return &r->split->arr[i];
+    return NULL;
+}
+
+static int host_split_count(void *ctx, const char *key)
+{
+    const split_array *a = host_split_find(ctx, key);
+    return a ? a->n : -1;
+}
+
+static cJSON *host_split_element(void *ctx, const char *key, int i)
+{
+    return split_element(ctx, host_split_find(ctx, key), i);
+}
+
+/* The run's host activity, where it has some (host_json.c reads it; its arrays element by element
+ * where the document was split). */
 static bool read_host_activity(reader *r, const cJSON *root, run_model *m)
 {
-    char msg[256];
-    return host_json_read(root, m->epoch_ns, &m->host_activity, msg, sizeof msg) || fail(r, NULL, "%s", msg);
+    char msg[256] = "";
+    host_split split = {r, host_split_count, host_split_element};
+    return host_json_read(root, m->epoch_ns, &split, &m->host_activity, msg, sizeof msg) || fail(r, NULL, "%s", msg);
 }
 
 static bool read_root(reader *r, const cJSON *root, run_model *m)
@@ -2042,7 +2067,8 @@ static bool split_elements(json_stream *s, split_doc *d, const char *path)
             return false;
         if (a->n == a->cap) {
             a->cap = a->cap ? 2 * a->cap : 1024;
-            size_t(*p)[2] = realloc(a->el, (size_t)a->cap * sizeof *p);
+            /* an element's place per event or sample: spill.h's */
+            size_t(*p)[2] = spill_resize(a->el, (size_t)a->n * sizeof *p, (size_t)a->cap * sizeof *p);
             if (!p)
                 return false;
             a->el = p;
@@ -2128,6 +2154,52 @@ static bool derived_member(const char *key)
  * stepped over (their brackets and strings must close; nothing reads their values). False when
  * the text is not shaped as expected: the caller then parses it whole, so a malformed file gets
  * cJSON's own error. */
+/* How a member of "events" or "host_activity" is read (split_members). */
+typedef enum { KEEP_IN_TREE, SPLIT_ELEMENTS, SPLIT_WHOLE } split_how;
+
+static split_how split_kind(const char *outer, const char *inner, int c)
+{
+    if (strcmp(outer, "events") == 0) /* one event per element, or a kind's columns (event_columns.h) */
+        return c == '[' && strcmp(inner, "names") != 0 ? SPLIT_ELEMENTS : c == '{' ? SPLIT_WHOLE : KEEP_IN_TREE;
+    /* the host activity's record arrays (host_json.c): samples and sites grow with the run */
+    bool records = strcmp(inner, "frames") == 0 || strcmp(inner, "samples") == 0 || strcmp(inner, "spans") == 0 ||
+                   strcmp(inner, "sites") == 0;
+    return c == '[' && records ? SPLIT_ELEMENTS : KEEP_IN_TREE;
+}
+
+/* The object whose '{' is next in s (outer's value), one level down: each member split_kind says
+ * to split recorded in d (an empty array or object standing in for it in value), the others
+ * parsed into value. */
+static bool split_members(json_stream *s, split_doc *d, const char *outer, cJSON *value)
+{
+    js_next(s); /* '{' */
+    bool ok = true, first = true;
+    while (ok) {
+        char inner[24], path[96];
+        if (first && js_peek(s) == '}')
+            break;
+        first = false;
+        ok = member_key(s, inner, sizeof inner) && !cJSON_HasObjectItem(value, inner);
+        snprintf(path, sizeof path, "%s.%s", outer, inner);
+        split_how how = ok ? split_kind(outer, inner, js_peek(s)) : KEEP_IN_TREE;
+        if (ok && how == SPLIT_ELEMENTS)
+            ok = cJSON_AddArrayToObject(value, inner) && split_elements(s, d, path);
+        else if (ok && how == SPLIT_WHOLE)
+            ok = cJSON_AddObjectToObject(value, inner) && split_span(s, d, path);
+        else /* the columns' "form" and "names", the host activity's rate and counts */
+            ok = ok && (inner_value(s, d, value, inner), true) && cJSON_HasObjectItem(value, inner);
+        int sep = ok ? js_peek(s) : -1;
+        if (sep == ',')
+            js_next(s);
+        else
+            ok = ok && sep == '}';
+        if (sep == '}')
+            break;
+    }
+    js_next(s); /* '}' */
+    return ok;
+}
+
 static bool split_document(split_doc *d, cJSON **root)
 {
     json_stream s;
@@ -2145,35 +2217,10 @@ static bool split_document(split_doc *d, cJSON **root)
                 break;
             int c = js_peek(&s);
             cJSON *value = NULL;
-            if (strcmp(key, "events") == 0 && c == '{' && !cJSON_HasObjectItem(doc, key)) {
-                /* One level down: the store's arrays, each split. */
-                js_next(&s);
+            if ((strcmp(key, "events") == 0 || strcmp(key, "host_activity") == 0) && c == '{' &&
+                !cJSON_HasObjectItem(doc, key)) {
                 value = cJSON_CreateObject();
-                ok = value != NULL;
-                bool first = true;
-                while (ok) {
-                    char inner[24], path[40];
-                    if (first && js_peek(&s) == '}')
-                        break;
-                    first = false;
-                    ok = member_key(&s, inner, sizeof inner) && !cJSON_HasObjectItem(value, inner);
-                    snprintf(path, sizeof path, "events.%s", inner);
-                    int vc = ok ? js_peek(&s) : -1;
-                    if (vc == '[' && strcmp(inner, "names") != 0) /* one event per element */
-                        ok = cJSON_AddArrayToObject(value, inner) && split_elements(&s, d, path);
-                    else if (vc == '{') /* a kind's columns: read from the text (event_columns.h) */
-                        ok = cJSON_AddObjectToObject(value, inner) && split_span(&s, d, path);
-                    else /* the columns' "form" and "names" */
-                        ok = ok && (inner_value(&s, d, value, inner), true) && cJSON_HasObjectItem(value, inner);
-                    int sep = ok ? js_peek(&s) : -1;
-                    if (sep == ',')
-                        js_next(&s);
-                    else
-                        ok = ok && sep == '}';
-                    if (sep == '}')
-                        break;
-                }
-                js_next(&s); /* '}' */
+                ok = value && split_members(&s, d, key, value);
             } else if (strcmp(key, "workloads") == 0 && c == '[' && !cJSON_HasObjectItem(doc, key)) {
                 value = cJSON_CreateArray();
                 ok = value && split_elements(&s, d, "workloads");
@@ -2221,7 +2268,7 @@ static bool split_document(split_doc *d, cJSON **root)
 static void split_free(split_doc *d)
 {
     for (int i = 0; i < d->narr; i++)
-        free(d->arr[i].el);
+        spill_free(d->arr[i].el);
     d->narr = 0;
 }
 
