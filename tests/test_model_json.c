@@ -852,7 +852,7 @@ static void host_activity_round_trips(void **state)
     assert_int_equal(b->sites[0].frame, 1);
     model_free(&back);
 
-    /* As a file is read (the event arrays element by element, this member as a tree). */
+    /* As a file is read (the event arrays and this member's records element by element). */
     char *text = model_to_text(&m);
     assert_non_null(text);
     char err[512] = "";
@@ -890,6 +890,14 @@ static void host_activity_round_trips(void **state)
         assert_false(model_from_json(tree, &back, err, sizeof err));
         if (!strstr(err, bad[i].detail))
             fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, bad[i].detail);
+        /* The same from the text, its records read element by element */
+        char *bad_text = cJSON_PrintUnformatted(tree);
+        assert_non_null(bad_text);
+        err[0] = '\0';
+        assert_false(model_read_text("bad.json", bad_text, strlen(bad_text), &back, err, sizeof err));
+        if (!strstr(err, bad[i].detail))
+            fail_msg("case %zu, read as text: \"%s\" lacks \"%s\"", i, err, bad[i].detail);
+        free(bad_text);
         cJSON_Delete(tree);
     }
 
