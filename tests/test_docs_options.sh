@@ -15,11 +15,8 @@ source "$(dirname "$0")/option_lists.sh"
 
 fail() { echo "FAIL: $*"; exit 1; }
 
-failed=0
-run_test() {
-    echo "[ RUN      ] $1"
-    if ("$1"); then echo "[       OK ] $1"; else echo "[  FAILED  ] $1"; failed=$((failed + 1)); fi
-}
+# shellcheck source=tests/cmocka_lines.sh
+source "$(dirname "$0")/cmocka_lines.sh"
 
 # Lines of $1 that $2 lacks, on one line (both sorted).
 missing() { comm -23 <(echo "$1") <(echo "$2") | grep . | tr '\n' ' '; }

@@ -13,11 +13,8 @@ build=${1:-build}
 dir=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/mmprof-host-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-failed=0
-run_test() {
-    echo "[ RUN      ] $1"
-    if ("$@"); then echo "[       OK ] $1"; else echo "[  FAILED  ] $1"; failed=$((failed + 1)); fi
-}
+# shellcheck source=tests/cmocka_lines.sh
+source "$(dirname "$0")/cmocka_lines.sh"
 
 python_program() {
     mkdir -p "$tmp/py" && rm -f "$tmp/py"/*

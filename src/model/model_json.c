@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -2032,6 +2033,24 @@ static int depth_at(const char *buf, size_t at)
 /* The message for a fault at byte at of the text (from: where the value being read began). Where
  * the text left a value out as it was read (drop), the byte is the file's; lines are the same
  * either way (the value's newlines were kept). */
+/* cJSON answers NULL both for text that is not JSON and for memory that ran out, so its
+ * allocations come through here (installed at the first read), which notes the second: under a
+ * memory limit a run file is then said to be too large for it, not to be broken. */
+static _Thread_local bool cjson_ran_out;
+
+static void *cjson_malloc(size_t n)
+{
+    void *p = malloc(n);
+    cjson_ran_out |= p == NULL;
+    return p;
+}
+
+static void cjson_hooks(void)
+{
+    cJSON_Hooks h = {cjson_malloc, free};
+    cJSON_InitHooks(&h);
+}
+
 static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at,
                          const member_drop *drop, char *err, size_t errlen)
 {
@@ -2039,7 +2058,10 @@ static void syntax_error(const char *name, const char *buf, size_t len, size_t f
     for (size_t i = 0; i < at && i < len; i++)
         line += buf[i] == '\n';
     unsigned long long byte = drop ? md_original(drop, at) : at;
-    if (depth_at(buf + from, (at < len ? at + 1 : len) - from) > CJSON_NESTING_LIMIT)
+    if (cjson_ran_out)
+        snprintf(err, errlen, "run file '%s': out of memory while reading it (near byte %llu, line %d)", name, byte,
+                 line);
+    else if (depth_at(buf + from, (at < len ? at + 1 : len) - from) > CJSON_NESTING_LIMIT)
         snprintf(err, errlen, "run file '%s' is nested deeper than %d levels (near byte %llu, line %d)", name,
                  CJSON_NESTING_LIMIT, byte, line);
     else
@@ -2276,6 +2298,9 @@ static void split_free(split_doc *d)
 static bool read_text(const char *name, const char *buf, size_t len, const member_drop *drop, run_model *m,
                       char *err, size_t errlen)
 {
+    static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
+    pthread_once(&hooks_once, cjson_hooks);
+    cjson_ran_out = false;
     model_init(m);
     /* JSON text has no NUL byte; one would cut a string short wherever it is read. */
     const char *nul = memchr(buf, '\0', len);

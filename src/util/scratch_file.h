@@ -20,7 +20,7 @@ static inline int scratch_open(const char *dir)
         return fd;
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/.mmprof-scratch-XXXXXX", dir);
-    fd = mkstemp(path);
+    fd = mkostemp(path, O_CLOEXEC); /* as O_TMPFILE's: addr2line and the program are not to hold it */
     if (fd >= 0)
         unlink(path);
     return fd;
