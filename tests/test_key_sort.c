@@ -4,7 +4,7 @@
  * doubles; orders by two fields made by two passes; keys that share all their high bits
  * (timestamps of one run), where passes are skipped; keys nearly in order (a run's calls by
  * start), which are merged rather than sorted whole; key_order's order, records left in place,
- * is the order key_sort gives. */
+ * is the order key_sort gives; key_sort_fields' order of plain fields. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -183,6 +183,51 @@ static void two_fields_and_doubles(void **state)
     free(b);
 }
 
+/* Records of the three field types key_sort_fields reads. */
+typedef struct {
+    uint32_t u;
+    int64_t v;
+    int i;
+    int pos;
+} fields;
+
+static int cmp_fields(const void *a, const void *b)
+{
+    const fields *x = a, *y = b;
+    if (x->u != y->u)
+        return x->u < y->u ? -1 : 1;
+    if (x->v != y->v)
+        return x->v < y->v ? -1 : 1;
+    if (x->i != y->i)
+        return x->i < y->i ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* key_sort_fields: by a uint32_t (its top bit set too), then an int64_t and an int of both
+ * signs, against qsort with the comparator those fields and the original place make. */
+static void plain_fields(void **state)
+{
+    (void)state;
+    enum { N = 6000 };
+    fields *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    uint64_t s = 7;
+    for (int i = 0; i < N; i++) {
+        uint64_t r = rnd(&s);
+        a[i] = (fields){(uint32_t)(r % 3) << 30, (int64_t)(rnd(&s) % 7) - 3, (int)(rnd(&s) % 5) - 2, i};
+    }
+    memcpy(b, a, N * sizeof *a);
+    const sort_field by[] = {SORT_FIELD(fields, u, FIELD_U32), SORT_FIELD(fields, v, FIELD_I64),
+                             SORT_FIELD(fields, i, FIELD_INT)};
+    assert_true(key_sort_fields(a, N, sizeof *a, by, 3));
+    qsort(b, N, sizeof *b, cmp_fields);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(a[i].pos, b[i].pos);
+    free(a);
+    free(b);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -221,6 +266,7 @@ int main(void)
         cmocka_unit_test(stable_and_ordered),
         cmocka_unit_test(two_fields_and_doubles),
         cmocka_unit_test(plain_keys),
+        cmocka_unit_test(plain_fields),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

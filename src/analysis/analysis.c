@@ -122,17 +122,12 @@ static int cmp_interval(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
-static uint64_t interval_start(const void *v, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const interval *)v)->start);
-}
-
 /* By start: key_sort where it can (a run's GPU work: qsort would copy the array), qsort where
  * memory ran out for it. The order of equal starts changes neither a union nor a merge. */
 static void sort_by_start(interval *iv, size_t n)
 {
-    if (n > 0 && !key_sort(iv, n, sizeof *iv, interval_start, NULL)) /* qsort's array may not be NULL, even empty */
+    sort_field start = SORT_FIELD(interval, start, FIELD_I64);
+    if (n > 0 && !key_sort_fields(iv, n, sizeof *iv, &start, 1)) /* qsort's array may not be NULL, even empty */
         qsort(iv, n, sizeof *iv, cmp_interval);
 }
 
@@ -920,18 +915,6 @@ typedef struct {
     uint32_t device;
 } device_interval;
 
-static uint64_t device_interval_start(const void *d, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const device_interval *)d)->start);
-}
-
-static uint64_t device_interval_device(const void *d, const void *ctx)
-{
-    (void)ctx;
-    return ((const device_interval *)d)->device;
-}
-
 static bool busy_series(analysis *a)
 {
     const run_model *m = a->m;
@@ -954,9 +937,9 @@ static bool busy_series(analysis *a)
         dv[k++] = (device_interval){e->copies[i].start_ns, e->copies[i].end_ns, e->copies[i].device};
     for (size_t i = 0; i < e->nmemsets; i++)
         dv[k++] = (device_interval){e->memsets[i].start_ns, e->memsets[i].end_ns, e->memsets[i].device};
-    /* By device, then start: two stable passes (key_sort.h; qsort would copy the array) */
-    if (!key_sort(dv, n, sizeof *dv, device_interval_start, NULL) ||
-        !key_sort(dv, n, sizeof *dv, device_interval_device, NULL)) {
+    /* By device, then start (key_sort.h; qsort would copy the array) */
+    const sort_field by[] = {SORT_FIELD(device_interval, device, FIELD_U32), SORT_FIELD(device_interval, start, FIELD_I64)};
+    if (!key_sort_fields(dv, n, sizeof *dv, by, 2)) {
         spill_free(dv);
         spill_free(iv);
         return false;

@@ -47,18 +47,6 @@ typedef struct {
     int64_t start_ns, end_ns;
 } span;
 
-static uint64_t span_start(const void *x, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const span *)x)->start_ns);
-}
-
-static uint64_t span_thread(const void *x, const void *ctx)
-{
-    (void)ctx;
-    return ((const span *)x)->thread;
-}
-
 /* A driver call made inside a runtime call of the same thread (cudaLaunchKernel calls
  * cuLaunchKernel): the runtime call is the one its GPU record correlates with, so the driver one
  * is not counted again. Runtime calls of one thread do not overlap, so the last one starting
@@ -103,8 +91,9 @@ static bool count_process(const run_model *m, incomplete_process *p)
             if (a->pid == p->pid && a->kind == API_RUNTIME && kind_of(a->name) != CALL_OTHER)
                 rt[nrt++] = (span){a->thread, a->start_ns, a->end_ns};
         }
-        /* By thread, then start: two stable passes (key_sort.h; qsort would copy the array) */
-        ok = key_sort(rt, nrt, sizeof *rt, span_start, NULL) && key_sort(rt, nrt, sizeof *rt, span_thread, NULL);
+        /* By thread, then start (key_sort.h; qsort would copy the array) */
+        const sort_field by[] = {SORT_FIELD(span, thread, FIELD_U32), SORT_FIELD(span, start_ns, FIELD_I64)};
+        ok = key_sort_fields(rt, nrt, sizeof *rt, by, 2);
     }
     for (size_t i = 0; ok && i < e->napis; i++) {
         const api_event *a = &e->apis[i];

@@ -137,42 +137,12 @@ typedef struct {
     item_type type;
 } stream_item;
 
-static uint64_t item_start(const void *i, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const stream_item *)i)->start);
-}
-
-static uint64_t item_stream(const void *i, const void *ctx)
-{
-    (void)ctx;
-    return ((const stream_item *)i)->stream;
-}
-
-static uint64_t item_device(const void *i, const void *ctx)
-{
-    (void)ctx;
-    return ((const stream_item *)i)->device;
-}
-
 /* A stream's busy stretch opening or closing, for the sweep over one device. */
 typedef struct {
     int64_t t;
     int stream; /* index into the output */
     int delta;  /* +1 opens, -1 closes */
 } edge;
-
-static uint64_t edge_time(const void *e, const void *ctx)
-{
-    (void)ctx;
-    return key_of_i64(((const edge *)e)->t);
-}
-
-static uint64_t edge_delta(const void *e, const void *ctx)
-{
-    (void)ctx;
-    return ((const edge *)e)->delta > 0; /* closes first: touching stretches do not overlap */
-}
 
 /* overlap_ms of the streams [first, last) of one device, whose merged busy stretches are in
  * busy[first..last): a sweep over their edges, adding each stretch of time two or more streams
@@ -199,8 +169,10 @@ static bool stream_overlaps(stream_metrics *s, int first, int last, interval **b
             ev[k++] = (edge){busy[i][j].start, i - first, +1};
             ev[k++] = (edge){busy[i][j].end, i - first, -1};
         }
-    /* By time, closes first: two stable passes (key_sort.h; qsort would copy the array) */
-    if (!key_sort(ev, n, sizeof *ev, edge_delta, NULL) || !key_sort(ev, n, sizeof *ev, edge_time, NULL)) {
+    /* By time, closes (-1) first: touching stretches do not overlap (key_sort.h; qsort would copy
+     * the array) */
+    const sort_field by[] = {SORT_FIELD(edge, t, FIELD_I64), SORT_FIELD(edge, delta, FIELD_INT)};
+    if (!key_sort_fields(ev, n, sizeof *ev, by, 2)) {
         spill_free(ev);
         free(active);
         free(where);
@@ -261,9 +233,10 @@ bool analyze_streams(const run_model *m, stream_metrics **out, int *nout)
         const memset_event *x = &e->memsets[i];
         it[k++] = (stream_item){x->device, x->stream, x->start_ns, x->end_ns, ITEM_MEMSET};
     }
-    /* By device, stream and start: three stable passes (key_sort.h; qsort would copy the array) */
-    if (!key_sort(it, n, sizeof *it, item_start, NULL) || !key_sort(it, n, sizeof *it, item_stream, NULL) ||
-        !key_sort(it, n, sizeof *it, item_device, NULL)) {
+    /* By device, stream and start (key_sort.h; qsort would copy the array) */
+    const sort_field by[] = {SORT_FIELD(stream_item, device, FIELD_U32), SORT_FIELD(stream_item, stream, FIELD_U32),
+                             SORT_FIELD(stream_item, start, FIELD_I64)};
+    if (!key_sort_fields(it, n, sizeof *it, by, 3)) {
         spill_free(it);
         gpu_activity_free(act);
         return false;

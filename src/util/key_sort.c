@@ -251,6 +251,33 @@ bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ct
     return true;
 }
 
+static uint64_t field_key(const void *record, const void *ctx)
+{
+    const sort_field *f = ctx;
+    const char *at = (const char *)record + f->offset;
+    if (f->type == FIELD_U32) {
+        uint32_t v;
+        memcpy(&v, at, sizeof v);
+        return v;
+    }
+    if (f->type == FIELD_INT) {
+        int v;
+        memcpy(&v, at, sizeof v);
+        return key_of_i64(v);
+    }
+    int64_t v;
+    memcpy(&v, at, sizeof v);
+    return key_of_i64(v);
+}
+
+bool key_sort_fields(void *base, size_t n, size_t size, const sort_field *fields, int nfields)
+{
+    for (int i = nfields - 1; i >= 0; i--)
+        if (!key_sort(base, n, size, field_key, &fields[i]))
+            return false;
+    return true;
+}
+
 bool key_order(size_t n, index_key_fn key, const void *ctx, size_t *order)
 {
     if (n < 2) {

@@ -21,6 +21,20 @@ typedef uint64_t (*sort_key_fn)(const void *record, const void *ctx);
  * memory ran out; the records are then untouched. */
 bool key_sort(void *base, size_t n, size_t size, sort_key_fn key, const void *ctx);
 
+/* A field of a record as a key, for orders that are a few plain fields: an int64_t, a uint32_t
+ * or an int at offset (SORT_FIELD(type, member, FIELD_I64)). */
+typedef enum { FIELD_I64, FIELD_U32, FIELD_INT } field_type;
+typedef struct {
+    size_t offset;
+    field_type type;
+} sort_field;
+#define SORT_FIELD(T, member, type) ((sort_field){offsetof(T, member), (type)})
+
+/* Sorts the records by fields[0], those of equal fields[0] by fields[1], and so on, ascending and
+ * stably: a key_sort pass per field, the last first. False when memory ran out; the records may
+ * then be in part reordered. */
+bool key_sort_fields(void *base, size_t n, size_t size, const sort_field *fields, int nfields);
+
 /* A record's key by its index (records kept in more than one array, or not kept at all). */
 typedef uint64_t (*index_key_fn)(size_t i, const void *ctx);
 
