@@ -626,19 +626,12 @@ static uint64_t gap_longest(const void *g, const void *ctx)
     return key_descending(key_of_i64(x->end - x->start));
 }
 
-static bool push_stretch(gap **v, size_t *n, size_t *cap, uint32_t device, stretch_where w, int64_t s, int64_t e,
+static bool push_stretch(gap **v, size_t *n, uint32_t device, stretch_where w, int64_t s, int64_t e,
                          const char *next)
 {
     if (e <= s)
         return true;
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 16;
-        gap *grown = spill_resize(*v, *n * sizeof *grown, *cap * sizeof *grown);
-        if (!grown)
-            return false;
-        *v = grown;
-    }
-    (*v)[(*n)++] = (gap){s, e, device, w, next};
+    SPILL_APPEND(*v, *n, ((gap){s, e, device, w, next})); /* as long as the GPU work: spill.h's */
     return true;
 }
 
@@ -657,7 +650,7 @@ static void stretch_row(const gap *g, idle_stretch *x)
 
 /* Every stretch of one device's idle time inside [lo, hi): items sorted by start. */
 static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int64_t lo, int64_t hi, gap **v,
-                             size_t *nv, size_t *cap)
+                             size_t *nv)
 {
     int64_t cursor = lo;
     bool any = false;
@@ -665,12 +658,12 @@ static bool device_stretches(const busy_item *it, size_t n, uint32_t device, int
         int64_t s = it[i].start < lo ? lo : it[i].start, e = it[i].end > hi ? hi : it[i].end;
         if (e <= s)
             continue;
-        if (s > cursor && !push_stretch(v, nv, cap, device, any ? STRETCH_BETWEEN : STRETCH_LEAD, cursor, s, it[i].name))
+        if (s > cursor && !push_stretch(v, nv, device, any ? STRETCH_BETWEEN : STRETCH_LEAD, cursor, s, it[i].name))
             return false;
         any = true;
         cursor = e > cursor ? e : cursor;
     }
-    return !any || push_stretch(v, nv, cap, device, STRETCH_TAIL, cursor, hi, NULL);
+    return !any || push_stretch(v, nv, device, STRETCH_TAIL, cursor, hi, NULL);
 }
 
 static int cmp_call_ms(const void *a, const void *b)
@@ -804,7 +797,7 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
             devs[nd++] = d;
     }
     gap *v = NULL;
-    size_t nv = 0, cap = 0;
+    size_t nv = 0;
     bool ok = true;
     for (size_t di = 0; ok && di < nd; di++) {
         size_t k = 0;
@@ -817,7 +810,7 @@ bool idle_stretches(const run_model *m, const host_causes *h, idle_stretch **out
         for (size_t i = 0; i < s->nmemsets; i++)
             if (s->memsets[i].device == devs[di])
                 it[k++] = (busy_item){s->memsets[i].start_ns, s->memsets[i].end_ns, NULL};
-        ok = key_sort(it, k, sizeof *it, busy_start, NULL) && device_stretches(it, k, devs[di], lo, hi, &v, &nv, &cap);
+        ok = key_sort(it, k, sizeof *it, busy_start, NULL) && device_stretches(it, k, devs[di], lo, hi, &v, &nv);
     }
     spill_free(it);
     spill_free(devs);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "array_grow.h"
 #include "key_sort.h"
 #include "spill.h"
 
@@ -46,14 +47,7 @@ static const device_activity *find_device(const gpu_activity *g, uint32_t device
 
 static bool push(interval **v, size_t *n, int64_t s, int64_t e)
 {
-    /* Grown by powers of two: n alone says the capacity. */
-    if ((*n & (*n - 1)) == 0) {
-        interval *grown = spill_resize(*v, *n * sizeof *grown, (*n ? 2 * *n : 1) * sizeof *grown);
-        if (!grown)
-            return false;
-        *v = grown;
-    }
-    (*v)[(*n)++] = (interval){s, e};
+    SPILL_APPEND(*v, *n, ((interval){s, e})); /* as long as a GPU's work: spill.h's */
     return true;
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "array_grow.h"
 #include "launch_index.h"
 #include "stage_times.h"
 #include "host_idle.h"
@@ -896,7 +897,7 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
             b = mid;
     }
     interval *iv = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0;
     double kernel = 0;
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (size_t i = a; i < t->ngpu && t->by_start[i]->start < hi; i++) {
@@ -904,15 +905,12 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
         int64_t s = g->start > lo ? g->start : lo, e = g->end < hi ? g->end : hi;
         if (e <= s || !during_member(m, ri, g))
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            interval *grown = spill_resize(iv, n * sizeof *iv, cap * sizeof *iv);
-            if (!grown) {
-                spill_free(iv);
-                return false;
-            }
-            iv = grown;
+        interval *grown = array_grow_spill(iv, n, sizeof *iv);
+        if (!grown) {
+            spill_free(iv);
+            return false;
         }
+        iv = grown;
         iv[n++] = (interval){s, e};
         first = s < first ? s : first;
         last = e > last ? e : last;
@@ -1006,8 +1004,8 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     size_t h0 = whole(rg) ? 0 : first_host(t, rg->start_ns);
     interval *iv = NULL;
     const gpu_item **ks = NULL, **moves = NULL;
-    size_t niv = 0, cap = 0;
-    int nk = 0, kcap = 0, nshort = 0, nmoves = 0, mcap = 0;
+    size_t niv = 0;
+    int nk = 0, nshort = 0, nmoves = 0;
     double kernel = 0, memcpy_t = 0, memset_t = 0, memset_b = 0, h2d = 0, d2h = 0, h2d_b = 0, d2h_b = 0;
     double copy_hidden = 0, kernel_hidden = 0;
     int64_t first_start = INT64_MAX, last_end = INT64_MIN;
@@ -1016,45 +1014,30 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
         const gpu_item *g = &t->gpu[i];
         if (!member(m, ri, g->key, g->pid, g->tid, g->owner, g->ranged))
             continue;
-        if (niv == cap) {
-            cap = cap ? 2 * cap : 64;
-            interval *grown = spill_resize(iv, niv * sizeof *iv, cap * sizeof *iv);
-            if (!grown) {
-                ok = false;
-                break;
-            }
-            iv = grown;
-        }
+        interval *grown = array_grow_spill(iv, niv, sizeof *iv);
+        if (!(ok = grown != NULL))
+            break;
+        iv = grown;
         iv[niv++] = (interval){g->start, g->end};
         first_start = g->start < first_start ? g->start : first_start;
         last_end = g->end > last_end ? g->end : last_end;
         r->by_time += g->launch == NULL;
         double d = ms(g->end - g->start);
         if (g->type == GPU_KERNEL) {
-            if (nk == kcap) {
-                kcap = kcap ? 2 * kcap : 64;
-                const gpu_item **grown = spill_resize(ks, (size_t)nk * sizeof *ks, (size_t)kcap * sizeof *ks);
-                if (!grown) {
-                    ok = false;
-                    break;
-                }
-                ks = grown;
-            }
+            const gpu_item **more = array_grow_spill(ks, (size_t)nk, sizeof *ks);
+            if (!(ok = more != NULL))
+                break;
+            ks = more;
             ks[nk++] = g;
             kernel += d;
             nshort += g->end - g->start < SHORT_KERNEL_NS;
             kernel_hidden += ms(hidden_under_copies(t->act, item_device(g), g->start, g->end));
             continue;
         }
-        if (nmoves == mcap) {
-            mcap = mcap ? 2 * mcap : 64;
-            const gpu_item **grown = spill_resize(moves, (size_t)nmoves * sizeof *moves, (size_t)mcap * sizeof *moves);
-            if (!grown) {
-                ok = false;
-                break;
-            }
-            moves = grown;
-        }
+        const gpu_item **more = array_grow_spill(moves, (size_t)nmoves, sizeof *moves);
+        if (!(ok = more != NULL))
+            break;
+        moves = more;
         moves[nmoves++] = g;
         if (g->type == GPU_COPY) {
             const copy_event *c = g->ev;
@@ -1077,7 +1060,6 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
     r->nkernels = nk;
     double sync_t = 0, api_t = 0;
     double *launch_us = NULL;
-    int nlaunch_cap = 0;
     call_walk calls = {m, t, ri, h0};
     size_t at = h0;
     for (const host_item *h; ok && (h = next_member(&calls, &at));) {
@@ -1089,16 +1071,10 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             r->napis++;
             api_t += d;
             if (h->at & HOST_LAUNCHES) {
-                if (r->nlaunches == nlaunch_cap) {
-                    nlaunch_cap = nlaunch_cap ? 2 * nlaunch_cap : 64;
-                    double *grown = spill_resize(launch_us, (size_t)r->nlaunches * sizeof *launch_us,
-                                                 (size_t)nlaunch_cap * sizeof *launch_us);
-                    if (!grown) {
-                        ok = false;
-                        break;
-                    }
-                    launch_us = grown;
-                }
+                double *grown = array_grow_spill(launch_us, (size_t)r->nlaunches, sizeof *launch_us);
+                if (!(ok = grown != NULL))
+                    break;
+                launch_us = grown;
                 launch_us[r->nlaunches++] = 1e3 * d;
             }
         }
