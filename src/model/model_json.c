@@ -2030,12 +2030,9 @@ static int depth_at(const char *buf, size_t at)
 
 /* The message for text that cJSON stopped reading at byte `at` of buf (from `from`, where the
  * value it was reading began). */
-/* The message for a fault at byte at of the text (from: where the value being read began). Where
- * the text left a value out as it was read (drop), the byte is the file's; lines are the same
- * either way (the value's newlines were kept). */
 /* cJSON answers NULL both for text that is not JSON and for memory that ran out, so its
  * allocations come through here (installed at the first read), which notes the second: under a
- * memory limit a run file is then said to be too large for it, not to be broken. */
+ * memory limit a run file is then said to have run out of memory, not to be broken. */
 static _Thread_local bool cjson_ran_out;
 
 static void *cjson_malloc(size_t n)
@@ -2051,6 +2048,9 @@ static void cjson_hooks(void)
     cJSON_InitHooks(&h);
 }
 
+/* The message for a fault at byte at of the text (from: where the value being read began). Where
+ * the text left a value out as it was read (drop), the byte is the file's; lines are the same
+ * either way (the value's newlines were kept). */
 static void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at,
                          const member_drop *drop, char *err, size_t errlen)
 {
@@ -2170,12 +2170,6 @@ static bool derived_member(const char *key)
     return strcmp(key, "summary") == 0 || strcmp(key, "analysis") == 0;
 }
 
-/* Walks the document's top level: every member's value is parsed alone into *root, but the
- * event arrays ("events".kernels, ... and an older file's "workloads"), which are recorded in d
- * element by element and stand in the tree as empty arrays, and the derived members, which are
- * stepped over (their brackets and strings must close; nothing reads their values). False when
- * the text is not shaped as expected: the caller then parses it whole, so a malformed file gets
- * cJSON's own error. */
 /* How a member of "events" or "host_activity" is read (split_members). */
 typedef enum { KEEP_IN_TREE, SPLIT_ELEMENTS, SPLIT_WHOLE } split_how;
 
@@ -2222,6 +2216,13 @@ static bool split_members(json_stream *s, split_doc *d, const char *outer, cJSON
     return ok;
 }
 
+/* Walks the document's top level: every member's value is parsed alone into *root, but the
+ * event arrays ("events".kernels, ... and an older file's "workloads") and the host activity's
+ * record arrays (split_members), which are recorded in d element by element and stand in the
+ * tree as empty arrays, and the derived members, which are
+ * stepped over (their brackets and strings must close; nothing reads their values). False when
+ * the text is not shaped as expected: the caller then parses it whole, so a malformed file gets
+ * cJSON's own error. */
 static bool split_document(split_doc *d, cJSON **root)
 {
     json_stream s;

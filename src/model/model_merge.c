@@ -24,10 +24,7 @@ static bool move_to(void *dst_p, size_t *nd, void *src_p, size_t *ns, size_t siz
     void **src = src_p;
     if (!array_append_n_to(dst_p, nd, *src, *ns, size, spill))
         return false;
-    if (spill)
-        spill_free(*src);
-    else
-        free(*src);
+    spill_free(*src); /* a heap array's free too (spill.h) */
     *src = NULL;
     *ns = 0;
     return true;

@@ -5,9 +5,9 @@
  * An hour of a training loop has ~150 M API calls: gigabytes, more than the machine may have,
  * and on the heap (anonymous memory) nothing can page them out where there is no swap. Once
  * such an array reaches spill_min_bytes it moves into a shared mapping of an unnamed file
- * (scratch_file.h) in spill_dir: its pages are then the page cache's, which the kernel writes
- * back and drops under memory pressure (a memory cgroup's limit, a small machine) and reads
- * again when touched, so the report's own memory stays what it shows (names, regions, the
+ * (scratch_file.h) in TMPDIR, else /var/tmp: its pages are then the page cache's, which the
+ * kernel writes back and drops under memory pressure (a memory cgroup's limit, a small machine)
+ * and reads again when touched, so the report's own memory stays what it shows (names, regions, the
  * timeline's resolution) and the events cost disk. While memory is plentiful nothing is written
  * at all: the file is unnamed and its dirty pages die with it. The analysis walks these arrays
  * mostly in order, which is what the page cache serves well.
