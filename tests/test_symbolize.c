@@ -4,7 +4,10 @@
  * a PIE executable (offsets from the load base, as a shared library's) and as a classic
  * executable at 0x400000. Without line tables the function still comes from the symbol table and
  * symbols_why says which modules had none; a module that is gone, and no addr2line at all, are
- * said in symbols_why with the frames left as they were; the vDSO is no file and not a fault. */
+ * said in symbols_why with the frames left as they were; the vDSO is no file and not a fault.
+ * On an ELF file the test writes itself (sized_symbols), a symbol names only the addresses its
+ * size covers, .symtab before .dynsym. */
+#include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,8 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "elf_symtab.h"
+#include "host_where.h"
 #include "strbuf.h"
 #include "symbolize.h"
 #include "test_support.h"
@@ -198,7 +203,9 @@ static void slow_addr2line_stopped(void **state)
 /* A module without line tables is named in process (elf_symtab.c): every function of a C++
  * program with namespaces, templates, static and extern "C" functions and an alias (two symbols at
  * one address: addr2line takes the first in the table), at its entry and inside it, named as
- * addr2line -f -C names it from the same file. */
+ * addr2line -f -C names it from the same file; except a byte past a symbol's size (the C
+ * runtime's _init and frame_dummy have size 0), which addr2line gives the symbol before it and
+ * no symbol covers here: that frame is left without a name. */
 static void symbol_table_names_as_addr2line(void **state)
 {
     (void)state;
@@ -219,7 +226,7 @@ static void symbol_table_names_as_addr2line(void **state)
                                 "}\n"));
     /* Each function's symbol-table address, and one a few bytes inside it. */
     cmd_result r = run_shell("cd '%s' && c++ -g0 -O1 -fPIE -pie -o many many.cc && readelf -sW many | "
-                             "awk '$4 == \"FUNC\" && $2 !~ /^0+$/ {print $2}' | sort -u",
+                             "awk '$4 == \"FUNC\" && $2 !~ /^0+$/ {print $2, $3}' | sort -u",
                              test_tmp);
     if (r.status != 0)
         fail_msg("building: %s", r.err);
@@ -228,10 +235,14 @@ static void symbol_table_names_as_addr2line(void **state)
     char *exe = path_in(test_tmp, "many");
     strbuf want_in;
     sb_init(&want_in);
-    int nframes = 0;
+    int nframes = 0, uncovered = 0;
+    bool covered[256];
     for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
-        uint64_t at = strtoull(line, NULL, 16);
-        for (int k = 0; k < 2; k++) {
+        char *end;
+        uint64_t at = strtoull(line, &end, 16), size = strtoull(end, NULL, 0);
+        for (int k = 0; k < 2 && nframes < 256; k++) {
+            covered[nframes] = k == 0 || size > (uint64_t)k;
+            uncovered += !covered[nframes];
             host_frame nat = {.pid = 1, .parent = -1, .kind = HOST_FRAME_NATIVE, .module = exe, .offset = at + (uint64_t)k,
                               .function = "dynsym"};
             assert_true(host_add_frame(&h, &nat) >= 0);
@@ -251,15 +262,21 @@ static void symbol_table_names_as_addr2line(void **state)
     for (char *want = strtok(r.out, "\n"); want; want = strtok(NULL, "\n"), i++) {
         assert_true(i < nframes);
         const char *got = h.frames[i].function;
-        if (strcmp(want, "??") == 0)
-            assert_string_equal(got, "dynsym"); /* addr2line had none: left as it was */
-        else if (strcmp(got, want) != 0)
-            fail_msg("frame %d at %llx: '%s', addr2line '%s'", i, (unsigned long long)h.frames[i].offset, got, want);
+        if (strcmp(want, "??") == 0 || !covered[i]) {
+            if (got)
+                fail_msg("frame %d at %llx: '%s', no symbol covers it", i, (unsigned long long)h.frames[i].offset, got);
+            continue;
+        }
+        if (!got || strcmp(got, want) != 0)
+            fail_msg("frame %d at %llx: '%s', addr2line '%s'", i, (unsigned long long)h.frames[i].offset,
+                     got ? got : "(none)", want);
         named += strstr(got, "outer::inner::") != NULL;
     }
     assert_int_equal(i, nframes);
     assert_true(named >= 6); /* plain and both twice, at entry and inside */
     assert_non_null(strstr(h.symbols_why, "1 of 1 modules have no line tables"));
+    if (uncovered > 0 && !strstr(h.symbols_why, "1 of 1 modules have frames no symbol covers"))
+        fail_msg("symbols_why: %s", h.symbols_why);
     cmd_free(&r);
     host_activity_free(&h);
     free(offsets);
@@ -402,6 +419,209 @@ static void naming_in_passes(void **state)
     free(bare);
 }
 
+/* ---- A module the test writes: a 64-bit little-endian ELF file of sized function symbols ---- */
+
+/* A function symbol: name, start, size. */
+typedef struct {
+    const char *name;
+    uint64_t at, size;
+} synth_fn;
+
+/* A synthetic module: its .symtab and .dynsym (lists ending in a NULL name; NULL: no such table),
+ * its build id (hex; NULL: none), debug link (NULL: none), and whether it has a .debug_line (empty:
+ * enough for addr2line to be asked). One PT_LOAD at 0: offsets are addresses, as in a shared
+ * library. */
+typedef struct {
+    const synth_fn *symtab, *dynsym;
+    const char *build_id, *debuglink;
+    bool lines;
+} synth_elf;
+
+typedef struct {
+    unsigned char b[16384];
+    size_t n;
+} bytes;
+
+/* Appends n bytes of p at an 8-byte boundary; their offset. */
+static uint64_t put(bytes *o, const void *p, size_t n)
+{
+    o->n = (o->n + 7) & ~(size_t)7;
+    assert_true(o->n + n <= sizeof o->b);
+    memcpy(o->b + o->n, p, n);
+    o->n += n;
+    return o->n - n;
+}
+
+/* The sections of a synthetic module, in this order. */
+enum { S_NULL, S_TEXT, S_SYMTAB, S_STRTAB, S_DYNSYM, S_DYNSTR, S_NOTE, S_LINK, S_LINES, S_SHSTRTAB, S_COUNT };
+
+/* A symbol table of fns (in section .text) and its strings into o, their headers at sh[0] and
+ * sh[1]; absent (SHT_NULL) where fns is NULL. */
+static void put_symbols(bytes *o, const synth_fn *fns, uint32_t type, uint32_t strndx, Elf64_Shdr *sh)
+{
+    char str[1024] = "";
+    Elf64_Sym sym[32] = {{0}};
+    uint32_t nstr = 1, n = 1;
+    for (const synth_fn *f = fns; f && f->name; f++, n++) {
+        assert_true(n < 32 && nstr + strlen(f->name) + 1 <= sizeof str);
+        sym[n] = (Elf64_Sym){.st_name = nstr, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = S_TEXT,
+                             .st_value = f->at, .st_size = f->size};
+        memcpy(str + nstr, f->name, strlen(f->name) + 1);
+        nstr += (uint32_t)strlen(f->name) + 1;
+    }
+    sh[0] = (Elf64_Shdr){.sh_type = fns ? type : SHT_NULL, .sh_offset = put(o, sym, n * sizeof *sym),
+                         .sh_size = n * sizeof *sym, .sh_link = strndx, .sh_info = 1, .sh_entsize = sizeof *sym};
+    sh[1] = (Elf64_Shdr){.sh_type = fns ? SHT_STRTAB : SHT_NULL, .sh_offset = put(o, str, nstr), .sh_size = nstr};
+}
+
+/* The GNU build-id note of hex into o (section header *sh); absent where hex is NULL. */
+static void put_build_id(bytes *o, const char *hex, Elf64_Shdr *sh)
+{
+    unsigned char note[64] = {0};
+    size_t len = hex ? strlen(hex) / 2 : 0;
+    Elf64_Nhdr nh = {.n_namesz = 4, .n_descsz = (uint32_t)len, .n_type = NT_GNU_BUILD_ID};
+    memcpy(note, &nh, sizeof nh);
+    memcpy(note + sizeof nh, "GNU", 4);
+    for (size_t i = 0; i < len; i++)
+        sscanf(hex + 2 * i, "%2hhx", &note[sizeof nh + 4 + i]);
+    size_t size = sizeof nh + 4 + ((len + 3) & ~(size_t)3);
+    *sh = (Elf64_Shdr){.sh_type = hex ? SHT_NOTE : SHT_NULL, .sh_offset = put(o, note, size),
+                       .sh_size = hex ? size : 0};
+}
+
+static void write_synth_elf(const char *path, const synth_elf *e)
+{
+    static bytes o; /* 16 KiB: off the stack */
+    memset(&o, 0, sizeof o);
+    o.n = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr);
+    Elf64_Shdr sh[S_COUNT] = {{0}};
+    sh[S_TEXT] = (Elf64_Shdr){.sh_type = SHT_NOBITS, .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = 0x1000,
+                              .sh_offset = 0x1000, .sh_size = 0x1000};
+    put_symbols(&o, e->symtab, SHT_SYMTAB, S_STRTAB, &sh[S_SYMTAB]);
+    put_symbols(&o, e->dynsym, SHT_DYNSYM, S_DYNSTR, &sh[S_DYNSYM]);
+    put_build_id(&o, e->build_id, &sh[S_NOTE]);
+    char link[64] = ""; /* the name, NUL, padding to 4, and a CRC (0: not checked) */
+    size_t nlink = e->debuglink ? ((strlen(e->debuglink) + 4) & ~(size_t)3) + 4 : 0;
+    if (e->debuglink)
+        memcpy(link, e->debuglink, strlen(e->debuglink));
+    sh[S_LINK] = (Elf64_Shdr){.sh_type = SHT_PROGBITS, .sh_offset = put(&o, link, nlink), .sh_size = nlink};
+    sh[S_LINES] = (Elf64_Shdr){.sh_type = SHT_PROGBITS, .sh_offset = o.n};
+    const char *const names[S_COUNT] = {"",         ".text",   ".symtab", ".strtab",
+                                        ".dynsym",  ".dynstr", ".note.gnu.build-id", ".gnu_debuglink",
+                                        e->lines ? ".debug_line" : ".comment", ".shstrtab"};
+    char shstr[256];
+    uint32_t at = 0;
+    for (int i = 0; i < S_COUNT; i++) {
+        sh[i].sh_name = at;
+        memcpy(shstr + at, names[i], strlen(names[i]) + 1);
+        at += (uint32_t)strlen(names[i]) + 1;
+    }
+    sh[S_SHSTRTAB] = (Elf64_Shdr){.sh_name = sh[S_SHSTRTAB].sh_name, .sh_type = SHT_STRTAB,
+                                  .sh_offset = put(&o, shstr, at), .sh_size = at};
+    uint64_t shoff = put(&o, sh, sizeof sh);
+    Elf64_Ehdr eh = {.e_ident = {ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB, EV_CURRENT},
+                     .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+                     .e_phoff = sizeof eh, .e_shoff = shoff, .e_ehsize = sizeof eh, .e_phentsize = sizeof(Elf64_Phdr),
+                     .e_phnum = 1, .e_shentsize = sizeof(Elf64_Shdr), .e_shnum = S_COUNT, .e_shstrndx = S_SHSTRTAB};
+    Elf64_Phdr ph = {.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_filesz = o.n, .p_memsz = 0x3000, .p_align = 0x1000};
+    memcpy(o.b, &eh, sizeof eh);
+    memcpy(o.b + sizeof eh, &ph, sizeof ph);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(o.b, 1, o.n, f), o.n);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* An address of a synthetic module and the name it must get (NULL: none). */
+typedef struct {
+    uint64_t addr;
+    const char *name;
+} want_name;
+
+/* elf_symtab_names on module gives each of want[0..n) its name. */
+static void assert_names(const char *module, const want_name *want, int n)
+{
+    elf_module m;
+    char why[200];
+    if (!elf_module_read(module, &m, why, sizeof why))
+        fail_msg("%s", why);
+    uint64_t addr[16];
+    char *names[16];
+    assert_true(n <= 16);
+    for (int i = 0; i < n; i++)
+        addr[i] = want[i].addr;
+    if (!elf_symtab_names(module, &m, addr, n, names, why, sizeof why))
+        fail_msg("%s", why);
+    for (int i = 0; i < n; i++) {
+        if (want[i].name ? !names[i] || strcmp(names[i], want[i].name) != 0 : names[i] != NULL)
+            fail_msg("%s at 0x%llx: %s, want %s", module, (unsigned long long)want[i].addr,
+                     names[i] ? names[i] : "(none)", want[i].name ? want[i].name : "(none)");
+        free(names[i]);
+    }
+}
+
+/* A symbol names the addresses its size covers and no other: an address in the gap between two
+ * functions, or past a symbol of size 0, is no function's (the nearest start before it named it
+ * once: "PyInit__stat" for much of a stripped python3.12). Of a module's tables .symtab is read
+ * first, then .dynsym. Such a frame loses the stream's name, reads module+0xoffset, and
+ * symbols_why says why. */
+static void sized_symbols(void **state)
+{
+    (void)state;
+    static const synth_fn symtab[] = {{"fn_a", 0x1000, 0x100}, {"fn_b", 0x1200, 0x80}, {"static_c", 0x1400, 0x40},
+                                      {"zero_d", 0x1500, 0},   {NULL, 0, 0}};
+    static const synth_fn dynsym[] = {{"dyn_a", 0x1000, 0x100}, {"fn_b", 0x1200, 0x80}, {"dyn_only", 0x1600, 0x20},
+                                      {NULL, 0, 0}};
+    want_name want[] = {
+        {0x1000, "fn_a"},     /* .symtab's, not .dynsym's dyn_a */
+        {0x10ff, "fn_a"},     /* its last byte */
+        {0x1100, NULL},       /* the gap: past fn_a's end, before fn_b */
+        {0x11f0, NULL},
+        {0x1210, "fn_b"},     /* in both tables */
+        {0x1420, "static_c"}, /* in .symtab alone */
+        {0x1500, "zero_d"},   /* a symbol of size 0 names its own address */
+        {0x1501, NULL},       /* and no other */
+        {0x1610, "dyn_only"}, /* .dynsym, where no symbol of .symtab covers it */
+        {0x1800, NULL},       /* past every function */
+    };
+    int n = (int)(sizeof want / sizeof want[0]);
+    char *lib = path_in(test_tmp, "libsynth.so");
+    write_synth_elf(lib, &(synth_elf){symtab, dynsym, NULL, NULL, false});
+    assert_names(lib, want, n);
+
+    /* Through the symboliser: the frame in the gap loses the name the stream gave ("dynsym"),
+     * reads as module+0xoffset, and symbols_why says why; also where the module has line tables,
+     * which addr2line is asked for, and it names the gap by the symbol before it (fn_a, without
+     * a line): that name is not taken. */
+    char *lined = path_in(test_tmp, "liblined.so");
+    write_synth_elf(lined, &(synth_elf){symtab, dynsym, NULL, NULL, true});
+    host_activity h;
+    memset(&h, 0, sizeof h);
+    const char *modules[] = {lib, lined};
+    const uint64_t at[] = {0x1100, 0x1010};
+    for (int k = 0; k < 4; k++) {
+        host_frame nat = {.pid = 1, .parent = -1, .kind = HOST_FRAME_NATIVE, .module = (char *)modules[k / 2],
+                          .offset = at[k % 2], .function = "dynsym"};
+        assert_int_equal(host_add_frame(&h, &nat), k);
+    }
+    host_symbolize(&h);
+    for (int k = 0; k < 4; k++) {
+        const host_frame *f = &h.frames[k];
+        if (k % 2 ? !f->function || strcmp(f->function, "fn_a") != 0 : f->function != NULL)
+            fail_msg("%s+0x%llx: %s", f->module, (unsigned long long)f->offset, f->function ? f->function : "(none)");
+    }
+    char words[HOST_NAME];
+    host_frame_name(&h.frames[0], true, words, sizeof words);
+    assert_string_equal(words, "libsynth.so+0x1100");
+    if (strstr(h.symbols_why, "could not be run") ||
+        !strstr(h.symbols_why, "2 of 2 modules have frames no symbol covers (stripped: shown as module+0xoffset; "
+                               "first: liblined.so)"))
+        fail_msg("symbols_why: %s", h.symbols_why);
+    host_activity_free(&h);
+    free(lined);
+    free(lib);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +631,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(symbol_table_names_as_addr2line, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(slow_addr2line_stopped, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(naming_in_passes, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(sized_symbols, test_tmp_setup, test_tmp_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

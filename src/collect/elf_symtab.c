@@ -75,11 +75,11 @@ static bool build_id_debug_file(int fd, const Elf64_Shdr *note, uint64_t file_le
     return found;
 }
 
-/* One frame address, and the best function symbol met so far that starts in its slot (after
- * the address before it, at or before it). */
+/* One frame address, and the best function symbol of the table being read that covers it. */
 typedef struct {
-    uint64_t addr;
-    int index; /* in the caller's order */
+    uint64_t addr; /* an address of the file being read */
+    int index;     /* in the caller's order */
+    bool named;    /* by an earlier table: not offered again */
     bool any;
     uint64_t start, size;
     uint32_t name; /* offset in the string table */
@@ -98,55 +98,77 @@ static bool better(const query *q, uint64_t start, uint64_t size)
     return !q->any || start > q->start || (start == q->start && size > q->size);
 }
 
-/* The function symbols of a symbol table, each offered to the slot of the first address at or
- * after its start. */
-static bool scan_symbols(int fd, const elf_module *m, uint64_t file_len, query *q, int n)
+/* One past the last address a symbol covers. Its size bounds it: a stripped module keeps only its
+ * exported functions (.dynsym), and the nearest of those before an address inside a static
+ * function is some other function ("PyInit__stat" for much of python3.12). A symbol of size 0
+ * covers its own address alone: such symbols are labels of assembly without a .size (crti's
+ * _init), whose reach is unknown, and glibc's dladdr, which named the frame in the program
+ * (inject_host.c), takes them so too; an address past it is left unnamed rather than guessed. */
+static uint64_t cover_end(uint64_t start, uint64_t size)
 {
-    if (m->sym_entsize != sizeof(Elf64_Sym) || m->sym_offset > file_len || m->sym_size > file_len - m->sym_offset)
+    if (size == 0)
+        return start + 1;
+    return size > UINT64_MAX - start ? UINT64_MAX : start + size;
+}
+
+/* The first of q[0..n) (sorted by address) at or after addr. */
+static int first_at(const query *q, int n, uint64_t addr)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (q[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The function symbols of a symbol table, each offered to the addresses it covers that no
+ * earlier table named; true for a file without this table. */
+static bool scan_symbols(int fd, const elf_symbols *t, uint64_t file_len, query *q, int n)
+{
+    if (t->size == 0)
+        return true;
+    if (t->entsize != sizeof(Elf64_Sym) || t->offset > file_len || t->size > file_len - t->offset)
         return false;
     /* Read ahead, the whole table: it is read once, in order, from disk. */
-    posix_fadvise(fd, (off_t)m->sym_offset, (off_t)m->sym_size, POSIX_FADV_SEQUENTIAL);
-    posix_fadvise(fd, (off_t)m->sym_offset, (off_t)m->sym_size, POSIX_FADV_WILLNEED);
+    posix_fadvise(fd, (off_t)t->offset, (off_t)t->size, POSIX_FADV_SEQUENTIAL);
+    posix_fadvise(fd, (off_t)t->offset, (off_t)t->size, POSIX_FADV_WILLNEED);
     Elf64_Sym *sym = malloc(SYMBOLS_AT_ONCE * sizeof *sym);
     if (!sym)
         return false;
-    size_t total = m->sym_size / sizeof *sym;
+    size_t total = t->size / sizeof *sym;
     bool ok = true;
     for (size_t first = 0; ok && first < total; first += SYMBOLS_AT_ONCE) {
         size_t count = total - first < SYMBOLS_AT_ONCE ? total - first : SYMBOLS_AT_ONCE;
-        ok = read_at(fd, sym, count * sizeof *sym, m->sym_offset + first * sizeof *sym);
+        ok = read_at(fd, sym, count * sizeof *sym, t->offset + first * sizeof *sym);
         for (size_t i = 0; ok && i < count; i++) {
             int type = ELF64_ST_TYPE(sym[i].st_info);
-            uint64_t start = sym[i].st_value;
+            uint64_t start = sym[i].st_value, size = sym[i].st_size, end = cover_end(start, size);
             if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym[i].st_shndx == SHN_UNDEF ||
                 sym[i].st_shndx >= SHN_LORESERVE || start == 0 || sym[i].st_name == 0)
                 continue;
-            int lo = 0, hi = n; /* the first address at or after start */
-            while (lo < hi) {
-                int mid = lo + (hi - lo) / 2;
-                if (q[mid].addr < start)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (lo < n && better(&q[lo], start, sym[i].st_size))
-                q[lo] = (query){q[lo].addr, q[lo].index, true, start, sym[i].st_size, sym[i].st_name};
+            for (int k = first_at(q, n, start); k < n && q[k].addr < end; k++)
+                if (!q[k].named && better(&q[k], start, size))
+                    q[k] = (query){q[k].addr, q[k].index, false, true, start, size, sym[i].st_name};
         }
     }
     free(sym);
     return ok;
 }
 
-/* The NUL-terminated string at offset in a string table, malloc'd; NULL where it cannot be read. */
-static char *read_name(int fd, const elf_module *m, uint32_t offset)
+/* The NUL-terminated string at offset in a table's strings, malloc'd; NULL where it cannot be read. */
+static char *read_name(int fd, const elf_symbols *t, uint32_t offset)
 {
-    if (offset >= m->str_size)
+    if (offset >= t->str_size)
         return NULL;
-    size_t room = m->str_size - offset, cap = 256;
+    size_t room = t->str_size - offset, cap = 256;
     for (;;) {
         size_t want = cap < room ? cap : room;
         char *b = malloc(want + 1);
-        if (!b || !read_at(fd, b, want, m->str_offset + offset)) {
+        if (!b || !read_at(fd, b, want, t->str_offset + offset)) {
             free(b);
             return NULL;
         }
@@ -158,6 +180,48 @@ static char *read_name(int fd, const elf_module *m, uint32_t offset)
             return NULL;
         cap *= 4;
     }
+}
+
+/* The names of the addresses table t covered; those are then named, the rest offered to the
+ * next table. */
+static void take_names(int fd, const elf_symbols *t, query *q, int n, char **names)
+{
+    for (int i = 0; i < n; i++) {
+        if (q[i].any && !q[i].named) {
+            names[q[i].index] = read_name(fd, t, q[i].name);
+            q[i].named = names[q[i].index] != NULL;
+        }
+        q[i].any = false;
+    }
+}
+
+static bool all_named(const query *q, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!q[i].named)
+            return false;
+    return true;
+}
+
+/* Names what is not named yet of q from the tables of file (f: its headers): .symtab first, then
+ * .dynsym, which a module may have both of: a static function is in .symtab alone, and where both
+ * name an address .symtab's name is the one addr2line gives. False where a table could not be read. */
+static bool names_from_file(const char *file, const elf_module *f, query *q, int n, char **names)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    off_t end = lseek(fd, 0, SEEK_END);
+    uint64_t file_len = end > 0 ? (uint64_t)end : 0;
+    const elf_symbols *table[2] = {&f->symtab, &f->dynsym};
+    bool ok = true;
+    for (int t = 0; ok && t < 2 && !all_named(q, n); t++) {
+        ok = scan_symbols(fd, table[t], file_len, q, n);
+        if (ok)
+            take_names(fd, table[t], q, n, names);
+    }
+    close(fd);
+    return ok;
 }
 
 /* The lowest PT_LOAD's page-aligned p_vaddr (elf_module.bias); false where there is none. */
@@ -178,7 +242,17 @@ static bool load_bias(int fd, const Elf64_Ehdr *eh, uint64_t *bias)
     return lowest != UINT64_MAX;
 }
 
-/* The symbol table, its strings and whether there are line tables, from the section headers. */
+/* A symbol table section's place and that of its strings; none where its link is no string
+ * table, as in no file the linkers write. */
+static elf_symbols table_of(const Elf64_Shdr *sh, int nsh, const Elf64_Shdr *tab)
+{
+    if (!tab || tab->sh_link >= (uint32_t)nsh || sh[tab->sh_link].sh_type != SHT_STRTAB)
+        return (elf_symbols){0};
+    const Elf64_Shdr *str = &sh[tab->sh_link];
+    return (elf_symbols){tab->sh_offset, tab->sh_size, tab->sh_entsize, str->sh_offset, str->sh_size};
+}
+
+/* The symbol tables, their strings and whether there are line tables, from the section headers. */
 static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_module *m)
 {
     Elf64_Shdr *sh = NULL;
@@ -201,14 +275,10 @@ static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_m
                   build_id_debug_file(fd, s, file_len)))
             m->has_lines = true;
     }
-    const Elf64_Shdr *tab = symtab ? symtab : dynsym;
-    m->symbols = ok && (!tab || tab->sh_link < eh->e_shnum);
-    if (m->symbols && tab) {
-        m->sym_offset = tab->sh_offset;
-        m->sym_size = tab->sh_size;
-        m->sym_entsize = tab->sh_entsize;
-        m->str_offset = sh[tab->sh_link].sh_offset;
-        m->str_size = sh[tab->sh_link].sh_size;
+    m->symbols = ok;
+    if (ok) {
+        m->symtab = table_of(sh, eh->e_shnum, symtab);
+        m->dynsym = table_of(sh, eh->e_shnum, dynsym);
     }
     free(secnames);
     free(sh);
@@ -239,39 +309,23 @@ bool elf_symtab_names(const char *path, const elf_module *m, const uint64_t *add
 {
     for (int i = 0; i < n; i++)
         names[i] = NULL;
-    if (!m->symbols || m->sym_size == 0 || n == 0)
+    if (!m->symbols || n == 0 || (m->symtab.size == 0 && m->dynsym.size == 0))
         return m->symbols;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        snprintf(why, len, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    off_t end = lseek(fd, 0, SEEK_END);
-    uint64_t file_len = end > 0 ? (uint64_t)end : 0;
     query *q = malloc((size_t)n * sizeof *q);
     bool ok = q != NULL;
     for (int i = 0; ok && i < n; i++)
         q[i] = (query){.addr = addr[i], .index = i};
     if (ok) {
         qsort(q, (size_t)n, sizeof *q, by_query_addr);
-        ok = scan_symbols(fd, m, file_len, q, n);
-    }
-    /* An address's function is the best of its own slot, else its predecessor's: starts in
-     * earlier slots all lie below those in later ones. */
-    for (int i = 0; ok && i < n; i++) {
-        if (!q[i].any && i > 0 && q[i - 1].any)
-            q[i] = (query){q[i].addr, q[i].index, true, q[i - 1].start, q[i - 1].size, q[i - 1].name};
-        if (q[i].any)
-            names[q[i].index] = read_name(fd, m, q[i].name);
+        ok = names_from_file(path, m, q, n, names);
     }
     if (!ok) {
         for (int i = 0; i < n; i++) {
             free(names[i]);
             names[i] = NULL;
         }
-        snprintf(why, len, "%s: its symbol table could not be read", path);
+        snprintf(why, len, "%s: its symbol tables could not be read", path);
     }
     free(q);
-    close(fd);
     return ok;
 }

@@ -1,11 +1,11 @@
 /* A module's ELF file, read in process for naming native frames (symbolize.c): where its offsets
- * start, whether it has line tables, and the function names of its own symbol table.
+ * start, whether it has line tables, and the function names of its own symbol tables.
  *
  * Names from the symbol table, not from addr2line, for every module: addr2line finds the function
  * of each address by a walk over the whole symbol table where there is no DWARF (binutils'
  * elf_find_function), about 6 ms an address in a library of 250 k symbols, 1.7 s for 278 frames
  * of one module. Here the table is read once, in order, and each symbol goes to the frame
- * addresses it could name (a binary search among them); only the names that win are read.
+ * addresses it covers (a binary search among them); only the names that win are read.
  * Memory is that of the addresses, not of the table: PyTorch's libraries hold millions of
  * symbols, and their names hundreds of megabytes that no one loaded. */
 #ifndef MMPROF_ELF_SYMTAB_H
@@ -14,6 +14,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* One symbol table of a file and its strings; size 0 where the file has none. */
+typedef struct {
+    uint64_t offset, size, entsize, str_offset, str_size;
+} elf_symbols;
 
 typedef struct {
     /* What a module's offset (from dladdr's dli_fbase, the start of its first loaded segment)
@@ -24,10 +29,10 @@ typedef struct {
     /* Line tables in the file (.debug_line) or a separate debug file it names (.gnu_debuglink,
      * or its build id under /usr/lib/debug): addr2line's to read, for files and lines. */
     bool has_lines;
-    /* The symbol table (.symtab, else .dynsym) and its strings, where the section headers could
-     * be read (64-bit little-endian); symbols false otherwise. */
+    /* The section headers could be read (64-bit little-endian); the tables are then those found
+     * (each possibly empty: a stripped library has .dynsym alone). */
     bool symbols;
-    uint64_t sym_offset, sym_size, sym_entsize, str_offset, str_size;
+    elf_symbols symtab, dynsym;
 } elf_module;
 
 /* Reads path's ELF header, program headers and section headers (a few kilobytes) into *m. False
@@ -35,10 +40,12 @@ typedef struct {
 bool elf_module_read(const char *path, elf_module *m, char *why, size_t len);
 
 /* For each of addr[0..n) (addresses of the file), the name as stored (mangled, malloc'd; NULL
- * where no function starts at or before it) of the function addr2line would give without line
- * tables: the nearest function start at or before it (its size does not bound it), and of
- * several symbols there the largest, then the first in the table. m is path's (elf_module_read),
- * with symbols. False with why when the table could not be read, or memory ran out. */
+ * where no function symbol covers it) of the function symbol that covers it: from .symtab, else
+ * .dynsym; within one table the innermost (latest start), then the
+ * largest, then the first in the table, as addr2line chooses. A symbol covers
+ * [st_value, st_value + st_size), and one of size 0 only its own address (elf_symtab.c says why).
+ * m is path's (elf_module_read), with symbols. False with why when the tables could not be read,
+ * or memory ran out. */
 bool elf_symtab_names(const char *path, const elf_module *m, const uint64_t *addr, int n, char **names, char *why,
                       size_t len);
 

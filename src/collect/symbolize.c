@@ -87,6 +87,7 @@ static void replace(char **dst, const char *src)
 struct symbol_module {
     char *module;
     bool unreadable, lines, slow; /* lines: some frame of it was given a source line */
+    bool uncovered;               /* a frame of it no symbol covers (a stripped module's static function) */
     char *why;                    /* unreadable: why (elf_module_read's words) */
 };
 
@@ -109,22 +110,28 @@ static struct symbol_module *module_of(symbol_passes *p, const char *name)
     return &p->mods[p->nmods++];
 }
 
-/* One module's addr2line, running: its frames idx[0..n) of h, and the file its answers go to
- * (a file, not a pipe, so that it runs to its end while others are read, and can be given a
- * deadline without a reader that blocks). */
+/* One module's frames, idx[0..n) of h's, and how they are named. */
 typedef struct {
     const char *module;
     const int *idx;
     int n;
+    elf_module elf; /* its file: load bias, line tables, symbol tables (elf_symtab.h) */
+    bool named;     /* named from its symbol tables */
+} module_frames;
+
+/* One module's addr2line, running: its frames, and the file its answers go to (a file, not a
+ * pipe, so that it runs to its end while others are read, and can be given a deadline without a
+ * reader that blocks). */
+typedef struct {
+    const module_frames *m;
     pid_t pid;
     FILE *out;
     double started; /* monotonic seconds */
 } job;
 
-/* Starts addr2line on module (its load bias, elf_symtab.h) for frames idx[0..n) of h; false (with
- * o said) when it could not. */
-static bool start_module(const host_activity *h, const char *module, uint64_t bias, const int *idx, int n,
-                         symbol_passes *o, job *j)
+/* Starts addr2line on m's module (its load bias, elf_symtab.h) for its frames of h; false (with o
+ * said) when it could not. */
+static bool start_module(const host_activity *h, const module_frames *m, symbol_passes *o, job *j)
 {
     FILE *in = tmpfile(), *out = tmpfile();
     if (!in || !out) {
@@ -134,8 +141,8 @@ static bool start_module(const host_activity *h, const char *module, uint64_t bi
             fclose(out);
         return false;
     }
-    for (int i = 0; i < n; i++)
-        fprintf(in, "%llx\n", (unsigned long long)(h->frames[idx[i]].offset + bias));
+    for (int i = 0; i < m->n; i++)
+        fprintf(in, "%llx\n", (unsigned long long)(h->frames[m->idx[i]].offset + m->elf.bias));
     fflush(in);
     rewind(in);
     posix_spawn_file_actions_t fa;
@@ -143,7 +150,7 @@ static bool start_module(const host_activity *h, const char *module, uint64_t bi
     posix_spawn_file_actions_adddup2(&fa, fileno(in), 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)module, NULL};
+    char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)m->module, NULL};
     int rc = posix_spawnp(&j->pid, "addr2line", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     fclose(in); /* the child has its own descriptor of the file */
@@ -152,16 +159,16 @@ static bool start_module(const host_activity *h, const char *module, uint64_t bi
         fclose(out);
         return false;
     }
-    j->module = module;
+    j->m = m;
     j->started = monotonic_seconds();
-    j->idx = idx;
-    j->n = n;
     j->out = out;
     return true;
 }
 
-/* Names frames idx[0..n) of h from the symbol table of module (mod, elf_module_read's); false
- * where it could not be read (addr2line is then the one to ask). */
+/* Names frames idx[0..n) of h from the symbol tables of module (mod, elf_module_read's); false
+ * where they could not be read (addr2line is then the one to ask). A frame no symbol covers loses
+ * the name the stream gave too: it has none (dladdr's, from the same .dynsym, agrees under glibc),
+ * and its words are then module+offset (host_frame_name). */
 static bool name_from_symtab(host_activity *h, const char *module, const elf_module *mod, const int *idx, int n)
 {
     char why[200];
@@ -172,8 +179,11 @@ static bool name_from_symtab(host_activity *h, const char *module, const elf_mod
         addr[i] = h->frames[idx[i]].offset + mod->bias;
     ok = ok && elf_symtab_names(module, mod, addr, n, names, why, sizeof why);
     for (int i = 0; ok && i < n; i++) {
-        if (!names[i])
+        if (!names[i]) {
+            free(h->frames[idx[i]].function);
+            h->frames[idx[i]].function = NULL;
             continue;
+        }
         int status = -1;
         char *plain = strncmp(names[i], "_Z", 2) == 0 ? __cxa_demangle(names[i], NULL, NULL, &status) : NULL;
         replace(&h->frames[idx[i]].function, status == 0 && plain ? plain : names[i]);
@@ -185,15 +195,6 @@ static bool name_from_symtab(host_activity *h, const char *module, const elf_mod
     free(addr);
     return ok;
 }
-
-/* One module's frames, idx[0..n) of h's, and how they are named. */
-typedef struct {
-    const char *module;
-    const int *idx;
-    int n;
-    elf_module elf; /* its file: load bias, line tables, symbol table (elf_symtab.h) */
-    bool named;     /* named from its symbol table */
-} module_frames;
 
 /* The in-process modules, shared among threads: each module's file is read from disk (the symbol
  * tables are no part of what the program loaded), so several are read at once, as several
@@ -238,12 +239,12 @@ static void finish_module(host_activity *h, job *j, symbol_passes *o, double dea
         kill(j->pid, SIGKILL);
         while (wait4(j->pid, &status, 0, &ru) < 0 && errno == EINTR)
             ;
-        struct symbol_module *sm = module_of(o, j->module);
+        struct symbol_module *sm = module_of(o, j->m->module);
         if (sm)
             sm->slow = true; /* not given addr2line again: a later pass would wait as long */
     }
     if (o->last || late)
-        stage_note("%s: %d frames by addr2line, %.3f s of its CPU%s", j->module, j->n,
+        stage_note("%s: %d frames by addr2line, %.3f s of its CPU%s", j->m->module, j->m->n,
                    (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
                        (double)ru.ru_stime.tv_usec * 1e-6,
                    late ? ", stopped at the deadline" : "");
@@ -251,18 +252,21 @@ static void finish_module(host_activity *h, job *j, symbol_passes *o, double dea
     size_t fncap = 0, loccap = 0;
     bool any_line = false;
     rewind(j->out);
-    for (int i = 0; !late && i < j->n; i++) {
+    for (int i = 0; !late && i < j->m->n; i++) {
         ssize_t a = getline(&fn, &fncap, j->out), b = a > 0 ? getline(&loc, &loccap, j->out) : -1;
         if (a <= 0 || b <= 0)
             break;
         fn[strcspn(fn, "\n")] = '\0';
         loc[strcspn(loc, "\n")] = '\0';
-        host_frame *f = &h->frames[j->idx[i]];
-        if (strcmp(fn, "??") != 0 && fn[0])
-            replace(&f->function, fn);
+        host_frame *f = &h->frames[j->m->idx[i]];
         char *file;
         int line;
         parse_location(loc, &file, &line);
+        /* Without a line the function is the nearest symbol before the address, its size not
+         * looked at (binutils' elf_find_function): where the symbol tables were read, theirs
+         * (bounded by sizes) stands; with one, DWARF's function holds the address. */
+        if (strcmp(fn, "??") != 0 && fn[0] && (file || !j->m->named))
+            replace(&f->function, fn);
         if (file) {
             replace(&f->file, file);
             f->line = line;
@@ -276,7 +280,7 @@ static void finish_module(host_activity *h, job *j, symbol_passes *o, double dea
     if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         o->no_tool = true;
     } else if (any_line) {
-        struct symbol_module *sm = module_of(o, j->module);
+        struct symbol_module *sm = module_of(o, j->m->module);
         if (sm)
             sm->lines = true;
     }
@@ -293,6 +297,21 @@ static int by_module(const void *a, const void *b, void *frames)
 static bool is_vdso(const char *module)
 {
     return strncmp(module, "linux-vdso", 10) == 0 || strncmp(module, "linux-gate", 10) == 0;
+}
+
+/* Whether a frame of m's, its symbol tables read, was left without a name: no symbol covers it
+ * (symbols_why says so; the report shows it as module+offset). */
+static void note_uncovered(const host_activity *h, const module_frames *m, symbol_passes *o)
+{
+    for (int i = 0; m->named && i < m->n; i++) {
+        const char *fn = h->frames[m->idx[i]].function;
+        if (!fn || !fn[0]) {
+            struct symbol_module *sm = module_of(o, m->module);
+            if (sm)
+                sm->uncovered = true;
+            return;
+        }
+    }
 }
 
 void host_symbolize_new(host_activity *h, symbol_passes *o)
@@ -330,13 +349,13 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
         }
         i = j;
     }
-    /* Every module's functions from its symbol table, on up to SYMBOLIZE_AT_ONCE threads; those
+    /* Every module's functions from its symbol tables, on up to SYMBOLIZE_AT_ONCE threads; those
      * with line tables also through addr2line, up to SYMBOLIZE_AT_ONCE processes at a time, whose
-     * answers (lines, and names where the tables give them) replace those once the threads are
-     * done: a big library takes most of the time, and a PyTorch process has tens of modules, so
-     * one after another made the profile's exit wait for their sum. addr2line is stopped at the
-     * deadline (Triton's library, with DWARF, took it 7.2 s of CPU for 2 frames on the H200), and
-     * not given that module again in a later pass. */
+     * answers (lines, and the function where they give a line or the tables could not be read)
+     * replace those once the threads are done: a big library takes most of the time, and a
+     * PyTorch process has tens of modules, so one after another made the profile's exit wait for
+     * their sum. addr2line is stopped at the deadline (Triton's library, with DWARF, took it
+     * 7.2 s of CPU for 2 frames on the H200), and not given that module again in a later pass. */
     symtab_pool pool = {h, o, mods, nmods, 0};
     int at_once = o->last ? SYMBOLIZE_AT_ONCE : SYMBOLIZE_WHILE_RUNNING;
     pthread_t worker[SYMBOLIZE_AT_ONCE];
@@ -349,7 +368,7 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
     int first = 0, started = 0, next = 0;
     for (; next < nqueue && started < at_once && !o->no_tool; next++) {
         module_frames *m = &mods[queue[next]];
-        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, o, &run[started % SYMBOLIZE_AT_ONCE]);
+        started += start_module(h, m, o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     for (int w = 0; w < nworkers; w++)
         pthread_join(worker[w], NULL);
@@ -360,14 +379,24 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
         module_frames *m = &mods[queue[next]];
         if (started - first == at_once)
             finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], o, deadline);
-        started += start_module(h, m->module, m->elf.bias, m->idx, m->n, o, &run[started % SYMBOLIZE_AT_ONCE]);
+        started += start_module(h, m, o, &run[started % SYMBOLIZE_AT_ONCE]);
     }
     while (first < started)
         finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], o, deadline);
+    for (int k = 0; k < nmods; k++)
+        note_uncovered(h, &mods[k], o);
     free(queue);
     free(mods);
     free(idx);
     o->last_pass = monotonic_seconds();
+}
+
+/* What symbols_why counts modules by, besides line tables. */
+enum { UNREAD, SLOW, UNCOVERED, NMARKS };
+
+static bool has_mark(const struct symbol_module *m, int k)
+{
+    return k == UNREAD ? m->unreadable : k == SLOW ? m->slow : m->uncovered;
 }
 
 void symbol_passes_why(const symbol_passes *o, host_activity *h)
@@ -381,32 +410,39 @@ void symbol_passes_why(const symbol_passes *o, host_activity *h)
     }
     /* Of several modules, the first by name is the one named: the same words whichever passes met
      * them (one pass takes its modules in name order). */
-    int unreadable = 0, no_lines = 0, slow = 0;
-    const struct symbol_module *first_unread = NULL, *first_slow = NULL;
+    int count[NMARKS] = {0}, no_lines = 0;
+    const struct symbol_module *first[NMARKS] = {NULL};
     for (int i = 0; i < o->nmods; i++) {
         const struct symbol_module *m = &o->mods[i];
-        unreadable += m->unreadable;
-        slow += m->slow;
-        if (m->unreadable && (!first_unread || strcmp(m->module, first_unread->module) < 0))
-            first_unread = m;
-        if (m->slow && (!first_slow || strcmp(m->module, first_slow->module) < 0))
-            first_slow = m;
+        for (int k = 0; k < NMARKS; k++) {
+            if (!has_mark(m, k))
+                continue;
+            count[k]++;
+            if (!first[k] || strcmp(m->module, first[k]->module) < 0)
+                first[k] = m;
+        }
         no_lines += !m->unreadable && !m->slow && !m->lines;
     }
-    char unread[180] = "", nolines[72] = "", late[200] = "";
-    if (unreadable)
-        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", unreadable, o->nmods,
-                 first_unread->why ? first_unread->why : "out of memory");
+    char unread[180] = "", nolines[72] = "", late[200] = "", bare[140] = "";
+    if (count[UNREAD])
+        snprintf(unread, sizeof unread, "%d of %d modules could not be read (%s)", count[UNREAD], o->nmods,
+                 first[UNREAD]->why ? first[UNREAD]->why : "out of memory");
     if (no_lines)
         snprintf(nolines, sizeof nolines, "%d of %d modules have no line tables (built without -g)", no_lines, o->nmods);
-    if (slow)
+    if (count[SLOW])
         snprintf(late, sizeof late,
                  "%d of %d modules kept addr2line past %.1f s (first: %.60s): symbol-table names, no lines "
                  "(MMPROF_ADDR2LINE_SECONDS)",
-                 slow, o->nmods, addr2line_seconds(), first_slow->module);
-    const char *part[3] = {unread, nolines, late};
+                 count[SLOW], o->nmods, addr2line_seconds(), first[SLOW]->module);
+    if (count[UNCOVERED]) {
+        const char *slash = strrchr(first[UNCOVERED]->module, '/');
+        snprintf(bare, sizeof bare,
+                 "%d of %d modules have frames no symbol covers (stripped: shown as module+0xoffset; first: %.50s)",
+                 count[UNCOVERED], o->nmods, slash ? slash + 1 : first[UNCOVERED]->module);
+    }
+    const char *part[4] = {unread, nolines, bare, late};
     size_t at = 0;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (part[i][0] && at < sizeof h->symbols_why)
             at += (size_t)snprintf(h->symbols_why + at, sizeof h->symbols_why - at, "%s%s", at ? "; " : "", part[i]);
 }

@@ -20,14 +20,15 @@ typedef struct {
     bool last;       /* the pass after the exit: MMPROF_TIMINGS notes each module's way and time */
 } symbol_passes;
 
-/* Names h's native frames from o->named_upto on, in place: function (demangled) where the
- * module's symbol table names one (read in process, elf_symtab.h), file and line where its line
- * tables do (addr2line, stopped MMPROF_ADDR2LINE_SECONDS, default 1, after the pass began);
- * frames the tables do not cover keep what the stream gave. */
+/* Names h's native frames from o->named_upto on, in place: function (demangled) where a symbol
+ * of the module's tables covers the address (read in process, elf_symtab.h), none where the
+ * tables were read and none does (the report then shows module+offset), file and line where its
+ * line tables cover it (addr2line, stopped MMPROF_ADDR2LINE_SECONDS, default 1, after the pass
+ * began); frames of a module that cannot be read keep what the stream gave. */
 void host_symbolize_new(host_activity *h, symbol_passes *o);
 /* h->symbols_why from o: in words what could not be had (no addr2line, a module gone or
- * unreadable, modules without line tables, modules addr2line did not finish in time); "" when
- * nothing was missing. */
+ * unreadable, modules without line tables, modules with frames no symbol covers, modules
+ * addr2line did not finish in time); "" when nothing was missing. */
 void symbol_passes_why(const symbol_passes *o, host_activity *h);
 void symbol_passes_free(symbol_passes *o);
 
