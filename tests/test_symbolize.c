@@ -6,7 +6,7 @@
  * symbols_why says which modules had none; a module that is gone, and no addr2line at all, are
  * said in symbols_why with the frames left as they were; the vDSO is no file and not a fault.
  * On an ELF file the test writes itself (sized_symbols), a symbol names only the addresses its
- * size covers, .symtab before .dynsym. */
+ * size covers, .symtab before .dynsym before a separate debug file. */
 #include <elf.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -538,12 +538,12 @@ typedef struct {
     const char *name;
 } want_name;
 
-/* elf_symtab_names on module gives each of want[0..n) its name. */
-static void assert_names(const char *module, const want_name *want, int n)
+/* elf_symtab_names on module (debug files under root) gives each of want[0..n) its name. */
+static void assert_names(const char *module, const char *root, const want_name *want, int n)
 {
     elf_module m;
     char why[200];
-    if (!elf_module_read(module, &m, why, sizeof why))
+    if (!elf_module_read(module, root, &m, why, sizeof why))
         fail_msg("%s", why);
     uint64_t addr[16];
     char *names[16];
@@ -558,13 +558,22 @@ static void assert_names(const char *module, const want_name *want, int n)
                      names[i] ? names[i] : "(none)", want[i].name ? want[i].name : "(none)");
         free(names[i]);
     }
+    elf_module_free(&m);
+}
+
+static void make_dirs(const char *path)
+{
+    cmd_result r = run_shell("mkdir -p '%s'", path);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
 }
 
 /* A symbol names the addresses its size covers and no other: an address in the gap between two
  * functions, or past a symbol of size 0, is no function's (the nearest start before it named it
  * once: "PyInit__stat" for much of a stripped python3.12). Of a module's tables .symtab is read
- * first, then .dynsym. Such a frame loses the stream's name, reads module+0xoffset, and
- * symbols_why says why. */
+ * first, then .dynsym, then its separate debug file, found by build id under the debug root, or by
+ * its debug link where that file's build id is the module's. Such a frame loses the stream's name,
+ * reads module+0xoffset, and symbols_why says why. */
 static void sized_symbols(void **state)
 {
     (void)state;
@@ -572,22 +581,49 @@ static void sized_symbols(void **state)
                                       {"zero_d", 0x1500, 0},   {NULL, 0, 0}};
     static const synth_fn dynsym[] = {{"dyn_a", 0x1000, 0x100}, {"fn_b", 0x1200, 0x80}, {"dyn_only", 0x1600, 0x20},
                                       {NULL, 0, 0}};
+    static const synth_fn debug[] = {{"debug_a", 0x1000, 0x100}, {"debug_e", 0x1700, 0x40}, {NULL, 0, 0}};
     want_name want[] = {
-        {0x1000, "fn_a"},     /* .symtab's, not .dynsym's dyn_a */
+        {0x1000, "fn_a"},     /* .symtab's, not .dynsym's dyn_a nor the debug file's debug_a */
         {0x10ff, "fn_a"},     /* its last byte */
         {0x1100, NULL},       /* the gap: past fn_a's end, before fn_b */
-        {0x11f0, NULL},
+        {0x11f0, NULL},       /* (the debug file has none there either) */
         {0x1210, "fn_b"},     /* in both tables */
         {0x1420, "static_c"}, /* in .symtab alone */
         {0x1500, "zero_d"},   /* a symbol of size 0 names its own address */
         {0x1501, NULL},       /* and no other */
         {0x1610, "dyn_only"}, /* .dynsym, where no symbol of .symtab covers it */
+        {0x1710, "debug_e"},  /* the debug file, where the module has none */
         {0x1800, NULL},       /* past every function */
     };
     int n = (int)(sizeof want / sizeof want[0]);
-    char *lib = path_in(test_tmp, "libsynth.so");
-    write_synth_elf(lib, &(synth_elf){symtab, dynsym, NULL, NULL, false});
-    assert_names(lib, want, n);
+    char *lib = path_in(test_tmp, "libsynth.so"), *root = path_in(test_tmp, "debug");
+    char *dir = path_in(root, ".build-id/ab"), *dbg = path_in(dir, "cdef0123.debug");
+    write_synth_elf(lib, &(synth_elf){symtab, dynsym, "abcdef0123", NULL, false});
+    make_dirs(dir);
+    write_synth_elf(dbg, &(synth_elf){debug, NULL, "abcdef0123", NULL, false});
+    assert_names(lib, root, want, n);
+    elf_module m;
+    char why[200];
+    assert_true(elf_module_read(lib, root, &m, why, sizeof why));
+    assert_string_equal(m.debug, dbg);
+    assert_true(m.has_lines); /* addr2line's to read, for lines */
+    elf_module_free(&m);
+    /* No debug file under another root: its function is no one's. */
+    want[9].name = NULL;
+    assert_names(lib, test_tmp, want, n);
+
+    /* By debug link, in the module's directory's .debug/: passed over while its build id is
+     * another module's. */
+    char *linked = path_in(test_tmp, "liblink.so"), *dot = path_in(test_tmp, ".debug");
+    char *by_link = path_in(dot, "liblink.debug");
+    make_dirs(dot);
+    write_synth_elf(linked, &(synth_elf){NULL, dynsym, "1234", "liblink.debug", false});
+    write_synth_elf(by_link, &(synth_elf){debug, NULL, "5678", NULL, false});
+    want_name linked_want[] = {{0x1000, "dyn_a"}, {0x1100, NULL}, {0x1420, NULL}, {0x1710, NULL}};
+    assert_names(linked, root, linked_want, 4);
+    write_synth_elf(by_link, &(synth_elf){debug, NULL, "1234", NULL, false});
+    linked_want[3].name = "debug_e";
+    assert_names(linked, root, linked_want, 4);
 
     /* Through the symboliser: the frame in the gap loses the name the stream gave ("dynsym"),
      * reads as module+0xoffset, and symbols_why says why; also where the module has line tables,
@@ -619,6 +655,12 @@ static void sized_symbols(void **state)
         fail_msg("symbols_why: %s", h.symbols_why);
     host_activity_free(&h);
     free(lined);
+    free(by_link);
+    free(dot);
+    free(linked);
+    free(dbg);
+    free(dir);
+    free(root);
     free(lib);
 }
 

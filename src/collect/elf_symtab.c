@@ -6,9 +6,11 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SYMBOLS_AT_ONCE 8192 /* symbols read per pread (192 KiB) */
@@ -43,36 +45,111 @@ static char *read_section(int fd, const Elf64_Shdr *s, uint64_t file_len)
     return b;
 }
 
-/* A debug file that addr2line would find by the build id: /usr/lib/debug/.build-id/NN/REST.debug. */
-static bool build_id_debug_file(int fd, const Elf64_Shdr *note, uint64_t file_len)
+/* The GNU build id of a note section into m->build_id (build_id_len stays 0 without one). */
+static void read_build_id(int fd, const Elf64_Shdr *note, uint64_t file_len, elf_module *m)
 {
     if (note->sh_size > 4096)
-        return false;
-    unsigned char *p = (unsigned char *)read_section(fd, note, file_len), *at = p, *end = p + note->sh_size;
-    bool found = false;
-    while (p && at + sizeof(Elf64_Nhdr) <= end && !found) {
+        return;
+    unsigned char *p = (unsigned char *)read_section(fd, note, file_len), *at = p;
+    const unsigned char *end = p ? p + note->sh_size : NULL;
+    while (p && at + sizeof(Elf64_Nhdr) <= end) {
         const Elf64_Nhdr *nh = (const Elf64_Nhdr *)at;
         const unsigned char *name = at + sizeof *nh, *desc = name + ((nh->n_namesz + 3) & ~3u);
         unsigned char *next = (unsigned char *)desc + ((nh->n_descsz + 3) & ~3u);
         if (next > end || next <= at)
             break;
         if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && memcmp(name, "GNU", 4) == 0 && nh->n_descsz >= 2 &&
-            nh->n_descsz <= 64) {
-            char path[256] = "/usr/lib/debug/.build-id/";
-            size_t len = strlen(path);
-            for (uint32_t i = 0; i < nh->n_descsz; i++) {
-                len += (size_t)snprintf(path + len, sizeof path - len, "%02x", desc[i]);
-                if (i == 0)
-                    path[len++] = '/';
-            }
-            snprintf(path + len, sizeof path - len, ".debug");
-            found = access(path, R_OK) == 0;
+            nh->n_descsz <= sizeof m->build_id) {
+            memcpy(m->build_id, desc, nh->n_descsz);
+            m->build_id_len = (int)nh->n_descsz;
             break;
         }
         at = next;
     }
     free(p);
-    return found;
+}
+
+/* The file name a .gnu_debuglink section holds (before its CRC), malloc'd; NULL without one. */
+static char *read_debuglink(int fd, const Elf64_Shdr *s, uint64_t file_len)
+{
+    char *b = s->sh_size <= PATH_MAX ? read_section(fd, s, file_len) : NULL;
+    if (b && !b[0]) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Whether candidate is a debug file for m (its file stat'ed as self): an ELF file other than the
+ * module itself (a debug link naming the module's own file name is met in its own directory),
+ * whose build id, where it has one, is the module's. The CRC a debug link also holds is not
+ * checked: that would read the whole file (hundreds of megabytes), and a build id says more. */
+static bool debug_file_fits(const char *candidate, const struct stat *self, const elf_module *m)
+{
+    struct stat st;
+    if (stat(candidate, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_dev == self->st_dev && st.st_ino == self->st_ino))
+        return false;
+    elf_module d;
+    char why[200];
+    bool ok = elf_module_read(candidate, NULL, &d, why, sizeof why) && d.symbols &&
+              (d.build_id_len == 0 || m->build_id_len == 0 ||
+               (d.build_id_len == m->build_id_len && memcmp(d.build_id, m->build_id, (size_t)d.build_id_len) == 0));
+    elf_module_free(&d);
+    return ok;
+}
+
+/* root/.build-id/NN/REST.debug for m's build id, malloc'd. */
+static char *build_id_path(const char *root, const elf_module *m)
+{
+    char hex[2 * sizeof m->build_id + 2], *at = hex;
+    for (int i = 0; i < m->build_id_len; i++) {
+        at += sprintf(at, "%02x", m->build_id[i]);
+        if (i == 0)
+            *at++ = '/';
+    }
+    char *path;
+    return asprintf(&path, "%s/.build-id/%s.debug", root, hex) < 0 ? NULL : path;
+}
+
+/* The places gdb and addr2line look for a debug link's file: the debug root's copy of the
+ * module's directory, its directory's .debug/, its directory. */
+static char *debuglink_path(const char *root, const char *dir, int dirlen, const char *link, int place)
+{
+    char *path;
+    int n = place == 0   ? asprintf(&path, "%s%.*s/%s", root, dirlen, dir, link)
+            : place == 1 ? asprintf(&path, "%.*s/.debug/%s", dirlen, dir, link)
+                         : asprintf(&path, "%.*s/%s", dirlen, dir, link);
+    return n < 0 ? NULL : path;
+}
+
+/* The module's separate debug file (elf_module.debug), malloc'd: by build id under root, else by
+ * its debug link (link; NULL: none) in the usual places; NULL where none fits. */
+static char *find_debug_file(const char *path, int fd, const char *root, const char *link, const elf_module *m)
+{
+    struct stat self;
+    if (fstat(fd, &self) != 0)
+        return NULL;
+    char *c = m->build_id_len > 0 ? build_id_path(root, m) : NULL;
+    if (c && debug_file_fits(c, &self, m))
+        return c;
+    free(c);
+    /* The directory as the system names it (dladdr may give a path through a symbolic link,
+     * /lib for /usr/lib): the debug root holds copies of the real ones. */
+    char real[PATH_MAX];
+    const char *dir = link && realpath(path, real) ? real : path;
+    const char *slash = strrchr(dir, '/');
+    int dirlen = slash ? (int)(slash - dir) : 1;
+    if (!slash)
+        dir = ".";
+    for (int place = 0; link && place < 3; place++) {
+        if (place == 0 && dir[0] != '/')
+            continue; /* a relative directory has no copy under the root */
+        c = debuglink_path(root, dir, dirlen, link, place);
+        if (c && debug_file_fits(c, &self, m))
+            return c;
+        free(c);
+    }
+    return NULL;
 }
 
 /* One frame address, and the best function symbol of the table being read that covers it. */
@@ -224,6 +301,22 @@ static bool names_from_file(const char *file, const elf_module *f, query *q, int
     return ok;
 }
 
+/* Names what the module's own tables did not from its debug file (m->debug), passed over where it
+ * cannot be read. Its addresses are the module's as its own bias sets them: an address less the
+ * module's bias is one of the debug file less the debug file's (the same where the debug file
+ * was split off the module, as it is). */
+static void names_from_debug(const elf_module *m, query *q, int n, char **names)
+{
+    elf_module d;
+    char why[200];
+    if (elf_module_read(m->debug, NULL, &d, why, sizeof why) && d.symbols) {
+        for (int i = 0; i < n; i++)
+            q[i].addr = q[i].addr - m->bias + d.bias;
+        names_from_file(m->debug, &d, q, n, names);
+    }
+    elf_module_free(&d);
+}
+
 /* The lowest PT_LOAD's page-aligned p_vaddr (elf_module.bias); false where there is none. */
 static bool load_bias(int fd, const Elf64_Ehdr *eh, uint64_t *bias)
 {
@@ -252,8 +345,9 @@ static elf_symbols table_of(const Elf64_Shdr *sh, int nsh, const Elf64_Shdr *tab
     return (elf_symbols){tab->sh_offset, tab->sh_size, tab->sh_entsize, str->sh_offset, str->sh_size};
 }
 
-/* The symbol tables, their strings and whether there are line tables, from the section headers. */
-static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_module *m)
+/* The symbol tables, their strings, the build id and whether there are line tables, from the
+ * section headers; *link gets the debug link's file name (malloc'd; NULL: none). */
+static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_module *m, char **link)
 {
     Elf64_Shdr *sh = NULL;
     char *secnames = NULL;
@@ -269,11 +363,12 @@ static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_m
             symtab = s;
         else if (s->sh_type == SHT_DYNSYM)
             dynsym = s;
-        else if (strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0 ||
-                 strcmp(name, ".gnu_debuglink") == 0 ||
-                 (s->sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0 &&
-                  build_id_debug_file(fd, s, file_len)))
+        else if (strcmp(name, ".debug_line") == 0 || strcmp(name, ".zdebug_line") == 0)
             m->has_lines = true;
+        else if (s->sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0)
+            read_build_id(fd, s, file_len, m);
+        else if (strcmp(name, ".gnu_debuglink") == 0 && !*link)
+            *link = read_debuglink(fd, s, file_len);
     }
     m->symbols = ok;
     if (ok) {
@@ -284,7 +379,7 @@ static void read_sections(int fd, const Elf64_Ehdr *eh, uint64_t file_len, elf_m
     free(sh);
 }
 
-bool elf_module_read(const char *path, elf_module *m, char *why, size_t len)
+bool elf_module_read(const char *path, const char *debug_root, elf_module *m, char *why, size_t len)
 {
     memset(m, 0, sizeof *m);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -294,14 +389,24 @@ bool elf_module_read(const char *path, elf_module *m, char *why, size_t len)
     }
     off_t end = lseek(fd, 0, SEEK_END);
     Elf64_Ehdr eh;
+    char *link = NULL;
     bool ok = read_at(fd, &eh, sizeof eh, 0) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
               eh.e_ident[EI_CLASS] == ELFCLASS64 && load_bias(fd, &eh, &m->bias);
     if (ok)
-        read_sections(fd, &eh, end > 0 ? (uint64_t)end : 0, m);
+        read_sections(fd, &eh, end > 0 ? (uint64_t)end : 0, m, &link);
     else
         snprintf(why, len, "%s: not a 64-bit ELF file with loaded segments", path);
+    if (ok && debug_root && m->symbols && (m->debug = find_debug_file(path, fd, debug_root, link, m)))
+        m->has_lines = true; /* addr2line finds it too, in the same places */
+    free(link);
     close(fd);
     return ok;
+}
+
+void elf_module_free(elf_module *m)
+{
+    free(m->debug);
+    m->debug = NULL;
 }
 
 bool elf_symtab_names(const char *path, const elf_module *m, const uint64_t *addr, int n, char **names, char *why,
@@ -309,7 +414,7 @@ bool elf_symtab_names(const char *path, const elf_module *m, const uint64_t *add
 {
     for (int i = 0; i < n; i++)
         names[i] = NULL;
-    if (!m->symbols || n == 0 || (m->symtab.size == 0 && m->dynsym.size == 0))
+    if (!m->symbols || n == 0 || (m->symtab.size == 0 && m->dynsym.size == 0 && !m->debug))
         return m->symbols;
     query *q = malloc((size_t)n * sizeof *q);
     bool ok = q != NULL;
@@ -319,6 +424,8 @@ bool elf_symtab_names(const char *path, const elf_module *m, const uint64_t *add
         qsort(q, (size_t)n, sizeof *q, by_query_addr);
         ok = names_from_file(path, m, q, n, names);
     }
+    if (ok && m->debug && !all_named(q, n))
+        names_from_debug(m, q, n, names);
     if (!ok) {
         for (int i = 0; i < n; i++) {
             free(names[i]);

@@ -339,7 +339,7 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
         *m = (module_frames){.module = h->frames[idx[i]].module, .idx = idx + i, .n = j - i};
         struct symbol_module *sm = module_of(o, m->module);
         char why[200];
-        if (!elf_module_read(m->module, &m->elf, why, sizeof why)) {
+        if (!elf_module_read(m->module, ELF_DEBUG_ROOT, &m->elf, why, sizeof why)) {
             if (sm && !sm->unreadable) {
                 sm->unreadable = true;
                 sm->why = strdup(why);
@@ -383,8 +383,10 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
     }
     while (first < started)
         finish_module(h, &run[first++ % SYMBOLIZE_AT_ONCE], o, deadline);
-    for (int k = 0; k < nmods; k++)
+    for (int k = 0; k < nmods; k++) {
         note_uncovered(h, &mods[k], o);
+        elf_module_free(&mods[k].elf);
+    }
     free(queue);
     free(mods);
     free(idx);
