@@ -1,8 +1,9 @@
 /* Native symbolisation (src/collect/symbolize.c): a program built here with -g takes a return
- * address's module offset through dladdr, as libmmprof_inject.so does, and the frame made of it
- * must come back named by the program's function, source file and the line of the call, both as
- * a PIE executable (offsets from the load base, as a shared library's) and as a classic
- * executable at 0x400000. Without line tables the function still comes from the symbol table and
+ * address's module offset through dladdr1, as libmmprof_inject.so does (the address less its link
+ * map's l_addr: an address of the file), and the frame made of it must come back named by the
+ * program's function, source file and the line of the call, both as a PIE executable (its offset
+ * from the load base, as a shared library's) and as a classic executable at 0x400000 (its address
+ * as linked). Without line tables the function still comes from the symbol table and
  * symbols_why says which modules had none; a module that is gone, and no addr2line at all, are
  * said in symbols_why with the frames left as they were; the vDSO is no file and not a fault.
  * On an ELF file the test writes itself (sized_symbols), a symbol names only the addresses its
@@ -26,20 +27,22 @@
 static const char *probe_src =
     "#define _GNU_SOURCE\n"
     "#include <dlfcn.h>\n"
+    "#include <link.h>\n"
     "#include <stdio.h>\n"
     "__attribute__((noinline)) static void where(void)\n"
     "{\n"
     "    char *ra = (char *)__builtin_return_address(0) - 1;\n"
     "    Dl_info di;\n"
-    "    if (dladdr(ra, &di))\n"
-    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)di.dli_fbase));\n"
+    "    struct link_map *map;\n"
+    "    if (dladdr1(ra, &di, (void **)&map, RTLD_DL_LINKMAP))\n"
+    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)map->l_addr));\n"
     "}\n"
     "int main(void)\n"
     "{\n"
     "    where(); /* the call site */\n"
     "    return 0;\n"
     "}\n";
-#define CALL_LINE 13
+#define CALL_LINE 15
 
 /* Builds the probe with flags into test_tmp/name and returns the offset it printed. */
 static uint64_t build_and_run(const char *name, const char *flags)

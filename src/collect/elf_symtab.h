@@ -26,10 +26,11 @@ typedef struct {
 } elf_symbols;
 
 typedef struct {
-    /* What a module's offset (from dladdr's dli_fbase, the start of its first loaded segment)
-     * adds to be an address of the file, which addr2line and elf_symtab_names take: the first
-     * PT_LOAD's page-aligned p_vaddr (0 for a shared library or PIE executable; 0x400000 for a
-     * classic non-PIE executable). */
+    /* The first PT_LOAD's page-aligned p_vaddr (0 for a shared library or PIE executable;
+     * 0x400000 for a classic non-PIE executable): where the file's addresses start. A frame's
+     * offset needs none of it (inject_host.c writes the address less the link map's l_addr,
+     * already an address of the file, which addr2line and elf_symtab_names take); a debug file
+     * whose own differs has its addresses moved by the difference. */
     uint64_t bias;
     /* Line tables in the file (.debug_line), or a separate debug file found for it (debug):
      * addr2line's to read, for files and lines. */

@@ -115,7 +115,7 @@ typedef struct {
     const char *module;
     const int *idx;
     int n;
-    elf_module elf; /* its file: load bias, line tables, symbol tables (elf_symtab.h) */
+    elf_module elf; /* its file: line tables, symbol tables (elf_symtab.h) */
     bool named;     /* named from its symbol tables */
 } module_frames;
 
@@ -129,8 +129,8 @@ typedef struct {
     double started; /* monotonic seconds */
 } job;
 
-/* Starts addr2line on m's module (its load bias, elf_symtab.h) for its frames of h; false (with o
- * said) when it could not. */
+/* Starts addr2line on m's module for its frames of h (their offsets are addresses of the file,
+ * elf_symtab.h); false (with o said) when it could not. */
 static bool start_module(const host_activity *h, const module_frames *m, symbol_passes *o, job *j)
 {
     FILE *in = tmpfile(), *out = tmpfile();
@@ -142,7 +142,7 @@ static bool start_module(const host_activity *h, const module_frames *m, symbol_
         return false;
     }
     for (int i = 0; i < m->n; i++)
-        fprintf(in, "%llx\n", (unsigned long long)(h->frames[m->idx[i]].offset + m->elf.bias));
+        fprintf(in, "%llx\n", (unsigned long long)h->frames[m->idx[i]].offset);
     fflush(in);
     rewind(in);
     posix_spawn_file_actions_t fa;
@@ -176,7 +176,7 @@ static bool name_from_symtab(host_activity *h, const char *module, const elf_mod
     char **names = calloc((size_t)n, sizeof *names);
     bool ok = addr && names;
     for (int i = 0; ok && i < n; i++)
-        addr[i] = h->frames[idx[i]].offset + mod->bias;
+        addr[i] = h->frames[idx[i]].offset;
     ok = ok && elf_symtab_names(module, mod, addr, n, names, why, sizeof why);
     for (int i = 0; ok && i < n; i++) {
         if (!names[i]) {
