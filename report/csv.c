@@ -20,6 +20,8 @@
  * after each, one host_function row per frame it names (name "py.hot", "py.user_line",
  * "py.innermost", host the frame); then one call_site row per kernel, copy or call and line it was
  * made from (name the target, direction its kind, count its calls with a site, host the line).
+ * Then one account row per wall-time account and one account_state row per state of it
+ * (account_rows says what their columns hold).
  * The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
@@ -38,14 +40,15 @@
 typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
-    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE, NROWS
+    ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE,
+    ROW_ACCOUNT, ROW_ACCOUNT_STATE, NROWS
 } row_kind;
 
 static const char *const row_names[NROWS] = {"run", "region", "kernel", "copy", "api", "workload", "device",
                                              "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
                                              "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
                                              "idle_breakdown", "host_sampling", "host_view", "host_function",
-                                             "call_site"};
+                                             "call_site", "account", "account_state"};
 
 static const metric_table *table_of(row_kind k)
 {
@@ -60,6 +63,8 @@ static const metric_table *table_of(row_kind k)
     case ROW_HOST_VIEW: return &host_view_table;
     case ROW_HOST_FN: return &host_fn_table;
     case ROW_CALL_SITE: return &call_site_table;
+    case ROW_ACCOUNT: return &account_table;
+    case ROW_ACCOUNT_STATE: return &account_row_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -331,6 +336,40 @@ static void host_rows(strbuf *b, const analysis *a)
         }
 }
 
+/* The wall-time accounts (accounts.h): a row per account (name its name, direction its scope, count
+ * its instances, region its region where it has one, host its verdict), then one per state of it
+ * (name the state, direction the account's scope, count the account's index among the account
+ * rows, host its cause's words and the user's line). */
+static void account_rows(strbuf *b, const analysis *a)
+{
+    for (int i = 0; i < a->naccounts; i++) {
+        const wall_account *acc = &a->accounts[i];
+        ids id;
+        if (acc->region >= 0)
+            region_ids(a->m, acc->region, &id);
+        else
+            memset(&id, 0, sizeof id);
+        id.v[ID_NAME] = acc->name;
+        id.v[ID_DIRECTION] = account_scope_name(acc->scope);
+        snprintf(id.count, sizeof id.count, "%d", acc->instances);
+        id.v[ID_COUNT] = id.count;
+        id.v[ID_HOST] = verdict_name(acc->verdict);
+        row(b, ROW_ACCOUNT, &id, acc);
+        for (int k = 0; k < acc->nrows; k++) {
+            const account_row *r = &acc->rows[k];
+            char host[512];
+            snprintf(host, sizeof host, "%s%s%s", r->why, r->at[0] ? " at " : "", r->at);
+            memset(&id, 0, sizeof id);
+            id.v[ID_NAME] = wall_states[r->state].key;
+            id.v[ID_DIRECTION] = account_scope_name(acc->scope);
+            snprintf(id.count, sizeof id.count, "%d", i);
+            id.v[ID_COUNT] = id.count;
+            id.v[ID_HOST] = host;
+            row(b, ROW_ACCOUNT_STATE, &id, r);
+        }
+    }
+}
+
 char *render_csv(const analysis *a)
 {
     const run_model *m = a->m;
@@ -404,5 +443,6 @@ char *render_csv(const analysis *a)
     }
     idle_rows(&b, a);
     host_rows(&b, a);
+    account_rows(&b, a);
     return sb_finish(&b);
 }

@@ -46,6 +46,9 @@
 #define path_straggler(b, i) snprintf((b), FIG_PATH, "analysis.ranks.stragglers[%d]", (i))
 /* profile's capture windows (capture_table). */
 #define path_capture(b, i) snprintf((b), FIG_PATH, "analysis.capture.windows[%d]", (i))
+/* The wall-time accounts (account_table) and their states (account_row_table). */
+#define path_account(b, i) snprintf((b), FIG_PATH, "analysis.wall_accounts[%d]", (i))
+#define path_account_state(b, i, k) snprintf((b), FIG_PATH, "analysis.wall_accounts[%d].states[%d]", (i), (k))
 /* A --devices run (devices.h's tables). */
 #define path_devices(b) snprintf((b), FIG_PATH, "analysis.devices")
 #define path_device_workload(b, i) snprintf((b), FIG_PATH, "analysis.devices.workloads[%d]", (i))

@@ -38,6 +38,11 @@ static const page_section page_sections[] = {
     {SEC_FINDINGS, html_findings,
      "What this run says, most important first, each with the figure that decides it. The sections below hold the "
      "details.", false},
+    {SEC_ACCOUNT, html_account,
+     "Every instant of the wall-clock time in one state: the GPU working on the program's work (computing, copying, "
+     "in collectives), or the GPU idle with what the host did meanwhile (waiting for input, compiling, importing, "
+     "synchronising, computing at a line), from CUDA calls, host samples and recorded spans, each with its "
+     "evidence.", false},
     {SEC_SWEEP, html_sweep, NULL, false},
     {SEC_DEVICES, html_devices, NULL, false},
     {SEC_LADDER, html_ladder,
@@ -79,7 +84,8 @@ static const page_section page_sections[] = {
 
 /* The page's order: a built-in run's as above; a timeline (an import, a profiled program) has no
  * built-in workloads, so its regions and ranks come right after the summary. */
-static const section_id timeline_first[] = {SEC_FINDINGS, SEC_CAPTURE, SEC_REGIONS, SEC_CALL_SITES, SEC_RANKS};
+static const section_id timeline_first[] = {SEC_FINDINGS, SEC_ACCOUNT, SEC_CAPTURE, SEC_REGIONS, SEC_CALL_SITES,
+                                             SEC_RANKS};
 
 static const page_section *page_section_of(section_id id)
 {

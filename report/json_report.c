@@ -428,7 +428,7 @@ static bool group_ident(cJSON *row, const analysis *a, int i)
               cJSON_AddNumberToObject(row, "count", g->count) && cJSON_AddNumberToObject(row, "with_gpu", g->with_gpu) &&
               cJSON_AddStringToObject(row, "verdict", verdict_name(g->verdict));
     cJSON *counts = ok ? cJSON_AddObjectToObject(row, "verdicts") : NULL;
-    for (int v = 0; counts && v <= VERDICT_COMPUTE_BOUND; v++)
+    for (int v = 0; counts && v < VERDICT_COUNT; v++)
         if (g->verdicts[v] > 0 && !cJSON_AddNumberToObject(counts, verdict_name((verdict_kind)v), g->verdicts[v]))
             return false;
     cJSON *worst = counts ? cJSON_AddObjectToObject(row, "worst") : NULL;
@@ -596,6 +596,71 @@ static bool idle_json(cJSON *an, const analysis *a)
     return ok;
 }
 
+/* "wall_accounts": where the wall-clock time went (accounts.h), each account with its verdict and
+ * its states, each state with its evidence and account_row_table's figures. */
+static bool accounts_json(cJSON *an, const analysis *a)
+{
+    cJSON *arr = cJSON_AddArrayToObject(an, "wall_accounts");
+    bool ok = arr != NULL;
+    for (int i = 0; ok && i < a->naccounts; i++) {
+        const wall_account *acc = &a->accounts[i];
+        cJSON *row, *missing, *states = NULL;
+        if (!open_row(arr, NULL, &row, &missing))
+            return false;
+        out o = {row, missing, true};
+        o.ok = cJSON_AddStringToObject(row, "scope", account_scope_name(acc->scope)) &&
+               cJSON_AddStringToObject(row, "name", acc->name) &&
+               (acc->region >= 0 ? cJSON_AddNumberToObject(row, "region", acc->region)
+                                 : cJSON_AddNullToObject(row, "region")) &&
+               (acc->group >= 0 ? cJSON_AddNumberToObject(row, "group", acc->group) : cJSON_AddNullToObject(row, "group")) &&
+               cJSON_AddNumberToObject(row, "pid", acc->pid) && cJSON_AddNumberToObject(row, "processes", acc->processes) &&
+               cJSON_AddNumberToObject(row, "instances", acc->instances) &&
+               cJSON_AddStringToObject(row, "verdict", verdict_name(acc->verdict)) &&
+               cJSON_AddStringToObject(row, "verdict_text", acc->verdict_text) &&
+               cJSON_AddStringToObject(row, "advice", acc->advice);
+        put_table(&o, &account_table, acc);
+        if (o.ok)
+            o.ok = (states = cJSON_AddArrayToObject(row, "states")) != NULL;
+        for (int k = 0; o.ok && k < acc->nrows; k++) {
+            const account_row *r = &acc->rows[k];
+            cJSON *srow, *smissing;
+            if (!open_row(states, NULL, &srow, &smissing)) {
+                o.ok = false;
+                break;
+            }
+            out so = {srow, smissing, true};
+            so.ok = cJSON_AddStringToObject(srow, "state", wall_states[r->state].key) &&
+                    cJSON_AddStringToObject(srow, "label", wall_states[r->state].label) &&
+                    cJSON_AddStringToObject(srow, "group", wall_groups[wall_states[r->state].group].key) &&
+                    cJSON_AddBoolToObject(srow, "gpu", wall_state_gpu(r->state)) &&
+                    (r->cause[0] ? cJSON_AddStringToObject(srow, "cause", r->cause) : cJSON_AddNullToObject(srow, "cause")) &&
+                    cJSON_AddStringToObject(srow, "why", r->why) && cJSON_AddStringToObject(srow, "at", r->at) &&
+                    cJSON_AddStringToObject(srow, "via", r->via) && cJSON_AddBoolToObject(srow, "few_samples", r->few_samples);
+            put_table(&so, &account_row_table, r);
+            o.ok = close_row(srow, smissing, so.ok);
+        }
+        cJSON *causes = o.ok ? cJSON_AddArrayToObject(row, "host_causes") : NULL;
+        o.ok = o.ok && causes;
+        for (int k = 0; o.ok && k < acc->ncauses; k++) {
+            const host_cause_row *h = &acc->causes[k];
+            cJSON *crow, *cmissing;
+            if (!open_row(causes, NULL, &crow, &cmissing)) {
+                o.ok = false;
+                break;
+            }
+            out co = {crow, cmissing, true};
+            const char *state = h->rule >= 0 ? wall_states[cause_rules[h->rule].state].key : "not_known";
+            co.ok = (h->cause[0] ? cJSON_AddStringToObject(crow, "cause", h->cause) : cJSON_AddNullToObject(crow, "cause")) &&
+                    cJSON_AddStringToObject(crow, "state", state) && cJSON_AddStringToObject(crow, "why", h->why) &&
+                    cJSON_AddStringToObject(crow, "at", h->at) && cJSON_AddStringToObject(crow, "via", h->via);
+            put_table(&co, &account_cause_table, h);
+            o.ok = close_row(crow, cmissing, co.ok);
+        }
+        ok = close_row(row, missing, o.ok);
+    }
+    return ok;
+}
+
 /* "analysis" up to its regions: the devices' peaks and the run's figures. */
 static bool analysis_head(cJSON *an, const analysis *a)
 {
@@ -646,7 +711,7 @@ static bool analysis_tail(cJSON *an, const analysis *a)
         return false;
     if (!table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
         return false;
-    if (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a))
+    if (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a) || !accounts_json(an, a))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
     cJSON *listed = cJSON_AddArrayToObject(an, "listed_regions");

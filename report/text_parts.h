@@ -61,6 +61,9 @@ void text_regions(ctx *x, const analysis *a);
 /* text_idle.c: the run's idle stretches with their causes, and its idle time by cause. */
 void text_idle(ctx *x, const analysis *a);
 
+/* text_account.c: where the wall-clock time went (the run's, the steps' accounts). */
+void text_account(ctx *x, const analysis *a);
+
 /* text_sites.c: the lines each kernel, copy and call was made from (call sites). */
 void text_sites(ctx *x, const analysis *a);
 

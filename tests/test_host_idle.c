@@ -158,11 +158,25 @@ static void numba_compile_is_named(void **state)
     assert_string_equal(v->top[2].name, "numpy.random (rand)");
     assert_false(gap_view(&a, 0, HOST_FROM_CPU)->any);
     assert_false(gap_view(&a, 0, HOST_FROM_SPANS)->any);
-    /* The advice names the compiler instead of "prefetch inputs". */
-    must_contain(a.rg[0].advice, "919 ms before the first launch of matmul: host busy outside CUDA for 918 ms, in "
-                                 "numba.core.compiler (compile_extra) 87% of 100 Python wall-clock samples, from "
-                                 "prog.py:30 (main)");
+    /* The verdict, from the wall-time account, names the compiler (the outermost numba frame
+     * the table knows: compile_extra), the user's line and the library entry it called; the
+     * advice is the compiler's, not "prefetch inputs". The 88 samples under the compiler stand
+     * for their instants, each at most one period (P = 1/111 s) away: from the midpoint before
+     * the first (113.5 ms) to P after the 87th (892 ms), and from P before the 88th (919.5 ms,
+     * under the kernel) to the kernel at 919 ms, less the launch call (918.5 to 918.51 ms). */
+    assert_int_equal(a.rg[0].verdict, VERDICT_COMPILE_BOUND);
+    must_contain(a.rg[0].verdict_text, "compile-bound: compiling with numba (JIT at the first call)");
+    must_contain(a.rg[0].verdict_text, "at prog.py:30 (main), calling numba.cuda.dispatcher (Dispatcher.__call__)");
+    must_contain(a.rg[0].advice, "compile ahead");
     assert_null(strstr(a.rg[0].advice, "prefetch inputs"));
+    const wall_account *acc = run_account(&a);
+    assert_non_null(acc);
+    assert_int_equal(acc->rows[0].state, WS_COMPILE);
+    assert_string_equal(acc->rows[0].cause, "numba_jit");
+    const double P = 1000.0 / 111;
+    assert_close(acc->rows[0].ms.v, (892 + P - 113.5) + (918.5 - (919.5 - P)) + (919 - 918.51), 1e-6);
+    assert_close(acc->rows[0].samples.v, 87, 0); /* the 88th fell while the GPU ran */
+    assert_false(acc->rows[0].few_samples);
     /* The run's host-busy idle time: the 100 samples in the stretch, not the one under the kernel. */
     const host_view *r = &a.host->regions[0 * HOST_NFROM + HOST_FROM_PY];
     assert_close(r->samples.v, 100, 0);
@@ -193,18 +207,22 @@ static void python_sleep_is_named(void **state)
     assert_close(v->waiting_pct.v, 96, 1e-9);
     assert_true(host_view_waited(v));
     assert_false(v->running_pct.ok); /* no CPU samples in the run */
-    must_contain(a.rg[0].advice, "a 500 ms gap before step: the host slept/waited in sleepy.py:12 (main) (96% of 50 "
-                                 "Python wall-clock samples asleep or waiting)");
-    must_contain(a.rg[0].advice, "queue GPU work before the wait");
-    /* The summary's busy finding names the same wait in its largest stretch. */
-    bool said = false;
-    for (int i = 0; i < a.nsummary; i++)
-        if (a.summary[i].kind == FIND_BUSY) {
-            must_contain(a.summary[i].text, "largest idle stretch between GPU work 500.0 ms: host busy outside CUDA "
-                                            "(100%), the host slept/waited in sleepy.py:12 (main)");
-            said = true;
-        }
-    assert_true(said);
+    /* The wall-time account: asleep at sleepy.py:12, which the samples alone cannot tell from any
+     * other wait: off the CPU there, the cause not known. */
+    assert_int_equal(a.rg[0].verdict, VERDICT_IDLE);
+    must_contain(a.rg[0].verdict_text, "idle, cause not known: waiting off the CPU");
+    must_contain(a.rg[0].verdict_text, "at sleepy.py:12 (main)");
+    analysis_free(&a);
+    /* With the profile's span of the sleep (Python's time.sleep audit event, inject_pyhooks.c):
+     * sleeping, exactly its 450 ms, at the line. */
+    int sleep = frame(&m, at12, HOST_FRAME_OP, "time.sleep", NULL, 0, NULL);
+    host_span z = {T0 + 20 * MS, T0 + 470 * MS, PID, MAIN_TID, sleep};
+    assert_true(host_add_span(&m.host_activity, &z));
+    assert_true(analyze(&m, &a));
+    assert_int_equal(a.rg[0].verdict, VERDICT_SLEEPING);
+    must_contain(a.rg[0].verdict_text, "sleeping: sleeping 89.6% of the run (450.000 ms of 502.000 ms) at sleepy.py:12 "
+                                       "(main), calling time.sleep");
+    must_contain(a.rg[0].advice, "remove the sleep");
     analysis_free(&a);
     model_free(&m);
 }
@@ -233,9 +251,13 @@ static void cpu_samples_overrule_a_waiting_state(void **state)
     assert_close(v->running_pct.v, 100.0 * 48 / 49, 1e-9);
     assert_false(host_view_waited(v));
     assert_false(gap_view(&a, 0, HOST_FROM_CPU)->user.user); /* no Python frame: no user's line */
-    must_contain(a.rg[0].advice, "host busy outside CUDA for 500 ms, in busy.py:39 (cpu_work) 100% of 49 Python "
-                                 "wall-clock samples");
-    assert_null(strstr(a.rg[0].advice, "slept"));
+    assert_int_equal(a.rg[0].verdict, VERDICT_HOST_BOUND);
+    must_contain(a.rg[0].verdict_text, "host-bound: computing on the host");
+    must_contain(a.rg[0].verdict_text, "at busy.py:39 (cpu_work)");
+    /* every piece with a CPU sample in it ran; the last (no CPU sample after 473 ms) waited */
+    const wall_account *acc = run_account(&a);
+    assert_int_equal(acc->rows[0].state, WS_CPU);
+    assert_true(acc->rows[0].share_pct.v > 90);
     analysis_free(&a);
     model_free(&m);
 }
@@ -270,7 +292,9 @@ static void cuda_c_host_loop_is_named(void **state)
     /* The unnamed frame counts for its named caller. */
     assert_string_equal(v->top[0].name, "exp (libm.so.6)");
     assert_string_equal(v->top[1].name, "loop.cu (host_loop)");
-    must_contain(a.rg[0].advice, "in exp (libm.so.6) 75% of 40 CPU samples, from loop.cu:31 (host_loop)");
+    assert_int_equal(a.rg[0].verdict, VERDICT_HOST_BOUND);
+    must_contain(a.rg[0].verdict_text, "host-bound: computing on the host");
+    must_contain(a.rg[0].verdict_text, "at loop.cu:31 (host_loop), calling exp (libm.so.6)");
     analysis_free(&a);
     model_free(&m);
 }
@@ -408,7 +432,16 @@ static void spans_weigh_the_innermost(void **state)
     assert_string_equal(v->top[1].name, "ProfilerStep#3");
     assert_close(v->top[1].ms.v, 20, 1e-9);
     assert_string_equal(v->hot.name, "aten::copy_");
-    must_contain(a.rg[0].advice, "in aten::copy_ 80% of 100 ms of recorded CPU spans");
+    /* The account's host view: the spans' 100 ms are host work, by the innermost span. */
+    const wall_account *acc = run_account(&a);
+    assert_non_null(acc);
+    bool spans = false;
+    for (int i = 0; i < acc->nrows; i++)
+        if (acc->rows[i].state == WS_CPU) {
+            assert_close(acc->rows[i].ms.v, 100, 1e-9);
+            spans = true;
+        }
+    assert_true(spans);
     /* In the trace, each span on its thread's host track. */
     char *trace = render_trace(&a);
     must_contain(trace, "{\"name\":\"aten::copy_\",\"cat\":\"cpu_span\",\"ph\":\"X\"");
@@ -427,8 +460,9 @@ static void sampling_off_is_said(void **state)
     assert_true(analyze(&m, &a));
     assert_non_null(a.host);
     assert_false(gap_view(&a, 0, HOST_FROM_PY)->any);
-    must_contain(a.rg[0].advice, "host busy outside CUDA for 918 ms (no CUDA call in progress; no host samples: "
-                                 "sampling off (--no-sample)); overlap host work");
+    /* What no call explains is not known, and the account says why: sampling was off. */
+    assert_int_equal(a.rg[0].verdict, VERDICT_IDLE);
+    must_contain(a.rg[0].verdict_text, "no host samples: sampling off (--no-sample)");
     analysis_free(&a);
     model_free(&m);
     /* A run that never carried host activity: no host analysis, the advice as it always was. */

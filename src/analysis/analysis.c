@@ -1,5 +1,6 @@
 /* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
 #include "analysis.h"
+#include "wall_account.h"
 #include "host_idle.h"
 #include "device_check.h"
 #include "devices.h"
@@ -1086,10 +1087,17 @@ bool analyze(const run_model *m, analysis *a)
     host_causes *causes = NULL;
     double lap = 0;
     stage_lap(&lap, "");
-    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg);
+    size_t *calls_by_start = NULL;
+    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg, &calls_by_start);
     stage_lap(&lap, "analysis: regions and host causes");
+    /* Where the wall time went: every region's verdict comes from its account. */
+    wall_timeline *wt = ok ? wall_timeline_build(m, calls_by_start) : NULL;
+    spill_free(calls_by_start);
+    ok = ok && wt && account_regions(a, wt);
+    stage_lap(&lap, "analysis: wall-time accounts of the regions");
     ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
-         analyze_capture(m, a->rg, &a->capture, &a->ncapture);
+         analyze_capture(m, a->rg, &a->capture, &a->ncapture) && account_spans(a, wt);
+    wall_timeline_free(wt);
     ok = ok && collect_warnings(m, a) && sweep_analyze(a) && analyze_ranks(m, &a->ranks) && device_figures(a) &&
          launch_figures(a);
     stage_lap(&lap, "analysis: groups, capture, warnings");
@@ -1133,5 +1141,6 @@ void analysis_free(analysis *a)
     free(a->streams);
     free(a->idle_gaps);
     host_analysis_free(a->host);
+    accounts_free(a->accounts, a->naccounts);
     memset(a, 0, sizeof *a);
 }

@@ -19,6 +19,7 @@
 #include "sweep.h"
 #include "verdict.h"
 #include "summary.h"
+#include "accounts.h"
 
 
 /* One kernel name within one workload. */
@@ -166,6 +167,8 @@ typedef struct analysis {
     int idle_gaps_unlisted;  /* stretches past the threshold beyond IDLE_GAPS_MAX */
     struct host_analysis *host; /* what the host did in them, and the call sites per kernel
                                  * (host_idle.h); NULL where the run has no host activity */
+    wall_account *accounts; /* where the wall-clock time went (accounts.h): the run's first */
+    int naccounts;
 } analysis;
 
 #define MAX_LISTED_REGIONS 40

@@ -57,9 +57,7 @@ bool host_user_frame(const host_frame *f)
            !system_module(f->module);
 }
 
-/* A library file's module: the path after site-packages/, dist-packages/ or lib/pythonX.Y/,
- * without ".py" and "/__init__", with dots for slashes ("numba.core.compiler"). */
-static void module_of(const char *file, char *buf, size_t len)
+void host_module_name(const char *file, char *buf, size_t len)
 {
     const char *p = NULL;
     static const char *const roots[] = {"site-packages/", "dist-packages/"};
@@ -110,7 +108,7 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
         else
             snprintf(buf, len, "%.80s%s", base_name(f->file), fn);
     } else if (f->kind == HOST_FRAME_PY && f->file && f->file[0]) {
-        module_of(f->file, where, sizeof where);
+        host_module_name(f->file, where, sizeof where);
         snprintf(buf, len, "%.90s%s", where, fn);
     } else if (named) {
         if (f->module && f->module[0])

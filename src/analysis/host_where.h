@@ -61,6 +61,10 @@ typedef struct {
  * (compile_extra)"), one in the user's code, and a native frame with a source line, as
  * "prog.py:12 (main)"; other native frames as "function (module)". */
 void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len);
+/* A library file's module: the path after site-packages/, dist-packages/ or lib/pythonX.Y/,
+ * without ".py" and "/__init__", with dots for slashes ("numba.core.compiler"); a file elsewhere
+ * by its name. */
+void host_module_name(const char *file, char *buf, size_t len);
 /* Whether a frame is the user's own code: a Python frame whose file is not in the Python
  * installation (".../lib/pythonX.Y/"), site-packages or dist-packages, nor "<frozen ...>"; a
  * native frame with a source file and line outside /usr/, in a module outside /usr/, /lib/,

@@ -76,6 +76,9 @@ extern const metric_table host_view_table;        /* host_view (host_where.h): a
 extern const metric_table host_fn_table;          /* host_fn (host_where.h): a host view's frames */
 extern const metric_table call_site_table;        /* call_site (call_sites.h): analysis.host.sites */
 extern const metric_table host_collection_table;  /* host_collection (host_idle.h): analysis.host.collection */
+extern const metric_table account_table;          /* wall_account (accounts.h): analysis.accounts */
+extern const metric_table account_row_table;      /* account_row (accounts.h): an account's states */
+extern const metric_table account_cause_table;    /* host_cause_row (accounts.h): an account's host causes */
 /* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
 extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
     finding_events_table, finding_n_table;

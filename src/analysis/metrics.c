@@ -2,6 +2,7 @@
  * JSON member and CSV column; renderers take labels, units and formats from here. */
 #include <stddef.h>
 
+#include "accounts.h"
 #include "analysis.h"
 #include "compare.h"
 #include "ranks.h"
@@ -433,6 +434,40 @@ static const metric_def compare_row_defs[] = {
 };
 TABLE(compare_row_table, "compare", compare_row_defs);
 
+/* The wall-time accounts (accounts.h): each span's states, and the span itself. */
+#define AR(field, key, label, unit, fmt, what) DEF(account_row, field, key, label, unit, fmt, what)
+static const metric_def account_row_defs[] = {
+    AR(ms, "ms", "time", "ms", "%.3f", "the state's time in the span: every instant of the span is in exactly one state"),
+    AR(share_pct, "share_pct", "share", "%", "%.1f", "the state's time over the span's wall time"),
+    AR(host_wait_pct, "host_wait_pct", "host waits", "%", "%.0f",
+       "a GPU state: of its time, the share the accounted thread spent in a synchronising CUDA call"),
+    AR(samples, "samples", "samples", "", "%.0f", "host samples of the accounted thread taken in the state"),
+    AR(cause_pct, "cause_pct", "cause share", "%", "%.0f",
+       "of the state's time, the share its top evidence (cause, user's line, library entry) holds"),
+};
+TABLE(account_row_table, "account_state", account_row_defs);
+
+#define HR(field, key, label, unit, fmt, what) DEF(host_cause_row, field, key, label, unit, fmt, what)
+static const metric_def account_cause_defs[] = {
+    HR(ms, "ms", "time", "ms", "%.3f", "the time the accounted thread spent in this cause, whatever the GPU did"),
+    HR(share_pct, "share_pct", "share", "%", "%.1f", "that time over the span's wall time"),
+    HR(cause_pct, "cause_pct", "line share", "%", "%.0f",
+       "of that time, the share its top evidence (user's line, library entry, call) holds"),
+};
+TABLE(account_cause_table, "account_cause", account_cause_defs);
+
+#define AC(field, key, label, unit, fmt, what) DEF(wall_account, field, key, label, unit, fmt, what)
+#define AC_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, wall_account, field, key, label, unit, fmt, what)
+#define AC_HI(field, key, label, unit, fmt, what) DEF_BY(BETTER_HIGHER, wall_account, field, key, label, unit, fmt, what)
+static const metric_def account_defs[] = {
+    AC(start_ms, "start_ms", "at", "ms", "%.3f", "the span's start, from the run's"),
+    AC_LO(wall_ms, "wall_ms", "wall", "ms", "%.3f", "the span's wall time, summed over the processes or instances it sums"),
+    AC_HI(gpu_pct, "gpu_pct", "GPU working", "%", "%.1f", "the GPU states' share of the wall: the GPU ran the process's work"),
+    AC_LO(idle_pct, "idle_pct", "GPU idle", "%", "%.1f", "the idle states' share of the wall: the GPU ran nothing of the process"),
+    AC(verdict_pct, "verdict_pct", "verdict share", "%", "%.1f", "the share of the wall the verdict's states hold"),
+};
+TABLE(account_table, "account", account_defs);
+
 const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
     &copy_flow_table, &sweep_point_table, &crossover_table, &api_stat_table, &rank_share_table, &straggler_table,
@@ -441,5 +476,6 @@ const metric_table *const metric_tables[] = {
     &idle_share_table, &finding_ms_table,
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
     &compare_row_table, &capture_table, &host_view_table, &host_fn_table, &call_site_table, &host_collection_table,
+    &account_table, &account_row_table, &account_cause_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

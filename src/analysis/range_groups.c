@@ -108,7 +108,7 @@ static void fill(range_group *g, const keyed *k, int n, const region_metrics *rg
      * copy-bound and compute-bound names the copies. No-GPU counts only when nothing else does. */
     g->verdict = VERDICT_NO_GPU;
     int best = 0;
-    for (int v = VERDICT_COPY_BOUND; v <= VERDICT_COMPUTE_BOUND; v++)
+    for (int v = VERDICT_COPY_BOUND; v < VERDICT_COUNT; v++)
         if (g->verdicts[v] > best) {
             best = g->verdicts[v];
             g->verdict = (verdict_kind)v;

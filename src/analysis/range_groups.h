@@ -25,7 +25,7 @@ typedef struct {
     metric kernel_ms, copy_ms;   /* summed over instances, launched from inside (regions.h) */
     metric gpu_busy_ms;          /* summed over instances, executed during */
     metric busy_pct;             /* gpu_busy_ms over total_ms */
-    int verdicts[VERDICT_COMPUTE_BOUND + 1]; /* instances per verdict */
+    int verdicts[VERDICT_COUNT]; /* instances per verdict */
     verdict_kind verdict;        /* the verdict most instances got (of equals, the worse-ranked first) */
     int worst;                   /* region index of the least busy instance (of equals, the longest) */
     int first;                   /* region index of its first instance */

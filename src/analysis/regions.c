@@ -1202,7 +1202,7 @@ static bool analyze_all(const run_model *m, const timeline *t, region_metrics *r
 bool analyze_regions(const run_model *m, region_metrics **out, int *nout)
 {
     host_causes *causes;
-    bool ok = analyze_regions_and_causes(m, &causes, out, nout);
+    bool ok = analyze_regions_and_causes(m, &causes, out, nout, NULL);
     host_causes_free(causes);
     return ok;
 }
@@ -1224,10 +1224,13 @@ static void *build_causes(void *p)
     return NULL;
 }
 
-bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout)
+bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout,
+                                size_t **calls_by_start)
 {
     *out = NULL;
     *nout = 0;
+    if (calls_by_start)
+        *calls_by_start = NULL;
     /* The causes on a thread of their own while the timeline is built; both take the run's calls
      * in order of start, sorted once here (sorting them in each, and copying each array into its
      * order, was a long run's largest use of memory). */
@@ -1250,7 +1253,10 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
     stage_lap(&lap, "regions: timeline");
     if (apart)
         pthread_join(helper, NULL);
-    spill_free(calls_order);
+    if (calls_by_start && ok)
+        *calls_by_start = calls_order;
+    else
+        spill_free(calls_order);
     stage_lap(&lap, "regions: waiting for the host causes");
     *causes = job.causes;
     region_metrics *r = NULL;
@@ -1273,6 +1279,10 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
     ok = ok && *causes;
     if (!ok) {
         region_metrics_free(r, r ? m->nregions : 0); /* those not reached are zero */
+        if (calls_by_start) {
+            spill_free(*calls_by_start);
+            *calls_by_start = NULL;
+        }
         return false;
     }
     *out = r;

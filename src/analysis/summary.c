@@ -23,7 +23,7 @@ const char *finding_kind_name(finding_kind k)
 {
     static const char *const names[] = {"failed", "no_gpu", "copy_bound", "pinned_vs_pageable", "best_kernel",
                                         "crossover", "speedup", "gpu_busy", "verdict", "gpu_time", "top_kernel",
-                                        "region", "sweep", "counters", "launched_from"};
+                                        "region", "sweep", "counters", "launched_from", "steps", "before_steps"};
     return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
 }
 
@@ -358,26 +358,6 @@ static void busy(builder *b, bool builtin)
     if (!r || !r->busy_pct.ok)
         return;
     char inside[320] = "";
-    /* A program's or trace's largest stretch with its cause (idle_causes.h), where one GPU's
-     * listed stretch is that stretch (with several GPUs the run's gaps are their union's). */
-    const idle_stretch *why = NULL;
-    for (int i = 0; !builtin && r->ngaps > 0 && i < b->a->nidle_gaps; i++)
-        if (b->a->idle_gaps[i].where == STRETCH_BETWEEN && b->a->idle_gaps[i].start_ns == r->gaps[0].start_ns &&
-            b->a->idle_gaps[i].end_ns - b->a->idle_gaps[i].start_ns == r->gaps[0].length_ns &&
-            b->a->m->events.napis + b->a->m->events.nsyncs > 0)
-            why = &b->a->idle_gaps[i];
-    if (why)
-        snprintf(inside, sizeof inside, ": %s (%.0f%%)", idle_cause_label(why->cause), why->cause_pct.v);
-    /* Where the host was in it (host_idle.h), where the host's own work is the cause. */
-    const host_view *hv = why && why->cause == IDLE_HOST_BUSY && b->a->host
-                              ? host_view_headline(&b->a->host->gaps[(why - b->a->idle_gaps) * HOST_NFROM])
-                              : NULL;
-    if (hv) {
-        char words[256];
-        host_view_words(hv, words, sizeof words);
-        snprintf(inside, sizeof inside, ": %s (%.0f%%), the host %.200s", idle_cause_label(why->cause),
-                 why->cause_pct.v, words);
-    }
     if (builtin) {
         int n = 0;
         double *v = malloc((size_t)(b->a->nwl ? b->a->nwl : 1) * sizeof *v);
@@ -416,6 +396,37 @@ static void busy(builder *b, bool builtin)
         "GPU work %.1f ms%s",
         r->busy_pct.v, r->wall_ms.v, gpus, r->kernel_ms.v, r->memcpy_ms.v, rows, lead,
         r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0, inside);
+}
+
+/* The steps' steady state and their longest, and the time before the first of them, from their
+ * wall-time accounts (accounts.h): a loop that starts slowly is judged on its median step. */
+static void step_findings(builder *b)
+{
+    const analysis *a = b->a;
+    const wall_account *sum = steps_account(a, ACC_GROUP), *median = steps_account(a, ACC_GROUP_MEDIAN),
+                       *worst = steps_account(a, ACC_GROUP_WORST), *before = steps_account(a, ACC_BEFORE_STEPS);
+    const wall_account *run = run_account(a);
+    if (sum && median && worst) {
+        /* The longest in short: its verdict and its largest state (its account has the rest). */
+        char longest[320] = "";
+        if (worst->region != median->region && worst->nrows > 0) {
+            const account_row *r = &worst->rows[0];
+            snprintf(longest, sizeof longest, "; the longest, %.60s (%.3f ms), is %s (%.100s %.1f%%%s%.100s)",
+                     worst->name, worst->wall_ms.v, verdict_name(worst->verdict),
+                     r->why[0] && !wall_state_gpu(r->state) ? r->why : wall_states[r->state].brief, r->share_pct.v,
+                     r->at[0] ? " at " : "", r->at);
+        }
+        add(b, FIND_STEPS, 84, median->verdict_pct.ok ? median->verdict_pct.v : 0, "%",
+            "Steps (%.60s, %d instances, %.3f ms in all): the median, %.60s (%.3f ms), is %s%s%s%s", sum->name,
+            sum->instances, sum->wall_ms.v, median->name, median->wall_ms.v, median->verdict_text, longest,
+            median->advice[0] ? ". Try: " : "", median->advice);
+    }
+    /* The time before the first step, where it is a part of the run worth a line of its own. */
+    if (before && run && run->wall_ms.ok && run->wall_ms.v > 0 && before->wall_ms.v >= 0.05 * run->wall_ms.v)
+        add(b, FIND_BEFORE_STEPS, 83, 100.0 * before->wall_ms.v / run->wall_ms.v, "%",
+            "Before the first step: %.3f ms, %.1f%% of the run: %s%s%s", before->wall_ms.v,
+            100.0 * before->wall_ms.v / run->wall_ms.v, before->verdict_text, before->advice[0] ? ". Try: " : "",
+            before->advice);
 }
 
 /* Which line launched the kernel with most of the run's kernel time (call_sites.h). */
@@ -476,8 +487,12 @@ static void timeline_findings(builder *b)
     double v;
     const char *unit;
     verdict_figure(r, &v, &unit);
-    add(b, FIND_VERDICT, r->verdict == VERDICT_COMPUTE_BOUND ? 60 : 80, v, unit, "%s is %s%s%s", name, r->verdict_text,
-        r->advice[0] ? ". Try: " : "", r->advice);
+    const wall_account *acc = run_account(a);
+    if (acc && acc->verdict_pct.ok) { /* the run's account decided it: its share of the wall */
+        v = acc->verdict_pct.v;
+        unit = "%";
+    }
+    add(b, FIND_VERDICT, 85, v, unit, "%s is %s%s%s", name, r->verdict_text, r->advice[0] ? ". Try: " : "", r->advice);
     double gpu = r->kernel_ms.v + r->memcpy_ms.v + r->memset_ms.v;
     if (gpu > 0) {
         char memsets[96] = "";
@@ -494,7 +509,8 @@ static void timeline_findings(builder *b)
         char kn[160];
         kernel_display_name(k->name, kn, sizeof kn);
         add(b, FIND_TOP_KERNEL, 50, k->share_pct.v, "%",
-            "Top kernel: %s takes %.1f%% of kernel time (%d launches, median %.3f ms)%s", kn, k->share_pct.v, k->count,
+            "Top kernel: %s takes %.1f%% of kernel time (%d launch%s, median %.3f ms)%s", kn, k->share_pct.v, k->count,
+            k->count == 1 ? "" : "es",
             k->median_ms.v, r->nkstats > 1 ? "" : "; it is the only one");
     }
 }
@@ -511,8 +527,10 @@ static void region_findings(builder *b)
     int n = 0;
     for (int i = 0; i < a->ngroups && n < MAX_REGION_FINDINGS; i++) {
         const range_group *g = &a->groups[i];
-        if (g->verdict == VERDICT_NONE || g->verdict == VERDICT_NO_GPU || g->verdict == run->verdict)
-            continue;
+        const wall_account *steps = steps_account(a, ACC_GROUP);
+        if (g->verdict == VERDICT_NONE || g->verdict == VERDICT_NO_GPU || g->verdict == run->verdict ||
+            (steps && steps->group == i))
+            continue; /* the steps have a finding of their own */
         const region_metrics *w = &a->rg[g->worst];
         double v;
         const char *unit;
@@ -560,6 +578,7 @@ bool summarize(struct analysis *a)
         speedup(&b);
     } else {
         timeline_findings(&b);
+        step_findings(&b);
         region_findings(&b);
     }
     counters(&b, builtin);

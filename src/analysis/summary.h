@@ -9,7 +9,7 @@
 
 #include "metric.h"
 
-#define FINDING_TEXT 512
+#define FINDING_TEXT 1024
 
 /* What a finding is about; its key in JSON. */
 typedef enum {
@@ -28,6 +28,8 @@ typedef enum {
     FIND_SWEEP,          /* a sweep's answer: from which size the GPU pays off */
     FIND_COUNTERS,       /* what the hardware counters say bounds the kernel that matters most */
     FIND_LAUNCHED_FROM,  /* the line that launched the top kernel (call sites) */
+    FIND_STEPS,          /* the steps' steady state (their median instance) and their longest */
+    FIND_BEFORE_STEPS,   /* where the time before the first step went (start-up, imports, compiling) */
 } finding_kind;
 
 typedef struct {

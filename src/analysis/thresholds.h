@@ -57,4 +57,20 @@
  * cause covers at least this share of it. */
 #define IDLE_CAUSE_SHARE_PCT 50.0
 
+/* A wall-time account names its largest group of states (cause_table.h) as the verdict only when
+ * that holds at least this share of the wall: below it the time is spread over several causes, and
+ * the verdict says "mixed" and lists them rather than crown one. A quarter: copies holding less of
+ * the wall than that are not what bounds it. Launch overhead must also hold ACCOUNT_SIDE_PCT of
+ * the idle time: launches keep the GPU waiting only where nothing else does more. */
+#define ACCOUNT_VERDICT_PCT 25.0
+#define ACCOUNT_SIDE_PCT 50.0
+
+/* A state's evidence is worth quoting the host's wait on the GPU (a synchronising call) when the
+ * host waited for at least this share of the state's time. */
+#define ACCOUNT_WAIT_PCT 50.0
+
+/* A verdict lists the states after the one it names ("then ...") where they hold at least this
+ * share of the wall: below it they are the noise of launch latency and short calls. */
+#define ACCOUNT_THEN_PCT 1.0
+
 #endif

@@ -5,13 +5,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "accounts.h"
+#include "cause_table.h"
 #include "thresholds.h"
 
 const char *verdict_name(verdict_kind v)
 {
-    static const char *const names[] = {"none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle",
-                                        "compute-bound"};
-    return (v >= 0 && (size_t)v < sizeof names / sizeof names[0]) ? names[v] : "none";
+    static const char *const names[VERDICT_COUNT] = {
+        "none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound", "communication-bound",
+        "memset-bound", "input-bound", "compile-bound", "import-bound", "start-up-bound", "allocation-bound",
+        "io-bound", "sleeping", "lock-bound", "gc-bound", "host-bound", "mmprof", "cuda-call-bound", "unrecorded",
+        "mixed"};
+    return (v >= 0 && v < VERDICT_COUNT && names[v]) ? names[v] : "none";
 }
 
 void not_judged(verdict *out, const char *why)
@@ -28,22 +33,15 @@ static const char *per(const verdict_input *in, char *buf, size_t len)
     return buf;
 }
 
-static void copy_bound(const verdict_input *in, verdict *out)
+/* What to try where copies hold the time: pin pageable memory (naming the pageable and pinned
+ * rates where both ran), batch small copies, or overlap them with compute. */
+static void copy_advice(const copy_flow *flows, int nflows, metric hidden, char *advice, size_t len)
 {
-    double kern = in->kernel_ms.ok ? in->kernel_ms.v : 0, copy = in->copy_ms.v;
-    char p[32];
-    out->kind = VERDICT_COPY_BOUND;
-    if (kern > 0)
-        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms against %.3f ms of kernels%s "
-                                              "(memcpy:compute %.2f)", copy, kern, per(in, p, sizeof p), copy / kern);
-    else
-        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms%s and no kernel ran "
-                                              "(memcpy:compute n/a: no kernel time)", copy, per(in, p, sizeof p));
     double pageable_ms = 0, small = 0;
     int copies = 0;
     const copy_flow *slowest = NULL; /* the pageable flow that took longest */
-    for (int i = 0; i < in->nflows; i++) {
-        const copy_flow *f = &in->flows[i];
+    for (int i = 0; i < nflows; i++) {
+        const copy_flow *f = &flows[i];
         if (f->memset)
             continue;
         if (f->host == MEM_PAGEABLE) {
@@ -56,31 +54,45 @@ static void copy_bound(const verdict_input *in, verdict *out)
             small += f->count;
     }
     const copy_flow *pinned = NULL; /* the same direction from pinned memory, to compare with */
-    for (int i = 0; slowest && i < in->nflows; i++)
-        if (!in->flows[i].memset && in->flows[i].host == MEM_PINNED && in->flows[i].dir == slowest->dir && in->flows[i].gbps.ok)
-            pinned = &in->flows[i];
+    for (int i = 0; slowest && i < nflows; i++)
+        if (!flows[i].memset && flows[i].host == MEM_PINNED && flows[i].dir == slowest->dir && flows[i].gbps.ok)
+            pinned = &flows[i];
     double flow_ms = 0;
-    for (int i = 0; i < in->nflows; i++)
-        if (!in->flows[i].memset)
-            flow_ms += in->flows[i].ms.v;
+    for (int i = 0; i < nflows; i++)
+        if (!flows[i].memset)
+            flow_ms += flows[i].ms.v;
     bool pageable = flow_ms > 0 && pageable_ms > PAGEABLE_COPY_SHARE * flow_ms;
     if (slowest && pageable && pinned && slowest->gbps.ok)
-        snprintf(out->advice, sizeof out->advice, "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
+        snprintf(advice, len, "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
                  copy_dir_name(slowest->dir), slowest->gbps.v, pinned->gbps.v);
     else if (pageable)
-        snprintf(out->advice, sizeof out->advice,
+        snprintf(advice, len,
                  "pin host memory (cudaHostAlloc, pin_memory=True): %.0f%% of copy time is from pageable memory",
                  100.0 * pageable_ms / flow_ms);
     else if (copies > 0 && small > 0.5 * copies)
-        snprintf(out->advice, sizeof out->advice, "batch small copies: %.0f of %d copies move less than 64 KB each",
+        snprintf(advice, len, "batch small copies: %.0f of %d copies move less than 64 KB each",
                  small, copies);
-    else if (in->copy_hidden_pct.ok && in->copy_hidden_pct.v >= HIDDEN_COPY_PCT)
-        snprintf(out->advice, sizeof out->advice,
+    else if (hidden.ok && hidden.v >= HIDDEN_COPY_PCT)
+        snprintf(advice, len,
                  "move fewer bytes or keep the data on the GPU: %.0f%% of copy time already runs under kernels",
-                 in->copy_hidden_pct.v);
+                 hidden.v);
     else
-        snprintf(out->advice, sizeof out->advice,
+        snprintf(advice, len,
                  "overlap copies with compute on separate streams, or keep the data on the GPU");
+}
+
+static void copy_bound(const verdict_input *in, verdict *out)
+{
+    double kern = in->kernel_ms.ok ? in->kernel_ms.v : 0, copy = in->copy_ms.v;
+    char p[32];
+    out->kind = VERDICT_COPY_BOUND;
+    if (kern > 0)
+        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms against %.3f ms of kernels%s "
+                                              "(memcpy:compute %.2f)", copy, kern, per(in, p, sizeof p), copy / kern);
+    else
+        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms%s and no kernel ran "
+                                              "(memcpy:compute n/a: no kernel time)", copy, per(in, p, sizeof p));
+    copy_advice(in->flows, in->nflows, in->copy_hidden_pct, out->advice, sizeof out->advice);
 }
 
 /* A time in whole ms for a sentence (bounded, so the sentence's length is). */
@@ -232,4 +244,175 @@ void judge(const verdict_input *in, verdict *out)
     if (in->top_kernel_share_pct.ok)
         snprintf(out->advice, sizeof out->advice, "the top kernel takes %.0f%% of kernel time: start there",
                  in->top_kernel_share_pct.v);
+}
+
+/* ---- the verdict of a wall-time account ---- */
+
+static const verdict_kind group_verdict[WG_COUNT] = {
+    [WG_COMPUTE] = VERDICT_COMPUTE_BOUND, [WG_COLLECTIVE] = VERDICT_COMM_BOUND, [WG_COPIES] = VERDICT_COPY_BOUND,
+    [WG_MEMSET] = VERDICT_MEMSET_BOUND,   [WG_INPUT] = VERDICT_INPUT_BOUND,     [WG_COMPILE] = VERDICT_COMPILE_BOUND,
+    [WG_IMPORT] = VERDICT_IMPORT_BOUND,   [WG_CUDA_INIT] = VERDICT_START_UP,    [WG_ALLOC] = VERDICT_ALLOC_BOUND,
+    [WG_SYNC] = VERDICT_SYNC_BOUND,       [WG_LAUNCH] = VERDICT_LAUNCH_BOUND,   [WG_IO] = VERDICT_IO_BOUND,
+    [WG_SLEEP] = VERDICT_SLEEPING,        [WG_LOCK] = VERDICT_LOCK_BOUND,       [WG_GC] = VERDICT_GC_BOUND,
+    [WG_CPU] = VERDICT_HOST_BOUND,        [WG_MMPROF] = VERDICT_MMPROF,         [WG_OTHER_API] = VERDICT_API_BOUND,
+    [WG_UNKNOWN] = VERDICT_IDLE,          [WG_UNRECORDED] = VERDICT_UNRECORDED,
+};
+
+/* A row's figure as the registry writes it ("61.0%", "18.300 ms"). */
+static void row_fig(const account_row *r, const char *key, char *buf, size_t len)
+{
+    const metric_def *d = NULL;
+    const metric *m = metric_get(&account_row_table, r, key, &d);
+    if (m)
+        metric_format(d, m, true, buf, len);
+    else
+        snprintf(buf, len, "n/a");
+}
+
+static wall_group row_group(const account_row *r) { return wall_states[r->state].group; }
+
+/* A row in a sentence: its cause's words where a cause named it, else its state's. */
+static const char *row_brief(const account_row *r)
+{
+    return r->why[0] && !wall_state_gpu(r->state) ? r->why : wall_states[r->state].brief;
+}
+
+/* " at train.py:38 (main), calling torch.utils.data.dataloader (__next__); 8 samples, few": where a
+ * row's time was spent, as its evidence says. */
+static void row_where(const account_row *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t n = 0;
+    if (r->at[0])
+        n += (size_t)snprintf(buf + n, len - n, " at %.120s", r->at);
+    if (r->via[0] && n < len)
+        n += (size_t)snprintf(buf + n, len - n, "%s %.120s", r->at[0] ? ", calling" : " in", r->via);
+    if (r->few_samples && r->samples.ok && n < len)
+        snprintf(buf + n, len - n, " (on %.0f host sample%s: few)", r->samples.v, r->samples.v == 1 ? "" : "s");
+}
+
+/* What the host did while the GPU was in a state: "; the host waited on it 92% of that time,
+ * synchronising with the GPU: cudaStreamSynchronize at train.py:40 (main)", or "; meanwhile the
+ * host: in launch calls: cudaLaunchKernel 61% of that time at loop.py:20 (main)". */
+static void row_wait(const account_row *r, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    if (!wall_state_gpu(r->state))
+        return;
+    char w[24], where[320];
+    row_where(r, where, sizeof where);
+    if (r->host_wait_pct.ok && r->host_wait_pct.v >= ACCOUNT_WAIT_PCT) {
+        row_fig(r, "host_wait_pct", w, sizeof w);
+        snprintf(buf, len, "; the host waited on it %s of that time%s%.64s%s", w, r->why[0] ? ", " : "", r->why,
+                 where);
+    } else if (r->why[0] && r->cause_pct.ok) {
+        row_fig(r, "cause_pct", w, sizeof w);
+        snprintf(buf, len, "; meanwhile the host: %.64s %s of that time%s", r->why, w, where);
+    }
+}
+
+void judge_account(const account_input *in, verdict *out, metric *decided)
+{
+    out->text[0] = out->advice[0] = '\0';
+    out->kind = VERDICT_NONE;
+    metric_na(decided, "no account");
+    if (in->nrows == 0 || !in->wall_ms.ok || in->wall_ms.v <= 0) {
+        not_judged(out, "the span has no length");
+        return;
+    }
+    const account_row *rows = in->rows;
+    double group_ms[WG_COUNT] = {0}, gpu = 0, idle = 0;
+    for (int i = 0; i < in->nrows; i++) {
+        group_ms[row_group(&rows[i])] += rows[i].ms.v;
+        *(wall_state_gpu(rows[i].state) ? &gpu : &idle) += rows[i].ms.v;
+    }
+    /* What was not recorded (outside a capture window) or not known (no call, sample or span) is
+     * shown, and judged only where nothing known holds enough of the wall: of the known groups,
+     * the largest that may be named. Launch overhead may be named only where it holds most of the
+     * idle time: the GPU waits on launches only when little else keeps it waiting. */
+    double wall = in->wall_ms.v;
+    wall_group g = WG_COUNT;
+    for (int k = 0; k < WG_COUNT; k++) {
+        bool may = k != WG_UNRECORDED && k != WG_UNKNOWN && 100.0 * group_ms[k] / wall >= ACCOUNT_VERDICT_PCT &&
+                   (k != WG_LAUNCH || (idle > 0 && 100.0 * group_ms[k] / idle >= ACCOUNT_SIDE_PCT));
+        if (may && (g == WG_COUNT || group_ms[k] > group_ms[g]))
+            g = (wall_group)k;
+    }
+    bool named = g != WG_COUNT;
+    if (!named) { /* nothing known may be named: the unknown, where it is the most, else mixed */
+        g = group_ms[WG_UNKNOWN] >= group_ms[WG_UNRECORDED] ? WG_UNKNOWN : WG_UNRECORDED;
+        for (int k = 0; k < WG_COUNT; k++)
+            if (k != WG_UNKNOWN && k != WG_UNRECORDED && group_ms[k] > group_ms[g])
+                g = (wall_group)k;
+        named = (g == WG_UNKNOWN || g == WG_UNRECORDED) && 100.0 * group_ms[g] / wall >= ACCOUNT_VERDICT_PCT;
+    }
+    double share = 100.0 * group_ms[g] / wall;
+    (void)gpu;
+    const account_row *top = NULL; /* the group's largest row */
+    int in_group = 0;
+    for (int i = 0; i < in->nrows; i++)
+        if (row_group(&rows[i]) == g) {
+            in_group++;
+            if (!top)
+                top = &rows[i];
+        }
+    char next[320] = "", one[160];
+    int listed = 0;
+    for (int i = 0; i < in->nrows && listed < 2; i++) {
+        if ((named && row_group(&rows[i]) == g) || !rows[i].share_pct.ok || rows[i].share_pct.v < ACCOUNT_THEN_PCT)
+            continue;
+        char pct[24];
+        row_fig(&rows[i], "share_pct", pct, sizeof pct);
+        snprintf(one, sizeof one, "%s%s %s", listed ? ", " : "", row_brief(&rows[i]), pct);
+        strncat(next, one, sizeof next - strlen(next) - 1);
+        listed++;
+    }
+    metric_set(decided, share);
+    if (!named) {
+        out->kind = VERDICT_MIXED;
+        metric_set(decided, rows[0].share_pct.ok ? rows[0].share_pct.v : 0);
+        char where[320];
+        row_where(&rows[0], where, sizeof where);
+        snprintf(out->text, sizeof out->text, "mixed: no one cause holds the time of %s: %s; the largest, %s, %s",
+                 in->of, next, row_brief(&rows[0]), where[0] ? where + 1 : "without a line to name");
+    } else {
+        out->kind = group_verdict[g];
+        char pct[24], ms[32], wall_s[32], where[320] = "", wait[480] = "", subject[256];
+        metric gm;
+        metric_set(&gm, share);
+        account_row sum = *top;
+        sum.share_pct = gm;
+        metric_set(&sum.ms, group_ms[g]);
+        row_fig(&sum, "share_pct", pct, sizeof pct);
+        row_fig(&sum, "ms", ms, sizeof ms);
+        account_row w = *top;
+        w.ms = in->wall_ms;
+        row_fig(&w, "ms", wall_s, sizeof wall_s);
+        if (in_group > 1) { /* copies of several kinds: the group, and its largest */
+            char part[24];
+            row_fig(top, "share_pct", part, sizeof part);
+            snprintf(subject, sizeof subject, "%s (the most, %s, %s)", wall_groups[g].brief, row_brief(top), part);
+        } else {
+            snprintf(subject, sizeof subject, "%s", row_brief(top));
+        }
+        row_where(top, where, sizeof where);
+        row_wait(top, wait, sizeof wait);
+        snprintf(out->text, sizeof out->text, "%s: %s %s of %s (%s of %s)%s%s%s%s", wall_groups[g].verdict, subject,
+                 pct, in->of, ms, wall_s, wall_state_gpu(top->state) ? "" : where, wait, next[0] ? "; then " : "", next);
+    }
+    /* The advice of what holds the time: the top kernel, the copies' own, the cause's. */
+    const account_row *lead = named ? top : &rows[0];
+    wall_group lg = row_group(lead);
+    if (lg == WG_COMPUTE && in->top_kernel && in->top_kernel_share_pct.ok) {
+        char k[72]; /* a long name cut with a mark, never silently */
+        snprintf(k, sizeof k, strlen(in->top_kernel) > 64 ? "%.61s..." : "%s", in->top_kernel);
+        snprintf(out->advice, sizeof out->advice, "the top kernel, %s, takes %.0f%% of kernel time: start there", k,
+                 in->top_kernel_share_pct.v);
+    }
+    else if (lg == WG_COPIES && in->nflows > 0)
+        copy_advice(in->flows, in->nflows, in->copy_hidden_pct, out->advice, sizeof out->advice);
+    else if (lead->rule >= 0 && cause_rules[lead->rule].advice)
+        snprintf(out->advice, sizeof out->advice, "%s", cause_rules[lead->rule].advice);
+    else
+        snprintf(out->advice, sizeof out->advice, "%s", wall_groups[lg].advice);
 }

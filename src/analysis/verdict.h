@@ -22,6 +22,24 @@ typedef enum {
     VERDICT_SYNC_BOUND, /* the host spends the span waiting in synchronization */
     VERDICT_IDLE,       /* the GPU sits idle for most of the span */
     VERDICT_COMPUTE_BOUND,
+    /* A wall-time account's largest state's group (judge_account; cause_table.h's groups) */
+    VERDICT_COMM_BOUND,
+    VERDICT_MEMSET_BOUND,
+    VERDICT_INPUT_BOUND,
+    VERDICT_COMPILE_BOUND,
+    VERDICT_IMPORT_BOUND,
+    VERDICT_START_UP,
+    VERDICT_ALLOC_BOUND,
+    VERDICT_IO_BOUND,
+    VERDICT_SLEEPING,
+    VERDICT_LOCK_BOUND,
+    VERDICT_GC_BOUND,
+    VERDICT_HOST_BOUND,
+    VERDICT_MMPROF,
+    VERDICT_API_BOUND,
+    VERDICT_UNRECORDED,
+    VERDICT_MIXED,      /* no state holds enough of the wall to name one */
+    VERDICT_COUNT
 } verdict_kind;
 
 /* A stretch with nothing on the GPU. */
@@ -75,7 +93,32 @@ void judge(const verdict_input *in, verdict *out);
 /* A span that is not judged, and why. */
 void not_judged(verdict *out, const char *why);
 
-/* "none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound". */
+/* "none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound",
+ * "communication-bound", "input-bound", ... "mixed". */
 const char *verdict_name(verdict_kind v);
+
+/* What a span's wall-time account (accounts.h) is judged on: its states with time, largest first,
+ * and for the advice the span's top kernel and copies. */
+struct account_row;
+struct host_cause_row;
+typedef struct {
+    const struct account_row *rows;
+    int nrows;
+    const struct host_cause_row *causes; /* the host's view (accounts.h), largest first */
+    int ncauses;
+    metric wall_ms;
+    const char *of;             /* what the shares are of: "the wall", "the median step" */
+    const char *top_kernel;     /* the kernel with most of the span's kernel time (readable), NULL none */
+    metric top_kernel_share_pct;
+    const copy_flow *flows;     /* the span's copies, for the copy advice */
+    int nflows;
+    metric copy_hidden_pct;
+} account_input;
+
+/* The verdict of an account: its largest group of states (cause_table.h) where that holds at least
+ * ACCOUNT_VERDICT_PCT of the wall (launch overhead: and ACCOUNT_SIDE_PCT of the idle time), else
+ * mixed; the text names the state, its share, its evidence and the next states, the advice comes
+ * from the cause that holds it. *decided: the share of the wall that decided it. */
+void judge_account(const account_input *in, verdict *out, metric *decided);
 
 #endif
