@@ -66,6 +66,26 @@ if mode == "python":
     expect("Python samples during time.sleep at its line, sleeping (S)",
            len(at_line) >= 10 and sum(x["state"] == "S" for x in at_line) >= 0.9 * len(at_line),
            f"({len(at_line)} at line {own['sleep_line']}, states {sorted(set(x['state'] for x in at_line))})")
+    # What Python tells of itself (inject_pyhooks.c): the sleep, through the library's wrapper
+    # of time.sleep, at its line, as long as it slept; the full collection, from gc.callbacks,
+    # at its line.
+    def hspans(name, span):
+        t0, t1 = own["spans"][span]
+        return [h for h in s.hspans if h["name"] == name and t0 * 1e9 - 1e6 <= h["start"] <= t1 * 1e9]
+
+    if tuple(own["version"]) >= (3, 11):
+        z = hspans("time.sleep", "sleep")
+        at = [s.stack(h["node"])[0] for h in z if h["node"]]
+        t0, t1 = own["spans"]["sleep"]
+        expect("the sleep as an hspan at its line, inside its own time and at least 0.4 s",
+               len(z) == 1 and at and at[0]["line"] == own["sleep_line"] and z[0]["end"] - z[0]["start"] >= 0.4e9
+               and z[0]["end"] <= t1 * 1e9 + 1e6, f"({z}, {at})")
+        g = hspans("gc", "gc")
+        at = [s.stack(h["node"])[0] for h in g if h["node"]]
+        t0, t1 = own["spans"]["gc"]
+        expect("the full collection as an hspan at its line, inside gc.collect's time",
+               len(g) >= 1 and at and at[0]["line"] == own["gc_line"] and g[0]["end"] <= t1 * 1e9 + 1e6,
+               f"({g}, {at})")
     cpu = [x for x in during("probe_burn") if x["source"] == "cpu"]
     burn = [x for x in cpu if names(x) and names(x)[0] == "probe_burn"]
     expect("CPU samples during probe_burn name it", len(burn) >= 20 and len(burn) >= 0.5 * len(cpu),

@@ -5,6 +5,7 @@ spends known time in known places. It writes where (function and line) each thin
     python3 tests/host_inject_program.py PROBE.so OWN.json
 """
 import ctypes
+import gc
 import json
 import sys
 import threading
@@ -112,6 +113,18 @@ def main():
     own["sleep_line"] = line_after()
     time.sleep(0.4)
     own["spans"]["sleep"] = (t0, time.time())
+    # A full collection over a heap of cycles: a garbage collection Python tells of (gc.callbacks)
+    heap = []
+    for _ in range(300000):
+        a, b = [], []
+        a.append(b)
+        b.append(a)
+        heap.append(a)
+    t0 = time.time()
+    own["gc_line"] = line_after()
+    gc.collect()
+    own["spans"]["gc"] = (t0, time.time())
+    del heap
     t0 = time.time()
     nogil.probe_burn(400)
     own["spans"]["probe_burn"] = (t0, time.time())

@@ -1,4 +1,4 @@
-"""The host lines of a record stream (host-spec: frame, site, sample, sampler, samplestat) read
+"""The host lines of a record stream (host-spec: frame, site, sample, sampler, samplestat, hspan) read
 back for the checkers (tests/test_host_inject.sh, tests/host_causes_gpu.sh): each frame before its
 first use, ids unique, parents known. A checker of the collection side, not the reader (stream_read.c)."""
 
@@ -20,7 +20,7 @@ class HostStream:
         self.frames, self.sites, self.samplers, self.errors = {}, {}, [], []
         self.samples, self.problems, self.threads, self.apis = [], [], {}, {}
         self.samplestat = None
-        self.kernels, self.copies = [], []
+        self.kernels, self.copies, self.hspans = [], [], []
         with open(path) as f:
             for n, raw in enumerate(f, 1):
                 if not raw.endswith("\n"):
@@ -45,6 +45,12 @@ class HostStream:
                     if node and node not in self.frames:
                         self.problems.append(f"line {n}: sample names frame {node} not written before it")
                     self.samples.append({"ts": int(p[1]), "tid": int(p[2]), "node": node, "source": p[4], "state": p[5]})
+                elif kind == "hspan":
+                    node = int(p[4])
+                    if node and node not in self.frames:
+                        self.problems.append(f"line {n}: hspan names frame {node} not written before it")
+                    self.hspans.append({"start": int(p[1]), "end": int(p[2]), "tid": int(p[3]), "node": node,
+                                        "name": unescape(p[5])})
                 elif kind == "sampler":
                     self.samplers.append({"hz": float(p[1]), "mechanism": unescape(p[2]), "detail": unescape(p[3])})
                 elif kind == "samplestat":

@@ -17,6 +17,17 @@
 /* Opaque CPython objects: PyObject *, PyThreadState *, PyInterpreterState *, PyFrameObject *. */
 typedef void pyobj;
 
+/* PyMethodDef's layout, stable across versions: name, function, flags, doc. */
+typedef struct {
+    const char *name;
+    void *meth;
+    int flags;
+    const char *doc;
+} py_method_def;
+#define PY_METH_VARARGS 0x0001
+#define PY_METH_NOARGS 0x0004
+#define PY_METH_O 0x0008
+
 /* The functions of CPython's C API the library calls, found by find_python (inject_pyframes.c). */
 typedef struct {
     bool present;
@@ -45,6 +56,9 @@ typedef struct {
     pyobj *none;
     char *(*BytesAsString)(pyobj *);
     long (*LongAsLong)(pyobj *);
+    /* for inject_pyhooks.c (optional: without them no collection or sleep is written) */
+    pyobj *(*TupleGetItem)(pyobj *, long);
+    int (*SetAttrString)(pyobj *, const char *, pyobj *);
     /* the types of what is read without the GIL (optional: without them it is not) */
     const void *code_type, *unicode_type, *bytes_type;
     unsigned long version;  /* Py_Version: 0x030C00F0 is 3.12.0 */
@@ -122,6 +136,11 @@ size_t py_code_head_span(void);
 /* A stack of n frames (innermost first) cut to HOST_MAX_DEPTH; and keys outermost first. */
 int py_trim(raw_frame *f, int n);
 void py_to_keys(const raw_frame *f, int n, host_key *keys);
+
+/* ---- inject_pyhooks.c ---- */
+/* With the GIL, once, where sampling is on: gc.callbacks and the wrapper of time.sleep that write
+ * the thread's garbage collections and sleeps as hspan lines. */
+void inject_py_hooks_register(void);
 
 /* The interpreter is finalising (set by the atexit hook, inject_pylook.c). */
 extern volatile int py_stopping;

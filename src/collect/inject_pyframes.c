@@ -84,6 +84,8 @@ static void find_python(void)
     /* optional: without them, no reads without the GIL of threads that may run */
     SYM(BytesAsString, "PyBytes_AsString");
     SYM(LongAsLong, "PyLong_AsLong");
+    SYM(TupleGetItem, "PyTuple_GetItem");
+    SYM(SetAttrString, "PyObject_SetAttrString");
     py.code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
     py.unicode_type = dlsym(RTLD_DEFAULT, "PyUnicode_Type");
     py.bytes_type = dlsym(RTLD_DEFAULT, "PyBytes_Type");

@@ -65,13 +65,7 @@ static pyobj *on_python_exit(pyobj *self, pyobj *unused)
     return py.none;
 }
 
-/* PyMethodDef's layout, stable across versions: name, function, flags, doc. */
-static struct {
-    const char *name;
-    void *meth;
-    int flags;
-    const char *doc;
-} exit_def = {"mmprof_stop_sampling", (void *)on_python_exit, 0x0004 /* METH_NOARGS */, NULL};
+static py_method_def exit_def = {"mmprof_stop_sampling", (void *)on_python_exit, PY_METH_NOARGS, NULL};
 
 static void register_exit(void)
 {
@@ -287,6 +281,8 @@ static bool look_with_gil(bool write, char *why, size_t len)
     if (first) {
         register_exit();
         find_tid_offset();
+        if (write)
+            inject_py_hooks_register();
         first = false;
     }
     py_check_layout();

@@ -137,6 +137,13 @@ void stream_format_sample(strbuf *b, int64_t ts, uint32_t tid, uint64_t node, ho
               host_sample_source_name(source), state ? state : '-');
 }
 
+void stream_format_hspan(strbuf *b, int64_t start, int64_t end, uint32_t tid, uint64_t node, const char *name)
+{
+    sb_printf(b, "hspan\t%lld\t%lld\t%u\t%llu\t", (long long)start, (long long)end, tid, (unsigned long long)node);
+    stream_escape(b, name);
+    sb_add(b, "\n");
+}
+
 void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail)
 {
     sb_printf(b, "sampler\t%g\t", hz);

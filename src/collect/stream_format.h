@@ -78,6 +78,11 @@
  *                                                     calls left without one to hold the cost of
  *                                                     sites, and the time the sites' callbacks
  *                                                     were off for it (host_collect_stats)
+ *   hspan   START END TID NODE NAME                   host work the thread's stack does not show, as
+ *                                                     Python told it: NAME "gc" (a garbage
+ *                                                     collection, gc.callbacks) or "time.sleep" (the
+ *                                                     library's wrapper of it);
+ *                                                     NODE the thread's Python stack then (0: none)
  *   samplestat NOGIL GIL LEFT_OUT TORN                at exit, Python programs: looks without and
  *                                                     with the GIL; thread samples left out (a
  *                                                     code object not named yet), torn reads
@@ -120,6 +125,7 @@ void stream_format_frame(strbuf *b, uint64_t id, uint64_t parent, const host_fra
 void stream_format_site(strbuf *b, uint32_t correlation, uint64_t node);
 void stream_format_sample(strbuf *b, int64_t ts, uint32_t tid, uint64_t node, host_sample_source source, char state);
 void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const char *detail);
+void stream_format_hspan(strbuf *b, int64_t start, int64_t end, uint32_t tid, uint64_t node, const char *name);
 /* The sitestat line where st has sites' counts, the samplestat line where it has looks'. */
 void stream_format_host_stats(strbuf *b, const host_collect_stats *st);
 

@@ -105,6 +105,7 @@ struct stream_file {
     int first_window;
     int64_t outside_total; /* capcalls: CUDA runtime calls made outside windows (-1: no line) */
     node_map nodes; /* frame lines: the process's node ids to host_activity.frames indices */
+    node_map hspan_frames; /* hspan lines' op frames by their stack and name (line_hspan) */
     /* The store's copies of the kernel and API names lately met, by a cheap hash of the text: a
      * long run's millions of calls have a few dozen names, and a hit costs one compare instead
      * of hashing the name and looking it up in the store's table. */
@@ -606,6 +607,32 @@ static bool line_sample(reader *r, char **f, int n)
     return true;
 }
 
+/* hspan START END TID NODE NAME: host work Python told of (a collection, a sleep), a span of the
+ * thread named by an op frame NAME under its Python stack. The op frame of one stack and name is
+ * made once (r->hspan_frames: the stack's node and the name's first letters as the key). */
+static bool line_hspan(reader *r, char **f, int n)
+{
+    host_span s = {.pid = r->pid};
+    int parent;
+    if (n != 6 || !parse_i64(f[1], &s.start_ns) || !parse_i64(f[2], &s.end_ns) || s.end_ns < s.start_ns ||
+        !parse_u32(f[3], &s.tid) || !node_field(r, f[4], true, &parent) || !f[5][0])
+        return false;
+    uint64_t key = (uint64_t)r->pid << 40 | (uint64_t)(parent + 1) << 16;
+    for (const char *c = f[5]; *c; c++)
+        key = (key & ~UINT64_C(0xFFFF)) | (((key & 0xFFFF) * 31 + (unsigned char)*c) & 0xFFFF);
+    host_activity *h = &r->m->host_activity;
+    int frame = node_find(&r->hspan_frames, key);
+    if (frame < 0 || !h->frames[frame].function || strcmp(h->frames[frame].function, f[5]) != 0) {
+        host_frame fr = {.pid = r->pid, .parent = parent, .kind = HOST_FRAME_OP, .function = f[5]};
+        frame = host_add_frame(h, &fr);
+        r->oom |= frame < 0 || !node_put(&r->hspan_frames, key, frame);
+    }
+    s.frame = frame;
+    saw_time(r, s.end_ns);
+    r->oom |= frame < 0 || !host_add_span(h, &s);
+    return true;
+}
+
 /* sampler HZ MECHANISM DETAIL: how this process was sampled, or why not. Over several processes
  * the run keeps the first mechanism given with its rate, and the first reason any process gave
  * for falling back. */
@@ -670,6 +697,7 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "frame") == 0) return line_frame(r, f, n);
     if (strcmp(k, "site") == 0) return line_site(r, f, n);
     if (strcmp(k, "sample") == 0) return line_sample(r, f, n);
+    if (strcmp(k, "hspan") == 0) return line_hspan(r, f, n);
     if (strcmp(k, "sampler") == 0) return line_sampler(r, f, n);
     if (strcmp(k, "sitestat") == 0) return line_stat_counts(r, f, n, true);
     if (strcmp(k, "samplestat") == 0) return line_stat_counts(r, f, n, false);
@@ -841,6 +869,7 @@ bool stream_file_close(stream_file *r, stream_summary *s, char *err, size_t errl
         snprintf(err, errlen, "%s: out of memory", r->path);
     rt_free(&r->ranges);
     node_map_free(&r->nodes);
+    node_map_free(&r->hspan_frames);
     free(r->line);
     fclose(r->fp);
     free(r->path);
