@@ -36,7 +36,7 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/member_drop.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
@@ -72,6 +72,8 @@ CXX_OBJ   := $(CXX_SRC:%.cpp=$(BUILD)/%.o)
 BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
 CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1
+# liblzma (xz) is not carried: every Debian and Ubuntu system has liblzma5 (dpkg needs it), and the
+# H200 machine (Ubuntu 24.04) has liblzma.so.5.
 
 UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_report test_regions test_summary test_csv \
               test_analysis test_occupancy test_text_report test_cpu_blas test_cli test_html_report test_trace test_browser \
@@ -151,7 +153,7 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; for make fuzz, clang and its runtime
 # (libFuzzer). Each list installs only what is missing.
-DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion xz-utils zstd
 FUZZ_PKGS := clang libclang-rt-14-dev
 define install_missing
@@ -490,7 +492,7 @@ define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
 $(BUILD)/fuzz/fuzz_$(1): $(FUZZ_OBJ_DIR)/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_OBJ_DIR)/%.o,$(2)) | $(CARRIED)
 	$$(FUZZ_CC) -fsanitize=fuzzer $$(FUZZ_SAN) -o $$@ $$(filter $(FUZZ_OBJ_DIR)/%,$$^) $(3) \
-	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -lm
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -llzma -lm
 $(BUILD)/tests/replay_$(1): $(SAN_DIR)/tests/fuzz/replay_main.o $(SAN_DIR)/tests/fuzz/fuzz_$(1).o \
                             $(patsubst %.c,$(SAN_DIR)/%.o,$(2)) | $(CARRIED)
 	@mkdir -p $$(dir $$@)
@@ -501,7 +503,7 @@ $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
 # The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
 $(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
-# Traces as users have them: gzip or zstd content (told by its bytes), and any input on a pipe.
+# Traces as users have them: gzip, zstd or xz content (told by its bytes), and any input on a pipe.
 $(eval $(call fuzz_target,import_gzip,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_pipe,$(CORE_SRC),-lpthread))
 # Record streams as mmprof profile reads them back, through the run file and back again.

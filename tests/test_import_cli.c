@@ -1,7 +1,8 @@
 /* `mmprof import` through the real binary: each bad input gets a message on stderr naming the
  * file and what is wrong, exit status 2, and no output written (an output file that was there
  * stays as it was); good traces render every output; hostile names stay data; a trace on standard
- * input, through a pipe, a FIFO or /dev/stdin, gzip-compressed or not, imports as its file does. */
+ * input, through a pipe, a FIFO or /dev/stdin, gzip- or xz-compressed or not, imports as its file
+ * does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -258,7 +259,7 @@ static int kernels_in(const char *path)
     return n;
 }
 
-/* Traces as users hand them over: on standard input ("-", plain and gzip), through a real FIFO
+/* Traces as users hand them over: on standard input ("-", plain, gzip and xz), through a real FIFO
  * made here (written by another process) and /dev/stdin, each streamed once, and an Nsight
  * Systems export through a pipe (copied for SQLite); each gives the same run as the file does. */
 static void standard_input_pipes_and_fifos(void **state)
@@ -275,9 +276,11 @@ static void standard_input_pipes_and_fifos(void **state)
     const char *lines[] = {
         "cat " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
         "gzip -c " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
+        "xz -c " KINETO_SAMPLE " | \"$MMPROF\" import - --json %s -q",
         "\"$MMPROF\" import /dev/stdin --json %s -q < " KINETO_SAMPLE,
         "cat " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
         "gzip -c " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
+        "xz -c " KINETO_SAMPLE " > %2$s & \"$MMPROF\" import %2$s --json %1$s -q",
     };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         unlink(got);
@@ -296,11 +299,13 @@ static void standard_input_pipes_and_fifos(void **state)
 
     char *db = path_in(dir, "export.sqlite");
     small_export(db);
-    r = run_shell("gzip -c %s | \"$MMPROF\" import - --json %s -q", db, got);
-    if (r.status != 0)
-        fail_msg("SQLite through a pipe: exit %d: %s", r.status, r.err);
-    assert_int_equal(kernels_in(got), 2);
-    cmd_free(&r);
+    for (int k = 0; k < 2; k++) {
+        r = run_shell("%s -c %s | \"$MMPROF\" import - --json %s -q", k ? "xz" : "gzip", db, got);
+        if (r.status != 0)
+            fail_msg("SQLite through a pipe (%s): exit %d: %s", k ? "xz" : "gzip", r.status, r.err);
+        assert_int_equal(kernels_in(got), 2);
+        cmd_free(&r);
+    }
     /* Standard input named in messages as such. */
     r = run_shell("printf 'not a trace' | \"$MMPROF\" import - --json %s -q", got);
     assert_int_equal(r.status, 2);
@@ -313,16 +318,20 @@ static void standard_input_pipes_and_fifos(void **state)
     free(want_json), free(got), free(fifo), free(db);
 }
 
-/* A gzip file whose content is not a trace says so, and names what it was decompressed from. */
+/* A gzip or xz file whose content is not a trace says so, and names what it was decompressed from. */
 static void compressed_non_traces(void **state)
 {
     const char *dir = *state;
-    char *gz = path_in(dir, "notes.gz");
-    cmd_result r = run_shell("echo 'hello' | gzip -c > %s", gz);
-    assert_int_equal(r.status, 0);
-    cmd_free(&r);
-    refused(dir, gz, "(its content once decompressed from gzip)");
-    free(gz);
+    const char *tools[] = {"gzip", "xz"};
+    for (int i = 0; i < 2; i++) {
+        char *packed = path_in(dir, i ? "notes.xz" : "notes.gz"), want[64];
+        cmd_result r = run_shell("echo 'hello' | %s -c > %s", tools[i], packed);
+        assert_int_equal(r.status, 0);
+        cmd_free(&r);
+        snprintf(want, sizeof want, "(its content once decompressed from %s)", tools[i]);
+        refused(dir, packed, want);
+        free(packed);
+    }
 }
 
 /* Runs mmprof import on the files (NULL-ended) with --json into dir: expects exit 2, every file

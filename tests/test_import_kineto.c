@@ -14,8 +14,9 @@
  *  - distributedInfo: two ranks' traces (made from train_step.json) merged give one rank row each,
  *    on two devices; a trace without it has no rank; a rank alone (HTA's form) is taken with the
  *    world size unknown; a faulty one is refused;
- *  - the same trace gzip- and zstd-compressed (told by content, not name), in two gzip members and
- *    behind a byte-order mark imports the same; cut or damaged compressed traces are refused;
+ *  - the same trace gzip-, zstd- and xz-compressed (told by content, not name), in two gzip members,
+ *    two xz streams and behind a byte-order mark imports the same; cut or damaged compressed traces
+ *    are refused, and so is an xz stream asking for more memory than the reader allows;
  *  - bad input: each refused with the file, what is wrong and where, leaving the model empty;
  *    names of 100 kB and names with markup kept as data. */
 #include <glob.h>
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "import.h"
 #include "model_merge.h"
@@ -827,8 +829,9 @@ static void test_rank_without_world_size(void **state)
     } while (0)
 
 /* The same trace plain, gzip-compressed (as torch.profiler's tensorboard handler writes it, and
- * as two gzip members one after the other), zstd-compressed and behind a UTF-8 byte-order mark,
- * under names that say nothing of it: every one imports to the same events and regions. */
+ * as two gzip members one after the other), zstd-compressed, xz-compressed (also as two xz streams)
+ * and behind a UTF-8 byte-order mark, under names that say nothing of it: every one imports to the
+ * same events and regions. */
 static void test_compressed_and_bom_traces(void **state)
 {
     tmp = *state;
@@ -838,9 +841,11 @@ static void test_compressed_and_bom_traces(void **state)
     char path[512];
     const char *variants[] = {"gzip -c %1$s > %2$s/trace.gz.data", "gzip -c %1$s > %2$s/trace.json",
                               "head -c 1000 %1$s | gzip -c > %2$s/members && tail -c +1001 %1$s | gzip -c >> %2$s/members",
-                              "zstd -q -c %1$s > %2$s/trace.zst.bin",
+                              "zstd -q -c %1$s > %2$s/trace.zst.bin", "xz -c %1$s > %2$s/trace.xz.bin",
+                              "head -c 1000 %1$s | xz -c > %2$s/streams && tail -c +1001 %1$s | xz -c >> %2$s/streams",
                               "printf '\\357\\273\\277' > %2$s/bom.json && cat %1$s >> %2$s/bom.json"};
-    const char *outputs[] = {"trace.gz.data", "trace.json", "members", "trace.zst.bin", "bom.json"};
+    const char *outputs[] = {"trace.gz.data", "trace.json", "members", "trace.zst.bin",
+                             "trace.xz.bin", "streams", "bom.json"};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
         shell(variants[v], plain, tmp);
         snprintf(path, sizeof path, "%s/%s", tmp, outputs[v]);
@@ -861,6 +866,37 @@ static void test_compressed_and_bom_traces(void **state)
     model_free(&want);
 }
 
+/* xz data of the start of plain written to path, its block header then made to ask for a 1 GiB
+ * dictionary (its LZMA2 filter's property byte, and the header's CRC32 made again): liblzma would
+ * allocate it whole. xz -T1: one block, as single-threaded xz writes it. */
+static void xz_asking_1gib(const char *plain, const char *path)
+{
+    shell("head -c 2000 %s | xz -T1 -c > %s", plain, path);
+    size_t len = 0;
+    unsigned char *b = (unsigned char *)read_file(path, &len);
+    assert_non_null(b);
+    /* The stream header's 12 bytes, then the block header: its size byte, flags (the filter count
+     * and which sizes follow, each a variable-length integer), the filter's id, its property count
+     * and the property: 2^(12 + p/2) bytes for an even p. */
+    size_t start = 12, size = (b[start] + 1u) * 4, at = start + 2;
+    for (int k = 0; k < 2; k++)
+        if (b[start + 1] & (0x40 << k))
+            while (b[at++] & 0x80)
+                ;
+    assert_true(at + 3 <= start + size - 4 && start + size <= len);
+    assert_int_equal(b[at], 0x21); /* LZMA2 */
+    assert_int_equal(b[at + 1], 1);
+    b[at + 2] = 36;
+    uLong crc = crc32(0, b + start, (uInt)(size - 4));
+    for (int k = 0; k < 4; k++)
+        b[start + size - 4 + k] = (unsigned char)(crc >> (8 * k));
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    free(b);
+}
+
 /* Compressed traces cut short or damaged are refused with what is wrong, as plain ones are; an
  * offset names the decompressed text. */
 static void test_damaged_compressed_traces(void **state)
@@ -874,11 +910,22 @@ static void test_damaged_compressed_traces(void **state)
     shell("zstd -q -c %s | head -c 700 > %s/cut.zst", plain, tmp);
     snprintf(path, sizeof path, "%s/cut.zst", tmp);
     refused(path, "the zstd data ends early", NULL, NULL);
+    shell("xz -c %s | head -c 700 > %s/cut.xz", plain, tmp);
+    snprintf(path, sizeof path, "%s/cut.xz", tmp);
+    refused(path, "the xz data ends early", NULL, NULL);
     /* A flipped byte inside the deflate data: zlib's check finds it. */
     shell("gzip -c %1$s > %2$s/bad.gz && printf 'XXXX' | dd of=%2$s/bad.gz bs=1 seek=400 conv=notrunc 2>/dev/null",
           plain, tmp);
     snprintf(path, sizeof path, "%s/bad.gz", tmp);
     refused(path, "damaged gzip data", NULL, NULL);
+    /* The same in xz data: liblzma's decoder finds it (or the block's CRC64 at its end). */
+    shell("xz -c %1$s > %2$s/bad.xz && printf 'XXXX' | dd of=%2$s/bad.xz bs=1 seek=400 conv=notrunc 2>/dev/null",
+          plain, tmp);
+    snprintf(path, sizeof path, "%s/bad.xz", tmp);
+    refused(path, "damaged xz data", NULL, NULL);
+    snprintf(path, sizeof path, "%s/greedy.xz", tmp);
+    xz_asking_1gib(plain, path);
+    refused(path, "the xz data needs 1024 MiB of memory to decode, more than the 256 MiB allowed", NULL, NULL);
     /* Whole gzip data whose text stops in the middle: the JSON reader's message, in its terms. */
     shell("head -c 300 %s | gzip -c > %s/short.json.gz", plain, tmp);
     snprintf(path, sizeof path, "%s/short.json.gz", tmp);

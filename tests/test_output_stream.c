@@ -1,5 +1,5 @@
 /* output_stream.h, an output written as it is rendered: text handed over in many pieces, plain,
- * gzip and zstd, reads back as the text whole (compressed read back with the libraries, as
+ * gzip, zstd and xz, reads back as the text whole (compressed read back with the libraries, as
  * `mmprof report` reads it); a newline ends it; a file is replaced only once it is complete (an
  * abandoned or failed stream keeps the user's file and leaves no temporary); a write that fails
  * (/dev/full, written in place) is said, naming the option and path; the scratch file leaves no
@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -92,21 +93,36 @@ static char *unzstd(const char *bytes, size_t len, size_t *out_len)
     return out;
 }
 
+static char *unxz(const char *bytes, size_t len, size_t *out_len)
+{
+    size_t cap = 64u << 20, in_pos = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    uint64_t memlimit = UINT64_MAX;
+    *out_len = 0;
+    assert_int_equal(lzma_stream_buffer_decode(&memlimit, 0, NULL, (const uint8_t *)bytes, &in_pos, len,
+                                               (uint8_t *)out, out_len, cap),
+                     LZMA_OK);
+    assert_int_equal(in_pos, len);
+    return out;
+}
+
 static void pieces_read_back_whole(void **state)
 {
     (void)state;
     size_t n = 3u << 20;
     char *text = some_text(n);
     text[n - 1] = '\n';
-    const char *names[] = {"run.json", "run.json.gz", "run.json.zst"};
-    for (int k = 0; k < 6; k++) {
-        int i = k % 3;
+    const char *names[] = {"run.json", "run.json.gz", "run.json.zst", "run.json.xz"};
+    char *(*const unpack[])(const char *, size_t, size_t *) = {NULL, gunzip, unzstd, unxz};
+    for (int k = 0; k < 8; k++) {
+        int i = k % 4;
         char *path = path_in(test_tmp, names[i]);
-        stream_to(path, text, n, k < 3 ? 70000 : n);
+        stream_to(path, text, n, k < 4 ? 70000 : n);
         size_t len = 0, got_len = 0;
         char *bytes = read_file(path, &len);
         assert_non_null(bytes);
-        char *got = i == 0 ? bytes : i == 1 ? gunzip(bytes, len, &got_len) : unzstd(bytes, len, &got_len);
+        char *got = i == 0 ? bytes : unpack[i](bytes, len, &got_len);
         if (i == 0)
             got_len = len;
         else

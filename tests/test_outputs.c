@@ -90,14 +90,14 @@ static void dash_is_stdout(void **state)
     cmd_free(&r);
 }
 
-/* An output named .gz or .zst is written compressed, and the run file reads back as it is. */
+/* An output named .gz, .zst or .xz is written compressed, and the run file reads back as it is. */
 static void compressed_by_name(void **state)
 {
     (void)state;
-    const char *names[] = {"run.json.gz", "run.json.zst"};
-    const unsigned char magic[][4] = {{0x1f, 0x8b, 0, 0}, {0x28, 0xb5, 0x2f, 0xfd}};
-    const size_t nmagic[] = {2, 4};
-    for (int i = 0; i < 2; i++) {
+    const char *names[] = {"run.json.gz", "run.json.zst", "run.json.xz"};
+    const unsigned char magic[][6] = {{0x1f, 0x8b}, {0x28, 0xb5, 0x2f, 0xfd}, {0xfd, '7', 'z', 'X', 'Z', 0}};
+    const size_t nmagic[] = {2, 4, 6};
+    for (int i = 0; i < 3; i++) {
         const char *path = at(names[i]);
         const char *argv[] = {mmprof_bin(), "report", sample_path(), "-q", "--json", path, NULL};
         cmd_result r = run(argv);
@@ -106,7 +106,7 @@ static void compressed_by_name(void **state)
         size_t len = 0;
         char *bytes = read_file(path, &len);
         assert_non_null(bytes);
-        assert_true(len > 4);
+        assert_true(len > 6);
         assert_memory_equal(bytes, magic[i], nmagic[i]);
         free(bytes);
         const char *back[] = {mmprof_bin(), "report", path, "-q", "--json", "-", NULL};

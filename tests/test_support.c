@@ -545,14 +545,6 @@ char *unxz_sample(const char *xz_path, const char *dir, const char *name)
     return out;
 }
 
-char *unxz_committed(const char *stem, const char *dir)
-{
-    char xz[256], name[160];
-    snprintf(xz, sizeof xz, "samples/%s.json.xz", stem);
-    snprintf(name, sizeof name, "%s.json", stem);
-    return unxz_sample(xz, dir, name);
-}
-
 int dir_entries(const char *dir, int *temporaries)
 {
     DIR *d = opendir(dir);

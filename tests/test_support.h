@@ -49,11 +49,10 @@ int gpu_workload_count(void);
  * temporary output files (".mmprof-..."). */
 int dir_entries(const char *dir, int *temporaries);
 
-/* An xz-compressed run file decompressed into dir/name with xz -dc: the path, malloc'd, or NULL
- * when xz failed. */
+/* An xz-compressed file decompressed into dir/name with xz -dc, for a test that reads its text
+ * itself (mmprof and model_read_file read xz as it is): the path, malloc'd, or NULL when xz
+ * failed. */
 char *unxz_sample(const char *xz_path, const char *dir, const char *name);
-/* The committed samples/STEM.json.xz decompressed into dir/STEM.json (unxz_sample). */
-char *unxz_committed(const char *stem, const char *dir);
 
 /* dir/name, malloc'd (fails the test when memory ran out). */
 char *path_in(const char *dir, const char *name);

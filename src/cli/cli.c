@@ -86,7 +86,7 @@ static void usage(FILE *f)
           "\n"
           "Output options (every command):\n"
           "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`); an\n"
-          "                          output named .gz or .zst is written compressed\n"
+          "                          output named .gz, .zst or .xz is written compressed\n"
           "      --html FILE         write a self-contained HTML report\n"
           "      --trace FILE        write a Chrome/Perfetto trace\n"
           "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"

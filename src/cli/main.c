@@ -70,7 +70,7 @@ typedef struct {
 static int write_output(const analysis *a, file_output *f)
 {
     char err[512], why[256] = "out of memory";
-    /* --json run.json.zst: written compressed (output_compress.h); read back by content. */
+    /* --json run.json.zst (or .gz, .xz): written compressed (output_compress.h); read back by content. */
     compress_kind ck = f->file.is_stdout ? COMPRESS_NONE : output_compress_kind(f->path);
     output_stream *s = output_stream_open(&f->file, ck, err, sizeof err);
     if (!s) {

@@ -14,5 +14,8 @@ compress_kind output_compress_kind(const char *path)
 {
     if (!path)
         return COMPRESS_NONE;
-    return ends_with(path, ".gz") ? COMPRESS_GZIP : ends_with(path, ".zst") ? COMPRESS_ZSTD : COMPRESS_NONE;
+    return ends_with(path, ".gz")    ? COMPRESS_GZIP
+           : ends_with(path, ".zst") ? COMPRESS_ZSTD
+           : ends_with(path, ".xz")  ? COMPRESS_XZ
+                                     : COMPRESS_NONE;
 }

@@ -1,10 +1,12 @@
-/* See output_stream.h. zlib's and libzstd's streaming interfaces compress; output_file.c writes. */
+/* See output_stream.h. zlib's, libzstd's and liblzma's streaming interfaces compress; output_file.c
+ * writes. */
 #include "output_stream.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <lzma.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -16,6 +18,8 @@ struct output_stream {
     z_stream z;
     bool z_live;
     ZSTD_CCtx *zc;
+    lzma_stream xz;
+    bool xz_live;
     char *packed; /* PACKED_BUF */
     uint64_t bytes;
     char last;    /* the text's last byte so far */
@@ -81,6 +85,24 @@ static bool zstd_feed(output_stream *s, const char *data, size_t len, bool end)
     }
 }
 
+static bool xz_feed(output_stream *s, const char *data, size_t len, bool end)
+{
+    lzma_stream *x = &s->xz;
+    x->next_in = (const uint8_t *)data;
+    x->avail_in = len;
+    for (;;) {
+        x->next_out = (uint8_t *)s->packed;
+        x->avail_out = PACKED_BUF;
+        lzma_ret r = lzma_code(x, end ? LZMA_FINISH : LZMA_RUN);
+        if (r != LZMA_OK && r != LZMA_STREAM_END)
+            return fail(s, r == LZMA_MEM_ERROR ? "out of memory for xz compression" : "xz compression failed");
+        if (!put(s, s->packed, PACKED_BUF - x->avail_out))
+            return false;
+        if (end ? r == LZMA_STREAM_END : x->avail_in == 0)
+            return true;
+    }
+}
+
 static bool feed(output_stream *s, const char *data, size_t len, bool end)
 {
     if (s->failed)
@@ -90,6 +112,8 @@ static bool feed(output_stream *s, const char *data, size_t len, bool end)
         return gzip_feed(s, data, len, end);
     case COMPRESS_ZSTD:
         return zstd_feed(s, data, len, end);
+    case COMPRESS_XZ:
+        return xz_feed(s, data, len, end);
     default:
         return put(s, data, len);
     }
@@ -116,6 +140,8 @@ static void stream_free(output_stream *s)
     if (s->z_live)
         deflateEnd(&s->z);
     ZSTD_freeCCtx(s->zc);
+    if (s->xz_live)
+        lzma_end(&s->xz);
     free(s->packed);
     free(s);
 }
@@ -135,11 +161,15 @@ output_stream *output_stream_open(output_file *o, compress_kind kind, char *err,
         ok = s->packed != NULL;
     }
     /* 15 + 16: a gzip header and trailer around the deflate stream, as gzip(1) writes; zlib's
-     * default level and zstd's level 3 (output_compress.h). */
+     * default level, zstd's level 3 and xz's preset 1, with xz's default CRC64 (output_compress.h). */
     if (ok && kind == COMPRESS_GZIP)
         ok = s->z_live = deflateInit2(&s->z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
     if (ok && kind == COMPRESS_ZSTD)
         ok = (s->zc = ZSTD_createCCtx()) != NULL && !ZSTD_isError(ZSTD_CCtx_setParameter(s->zc, ZSTD_c_compressionLevel, 3));
+    if (ok && kind == COMPRESS_XZ) {
+        s->xz = (lzma_stream)LZMA_STREAM_INIT;
+        ok = s->xz_live = lzma_easy_encoder(&s->xz, 1, LZMA_CHECK_CRC64) == LZMA_OK;
+    }
     if (!ok) {
         snprintf(err, errlen, "%s '%s': out of memory for the compressor", o->what, o->path);
         stream_free(s);

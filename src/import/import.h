@@ -1,6 +1,7 @@
 /* Importers: other tools' timelines read into the run model, so `mmprof import` analyses them as
  * it analyses its own runs. The format is told by the content, not the name, and so is its
- * compression (trace_input.h): a path, "-" for standard input, a pipe or FIFO, plain, gzip or zstd.
+ * compression (trace_input.h): a path, "-" for standard input, a pipe or FIFO, plain, gzip, zstd
+ * or xz.
  *
  * Every importer fills m with source, devices, processes, threads, events (m->events) and
  * regions (NVTX ranges, PyTorch annotations), then calls model_finish_regions. On failure it

@@ -2346,7 +2346,7 @@ bool model_read_text(const char *name, const char *buf, size_t len, run_model *m
 }
 
 /* A run file as users have it, like a trace (trace_input.h): a path, "-" for standard input, a
- * pipe; plain, gzip or zstd, told by content. Read whole, the reader parsing members in its own
+ * pipe; plain, gzip, zstd or xz, told by content. Read whole, the reader parsing members in its own
  * order, but for the "analysis" a report wrote beside the run (member_drop.h): the reader recomputes
  * it, and it is a third of a long run's text. */
 bool model_read_file(const char *path, run_model *m, char *err, size_t errlen)

@@ -1,12 +1,13 @@
 /* A trace to import as users have it: a file, standard input ("-"), a pipe or FIFO (/dev/stdin,
- * <(...)), a device; plain, gzip (torch.profiler's tensorboard handler writes .json.gz) or zstd.
+ * <(...)), a device; plain, gzip (torch.profiler's tensorboard handler writes .json.gz), zstd or
+ * xz (as the large committed samples are).
  * Compression is told by the content's first bytes, never by the name, and undone as the bytes
  * are read, so a trace of any size streams through in bounded memory.
  *
  * The importers read everything through one trace_input: the format is told from its first bytes
  * (ti_peek, which consumes nothing) and then parsed from the same stream, so a pipe, read once,
  * works as a file does. zlib's gz* functions read gzip (and plain bytes unchanged) from any file
- * descriptor; libzstd's streaming decoder sits on top for zstd frames. */
+ * descriptor; libzstd's streaming decoder sits on top for zstd frames, liblzma's for xz streams. */
 #ifndef MMPROF_TRACE_INPUT_H
 #define MMPROF_TRACE_INPUT_H
 
@@ -14,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { TI_PLAIN = 0, TI_GZIP, TI_ZSTD } ti_compression;
+typedef enum { TI_PLAIN = 0, TI_GZIP, TI_ZSTD, TI_XZ } ti_compression;
 
 #define TI_PEEK_MAX 4096 /* what ti_peek can show: the format sniff's window */
 
@@ -26,9 +27,11 @@ typedef struct {
     ti_compression compression;
     void *gz;         /* zlib's gzFile: gzip or plain bytes */
     void *zstd;       /* ZSTD_DStream when the content is zstd */
-    unsigned char *zbuf; /* zstd's compressed bytes, zbuf[zpos, zlen) not yet decoded */
+    void *xz;         /* lzma_stream when the content is xz */
+    unsigned char *zbuf; /* zstd's or xz's compressed bytes, zbuf[zpos, zlen) not yet decoded */
     size_t zpos, zlen, zcap;
     bool zframe_open; /* a zstd frame has begun and not ended */
+    bool xz_end;      /* liblzma said the last xz stream ended whole */
     unsigned char head[TI_PEEK_MAX]; /* content read ahead for ti_peek, handed out first */
     size_t head_pos, head_len;
     bool eof, failed;
@@ -50,7 +53,7 @@ size_t ti_read(trace_input *in, void *buf, size_t n);
 bool ti_failed(const trace_input *in);
 const char *ti_error(const trace_input *in);
 
-/* "gzip" or "zstd" for messages about compressed content; NULL for plain content. */
+/* "gzip", "zstd" or "xz" for messages about compressed content; NULL for plain content. */
 const char *ti_compression_name(const trace_input *in);
 
 #endif
