@@ -190,6 +190,61 @@ static void check_page(const char *name, const char *html, const cJSON *json, ta
     }
 }
 
+/* A number member of o (0 where it is null or missing). */
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The wall-time accounts (analysis.wall_accounts) hold: each account's states sum to its wall; a
+ * launch-bound verdict where launch overhead holds at least half of the idle time, a copy-bound one
+ * where copies hold at least a quarter of the wall; a listed region's verdict is its account's. */
+static void check_accounts(const char *name, const cJSON *root)
+{
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(root, "analysis");
+    const cJSON *accs = cJSON_GetObjectItemCaseSensitive(an, "wall_accounts");
+    const cJSON *regions = cJSON_GetObjectItemCaseSensitive(an, "regions");
+    if (!cJSON_IsArray(accs) || cJSON_GetArraySize(accs) == 0)
+        fail_msg("%s: no wall-time account", name);
+    const cJSON *acc;
+    cJSON_ArrayForEach(acc, accs)
+    {
+        double wall = num(acc, "wall_ms"), sum = 0, idle = 0, launch = 0, copies = 0;
+        const cJSON *st;
+        cJSON_ArrayForEach(st, cJSON_GetObjectItemCaseSensitive(acc, "states"))
+        {
+            double ms = num(st, "ms");
+            const char *group = cJSON_GetObjectItemCaseSensitive(st, "group")->valuestring;
+            sum += ms;
+            idle += cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "gpu")) ? 0 : ms;
+            launch += strcmp(group, "launch") == 0 ? ms : 0;
+            copies += strcmp(group, "copies") == 0 ? ms : 0;
+        }
+        const char *acc_name = cJSON_GetObjectItemCaseSensitive(acc, "name")->valuestring;
+        if (wall > 0 && fabs(sum - wall) > 1e-6 * wall + 1e-6)
+            fail_msg("%s: account %s: its states sum to %.6f ms of its %.6f ms", name, acc_name, sum, wall);
+        const char *verdict = cJSON_GetObjectItemCaseSensitive(acc, "verdict")->valuestring;
+        if (strcmp(verdict, "launch-bound") == 0 && launch < 0.5 * idle)
+            fail_msg("%s: account %s is launch-bound with launches %.3f of %.3f ms idle", name, acc_name, launch, idle);
+        if (strcmp(verdict, "copy-bound") == 0 && copies < 0.25 * wall)
+            fail_msg("%s: account %s is copy-bound with copies %.3f of %.3f ms", name, acc_name, copies, wall);
+        const cJSON *ri = cJSON_GetObjectItemCaseSensitive(acc, "region");
+        const char *scope = cJSON_GetObjectItemCaseSensitive(acc, "scope")->valuestring;
+        if (strcmp(scope, "region") == 0 && cJSON_IsNumber(ri)) {
+            const cJSON *r;
+            cJSON_ArrayForEach(r, regions)
+            {
+                if (num(r, "index") != ri->valuedouble)
+                    continue;
+                const char *rv = cJSON_GetObjectItemCaseSensitive(r, "verdict")->valuestring;
+                if (strcmp(rv, "none") != 0 && strcmp(rv, verdict) != 0)
+                    fail_msg("%s: region %s is %s, its account %s", name, acc_name, rv, verdict);
+            }
+        }
+    }
+}
+
 /* One mmprof command (verb and its files) rendered to HTML, JSON and text, then checked. */
 static void check_command(const char *dir, const char *verb, const char *const *files, int *checked)
 {
@@ -216,6 +271,7 @@ static void check_command(const char *dir, const char *verb, const char *const *
     assert_non_null(root);
     tally t = {0, 0};
     check_page(files[0], page, root, &t);
+    check_accounts(files[0], root);
     print_message("%s: %d figures checked against the JSON\n", files[0], t.checked);
     if (t.unmarked)
         fail_msg("%s: %d figures shown without their place in the JSON (html_fig marks them)", files[0], t.unmarked);

@@ -60,6 +60,7 @@ static char *dup_n(const char *s, size_t n)
     return d;
 }
 
+/* g's longest run of plain characters: none of a wildcard, nor inside a bracket expression. */
 static char *longest_literal(const char *g)
 {
     size_t best = 0, at = 0;
@@ -70,8 +71,15 @@ static char *longest_literal(const char *g)
             at = i;
         }
         i += n;
-        if (g[i])
+        if (g[i] == '[') { /* to its closing ']' (one right after '[' or "[!" is a member) */
+            size_t j = i + 1 + (g[i + 1] == '!');
+            j += g[j] == ']';
+            while (g[j] && g[j] != ']')
+                j++;
+            i = g[j] ? j + 1 : j;
+        } else if (g[i]) {
             i++;
+        }
     }
     return dup_n(g + at, best);
 }

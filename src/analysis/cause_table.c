@@ -19,7 +19,7 @@ const wall_state_def wall_states[WS_COUNT] = {
     [WS_ALLOC] = {"alloc", "GPU idle: the host allocates or frees memory", "allocating", WG_ALLOC},
     [WS_SYNC] = {"sync", "GPU idle: the host synchronises", "synchronising", WG_SYNC},
     [WS_LAUNCH] = {"launch", "GPU idle: launch calls and launch latency", "launch overhead", WG_LAUNCH},
-    [WS_COPY_CALL] = {"copy_call", "GPU idle: the host stages pageable copies", "in copy calls", WG_COPIES},
+    [WS_COPY_CALL] = {"copy_call", "GPU idle: the host in copy calls (staging pageable memory, or waiting)", "in copy calls", WG_COPIES},
     [WS_IO] = {"io", "GPU idle: file or network I/O", "I/O", WG_IO},
     [WS_SLEEP] = {"sleep", "GPU idle: the host sleeps", "sleeping", WG_SLEEP},
     [WS_LOCK] = {"lock", "GPU idle: the host waits on another thread or a lock", "waiting on a thread or lock", WG_LOCK},
@@ -66,6 +66,12 @@ const wall_group_def wall_groups[WG_COUNT] = {
     [WG_UNRECORDED] = {"unrecorded", "not recorded", "not recorded", "widen the capture window to see this time"},
 };
 
+/* Where a Python file lives decides whose it is. A package's file is anchored at the packages
+ * folder ("*-packages/torch/...": site- or dist-packages), never by a bare "/torch/": the H200's
+ * Python itself lives under /opt/torch/.venv. The standard library's file x is STD(x): in its own
+ * folder, lib/python3.N/x, which a file of that name in site-packages or the user's is not. */
+#define STD(x) "*/python3.[0-9][0-9]/" x "|*/python3.[0-9]/" x
+
 /* The load, context, allocation, sync and launch calls by name, as CUPTI records them (without
  * the version suffix) and as Kineto writes them. */
 #define API_LOAD                                                                                            \
@@ -105,7 +111,7 @@ const cause_rule cause_rules[] = {
     {.id = "sync", .state = WS_SYNC, .label = "synchronising with the GPU",
      .advice = "synchronise less often (.item(), .cpu() and torch.cuda.synchronize() per batch, not per "
                "operation); queue the next work before waiting",
-     .api = API_SYNC, .py = "*/torch/cuda/__init__.py:synchronize|*/torch/cuda/streams.py:*synchronize"},
+     .api = API_SYNC, .py = "*-packages/torch/cuda/__init__.py:synchronize|*-packages/torch/cuda/streams.py:*synchronize"},
     {.id = "pageable_copy", .state = WS_COPY_CALL, .label = "staging copies of pageable memory",
      .advice = "pin the host buffers (cudaHostAlloc, pin_memory=True) so copies run asynchronously at full speed"},
     {.id = "copy_to_host", .state = WS_SYNC, .label = "waiting for a copy into pageable host memory",
@@ -115,6 +121,10 @@ const cause_rule cause_rules[] = {
      .advice = "capture the launches in a CUDA graph (torch.cuda.graphs, cudaGraphLaunch), or fuse kernels "
                "(torch.compile)",
      .api = API_LAUNCH},
+    {.id = "copy_call", .state = WS_COPY_CALL, .label = "in synchronous copy calls",
+     .advice = "copy asynchronously (cudaMemcpyAsync from pinned memory) and keep the host working meanwhile",
+     .api = "cudaMemcpy|cudaMemcpy2D*|cudaMemcpy3D*|cudaMemcpyPeer|cudaMemcpyToSymbol|cudaMemcpyFromSymbol|cuMemcpy|"
+            "cuMemcpyHtoD*|cuMemcpyDtoH*|cuMemcpyDtoD*|cuMemcpy2D*|cuMemcpy3D*|cuMemcpyPeer"},
     {.id = "between_kernels", .state = WS_LAUNCH, .label = "between kernels (launch latency, under 10 us)",
      .advice = "fewer, larger kernels (fusion, torch.compile) or a CUDA graph"},
     {.id = "other_api", .state = WS_OTHER_API, .label = "in other CUDA calls"},
@@ -136,54 +146,54 @@ const cause_rule cause_rules[] = {
     {.id = "dataloader", .state = WS_INPUT, .label = "waiting for the DataLoader",
      .advice = "give the DataLoader more workers (num_workers), pin_memory=True and a prefetch_factor, or make "
                "each batch cheaper to load",
-     .py = "*/torch/utils/data/*|*/lightning/pytorch/loops/fetchers.py|*/pytorch_lightning/loops/fetchers.py|"
-           "*/datasets/iterable_dataset.py:*__iter__"},
+     .py = "*-packages/torch/utils/data/*|*-packages/lightning/pytorch/loops/fetchers.py|*-packages/pytorch_lightning/loops/fetchers.py|"
+           "*-packages/datasets/iterable_dataset.py:*__iter__"},
     {.id = "torch_compile", .state = WS_COMPILE, .label = "compiling with torch.compile (dynamo, inductor, Triton)",
      .advice = "compile once and keep the compiled module (avoid recompiles: fixed shapes, or dynamic=True); "
                "keep the compile cache between runs",
-     .py = "*/torch/_dynamo/convert_frame.py|*/torch/_inductor/compile_fx.py|*/torch/_inductor/codecache.py|"
-           "*/torch/_inductor/async_compile.py|*/torch/_inductor/select_algorithm.py|*/torch/_functorch/aot_autograd.py|"
-           "*/torch/_inductor/runtime/triton_heuristics.py:*precompile*|"
-           "*/torch/_inductor/runtime/triton_heuristics.py:*autotune*"},
+     .py = "*-packages/torch/_dynamo/convert_frame.py|*-packages/torch/_inductor/compile_fx.py|*-packages/torch/_inductor/codecache.py|"
+           "*-packages/torch/_inductor/async_compile.py|*-packages/torch/_inductor/select_algorithm.py|*-packages/torch/_functorch/aot_autograd.py|"
+           "*-packages/torch/_inductor/runtime/triton_heuristics.py:*precompile*|"
+           "*-packages/torch/_inductor/runtime/triton_heuristics.py:*autotune*"},
     {.id = "triton_jit", .state = WS_COMPILE, .label = "compiling Triton kernels",
      .advice = "warm up with the real shapes once, and keep Triton's cache (TRITON_CACHE_DIR) between runs",
-     .py = "*/triton/compiler/*|*/triton/runtime/build.py"},
+     .py = "*-packages/triton/compiler/*|*-packages/triton/runtime/build.py"},
     {.id = "numba_jit", .state = WS_COMPILE, .label = "compiling with numba (JIT at the first call)",
      .advice = "compile ahead: give the kernel explicit signatures (eager compilation), cache=True, or call it "
                "once at start-up",
-     .py = "*/numba*/dispatcher.py:*compile*|*/numba*/compiler.py|*/numba*/core/compiler.py"},
+     .py = "*-packages/numba*/dispatcher.py:*compile*|*-packages/numba*/compiler.py|*-packages/numba*/core/compiler.py"},
     {.id = "cupy_compile", .state = WS_COMPILE, .label = "compiling CuPy kernels",
-     .advice = "warm up once; CuPy caches compiled kernels on disk (CUPY_CACHE_DIR)", .py = "*/cupy/cuda/compiler.py"},
+     .advice = "warm up once; CuPy caches compiled kernels on disk (CUPY_CACHE_DIR)", .py = "*-packages/cupy/cuda/compiler.py"},
     {.id = "jax_compile", .state = WS_COMPILE, .label = "compiling with JAX (XLA)",
      .advice = "jit once with fixed shapes and reuse the compiled function",
-     .py = "*/jax/_src/compiler.py|*/jax/_src/interpreters/pxla.py:*compile*|*/jax/_src/dispatch.py:*compile*"},
+     .py = "*-packages/jax/_src/compiler.py|*-packages/jax/_src/interpreters/pxla.py:*compile*|*-packages/jax/_src/dispatch.py:*compile*"},
     {.id = "python_import", .state = WS_IMPORT, .label = "importing",
      .advice = "import once at start-up, before the work you time (move lazy imports to the top)",
-     .py = "<frozen importlib._bootstrap>:_find_and_load|*/importlib/__init__.py:import_module",
+     .py = "<frozen importlib._bootstrap>:_find_and_load|" STD("importlib/__init__.py:import_module"),
      .detail = DETAIL_PACKAGE},
     {.id = "torch_cuda_init", .state = WS_CUDA_INIT, .label = "initialising CUDA in PyTorch",
      .advice = "a one-off start-up cost: initialise CUDA once at start (torch.cuda.init()) before timing",
-     .py = "*/torch/cuda/__init__.py:_lazy_init|*/torch/cuda/__init__.py:init"},
+     .py = "*-packages/torch/cuda/__init__.py:_lazy_init|*-packages/torch/cuda/__init__.py:init"},
     {.id = "cuda_lib_init", .state = WS_CUDA_INIT, .label = "creating a CUDA library handle (cuBLAS, cuDNN, NCCL)",
      .advice = "create library handles once and reuse them",
      .native = "cublasCreate*|cublasLtCreate*|cudnnCreate*|cusparseCreate*|cusolverDnCreate*|cufftPlan*|ncclCommInit*"},
     {.id = "checkpoint_io", .state = WS_IO, .label = "reading or writing files (checkpoints, arrays)",
      .advice = "write checkpoints less often or from a background thread or process; read data in the loader's "
                "workers",
-     .py = "*/torch/serialization.py:save|*/torch/serialization.py:load|*/torch/serialization.py:_save|"
-           "*/torch/serialization.py:_load|*/safetensors/*|*/numpy/lib/_npyio_impl.py|*/numpy/lib/npyio.py|"
-           "*/numpy/lib/format.py|*/pickle.py|*/shutil.py|*/h5py/*|*/torch/distributed/checkpoint/*|"
-           "*/json/__init__.py:dump|*/json/__init__.py:load"},
+     .py = "*-packages/torch/serialization.py:save|*-packages/torch/serialization.py:load|*-packages/torch/serialization.py:_save|"
+           "*-packages/torch/serialization.py:_load|*-packages/safetensors/*|*-packages/numpy/lib/_npyio_impl.py|*-packages/numpy/lib/npyio.py|"
+           "*-packages/numpy/lib/format.py|" STD("pickle.py") "|" STD("shutil.py") "|*-packages/h5py/*|*-packages/torch/distributed/checkpoint/*|"
+           STD("json/__init__.py:dump") "|" STD("json/__init__.py:load")},
     {.id = "network_io", .state = WS_IO, .label = "network I/O (sockets, HTTP)",
      .advice = "move network I/O off the GPU's thread, or overlap it with GPU work",
-     .py = "*/socket.py|*/ssl.py|*/http/client.py|*/urllib/*|*/urllib3/*|*/requests/*"},
+     .py = STD("socket.py") "|" STD("ssl.py") "|" STD("http/client.py") "|" STD("urllib/*") "|*-packages/urllib3/*|*-packages/requests/*"},
     {.id = "select_wait", .state = WS_IO, .label = "waiting on sockets, pipes or other processes (select, poll)",
      .advice = "find what the other end is doing; prefetch so the GPU's thread does not wait",
-     .py = "*/selectors.py:*select|*/multiprocessing/connection.py:*wait|*/multiprocessing/connection.py:*poll|"
-           "*/multiprocessing/connection.py:*recv*",
+     .py = STD("selectors.py:*select") "|" STD("multiprocessing/connection.py:*wait") "|" STD("multiprocessing/connection.py:*poll") "|"
+           STD("multiprocessing/connection.py:*recv*"),
      .want = WANT_WAITING},
     {.id = "sleep", .state = WS_SLEEP, .label = "sleeping", .advice = "remove the sleep, or keep the GPU busy during it",
-     .op = "time.sleep|nanosleep|clock_nanosleep|usleep|sleep", .py = "*/asyncio/tasks.py:sleep",
+     .op = "time.sleep|nanosleep|clock_nanosleep|usleep|sleep", .py = STD("asyncio/tasks.py:sleep"),
      .native = "nanosleep|clock_nanosleep|__nanosleep|__clock_nanosleep|usleep"},
     {.id = "gc", .state = WS_GC, .label = "Python's garbage collection",
      .advice = "allocate fewer short-lived Python objects in the loop; gc.freeze() after start-up, or raise the "
@@ -192,8 +202,8 @@ const cause_rule cause_rules[] = {
      .native = "gc_collect_main|_PyGC_Collect|PyGC_Collect|_Py_RunGC|collect_generations|gc_collect_region|"
                "deduce_unreachable|subtract_refs|move_unreachable"},
     {.id = "thread_wait", .state = WS_LOCK, .label = "waiting on another thread or a lock",
-     .py = "*/threading.py|*/queue.py:Queue.get|*/queue.py:Queue.put|*/concurrent/futures/*|"
-           "*/multiprocessing/pool.py|*/multiprocessing/queues.py:*get",
+     .py = STD("threading.py") "|" STD("queue.py:Queue.get") "|" STD("queue.py:Queue.put") "|" STD("concurrent/futures/*") "|"
+           STD("multiprocessing/pool.py") "|" STD("multiprocessing/queues.py:*get"),
      .native = "pthread_cond_*wait*|pthread_mutex_lock|__lll_lock_wait*|pthread_join|sem_wait|sem_timedwait|"
                "__futex_abstimed_wait*|futex_wait*",
      .op = "pthread_cond_wait|pthread_cond_timedwait|pthread_mutex_lock|pthread_join|sem_wait|sem_timedwait|futex",
@@ -203,14 +213,14 @@ const cause_rule cause_rules[] = {
     /* The main thread waits in backward() while autograd's own thread runs the pass: host work. */
     {.id = "autograd", .state = WS_CPU, .label = "PyTorch's autograd on the host (the backward pass)",
      .advice = "the host is the bottleneck: capture the step in a CUDA graph, or torch.compile it",
-     .py = "*/torch/autograd/__init__.py:backward|*/torch/_tensor.py:Tensor.backward|*/torch/autograd/graph.py",
+     .py = "*-packages/torch/autograd/__init__.py:backward|*-packages/torch/_tensor.py:Tensor.backward|*-packages/torch/autograd/graph.py",
      .tier = TIER_GENERIC},
     {.id = "torch_ops", .state = WS_CPU, .label = "PyTorch operators on the host (dispatch and launch overhead)",
      .advice = "the host is the bottleneck: fewer, larger operations (batching), torch.compile, or a CUDA graph",
-     .py = "*/torch/*", .want = WANT_RUNNING, .tier = TIER_GENERIC},
+     .py = "*-packages/torch/*", .want = WANT_RUNNING, .tier = TIER_GENERIC},
     {.id = "numpy", .state = WS_CPU, .label = "NumPy on the host",
      .advice = "move the array work to the GPU (CuPy, torch), or overlap it with GPU work",
-     .py = "*/numpy/*", .want = WANT_RUNNING, .tier = TIER_GENERIC},
+     .py = "*-packages/numpy/*", .want = WANT_RUNNING, .tier = TIER_GENERIC},
     {.id = "host_cpu", .state = WS_CPU, .label = "computing on the host",
      .advice = "move this host work to the GPU, overlap it with GPU work (a thread, the loader's workers), or do "
                "it once ahead",

@@ -30,11 +30,13 @@ static const char *base_name(const char *path)
 }
 
 /* The Python installation's own files: the standard library under lib/pythonX.Y (or lib64), and
- * whatever a package manager installed beside it. */
+ * whatever a package manager installed beside it; and code with no file of its own ("<frozen
+ * importlib._bootstrap>", "<string>" from exec, as numba's compiler runs it), but for the user's
+ * own typed-in "<stdin>". */
 static bool python_library(const char *file)
 {
     return strstr(file, "/lib/python") || strstr(file, "/lib64/python") || strstr(file, "site-packages/") ||
-           strstr(file, "dist-packages/") || strncmp(file, "<frozen", 7) == 0;
+           strstr(file, "dist-packages/") || (file[0] == '<' && strcmp(file, "<stdin>") != 0);
 }
 
 /* A module the system or a package manager installed: its frames are not the user's even where

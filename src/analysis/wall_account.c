@@ -407,28 +407,35 @@ static bool has_corr(const corr_key *k, size_t n, uint32_t pid, uint32_t corr)
     return corr && n && bsearch(&want, k, n, sizeof *k, cmp_corr);
 }
 
+/* Whether t falls in one of the built-in run's counter passes (its workloads' "counters" phases):
+ * the range profiler replays each launch there, inside the launch call. */
+static bool in_counter_pass(const run_model *m, int64_t t)
+{
+    for (int w = 0; w < m->builtin.nworkloads; w++)
+        for (int k = 0; k < m->builtin.workloads[w].nphases; k++) {
+            const phase *ph = &m->builtin.workloads[w].phases[k];
+            if (strcmp(ph->name, "counters") == 0 && ph->start_ns <= t && t < ph->end_ns)
+                return true;
+        }
+    return false;
+}
+
 /* Every call's row (call_rule[i], by host call index), once for the run. */
 static int32_t *call_rules(const run_model *m)
 {
     const event_list *s = &m->events;
-    size_t n = s->napis + s->nsyncs;
+    size_t n = s->napis + s->nsyncs, nc = s->ncopies ? s->ncopies : 1;
     int32_t *r = spill_alloc((n ? n : 1) * sizeof *r);
-    corr_key *pageable = malloc((s->ncopies ? s->ncopies : 1) * sizeof *pageable);
+    corr_key *pageable = malloc(nc * sizeof *pageable), *to_host = malloc(nc * sizeof *to_host);
     corr_key *replayed = malloc((m->nlaunch_counters ? (size_t)m->nlaunch_counters : 1) * sizeof *replayed);
-    if (!r || !pageable || !replayed) {
+    if (!r || !pageable || !to_host || !replayed) {
         spill_free(r);
         free(pageable);
+        free(to_host);
         free(replayed);
         return NULL;
     }
     size_t np = 0, nr = 0, nd = 0;
-    corr_key *to_host = malloc((s->ncopies ? s->ncopies : 1) * sizeof *to_host);
-    if (!to_host) {
-        spill_free(r);
-        free(pageable);
-        free(replayed);
-        return NULL;
-    }
     for (size_t i = 0; i < s->ncopies; i++)
         if (s->copies[i].dst == MEM_PAGEABLE && s->copies[i].dir == COPY_D2H)
             to_host[nd++] = (corr_key){s->copies[i].pid, s->copies[i].correlation};
@@ -441,6 +448,7 @@ static int32_t *call_rules(const run_model *m)
     qsort(replayed, nr, sizeof *replayed, cmp_corr);
     int sync = cause_rule_find("sync"), page = cause_rule_find("pageable_copy"), wait = cause_rule_find("copy_to_host"),
         launch = cause_rule_find("launch"), replay = cause_rule_find("counter_replay");
+    bool passes = m->source == SOURCE_BUILTIN && m->counters.asked;
     struct {
         const char *name;
         int32_t rule;
@@ -458,13 +466,16 @@ static int32_t *call_rules(const run_model *m)
         }
         int32_t rule = seen[slot].rule;
         /* A copy into pageable memory returns once the data is there: the host waits on the GPU.
-         * One from it (or to it the other way) stages the data through a pinned buffer. */
+         * One from it (or to it the other way) stages the data through a pinned buffer. A launch
+         * the counter pass replayed is mmprof's own work (profile --counters names its launches;
+         * the built-in run's are those of its counter passes). */
         bool copy = a->name && strstr(a->name, "emcpy");
         if (copy && has_corr(to_host, nd, a->pid, a->correlation))
             rule = wait;
         else if (copy && has_corr(pageable, np, a->pid, a->correlation))
             rule = page;
-        else if (rule == launch && has_corr(replayed, nr, a->pid, a->correlation))
+        else if (rule == launch && (has_corr(replayed, nr, a->pid, a->correlation) ||
+                                    (passes && in_counter_pass(m, a->start_ns))))
             rule = replay;
         r[i] = rule;
     }
