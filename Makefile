@@ -284,7 +284,7 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 # Example programs for `mmprof profile` (examples/): ordinary CUDA programs that report their own
 # counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
 EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges \
-            $(BUILD)/examples/host_loop
+            $(BUILD)/examples/host_loop $(BUILD)/examples/causes/launch
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
