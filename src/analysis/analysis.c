@@ -1093,6 +1093,7 @@ bool analyze(const run_model *m, analysis *a)
     /* Where the wall time went: every region's verdict comes from its account. */
     wall_timeline *wt = ok ? wall_timeline_build(m, calls_by_start) : NULL;
     spill_free(calls_by_start);
+    stage_lap(&lap, "analysis: wall-time timeline");
     ok = ok && wt && account_regions(a, wt);
     stage_lap(&lap, "analysis: wall-time accounts of the regions");
     ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
