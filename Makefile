@@ -51,6 +51,9 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
              src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
+# GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
+# run-file member.
+CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -75,6 +78,8 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
               test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle test_key_sort test_rank_select test_member_drop test_json_print test_launch_index test_output_stream test_spill
+# GPU memory over time (issue 37): the model, run file and stream lines.
+UNIT_TESTS += test_memory
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -112,6 +117,8 @@ INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/injec
               src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
               src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c
+# GPU memory over time (issue 37): the model's memory store (model.c frees it).
+INJECT_SRC += src/model/memory_activity.c
 # counters.cpp too (the range profiler, for profile --counters): C++ only for a header, it needs
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o
