@@ -53,7 +53,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
 # GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
 # run-file member.
-CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c
+CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -78,8 +78,8 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_stream_read test_profile test_inject_signal test_devices test_counters test_profile_counters test_ranks \
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
               test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle test_key_sort test_rank_select test_member_drop test_json_print test_launch_index test_output_stream test_spill
-# GPU memory over time (issue 37): the model, run file and stream lines.
-UNIT_TESTS += test_memory
+# GPU memory over time (issue 37): the model, run file and stream lines; the library's live table.
+UNIT_TESTS += test_memory test_mem_live
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -117,8 +117,10 @@ INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/injec
               src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
               src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c
-# GPU memory over time (issue 37): the model's memory store (model.c frees it).
-INJECT_SRC += src/model/memory_activity.c
+# GPU memory over time (issue 37): the model's memory store (model.c frees it), the allocation
+# calls' callbacks and the table of live allocations, the devices' memory through NVML.
+INJECT_SRC += src/model/memory_activity.c src/collect/inject_memory.c src/collect/mem_live.c \
+              src/collect/inject_memory_nvml.c src/collect/nvml_open.c
 # counters.cpp too (the range profiler, for profile --counters): C++ only for a header, it needs
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o
@@ -237,6 +239,8 @@ $(BUILD)/tests/test_page_figures: $(BUILD)/tests/test_page_figures.o $(TEST_CORE
 $(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
 # The injection library's host call tree.
 $(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/collect/host_tree.o
+# The injection library's table of live allocations.
+$(BUILD)/tests/test_mem_live: $(SAN_DIR)/src/collect/mem_live.o
 
 # A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
 # answers); test_nvml finds it beside itself.
@@ -267,6 +271,12 @@ $(BUILD)/tests/host_probe.so: $(BUILD)/pic/tests/host_probe.o $(INJECT_OBJ)
 $(BUILD)/tests/host_probe_main: tests/host_probe_main.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -rdynamic -o $@ $< -ldl
+# GPU memory (issue 37): a program that drives the library's allocation callbacks into an
+# out-of-memory error (tests/test_memory_inject.sh).
+HOST_PROBE += $(BUILD)/tests/memory_probe_main
+$(BUILD)/tests/memory_probe_main: tests/memory_probe_main.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -I$(CUDA)/include -rdynamic -o $@ $< -ldl
 
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
@@ -308,7 +318,7 @@ test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_read_limits.sh readme_quotes.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh \
 	    $(FUZZ_TARGETS)
 
 # README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
