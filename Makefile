@@ -52,8 +52,8 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
 # GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
-# run-file member.
-CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c
+# run-file member, NVML opened for the injection library too, the Kineto importer's memory events.
+CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \

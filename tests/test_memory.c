@@ -1,8 +1,9 @@
 /* GPU memory in the run model (memory_activity.h): the run file's "memory" member written and read
  * back (memory_json.c), through the tree and as a file is read (its events and samples element by
- * element); the record stream's memory lines (stream_format.c) read back by stream_read.c; and two
- * runs merged. Real shapes, invented values: addresses as CUDA hands them out (0x7f..., above
- * 2^53 for one), sizes of a 2 MB caching-allocator segment, CUPTI's kinds. */
+ * element); the record stream's memory lines (stream_format.c) read back by stream_read.c; two runs
+ * merged; a Kineto trace's memory events imported. Real shapes, invented values: addresses as CUDA
+ * hands them out (0x7f..., above 2^53 for one), sizes of a 2 MB caching-allocator segment, CUPTI's
+ * kinds. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "import.h"
 #include "model_json.h"
 #include "model_merge.h"
 #include "stream_format.h"
@@ -287,6 +289,57 @@ static void merged_runs_keep_memory(void **state)
     model_free(&b);
 }
 
+/* PyTorch's memory events imported (src/import/kineto_memory.c) from a trace shaped as
+ * torch.profiler writes one (tests/data/kineto/memory_steps.py made it): every CUDA allocation and
+ * free with the allocator's own totals, at its absolute time (baseTimeNanoseconds added), the
+ * process and thread of the instant; CPU memory left out with a warning; a malformed arg refused
+ * with the event named. */
+static void kineto_memory_events(void **state)
+{
+    (void)state;
+    run_model m;
+    char err[512];
+    if (!import_kineto("tests/data/kineto/memory_steps.json", &m, err, sizeof err))
+        fail_msg("%s", err);
+    const memory_activity *mem = &m.memory;
+    assert_int_equal(mem->nevents, 12);
+    const mem_event *first = &mem->events[0];
+    assert_true(first->ts_ns == 1764460800123456789ll + 1120 * 1000);
+    assert_true(first->op == MEMOP_ALLOC && first->kind == MEM_DEVICE && first->bytes == 4 << 20);
+    assert_true(first->address == 0x7f3a40000000ull && first->pid == 777 && first->tid == 777 && first->device == 0);
+    assert_true(first->total_allocated == 104 << 20 && first->total_reserved == 120 << 20);
+    assert_int_equal(first->correlation, 0);
+    assert_string_equal(memory_name_of(mem, first->allocator), "PyTorch caching allocator");
+    const mem_event *freed = &mem->events[2];
+    assert_true(freed->op == MEMOP_FREE && freed->bytes == 16 << 20 && freed->total_allocated == 104 << 20);
+    int64_t most = 0;
+    for (size_t i = 0; i < mem->nevents; i++)
+        most = mem->events[i].total_allocated > most ? mem->events[i].total_allocated : most;
+    assert_true(most == 132 << 20);
+    bool warned = false;
+    for (int i = 0; i < m.nwarnings; i++)
+        warned |= strstr(m.warnings[i], "4 [memory] events of host (CPU) memory were left out") != NULL;
+    assert_true(warned);
+    model_free(&m);
+
+    /* A malformed arg: the file and the event named. */
+    char *text = read_file("tests/data/kineto/memory_steps.json", NULL);
+    assert_non_null(text);
+    char *at = strstr(text, "\"Bytes\": 4194304");
+    assert_non_null(at);
+    memcpy(at, "\"Bytes\": \"4 MiB\"", strlen("\"Bytes\": 4194304")); /* same length */
+    char *dir = make_temp_dir();
+    char *path = path_in(dir, "bad.json");
+    assert_true(write_text(path, text));
+    assert_false(import_kineto(path, &m, err, sizeof err));
+    if (!strstr(err, "bad.json") || !strstr(err, "traceEvents[") || !strstr(err, "args.Bytes is a string, not a number"))
+        fail_msg("%s", err);
+    free(text);
+    free(path);
+    rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +347,7 @@ int main(void)
         cmocka_unit_test(run_file_refusals),
         cmocka_unit_test(stream_lines_read_back),
         cmocka_unit_test(merged_runs_keep_memory),
+        cmocka_unit_test(kineto_memory_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
