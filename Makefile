@@ -53,7 +53,9 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
 # GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
 # run-file member, NVML opened for the injection library too, the Kineto importer's memory events.
-CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c
+CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c \
+             src/analysis/memory.c src/analysis/memory_sites.c src/analysis/memory_series.c src/analysis/memory_lines.c \
+             src/analysis/memory_steps.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -79,7 +81,7 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
               test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle test_key_sort test_rank_select test_member_drop test_json_print test_launch_index test_output_stream test_spill
 # GPU memory over time (issue 37): the model, run file and stream lines; the library's live table.
-UNIT_TESTS += test_memory test_mem_live
+UNIT_TESTS += test_memory test_mem_live test_memory_analysis
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \

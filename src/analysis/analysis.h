@@ -166,6 +166,7 @@ typedef struct analysis {
     int idle_gaps_unlisted;  /* stretches past the threshold beyond IDLE_GAPS_MAX */
     struct host_analysis *host; /* what the host did in them, and the call sites per kernel
                                  * (host_idle.h); NULL where the run has no host activity */
+    struct memory_analysis *memory; /* GPU memory over time (memory.h); NULL where the run has none */
 } analysis;
 
 #define MAX_LISTED_REGIONS 40

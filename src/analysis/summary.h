@@ -28,6 +28,9 @@ typedef enum {
     FIND_SWEEP,          /* a sweep's answer: from which size the GPU pays off */
     FIND_COUNTERS,       /* what the hardware counters say bounds the kernel that matters most */
     FIND_LAUNCHED_FROM,  /* the line that launched the top kernel (call sites) */
+    FIND_OUT_OF_MEMORY,  /* a failed allocation, with what was live then (memory.h) */
+    FIND_MEMORY_LEAK,    /* memory left live by about the same amount every step */
+    FIND_MEMORY_PEAK,    /* the GPU memory's peak and who held it */
 } finding_kind;
 
 typedef struct {
@@ -35,7 +38,7 @@ typedef struct {
     double weight;        /* order: heaviest first (100: figures may be wrong; 50-100: what bounds the
                            * work, by the share it covers; below 50: comparisons and remedies) */
     metric figure;        /* the figure that decides it */
-    const char *unit;     /* of figure: "ms", "%", "x", "GB/s", "runs" */
+    const char *unit;     /* of figure: "ms", "%", "x", "GB/s", "runs", "MB" */
     char text[FINDING_TEXT];
 } finding;
 
