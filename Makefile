@@ -55,7 +55,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
 # run-file member, NVML opened for the injection library too, the Kineto importer's memory events.
 CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c \
              src/analysis/memory.c src/analysis/memory_sites.c src/analysis/memory_series.c src/analysis/memory_lines.c \
-             src/analysis/memory_steps.c
+             src/analysis/memory_steps.c report/text_memory.c report/html_memory.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -545,6 +545,8 @@ fuzz: fuzz-build
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
 # report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
 TEMPLATES := templates/report.html templates/report.css templates/report.js templates/timeline.css templates/timeline.js
+# GPU memory's bands and tables (issue 37), carried by pages with memory data only.
+TEMPLATES += templates/memory.css templates/memory.js
 HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE)) $(FUZZ_OBJ_DIR)/report/html.o
 
 $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh

@@ -5,7 +5,7 @@
  * time in allocation calls with a driver call inside a runtime one counted once, NVML's readings
  * (of a device with no allocation too), a failed allocation with its live set; the findings that
  * lead the summary; and a Kineto trace's peak equal to its own "Total Allocated" maximum. A run
- * without memory data has no memory analysis and no section. */
+ * without memory data has no memory analysis, no section, and no memory columns in its CSV. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,8 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "csv.h"
+#include "text.h"
 #include "import.h"
 #include "model_json.h"
 #include "memory.h"
@@ -303,6 +305,43 @@ static void no_memory_no_section(void **state)
     model_free(&m);
 }
 
+/* The renderers show memory only where the run has it: the text's section with its tables, the
+ * CSV's memory rows and their columns (a run without memory keeps the columns it always had). */
+static void renderers_show_it_only_with_memory(void **state)
+{
+    (void)state;
+    run_model m, plain;
+    char err[256];
+    if (!import_kineto("tests/data/kineto/memory_steps.json", &m, err, sizeof err) ||
+        !model_read_file("samples/h200-profile-train.json", &plain, err, sizeof err))
+        fail_msg("%s", err);
+    analysis a, b;
+    assert_true(analyze(&m, &a) && analyze(&plain, &b));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    render_text(&a, f, false);
+    fclose(f);
+    assert_non_null(strstr(text, "\nGPU memory  ("));
+    assert_non_null(strstr(text, "    allocated before the record  "));
+    assert_non_null(strstr(text, "ProfilerStep#*  leak per step"));
+    assert_non_null(strstr(text, "\nMemory per range"));
+    free(text);
+    char *csv = render_csv(&a), *plain_csv = render_csv(&b);
+    assert_non_null(csv);
+    assert_non_null(plain_csv);
+    assert_non_null(strstr(csv, ",memory.peak_bytes (B),"));
+    assert_non_null(strstr(csv, "\r\nmemory_leak,,,,train.py:57 (train_step),777,ProfilerStep#*,,,0,,PyTorch caching allocator,"));
+    assert_null(strstr(plain_csv, "memory."));
+    free(csv);
+    free(plain_csv);
+    analysis_free(&a);
+    analysis_free(&b);
+    model_free(&m);
+    model_free(&plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +350,7 @@ int main(void)
         cmocka_unit_test(failure_leads_the_summary),
         cmocka_unit_test(kineto_peak_is_the_trace_total),
         cmocka_unit_test(no_memory_no_section),
+        cmocka_unit_test(renderers_show_it_only_with_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,8 +4,8 @@
 # call them, under `mmprof profile`, into an out-of-memory error, and the run file and the report
 # are checked against the program's own account (the JSON it prints): the failed request, the live
 # set the library wrote at once (count, bytes, each holder by the function that allocated it), a
-# driver call inside a runtime one counted once, a freed allocation gone from the set; and
-# --no-memory keeping none.
+# driver call inside a runtime one counted once, a freed allocation gone from the set; the report
+# leading with it; and --no-memory keeping none.
 #   tests/test_memory_inject.sh BUILD_DIR   (run_tests.sh runs it; prints cmocka-style lines)
 set -u
 build=${1:-build}
@@ -51,6 +51,25 @@ sys.exit(1 if problems else 0)
 EOF
 }
 
+# The report leads with the failure: the request, what was live and its largest holders, by the
+# user's line of each (the analysis' holders against the program's own account).
+report_leads_with_it() {
+    local first
+    first=$(sed -n '/^Summary/{n;p}' "$tmp/oom.txt")
+    [[ $first == " 1. Out of memory at memory_probe_main.c:"*"(grow_cache): cudaMalloc asked 2.15 GB with 4.03 GB"* ]] ||
+        { echo "the summary does not lead with the failure: '$first'"; return 1; }
+    python3 - "$tmp/oom.json" "$tmp/own.json" <<'EOF2'
+import json, re, sys
+run, own = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+(f,) = run["analysis"]["memory"]["failures"]
+by = {re.sub(r".*\((\w+)\)$", r"\1", h["at"]): h["bytes"] for h in f["holders"]}
+ok = f["out_of_memory"] and f["requested_bytes"] == own["asked"] and f["live_bytes"] == own["live_bytes"] and by == own["holders"]
+if not ok:
+    print("failure row", json.dumps(f)[:600], "own", own)
+sys.exit(0 if ok else 1)
+EOF2
+}
+
 # --no-memory: the library keeps no live set and writes no failure; a run of its own refuses it.
 no_memory() {
     "$build/mmprof" profile --no-memory --json "$tmp/off.json" -q -- "$build/tests/memory_probe_main" \
@@ -64,5 +83,6 @@ no_memory() {
 }
 
 run_test live_set_written
+run_test report_leads_with_it
 run_test no_memory
 exit $((failed > 0))
