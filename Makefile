@@ -295,6 +295,10 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 # counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
 EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges \
             $(BUILD)/examples/host_loop
+# GPU memory (issue 37, tests/memory_gpu.sh): every allocator, an out-of-memory death, a GPU-bound
+# loop to kill, the cost benchmark.
+EXAMPLES += $(BUILD)/examples/memory_allocators $(BUILD)/examples/memory_oom $(BUILD)/examples/crash_steps \
+            $(BUILD)/examples/memory_bench
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
@@ -332,10 +336,11 @@ readme: $(BIN)
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
 # compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH), checks profile's
 # capture options on examples/capture_ranges.cu (tests/capture_gpu.sh)
-# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
+# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh), and GPU memory
+# against the programs' own accounts (tests/memory_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh memory_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
