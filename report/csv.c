@@ -365,6 +365,16 @@ static void holder_rows(strbuf *b, const memory_analysis *x, int first, int n, c
     }
 }
 
+/* Ids of a memory row of process pid on device: device its GPU, count its pid. */
+static void pid_device_ids(ids *id, uint32_t pid, uint32_t device)
+{
+    memset(id, 0, sizeof *id);
+    snprintf(id->device, sizeof id->device, "%u", device);
+    id->v[ID_DEVICE] = id->device;
+    snprintf(id->count, sizeof id->count, "%u", pid);
+    id->v[ID_COUNT] = id->count;
+}
+
 static void memory_rows(strbuf *b, const analysis *a)
 {
     const memory_analysis *x = a->memory;
@@ -374,13 +384,9 @@ static void memory_rows(strbuf *b, const analysis *a)
     char name[48];
     for (int i = 0; i < x->nseries; i++) {
         const mem_series *s = &x->series[i];
-        memset(&id, 0, sizeof id);
-        snprintf(id.device, sizeof id.device, "%u", s->device);
-        id.v[ID_DEVICE] = id.device;
+        pid_device_ids(&id, s->pid, s->device);
         snprintf(name, sizeof name, s->device_only ? "device" : "pid %u", s->pid);
         id.v[ID_NAME] = name;
-        snprintf(id.count, sizeof id.count, "%u", s->pid);
-        id.v[ID_COUNT] = id.count;
         row(b, ROW_MEMORY, &id, s);
         holder_rows(b, x, s->first_holder, s->nholders, "by_site", &id);
         holder_rows(b, x, s->first_lib, s->nlibs, "by_allocator", &id);
@@ -392,14 +398,10 @@ static void memory_rows(strbuf *b, const analysis *a)
     }
     for (int i = 0; i < x->nleaks; i++) {
         const mem_leak *l = &x->leaks[i];
-        memset(&id, 0, sizeof id);
+        pid_device_ids(&id, l->pid, l->device);
         id.v[ID_NAME] = l->at;
         id.v[ID_DIRECTION] = l->step;
         id.v[ID_HOST] = l->allocator;
-        snprintf(id.device, sizeof id.device, "%u", l->device);
-        id.v[ID_DEVICE] = id.device;
-        snprintf(id.count, sizeof id.count, "%u", l->pid);
-        id.v[ID_COUNT] = id.count;
         row(b, ROW_MEMORY_LEAK, &id, l);
     }
     for (int i = 0; i < x->nranges; i++) {
@@ -412,14 +414,10 @@ static void memory_rows(strbuf *b, const analysis *a)
     }
     for (int i = 0; i < x->nfailures; i++) {
         const mem_failure_row *f = &x->failures[i];
-        memset(&id, 0, sizeof id);
+        pid_device_ids(&id, f->pid, f->device);
         id.v[ID_NAME] = f->api;
         id.v[ID_DIRECTION] = f->error;
         id.v[ID_HOST] = f->at;
-        snprintf(id.device, sizeof id.device, "%u", f->device);
-        id.v[ID_DEVICE] = id.device;
-        snprintf(id.count, sizeof id.count, "%u", f->pid);
-        id.v[ID_COUNT] = id.count;
         row(b, ROW_MEMORY_FAILURE, &id, f);
         ids at = id;
         holder_rows(b, x, f->first_holder, f->nholders, "at_failure", &at);

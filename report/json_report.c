@@ -657,73 +657,56 @@ static bool holders_json(cJSON *row, const char *key, const analysis *a, int fir
     return arr != NULL;
 }
 
+static bool series_ident(cJSON *row, const analysis *a, int i)
+{
+    const memory_analysis *x = a->memory;
+    const mem_series *s = &x->series[i];
+    return cJSON_AddNumberToObject(row, "pid", s->pid) && cJSON_AddNumberToObject(row, "device", s->device) &&
+           cJSON_AddBoolToObject(row, "device_only", s->device_only) &&
+           cJSON_AddBoolToObject(row, "allocator_totals", s->totals) && cJSON_AddStringToObject(row, "peak_in", s->peak_in) &&
+           holders_json(row, "holders", a, s->first_holder, s->nholders) &&
+           holders_json(row, "allocators", a, s->first_lib, s->nlibs) &&
+           table_rows(row, "timeline", &memory_point_table, x->points + s->first_point, sizeof *x->points, s->npoints,
+                      point_ident, a);
+}
+
+static bool leak_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_leak *l = &a->memory->leaks[i];
+    return cJSON_AddNumberToObject(row, "pid", l->pid) && cJSON_AddNumberToObject(row, "device", l->device) &&
+           cJSON_AddStringToObject(row, "at", l->at) && cJSON_AddStringToObject(row, "allocator", l->allocator) &&
+           cJSON_AddStringToObject(row, "step", l->step) && cJSON_AddBoolToObject(row, "leak_per_step", l->per_step);
+}
+
+static bool range_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_range *r = &a->memory->ranges[i];
+    return (r->region >= 0 ? cJSON_AddNumberToObject(row, "region", r->region) != NULL
+                           : cJSON_AddNullToObject(row, "region") != NULL) &&
+           cJSON_AddStringToObject(row, "name", r->name) && cJSON_AddNumberToObject(row, "pid", r->pid);
+}
+
+static bool failure_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_failure_row *f = &a->memory->failures[i];
+    return cJSON_AddNumberToObject(row, "pid", f->pid) && cJSON_AddNumberToObject(row, "tid", f->tid) &&
+           cJSON_AddNumberToObject(row, "device", f->device) && cJSON_AddBoolToObject(row, "out_of_memory", f->out_of_memory) &&
+           cJSON_AddStringToObject(row, "api", f->api) && cJSON_AddStringToObject(row, "error", f->error) &&
+           cJSON_AddStringToObject(row, "at", f->at) && cJSON_AddStringToObject(row, "in", f->in) &&
+           holders_json(row, "holders", a, f->first_holder, f->nholders);
+}
+
+/* GPU memory (memory.h): analysis.memory, present only where the run has memory data. */
 static bool memory_json(cJSON *an, const analysis *a)
 {
     const memory_analysis *x = a->memory;
     cJSON *mem = cJSON_AddObjectToObject(an, "memory");
-    cJSON *series = mem ? cJSON_AddArrayToObject(mem, "series") : NULL;
-    bool ok = series && cJSON_AddStringToObject(mem, "nvml_why", x->nvml_why);
-    for (int i = 0; ok && i < x->nseries; i++) {
-        const mem_series *s = &x->series[i];
-        cJSON *row, *missing;
-        if (!open_row(series, NULL, &row, &missing))
-            return false;
-        out o = {row, missing, cJSON_AddNumberToObject(row, "pid", s->pid) && cJSON_AddNumberToObject(row, "device", s->device) &&
-                                   cJSON_AddBoolToObject(row, "device_only", s->device_only) &&
-                                   cJSON_AddBoolToObject(row, "allocator_totals", s->totals) &&
-                                   cJSON_AddStringToObject(row, "peak_in", s->peak_in)};
-        put_table(&o, &memory_series_table, s);
-        o.ok = o.ok && holders_json(row, "holders", a, s->first_holder, s->nholders) &&
-               holders_json(row, "allocators", a, s->first_lib, s->nlibs) &&
-               table_rows(row, "timeline", &memory_point_table, x->points + s->first_point, sizeof *x->points, s->npoints,
-                          point_ident, a);
-        ok = close_row(row, missing, o.ok);
-    }
-    cJSON *leaks = ok ? cJSON_AddArrayToObject(mem, "never_freed") : NULL;
-    ok = leaks != NULL;
-    for (int i = 0; ok && i < x->nleaks; i++) {
-        const mem_leak *l = &x->leaks[i];
-        cJSON *row, *missing;
-        if (!open_row(leaks, NULL, &row, &missing))
-            return false;
-        out o = {row, missing, cJSON_AddNumberToObject(row, "pid", l->pid) && cJSON_AddNumberToObject(row, "device", l->device) &&
-                                   cJSON_AddStringToObject(row, "at", l->at) &&
-                                   cJSON_AddStringToObject(row, "allocator", l->allocator) &&
-                                   cJSON_AddStringToObject(row, "step", l->step) &&
-                                   cJSON_AddBoolToObject(row, "leak_per_step", l->per_step)};
-        put_table(&o, &memory_leak_table, l);
-        ok = close_row(row, missing, o.ok);
-    }
-    cJSON *ranges = ok ? cJSON_AddArrayToObject(mem, "ranges") : NULL;
-    ok = ranges != NULL;
-    for (int i = 0; ok && i < x->nranges; i++) {
-        const mem_range *r = &x->ranges[i];
-        cJSON *row, *missing;
-        if (!open_row(ranges, NULL, &row, &missing))
-            return false;
-        out o = {row, missing, (r->region >= 0 ? cJSON_AddNumberToObject(row, "region", r->region) != NULL
-                                               : cJSON_AddNullToObject(row, "region") != NULL) &&
-                                   cJSON_AddStringToObject(row, "name", r->name) && cJSON_AddNumberToObject(row, "pid", r->pid)};
-        put_table(&o, &memory_range_table, r);
-        ok = close_row(row, missing, o.ok);
-    }
-    cJSON *failures = ok ? cJSON_AddArrayToObject(mem, "failures") : NULL;
-    ok = failures != NULL;
-    for (int i = 0; ok && i < x->nfailures; i++) {
-        const mem_failure_row *f = &x->failures[i];
-        cJSON *row, *missing;
-        if (!open_row(failures, NULL, &row, &missing))
-            return false;
-        out o = {row, missing, cJSON_AddNumberToObject(row, "pid", f->pid) && cJSON_AddNumberToObject(row, "tid", f->tid) &&
-                                   cJSON_AddNumberToObject(row, "device", f->device) &&
-                                   cJSON_AddBoolToObject(row, "out_of_memory", f->out_of_memory) &&
-                                   cJSON_AddStringToObject(row, "api", f->api) && cJSON_AddStringToObject(row, "error", f->error) &&
-                                   cJSON_AddStringToObject(row, "at", f->at) && cJSON_AddStringToObject(row, "in", f->in)};
-        put_table(&o, &memory_failure_table, f);
-        o.ok = o.ok && holders_json(row, "holders", a, f->first_holder, f->nholders);
-        ok = close_row(row, missing, o.ok);
-    }
-    return ok;
+    return mem && cJSON_AddStringToObject(mem, "nvml_why", x->nvml_why) &&
+           table_rows(mem, "series", &memory_series_table, x->series, sizeof *x->series, x->nseries, series_ident, a) &&
+           table_rows(mem, "never_freed", &memory_leak_table, x->leaks, sizeof *x->leaks, x->nleaks, leak_ident, a) &&
+           table_rows(mem, "ranges", &memory_range_table, x->ranges, sizeof *x->ranges, x->nranges, range_ident, a) &&
+           table_rows(mem, "failures", &memory_failure_table, x->failures, sizeof *x->failures, x->nfailures,
+                      failure_ident, a);
 }
 
 /* "analysis" after its regions. */

@@ -361,6 +361,21 @@ static bool read_sample(mreader *r, memory_activity *m, const cJSON *rec)
 
 typedef bool (*record_reader)(mreader *r, memory_activity *m, const cJSON *rec);
 
+typedef struct {
+    mreader *r;
+    memory_activity *m;
+    record_reader read;
+    int width;
+} records;
+
+static bool one_record(void *ctx, const cJSON *rec, int index)
+{
+    records *c = ctx;
+    c->r->index = index;
+    return cJSON_IsArray(rec) && cJSON_GetArraySize(rec) == c->width ? c->read(c->r, c->m, rec)
+                                                                       : fail(c->r, -1, "expected an array of %d values", c->width);
+}
+
 /* Array key of o (or of split, where it has it), each element a record of width values. */
 static bool read_records(mreader *r, const cJSON *o, const host_split *split, const char *key, int width,
                          memory_activity *m, record_reader read)
@@ -368,23 +383,10 @@ static bool read_records(mreader *r, const cJSON *o, const host_split *split, co
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsArray(arr))
         return fail(r, -1, "%s: %s", key, arr ? "expected an array" : "missing");
-    int n = split ? split->count(split->ctx, key) : -1;
     r->array = key;
-    r->index = 0;
-    const cJSON *e = n < 0 ? arr->child : NULL;
-    for (; n < 0 ? e != NULL : r->index < n; r->index++) {
-        cJSON *parsed = n < 0 ? NULL : split->element(split->ctx, key, r->index);
-        if (n >= 0 && !parsed)
-            return false; /* the split's error stands */
-        const cJSON *rec = n < 0 ? e : parsed;
-        bool ok = cJSON_IsArray(rec) && cJSON_GetArraySize(rec) == width ? read(r, m, rec)
-                                                                           : fail(r, -1, "expected an array of %d values", width);
-        cJSON_Delete(parsed);
-        if (!ok)
-            return false;
-        if (n < 0)
-            e = e->next;
-    }
+    records c = {r, m, read, width};
+    if (!json_records_each(arr, split, key, one_record, &c))
+        return false;
     r->array = NULL;
     return true;
 }
