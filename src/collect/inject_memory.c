@@ -171,7 +171,11 @@ void inject_memory_pause(bool pause)
     __atomic_store_n(&paused, pause, __ATOMIC_RELAXED);
     if (!pause)
         __atomic_fetch_add(&epoch, 1, __ATOMIC_RELAXED);
-    enable_callbacks(!pause);
+    /* Off in CUPTI too, as the sites' pause does (a callback returning at once is still CUPTI's
+     * call), but not under a capture: it enabled the runtime's whole domain to count the calls
+     * outside its windows, and these callbacks are part of it; the flag covers them then. */
+    if (!inject_capture_init())
+        enable_callbacks(!pause);
     inject_memory_kinds(!pause);
 }
 
