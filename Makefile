@@ -56,6 +56,11 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
 CORE_SRC  += src/analysis/cause_table.c src/analysis/cause_match.c src/analysis/wall_account.c src/analysis/accounts.c \
              report/text_account.c report/html_account.c
 UNIT_TESTS_ACCOUNT := test_causes
+# GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
+# run-file member, NVML opened for the injection library too, the Kineto importer's memory events.
+CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c \
+             src/analysis/memory.c src/analysis/memory_sites.c src/analysis/memory_series.c src/analysis/memory_lines.c \
+             src/analysis/memory_steps.c report/text_memory.c report/html_memory.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
 RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
@@ -83,6 +88,8 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
               test_page_figures test_region_tracker test_cupti_records test_overlap test_no_placeholders \
               test_hta_parity test_idle_causes test_capture_cli test_capture_control test_train_steps test_host_tree test_symbolize test_host_idle test_key_sort test_rank_select test_member_drop test_json_print test_launch_index test_output_stream test_spill
 UNIT_TESTS += $(UNIT_TESTS_ACCOUNT)
+# GPU memory over time (issue 37): the model, run file and stream lines; the library's live table.
+UNIT_TESTS += test_memory test_mem_live test_memory_analysis
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -121,6 +128,10 @@ INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/injec
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
               src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c \
               src/collect/inject_pyhooks.c
+# GPU memory over time (issue 37): the model's memory store (model.c frees it), the allocation
+# calls' callbacks and the table of live allocations, the devices' memory through NVML.
+INJECT_SRC += src/model/memory_activity.c src/collect/inject_memory.c src/collect/mem_live.c \
+              src/collect/inject_memory_nvml.c src/collect/nvml_open.c
 # counters.cpp too (the range profiler, for profile --counters): C++ only for a header, it needs
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o
@@ -239,6 +250,8 @@ $(BUILD)/tests/test_page_figures: $(BUILD)/tests/test_page_figures.o $(TEST_CORE
 $(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
 # The injection library's host call tree.
 $(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/collect/host_tree.o
+# The injection library's table of live allocations.
+$(BUILD)/tests/test_mem_live: $(SAN_DIR)/src/collect/mem_live.o
 
 # A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
 # answers); test_nvml finds it beside itself.
@@ -269,6 +282,12 @@ $(BUILD)/tests/host_probe.so: $(BUILD)/pic/tests/host_probe.o $(INJECT_OBJ)
 $(BUILD)/tests/host_probe_main: tests/host_probe_main.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -rdynamic -o $@ $< -ldl
+# GPU memory (issue 37): a program that drives the library's allocation callbacks into an
+# out-of-memory error (tests/test_memory_inject.sh).
+HOST_PROBE += $(BUILD)/tests/memory_probe_main
+$(BUILD)/tests/memory_probe_main: tests/memory_probe_main.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -I$(CUDA)/include -rdynamic -o $@ $< -ldl
 
 # The kernel ladder's tuning harness (tests/ladder_tune.cu): the ladder workloads and candidate
 # tile shapes of its top kernels, verified and timed beside cuBLAS in one process. Built by
@@ -285,6 +304,10 @@ $(LADDER_TUNE): tests/ladder_tune.cu $(wildcard cuda/ladder_*.cuh) $(LADDER_OBJ)
 # counts and cudaEvent times, which tests/test_profile_gpu.c compares with what mmprof recorded.
 EXAMPLES := $(BUILD)/examples/copies_and_streams $(BUILD)/examples/counter_kernels $(BUILD)/examples/capture_ranges \
             $(BUILD)/examples/host_loop $(BUILD)/examples/causes/launch
+# GPU memory (issue 37, tests/memory_gpu.sh): every allocator, an out-of-memory death, a GPU-bound
+# loop to kill, the cost benchmark.
+EXAMPLES += $(BUILD)/examples/memory_allocators $(BUILD)/examples/memory_oom $(BUILD)/examples/crash_steps \
+            $(BUILD)/examples/memory_bench
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 -g $(GENCODE) -Xcompiler -Wall,-Wextra -o $@ $< -ldl
@@ -310,7 +333,7 @@ test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_read_limits.sh readme_quotes.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh \
 	    $(FUZZ_TARGETS)
 
 # README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
@@ -322,10 +345,11 @@ readme: $(BIN)
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
 # compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH), checks profile's
 # capture options on examples/capture_ranges.cu (tests/capture_gpu.sh)
-# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
+# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh), and GPU memory
+# against the programs' own accounts (tests/memory_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh memory_gpu.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
@@ -535,6 +559,8 @@ fuzz: fuzz-build
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
 # report never needs the source tree at run time. Whichever builds of html.o exist get the rule.
 TEMPLATES := templates/report.html templates/report.css templates/report.js templates/timeline.css templates/timeline.js
+# GPU memory's bands and tables (issue 37), carried by pages with memory data only.
+TEMPLATES += templates/memory.css templates/memory.js
 HTML_OBJ  := $(filter %/report/html.o,$(CORE_OBJ) $(SAN_CORE)) $(FUZZ_OBJ_DIR)/report/html.o
 
 $(BUILD)/gen/templates.h: $(TEMPLATES) templates/embed.sh

@@ -22,7 +22,8 @@
  * made from (name the target, direction its kind, count its calls with a site, host the line).
  * Then one account row per wall-time account and one account_state row per state of it
  * (account_rows says what their columns hold).
- * The first columns say what a row is; then each registry
+ * Where the run has GPU memory data, its rows last (memory_rows says which) and their tables'
+ * columns after the others; a run without it has neither. The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
  * the others. A figure that was not measured is an empty field: its reason is in the JSON output.
  * Numbers are written as the registry writes data (metric_format_data: 10 significant digits),
@@ -34,6 +35,7 @@
 
 #include "devices.h"
 #include "host_idle.h"
+#include "memory.h"
 #include "strbuf.h"
 
 /* The registry tables, in column order, and what each row kind fills. */
@@ -41,14 +43,22 @@ typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
     ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE,
-    ROW_ACCOUNT, ROW_ACCOUNT_STATE, NROWS
+    ROW_ACCOUNT, ROW_ACCOUNT_STATE, NROWS,
+    /* GPU memory's rows, and their columns, only in a run with memory data (memory.h), so a run
+     * without it keeps the columns it always had */
+    ROW_MEMORY = NROWS, ROW_MEMORY_HOLDER, ROW_MEMORY_POINT, ROW_MEMORY_LEAK, ROW_MEMORY_RANGE, ROW_MEMORY_FAILURE,
+    NROWS_ALL
 } row_kind;
 
-static const char *const row_names[NROWS] = {"run", "region", "kernel", "copy", "api", "workload", "device",
-                                             "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
-                                             "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
-                                             "idle_breakdown", "host_sampling", "host_view", "host_function",
-                                             "call_site", "account", "account_state"};
+static const char *const row_names[NROWS_ALL] = {"run", "region", "kernel", "copy", "api", "workload", "device",
+                                                 "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
+                                                 "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
+                                                 "idle_breakdown", "host_sampling", "host_view", "host_function",
+                                                 "call_site", "account", "account_state", "memory", "memory_holder",
+                                                 "memory_point", "memory_leak", "memory_range", "memory_failure"};
+
+/* The row kinds whose columns this output has: NROWS, or NROWS_ALL with memory data. */
+static _Thread_local int row_kinds = NROWS;
 
 static const metric_table *table_of(row_kind k)
 {
@@ -77,6 +87,12 @@ static const metric_table *table_of(row_kind k)
     case ROW_RANK:
     case ROW_GPU: return &rank_share_table;
     case ROW_STRAGGLER: return &straggler_table;
+    case ROW_MEMORY: return &memory_series_table;
+    case ROW_MEMORY_HOLDER: return &memory_holder_table;
+    case ROW_MEMORY_POINT: return &memory_point_table;
+    case ROW_MEMORY_LEAK: return &memory_leak_table;
+    case ROW_MEMORY_RANGE: return &memory_range_table;
+    case ROW_MEMORY_FAILURE: return &memory_failure_table;
     default: return &device_peaks_table;
     }
 }
@@ -116,7 +132,7 @@ static void header(strbuf *b)
 {
     for (int i = 0; i < NID; i++)
         field(b, id_cols[i], i == 0);
-    for (int k = 0; k < NROWS; k++) {
+    for (int k = 0; k < row_kinds; k++) {
         const metric_table *t = table_of((row_kind)k);
         for (int i = 0; i < t->n; i++) {
             char name[96];
@@ -135,7 +151,7 @@ static void row(strbuf *b, row_kind kind, const ids *id, const void *figures)
 {
     for (int i = 0; i < NID; i++)
         field(b, i == 0 ? row_names[kind] : id->v[i], i == 0);
-    for (int k = 0; k < NROWS; k++) {
+    for (int k = 0; k < row_kinds; k++) {
         const metric_table *t = table_of((row_kind)k);
         for (int i = 0; i < t->n; i++) {
             sb_add(b, ",");
@@ -370,11 +386,89 @@ static void account_rows(strbuf *b, const analysis *a)
     }
 }
 
+/* GPU memory (memory.h): a memory row per process and device (device its GPU, count its pid, name
+ * "pid N"), after each its holders at the peak (name the call site, direction "by_site"; the
+ * libraries: "by_allocator", host the library) and its timeline's points (direction "timeline");
+ * a memory_leak row per call site never freed (name the site, direction the step range, host the
+ * library); a memory_range row per range and group (the listed region's columns, or name the
+ * group's); a memory_failure row per failed allocation (name the call, direction its error,
+ * host its site, count the pid) with its holders (direction "at_failure"). */
+static void holder_rows(strbuf *b, const memory_analysis *x, int first, int n, const char *how, const ids *of)
+{
+    for (int i = first; i < first + n; i++) {
+        ids id = *of;
+        id.v[ID_NAME] = x->holders[i].at;
+        id.v[ID_DIRECTION] = how;
+        id.v[ID_HOST] = x->holders[i].allocator;
+        row(b, ROW_MEMORY_HOLDER, &id, &x->holders[i]);
+    }
+}
+
+/* Ids of a memory row of process pid on device: device its GPU, count its pid. */
+static void pid_device_ids(ids *id, uint32_t pid, uint32_t device)
+{
+    memset(id, 0, sizeof *id);
+    snprintf(id->device, sizeof id->device, "%u", device);
+    id->v[ID_DEVICE] = id->device;
+    snprintf(id->count, sizeof id->count, "%u", pid);
+    id->v[ID_COUNT] = id->count;
+}
+
+static void memory_rows(strbuf *b, const analysis *a)
+{
+    const memory_analysis *x = a->memory;
+    if (!x)
+        return;
+    ids id;
+    char name[48];
+    for (int i = 0; i < x->nseries; i++) {
+        const mem_series *s = &x->series[i];
+        pid_device_ids(&id, s->pid, s->device);
+        snprintf(name, sizeof name, s->device_only ? "device" : "pid %u", s->pid);
+        id.v[ID_NAME] = name;
+        row(b, ROW_MEMORY, &id, s);
+        holder_rows(b, x, s->first_holder, s->nholders, "by_site", &id);
+        holder_rows(b, x, s->first_lib, s->nlibs, "by_allocator", &id);
+        for (int p = s->first_point; p < s->first_point + s->npoints; p++) {
+            ids pt = id;
+            pt.v[ID_DIRECTION] = "timeline";
+            row(b, ROW_MEMORY_POINT, &pt, &x->points[p]);
+        }
+    }
+    for (int i = 0; i < x->nleaks; i++) {
+        const mem_leak *l = &x->leaks[i];
+        pid_device_ids(&id, l->pid, l->device);
+        id.v[ID_NAME] = l->at;
+        id.v[ID_DIRECTION] = l->step;
+        id.v[ID_HOST] = l->allocator;
+        row(b, ROW_MEMORY_LEAK, &id, l);
+    }
+    for (int i = 0; i < x->nranges; i++) {
+        const mem_range *r = &x->ranges[i];
+        if (r->region >= 0)
+            region_ids(a->m, r->region, &id);
+        else
+            memset(&id, 0, sizeof id), id.v[ID_NAME] = r->name;
+        row(b, ROW_MEMORY_RANGE, &id, r);
+    }
+    for (int i = 0; i < x->nfailures; i++) {
+        const mem_failure_row *f = &x->failures[i];
+        pid_device_ids(&id, f->pid, f->device);
+        id.v[ID_NAME] = f->api;
+        id.v[ID_DIRECTION] = f->error;
+        id.v[ID_HOST] = f->at;
+        row(b, ROW_MEMORY_FAILURE, &id, f);
+        ids at = id;
+        holder_rows(b, x, f->first_holder, f->nholders, "at_failure", &at);
+    }
+}
+
 char *render_csv(const analysis *a)
 {
     const run_model *m = a->m;
     strbuf b;
     sb_init(&b);
+    row_kinds = a->memory ? NROWS_ALL : NROWS;
     header(&b);
     ids id;
     memset(&id, 0, sizeof id);
@@ -444,5 +538,6 @@ char *render_csv(const analysis *a)
     idle_rows(&b, a);
     host_rows(&b, a);
     account_rows(&b, a);
+    memory_rows(&b, a);
     return sb_finish(&b);
 }

@@ -71,6 +71,10 @@ static const page_section page_sections[] = {
      "Which line of the program each kernel, copy and call was made from: the host stack at the call, named by its "
      "innermost frame in the program's own code (not the Python installation, site-packages or system libraries).",
      false},
+    {SEC_MEMORY, html_memory,
+     "GPU memory: live bytes are device memory allocated and not yet freed (from CUPTI's records, or the allocator's "
+     "own totals in a PyTorch trace), reserved what the allocators hold from the driver, and in use what NVML read "
+     "of the whole device. The bands over time are under the timeline.", false},
     {SEC_WORKLOADS, html_workloads,
      "One product is one n&times;n multiply as a program would run it once: copy A and B in, multiply (the median of "
      "the timed launches), copy C out. Verified against an FP64 OpenBLAS product.", true},
@@ -85,7 +89,7 @@ static const page_section page_sections[] = {
 /* The page's order: a built-in run's as above; a timeline (an import, a profiled program) has no
  * built-in workloads, so its regions and ranks come right after the summary. */
 static const section_id timeline_first[] = {SEC_FINDINGS, SEC_ACCOUNT, SEC_CAPTURE, SEC_REGIONS, SEC_CALL_SITES,
-                                             SEC_RANKS};
+                                             SEC_MEMORY, SEC_RANKS};
 
 static const page_section *page_section_of(section_id id)
 {
@@ -227,6 +231,8 @@ static void sec_css(html_ctx *x)
     sb_add(x->b, tpl_report_css);
     if (timeline_page(x->a->m))
         sb_add(x->b, tpl_timeline_css);
+    if (x->a->memory) /* GPU memory's: only on pages that have it, so the others stay as they were */
+        sb_add(x->b, tpl_memory_css);
 }
 
 /* The timeline's script only on a page that has its data: a built-in run's and a sweep's pages
@@ -234,8 +240,11 @@ static void sec_css(html_ctx *x)
 static void sec_script(html_ctx *x)
 {
     sb_add(x->b, tpl_report_js);
-    if (timeline_page(x->a->m) && html_section_shown(x->a, SEC_TIMELINE))
+    if (timeline_page(x->a->m) && html_section_shown(x->a, SEC_TIMELINE)) {
         sb_add(x->b, tpl_timeline_js);
+        if (x->a->memory)
+            sb_add(x->b, tpl_memory_js);
+    }
 }
 
 /* The template's slots. Those marked last are filled after all the others: the notes list the

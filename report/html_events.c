@@ -13,7 +13,9 @@
  * driver call inside it nest the same way), and its host samples (a tick per sample, the stack on
  * hover; host_where.h names the frames); a launch with a recorded call site says the line it was
  * made from on hover. Render only: every mark is a model event, and nothing here is a figure of
- * the analysis. */
+ * the analysis; but for GPU memory's bands under the tracks, where the run has memory data: the
+ * analysis' timeline of each process and device (memory.h), drawn as it computed it. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@
 
 #include "host_where.h"
 #include "html_parts.h"
+#include "memory.h"
 #include "trace.h"
 
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
@@ -578,6 +581,61 @@ static void html_ms(strbuf *b, int64_t ns)
     sb_printf(b, "%.3f ms", (double)ns / 1e6); /* an event's time, as the model has it */
 }
 
+/* A column of a memory band's values: a number, or null where n/a. */
+static void mem_column(strbuf *o, const char *key, const memory_analysis *x, const mem_series *s, size_t field)
+{
+    sb_printf(o, ",\"%s\":[", key);
+    for (int i = 0; i < s->npoints; i++) {
+        const metric *v = (const metric *)((const char *)&x->points[s->first_point + i] + field);
+        if (v->ok)
+            sb_printf(o, "%s%.0f", i ? "," : "", v->v);
+        else
+            sb_add(o, i ? ",null" : "null");
+    }
+    sb_add(o, "]");
+}
+
+/* GPU memory under the timeline (memory.h): a band per process and device from the analysis'
+ * timeline, the most live, reserved and in-use bytes of each bucket, its start as a difference
+ * from the previous one's, as the tracks' starts are; drawn by templates/memory.js, which follows
+ * the timeline's view. */
+static void memory_bands(strbuf *o, const analysis *a, int64_t t0, int64_t span)
+{
+    const memory_analysis *x = a->memory;
+    if (!x)
+        return;
+    sb_add(o, "<figure class=\"tl-events\" id=\"tl-memory\">\n<p class=\"tl-nojs\">GPU memory over time is drawn by "
+              "the page's script, which needs JavaScript; the Memory section has its figures.</p>\n<div class=\"tl-box\">"
+              "<canvas class=\"tl-canvas\" role=\"img\" aria-label=\"GPU memory over time, per process and device, "
+              "under the timeline\"></canvas></div>\n<figcaption class=\"key\"><span class=\"sw mlive\"></span>live "
+              "<span class=\"sw mres\"></span>reserved <span class=\"sw mused\"></span>in use on the device (NVML): "
+              "the most of each of 400 buckets of the run</figcaption>\n</figure>\n");
+    sb_printf(o, "<script type=\"application/json\" id=\"tl-mem\">{\"span\":%lld,\"bands\":[", (long long)span);
+    for (int si = 0; si < x->nseries; si++) {
+        const mem_series *s = &x->series[si];
+        char label[96];
+        if (s->device_only)
+            snprintf(label, sizeof label, "GPU %u memory (the device, NVML)", s->device);
+        else
+            snprintf(label, sizeof label, "GPU %u memory of process %u", s->device, s->pid);
+        sb_add(o, si ? ",\n{\"l\":" : "\n{\"l\":");
+        json_str(o, label);
+        sb_add(o, ",\"s\":[");
+        int64_t prev = t0;
+        for (int i = 0; i < s->npoints; i++) {
+            int64_t t = x->points[s->first_point + i].t_ns;
+            sb_printf(o, "%s%lld", i ? "," : "", (long long)(t - prev));
+            prev = t;
+        }
+        sb_add(o, "]");
+        mem_column(o, "v", x, s, offsetof(mem_point, live_bytes));
+        mem_column(o, "r", x, s, offsetof(mem_point, reserved_bytes));
+        mem_column(o, "u", x, s, offsetof(mem_point, device_used_bytes));
+        sb_add(o, "}");
+    }
+    sb_add(o, "]}</script>\n");
+}
+
 void html_event_timeline(html_ctx *x)
 {
     const run_model *m = x->a->m;
@@ -720,6 +778,7 @@ void html_event_timeline(html_ctx *x)
         first += n;
     }
     sb_add(o, "]}</script>\n");
+    memory_bands(o, x->a, t0, t1 - t0);
 done:
     free(b.t);
     free(b.it);

@@ -82,6 +82,7 @@ void html_sweep(html_ctx *x);      /* html_sweep.c: a run of several sizes */
 void html_devices(html_ctx *x);    /* html_devices.c: a --devices run */
 void html_sites(html_ctx *x);      /* html_sites.c: the call sites per kernel */
 void html_account(html_ctx *x);    /* html_account.c: where the wall-clock time went */
+void html_memory(html_ctx *x);     /* html_memory.c: GPU memory's peaks, holders, leaks, failures */
 /* html_sites.c: a table cell saying where the host was in a window (a host_view per source,
  * host_where.h), its figures marked under path (the window's row in the JSON). */
 void html_host_cell(html_ctx *x, const host_view v[HOST_NFROM], const char *path);

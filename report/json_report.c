@@ -13,6 +13,7 @@
 #include "devices.h"
 #include "fd_write.h"
 #include "host_idle.h"
+#include "memory.h"
 #include "model_json.h"
 #include "json_writer.h"
 #include "strbuf.h"
@@ -692,6 +693,87 @@ static bool analysis_head(cJSON *an, const analysis *a)
     return o.ok;
 }
 
+/* GPU memory (memory.h): its rows, each with what names it. */
+static bool holder_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_holder *h = &a->memory->holders[i];
+    return cJSON_AddStringToObject(row, "at", h->at) && cJSON_AddStringToObject(row, "allocator", h->allocator);
+}
+
+static bool point_ident(cJSON *row, const analysis *a, int i)
+{
+    (void)row, (void)a, (void)i;
+    return true;
+}
+
+static bool holders_json(cJSON *row, const char *key, const analysis *a, int first, int n)
+{
+    const memory_analysis *x = a->memory;
+    cJSON *arr = cJSON_AddArrayToObject(row, key);
+    for (int i = first; arr && i < first + n; i++) {
+        cJSON *h, *missing;
+        if (!open_row(arr, NULL, &h, &missing))
+            return false;
+        out o = {h, missing, holder_ident(h, a, i)};
+        put_table(&o, &memory_holder_table, &x->holders[i]);
+        if (!close_row(h, missing, o.ok))
+            return false;
+    }
+    return arr != NULL;
+}
+
+static bool series_ident(cJSON *row, const analysis *a, int i)
+{
+    const memory_analysis *x = a->memory;
+    const mem_series *s = &x->series[i];
+    return cJSON_AddNumberToObject(row, "pid", s->pid) && cJSON_AddNumberToObject(row, "device", s->device) &&
+           cJSON_AddBoolToObject(row, "device_only", s->device_only) &&
+           cJSON_AddBoolToObject(row, "allocator_totals", s->totals) && cJSON_AddStringToObject(row, "peak_in", s->peak_in) &&
+           holders_json(row, "holders", a, s->first_holder, s->nholders) &&
+           holders_json(row, "allocators", a, s->first_lib, s->nlibs) &&
+           table_rows(row, "timeline", &memory_point_table, x->points + s->first_point, sizeof *x->points, s->npoints,
+                      point_ident, a);
+}
+
+static bool leak_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_leak *l = &a->memory->leaks[i];
+    return cJSON_AddNumberToObject(row, "pid", l->pid) && cJSON_AddNumberToObject(row, "device", l->device) &&
+           cJSON_AddStringToObject(row, "at", l->at) && cJSON_AddStringToObject(row, "allocator", l->allocator) &&
+           cJSON_AddStringToObject(row, "step", l->step) && cJSON_AddBoolToObject(row, "leak_per_step", l->per_step);
+}
+
+static bool range_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_range *r = &a->memory->ranges[i];
+    return (r->region >= 0 ? cJSON_AddNumberToObject(row, "region", r->region) != NULL
+                           : cJSON_AddNullToObject(row, "region") != NULL) &&
+           cJSON_AddStringToObject(row, "name", r->name) && cJSON_AddNumberToObject(row, "pid", r->pid);
+}
+
+static bool failure_ident(cJSON *row, const analysis *a, int i)
+{
+    const mem_failure_row *f = &a->memory->failures[i];
+    return cJSON_AddNumberToObject(row, "pid", f->pid) && cJSON_AddNumberToObject(row, "tid", f->tid) &&
+           cJSON_AddNumberToObject(row, "device", f->device) && cJSON_AddBoolToObject(row, "out_of_memory", f->out_of_memory) &&
+           cJSON_AddStringToObject(row, "api", f->api) && cJSON_AddStringToObject(row, "error", f->error) &&
+           cJSON_AddStringToObject(row, "at", f->at) && cJSON_AddStringToObject(row, "in", f->in) &&
+           holders_json(row, "holders", a, f->first_holder, f->nholders);
+}
+
+/* GPU memory (memory.h): analysis.memory, present only where the run has memory data. */
+static bool memory_json(cJSON *an, const analysis *a)
+{
+    const memory_analysis *x = a->memory;
+    cJSON *mem = cJSON_AddObjectToObject(an, "memory");
+    return mem && cJSON_AddStringToObject(mem, "nvml_why", x->nvml_why) &&
+           table_rows(mem, "series", &memory_series_table, x->series, sizeof *x->series, x->nseries, series_ident, a) &&
+           table_rows(mem, "never_freed", &memory_leak_table, x->leaks, sizeof *x->leaks, x->nleaks, leak_ident, a) &&
+           table_rows(mem, "ranges", &memory_range_table, x->ranges, sizeof *x->ranges, x->nranges, range_ident, a) &&
+           table_rows(mem, "failures", &memory_failure_table, x->failures, sizeof *x->failures, x->nfailures,
+                      failure_ident, a);
+}
+
 /* "analysis" after its regions. */
 static bool analysis_tail(cJSON *an, const analysis *a)
 {
@@ -712,6 +794,8 @@ static bool analysis_tail(cJSON *an, const analysis *a)
     if (!table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
         return false;
     if (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a) || !accounts_json(an, a))
+        return false;
+    if (a->memory && !memory_json(an, a))
         return false;
     /* Which regions the text and page list, and what they leave out (choose_listed). */
     cJSON *listed = cJSON_AddArrayToObject(an, "listed_regions");

@@ -552,7 +552,8 @@ static const text_part builtin_parts[] = {
 /* A timeline (a profiled program, an imported trace) leads with its regions and ranks. */
 static const text_part timeline_parts[] = {
     {SEC_FINDINGS, summary},       {SEC_ACCOUNT, text_account},   {SEC_SWEEP, text_sweep},
-    {SEC_REGIONS, text_regions},   {SEC_CALL_SITES, text_sites},  {SEC_RANKS, text_ranks},       {SEC_WORKLOADS, workload_table}, {SEC_DEVICES, text_devices},
+    {SEC_REGIONS, text_regions},   {SEC_CALL_SITES, text_sites},  {SEC_MEMORY, text_memory},
+    {SEC_RANKS, text_ranks},       {SEC_WORKLOADS, workload_table}, {SEC_DEVICES, text_devices},
     {SEC_COPIES, copy_table},      {SEC_WORKLOADS, verdicts},     {SEC_KERNELS, kernel_table},
     {SEC_LADDER, ladder_table},    {SEC_COUNTERS, text_counters}, {SEC_TOOL_TIME, tool_time},
 };

@@ -79,4 +79,8 @@ void text_sweep(ctx *x, const analysis *a);
 /* text_devices.c: a --devices run: each GPU alone and together, the aggregate, the peer matrix. */
 void text_devices(ctx *x, const analysis *a);
 
+/* text_memory.c: GPU memory: a failed allocation, the peaks and their holders, what was never
+ * freed, each range's peak and growth. */
+void text_memory(ctx *x, const analysis *a);
+
 #endif

@@ -3,7 +3,9 @@
  * driver's InitializeInjection would call, so tests/test_host_inject.sh can drive them from a
  * Python program (through ctypes, with and without the GIL) and from a C program with no Python,
  * and check the stream lines they write (MMPROF_PROFILE_DIR). */
+#include <cupti.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "inject.h"
@@ -15,7 +17,7 @@
 EXPORT void probe_start(void) { inject_sampler_start(); }
 
 /* A launch's call site: the caller's stack as inject_sites.c takes it in the callback. */
-EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation); }
+EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation, false); }
 
 EXPORT void probe_finish(void) { inject_host_finish(2000); }
 
@@ -47,4 +49,27 @@ EXPORT __attribute__((noinline)) double probe_burn(unsigned ms)
         for (int i = 0; i < 10000; i++)
             x += i * 0.5;
     return x;
+}
+
+/* ---- GPU memory (inject_memory.c) ---- */
+
+/* Memory collection with call sites, as InitializeInjection starts it (no CUPTI subscriber here:
+ * CUPTI refuses to enable callbacks for none, which the library survives). */
+EXPORT void probe_memory_start(void)
+{
+    inject_sites_enable(NULL);
+    inject_memory_enable(NULL);
+}
+
+/* One allocation or free call's entry or exit, as CUPTI's callback hands it over: params laid
+ * out as the call's (CUPTI's generated *_params structs), ret its return value. */
+EXPORT void probe_memory_call(int driver, unsigned cbid, int enter, void *params, int ret, unsigned correlation)
+{
+    CUpti_CallbackData d;
+    memset(&d, 0, sizeof d);
+    d.callbackSite = enter ? CUPTI_API_ENTER : CUPTI_API_EXIT;
+    d.functionParams = params;
+    d.functionReturnValue = enter ? NULL : &ret;
+    d.correlationId = correlation;
+    inject_memory_callback(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &d);
 }

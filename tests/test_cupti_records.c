@@ -558,6 +558,84 @@ static void buffer_unreadable_record_counted(void **state)
     free(b.bytes);
 }
 
+/* GPU memory: the memory and memory-pool records, walked in a buffer by CUPTI and claimed by the
+ * skip as the injection library's does (cupti_memory_record): every field into the memory store,
+ * the allocating library by its base name, a pool allocation with its pool and size, CUPTI's kinds
+ * of static variables as their memory, no stream for a synchronous call; the other records still
+ * become events. */
+static bool claim_memory(const CUpti_Activity *rec, void *arg)
+{
+    static bool oom;
+    return cupti_memory_record(rec, PID, arg, &oom);
+}
+
+static void memory_records_into_the_store(void **state)
+{
+    (void)state;
+    buffer b = new_buffer();
+    CUpti_ActivityMemory4 a;
+    memset(&a, 0, sizeof a);
+    a.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+    a.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+    a.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+    a.correlationId = 41;
+    a.address = 0x7f3a40000000ull;
+    a.bytes = 2 << 20;
+    a.timestamp = 1000000000777ull;
+    a.deviceId = 1;
+    a.streamId = CUPTI_INVALID_STREAM_ID;
+    a.source = "/opt/venv/lib/python3.12/site-packages/torch/lib/libtorch_cuda.so";
+    put(&b, &a, sizeof a);
+    CUpti_ActivityMemory4 p = a; /* from a local pool, freed */
+    p.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+    p.isAsync = 1;
+    p.streamId = 13;
+    p.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    p.memoryPoolConfig.address = 0x7f3a00000000ull;
+    p.memoryPoolConfig.pool.size = 32 << 20;
+    p.source = NULL;
+    put(&b, &p, sizeof p);
+    CUpti_ActivityMemory4 st = a; /* a module's __device__ variable */
+    st.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC;
+    put(&b, &st, sizeof st);
+    CUpti_ActivityMemoryPool3 pool;
+    memset(&pool, 0, sizeof pool);
+    pool.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+    pool.memoryPoolOperationType = CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED;
+    pool.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+    pool.correlationId = 42;
+    pool.deviceId = 1;
+    pool.address = 0x7f3a00000000ull;
+    pool.size = 8 << 20;
+    pool.utilizedSize = 2 << 20;
+    pool.timestamp = 1000000000999ull;
+    put(&b, &pool, sizeof pool);
+    CUpti_ActivityKernel10 k = kernel_record();
+    put(&b, &k, sizeof k);
+    stored *s = fresh();
+    memory_activity m = {0};
+    cupti_buffer_store(NULL, 0, b.bytes, b.len, PID, claim_memory, &m, &s->e, &s->n);
+    assert_int_equal(s->n.records, 5);
+    assert_int_equal(s->e.nkernels, 1);
+    assert_int_equal(m.nevents, 3);
+    const mem_event *e = &m.events[0];
+    assert_true(e->ts_ns == 1000000000777ll && e->address == 0x7f3a40000000ull && e->bytes == 2 << 20);
+    assert_true(e->op == MEMOP_ALLOC && e->kind == MEM_DEVICE && e->pool == 0 && e->pool_size == -1);
+    assert_true(e->pid == PID && e->device == 1 && e->stream == 0 && e->correlation == 41);
+    assert_string_equal(memory_name_of(&m, e->allocator), "libtorch_cuda.so");
+    assert_true(e->total_allocated == -1 && e->total_reserved == -1);
+    e = &m.events[1];
+    assert_true(e->op == MEMOP_FREE && e->pool == 0x7f3a00000000ull && e->pool_size == 32 << 20 && e->stream == 13);
+    assert_int_equal(e->allocator, -1);
+    assert_int_equal(m.events[2].kind, MEM_DEVICE);
+    assert_int_equal(m.npools, 1);
+    assert_true(m.pools[0].op == MEMPOOL_TRIMMED && m.pools[0].size == 8 << 20 && m.pools[0].utilized == 2 << 20);
+    assert_true(m.pools[0].device == 1 && m.pools[0].correlation == 42 && !m.pools[0].managed);
+    memory_activity_free(&m);
+    done(s);
+    free(b.bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -574,6 +652,7 @@ int main(void)
         cmocka_unit_test(buffer_reads_every_record),
         cmocka_unit_test(buffer_skip_claims_records),
         cmocka_unit_test(buffer_unreadable_record_counted),
+        cmocka_unit_test(memory_records_into_the_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -373,6 +373,24 @@ static void every_sample_page_shows_its_json(void **state)
     assert_true(checked > 0);
 }
 
+/* GPU memory's figures (the Memory section, html_memory.c) on the page of a trace with memory
+ * events (tests/data/kineto/memory_steps.json: no committed sample has any). */
+static void memory_page_shows_its_json(void **state)
+{
+    const char *dir = *state;
+    int checked = 0;
+    check_command(dir, "import", (const char *const[]){"tests/data/kineto/memory_steps.json", NULL}, &checked);
+    char *html = path_in(dir, "page.html");
+    char *page = read_file(html, NULL);
+    assert_non_null(page);
+    int memory_figs = 0;
+    for (const char *p = page; (p = strstr(p, "data-fig=\"analysis.memory.")); p++)
+        memory_figs++;
+    assert_true(memory_figs >= 20);
+    free(page);
+    free(html);
+}
+
 /* The registry's table names mark figures on the page: each names one table, and each table's
  * keys are its own once. */
 static void registry_names_are_unique(void **state)
@@ -392,6 +410,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(registry_names_are_unique),
         cmocka_unit_test_setup_teardown(every_sample_page_shows_its_json, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(memory_page_shows_its_json, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests_name("page figures", tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /* Analysis: per-workload figures from the run model's phases and events. See analysis.h. */
 #include "analysis.h"
 #include "wall_account.h"
+#include "memory.h"
 #include "host_idle.h"
 #include "device_check.h"
 #include "devices.h"
@@ -1106,6 +1107,8 @@ bool analyze(const run_model *m, analysis *a)
     stage_lap(&lap, "analysis: busy series and streams");
     ok = ok && idle_gaps(a, causes);
     stage_lap(&lap, "analysis: idle stretches and host views");
+    ok = ok && analyze_memory(a);
+    stage_lap(&lap, "analysis: GPU memory");
     ok = ok && summarize(a);
     host_causes_free(causes);
     host_names_wait(&m->host_activity); /* the outputs read names too */
@@ -1143,5 +1146,6 @@ void analysis_free(analysis *a)
     free(a->idle_gaps);
     host_analysis_free(a->host);
     accounts_free(a->accounts, a->naccounts);
+    memory_analysis_free(a->memory);
     memset(a, 0, sizeof *a);
 }

@@ -169,6 +169,7 @@ typedef struct analysis {
                                  * (host_idle.h); NULL where the run has no host activity */
     wall_account *accounts; /* where the wall-clock time went (accounts.h): the run's first */
     int naccounts;
+    struct memory_analysis *memory; /* GPU memory over time (memory.h); NULL where the run has none */
 } analysis;
 
 #define MAX_LISTED_REGIONS 40

@@ -81,7 +81,14 @@ extern const metric_table account_row_table;      /* account_row (accounts.h): a
 extern const metric_table account_cause_table;    /* host_cause_row (accounts.h): an account's host causes */
 /* finding (summary.h): a finding's deciding figure, one table per unit (finding_table) */
 extern const metric_table finding_ms_table, finding_pct_table, finding_x_table, finding_runs_table,
-    finding_events_table, finding_n_table;
+    finding_events_table, finding_n_table, finding_mb_table;
+/* GPU memory (memory.h): analysis.memory */
+extern const metric_table memory_series_table;  /* mem_series: per process and device */
+extern const metric_table memory_holder_table;  /* mem_holder: live at a peak or a failure, by site */
+extern const metric_table memory_point_table;   /* mem_point: a series' timeline */
+extern const metric_table memory_leak_table;    /* mem_leak: never freed, by site */
+extern const metric_table memory_range_table;   /* mem_range: a range's or a group's peak and growth */
+extern const metric_table memory_failure_table; /* mem_failure_row: a failed allocation */
 extern const metric_table compare_row_table;      /* cmp_row (compare.h): one figure of two runs compared */
 
 static inline const metric *metric_of(const void *row, const metric_def *d)

@@ -11,6 +11,7 @@
 #include "host_idle.h"
 #include "regions.h"
 #include "summary.h"
+#include "memory.h"
 
 #define DEF(type, field, key, label, unit, fmt, what) {key, label, unit, fmt, offsetof(type, field), what, BETTER_NONE}
 /* Each table's macro X has X_LO (lower is better: times) and X_HI (higher is better: throughputs)
@@ -423,6 +424,7 @@ FIND(x, "x", "%.1f", "the ratio a finding rests on");
 FIND(runs, "runs", "%.0f", "how many workload runs a finding counts");
 FIND(events, "events", "%.0f", "how many GPU events a finding counts");
 FIND(n, "n", "%.0f", "the matrix size a finding names");
+FIND(mb, "MB", "%.1f", "the memory a finding rests on, in MB of 10^6 bytes (asked, leaked per step, at the peak)");
 
 /* mmprof compare: what it adds to each figure it compares (the figure itself keeps its own
  * definition). The noise is the timed samples' noise, in the format every report gives it. */
@@ -467,6 +469,78 @@ static const metric_def account_defs[] = {
     AC(verdict_pct, "verdict_pct", "verdict share", "%", "%.1f", "the share of the wall the verdict's states hold"),
 };
 TABLE(account_table, "account", account_defs);
+/* GPU memory (memory.h): per process and device, what held it, its timeline, what was never freed,
+ * ranges and steps, failed allocations. */
+#define MS(field, key, label, unit, fmt, what) DEF(mem_series, field, key, label, unit, fmt, what)
+#define MS_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, mem_series, field, key, label, unit, fmt, what)
+static const metric_def memory_series_defs[] = {
+    MS_LO(peak_bytes, "peak_bytes", "peak", "B", "%.0f", "the most device memory live at once: allocations not yet freed (cudaMalloc, pools, VMM), or the allocator's own total where the trace gives it"),
+    MS(peak_ms, "peak_ms", "at", "ms", "%.3f", "when the peak was first reached, from the run's start"),
+    MS_LO(reserved_peak_bytes, "reserved_peak_bytes", "reserved", "B", "%.0f", "the most the allocators held from the driver: live bytes outside pools plus the pools' sizes, or the trace's Total Reserved"),
+    MS(pinned_peak_bytes, "pinned_peak_bytes", "pinned", "B", "%.0f", "the most pinned host memory live at once (cudaHostAlloc, cudaMallocHost)"),
+    MS(managed_peak_bytes, "managed_peak_bytes", "managed", "B", "%.0f", "the most managed memory live at once (cudaMallocManaged)"),
+    MS(end_bytes, "end_bytes", "at end", "B", "%.0f", "device memory live at the record's end"),
+    MS(allocations, "allocations", "allocs", "", "%.0f", "allocations recorded (every kind)"),
+    MS(frees, "frees", "frees", "", "%.0f", "frees recorded (every kind)"),
+    MS(allocated_bytes, "allocated_bytes", "allocated", "B", "%.0f", "device bytes allocated in all"),
+    MS_LO(never_freed_bytes, "never_freed_bytes", "never freed", "B", "%.0f", "device bytes allocated in the record and not freed by its end"),
+    MS(never_freed_count, "never_freed_count", "never freed", "", "%.0f", "those allocations"),
+    MS_LO(alloc_calls, "alloc_calls", "alloc calls", "", "%.0f", "the process's allocation and free calls (a driver call inside a runtime one counted once)"),
+    MS_LO(alloc_call_ms, "alloc_call_ms", "in alloc calls", "ms", "%.3f", "host time in those calls"),
+    MS_LO(failed, "failed", "failed", "", "%.0f", "allocations of the process on the device that failed"),
+    MS(device_used_peak_bytes, "device_used_peak_bytes", "device used", "B", "%.0f", "the most memory in use on the device by everyone, as NVML read it (5 times a second)"),
+    MS(device_total_bytes, "device_total_bytes", "device total", "B", "%.0f", "the device's memory, as NVML reports it"),
+};
+TABLE(memory_series_table, "memory", memory_series_defs);
+
+#define MH(field, key, label, unit, fmt, what) DEF(mem_holder, field, key, label, unit, fmt, what)
+static const metric_def memory_holder_defs[] = {
+    MH(bytes, "bytes", "bytes", "B", "%.0f", "device bytes it held then"),
+    MH(count, "count", "allocations", "", "%.0f", "its allocations live then"),
+    MH(share_pct, "share_pct", "share", "%", "%.0f", "of the live bytes then"),
+};
+TABLE(memory_holder_table, "memory_holder", memory_holder_defs);
+
+#define MP(field, key, label, unit, fmt, what) DEF(mem_point, field, key, label, unit, fmt, what)
+static const metric_def memory_point_defs[] = {
+    MP(t_ms, "t_ms", "at", "ms", "%.3f", "the bucket's start, from the run's start (the run's span in 400 buckets)"),
+    MP(live_bytes, "live_bytes", "live", "B", "%.0f", "the most device memory live in the bucket"),
+    MP(reserved_bytes, "reserved_bytes", "reserved", "B", "%.0f", "the most reserved in the bucket"),
+    MP(device_used_bytes, "device_used_bytes", "device used", "B", "%.0f", "the most in use on the device by everyone in the bucket (NVML)"),
+};
+TABLE(memory_point_table, "memory_point", memory_point_defs);
+
+#define ML(field, key, label, unit, fmt, what) DEF(mem_leak, field, key, label, unit, fmt, what)
+#define ML_LO(field, key, label, unit, fmt, what) DEF_BY(BETTER_LOWER, mem_leak, field, key, label, unit, fmt, what)
+static const metric_def memory_leak_defs[] = {
+    ML_LO(bytes, "bytes", "never freed", "B", "%.0f", "device bytes its allocations left live at the record's end"),
+    ML(count, "count", "allocations", "", "%.0f", "those allocations"),
+    ML_LO(per_step_bytes, "per_step_bytes", "per step", "B", "%.0f", "median over the steps (instances of the process's longest range repeated 3 times or more) of the bytes it allocated in one and never freed"),
+    ML(steps_pct, "steps_pct", "of steps", "%", "%.0f", "steps that left some of it live; 75% or more with a median above 0 is a leak per step"),
+};
+TABLE(memory_leak_table, "memory_leak", memory_leak_defs);
+
+#define MR(field, key, label, unit, fmt, what) DEF(mem_range, field, key, label, unit, fmt, what)
+static const metric_def memory_range_defs[] = {
+    MR(instances, "instances", "instances", "", "%.0f", "the range's instances with memory recorded in their process"),
+    MR(peak_bytes, "peak_bytes", "peak", "B", "%.0f", "the most device memory live in its process during it (any instance)"),
+    MR(growth_bytes, "growth_bytes", "growth", "B", "%+.0f", "live device bytes at its end less at its start (a group's: the median instance)"),
+    MR(growth_total_bytes, "growth_total_bytes", "growth in all", "B", "%+.0f", "a group's: from its first instance's start to its last one's end, each process's summed"),
+    MR(growing_pct, "growing_pct", "grew", "%", "%.0f", "a group's: instances that ended with more live than they began with"),
+};
+TABLE(memory_range_table, "memory_range", memory_range_defs);
+
+#define MF(field, key, label, unit, fmt, what) DEF(mem_failure_row, field, key, label, unit, fmt, what)
+static const metric_def memory_failure_defs[] = {
+    MF(requested_bytes, "requested_bytes", "asked", "B", "%.0f", "the bytes the failed call asked for"),
+    MF(t_ms, "t_ms", "at", "ms", "%.3f", "when it failed, from the run's start"),
+    MF(live_bytes, "live_bytes", "live", "B", "%.0f", "every allocation of the process the injection library held then (every kind), written at once"),
+    MF(live_count, "live_count", "allocations", "", "%.0f", "those allocations"),
+    MF(untracked, "untracked", "untracked", "", "%.0f", "allocations the library's table could not hold: the live set lacks them"),
+    MF(device_used_bytes, "device_used_bytes", "device used", "B", "%.0f", "memory in use on the device by everyone at NVML's last reading before it"),
+    MF(device_total_bytes, "device_total_bytes", "device total", "B", "%.0f", "the device's memory, as NVML reports it"),
+};
+TABLE(memory_failure_table, "memory_failure", memory_failure_defs);
 
 const metric_table *const metric_tables[] = {
     &workload_metric_table, &kernel_summary_table, &device_peaks_table, &region_metric_table, &kernel_stat_table,
@@ -477,5 +551,7 @@ const metric_table *const metric_tables[] = {
     &finding_pct_table, &finding_x_table, &finding_runs_table, &finding_events_table, &finding_n_table,
     &compare_row_table, &capture_table, &host_view_table, &host_fn_table, &call_site_table, &host_collection_table,
     &account_table, &account_row_table, &account_cause_table,
+    &finding_mb_table, &memory_series_table, &memory_holder_table, &memory_point_table, &memory_leak_table,
+    &memory_range_table, &memory_failure_table,
 };
 const int metric_ntables = (int)(sizeof metric_tables / sizeof metric_tables[0]);

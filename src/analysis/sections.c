@@ -23,6 +23,7 @@ static const section_def defs[NSECTIONS] = {
     [SEC_CAPTURE] = {SEC_CAPTURE, "capture", "Capture windows: what was recorded", "Capture"},
     [SEC_CALL_SITES] = {SEC_CALL_SITES, "call-sites", "Where the GPU work was launched from", "Call sites"},
     [SEC_ACCOUNT] = {SEC_ACCOUNT, "time", "Where the time went", "Time"},
+    [SEC_MEMORY] = {SEC_MEMORY, "memory", "GPU memory: the peak, who held it, what was never freed", "Memory"},
 };
 
 const section_def *section_of(section_id s)
@@ -87,6 +88,7 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_CAPTURE: return a->ncapture > 0;
     case SEC_CALL_SITES: return a->host && a->host->nsites > 0;
     case SEC_ACCOUNT: return a->naccounts > 0;
+    case SEC_MEMORY: return a->memory != NULL;
     default: return false;
     }
 }

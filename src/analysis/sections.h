@@ -28,6 +28,7 @@ typedef enum {
     SEC_CAPTURE,      /* profile's capture windows: why each opened and closed, what lies outside */
     SEC_CALL_SITES,   /* the lines each kernel, copy and call was made from (host call sites) */
     SEC_ACCOUNT,      /* where the wall-clock time went: every instant in one state (accounts.h) */
+    SEC_MEMORY,       /* GPU memory: peaks and who held them, never freed, ranges, failed allocations */
     NSECTIONS
 } section_id;
 

@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include "host_idle.h"
+#include "memory.h"
 
 /* Regions named in the summary besides the run: the longest ones with a verdict of their own. */
 #define MAX_REGION_FINDINGS 3
@@ -23,14 +24,16 @@ const char *finding_kind_name(finding_kind k)
 {
     static const char *const names[] = {"failed", "no_gpu", "copy_bound", "pinned_vs_pageable", "best_kernel",
                                         "crossover", "speedup", "gpu_busy", "verdict", "gpu_time", "top_kernel",
-                                        "region", "sweep", "counters", "launched_from", "steps", "before_steps"};
+                                        "region", "sweep", "counters", "launched_from", "steps", "before_steps",
+                                        "out_of_memory", "memory_leak", "memory_peak"};
     return (k >= 0 && (size_t)k < sizeof names / sizeof names[0]) ? names[k] : "finding";
 }
 
 const metric_table *finding_table(const finding *f)
 {
-    static const metric_table *const tables[] = {&finding_ms_table, &finding_pct_table, &finding_x_table,
-                                                 &finding_runs_table, &finding_events_table, &finding_n_table};
+    static const metric_table *const tables[] = {&finding_ms_table,   &finding_pct_table,    &finding_x_table,
+                                                 &finding_runs_table, &finding_events_table, &finding_n_table,
+                                                 &finding_mb_table};
     for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
         if (strcmp(tables[i]->defs[0].unit, f->unit) == 0)
             return tables[i];
@@ -546,6 +549,15 @@ static void region_findings(builder *b)
     }
 }
 
+/* GPU memory's findings, made with its analysis (memory.c): an out-of-memory error first of all.
+ * Their figures in MB (10^6 bytes), as a figure beside a sentence reads best. */
+static void memory_findings(builder *b)
+{
+    const memory_analysis *x = b->a->memory;
+    for (int i = 0; x && i < x->nfindings; i++)
+        add(b, x->findings[i].kind, x->findings[i].weight, x->findings[i].value / 1e6, "MB", "%s", x->findings[i].text);
+}
+
 static int by_weight(const void *x, const void *y)
 {
     const finding *p = x, *q = y;
@@ -584,6 +596,7 @@ bool summarize(struct analysis *a)
     counters(&b, builtin);
     busy(&b, builtin);
     launched_from(&b);
+    memory_findings(&b);
     if (b.oom)
         return false;
     if (a->nsummary > 1)

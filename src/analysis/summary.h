@@ -30,6 +30,9 @@ typedef enum {
     FIND_LAUNCHED_FROM,  /* the line that launched the top kernel (call sites) */
     FIND_STEPS,          /* the steps' steady state (their median instance) and their longest */
     FIND_BEFORE_STEPS,   /* where the time before the first step went (start-up, imports, compiling) */
+    FIND_OUT_OF_MEMORY,  /* a failed allocation, with what was live then (memory.h) */
+    FIND_MEMORY_LEAK,    /* memory left live by about the same amount every step */
+    FIND_MEMORY_PEAK,    /* the GPU memory's peak and who held it */
 } finding_kind;
 
 typedef struct {
@@ -37,7 +40,7 @@ typedef struct {
     double weight;        /* order: heaviest first (100: figures may be wrong; 50-100: what bounds the
                            * work, by the share it covers; below 50: comparisons and remedies) */
     metric figure;        /* the figure that decides it */
-    const char *unit;     /* of figure: "ms", "%", "x", "GB/s", "runs" */
+    const char *unit;     /* of figure: "ms", "%", "x", "GB/s", "runs", "MB" */
     char text[FINDING_TEXT];
 } finding;
 

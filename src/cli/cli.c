@@ -71,6 +71,9 @@ static void usage(FILE *f)
           "      --sample-rate HZ    profile: look at every thread's stack HZ times a second (default\n"
           "                          100, at most 1000): Python stacks on the wall clock, native code\n"
           "                          by CPU time\n"
+          "      --no-memory         profile: no GPU memory collection (on by default: every\n"
+          "                          allocation and free with its call site, each failed one with\n"
+          "                          what was live, the device's memory from NVML)\n"
           "  -m, --host-memory KIND  host buffers for GPU copies: pageable, pinned or both (default)\n"
           "      --seed N            seed for the inputs (default: from the clock; the run records it)\n"
           "      --device N          CUDA device index (default 0)\n"
@@ -103,7 +106,8 @@ static void usage(FILE *f)
           "outside the capture window(s) no activity is traced, and CMD is never ended by them;\n"
           "the report names each window, why it opened and closed, and the CUDA calls outside),\n"
           "--no-sample and --sample-rate (host sampling, on by default: what each thread was doing,\n"
-          "and the stack that made each launch, copy, memset and synchronisation; see the man page);\n"
+          "and the stack that made each launch, copy, memset and synchronisation; see the man page),\n"
+          "--no-memory (GPU memory, on by default);\n"
           "the text report goes to standard error unless --text names a file, so the program's\n"
           "standard output stays its own. Options end at CMD (or --): what follows belongs to CMD.\n"
           "CMD keeps its stdin, stdout, arguments and environment; mmprof adds\n"
@@ -242,7 +246,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
        OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
        OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
-       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE };
+       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE, OPT_NO_MEMORY };
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
@@ -263,6 +267,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
         {"sample-rate", required_argument, NULL, OPT_SAMPLE_RATE},
+        {"no-memory", no_argument, NULL, OPT_NO_MEMORY},
         {"workloads", required_argument, NULL, 'w'},
         {"repeat", required_argument, NULL, 'r'},
         {"host-memory", required_argument, NULL, 'm'},
@@ -404,6 +409,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
                 return EXIT_USAGE;
             sample_opt = "--sample-rate";
             break;
+        case OPT_NO_MEMORY: o->no_memory = true; break;
         case 'w':
             if (!parse_workloads(arg, o, err))
                 return EXIT_USAGE;
@@ -531,6 +537,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     }
     if (!capture_options(&capture, o, err))
         return EXIT_USAGE;
+    if (o->no_memory && !o->profile_mode) {
+        fprintf(err, "%s: --no-memory sets the GPU memory collection of a program (mmprof profile --no-memory ...)\n",
+                o->report_mode ? cmd : "mmprof");
+        return EXIT_USAGE;
+    }
     if (sample_opt && !o->profile_mode) {
         fprintf(err, "%s: %s sets the host sampling of a program (mmprof profile %s ...)\n",
                 o->report_mode ? cmd : "mmprof", sample_opt, sample_opt);

@@ -149,6 +149,12 @@ static bool sample_env(const cli_options *o)
     return setenv(SAMPLE_ENV_HZ, hz, 1) == 0;
 }
 
+/* In the child: GPU memory collection, on unless --no-memory (inject_memory.c). */
+static bool memory_env(const cli_options *o)
+{
+    return !o->no_memory || setenv("MMPROF_MEMORY", "0", 1) == 0;
+}
+
 static pid_t start_program(const cli_options *o, const capture_config *cap, const char *lib, const char *dir,
                            const saved_signals *saved, int *exec_errno)
 {
@@ -169,7 +175,7 @@ static pid_t start_program(const cli_options *o, const capture_config *cap, cons
         close(fds[0]);
         restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
         if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
-            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && sample_env(o) && capture_config_setenv(cap) &&
+            setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && sample_env(o) && memory_env(o) && capture_config_setenv(cap) &&
             preload_exit_hook(lib))
             execvp(argv[0], argv);
         int e = errno;

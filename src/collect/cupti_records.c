@@ -3,6 +3,8 @@
  * program was built with. */
 #include "cupti_records.h"
 
+#include <string.h>
+
 const activity_kind cupti_record_kinds[] = {
     {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true},
     {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true},
@@ -16,6 +18,12 @@ const activity_kind cupti_record_kinds[] = {
 };
 const int cupti_record_nkinds = (int)(sizeof cupti_record_kinds / sizeof cupti_record_kinds[0]);
 
+const activity_kind cupti_memory_kinds[] = {
+    {CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", false},
+    {CUPTI_ACTIVITY_KIND_MEMORY_POOL, "MEMORY_POOL", false},
+};
+const int cupti_memory_nkinds = (int)(sizeof cupti_memory_kinds / sizeof cupti_memory_kinds[0]);
+
 static mem_kind memory_kind(unsigned k)
 {
     switch (k) {
@@ -26,6 +34,63 @@ static mem_kind memory_kind(unsigned k)
     case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return MEM_MANAGED;
     default: return MEM_UNKNOWN;
     }
+}
+
+/* An allocation's kind: a module's __device__ and __managed__ variables, allocated as it loads,
+ * are the same memory as any other. */
+static mem_kind allocation_kind(unsigned k)
+{
+    return k == CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC    ? MEM_DEVICE
+           : k == CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC ? MEM_MANAGED
+                                                            : memory_kind(k);
+}
+
+/* The library a memory record says asked for it, as its base name: "libtorch_cuda.so" rather than
+ * the path, which differs between machines and virtual environments. */
+static const char *source_name(const char *path)
+{
+    if (!path || !path[0])
+        return NULL;
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+bool cupti_memory_record(const CUpti_Activity *rec, uint32_t pid, memory_activity *m, bool *oom)
+{
+    if (rec->kind == CUPTI_ACTIVITY_KIND_MEMORY2) {
+        const CUpti_ActivityMemory4 *r = (const CUpti_ActivityMemory4 *)rec;
+        bool local_pool = r->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+        bool pool = r->memoryPoolConfig.memoryPoolType != CUPTI_ACTIVITY_MEMORY_POOL_TYPE_INVALID;
+        const char *source = source_name(r->source);
+        mem_event e = {
+            .ts_ns = (int64_t)r->timestamp, .address = r->address, .bytes = r->bytes,
+            .pool = pool ? (r->memoryPoolConfig.address ? r->memoryPoolConfig.address : 1) : 0,
+            .pool_size = local_pool ? (int64_t)r->memoryPoolConfig.pool.size : -1,
+            .total_allocated = -1, .total_reserved = -1, .pid = pid,
+            .device = r->deviceId,
+            .stream = r->streamId == CUPTI_INVALID_STREAM_ID ? 0 : r->streamId,
+            .correlation = r->correlationId,
+            .allocator = source ? memory_name(m, source) : -1,
+            .op = r->memoryOperationType == CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE ? MEMOP_FREE : MEMOP_ALLOC,
+            .kind = (uint8_t)allocation_kind(r->memoryKind),
+        };
+        *oom |= (source && e.allocator < 0) || !memory_add_event(m, &e);
+        return true;
+    }
+    if (rec->kind == CUPTI_ACTIVITY_KIND_MEMORY_POOL) {
+        const CUpti_ActivityMemoryPool3 *r = (const CUpti_ActivityMemoryPool3 *)rec;
+        mem_pool_event p = {
+            .ts_ns = (int64_t)r->timestamp, .pid = pid, .device = r->deviceId, .correlation = r->correlationId,
+            .op = r->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED ? MEMPOOL_DESTROYED
+                  : r->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED ? MEMPOOL_TRIMMED
+                                                                                                      : MEMPOOL_CREATED,
+            .managed = r->isManagedPool != 0, .address = r->address, .size = r->size, .utilized = r->utilizedSize,
+            .release_threshold = r->releaseThreshold,
+        };
+        *oom |= !memory_add_pool(m, &p);
+        return true;
+    }
+    return false;
 }
 
 static copy_dir copy_direction(unsigned k)

@@ -42,4 +42,13 @@ typedef struct {
 extern const activity_kind cupti_record_kinds[];
 extern const int cupti_record_nkinds;
 
+/* GPU memory (mmprof profile, unless --no-memory): CUPTI's memory records (every allocation and
+ * free, each with its address, size, kind, stream and the library that asked) and memory-pool
+ * records. Apart from the kinds above, which the built-in run's collector enables too. */
+extern const activity_kind cupti_memory_kinds[];
+extern const int cupti_memory_nkinds;
+/* A memory or memory-pool record into m (a skip function of cupti_buffer_store calls it): true
+ * when rec is one (stored, or *oom set when memory ran out), false for any other record. */
+bool cupti_memory_record(const CUpti_Activity *rec, uint32_t pid, memory_activity *m, bool *oom);
+
 #endif

@@ -41,6 +41,11 @@
 
 /* 2 MB: a 100 ms flush rarely fills one; CUPTI asks for more as it needs them. */
 #define BUFFER_BYTES (2u << 20)
+/* MMPROF_FLUSH_FORCED=1 (a job that may be killed): buffers of 64 KB, handed over by default
+ * flushes as soon as their records are complete (flush_loop says why not forced flushes).
+ * MMPROF_BUFFER_KB sets either size. */
+#define SAFE_BUFFER_BYTES (64u << 10)
+static size_t buffer_bytes = BUFFER_BYTES;
 #define DEFAULT_FLUSH_MS 100
 /* The bound on the library's memory for records: buffers handed to CUPTI and not yet back (being
  * filled, or completed and waiting for buffer_completed to write them out). CUPTI asks for a new
@@ -49,7 +54,7 @@
  * CUPTI then drops records, counts them (cuptiActivityGetNumDroppedRecords, the stats line's
  * DROPPED) and the report warns with the count. 64 x 2 MB = 128 MB; MMPROF_MAX_BUFFERS sets it. */
 #define DEFAULT_MAX_BUFFERS 64
-static unsigned max_buffers = DEFAULT_MAX_BUFFERS;
+static unsigned max_buffers = DEFAULT_MAX_BUFFERS; /* of buffer_bytes: the bound's bytes over them */
 static unsigned buffers_out;      /* atomic: requested and not yet completed */
 static uint64_t buffers_refused;  /* atomic: requests answered with no buffer */
 
@@ -83,12 +88,12 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *max_records = 0;
     *buffer = NULL;
     if (__atomic_add_fetch(&buffers_out, 1, __ATOMIC_RELAXED) <= max_buffers)
-        *buffer = aligned_alloc(8, BUFFER_BYTES);
+        *buffer = aligned_alloc(8, buffer_bytes);
     if (!*buffer) {
         __atomic_sub_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
         __atomic_add_fetch(&buffers_refused, 1, __ATOMIC_RELAXED);
     }
-    *size = *buffer ? BUFFER_BYTES : 0;
+    *size = *buffer ? buffer_bytes : 0;
 }
 
 /* The events of one buffer as stream lines, each thread's name before its first call. */
@@ -99,15 +104,27 @@ static void format_events(strbuf *b, const event_list *e)
     stream_format_events(b, e);
 }
 
+/* What a buffer's records go to besides its events: the count of replayed launches, the memory
+ * records. */
+typedef struct {
+    uint64_t replayed;
+    memory_activity mem;
+    bool mem_oom;
+} buffer_extra;
+
 /* A launch profiled under the counters: CUPTI's record of it has no usable timestamps (seen on
- * the H200), which is not the lost kind the stats line counts. Counted in *arg instead. */
-static bool replayed_launch(const CUpti_Activity *rec, void *arg)
+ * the H200), which is not the lost kind the stats line counts. Counted in the extra instead. And
+ * the memory records (GPU memory), which are no events of the store. */
+static bool claimed_record(const CUpti_Activity *rec, void *arg)
 {
+    buffer_extra *x = arg;
+    if (cupti_memory_record(rec, 0, &x->mem, &x->mem_oom))
+        return true;
     if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
         return false;
     const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
     if (((k->start == 0 && k->end == 0) || k->end < k->start) && inject_counters_replayed(k->correlationId)) {
-        ++*(uint64_t *)arg;
+        x->replayed++;
         return true;
     }
     return false;
@@ -120,24 +137,27 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     memset(&e, 0, sizeof e);
     record_counts n;
     memset(&n, 0, sizeof n);
-    uint64_t replayed = 0;
-    cupti_buffer_store(ctx, stream, buffer, valid, 0, replayed_launch, &replayed, &e, &n);
+    buffer_extra x;
+    memset(&x, 0, sizeof x);
+    cupti_buffer_store(ctx, stream, buffer, valid, 0, claimed_record, &x, &e, &n);
     free(buffer);
     __atomic_sub_fetch(&buffers_out, 1, __ATOMIC_RELAXED);
     strbuf b;
     sb_init(&b);
     format_events(&b, &e);
-    if (replayed)
-        sb_printf(&b, "replayed\t%llu\n", (unsigned long long)replayed);
-    if (n.errors + n.unreadable)
+    stream_format_memory(&b, &x.mem);
+    if (x.replayed)
+        sb_printf(&b, "replayed\t%llu\n", (unsigned long long)x.replayed);
+    if (n.errors + n.unreadable + x.mem_oom)
         sb_printf(&b, "error\t%llu CUPTI records could not be read or stored\n",
-                  (unsigned long long)(n.errors + n.unreadable));
+                  (unsigned long long)(n.errors + n.unreadable + x.mem_oom));
     sb_printf(&b, "stats\t%llu\t%llu\t%llu\t%llu\t%lld\n", (unsigned long long)n.records,
               (unsigned long long)n.dropped, (unsigned long long)n.lost, (unsigned long long)n.overhead_records,
               (long long)n.overhead_ns);
     inject_emit(&b);
     sb_free(&b);
     events_clear(&e);
+    memory_activity_free(&x.mem);
 }
 
 /* A context was created: describe its device (the driver can be asked from here). A launch:
@@ -148,12 +168,14 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
         inject_capture_callback(domain, cbid, data);
         inject_sites_callback(domain, cbid, data);
+        inject_memory_callback(domain, cbid, data);
         return;
     }
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
         inject_capture_callback(domain, cbid, data);
         inject_sites_callback(domain, cbid, data);
         inject_counters_callback(cbid, data);
+        inject_memory_callback(domain, cbid, data);
         return;
     }
     if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
@@ -175,7 +197,7 @@ static struct {
     pthread_cond_t wake;
     bool stop, running;
     bool now;   /* a capture window closed: flush without waiting for the period */
-    bool forced; /* MMPROF_FLUSH_FORCED: periodic flushes forced (see flush_loop) */
+    bool forced; /* MMPROF_FLUSH_FORCED=force: periodic flushes forced (see flush_loop) */
     bool flush;  /* flush each period (false: MMPROF_FLUSH_MS=0, the thread only polls the
                   * control block) */
     bool debug; /* MMPROF_INJECT_DEBUG: a "flush" line per periodic flush and the exit flush's
@@ -206,22 +228,29 @@ static void *flush_loop(void *arg)
             flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
             inject_control_poll(); /* mmprof capture start|stop, and --max-size reached */
+            inject_memory_tick(inject_now_ns()); /* the devices' memory through NVML, at a low rate */
             if (!flusher.flush) {
                 pthread_mutex_lock(&flusher.lock);
                 continue;
             }
             int64_t t0 = flusher.debug ? inject_now_ns() : 0;
-            /* Default or forced (MMPROF_FLUSH_FORCED=1). CUPTI keeps kernel records in
+            /* Default, unless MMPROF_FLUSH_FORCED=force. CUPTI keeps kernel records in
              * per-context buffers that a default flush (0) returns only once every record in them
-             * is complete, so a program that keeps a kernel in flight, and is then SIGKILLed,
-             * loses them. A forced flush hands over every buffer, incomplete records included
-             * (cupti_activity.h, cuptiActivityFlushAll): a kill then loses at most one period.
-             * But a kernel still running at a forced flush comes back without its timestamps and
-             * is lost for good (counted as lost and warned about): on the H200 the profile of
-             * examples/copies_and_streams kept 31 of its 32 kernels with a forced flush every
-             * 100 ms. Exact counts come first, so forcing is the user's choice, for jobs that may
-             * be killed. Either took 5-8 ms on the H200 (docs/cupti.md), on this thread, not the
-             * program's. MMPROF_FLUSH_MS=0 turns the periodic flush off. */
+             * is complete; a buffer that holds a kernel in flight keeps filling, so in a program
+             * that always has one in flight (a GPU-bound loop) the buffer being filled is handed
+             * over only once full, and a SIGKILL loses it: up to 2 MB of records. A forced flush
+             * hands over every buffer, incomplete records included (cupti_activity.h,
+             * cuptiActivityFlushAll), but each kernel queued or running at that flush comes back
+             * without its timestamps and is lost for good: in a GPU-bound loop, whose queue is
+             * always deep, that is nearly every kernel (issue 37: a loop killed after 300 steps
+             * kept 85 kernels with a forced flush every 100 ms against 4,819 with the default).
+             * So MMPROF_FLUSH_FORCED=1, for jobs that may be killed, keeps the default flush and
+             * makes the buffers small (SAFE_BUFFER_BYTES) instead: a full buffer stops filling
+             * and is returned by the next default flush once its kernels are done, so a kill
+             * loses at most one small buffer besides what never ran, and no record loses its
+             * timestamps. =force keeps the forced flush, for comparison (tests/memory_gpu.sh).
+             * Either took 5-8 ms on the H200 (docs/cupti.md), on this thread, not the program's.
+             * MMPROF_FLUSH_MS=0 turns the periodic flush off. */
             CUptiResult r = cuptiActivityFlushAll(flusher.forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
             if (flusher.debug)
                 emit_flush_debug(t0, r);
@@ -241,12 +270,12 @@ static struct {
     bool reported; /* the kinds that failed to enable were reported once */
 } tracing = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* Under tracing.lock. */
-static void enable_kinds(void)
+/* Under tracing.lock: the kinds of a table enabled, each failure reported once. */
+static bool enable_table(const activity_kind *kinds, int n)
 {
     bool any = false;
-    for (int i = 0; i < cupti_record_nkinds; i++) {
-        CUptiResult r = cuptiActivityEnable(cupti_record_kinds[i].kind);
+    for (int i = 0; i < n; i++) {
+        CUptiResult r = cuptiActivityEnable(kinds[i].kind);
         if (r == CUPTI_SUCCESS) {
             any = true;
             continue;
@@ -254,9 +283,18 @@ static void enable_kinds(void)
         if (tracing.reported)
             continue;
         char what[96];
-        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", cupti_record_kinds[i].name);
+        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", kinds[i].name);
         emit_error(what, r);
     }
+    return any;
+}
+
+/* Under tracing.lock. The memory kinds with the others, unless memory is off or paused. */
+static void enable_kinds(void)
+{
+    bool any = enable_table(cupti_record_kinds, cupti_record_nkinds);
+    if (inject_memory_on())
+        enable_table(cupti_memory_kinds, cupti_memory_nkinds);
     tracing.reported = true;
     tracing.on = true;
     collecting |= any;
@@ -266,7 +304,20 @@ static void disable_kinds(void)
 {
     for (int i = 0; i < cupti_record_nkinds; i++)
         cuptiActivityDisable(cupti_record_kinds[i].kind);
+    for (int i = 0; i < cupti_memory_nkinds; i++)
+        cuptiActivityDisable(cupti_memory_kinds[i].kind);
     tracing.on = false;
+}
+
+void inject_memory_kinds(bool on)
+{
+    pthread_mutex_lock(&tracing.lock);
+    for (int i = 0; tracing.on && i < cupti_memory_nkinds; i++)
+        if (on)
+            cuptiActivityEnable(cupti_memory_kinds[i].kind);
+        else
+            cuptiActivityDisable(cupti_memory_kinds[i].kind);
+    pthread_mutex_unlock(&tracing.lock);
 }
 
 void inject_set_tracing(bool on)
@@ -368,9 +419,9 @@ void inject_finish(long wait_ms, int sig)
     sb_init(&b);
     uint64_t refused = __atomic_load_n(&buffers_refused, __ATOMIC_RELAXED);
     if (refused)
-        sb_printf(&b, "error\t%llu CUPTI buffer requests were refused: %u buffers of %u MB were already in flight "
+        sb_printf(&b, "error\t%llu CUPTI buffer requests were refused: %u buffers of %zu KB were already in flight "
                       "(MMPROF_MAX_BUFFERS bounds the library's memory); CUPTI dropped the records meanwhile\n",
-                  (unsigned long long)refused, max_buffers, BUFFER_BYTES >> 20);
+                  (unsigned long long)refused, max_buffers, buffer_bytes >> 10);
     if (sig)
         sb_printf(&b, "signal\t%d\n", sig);
     if (ok)
@@ -404,6 +455,17 @@ static unsigned max_buffers_env(void)
     return s && *s && !*end && v >= 1 && v <= 65536 ? (unsigned)v : DEFAULT_MAX_BUFFERS;
 }
 
+/* MMPROF_BUFFER_KB (16 KB to 64 MB), else the mode's size. */
+static size_t buffer_bytes_env(bool safe)
+{
+    const char *s = getenv("MMPROF_BUFFER_KB");
+    char *end;
+    long v = s ? strtol(s, &end, 10) : -1;
+    if (s && *s && !*end && v >= 16 && v <= 65536)
+        return (size_t)v << 10;
+    return safe ? SAFE_BUFFER_BYTES : BUFFER_BYTES;
+}
+
 /* Called by libmmprof_exit.so's _exit, which `mmprof profile` preloads: a process leaving
  * through _exit (Python multiprocessing workers) runs no atexit handler, so it flushes here,
  * each wait bounded. */
@@ -429,6 +491,15 @@ EXPORT int InitializeInjection(void)
     owner = getpid();
     atexit(at_exit);
 
+    /* MMPROF_FLUSH_FORCED: "force" forces every periodic flush; any other value but 0 keeps
+     * them default, with small buffers (flush_loop says why). The memory bound stays
+     * MMPROF_MAX_BUFFERS x 2 MB whatever the buffers' size. Set before CUPTI can ask for one. */
+    const char *forced = getenv("MMPROF_FLUSH_FORCED");
+    bool safe = forced && *forced && strcmp(forced, "0") != 0;
+    flusher.forced = safe && strcmp(forced, "force") == 0;
+    buffer_bytes = buffer_bytes_env(safe && !flusher.forced);
+    max_buffers = (unsigned)(((uint64_t)max_buffers_env() * BUFFER_BYTES + buffer_bytes - 1) / buffer_bytes);
+
     /* Subscribing first finds another tool holding CUPTI, before any kind is half enabled. */
     CUptiResult r = cuptiSubscribe(&subscriber, on_callback, NULL);
     if (r != CUPTI_SUCCESS) {
@@ -439,6 +510,7 @@ EXPORT int InitializeInjection(void)
     if (inject_counters_init())
         inject_counters_enable(subscriber);
     inject_sites_enable(subscriber);
+    inject_memory_enable(subscriber);
     /* Kernel thread ids (gettid), the ids NVTX ranges and /proc carry. */
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
@@ -458,9 +530,6 @@ EXPORT int InitializeInjection(void)
     if (collecting || capture) {
         const char *debug = getenv("MMPROF_INJECT_DEBUG");
         flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
-        const char *forced = getenv("MMPROF_FLUSH_FORCED");
-        flusher.forced = forced && *forced && strcmp(forced, "0") != 0;
-        max_buffers = max_buffers_env();
         start_flusher(flush_period_ms(), capture);
         inject_catch_signals();
         inject_sampler_start();

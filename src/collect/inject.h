@@ -31,6 +31,25 @@ void inject_name_this_thread(strbuf *b);
 /* Adds a "device" line for the CUDA device ordinal (the driver's attributes), once per device. */
 void inject_device(strbuf *b, uint32_t device);
 
+/* The PCI bus id of a device a "device" line described, into bus; false when none was. */
+bool inject_device_bus(uint32_t device, char *bus, size_t len);
+
+/* GPU memory (inject_memory.c, docs/memory.md). init reads MMPROF_MEMORY once (0: off) and says
+ * whether memory is collected; on: and not paused by the cost benchmark; enable subscribes to the
+ * allocation and free calls; callback handles them (call sites of allocations, the live set, a
+ * failed allocation written at once with it); pause: the cost benchmark's switch (MMPROF_AB_FILE
+ * with MMPROF_AB_ONLY=memory), the callbacks and the memory records off while paused. tick, from
+ * the flusher every period: the devices' memory through NVML at a low rate
+ * (inject_memory_nvml.c). */
+bool inject_memory_init(void);
+bool inject_memory_on(void);
+void inject_memory_enable(CUpti_SubscriberHandle subscriber);
+void inject_memory_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
+void inject_memory_pause(bool pause);
+void inject_memory_tick(int64_t now);
+/* CUPTI's memory and memory-pool records on or off, where tracing is on (inject.c). */
+void inject_memory_kinds(bool on);
+
 /* The bound on each wait when the process leaves through _exit or a signal. */
 #define INJECT_EXIT_FLUSH_MS 1000
 

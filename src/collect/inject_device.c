@@ -24,6 +24,19 @@ typedef CUresult (*ver_fn)(int *);
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define MAX_DEVICES 64
 static bool described[MAX_DEVICES];
+static char buses[MAX_DEVICES][32]; /* each described device's PCI bus id ("" none), under lock */
+
+bool inject_device_bus(uint32_t device, char *bus, size_t len)
+{
+    if (device >= MAX_DEVICES)
+        return false;
+    pthread_mutex_lock(&lock);
+    bool known = buses[device][0] != '\0';
+    if (known)
+        snprintf(bus, len, "%s", buses[device]);
+    pthread_mutex_unlock(&lock);
+    return known;
+}
 
 void inject_device(strbuf *b, uint32_t device)
 {
@@ -96,6 +109,9 @@ void inject_device(strbuf *b, uint32_t device)
         d.name[0] = '\0';
     if (bus(d.pci_bus_id, sizeof d.pci_bus_id, dev) != CUDA_SUCCESS)
         d.pci_bus_id[0] = '\0';
+    pthread_mutex_lock(&lock);
+    snprintf(buses[device], sizeof buses[device], "%s", d.pci_bus_id);
+    pthread_mutex_unlock(&lock);
     stream_format_device(b, &d);
     dlclose(cuda);
 }

@@ -95,8 +95,12 @@ bool inject_py_stopping(void);
 
 /* ---- inject_sites.c ---- */
 /* Writes the calling thread's host stack as the site of the CUDA call correlation (the callback's
- * work; tests/host_probe.c calls it without a GPU). */
-void inject_site_take(uint32_t correlation);
+ * work; tests/host_probe.c calls it without a GPU) and returns its innermost node: 0 where none was
+ * taken (paused, or past the sites' share of time, unless always: a failed allocation's site is
+ * taken whatever it costs). */
+uint32_t inject_site_take(uint32_t correlation, bool always);
+/* Whether call sites are taken at all (not MMPROF_SITES=0 or =callbacks). */
+bool inject_sites_taking(void);
 /* At exit: the "sitestat TAKEN SKIPPED OFF_NS" line (sites taken, skipped to hold their cost, and
  * the time the sites' callbacks were off for it). */
 void inject_sites_finish(void);

@@ -131,6 +131,8 @@ static struct {
     uint64_t written;    /* samples written */
     const char *ab_path; /* MMPROF_AB_FILE: paused while it exists */
     bool paused;
+    bool ab_memory;      /* MMPROF_AB_ONLY=memory: the file pauses GPU memory collection alone */
+    bool ab_off;         /* the file existed at the last look */
 } s = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 static void add_why(const char *fmt, const char *what)
@@ -243,17 +245,22 @@ static void delete_timers(void)
 static void ab_check(void)
 {
     bool exists = access(s.ab_path, F_OK) == 0;
-    if (exists == s.paused)
+    if (exists == s.ab_off)
         return;
-    s.paused = exists;
-    if (s.cpu) {
+    s.ab_off = exists;
+    if (s.ab_memory) /* the memory benchmark (tests/memory_bench.cu): sampling and sites stay as asked */
+        inject_memory_pause(exists);
+    else
+        s.paused = exists;
+    if (s.cpu && !s.ab_memory) {
         struct itimerspec it = timer_period(!exists);
         for (int i = 0; i < s.ntimed; i++)
             timer_settime(s.timed[i].timer, 0, &it, NULL);
         if (!exists)
             rescan_threads(); /* threads that began during the pause */
     }
-    inject_sites_pause(exists);
+    if (!s.ab_memory)
+        inject_sites_pause(exists);
     inject_host_lock();
     sb_printf(inject_host_out(), "abswitch\t%lld\t%s\n", (long long)inject_now_ns(), exists ? "off" : "on");
     inject_host_flush_locked(true); /* the benchmark reads it back; a switch is every 100 ms or so */
@@ -427,7 +434,9 @@ void inject_sampler_start(void)
     s.hz = asked_rate();
     const char *ab = getenv(SAMPLE_ENV_AB);
     s.ab_path = ab && *ab ? ab : NULL;
-    if (s.ab_path)
+    const char *only = getenv("MMPROF_AB_ONLY");
+    s.ab_memory = s.ab_path && only && strcmp(only, "memory") == 0;
+    if (s.ab_path && !s.ab_memory)
         add_why(SAMPLE_ENV_AB "=%s: off while the file exists", s.ab_path);
     const char *off = getenv(SAMPLE_ENV_OFF);
     bool python_off = off && strcmp(off, "python") == 0, cpu_off = off && strcmp(off, "cpu") == 0;

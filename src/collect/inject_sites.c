@@ -254,14 +254,14 @@ void inject_sites_tick(int64_t now)
     apply_callbacks();
 }
 
-void inject_site_take(uint32_t correlation)
+uint32_t inject_site_take(uint32_t correlation, bool always)
 {
     if (__atomic_load_n(&paused, __ATOMIC_RELAXED))
-        return;
+        return 0;
     int64_t t0 = inject_now_ns();
-    if (over_share(t0)) {
+    if (!always && over_share(t0)) {
         __atomic_fetch_add(&skipped, 1, __ATOMIC_RELAXED);
-        return;
+        return 0;
     }
     host_key keys[HOST_MAX_DEPTH];
     int n = inject_py_this_stack(keys, HOST_MAX_DEPTH, memo.keys, memo.n); /* >= 0: the host lock is held */
@@ -284,6 +284,12 @@ void inject_site_take(uint32_t correlation)
     inject_host_unlock();
     __atomic_fetch_add(&taken, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&cost.spent, inject_now_ns() - t0, __ATOMIC_RELAXED);
+    return node;
+}
+
+bool inject_sites_taking(void)
+{
+    return on && stacks;
 }
 
 void inject_sites_finish(void)
@@ -327,5 +333,5 @@ void inject_sites_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
     } else
         return;
     if (stacks && inject_capture_tracing_now()) /* outside a capture window nothing is recorded to tie it to */
-        inject_site_take(d->correlationId);
+        inject_site_take(d->correlationId, false);
 }

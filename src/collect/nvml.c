@@ -103,19 +103,6 @@ static bool load_api(nvml_watch *w, char *why, size_t len)
     return true;
 }
 
-void *nvml_library_open(char *why, size_t len)
-{
-    const char *name = getenv("MMPROF_NVML_LIBRARY");
-    if (!name || !name[0])
-        name = "libnvidia-ml.so.1";
-    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char *e = dlerror();
-        snprintf(why, len, "%s not found: %s", name, e ? e : "dlopen failed");
-    }
-    return lib;
-}
-
 nvml_watch *nvml_watch_open(const char *pci_bus_id, int period_ms, int64_t (*now)(void), char *why, size_t len)
 {
     void *lib = nvml_library_open(why, len);

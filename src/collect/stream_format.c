@@ -163,3 +163,47 @@ void stream_format_host_stats(strbuf *b, const host_collect_stats *st)
                   (unsigned long long)st->looks_gil, (unsigned long long)st->samples_left_out,
                   (unsigned long long)st->samples_torn);
 }
+
+void stream_format_memory(strbuf *b, const memory_activity *m)
+{
+    for (size_t i = 0; i < m->nevents; i++) {
+        const mem_event *e = &m->events[i];
+        sb_printf(b, "mem\t%lld\t%s\t%d\t%u\t%u\t%u\t%llu\t%llu\t%llu\t%lld\t", (long long)e->ts_ns,
+                  mem_op_name((mem_op)e->op), (int)e->kind, e->device, e->stream, e->correlation,
+                  (unsigned long long)e->address, (unsigned long long)e->bytes, (unsigned long long)e->pool,
+                  (long long)e->pool_size);
+        stream_escape(b, memory_name_of(m, e->allocator));
+        sb_add(b, "\n");
+    }
+    for (int i = 0; i < m->npools; i++) {
+        const mem_pool_event *p = &m->pools[i];
+        sb_printf(b, "mempool\t%lld\t%s\t%u\t%u\t%llu\t%llu\t%llu\t%llu\t%d\n", (long long)p->ts_ns,
+                  mem_pool_op_name((mem_pool_op)p->op), p->device, p->correlation, (unsigned long long)p->address,
+                  (unsigned long long)p->size, (unsigned long long)p->utilized,
+                  (unsigned long long)p->release_threshold, p->managed ? 1 : 0);
+    }
+}
+
+void stream_format_memfail(strbuf *b, const mem_failure *f, const char *api, const char *errname)
+{
+    sb_printf(b, "memfail\t%lld\t%u\t%u\t%u\t%d\t%llu\t%d\t%llu\t%llu\t%llu\t", (long long)f->ts_ns, f->tid,
+              f->device, f->correlation, (int)f->kind, (unsigned long long)f->bytes, f->error,
+              (unsigned long long)f->live_count, (unsigned long long)f->live_bytes, (unsigned long long)f->untracked);
+    stream_escape(b, api);
+    sb_add(b, "\t");
+    stream_escape(b, errname);
+    sb_add(b, "\n");
+}
+
+void stream_format_memlive(strbuf *b, uint32_t correlation, uint64_t node, uint32_t device, int kind, uint64_t count,
+                           uint64_t bytes)
+{
+    sb_printf(b, "memlive\t%u\t%llu\t%u\t%d\t%llu\t%llu\n", correlation, (unsigned long long)node, device, kind,
+              (unsigned long long)count, (unsigned long long)bytes);
+}
+
+void stream_format_memnvml(strbuf *b, int64_t ts, uint32_t device, uint64_t used, uint64_t total)
+{
+    sb_printf(b, "memnvml\t%lld\t%u\t%llu\t%llu\n", (long long)ts, device, (unsigned long long)used,
+              (unsigned long long)total);
+}

@@ -86,6 +86,29 @@
  *   samplestat NOGIL GIL LEFT_OUT TORN                at exit, Python programs: looks without and
  *                                                     with the GIL; thread samples left out (a
  *                                                     code object not named yet), torn reads
+ *   mem     TS OP KIND DEVICE STREAM CORR ADDR BYTES POOL POOL_SIZE SOURCE
+ *                                                     a memory record (CUPTI's MEMORY2): OP alloc |
+ *                                                     free, KIND model.h's mem_kind number, CORR the
+ *                                                     allocating call's, POOL the stream-ordered
+ *                                                     pool's address (0: none) and POOL_SIZE its size
+ *                                                     then (-1: none), SOURCE the library CUPTI names
+ *                                                     as the one that asked ("" not named)
+ *   mempool TS OP DEVICE CORR ADDR SIZE UTILIZED THRESHOLD MANAGED
+ *                                                     a memory pool created, destroyed or trimmed
+ *                                                     (OP), its size and bytes in use after it,
+ *                                                     MANAGED 1 for a pool of managed memory
+ *   memfail TS TID DEVICE CORR KIND BYTES ERROR COUNT LIVE UNTRACKED API ERRNAME
+ *                                                     an allocation call that failed (its return, in
+ *                                                     the library's callback): BYTES asked, ERROR the
+ *                                                     CUDA error code; the live set the library held
+ *                                                     then (COUNT allocations, LIVE bytes; UNTRACKED
+ *                                                     ones it could not hold, its table full); API the
+ *                                                     call, ERRNAME the error's name ("" unknown)
+ *   memlive CORR NODE DEVICE KIND COUNT BYTES         one group of that live set, after its memfail:
+ *                                                     the allocations of call site NODE (0: none
+ *                                                     taken), device and kind
+ *   memnvml TS DEVICE USED TOTAL                      the device's memory as NVML reads it, everyone's
+ *   memnvmloff REASON                                 once: NVML could not be read, and why
  *   A site or sample naming a node no frame line gave is malformed (counted, skipped).
  *
  * A reader skips lines it does not know, so later versions may add some. */
@@ -128,5 +151,15 @@ void stream_format_sampler(strbuf *b, double hz, const char *mechanism, const ch
 void stream_format_hspan(strbuf *b, int64_t start, int64_t end, uint32_t tid, uint64_t node, const char *name);
 /* The sitestat line where st has sites' counts, the samplestat line where it has looks'. */
 void stream_format_host_stats(strbuf *b, const host_collect_stats *st);
+
+/* The memory lines (memory_activity.h): the mem and mempool lines of m's events and pools (their
+ * pids are not written); a failed allocation's memfail line, api and errname its call's and
+ * error's names (errname NULL: unknown); one memlive group of its live set (node 0: no site); an
+ * NVML reading. */
+void stream_format_memory(strbuf *b, const memory_activity *m);
+void stream_format_memfail(strbuf *b, const mem_failure *f, const char *api, const char *errname);
+void stream_format_memlive(strbuf *b, uint32_t correlation, uint64_t node, uint32_t device, int kind, uint64_t count,
+                           uint64_t bytes);
+void stream_format_memnvml(strbuf *b, int64_t ts, uint32_t device, uint64_t used, uint64_t total);
 
 #endif

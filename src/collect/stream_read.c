@@ -672,6 +672,95 @@ static bool line_stat_counts(reader *r, char **f, int n, bool sites)
     return true;
 }
 
+/* mem TS OP KIND DEVICE STREAM CORR ADDR BYTES POOL POOL_SIZE SOURCE: a CUPTI memory record. */
+static bool line_mem(reader *r, char **f, int n)
+{
+    mem_event e = {.pid = r->pid, .total_allocated = -1, .total_reserved = -1};
+    mem_op op;
+    int kind;
+    if (n != 12 || !parse_i64(f[1], &e.ts_ns) || !mem_op_parse(f[2], &op) || !parse_int(f[3], &kind) || kind < 0 ||
+        kind > MEM_MANAGED || !parse_u32(f[4], &e.device) || !parse_u32(f[5], &e.stream) ||
+        !parse_u32(f[6], &e.correlation) || !parse_u64(f[7], &e.address) || !parse_u64(f[8], &e.bytes) ||
+        !parse_u64(f[9], &e.pool) || !parse_i64(f[10], &e.pool_size) || e.pool_size < -1)
+        return false;
+    saw_time(r, e.ts_ns);
+    e.op = (uint8_t)op;
+    e.kind = (uint8_t)kind;
+    e.allocator = f[11][0] ? memory_name(&r->m->memory, f[11]) : -1;
+    r->oom |= (f[11][0] && e.allocator < 0) || !memory_add_event(&r->m->memory, &e);
+    return true;
+}
+
+/* mempool TS OP DEVICE CORR ADDR SIZE UTILIZED THRESHOLD MANAGED */
+static bool line_mempool(reader *r, char **f, int n)
+{
+    mem_pool_event p = {.pid = r->pid};
+    mem_pool_op op;
+    int managed;
+    if (n != 10 || !parse_i64(f[1], &p.ts_ns) || !mem_pool_op_parse(f[2], &op) || !parse_u32(f[3], &p.device) ||
+        !parse_u32(f[4], &p.correlation) || !parse_u64(f[5], &p.address) || !parse_u64(f[6], &p.size) ||
+        !parse_u64(f[7], &p.utilized) || !parse_u64(f[8], &p.release_threshold) || !parse_int(f[9], &managed) ||
+        (managed != 0 && managed != 1))
+        return false;
+    saw_time(r, p.ts_ns);
+    p.op = (uint8_t)op;
+    p.managed = managed == 1;
+    r->oom |= !memory_add_pool(&r->m->memory, &p);
+    return true;
+}
+
+/* memfail TS TID DEVICE CORR KIND BYTES ERROR COUNT LIVE UNTRACKED API ERRNAME: a failed
+ * allocation with the live set's totals; its memlive groups follow. */
+static bool line_memfail(reader *r, char **f, int n)
+{
+    mem_failure x = {.pid = r->pid, .has_live = true};
+    int kind;
+    memory_activity *m = &r->m->memory;
+    if (n != 13 || !parse_i64(f[1], &x.ts_ns) || !parse_u32(f[2], &x.tid) || !parse_u32(f[3], &x.device) ||
+        !parse_u32(f[4], &x.correlation) || !parse_int(f[5], &kind) || kind < 0 || kind > MEM_MANAGED ||
+        !parse_u64(f[6], &x.bytes) || !parse_int(f[7], &x.error) || !parse_u64(f[8], &x.live_count) ||
+        !parse_u64(f[9], &x.live_bytes) || !parse_u64(f[10], &x.untracked) || !f[11][0])
+        return false;
+    saw_time(r, x.ts_ns);
+    x.kind = (uint8_t)kind;
+    x.api = memory_name(m, f[11]);
+    x.error_name = f[12][0] ? memory_name(m, f[12]) : -1;
+    r->oom |= x.api < 0 || (f[12][0] && x.error_name < 0) || !memory_add_failure(m, &x);
+    return true;
+}
+
+/* memlive CORR NODE DEVICE KIND COUNT BYTES: a group of the live set of this process's last
+ * failure, which must be the call CORR's. */
+static bool line_memlive(reader *r, char **f, int n)
+{
+    memory_activity *m = &r->m->memory;
+    mem_live_group g = {0};
+    uint32_t corr;
+    int kind;
+    if (n != 7 || !parse_u32(f[1], &corr) || !node_field(r, f[2], true, &g.frame) || !parse_u32(f[3], &g.device) ||
+        !parse_int(f[4], &kind) || kind < 0 || kind > MEM_MANAGED || !parse_u64(f[5], &g.count) ||
+        !parse_u64(f[6], &g.bytes))
+        return false;
+    const mem_failure *last = m->nfailures ? &m->failures[m->nfailures - 1] : NULL;
+    if (!last || last->pid != r->pid || last->correlation != corr)
+        return false;
+    g.kind = (uint8_t)kind;
+    r->oom |= !memory_add_live(m, &g);
+    return true;
+}
+
+/* memnvml TS DEVICE USED TOTAL */
+static bool line_memnvml(reader *r, char **f, int n)
+{
+    mem_sample s = {.pid = r->pid};
+    if (n != 5 || !parse_i64(f[1], &s.ts_ns) || !parse_u32(f[2], &s.device) || !parse_u64(f[3], &s.used) ||
+        !parse_u64(f[4], &s.total))
+        return false;
+    saw_time(r, s.ts_ns);
+    r->oom |= !memory_add_sample(&r->m->memory, &s);
+    return true;
+}
+
 /* One line, split into fields; false when it is malformed. */
 static bool read_line(reader *r, char **f, int n)
 {
@@ -701,6 +790,18 @@ static bool read_line(reader *r, char **f, int n)
     if (strcmp(k, "sampler") == 0) return line_sampler(r, f, n);
     if (strcmp(k, "sitestat") == 0) return line_stat_counts(r, f, n, true);
     if (strcmp(k, "samplestat") == 0) return line_stat_counts(r, f, n, false);
+    if (strcmp(k, "mem") == 0) return line_mem(r, f, n);
+    if (strcmp(k, "mempool") == 0) return line_mempool(r, f, n);
+    if (strcmp(k, "memfail") == 0) return line_memfail(r, f, n);
+    if (strcmp(k, "memlive") == 0) return line_memlive(r, f, n);
+    if (strcmp(k, "memnvml") == 0) return line_memnvml(r, f, n);
+    if (strcmp(k, "memnvmloff") == 0) {
+        if (n != 2)
+            return false;
+        if (!r->m->memory.nvml_why[0])
+            copy_str(r->m->memory.nvml_why, sizeof r->m->memory.nvml_why, f[1]);
+        return true;
+    }
     if (strcmp(k, "capcalls") == 0) {
         int64_t ts, calls;
         if (n != 3 || !parse_i64(f[1], &ts) || !parse_i64(f[2], &calls) || calls < 0)

@@ -1,5 +1,6 @@
 /* One Kineto trace event into the run model: kernels, copies, memsets, CUDA API calls, syncs,
- * record_function ranges and the metadata that names processes and threads. What is read and
+ * record_function ranges, the caching allocator's memory events and the metadata that names
+ * processes and threads. What is read and
  * what is left out, and why: kineto.c. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -460,6 +461,18 @@ static bool read_metadata(kineto_reader *r, const trace_event *e)
                    : add_name(r, &r->thread_names, &r->nthread_names, pid, tid, name->valuestring);
 }
 
+/* The caching allocator's "[memory]" instant (profile_memory=True): its time and ids here, its
+ * args in kineto_memory.c. */
+static bool read_memory(kineto_reader *r, const trace_event *e)
+{
+    int64_t ts;
+    uint32_t pid, tid;
+    if (!e->args)
+        return kr_bad_event(r, "a [memory] event without args");
+    return event_time(r, e->obj, "ts", &ts) && event_id(r, e->pid, "pid", &pid) && event_id(r, e->tid, "tid", &tid) &&
+           kr_read_memory(r, e->args, pid, tid, ts);
+}
+
 bool kr_read_event(kineto_reader *r, const cJSON *ev)
 {
     trace_event e;
@@ -467,8 +480,10 @@ bool kr_read_event(kineto_reader *r, const cJSON *ev)
         return false;
     if (strcmp(e.ph, "M") == 0)
         return read_metadata(r, &e);
+    if (strcmp(e.ph, "i") == 0 && strcmp(e.name, "[memory]") == 0)
+        return read_memory(r, &e);
     if (strcmp(e.ph, "X") != 0)
-        return true; /* flows, instants, counters */
+        return true; /* flows, other instants, counters */
     if (strcmp(e.cat, "kernel") == 0)
         return read_kernel(r, &e);
     if (strcmp(e.cat, "gpu_memcpy") == 0)

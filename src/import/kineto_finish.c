@@ -41,6 +41,12 @@ static bool add_base(kineto_reader *r)
     SHIFT(r->m->regions, (size_t)r->m->nregions);
     SHIFT(r->pending, r->npending);
 #undef SHIFT
+    memory_activity *mem = &r->m->memory; /* the allocator's instants (kineto_memory.c) */
+    for (size_t i = 0; i < mem->nevents; i++) {
+        if ((b > 0 && mem->events[i].ts_ns > INT64_MAX - b) || (b < 0 && mem->events[i].ts_ns < INT64_MIN - b))
+            return kr_fail(r, "times out of range once baseTimeNanoseconds is added");
+        mem->events[i].ts_ns += b;
+    }
     return true;
 }
 
@@ -213,6 +219,9 @@ bool kr_finish(kineto_reader *r)
     if (r->host_copies)
         model_add_warning(m, "%zu copies name their host memory \"Host\" (\"Memcpy HtoD (Host -> Device)\", as ROCm "
                              "traces do): their direction is known, pageable or pinned is not", r->host_copies);
+    if (r->host_memory_events)
+        model_add_warning(m, "%zu [memory] events of host (CPU) memory were left out: the memory tables are the GPU's",
+                          r->host_memory_events);
     if (r->unnamed_copies)
         model_add_warning(m, "%zu copies have names not in Kineto's form (\"Memcpy HtoD (Pageable -> Device)\"): "
                              "their direction and memory kinds are unknown", r->unnamed_copies);

@@ -60,6 +60,7 @@ typedef struct {
     /* distributedInfo (torch.distributed's rank, world size and backend); rank -1 when absent */
     int rank, world_size;
     char backend[32];
+    size_t host_memory_events; /* "[memory]" events of CPU memory, left out (kineto_memory.c) */
 } kineto_reader;
 
 /* Messages: "<file>: ..." into r->err, the first fault only; each returns false. */
@@ -73,6 +74,10 @@ const char *kr_type_name(const cJSON *v); /* "a string", "an object", ... */
 bool kr_read_event(kineto_reader *r, const cJSON *ev);
 /* The kind of host wait a CUDA runtime or driver call is, by name; SYNC_UNKNOWN when none. */
 sync_kind kr_api_sync_kind(const char *name);
+
+/* kineto_memory.c: a "[memory]" event's args (the caching allocator's allocation or free, with
+ * its own totals after it) into the model's memory, at ts for process pid's thread tid. */
+bool kr_read_memory(kineto_reader *r, const cJSON *args, uint32_t pid, uint32_t tid, int64_t ts);
 
 /* kineto_finish.c: refuses what is no PyTorch GPU trace, then links, nests and names. */
 bool kr_finish(kineto_reader *r);

@@ -253,7 +253,40 @@ static bool read_site(hreader *r, host_activity *h, const cJSON *rec)
     return host_add_site(h, &s) || fail(r, -1, "out of memory");
 }
 
+bool json_records_each(const cJSON *arr, const host_split *split, const char *key, json_record_fn each, void *ctx)
+{
+    int n = split ? split->count(split->ctx, key) : -1;
+    const cJSON *e = n < 0 ? arr->child : NULL;
+    for (int i = 0; n < 0 ? e != NULL : i < n; i++) {
+        cJSON *parsed = n < 0 ? NULL : split->element(split->ctx, key, i);
+        if (n >= 0 && !parsed)
+            return false; /* the split's error stands */
+        bool ok = each(ctx, n < 0 ? e : parsed, i);
+        cJSON_Delete(parsed);
+        if (!ok)
+            return false;
+        if (n < 0)
+            e = e->next;
+    }
+    return true;
+}
+
 typedef bool (*record_reader)(hreader *r, host_activity *h, const cJSON *rec);
+
+typedef struct {
+    hreader *r;
+    host_activity *h;
+    record_reader read;
+    int width;
+} records;
+
+static bool one_record(void *ctx, const cJSON *rec, int index)
+{
+    records *c = ctx;
+    c->r->index = index;
+    return cJSON_IsArray(rec) && cJSON_GetArraySize(rec) == c->width ? c->read(c->r, c->h, rec)
+                                                                       : fail(c->r, -1, "expected an array of %d values", c->width);
+}
 
 /* Array key of o (or of split, where it has it), each element a record of width fields read by
  * read. */
@@ -263,23 +296,10 @@ static bool read_records(hreader *r, const cJSON *o, const host_split *split, co
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsArray(arr))
         return fail(r, -1, "%s: %s", key, arr ? "expected an array" : "missing");
-    int n = split ? split->count(split->ctx, key) : -1;
     r->array = key;
-    r->index = 0;
-    const cJSON *e = n < 0 ? arr->child : NULL;
-    for (; n < 0 ? e != NULL : r->index < n; r->index++) {
-        cJSON *parsed = n < 0 ? NULL : split->element(split->ctx, key, r->index);
-        if (n >= 0 && !parsed)
-            return false; /* the split's error stands */
-        const cJSON *rec = n < 0 ? e : parsed;
-        bool ok = cJSON_IsArray(rec) && cJSON_GetArraySize(rec) == width ? read(r, h, rec)
-                                                                           : fail(r, -1, "expected an array of %d values", width);
-        cJSON_Delete(parsed);
-        if (!ok)
-            return false;
-        if (n < 0)
-            e = e->next;
-    }
+    records c = {r, h, read, width};
+    if (!json_records_each(arr, split, key, one_record, &c))
+        return false;
     r->array = NULL;
     return true;
 }

@@ -41,6 +41,13 @@ typedef struct {
     cJSON *(*element)(void *ctx, const char *key, int i);
 } host_split;
 
+/* The elements of array arr, or of split's array key where it has it (element by element), each
+ * handed to each(ctx, rec, i) in turn (an element parsed from split is freed after), until one
+ * returns false. False then, or when split could not parse an element (its error stands). Shared
+ * by the run file's members of records (host_json.c, memory_json.c). */
+typedef bool (*json_record_fn)(void *ctx, const cJSON *rec, int index);
+bool json_records_each(const cJSON *arr, const host_split *split, const char *key, json_record_fn each, void *ctx);
+
 /* Reads root's "host_activity" member into h (empty where absent); its arrays from split where
  * that has them (NULL: all from the tree). On failure returns false with err saying where
  * ("host_activity.samples[3][3]: names no frame") and leaves what was read in h for the caller to

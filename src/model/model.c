@@ -199,6 +199,7 @@ void model_free(run_model *m)
     free(m->launch_counters);
     free(m->capture.windows);
     host_activity_free(&m->host_activity);
+    memory_activity_free(&m->memory);
     memset(m, 0, sizeof *m);
 }
 

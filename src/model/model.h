@@ -26,6 +26,7 @@
 
 #include "device_state.h"
 #include "host_activity.h"
+#include "memory_activity.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -499,6 +500,7 @@ typedef struct {
     counter_info counters;
     capture_info capture;  /* profile's capture windows; none otherwise */
     host_activity host_activity; /* what the host did: samples, call sites, CPU spans (host_activity.h) */
+    memory_activity memory; /* allocations, frees, failed allocations, device memory (memory_activity.h) */
     /* profile --counters: one entry per profiled launch (demangled kernel name), in stream order */
     kernel_counters *launch_counters;
     int nlaunch_counters;

@@ -3,11 +3,13 @@
  *
  * The document (schema_version 3): the header (schema, versions, command line, source), host,
  * collection, devices, counters, the built-in run's section ("builtin": settings, BLAS, tool phases,
- * workloads, peer matrix), regions, processes, threads, warnings, launch counters, and last the
- * event store ("events"), which is nearly all of a file. Versions 1 and 2 kept the built-in
+ * workloads, peer matrix), regions, processes, threads, warnings, launch counters, the host
+ * activity and the memory activity (host_json.c, memory_json.c: written only where a run has them),
+ * and last the event store ("events"), which is nearly all of a file. Versions 1 and 2 kept the built-in
  * settings at the top and each workload's events inside it; the reader still takes them. */
 #include "model_json.h"
 #include "host_json.h"
+#include "memory_json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -573,7 +575,8 @@ bool model_write(const run_model *m, json_writer *w, const model_write_hooks *ho
               (m->nlaunch_counters == 0 ||
                write_array(w, "launch_counters", (size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters,
                            epoch)) &&
-              host_json_write(&m->host_activity, epoch, w) && write_events(w, &m->events, epoch);
+              host_json_write(&m->host_activity, epoch, w) && memory_json_write(&m->memory, epoch, w) &&
+              write_events(w, &m->events, epoch);
     return ok;
 }
 
@@ -1033,7 +1036,8 @@ typedef struct split_doc {
     const char *name, *buf;
     size_t len;
     const member_drop *drop; /* what the text left out as it was read (NULL: nothing), for messages */
-    split_array arr[12]; /* the events' five kinds, the workloads, the host activity's four arrays */
+    split_array arr[16]; /* the events' five kinds, the workloads, the host activity's four arrays, the
+                          * memory's events and samples */
     int narr;
 } split_doc;
 
@@ -1930,12 +1934,18 @@ static bool read_builtin_v2(reader *r, const cJSON *root, run_model *m)
            read_object(r, root, "multi_gpu", true, read_multi_obj, m);
 }
 
-/* host_split's view of the reader's split arrays "host_activity.KEY". */
+/* host_split's view of the reader's split arrays "OUTER.KEY" (OUTER "host_activity" or "memory"). */
+typedef struct {
+    reader *r;
+    const char *outer;
+} outer_split;
+
 static const split_array *host_split_find(void *ctx, const char *key)
 {
-    const reader *r = ctx;
+    const outer_split *o = ctx;
+    const reader *r = o->r;
     char path[64];
-    snprintf(path, sizeof path, "host_activity.%s", key);
+    snprintf(path, sizeof path, "%s.%s", o->outer, key);
     for (int i = 0; r->split && i < r->split->narr; i++)
         if (strcmp(r->split->arr[i].path, path) == 0)
             return &r->split->arr[i];
@@ -1950,7 +1960,7 @@ static int host_split_count(void *ctx, const char *key)
 
 static cJSON *host_split_element(void *ctx, const char *key, int i)
 {
-    return split_element(ctx, host_split_find(ctx, key), i);
+    return split_element(((outer_split *)ctx)->r, host_split_find(ctx, key), i);
 }
 
 /* The run's host activity, where it has some (host_json.c reads it; its arrays element by element
@@ -1958,8 +1968,20 @@ static cJSON *host_split_element(void *ctx, const char *key, int i)
 static bool read_host_activity(reader *r, const cJSON *root, run_model *m)
 {
     char msg[256] = "";
-    host_split split = {r, host_split_count, host_split_element};
+    outer_split o = {r, "host_activity"};
+    host_split split = {&o, host_split_count, host_split_element};
     return host_json_read(root, m->epoch_ns, &split, &m->host_activity, msg, sizeof msg) || fail(r, NULL, "%s", msg);
+}
+
+/* The run's memory activity, where it has some (memory_json.c; after the host activity, whose
+ * frames its live sets name). */
+static bool read_memory(reader *r, const cJSON *root, run_model *m)
+{
+    char msg[256] = "";
+    outer_split o = {r, "memory"};
+    host_split split = {&o, host_split_count, host_split_element};
+    return memory_json_read(root, m->epoch_ns, &split, &m->host_activity, &m->memory, msg, sizeof msg) ||
+           fail(r, NULL, "%s", msg);
 }
 
 static bool read_root(reader *r, const cJSON *root, run_model *m)
@@ -1977,7 +1999,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
               (v1_default(r, root, "processes") || read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
               (v1_default(r, root, "threads") || read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
               read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m) &&
-              read_host_activity(r, root, m);
+              read_host_activity(r, root, m) && read_memory(r, root, m);
     if (ok && m->source != SOURCE_BUILTIN && m->builtin.nworkloads > 0)
         ok = fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;
@@ -2177,6 +2199,9 @@ static split_how split_kind(const char *outer, const char *inner, int c)
 {
     if (strcmp(outer, "events") == 0) /* one event per element, or a kind's columns (event_columns.h) */
         return c == '[' && strcmp(inner, "names") != 0 ? SPLIT_ELEMENTS : c == '{' ? SPLIT_WHOLE : KEEP_IN_TREE;
+    /* the memory activity's events and samples (memory_json.c): a trace's grow with its tensors */
+    if (strcmp(outer, "memory") == 0)
+        return c == '[' && (strcmp(inner, "events") == 0 || strcmp(inner, "samples") == 0) ? SPLIT_ELEMENTS : KEEP_IN_TREE;
     /* the host activity's record arrays (host_json.c): samples and sites grow with the run */
     bool records = strcmp(inner, "frames") == 0 || strcmp(inner, "samples") == 0 || strcmp(inner, "spans") == 0 ||
                    strcmp(inner, "sites") == 0;
@@ -2240,7 +2265,7 @@ static bool split_document(split_doc *d, cJSON **root)
                 break;
             int c = js_peek(&s);
             cJSON *value = NULL;
-            if ((strcmp(key, "events") == 0 || strcmp(key, "host_activity") == 0) && c == '{' &&
+            if ((strcmp(key, "events") == 0 || strcmp(key, "host_activity") == 0 || strcmp(key, "memory") == 0) && c == '{' &&
                 !cJSON_HasObjectItem(doc, key)) {
                 value = cJSON_CreateObject();
                 ok = value && split_members(&s, d, key, value);

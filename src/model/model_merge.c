@@ -258,6 +258,14 @@ static void renumber(run_model *src, const pid_map *map, int nmap, const int *de
     FIX_NODEV(h->samples, h->nsamples)
     FIX_NODEV(h->spans, h->nspans)
     FIX_NODEV(h->sites, h->nsites)
+    memory_activity *mem = &src->memory;
+    FIX(mem->events, mem->nevents, 1)
+    FIX(mem->pools, (size_t)mem->npools, 1)
+    FIX(mem->failures, (size_t)mem->nfailures, 1)
+    FIX(mem->samples, mem->nsamples, 1)
+    for (int i = 0; i < mem->nlive; i++)
+        if (mem->live[i].device < (uint32_t)src->ndevices)
+            mem->live[i].device = (uint32_t)dev[mem->live[i].device];
 #undef FIX
 #undef FIX_NODEV
 }
@@ -385,7 +393,10 @@ bool model_merge(merge_state *s, run_model *dst, run_model *src, const char *lab
               move_array(&dst->processes, &np, &src->processes, &nps, sizeof *src->processes) &&
               move_array(&dst->threads, &nt, &src->threads, &nts, sizeof *src->threads) &&
               move_array(&dst->warnings, &nw, &src->warnings, &nws, sizeof *src->warnings) &&
-              move_capture(dst, src) && move_regions(dst, src) && host_activity_move(&dst->host_activity, &src->host_activity);
+              move_capture(dst, src) && move_regions(dst, src) &&
+              /* the memory's live sets name frames: shifted past dst's before those move */
+              memory_activity_move(&dst->memory, &src->memory, dst->host_activity.nframes) &&
+              host_activity_move(&dst->host_activity, &src->host_activity);
     dst->nprocesses = (int)np;
     src->nprocesses = (int)nps;
     dst->nthreads = (int)nt;

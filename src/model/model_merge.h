@@ -42,7 +42,7 @@ typedef struct {
 /* Starts a merge into dst (the first file's run, label its path). False when memory ran out. */
 bool model_merge_begin(merge_state *s, run_model *dst, const char *label);
 
-/* Moves src's events, regions, processes, threads, devices, warnings and host activity into dst; src is left
+/* Moves src's events, regions, processes, threads, devices, warnings, host activity and memory into dst; src is left
  * without them (model_free it). Devices are the same when host and PCI bus id are; a pid already
  * taken by another host's process is renumbered. label names src in messages (its file). False
  * with a reason in err when src cannot join or memory ran out. Files join when they are parts
