@@ -90,6 +90,8 @@ UNIT_TESTS := test_sampling test_sweep test_sweep_cli test_model_json test_json_
 UNIT_TESTS += $(UNIT_TESTS_ACCOUNT)
 # GPU memory over time (issue 37): the model, run file and stream lines; the library's live table.
 UNIT_TESTS += test_memory test_mem_live test_memory_analysis
+# The sampler names native frames without the loader's load lock (module_map.h).
+UNIT_TESTS += test_module_map
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -126,7 +128,7 @@ INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/injec
               src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/spill.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
               src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
-              src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c \
+              src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c src/collect/module_map.c \
               src/collect/inject_pyhooks.c
 # GPU memory over time (issue 37): the model's memory store (model.c frees it), the allocation
 # calls' callbacks and the table of live allocations, the devices' memory through NVML.
@@ -252,6 +254,11 @@ $(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
 $(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/collect/host_tree.o
 # The injection library's table of live allocations.
 $(BUILD)/tests/test_mem_live: $(SAN_DIR)/src/collect/mem_live.o
+# The injection library's table of loaded modules, and a library that is slow to load beside it.
+$(BUILD)/tests/test_module_map: $(SAN_DIR)/src/collect/module_map.o | $(BUILD)/tests/libslow_ctor.so
+$(BUILD)/tests/libslow_ctor.so: tests/slow_ctor.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -Wall -Wextra -shared -fPIC -o $@ $<
 
 # A fake NVML the NVML tests open through MMPROF_NVML_LIBRARY (tests/fake_nvml.c says what it
 # answers); test_nvml finds it beside itself.

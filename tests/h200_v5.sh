@@ -7,6 +7,8 @@
 #                             (tests/causes_gpu.sh), the profile samples again (their run files now
 #                             hold the garbage collections and sleeps Python told of), and pairs of
 #                             recordings of one program (for comparing two runs of it)
+#   tests/h200_v5.sh memory   (there) GPU memory against the programs' own accounts
+#                             (tests/memory_gpu.sh: allocators, out-of-memory, PyTorch, crash, cost)
 set -u
 step=${1:-record}
 if [ "$step" = stage ]; then
@@ -52,7 +54,13 @@ if [ "$step" = record ]; then
     done
   } >>"$log" 2>&1
 fi
+if [ "$step" = memory ]; then
+  { echo "== GPU memory"; timeout 560 tests/memory_gpu.sh build "$S/memory"; echo "exit $?"; } >"$S/memory.log" 2>&1
+  tail -n 40 "$S/memory.log"
+fi
 for f in "$S"/*.log; do tail -n 3 "$f"; done
-tail -n 16 "$S/causes.log"
+[ -f "$S/causes.log" ] && tail -n 16 "$S/causes.log"
+# a file comes back from the device only under 16 MiB: a larger tarball in parts (cat them back)
 cd "$OUT" && tar czf "h200-$step.tgz" s && rm -rf s
+[ "$(stat -c %s "h200-$step.tgz")" -gt 15000000 ] && split -b 12m "h200-$step.tgz" "h200-$step.tgz.part-" && rm "h200-$step.tgz"
 ls -la "$OUT"

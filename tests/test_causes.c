@@ -185,6 +185,11 @@ static void each_specific_row(void **state)
                THREAD_RUNNING, "cuda_lib_init");
     expect_row(&h, frame(&h, at, HOST_FRAME_NATIVE, "gc_collect_main", NULL, 0, "/usr/bin/python3.12"), THREAD_RUNNING,
                "gc");
+    /* a CPU sample in the profiler's own callbacks (its innermost frame alone) */
+    expect_row(&h, frame(&h, -1, HOST_FRAME_NATIVE, NULL, NULL, 0, "/usr/local/cuda/lib64/libcupti.so.13"),
+               THREAD_RUNNING, "profiler");
+    expect_row(&h, frame(&h, -1, HOST_FRAME_NATIVE, "cupti_record_store", NULL, 0, "/opt/mmprof/libmmprof_inject.so"),
+               THREAD_RUNNING, "profiler");
     /* the profile's spans of what Python told (inject_pyhooks.c) */
     expect_row(&h, frame(&h, at, HOST_FRAME_OP, "time.sleep", NULL, 0, NULL), THREAD_UNKNOWN, "sleep");
     expect_row(&h, frame(&h, at, HOST_FRAME_OP, "gc", NULL, 0, NULL), THREAD_UNKNOWN, "gc");

@@ -868,8 +868,9 @@ static double gpu_time(const region_metrics *r)
 /* The regions summaries list: the whole run first, then the NVTX ranges, annotations and profile's
  * capture windows with GPU work (launched from them or run during them), in timeline order; when more than
  * MAX_LISTED_REGIONS have some, those with the most GPU time, most first. Ranges without GPU work
- * are counted, not listed: a torch.compile trace opens with dozens of compiler annotations that
- * say nothing about the GPU. A built-in run lists the run alone: its workloads have their own
+ * are counted, not listed, unless they last REGION_LIST_NO_GPU_PCT of the run: a torch.compile
+ * trace opens with dozens of compiler annotations that say nothing about the GPU, but a long range
+ * the GPU idled through is where the time went. A built-in run lists the run alone: its workloads have their own
  * per-product tables and verdicts, which a whole-workload region (warm-up and every repeat
  * included) would only contradict. */
 static bool choose_listed(analysis *a)
@@ -888,12 +889,15 @@ static bool choose_listed(analysis *a)
         return false;
     }
     int nc = 0;
+    int64_t run_ns = m->regions[0].end_ns - m->regions[0].start_ns;
     for (int i = 1; i < a->nrg; i++) {
         region_kind k = m->regions[i].kind;
         if (k != REGION_NVTX && k != REGION_ANNOTATION && k != REGION_CAPTURE)
             continue;
         const region_metrics *r = &a->rg[i];
-        if (r->nkernels + r->ncopies + r->nmemsets == 0 && !r->gpu_busy_ms.ok)
+        const region *g = &m->regions[i];
+        bool long_range = run_ns > 0 && 100.0 * (double)(g->end_ns - g->start_ns) >= REGION_LIST_NO_GPU_PCT * (double)run_ns;
+        if (r->nkernels + r->ncopies + r->nmemsets == 0 && !r->gpu_busy_ms.ok && !long_range)
             a->no_gpu_regions++;
         else
             cand[nc++] = (ranked){i, gpu_time(r)};

@@ -256,10 +256,12 @@ static void quoted_frames(cause_matcher *cm, const int *stack, int depth, int ma
         int user = host_user_node(cm->h, node), via = -1;
         for (int k = 0; user >= 0 && k < depth && stack[k] != user; k++)
             via = stack[k];
-        /* nvcc's launch stub (the kernel's own name at its line, calling __device_stub__...) is the
-         * user's code, but the line a reader wants is its caller's */
+        /* nvcc's launch stub (the kernel's own name at its line, calling __device_stub__..., or
+         * the runtime header's __cudaLaunchKernel_helper inlined into that) is the user's code,
+         * but the line a reader wants is its caller's */
         const host_frame *vf = via >= 0 ? &cm->h->frames[via] : NULL;
-        if (user >= 0 && vf && vf->function && strstr(vf->function, "__device_stub__") &&
+        if (user >= 0 && vf && vf->function &&
+            (strstr(vf->function, "__device_stub__") || strncmp(vf->function, "__cudaLaunchKernel_helper", 25) == 0) &&
             cm->h->frames[user].parent >= 0) {
             int up = host_user_node(cm->h, cm->h->frames[user].parent);
             if (up >= 0 && host_user_frame(&cm->h->frames[up])) {

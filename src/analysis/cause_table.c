@@ -201,6 +201,11 @@ const cause_rule cause_rules[] = {
      .op = "gc|gc *",
      .native = "gc_collect_main|_PyGC_Collect|PyGC_Collect|_Py_RunGC|collect_generations|gc_collect_region|"
                "deduce_unreachable|subtract_refs|move_unreachable"},
+    /* A CPU sample has its innermost frame alone: in the profiler's library or CUPTI's, it is the
+     * cost of recording the program (callbacks, records, call sites), not the program's work. */
+    {.id = "profiler", .state = WS_MMPROF, .label = "mmprof and CUPTI recording the program (the profiler's cost)",
+     .advice = "the profiler's cost, not the program's: --no-sample and MMPROF_SITES=0 lower it",
+     .native = "*@libmmprof_inject.so*|*@libmmprof_exit.so*|*@libcupti.so*"},
     {.id = "thread_wait", .state = WS_LOCK, .label = "waiting on another thread or a lock",
      .py = STD("threading.py") "|" STD("queue.py:Queue.get") "|" STD("queue.py:Queue.put") "|" STD("concurrent/futures/*") "|"
            STD("multiprocessing/pool.py") "|" STD("multiprocessing/queues.py:*get"),

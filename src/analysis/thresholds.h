@@ -73,4 +73,9 @@
  * share of the wall: below it they are the noise of launch latency and short calls. */
 #define ACCOUNT_THEN_PCT 1.0
 
+/* A range without GPU work is listed (with its account of where the time went) where it lasts at
+ * least this share of the run: a long "load data" or "compile" range is what a reader asks about;
+ * the dozens of short compiler annotations of a torch.compile trace stay counted, not listed. */
+#define REGION_LIST_NO_GPU_PCT 10.0
+
 #endif

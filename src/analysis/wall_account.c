@@ -277,6 +277,8 @@ static bool array_pull(layer *y, piece *out)
 
 /* ---- building one process ---- */
 
+#define LAST_SITES 64 /* builder.last_site's slots */
+
 typedef struct {
     wall_timeline *t;
     const run_model *m;
@@ -295,9 +297,19 @@ typedef struct {
     int32_t *call_rule;
     layer *layers;
     int nlayers;
-    int gpu_state;      /* the GPU state of the instants being filled, -1 where the GPU is idle */
+    int gpu_state;      /* the GPU state of the instants being filled, -1 where the GPU is idle;
+                         * WS_LAUNCH in a gap between kernels under IDLE_BETWEEN_KERNELS_NS */
+    uint32_t between;   /* such a gap's evidence where the host's says nothing */
     piece *longs;       /* the accounted thread's long calls (long_calls) */
     size_t nlong;
+    /* The latest call with a call site, per thread and name (a few slots by name): a call without
+     * one (sites are taken for a share of the calls, holding their cost to 1%) is taken to come
+     * from where the latest one of its name on its thread came from. */
+    struct {
+        const char *name;
+        uint32_t tid;
+        int32_t user, via;
+    } last_site[LAST_SITES];
     bool oom;
 } builder;
 
@@ -305,7 +317,16 @@ static bool emit(builder *b, int64_t s, int64_t e, uint32_t ev)
 {
     if (e <= s)
         return true;
-    if (ev != UINT32_MAX && b->gpu_state >= 0) {
+    if (ev != UINT32_MAX && b->gpu_state >= 0 && !wall_state_gpu((wall_state)b->gpu_state)) {
+        /* A gap between kernels too short to be anything but launch latency: launch overhead,
+         * with what the host did meanwhile (its view: in the launch call, at the user's line),
+         * the gap's own words where the host's evidence says nothing. */
+        wall_evidence g = b->t->ev[ev];
+        ev = g.rule < 0 ? b->between : ev_intern(b->t, (wall_evidence){.state = (uint8_t)b->gpu_state,
+                                                                        .from = g.from, .rule = g.rule,
+                                                                        .user = g.user, .via = g.via,
+                                                                        .detail = g.detail, .call = g.call});
+    } else if (ev != UINT32_MAX && b->gpu_state >= 0) {
         /* The GPU worked: its state, with what the host did meanwhile (the host's view), and
          * whether that was a wait on the GPU. */
         wall_evidence g = b->t->ev[ev];
@@ -564,10 +585,19 @@ static uint32_t call_evidence(builder *b, const piece *p)
     const api_event *a = host_call_api(s, i);
     int user = -1, via = -1;
     const host_site *site = a ? host_site_find(b->sites, b->nsites, a->pid, a->correlation) : NULL;
+    /* a slot per name (names are the model's, one pointer each), shared by the threads */
+    size_t slot = a ? ((uintptr_t)a->name >> 4) % LAST_SITES : 0;
     if (site) {
         cause_hit h = cause_of_stack(b->cm, site->frame, THREAD_RUNNING);
         user = h.user;
         via = h.via;
+        b->last_site[slot].name = a->name;
+        b->last_site[slot].tid = a->thread;
+        b->last_site[slot].user = user;
+        b->last_site[slot].via = via;
+    } else if (a && b->last_site[slot].name == a->name && b->last_site[slot].tid == a->thread) {
+        user = b->last_site[slot].user;
+        via = b->last_site[slot].via;
     } else {
         size_t k = sample_at(b, host_call_start(s, i));
         if (k != SIZE_MAX) {
@@ -1092,7 +1122,7 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
     item_array gs = {g, ng, 0};
     painter gp;
     painter_init(&gp, array_item, &gs);
-    uint32_t between = ev_intern(t, evidence(EV_GPU, WS_LAUNCH, cause_rule_find("between_kernels"), -1, -1, -1, NULL));
+    b.between = ev_intern(t, evidence(EV_GPU, WS_LAUNCH, cause_rule_find("between_kernels"), -1, -1, -1, NULL));
     int64_t cursor = p->lo;
     bool any = false;
     piece x;
@@ -1103,9 +1133,8 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
         if (s > cursor) {
             b.gpu_state = -1;
             if (any && s - cursor <= IDLE_BETWEEN_KERNELS_NS)
-                emit(&b, cursor, s, between);
-            else
-                fill(&b, 0, cursor, s);
+                b.gpu_state = WS_LAUNCH; /* emit says how */
+            fill(&b, 0, cursor, s);
         }
         b.gpu_state = x.rule; /* the GPU's state, the host's cause meanwhile */
         fill(&b, 0, s > cursor ? s : cursor, e);

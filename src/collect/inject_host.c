@@ -7,15 +7,13 @@
  * stream is a new file) and the parent's unwritten lines. */
 #include "inject_host.h"
 
-#include <dlfcn.h>
-#include <link.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "inject.h"
+#include "module_map.h"
 
 /* 64 KB: about 2000 site lines, so a launch-heavy program writes a few times a second. */
 #define FLUSH_BYTES (64u << 10)
@@ -165,33 +163,20 @@ bool inject_host_code_rename(uint64_t code, uint64_t tag, const char *function, 
 
 /* ---- native frames ---- */
 
-/* The path of the main program, whose link map names it "". */
-static const char *exe_path(void)
-{
-    static char path[PATH_MAX];
-    static bool done;
-    if (!done) {
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-        path[n > 0 ? n : 0] = '\0';
-        done = true;
-    }
-    return path;
-}
-
-/* A native frame's line: module, the address as the module's symbols and line tables name it
+/* A native frame's line: module, and the address as the module's symbols and line tables name it
  * (the address less the module's load bias: for a shared library or a position-independent
- * program its offset from the start of the file's image), and the dynamic symbol where dladdr
- * has one. */
+ * program its offset from the start of the file's image). Its function is named after the run
+ * (symbolize.h), from the module's symbol tables: module_map.h says why not dladdr here. */
 static void native_frame_line(uint32_t id, uint32_t parent, uint64_t addr)
 {
-    Dl_info info;
-    struct link_map *map = NULL;
-    if (!dladdr1((void *)(uintptr_t)addr, &info, (void **)&map, RTLD_DL_LINKMAP) || !map) {
+    const char *module;
+    uintptr_t bias;
+    if (!module_map_find((uintptr_t)addr, &module, &bias)) {
         host_format_native_frame(&out, id, parent, addr, "", ""); /* no module: JIT code, say */
         return;
     }
-    const char *module = map->l_prev == NULL || !info.dli_fname || !info.dli_fname[0] ? exe_path() : info.dli_fname;
-    host_format_native_frame(&out, id, parent, addr - map->l_addr, info.dli_sname ? info.dli_sname : "", module);
+    const char *vdso = module_map_vdso_symbol((uintptr_t)addr);
+    host_format_native_frame(&out, id, parent, addr - bias, vdso ? vdso : "", module);
 }
 
 uint32_t inject_host_generation(void) { return generation; }
