@@ -92,6 +92,8 @@ UNIT_TESTS += $(UNIT_TESTS_ACCOUNT)
 UNIT_TESTS += test_memory test_mem_live test_memory_analysis
 # The sampler names native frames without the loader's load lock (module_map.h).
 UNIT_TESTS += test_module_map
+# The wall-time timeline's sums, however a span is cut.
+UNIT_TESTS += test_wall_account
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \

@@ -367,6 +367,16 @@ static void run_accounts(builder *b)
 }
 
 /* The instances of a range group, by wall time (of equal ones the earlier). */
+/* Regions by length, shortest first; of equal lengths the first recorded first (a stable order
+ * for the median and the worst instance). */
+static int by_length(const void *pa, const void *pb, void *ctx)
+{
+    const run_model *m = ctx;
+    int i = *(const int *)pa, j = *(const int *)pb;
+    int64_t x = m->regions[i].end_ns - m->regions[i].start_ns, y = m->regions[j].end_ns - m->regions[j].start_ns;
+    return x != y ? (x < y ? -1 : 1) : (i > j) - (i < j);
+}
+
 static int group_instances(const analysis *a, const range_group *g, int *out)
 {
     const run_model *m = a->m;
@@ -381,15 +391,7 @@ static int group_instances(const analysis *a, const range_group *g, int *out)
         if (strcmp(folded, g->name) == 0)
             out[n++] = i;
     }
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0; j--) {
-            const region *x = &m->regions[out[j - 1]], *y = &m->regions[out[j]];
-            if (x->end_ns - x->start_ns <= y->end_ns - y->start_ns)
-                break;
-            int k = out[j];
-            out[j] = out[j - 1];
-            out[j - 1] = k;
-        }
+    qsort_r(out, (size_t)n, sizeof *out, by_length, (void *)m);
     return n;
 }
 

@@ -18,9 +18,10 @@
 #include "spill.h"
 #include "thresholds.h"
 
-/* A stretch of one evidence. */
-typedef struct {
-    int64_t start, end;
+/* A stretch of one evidence, from its start to the next one's (the last one's to its process's
+ * end): segments tile the span, so an end need not be kept. Packed: a long run holds millions. */
+typedef struct __attribute__((packed)) {
+    int64_t start;
     uint32_t ev;
 } seg;
 
@@ -29,6 +30,11 @@ typedef struct {
     int64_t lo, hi;      /* its span: from its first record to its last */
     seg *segs;           /* tiling [lo, hi), in order */
     size_t nsegs;
+    /* Each evidence's time over segments [0, c * ck), at cum[c * nev + ev]: a sum over a long
+     * span is the difference of two checkpoints, with at most 2 * ck segments walked at its ends
+     * (a 60 s run's account of its every step walked its millions of segments once per step). */
+    int64_t *cum;
+    size_t ck, ncum;
     int64_t *sample_ts;  /* the accounted thread's samples (Python ones, else CPU ones), by time */
     uint8_t *sample_state; /* the state at each */
     size_t nsamples;
@@ -51,6 +57,8 @@ struct wall_scratch {
     size_t ntouched;
     size_t n;
 };
+
+static int64_t seg_end(const wt_proc *p, size_t k) { return k + 1 < p->nsegs ? p->segs[k + 1].start : p->hi; }
 
 /* ---- evidence, interned ---- */
 
@@ -278,6 +286,8 @@ static bool array_pull(layer *y, piece *out)
 /* ---- building one process ---- */
 
 #define LAST_SITES 64 /* builder.last_site's slots */
+#define REMAPPED 1024 /* builder.remapped's slots */
+#define CALLS_SEEN 256 /* builder.calls_seen's slots */
 
 typedef struct {
     wall_timeline *t;
@@ -310,6 +320,15 @@ typedef struct {
         uint32_t tid;
         int32_t user, via;
     } last_site[LAST_SITES];
+    /* emit's GPU evidence of a host evidence and GPU state (key + 1; 0 empty) */
+    struct {
+        uint32_t key, ev;
+    } remapped[REMAPPED];
+    struct {
+        wall_evidence e; /* call_evidence's, by a hash of its rule, lines and call (id + 1; 0 empty) */
+        uint32_t id;
+    } calls_seen[CALLS_SEEN];
+    uint32_t fallback;       /* fallback's evidence, once known (UINT32_MAX before) */
     bool oom;
 } builder;
 
@@ -328,37 +347,44 @@ static bool emit(builder *b, int64_t s, int64_t e, uint32_t ev)
                                                                         .detail = g.detail, .call = g.call});
     } else if (ev != UINT32_MAX && b->gpu_state >= 0) {
         /* The GPU worked: its state, with what the host did meanwhile (the host's view), and
-         * whether that was a wait on the GPU. */
-        wall_evidence g = b->t->ev[ev];
-        g.state = (uint8_t)b->gpu_state;
-        g.host_wait = g.rule >= 0 && cause_rules[g.rule].state == WS_SYNC;
-        ev = ev_intern(b->t, g);
+         * whether that was a wait on the GPU. Remembered: a kernel's pieces repeat a few. */
+        uint32_t key = ev * WS_COUNT + (uint32_t)b->gpu_state;
+        size_t slot = key % REMAPPED;
+        if (b->remapped[slot].key == key + 1) {
+            ev = b->remapped[slot].ev;
+        } else {
+            wall_evidence g = b->t->ev[ev];
+            g.state = (uint8_t)b->gpu_state;
+            g.host_wait = g.rule >= 0 && cause_rules[g.rule].state == WS_SYNC;
+            ev = ev_intern(b->t, g);
+            b->remapped[slot].key = key + 1;
+            b->remapped[slot].ev = ev;
+        }
     }
     if (ev == UINT32_MAX) {
         b->oom = true;
         return false;
     }
     wt_proc *p = b->p;
-    if (p->nsegs > 0 && p->segs[p->nsegs - 1].ev == ev && p->segs[p->nsegs - 1].end == s) {
-        p->segs[p->nsegs - 1].end = e;
-        return true;
-    }
+    if (p->nsegs > 0 && p->segs[p->nsegs - 1].ev == ev)
+        return true; /* the tiling goes on: the same evidence's segment lasts */
     seg *grown = array_grow_spill(p->segs, p->nsegs, sizeof *p->segs);
     if (!grown) {
         b->oom = true;
         return false;
     }
     p->segs = grown;
-    p->segs[p->nsegs++] = (seg){s, e, ev};
+    p->segs[p->nsegs++] = (seg){s, ev};
     return true;
 }
 
 /* The default where no layer decides: off the CPU, or not known. */
 static uint32_t fallback(builder *b)
 {
-    if (b->off_cpu)
-        return ev_intern(b->t, evidence(EV_NONE, WS_WAITING, cause_rule_find("waiting"), -1, -1, -1, NULL));
-    return ev_intern(b->t, evidence(EV_NONE, WS_UNKNOWN, -1, -1, -1, -1, NULL));
+    if (b->fallback == UINT32_MAX)
+        b->fallback = b->off_cpu ? ev_intern(b->t, evidence(EV_NONE, WS_WAITING, cause_rule_find("waiting"), -1, -1, -1, NULL))
+                                 : ev_intern(b->t, evidence(EV_NONE, WS_UNKNOWN, -1, -1, -1, -1, NULL));
+    return b->fallback;
 }
 
 static void fill(builder *b, int L, int64_t a, int64_t e)
@@ -470,27 +496,44 @@ static int32_t *call_rules(const run_model *m)
     int sync = cause_rule_find("sync"), page = cause_rule_find("pageable_copy"), wait = cause_rule_find("copy_to_host"),
         launch = cause_rule_find("launch"), replay = cause_rule_find("counter_replay");
     bool passes = m->source == SOURCE_BUILTIN && m->counters.asked;
-    struct {
+    /* Each distinct name's row, matched once: names are the model's, one pointer each, so a table
+     * by pointer (open addressing; a run has tens of names, a long one a few hundred). */
+    enum { SEEN = 4096 };
+    struct seen_name {
         const char *name;
         int32_t rule;
-    } seen[256] = {{0}};
+        bool copy;
+    } *seen = calloc(SEEN, sizeof *seen);
+    if (!seen) {
+        spill_free(r);
+        free(pageable);
+        free(to_host);
+        free(replayed);
+        return NULL;
+    }
     for (size_t i = 0; i < n; i++) {
         if (i >= s->napis) {
             r[i] = sync;
             continue;
         }
         const api_event *a = &s->apis[i];
-        size_t slot = ((uintptr_t)a->name >> 4) % 256;
-        if (!a->name || seen[slot].name != a->name) {
-            seen[slot].name = a->name;
-            seen[slot].rule = cause_of_api(a->name);
+        struct seen_name *e = NULL;
+        for (size_t k = 0, h = ((uintptr_t)a->name >> 3) * 0x9E3779B97F4A7C15ull >> 52; k < SEEN; k++) {
+            e = &seen[(h + k) % SEEN];
+            if (e->name == a->name || !e->name)
+                break;
         }
-        int32_t rule = seen[slot].rule;
+        if (!a->name || e->name != a->name) { /* new, or the table full */
+            e->name = a->name;
+            e->rule = cause_of_api(a->name);
+            e->copy = a->name && strstr(a->name, "emcpy");
+        }
+        int32_t rule = e->rule;
         /* A copy into pageable memory returns once the data is there: the host waits on the GPU.
          * One from it (or to it the other way) stages the data through a pinned buffer. A launch
          * the counter pass replayed is mmprof's own work (profile --counters names its launches;
          * the built-in run's are those of its counter passes). */
-        bool copy = a->name && strstr(a->name, "emcpy");
+        bool copy = e->copy;
         if (copy && has_corr(to_host, nd, a->pid, a->correlation))
             rule = wait;
         else if (copy && has_corr(pageable, np, a->pid, a->correlation))
@@ -500,6 +543,7 @@ static int32_t *call_rules(const run_model *m)
             rule = replay;
         r[i] = rule;
     }
+    free(seen);
     free(pageable);
     free(to_host);
     free(replayed);
@@ -523,13 +567,14 @@ static void mark_lazy_context(const run_model *m, const size_t *calls, size_t nc
         const api_event *a = &s->apis[i];
         if (a->kind == API_DRIVER && rule[i] == ctx && a->start_ns < explicit_ctx)
             explicit_ctx = a->start_ns;
+        if (a->kind != API_RUNTIME || first_long != SIZE_MAX || a->end_ns - a->start_ns < IDLE_LAZY_CONTEXT_NS)
+            continue;
         char n[64];
         api_display_name(a->name ? a->name : "", n, sizeof n);
         /* allocation and the set-up calls a program makes first (PyTorch: the stream priorities) */
-        bool may = rule[i] == alloc || strncmp(n, "cudaSetDevice", 13) == 0 || strncmp(n, "cudaStreamCreate", 16) == 0 ||
-                   strncmp(n, "cudaEventCreate", 15) == 0 || strncmp(n, "cudaGetDevice", 13) == 0 ||
-                   strncmp(n, "cudaDeviceGet", 13) == 0;
-        if (a->kind == API_RUNTIME && first_long == SIZE_MAX && a->end_ns - a->start_ns >= IDLE_LAZY_CONTEXT_NS && may)
+        if (rule[i] == alloc || strncmp(n, "cudaSetDevice", 13) == 0 || strncmp(n, "cudaStreamCreate", 16) == 0 ||
+            strncmp(n, "cudaEventCreate", 15) == 0 || strncmp(n, "cudaGetDevice", 13) == 0 ||
+            strncmp(n, "cudaDeviceGet", 13) == 0)
             first_long = i;
     }
     if (first_long != SIZE_MAX && s->apis[first_long].start_ns < explicit_ctx)
@@ -606,7 +651,18 @@ static uint32_t call_evidence(builder *b, const piece *p)
             via = e->via;
         }
     }
-    return ev_intern(b->t, evidence(EV_CALL, cause_rules[p->rule].state, p->rule, user, via, -1, a ? a->name : NULL));
+    wall_evidence e = evidence(EV_CALL, cause_rules[p->rule].state, p->rule, user, via, -1, a ? a->name : NULL);
+    /* a loop's calls repeat a few evidences: remembered by slot before the interning table */
+    size_t seen = (size_t)(((uint64_t)(uint32_t)p->rule * 0x9E3779B1u) ^ ((uint64_t)(uint32_t)user * 0x85EBCA6Bu) ^
+                           ((uint64_t)(uint32_t)via * 0xC2B2AE35u) ^ ((uintptr_t)e.call >> 3)) % CALLS_SEEN;
+    if (b->calls_seen[seen].id && ev_same(&e, &b->calls_seen[seen].e))
+        return b->calls_seen[seen].id - 1;
+    uint32_t id = ev_intern(b->t, e);
+    if (id != UINT32_MAX) {
+        b->calls_seen[seen].e = e;
+        b->calls_seen[seen].id = id + 1;
+    }
+    return id;
 }
 
 static uint32_t call_resolve(layer *y, const piece *p) { return call_evidence(((call_layer *)y->ctx)->src.b, p); }
@@ -1089,7 +1145,7 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
 {
     const run_model *m = t->m;
     builder b = {.t = t, .m = m, .p = p, .cm = cm, .calls = calls, .ncalls = ncalls, .sites = sites, .nsites = nsites,
-                 .call_rule = rules, .gpu_state = -1};
+                 .call_rule = rules, .gpu_state = -1, .fallback = UINT32_MAX};
     double hz = m->host_activity.rate_hz > 0 ? m->host_activity.rate_hz : 100;
     b.period = (int64_t)(1e9 / hz);
     mark_lazy_context(m, calls, ncalls, p->pid, rules);
@@ -1156,7 +1212,7 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
     /* The state at each sample, for the accounts' sample counts. */
     size_t j = 0;
     for (size_t i = 0; ok && i < p->nsamples; i++) {
-        while (j < p->nsegs && p->segs[j].end <= p->sample_ts[i])
+        while (j < p->nsegs && seg_end(p, j) <= p->sample_ts[i])
             j++;
         p->sample_state[i] = j < p->nsegs && p->segs[j].start <= p->sample_ts[i] ? t->ev[p->segs[j].ev].state : WS_UNKNOWN;
     }
@@ -1301,6 +1357,29 @@ static void process_spans(wall_timeline *t)
     }
 }
 
+/* p's checkpoints (wt_proc.cum), once every process is built and the evidence is all interned:
+ * ck segments apart, twice the evidence's count (at least 64), so they take at most 4 bytes a
+ * segment, and a sum walks about as many segments at its ends as it adds evidences between. */
+static bool checkpoints(const wall_timeline *t, wt_proc *p)
+{
+    size_t nev = t->nev ? t->nev : 1;
+    p->ck = nev * 2 > 64 ? nev * 2 : 64;
+    p->ncum = p->nsegs / p->ck + 1;
+    p->cum = spill_alloc(p->ncum * nev * sizeof *p->cum);
+    if (!p->cum)
+        return false;
+    int64_t *run = calloc(nev, sizeof *run);
+    if (!run)
+        return false;
+    for (size_t c = 0, k = 0; c < p->ncum; c++) {
+        for (; k < c * p->ck; k++)
+            run[p->segs[k].ev] += seg_end(p, k) - p->segs[k].start;
+        memcpy(&p->cum[c * nev], run, nev * sizeof *run);
+    }
+    free(run);
+    return true;
+}
+
 wall_timeline *wall_timeline_build(const run_model *m, const size_t *calls_by_start)
 {
     wall_timeline *t = calloc(1, sizeof *t);
@@ -1319,6 +1398,8 @@ wall_timeline *wall_timeline_build(const run_model *m, const size_t *calls_by_st
         process_spans(t);
     for (int i = 0; ok && i < t->nprocs; i++)
         ok = build_process(t, cm, calls, ncalls, rules, sites, (size_t)m->host_activity.nsites, &t->procs[i]);
+    for (int i = 0; ok && i < t->nprocs; i++)
+        ok = checkpoints(t, &t->procs[i]);
     spill_free(own);
     cause_matcher_free(cm);
     spill_free(rules);
@@ -1336,6 +1417,7 @@ void wall_timeline_free(wall_timeline *t)
         return;
     for (int i = 0; i < t->nprocs; i++) {
         spill_free(t->procs[i].segs);
+        spill_free(t->procs[i].cum);
         spill_free(t->procs[i].sample_ts);
         spill_free(t->procs[i].sample_state);
     }
@@ -1398,45 +1480,72 @@ void wall_scratch_free(wall_scratch *x)
     free(x);
 }
 
+/* How many of p's segments from the first start at or before t (the first from `from` on that
+ * starts after it). */
+static size_t segs_starting_by(const wt_proc *p, size_t from, int64_t t)
+{
+    size_t lo = from, hi = p->nsegs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->segs[mid].start <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void add_ev(wall_scratch *x, uint32_t id, int64_t ns)
+{
+    if (ns <= 0)
+        return;
+    if (x->ns[id] == 0)
+        x->touched[x->ntouched++] = id;
+    x->ns[id] += ns;
+}
+
+/* Segments [from, to) whole, into x. */
+static void add_segs(const wall_timeline *t, const wt_proc *p, size_t from, size_t to, wall_scratch *x)
+{
+    if (to <= from)
+        return;
+    size_t b0 = (from + p->ck - 1) / p->ck, b1 = to / p->ck; /* the checkpoints inside */
+    if (b0 >= b1 || !p->cum) {
+        for (size_t k = from; k < to; k++)
+            add_ev(x, p->segs[k].ev, seg_end(p, k) - p->segs[k].start);
+        return;
+    }
+    for (size_t k = from; k < b0 * p->ck; k++)
+        add_ev(x, p->segs[k].ev, seg_end(p, k) - p->segs[k].start);
+    const int64_t *c0 = &p->cum[b0 * t->nev], *c1 = &p->cum[b1 * t->nev];
+    for (size_t e = 0; e < t->nev; e++)
+        add_ev(x, (uint32_t)e, c1[e] - c0[e]);
+    for (size_t k = b1 * p->ck; k < to; k++)
+        add_ev(x, p->segs[k].ev, seg_end(p, k) - p->segs[k].start);
+}
+
 void wall_sum(const wall_timeline *t, int i, int64_t start, int64_t end, wall_sums *s, wall_scratch *x)
 {
     if (i < 0 || i >= t->nprocs || end <= start)
         return;
     const wt_proc *p = &t->procs[i];
     s->wall_ns += end - start;
-    size_t lo = 0, hi = p->nsegs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->segs[mid].end <= start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    int64_t covered = 0;
-    for (size_t k = lo; k < p->nsegs && p->segs[k].start < end; k++) {
-        int64_t a = p->segs[k].start > start ? p->segs[k].start : start;
-        int64_t b = p->segs[k].end < end ? p->segs[k].end : end;
-        if (b <= a)
-            continue;
-        const wall_evidence *e = &t->ev[p->segs[k].ev];
-        s->ns[e->state] += b - a;
-        if (e->host_wait)
-            s->wait_ns[e->state] += b - a;
-        if (e->rule + 1 < WALL_HOST_CAUSES)
-            s->host_ns[e->rule + 1] += b - a;
-        covered += b - a;
-        if (x) {
-            uint32_t id = p->segs[k].ev;
-            if (x->ns[id] == 0)
-                x->touched[x->ntouched++] = id;
-            x->ns[id] += b - a;
+    int64_t a = start > p->lo ? start : p->lo, b = end < p->hi ? end : p->hi;
+    /* Outside the process's span (a region opened before its first record): not known. */
+    s->outside_ns += (end - start) - (b > a ? b - a : 0);
+    if (b > a && p->nsegs > 0) {
+        /* k0: the segment holding a; k1: the one holding b's last instant */
+        size_t after_a = segs_starting_by(p, 0, a), k0 = after_a ? after_a - 1 : 0;
+        size_t after_b = segs_starting_by(p, after_a, b - 1), k1 = after_b ? after_b - 1 : 0;
+        if (k0 == k1) {
+            add_ev(x, p->segs[k0].ev, b - a);
+        } else {
+            add_ev(x, p->segs[k0].ev, seg_end(p, k0) - a);
+            add_segs(t, p, k0 + 1, k1, x);
+            add_ev(x, p->segs[k1].ev, b - p->segs[k1].start);
         }
     }
-    /* Outside the process's span (a region opened before its first record): not known. */
-    s->ns[WS_UNKNOWN] += end - start - covered;
-    s->host_ns[0] += end - start - covered;
-    lo = 0;
-    hi = p->nsamples;
+    size_t lo = 0, hi = p->nsamples;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (p->sample_ts[mid] < start)
@@ -1458,8 +1567,18 @@ void wall_sums_finish(const wall_timeline *t, wall_scratch *x, wall_sums *s)
         s->host_top[k] = UINT32_MAX;
         s->host_top_ns[k] = 0;
     }
-    if (!x)
-        return;
+    /* The states' and causes' times, from the per-evidence sums */
+    s->ns[WS_UNKNOWN] += s->outside_ns;
+    s->host_ns[0] += s->outside_ns;
+    for (size_t i = 0; i < x->ntouched; i++) {
+        const wall_evidence *e = &t->ev[x->touched[i]];
+        int64_t ns = x->ns[x->touched[i]];
+        s->ns[e->state] += ns;
+        if (e->host_wait)
+            s->wait_ns[e->state] += ns;
+        if (e->rule + 1 < WALL_HOST_CAUSES)
+            s->host_ns[e->rule + 1] += ns;
+    }
     /* The host's causes' tops: the same evidence summed over the states it spans (a line that
      * launched while the GPU computed and while it idled is one line). x->ns is by evidence, so
      * the sums by (rule, user, via, detail, call) are made here, over the few touched ones. */
@@ -1496,16 +1615,4 @@ void wall_sums_finish(const wall_timeline *t, wall_scratch *x, wall_sums *s)
         x->ns[id] = 0;
     }
     x->ntouched = 0;
-}
-#include <stdio.h>
-void wall_debug_dump(const wall_timeline *t, int state, int64_t epoch, int64_t min);
-void wall_debug_dump(const wall_timeline *t, int state, int64_t epoch, int64_t min)
-{
-    for (int i = 0; i < t->nprocs; i++)
-        for (size_t k = 0; k < t->procs[i].nsegs; k++) {
-            const seg *s = &t->procs[i].segs[k];
-            if ((state < 0 || t->ev[s->ev].state == state) && s->end - s->start >= min)
-                printf("pid %u %.3f..%.3f (%.3f ms) state %d rule %d\n", t->procs[i].pid, (s->start - epoch) / 1e6,
-                       (s->end - epoch) / 1e6, (s->end - s->start) / 1e6, t->ev[s->ev].state, t->ev[s->ev].rule);
-        }
 }

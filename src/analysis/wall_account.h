@@ -74,6 +74,7 @@ const wall_evidence *wall_evidence_of(const wall_timeline *t, uint32_t id);
 /* A span's states summed. */
 typedef struct {
     int64_t wall_ns;
+    int64_t outside_ns;        /* of wall_ns, outside the process's span (counted not known) */
     int64_t ns[WS_COUNT];
     int64_t wait_ns[WS_COUNT]; /* GPU states: of ns, the thread waited in a synchronising call */
     int samples[WS_COUNT];     /* the accounted thread's samples at instants of each state */
@@ -93,10 +94,11 @@ typedef struct wall_scratch wall_scratch;
 wall_scratch *wall_scratch_new(const wall_timeline *t); /* NULL when memory ran out */
 void wall_scratch_free(wall_scratch *x);
 
-/* Adds process i's instants in [start, end) to s (s zeroed first by the caller), and to x's
- * per-evidence sums where x is given. */
+/* Adds process i's instants in [start, end) to x's per-evidence sums, and the span's wall time and
+ * samples to s (s zeroed first by the caller). The states' and causes' times are summed from x by
+ * wall_sums_finish, once the account's spans are all added. */
 void wall_sum(const wall_timeline *t, int i, int64_t start, int64_t end, wall_sums *s, wall_scratch *x);
-/* s's tops from what x summed, x emptied for the next account. */
+/* s's states, causes and tops from what x summed, x emptied for the next account. */
 void wall_sums_finish(const wall_timeline *t, wall_scratch *x, wall_sums *s);
 
 #endif

@@ -1,0 +1,111 @@
+/* The wall-time timeline's sums (src/analysis/wall_account.c) on committed H200 recordings: a
+ * span's sum is the same however it is cut (long spans add checkpointed sums, short ones walk their
+ * segments: the two paths must agree, evidence by evidence), every state's time sums to the
+ * span's wall, and a span outside the process's records is not known. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "model.h"
+#include "model_json.h"
+#include "wall_account.h"
+
+static void sum_of(const wall_timeline *t, int proc, const int64_t *cuts, int n, wall_sums *s, wall_scratch *x)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i + 1 < n; i++)
+        wall_sum(t, proc, cuts[i], cuts[i + 1], s, x);
+    wall_sums_finish(t, x, s);
+}
+
+/* xorshift: the same cuts every run */
+static uint64_t next_rand(uint64_t *r)
+{
+    *r ^= *r << 13;
+    *r ^= *r >> 7;
+    *r ^= *r << 17;
+    return *r;
+}
+
+static void sums_hold_however_cut(const char *path)
+{
+    run_model m;
+    char err[512];
+    assert_true(model_read_file(path, &m, err, sizeof err));
+    wall_timeline *t = wall_timeline_build(&m, NULL);
+    assert_non_null(t);
+    wall_scratch *x = wall_scratch_new(t);
+    assert_non_null(x);
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    for (int p = 0; p < wall_processes(t); p++) {
+        int64_t lo, hi;
+        wall_process_span(t, p, &lo, &hi);
+        for (int trial = 0; trial < 40; trial++) {
+            /* a span in the process's (some past its ends), cut into 1 to 200 pieces */
+            int64_t len = hi - lo;
+            int64_t a = lo - len / 20 + (int64_t)(next_rand(&r) % (uint64_t)(len + 1));
+            int64_t b = a + 1 + (int64_t)(next_rand(&r) % (uint64_t)(len + 1));
+            int n = 2 + (int)(next_rand(&r) % 200);
+            int64_t *cuts = malloc((size_t)n * sizeof *cuts);
+            assert_non_null(cuts);
+            cuts[0] = a;
+            cuts[n - 1] = b;
+            for (int i = 1; i + 1 < n; i++)
+                cuts[i] = cuts[i - 1] + (b - cuts[i - 1]) / (n - i) + (int64_t)(next_rand(&r) % 3);
+            for (int i = 1; i + 1 < n; i++)
+                if (cuts[i] > b)
+                    cuts[i] = b;
+            int64_t whole[2] = {a, b};
+            wall_sums one, many;
+            sum_of(t, p, whole, 2, &one, x);
+            sum_of(t, p, cuts, n, &many, x);
+            assert_true(one.wall_ns == b - a && many.wall_ns == b - a);
+            int64_t total = 0;
+            for (int s = 0; s < WS_COUNT; s++) {
+                assert_true(one.ns[s] == many.ns[s]);
+                assert_true(one.wait_ns[s] == many.wait_ns[s]);
+                assert_true(one.top_ns[s] == many.top_ns[s]);
+                total += one.ns[s];
+            }
+            assert_true(total == b - a);
+            int64_t host = 0;
+            for (int k = 0; k < WALL_HOST_CAUSES; k++) {
+                assert_true(one.host_ns[k] == many.host_ns[k]);
+                host += one.host_ns[k];
+            }
+            assert_true(host == b - a);
+            /* outside the process's records: not known */
+            int64_t outside = (a < lo ? (b < lo ? b : lo) - a : 0) + (b > hi ? b - (a > hi ? a : hi) : 0);
+            assert_true(one.ns[WS_UNKNOWN] >= outside);
+            free(cuts);
+        }
+    }
+    wall_scratch_free(x);
+    wall_timeline_free(t);
+    model_free(&m);
+}
+
+static void train_run(void **state)
+{
+    (void)state;
+    sums_hold_however_cut("samples/h200-profile-train.json");
+}
+
+static void host_loop_run(void **state)
+{
+    (void)state;
+    sums_hold_however_cut("samples/h200-profile-host-loop.json");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(train_run),
+        cmocka_unit_test(host_loop_run),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
