@@ -11,7 +11,7 @@
  * of several ranks, one per rank, per GPU and per straggling NVTX range (ranks.h); one per launch
  * profile --counters profiled; one per stretch of GPU activity over time (analysis.busy); one per
  * listed idle stretch of a GPU (analysis.idle_gaps: name its cause, direction where it lies, count
- * the calls named); one per listed region and idle cause (its idle breakdown: name the cause).
+ * the calls named, host its largest state in the wall-time account and that state's evidence); one per listed region and idle cause (its idle breakdown: name the cause).
  * Where the run carries host activity (host_idle.h): one host_sampling row (name the sampler's
  * mechanism: how the host was seen, call sites taken and skipped); one host_view row per source that saw
  * anything in a listed idle stretch (direction "idle_gap", count the stretch's index among the
@@ -282,6 +282,14 @@ static void idle_rows(strbuf *b, const analysis *a)
         id.v[5] = id.count;
         snprintf(id.device, sizeof id.device, "%u", g->device);
         id.v[ID_DEVICE] = id.device;
+        /* host: its largest state in its process's wall-time account, and that state's evidence */
+        char host[600];
+        const account_row *acc = a->idle_accounts && a->idle_accounts[i].state < WS_COUNT ? &a->idle_accounts[i] : NULL;
+        if (acc) {
+            int n = snprintf(host, sizeof host, "%s: ", wall_states[acc->state].key);
+            account_row_words(acc, host + n, sizeof host - (size_t)n);
+            id.v[ID_HOST] = host;
+        }
         row(b, ROW_IDLE_GAP, &id, g);
     }
     for (int li = 0; li < a->nlisted; li++)

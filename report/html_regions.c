@@ -175,7 +175,22 @@ static void idle_gap_rows(html_ctx *x)
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
             html_fig_cell(x, &idle_gap_table, g, cols[c], path, false);
         sb_add(x->b, "<td>");
-        sb_html(x->b, idle_cause_label(g->cause));
+        /* its largest state in its process's wall-time account, in the account's words */
+        const account_row *acc = a->idle_accounts && a->idle_accounts[i].state < WS_COUNT ? &a->idle_accounts[i] : NULL;
+        if (acc) {
+            char words[512], pct[16];
+            account_row_words(acc, words, sizeof words);
+            snprintf(pct, sizeof pct, "%.0f", acc->share_pct.v);
+            sb_printf(x->b, "<span class=\"g-%s acct-chip\"></span>", wall_groups[wall_states[acc->state].group].key);
+            sb_html(x->b, wall_states[acc->state].brief);
+            sb_printf(x->b, " %s%%", pct);
+            if (words[0]) {
+                sb_add(x->b, ": ");
+                sb_html(x->b, words);
+            }
+        } else {
+            sb_html(x->b, idle_cause_label(g->cause));
+        }
         /* What came next is often a kernel's long unbreakable name, and the calls a long list:
          * cells that wrap them, so they cannot push the host's column out of a 1280 px page. */
         sb_add(x->b, "</td><td class=\"calls\">");

@@ -69,6 +69,8 @@ static bool close_row(cJSON *row, cJSON *missing, bool ok)
     return ok;
 }
 
+static bool state_row_json(cJSON *arr, const char *key, const account_row *r);
+
 static bool kernel_metrics(cJSON *arr, const kernel_summary *s)
 {
     cJSON *k, *missing;
@@ -562,6 +564,10 @@ static bool idle_gap_json(cJSON *arr, const analysis *a, const idle_stretch *x)
     put_table(&o, &idle_gap_table, x);
     if (o.ok && a->host)
         o.ok = host_views_json(row, a, &a->host->gaps[(x - a->idle_gaps) * HOST_NFROM]);
+    /* its largest idle state in its process's wall-time account, with the evidence */
+    const account_row *acc = a->idle_accounts ? &a->idle_accounts[x - a->idle_gaps] : NULL;
+    if (o.ok)
+        o.ok = acc && acc->state < WS_COUNT ? state_row_json(row, "account", acc) : cJSON_AddNullToObject(row, "account") != NULL;
     return close_row(row, missing, o.ok);
 }
 
@@ -597,6 +603,25 @@ static bool idle_json(cJSON *an, const analysis *a)
     return ok;
 }
 
+/* One state of an account with its evidence (account_row_table's figures), into arr, or as key
+ * of arr where key is given. */
+static bool state_row_json(cJSON *arr, const char *key, const account_row *r)
+{
+    cJSON *srow, *smissing;
+    if (!open_row(arr, key, &srow, &smissing))
+        return false;
+    out so = {srow, smissing, true};
+    so.ok = cJSON_AddStringToObject(srow, "state", wall_states[r->state].key) &&
+            cJSON_AddStringToObject(srow, "label", wall_states[r->state].label) &&
+            cJSON_AddStringToObject(srow, "group", wall_groups[wall_states[r->state].group].key) &&
+            cJSON_AddBoolToObject(srow, "gpu", wall_state_gpu(r->state)) &&
+            (r->cause[0] ? cJSON_AddStringToObject(srow, "cause", r->cause) : cJSON_AddNullToObject(srow, "cause")) &&
+            cJSON_AddStringToObject(srow, "why", r->why) && cJSON_AddStringToObject(srow, "at", r->at) &&
+            cJSON_AddStringToObject(srow, "via", r->via) && cJSON_AddBoolToObject(srow, "few_samples", r->few_samples);
+    put_table(&so, &account_row_table, r);
+    return close_row(srow, smissing, so.ok);
+}
+
 /* "wall_accounts": where the wall-clock time went (accounts.h), each account with its verdict and
  * its states, each state with its evidence and account_row_table's figures. */
 static bool accounts_json(cJSON *an, const analysis *a)
@@ -622,24 +647,8 @@ static bool accounts_json(cJSON *an, const analysis *a)
         put_table(&o, &account_table, acc);
         if (o.ok)
             o.ok = (states = cJSON_AddArrayToObject(row, "states")) != NULL;
-        for (int k = 0; o.ok && k < acc->nrows; k++) {
-            const account_row *r = &acc->rows[k];
-            cJSON *srow, *smissing;
-            if (!open_row(states, NULL, &srow, &smissing)) {
-                o.ok = false;
-                break;
-            }
-            out so = {srow, smissing, true};
-            so.ok = cJSON_AddStringToObject(srow, "state", wall_states[r->state].key) &&
-                    cJSON_AddStringToObject(srow, "label", wall_states[r->state].label) &&
-                    cJSON_AddStringToObject(srow, "group", wall_groups[wall_states[r->state].group].key) &&
-                    cJSON_AddBoolToObject(srow, "gpu", wall_state_gpu(r->state)) &&
-                    (r->cause[0] ? cJSON_AddStringToObject(srow, "cause", r->cause) : cJSON_AddNullToObject(srow, "cause")) &&
-                    cJSON_AddStringToObject(srow, "why", r->why) && cJSON_AddStringToObject(srow, "at", r->at) &&
-                    cJSON_AddStringToObject(srow, "via", r->via) && cJSON_AddBoolToObject(srow, "few_samples", r->few_samples);
-            put_table(&so, &account_row_table, r);
-            o.ok = close_row(srow, smissing, so.ok);
-        }
+        for (int k = 0; o.ok && k < acc->nrows; k++)
+            o.ok = state_row_json(states, NULL, &acc->rows[k]);
         cJSON *causes = o.ok ? cJSON_AddArrayToObject(row, "host_causes") : NULL;
         o.ok = o.ok && causes;
         for (int k = 0; o.ok && k < acc->ncauses; k++) {
@@ -658,6 +667,18 @@ static bool accounts_json(cJSON *an, const analysis *a)
             o.ok = close_row(crow, cmissing, co.ok);
         }
         ok = close_row(row, missing, o.ok);
+    }
+    /* "wall_bands": each accounted process's timeline in stretches of one state (the page's
+     * timeline draws them), each with its state's evidence over it */
+    cJSON *bands = ok ? cJSON_AddArrayToObject(an, "wall_bands") : NULL;
+    ok = ok && bands;
+    for (int i = 0; ok && i < a->nbands; i++) {
+        const account_band *b = &a->bands[i];
+        cJSON *o = cJSON_CreateObject();
+        ok = o && cJSON_AddItemToArray(bands, o) && cJSON_AddNumberToObject(o, "pid", b->pid) &&
+             cJSON_AddNumberToObject(o, "start_ms", (double)(b->start_ns - a->m->regions[0].start_ns) / 1e6) &&
+             cJSON_AddNumberToObject(o, "end_ms", (double)(b->end_ns - a->m->regions[0].start_ns) / 1e6) &&
+             state_row_json(o, "state", &b->row);
     }
     return ok;
 }

@@ -47,14 +47,8 @@ static void account_rows(ctx *x, const wall_account *acc)
                                   fig(x, w, sizeof w, &account_row_table, r, "host_wait_pct", true),
                                   r->why[0] ? ": " : "");
         }
-        if (r->why[0] && n < sizeof why)
-            n += (size_t)snprintf(why + n, sizeof why - n, "%s", r->why);
-        if (r->at[0] && n < sizeof why)
-            n += (size_t)snprintf(why + n, sizeof why - n, " at %s", r->at);
-        if (r->via[0] && n < sizeof why)
-            n += (size_t)snprintf(why + n, sizeof why - n, ", calling %s", r->via);
-        if (r->few_samples && n < sizeof why)
-            snprintf(why + n, sizeof why - n, " (few samples)");
+        if (n < sizeof why)
+            account_row_words(r, why + n, sizeof why - n);
         if (why[0]) {
             fputs("  ", x->out);
             wrapped(x, 62, why); /* the columns above end there, samples or not */

@@ -161,12 +161,20 @@ void text_idle(ctx *x, const analysis *a)
         const idle_stretch *g = &a->idle_gaps[i];
         fprintf(x->out, "%-3u", g->device);
         fig_cells(x, &idle_gap_table, g, cols, 2);
-        char cause[256], pct[16];
-        fig(x, pct, sizeof pct, &idle_gap_table, g, "cause_pct", true);
-        if (g->next[0])
-            snprintf(cause, sizeof cause, "%s %s, then %.96s", idle_cause_label(g->cause), pct, g->next);
-        else
+        char cause[640], pct[16], words[512] = "";
+        /* the stretch's largest state in its process's account, in the account's words; the
+         * older cause of its CUDA calls where the process is not accounted */
+        const account_row *acc = a->idle_accounts && a->idle_accounts[i].state < WS_COUNT ? &a->idle_accounts[i] : NULL;
+        if (acc) {
+            fig(x, pct, sizeof pct, &account_row_table, acc, "share_pct", true);
+            account_row_words(acc, words, sizeof words);
+            snprintf(cause, sizeof cause, "%s %s%s%s", wall_states[acc->state].brief, pct, words[0] ? ": " : "", words);
+        } else {
+            fig(x, pct, sizeof pct, &idle_gap_table, g, "cause_pct", true);
             snprintf(cause, sizeof cause, "%s %s", idle_cause_label(g->cause), pct);
+        }
+        if (g->next[0])
+            snprintf(cause + strlen(cause), sizeof cause - strlen(cause), ", then %.96s", g->next);
         fprintf(x->out, " %-8s ", stretch_where_name(g->where));
         wrapped(x, 35, cause);
         calls_line(x, g);

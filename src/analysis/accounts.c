@@ -519,6 +519,123 @@ bool account_spans(analysis *a, const wall_timeline *t)
     return !b.oom;
 }
 
+void account_row_words(const account_row *r, char *buf, size_t len)
+{
+    size_t n = (size_t)snprintf(buf, len, "%s", r->why);
+    if (r->at[0] && n < len)
+        n += (size_t)snprintf(buf + n, len - n, " at %s", r->at);
+    if (r->via[0] && n < len)
+        n += (size_t)snprintf(buf + n, len - n, ", calling %s", r->via);
+    if (r->few_samples && n < len)
+        snprintf(buf + n, len - n, " (few samples)");
+}
+
+/* ---- idle stretches and bands ---- */
+
+/* The largest state of [start, end) of process p, with its evidence, into row (state WS_COUNT
+ * where the process has no time there); idle_only: of the idle states alone. */
+static bool largest_state(const analysis *a, const wall_timeline *t, wall_scratch *x, int p, int64_t start, int64_t end,
+                          bool idle_only, account_row *row)
+{
+    wall_sums s;
+    memset(&s, 0, sizeof s);
+    wall_sum(t, p, start, end, &s, x);
+    wall_sums_finish(t, x, &s);
+    account_row *rows = malloc(WS_COUNT * sizeof *rows);
+    if (!rows)
+        return false;
+    int n = make_rows(a, t, &s, wall_process_sampled(t, p), rows);
+    memset(row, 0, sizeof *row);
+    row->state = WS_COUNT;
+    for (int i = 0; i < n; i++)
+        if (!idle_only || !wall_state_gpu(rows[i].state)) {
+            *row = rows[i];
+            break;
+        }
+    free(rows);
+    return true;
+}
+
+/* The accounted process an idle stretch of a GPU belongs to: the one whose own GPU work ended it
+ * or came before it; else the only one. */
+static int stretch_proc(const analysis *a, const wall_timeline *t, const idle_stretch *g)
+{
+    const event_list *e = &a->m->events;
+    uint32_t pid = 0;
+    int64_t best = INT64_MAX;
+    for (size_t i = 0; i < e->nkernels; i++) { /* the kernel nearest either end on its device */
+        const kernel_event *k = &e->kernels[i];
+        if (k->device != g->device)
+            continue;
+        int64_t d = k->start_ns >= g->end_ns ? k->start_ns - g->end_ns : k->end_ns <= g->start_ns ? g->start_ns - k->end_ns : 0;
+        if (d < best) {
+            best = d;
+            pid = k->pid;
+        }
+    }
+    int p = best < INT64_MAX ? wall_process_of(t, pid) : -1;
+    return p >= 0 ? p : wall_processes(t) == 1 ? 0 : -1;
+}
+
+bool account_stretches(analysis *a, const wall_timeline *t)
+{
+    wall_scratch *x = wall_scratch_new(t);
+    if (!x)
+        return false;
+    bool ok = true;
+    if (a->nidle_gaps > 0) {
+        a->idle_accounts = calloc((size_t)a->nidle_gaps, sizeof *a->idle_accounts);
+        ok = a->idle_accounts != NULL;
+    }
+    for (int i = 0; ok && i < a->nidle_gaps; i++) {
+        const idle_stretch *g = &a->idle_gaps[i];
+        int p = stretch_proc(a, t, g);
+        a->idle_accounts[i].state = WS_COUNT;
+        if (p >= 0)
+            ok = largest_state(a, t, x, p, g->start_ns, g->end_ns, true, &a->idle_accounts[i]);
+    }
+    /* the bands: buckets' largest states joined, each band's evidence summed again over it */
+    int nproc = wall_processes(t);
+    size_t cap = (size_t)nproc * ACCOUNT_BAND_BUCKETS;
+    a->bands = ok && cap ? malloc(cap * sizeof *a->bands) : NULL;
+    ok = ok && (cap == 0 || a->bands);
+    for (int p = 0; ok && p < nproc; p++) {
+        int64_t lo, hi;
+        wall_process_span(t, p, &lo, &hi);
+        if (hi <= lo)
+            continue;
+        int first = a->nbands;
+        for (int k = 0; ok && k < ACCOUNT_BAND_BUCKETS; k++) {
+            int64_t s = lo + (hi - lo) * k / ACCOUNT_BAND_BUCKETS, e = lo + (hi - lo) * (k + 1) / ACCOUNT_BAND_BUCKETS;
+            if (e <= s)
+                continue;
+            account_row r;
+            ok = largest_state(a, t, x, p, s, e, false, &r);
+            account_band *last = a->nbands > first ? &a->bands[a->nbands - 1] : NULL;
+            if (ok && last && last->row.state == r.state)
+                last->end_ns = e;
+            else if (ok)
+                a->bands[a->nbands++] = (account_band){wall_process_pid(t, p), s, e, r};
+        }
+        for (int k = first; ok && k < a->nbands; k++) {
+            account_band *b = &a->bands[k];
+            wall_sums sums;
+            memset(&sums, 0, sizeof sums);
+            wall_sum(t, p, b->start_ns, b->end_ns, &sums, x);
+            wall_sums_finish(t, x, &sums);
+            account_row *rows = malloc(WS_COUNT * sizeof *rows);
+            ok = rows != NULL;
+            int n = ok ? make_rows(a, t, &sums, wall_process_sampled(t, p), rows) : 0;
+            for (int j = 0; j < n; j++)
+                if (rows[j].state == b->row.state)
+                    b->row = rows[j];
+            free(rows);
+        }
+    }
+    wall_scratch_free(x);
+    return ok;
+}
+
 void accounts_free(wall_account *v, int n)
 {
     for (int i = 0; v && i < n; i++) {

@@ -93,6 +93,25 @@ bool account_regions(struct analysis *a, const struct wall_timeline *t);
 bool account_spans(struct analysis *a, const struct wall_timeline *t);
 void accounts_free(wall_account *v, int n);
 
+/* A stretch of a process's timeline in one state, for the page's timeline: the process's span cut
+ * into ACCOUNT_BAND_BUCKETS equal buckets, each given the state that held most of it, and
+ * neighbours in one state joined; each band with that state's evidence over it. */
+#define ACCOUNT_BAND_BUCKETS 2000
+typedef struct {
+    uint32_t pid;
+    int64_t start_ns, end_ns;
+    account_row row;      /* the band's state, its share of the band, its top evidence */
+} account_band;
+
+/* a->idle_accounts (per listed idle stretch, the state of its GPU's process that held most of it,
+ * with its evidence: the same words as the accounts) and a->bands. False only when memory ran
+ * out. */
+bool account_stretches(struct analysis *a, const struct wall_timeline *t);
+
+/* A row's evidence in words: "waiting for the DataLoader at train.py:38 (main), calling
+ * torch.utils.data.dataloader (__next__) (few samples)"; "" where nothing named it. */
+void account_row_words(const account_row *r, char *buf, size_t len);
+
 /* "run", "process", "before_steps", "group", "group_median", "group_worst", "region". */
 const char *account_scope_name(account_scope s);
 

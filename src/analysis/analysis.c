@@ -1103,7 +1103,6 @@ bool analyze(const run_model *m, analysis *a)
     stage_lap(&lap, "analysis: wall-time accounts of the regions");
     ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
          analyze_capture(m, a->rg, &a->capture, &a->ncapture) && account_spans(a, wt);
-    wall_timeline_free(wt);
     ok = ok && collect_warnings(m, a) && sweep_analyze(a) && analyze_ranks(m, &a->ranks) && device_figures(a) &&
          launch_figures(a);
     stage_lap(&lap, "analysis: groups, capture, warnings");
@@ -1111,6 +1110,9 @@ bool analyze(const run_model *m, analysis *a)
     stage_lap(&lap, "analysis: busy series and streams");
     ok = ok && idle_gaps(a, causes);
     stage_lap(&lap, "analysis: idle stretches and host views");
+    ok = ok && (!wt || account_stretches(a, wt));
+    wall_timeline_free(wt);
+    stage_lap(&lap, "analysis: idle stretches' and the timeline's states");
     ok = ok && analyze_memory(a);
     stage_lap(&lap, "analysis: GPU memory");
     ok = ok && summarize(a);
@@ -1150,6 +1152,8 @@ void analysis_free(analysis *a)
     free(a->idle_gaps);
     host_analysis_free(a->host);
     accounts_free(a->accounts, a->naccounts);
+    free(a->idle_accounts);
+    free(a->bands);
     memory_analysis_free(a->memory);
     memset(a, 0, sizeof *a);
 }

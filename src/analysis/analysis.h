@@ -169,6 +169,10 @@ typedef struct analysis {
                                  * (host_idle.h); NULL where the run has no host activity */
     wall_account *accounts; /* where the wall-clock time went (accounts.h): the run's first */
     int naccounts;
+    account_row *idle_accounts; /* per idle_gaps entry, its process's largest idle state there
+                                 * (state WS_COUNT: none accounted); NULL without idle_gaps */
+    account_band *bands;    /* the accounted processes' timelines in bands of one state (accounts.h) */
+    int nbands;
     struct memory_analysis *memory; /* GPU memory over time (memory.h); NULL where the run has none */
 } analysis;
 

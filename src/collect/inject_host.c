@@ -163,10 +163,11 @@ bool inject_host_code_rename(uint64_t code, uint64_t tag, const char *function, 
 
 /* ---- native frames ---- */
 
-/* A native frame's line: module, and the address as the module's symbols and line tables name it
+/* A native frame's line: module, the address as the module's symbols and line tables name it
  * (the address less the module's load bias: for a shared library or a position-independent
- * program its offset from the start of the file's image). Its function is named after the run
- * (symbolize.h), from the module's symbol tables: module_map.h says why not dladdr here. */
+ * program its offset from the start of the file's image), and the dynamic symbol covering it
+ * where there is one (the symbolizer names the rest after the run); module_map.h says why not
+ * dladdr here. */
 static void native_frame_line(uint32_t id, uint32_t parent, uint64_t addr)
 {
     const char *module;
@@ -175,8 +176,8 @@ static void native_frame_line(uint32_t id, uint32_t parent, uint64_t addr)
         host_format_native_frame(&out, id, parent, addr, "", ""); /* no module: JIT code, say */
         return;
     }
-    const char *vdso = module_map_vdso_symbol((uintptr_t)addr);
-    host_format_native_frame(&out, id, parent, addr - bias, vdso ? vdso : "", module);
+    const char *symbol = module_map_symbol((uintptr_t)addr);
+    host_format_native_frame(&out, id, parent, addr - bias, symbol ? symbol : "", module);
 }
 
 uint32_t inject_host_generation(void) { return generation; }

@@ -3,7 +3,7 @@
 
 #include <elf.h>
 #include <link.h>
-#include <sys/auxv.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -133,53 +133,102 @@ bool module_map_find(uintptr_t addr, const char **path, uintptr_t *bias)
     return true;
 }
 
-/* The vDSO's functions (clock_gettime, gettimeofday): the kernel's shared object is no file the
- * symbolizer could read after the run, so its dynamic symbols are read here, from the image the
- * kernel maps (its section headers included), once. */
+/* ---- a frame's dynamic symbol ---- */
+
+/* The dynamic symbol covering an address, as dladdr finds it (the nearest defined symbol at or
+ * below it whose size covers it, or a sized-zero one), read from the module's own dynamic section
+ * in memory inside dl_iterate_phdr's callback: the loader's write lock, held there, keeps the
+ * module from being unloaded while it is read, and a dlopen under way does not hold it. A linear
+ * walk, as dladdr's: once per new frame. */
 typedef struct {
-    uintptr_t lo, hi;
-    const char *name; /* in the mapped image, which lives as long as the process */
-} vdso_sym;
+    uintptr_t addr;
+    char name[256];
+    bool found;
+} sym_query;
 
-static vdso_sym vsyms[64];
-static int nvsyms = -1;
+/* A dynamic entry's address: glibc relocates most in place (l_addr added); the vDSO's and those of
+ * a read-only dynamic section are left as linked. */
+static uintptr_t dyn_addr(uintptr_t v, uintptr_t bias, uintptr_t lo) { return v < lo ? v + bias : v; }
 
-static void read_vdso(void)
+/* The number of symbols a GNU hash table covers: past the last bucket's chain. */
+static size_t gnu_hash_count(const uint32_t *h)
 {
-    nvsyms = 0;
-    const unsigned char *base = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-    if (!base || memcmp(base, ELFMAG, SELFMAG) != 0 || base[EI_CLASS] != ELFCLASS64)
-        return;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)base;
-    const Elf64_Phdr *ph = (const Elf64_Phdr *)(base + eh->e_phoff);
-    uintptr_t bias = 0;
-    for (int i = 0; i < eh->e_phnum; i++)
-        if (ph[i].p_type == PT_LOAD) {
-            bias = (uintptr_t)base - (uintptr_t)ph[i].p_vaddr;
-            break;
-        }
-    if (!eh->e_shoff || eh->e_shentsize != sizeof(Elf64_Shdr))
-        return;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(base + eh->e_shoff);
-    for (int i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
-            continue;
-        const Elf64_Sym *sym = (const Elf64_Sym *)(base + sh[i].sh_offset);
-        const char *str = (const char *)(base + sh[sh[i].sh_link].sh_offset);
-        size_t n = sh[i].sh_size / sizeof *sym;
-        for (size_t k = 0; k < n && nvsyms < (int)(sizeof vsyms / sizeof vsyms[0]); k++)
-            if (ELF64_ST_TYPE(sym[k].st_info) == STT_FUNC && sym[k].st_value && sym[k].st_size)
-                vsyms[nvsyms++] = (vdso_sym){bias + sym[k].st_value, bias + sym[k].st_value + sym[k].st_size,
-                                             str + sym[k].st_name};
-    }
+    uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
+    const uint32_t *buckets = h + 4 + bloom * (sizeof(ElfW(Addr)) / 4), *chain = buckets + nbuckets;
+    uint32_t last = 0;
+    for (uint32_t b = 0; b < nbuckets; b++)
+        if (buckets[b] > last)
+            last = buckets[b];
+    if (last < symoffset)
+        return symoffset;
+    while (!(chain[last - symoffset] & 1))
+        last++;
+    return (size_t)last + 1;
 }
 
-const char *module_map_vdso_symbol(uintptr_t addr)
+static int symbol_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-    if (nvsyms < 0)
-        read_vdso();
-    for (int i = 0; i < nvsyms; i++)
-        if (addr >= vsyms[i].lo && addr < vsyms[i].hi)
-            return vsyms[i].name;
-    return NULL;
+    (void)size;
+    sym_query *q = data;
+    const ElfW(Dyn) *dyn = NULL;
+    uintptr_t lo = UINTPTR_MAX;
+    bool holds = false;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        lo = a < lo ? a : lo;
+        holds |= q->addr >= a && q->addr < a + ph->p_memsz;
+    }
+    if (!holds)
+        return 0;
+    if (!dyn)
+        return 1;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    size_t nsyms = 0;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++) {
+        uintptr_t v = dyn_addr((uintptr_t)d->d_un.d_ptr, info->dlpi_addr, lo);
+        if (d->d_tag == DT_SYMTAB)
+            symtab = (const ElfW(Sym) *)v;
+        else if (d->d_tag == DT_STRTAB)
+            strtab = (const char *)v;
+        else if (d->d_tag == DT_HASH && !nsyms)
+            nsyms = ((const uint32_t *)v)[1]; /* nchain: one per symbol */
+        else if (d->d_tag == DT_GNU_HASH)
+            nsyms = gnu_hash_count((const uint32_t *)v);
+    }
+    if (!symtab || !strtab)
+        return 1;
+    const ElfW(Sym) *best = NULL;
+    uintptr_t best_at = 0;
+    for (size_t k = 0; k < nsyms; k++) {
+        const ElfW(Sym) *sym = &symtab[k];
+        if (sym->st_shndx == SHN_UNDEF || sym->st_value == 0 || ELF64_ST_TYPE(sym->st_info) == STT_TLS)
+            continue;
+        uintptr_t at = info->dlpi_addr + sym->st_value;
+        if (at > q->addr || (sym->st_size && q->addr >= at + sym->st_size))
+            continue;
+        if (!best || at > best_at || (at == best_at && sym->st_size && !best->st_size)) {
+            best = sym;
+            best_at = at;
+        }
+    }
+    if (best) {
+        snprintf(q->name, sizeof q->name, "%s", strtab + best->st_name);
+        q->found = true;
+    }
+    return 1;
+}
+
+const char *module_map_symbol(uintptr_t addr)
+{
+    static sym_query q;
+    q.addr = addr;
+    q.found = false;
+    dl_iterate_phdr(symbol_cb, &q);
+    return q.found ? q.name : NULL;
 }

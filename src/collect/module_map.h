@@ -18,8 +18,11 @@
  * the next call. */
 bool module_map_find(uintptr_t addr, const char **path, uintptr_t *bias);
 
-/* The vDSO function holding addr (clock_gettime...), NULL where none does: the vDSO is no file,
- * so its frames are named here rather than after the run. Not thread-safe either. */
-const char *module_map_vdso_symbol(uintptr_t addr);
+/* The dynamic symbol covering addr as dladdr names it ("" where none: the module is stripped of
+ * it, or it is a local function the symbolizer names after the run), NULL where no module holds
+ * addr; from the module's dynamic section in memory, without the load lock either (the vDSO's
+ * functions, clock_gettime, are named here: no file holds them for the symbolizer). Not
+ * thread-safe: the result is in a static buffer until the next call. */
+const char *module_map_symbol(uintptr_t addr);
 
 #endif
