@@ -7,6 +7,7 @@
 #                             (tests/causes_gpu.sh), the profile samples again (their run files now
 #                             hold the garbage collections and sleeps Python told of), and pairs of
 #                             recordings of one program (for comparing two runs of it)
+#   tests/h200_v5.sh causes   (there) the cause programs alone
 #   tests/h200_v5.sh memory   (there) GPU memory against the programs' own accounts
 #                             (tests/memory_gpu.sh: allocators, out-of-memory, PyTorch, crash, cost)
 set -u
@@ -33,8 +34,10 @@ prof() { # NAME ARGS... : a profile sample with its wall time (PROF_OPTS: profil
     -q ${PROF_OPTS:-} -- "$@"
   echo "exit $?"
 }
-if [ "$step" = record ]; then
+if [ "$step" = record ] || [ "$step" = causes ]; then
   { echo "== the cause programs"; timeout 300 tests/causes_gpu.sh build "$S/causes"; echo "exit $?"; } >"$S/causes.log" 2>&1
+fi
+if [ "$step" = record ]; then
   { prof cuda build/examples/copies_and_streams "$S/own-cuda.json"
     prof torch python3 examples/torch_nvtx.py --own "$S/own-torch.json"
     prof numba python3 examples/numba_copies.py --own "$S/own-numba.json"

@@ -288,5 +288,10 @@ EXPORT int NVTX_API InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get_table)
     };
     bool ok = fill(cb, NVTX_CB_MODULE_CORE, core, sizeof core / sizeof core[0]);
     ok = fill(cb, NVTX_CB_MODULE_CORE2, core2, sizeof core2 / sizeof core2[0]) && ok;
+    /* The host sampler from here, not from CUDA's start alone: a program's first NVTX call often
+     * comes before its first CUDA call, and CUDA's start (cuInit, which loads this library's CUDA
+     * side) took 180 ms of a PyTorch program's torch.cuda.init() on the H200, unseen without it. */
+    if (ok)
+        inject_sampler_start();
     return ok ? 1 : 0;
 }
