@@ -444,12 +444,17 @@ static void launched_from(builder *b)
         const call_site_row *s = &b->a->host->sites[i];
         if (strcmp(s->kind, "kernel") != 0 || strcmp(s->name, name) != 0 || s->nsites == 0)
             continue;
-        char also[200] = "";
+        char also[200] = "", of[64] = "";
         if (s->nsites > 1)
             snprintf(also, sizeof also, "; then %.150s %.0f%%", s->sites[1].at, s->sites[1].share_pct.v);
+        /* Sites are taken for a share of the launches (their cost held to 1%): the share is of
+         * those, and the kernel's own count says how many that was. */
+        if (r->kernels[0].count > s->calls)
+            snprintf(of, sizeof of, " (of its %d)", r->kernels[0].count);
         add(b, FIND_LAUNCHED_FROM, 12, s->sites[0].share_pct.v, "%",
-            "The top kernel %.100s (%.0f%% of kernel time) was launched from %.150s in %.0f%% of %d launches%s",
-            name, r->kernels[0].share_pct.v, s->sites[0].at, s->sites[0].share_pct.v, s->calls, also);
+            "The top kernel %.100s (%.0f%% of kernel time) was launched from %.150s in %.0f%% of %d launches "
+            "with a call site%s%s",
+            name, r->kernels[0].share_pct.v, s->sites[0].at, s->sites[0].share_pct.v, s->calls, of, also);
         return;
     }
 }
