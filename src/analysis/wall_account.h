@@ -10,7 +10,8 @@
  *   (it runs ahead);
  * - otherwise an idle state, from what the host did, asked in this order:
  *   1. outside every capture window of the process: not recorded;
- *   2. a stretch between GPU work of 10 us or less: launch latency;
+ *   2. a stretch between GPU work of 10 us or less: launch latency (the host's view of it, and
+ *      its evidence, still asked of the layers below: in the launch call, at the user's line);
  *   3. a CUDA call of the accounted thread in progress (exact: the call's row);
  *   4. an open range a row names (the built-in run's own phases, a loader's annotation);
  *   5. a recorded span of the thread (an import's CPU ops, the profile's garbage collections and
