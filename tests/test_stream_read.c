@@ -720,6 +720,43 @@ static void host_activity_lines(void **state)
     model_free(&m);
 }
 
+/* hspan lines (inject_pyhooks.c): a span Python told of, as an op frame NAME under its stack's
+ * node, made once per stack and name; a malformed one (its end before its start, no name, an
+ * unknown node) counted as such. */
+static void host_span_lines(void **state)
+{
+    (void)state;
+    put("700.stream", "mmprof-stream\t1\nprocess\t700\t1\t10\tpython3 loop.py\n"
+                      "frame\t4\t0\tpy\t12\t0\tmain\t/w/loop.py\t\n"
+                      "frame\t5\t4\tpy\t30\t0\tstep\t/w/loop.py\t\n"
+                      "hspan\t1000\t5000\t700\t5\tgc\n"
+                      "hspan\t6000\t9000\t700\t5\tgc\n"          /* the same stack and name: one frame */
+                      "hspan\t9500\t409500\t700\t4\ttime.sleep\n"
+                      "hspan\t20\t10\t700\t4\tgc\n"               /* ends before it starts */
+                      "hspan\t30\t40\t700\t77\tgc\n"              /* unknown node */
+                      "hspan\t30\t40\t700\t4\t\n");               /* no name */
+    run_model m;
+    model_init(&m);
+    stream_summary sum = {0};
+    char err[512];
+    assert_true(stream_read_dir(test_tmp, &m, &sum, err, sizeof err));
+    const host_activity *h = &m.host_activity;
+    assert_int_equal(h->nframes, 4); /* main, step, gc under step, time.sleep under main */
+    assert_int_equal(h->nspans, 3);
+    const host_frame *gc = &h->frames[h->spans[0].frame];
+    assert_int_equal(gc->kind, HOST_FRAME_OP);
+    assert_string_equal(gc->function, "gc");
+    assert_string_equal(h->frames[gc->parent].function, "step");
+    assert_int_equal(h->spans[1].frame, h->spans[0].frame);
+    assert_true(h->spans[0].start_ns == 1000 && h->spans[0].end_ns == 5000 && h->spans[0].tid == 700);
+    const host_frame *sleep = &h->frames[h->spans[2].frame];
+    assert_string_equal(sleep->function, "time.sleep");
+    assert_string_equal(h->frames[sleep->parent].function, "main");
+    assert_true(h->spans[2].end_ns - h->spans[2].start_ns == 400000);
+    assert_true(has_warning(&m, "process 700 (python3 loop.py): 3 malformed line(s)"));
+    model_free(&m);
+}
+
 /* Two ranks' runs merged (model_merge, as `mmprof report a.json b.json` does): the second's
  * frames follow the first's with their parents, samples and sites shifted to them, and its pid,
  * which the first run has too, renumbered on every record alike. */
@@ -991,6 +1028,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(written_events_read_back_exactly, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(counter_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(escaping_round_trips),
+        cmocka_unit_test_setup_teardown(host_span_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(host_activity_lines, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(host_activity_merges, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test(h200_host_streams_read_whole),
