@@ -29,7 +29,8 @@ const wall_state_def wall_states[WS_COUNT] = {
     [WS_OTHER_API] = {"other_api", "GPU idle: other CUDA calls", "other CUDA calls", WG_OTHER_API},
     [WS_WAITING] = {"waiting", "GPU idle: the host waits (off the CPU, cause not known)", "waiting (cause not known)", WG_UNKNOWN},
     [WS_UNKNOWN] = {"not_known", "GPU idle: not known (no call, sample or span)", "not known", WG_UNKNOWN},
-    [WS_UNRECORDED] = {"unrecorded", "not recorded (outside the capture windows)", "not recorded", WG_UNRECORDED},
+    [WS_UNRECORDED] = {"unrecorded", "not recorded (outside the capture windows, or the GPU before its first recorded work)",
+                       "not recorded", WG_UNRECORDED},
 };
 
 const wall_group_def wall_groups[WG_COUNT] = {
@@ -63,7 +64,9 @@ const wall_group_def wall_groups[WG_COUNT] = {
     [WG_OTHER_API] = {"other_api", "CUDA-call-bound", "other CUDA calls", "look at the CUDA calls the host makes between GPU work"},
     [WG_UNKNOWN] = {"not_known", "idle, cause not known", "not known",
                     "sample the host (mmprof profile samples by default) to see what it did"},
-    [WG_UNRECORDED] = {"unrecorded", "not recorded", "not recorded", "widen the capture window to see this time"},
+    [WG_UNRECORDED] = {"unrecorded", "not recorded", "not recorded",
+                       "widen the capture window to see this time, or open it later (the GPU may still run work "
+                       "launched before it)"},
 };
 
 /* Where a Python file lives decides whose it is. A package's file is anchored at the packages

@@ -2,6 +2,7 @@
 #include "verdict.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -272,9 +273,23 @@ static void row_fig(const account_row *r, const char *key, char *buf, size_t len
 static wall_group row_group(const account_row *r) { return wall_states[r->state].group; }
 
 /* A row in a sentence: its cause's words where a cause named it, else its state's. */
+/* A sentence into dst, cut with a mark ("...") where it is longer than dst holds: a verdict names
+ * a cause, its line and what came next, and a long line or library name must not cut it silently. */
+static void fit(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fit(char *dst, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(dst, len, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n >= len && len > 4)
+        memcpy(dst + len - 4, "...", 4);
+}
+
 static const char *row_brief(const account_row *r)
 {
-    return r->why[0] && !wall_state_gpu(r->state) ? r->why : wall_states[r->state].brief;
+    /* a GPU state's words are its own; so are "not recorded"'s, whose evidence is the host's alone */
+    return r->why[0] && !wall_state_gpu(r->state) && r->state != WS_UNRECORDED ? r->why : wall_states[r->state].brief;
 }
 
 /* " at train.py:38 (main), calling torch.utils.data.dataloader (__next__); 8 samples, few": where a
@@ -373,7 +388,7 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
         metric_set(decided, rows[0].share_pct.ok ? rows[0].share_pct.v : 0);
         char where[320];
         row_where(&rows[0], where, sizeof where);
-        snprintf(out->text, sizeof out->text, "mixed: no one cause holds the time of %s: %s; the largest, %s, %s",
+        fit(out->text, sizeof out->text, "mixed: no one cause holds the time of %s: %s; the largest, %s, %s",
                  in->of, next, row_brief(&rows[0]), where[0] ? where + 1 : "without a line to name");
     } else {
         out->kind = group_verdict[g];
@@ -396,8 +411,13 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
             snprintf(subject, sizeof subject, "%s", row_brief(top));
         }
         row_where(top, where, sizeof where);
+        if (top->state == WS_UNRECORDED && top->why[0]) { /* the GPU not seen, the host seen */
+            char host[320];
+            fit(host, sizeof host, "; the host meanwhile: %s%s", top->why, where);
+            snprintf(where, sizeof where, "%s", host);
+        }
         row_wait(top, wait, sizeof wait);
-        snprintf(out->text, sizeof out->text, "%s: %s %s of %s (%s of %s)%s%s%s%s", wall_groups[g].verdict, subject,
+        fit(out->text, sizeof out->text, "%s: %s %s of %s (%s of %s)%s%s%s%s", wall_groups[g].verdict, subject,
                  pct, in->of, ms, wall_s, wall_state_gpu(top->state) ? "" : where, wait, next[0] ? "; then " : "", next);
     }
     /* The advice of what holds the time: the top kernel, the copies' own, the cause's. */
@@ -411,7 +431,8 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
     }
     else if (lg == WG_COPIES && in->nflows > 0)
         copy_advice(in->flows, in->nflows, in->copy_hidden_pct, out->advice, sizeof out->advice);
-    else if (lead->rule >= 0 && cause_rules[lead->rule].advice)
+    else if (lg != WG_UNRECORDED && lead->rule >= 0 && cause_rules[lead->rule].advice) /* the host's cause
+        * is not what hid the time there */
         snprintf(out->advice, sizeof out->advice, "%s", cause_rules[lead->rule].advice);
     else
         snprintf(out->advice, sizeof out->advice, "%s", wall_groups[lg].advice);

@@ -310,6 +310,8 @@ typedef struct {
     int gpu_state;      /* the GPU state of the instants being filled, -1 where the GPU is idle;
                          * WS_LAUNCH in a gap between kernels under IDLE_BETWEEN_KERNELS_NS */
     uint32_t between;   /* such a gap's evidence where the host's says nothing */
+    uint32_t unseen;    /* WS_UNRECORDED's, for a capture's start before the GPU's first recorded
+                         * work (gpu_items): the GPU's state not known, the host's view kept */
     piece *longs;       /* the accounted thread's long calls (long_calls) */
     size_t nlong;
     /* The latest call with a call site, per thread and name (a few slots by name): a call without
@@ -341,7 +343,8 @@ static bool emit(builder *b, int64_t s, int64_t e, uint32_t ev)
          * with what the host did meanwhile (its view: in the launch call, at the user's line),
          * the gap's own words where the host's evidence says nothing. */
         wall_evidence g = b->t->ev[ev];
-        ev = g.rule < 0 ? b->between : ev_intern(b->t, (wall_evidence){.state = (uint8_t)b->gpu_state,
+        uint32_t own = b->gpu_state == WS_LAUNCH ? b->between : b->unseen;
+        ev = g.rule < 0 ? own : ev_intern(b->t, (wall_evidence){.state = (uint8_t)b->gpu_state,
                                                                         .from = g.from, .rule = g.rule,
                                                                         .user = g.user, .via = g.via,
                                                                         .detail = g.detail, .call = g.call});
@@ -820,7 +823,7 @@ static bool span_pieces(builder *b, piece **out, size_t *nout)
  * where its first window opened after CUDA calls (calls_before), the GPU's state up to its first
  * recorded work is not known either: work launched before the window may have run on (the
  * regions' "unseen" start, regions.c). gpu_first: the process's first GPU work, INT64_MAX none. */
-static bool unrecorded_pieces(builder *b, int64_t gpu_first, piece **out, size_t *nout)
+static bool unrecorded_pieces(builder *b, piece **out, size_t *nout)
 {
     const capture_info *c = &b->m->capture;
     *out = NULL;
@@ -833,19 +836,15 @@ static bool unrecorded_pieces(builder *b, int64_t gpu_first, piece **out, size_t
             first = &c->windows[i];
     if (!first)
         return true; /* no capture: every instant was recorded */
-    int64_t unseen = first->calls_before > 0 && gpu_first != INT64_MAX ? gpu_first : INT64_MIN;
     for (int i = 0; i < c->nwindows; i++)
-        if (c->windows[i].pid == b->p->pid) {
+        if (c->windows[i].pid == b->p->pid && c->windows[i].end_ns > c->windows[i].start_ns) {
             item *g = array_grow(items, n, sizeof *items);
             if (!g) {
                 free(items);
                 return false;
             }
             items = g;
-            /* the window, less its unseen start */
-            int64_t st = c->windows[i].start_ns < unseen ? unseen : c->windows[i].start_ns;
-            if (c->windows[i].end_ns > st)
-                items[n++] = (item){st, c->windows[i].end_ns, 0, 0, 0};
+            items[n++] = (item){c->windows[i].start_ns, c->windows[i].end_ns, 0, 0, 0};
         }
     piece *win = NULL;
     size_t nwin = 0;
@@ -1106,11 +1105,18 @@ static bool ours(const wall_timeline *t, uint32_t proc, uint32_t pid)
 
 /* The process's GPU work as items (its state the priority: wall_state's order is the GPU states'
  * precedence), sorted by start; NULL with *n 0 where it has none, or on oom (*oom). */
-static item *gpu_items(const wall_timeline *t, uint32_t pid, size_t *n, bool *oom)
+/* The process's GPU work as items by start, and *gpu_first the start of its first. Under a
+ * capture whose first window opened with the program's calls already made (calls_before), the
+ * GPU may have run work launched before it until its first recorded work: the windows' instants
+ * before that are items too, of state WS_UNRECORDED (the GPU's state not known; the host's view
+ * of them is recorded and kept), after every real GPU state in the painter's order. */
+static item *gpu_items(const wall_timeline *t, uint32_t pid, size_t *n, int64_t *gpu_first, bool *oom)
 {
     const event_list *s = &t->m->events;
-    size_t k = 0, cap = s->nkernels + s->ncopies + s->nmemsets;
+    const capture_info *c = &t->m->capture;
+    size_t k = 0, cap = s->nkernels + s->ncopies + s->nmemsets + (size_t)c->nwindows;
     *n = 0;
+    *gpu_first = INT64_MAX;
     if (cap == 0)
         return NULL;
     item *v = spill_alloc(cap * sizeof *v);
@@ -1128,6 +1134,18 @@ static item *gpu_items(const wall_timeline *t, uint32_t pid, size_t *n, bool *oo
     for (size_t i = 0; i < s->nmemsets; i++)
         if (ours(t, pid, s->memsets[i].pid) && s->memsets[i].end_ns > s->memsets[i].start_ns)
             v[k++] = gpu_item(s->memsets[i].start_ns, s->memsets[i].end_ns, WS_GPU_MEMSET);
+    for (size_t i = 0; i < k; i++)
+        *gpu_first = v[i].start < *gpu_first ? v[i].start : *gpu_first;
+    const capture_window *first = NULL;
+    for (int i = 0; i < c->nwindows; i++)
+        if (c->windows[i].pid == pid && (!first || c->windows[i].start_ns < first->start_ns))
+            first = &c->windows[i];
+    for (int i = 0; first && first->calls_before > 0 && *gpu_first != INT64_MAX && i < c->nwindows; i++) {
+        const capture_window *w = &c->windows[i];
+        int64_t end = w->end_ns < *gpu_first ? w->end_ns : *gpu_first;
+        if (w->pid == pid && end > w->start_ns)
+            v[k++] = gpu_item(w->start_ns, end, WS_UNRECORDED);
+    }
     if (!key_sort(v, k, sizeof *v, item_start_key, NULL)) {
         spill_free(v);
         *oom = true;
@@ -1153,9 +1171,10 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
     size_t nunrec = 0, nranges = 0, nspans = 0;
     size_t ng = 0;
     bool oom = false;
-    item *g = gpu_items(t, p->pid, &ng, &oom);
+    int64_t gpu_first;
+    item *g = gpu_items(t, p->pid, &ng, &gpu_first, &oom);
     bool ok = !oom && long_calls(&b) && sample_pieces(&b) &&
-              unrecorded_pieces(&b, ng ? g[0].start : INT64_MAX, &unrec, &nunrec) &&
+              unrecorded_pieces(&b, &unrec, &nunrec) &&
               range_pieces(&b, &ranges, &nranges) && span_pieces(&b, &spans, &nspans);
     call_layer own = {0}, others = {0};
     own.src = (call_src){&b, 0, true};
@@ -1179,6 +1198,7 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
     painter gp;
     painter_init(&gp, array_item, &gs);
     b.between = ev_intern(t, evidence(EV_GPU, WS_LAUNCH, cause_rule_find("between_kernels"), -1, -1, -1, NULL));
+    b.unseen = ev_intern(t, evidence(EV_NONE, WS_UNRECORDED, -1, -1, -1, -1, NULL));
     int64_t cursor = p->lo;
     bool any = false;
     piece x;
@@ -1194,7 +1214,7 @@ static bool build_process(wall_timeline *t, cause_matcher *cm, const size_t *cal
         }
         b.gpu_state = x.rule; /* the GPU's state, the host's cause meanwhile */
         fill(&b, 0, s > cursor ? s : cursor, e);
-        any = true;
+        any |= wall_state_gpu((wall_state)x.rule);
         cursor = e > cursor ? e : cursor;
     }
     ok = ok && !gp.oom && !b.oom;
