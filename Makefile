@@ -54,7 +54,7 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
 # Where the wall-clock time went: the cause table, its matcher, the per-process account and the
 # accounts a report shows (issue 34).
 CORE_SRC  += src/analysis/cause_table.c src/analysis/cause_match.c src/analysis/wall_account.c src/analysis/accounts.c \
-             report/text_account.c report/html_account.c
+             report/text_account.c report/html_account.c report/html_answer.c
 UNIT_TESTS_ACCOUNT := test_causes
 # GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
 # run-file member, NVML opened for the injection library too, the Kineto importer's memory events.

@@ -87,9 +87,10 @@ static const page_section page_sections[] = {
 #define NPAGE_SECTIONS (sizeof page_sections / sizeof page_sections[0])
 
 /* The page's order: a built-in run's as above; a timeline (an import, a profiled program) has no
- * built-in workloads, so its regions and ranks come right after the summary. */
-static const section_id timeline_first[] = {SEC_FINDINGS, SEC_ACCOUNT, SEC_CAPTURE, SEC_REGIONS, SEC_CALL_SITES,
-                                             SEC_MEMORY, SEC_RANKS};
+ * built-in workloads, so its full timeline comes right after the summary (whose answer's small
+ * timeline leads to it), then where the time went, its regions and ranks. */
+static const section_id timeline_first[] = {SEC_FINDINGS, SEC_TIMELINE, SEC_ACCOUNT, SEC_CAPTURE, SEC_REGIONS,
+                                             SEC_CALL_SITES, SEC_MEMORY, SEC_RANKS};
 
 static const page_section *page_section_of(section_id id)
 {

@@ -6,7 +6,7 @@
 #include "html_parts.h"
 
 /* The bar: a segment per state, coloured by its group (templates/report.css), its words on hover. */
-static void account_bar(html_ctx *x, const wall_account *acc, int i)
+void html_account_bar(html_ctx *x, const wall_account *acc)
 {
     sb_add(x->b, "<div class=\"acct-bar\" role=\"img\" aria-label=\"");
     for (int k = 0; k < acc->nrows && k < 4; k++) {
@@ -30,7 +30,6 @@ static void account_bar(html_ctx *x, const wall_account *acc, int i)
         }
         sb_add(x->b, "\"></span>");
     }
-    (void)i;
     sb_add(x->b, "</div>\n");
 }
 
@@ -113,7 +112,7 @@ void html_account(html_ctx *x)
             sb_add(x->b, "</span>");
         }
         sb_add(x->b, "</p>\n");
-        account_bar(x, acc, i);
+        html_account_bar(x, acc);
         account_table_html(x, acc, i);
         sb_add(x->b, "</div>\n");
     }

@@ -742,7 +742,10 @@ void html_event_timeline(html_ctx *x)
     sb_add(o, "</ol></details>\n</figure>\n");
 
     /* The data: JSON in a script element that is never run; timeline.js reads it. */
-    sb_printf(o, "<script type=\"application/json\" id=\"tl-data\">{\"span\":%lld,\"names\":[", (long long)(t1 - t0));
+    /* run0: where the run's start lies on the axis (the tables' "at ms" count from it; the axis
+     * from the earliest event, which may come before it) */
+    sb_printf(o, "<script type=\"application/json\" id=\"tl-data\">{\"span\":%lld,\"run0\":%lld,\"names\":[",
+              (long long)(t1 - t0), (long long)(m->nregions > 0 ? m->regions[0].start_ns - t0 : 0));
     for (size_t i = 0; i < b.nm.n; i++) {
         if (i)
             sb_add(o, ",");

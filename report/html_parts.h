@@ -82,6 +82,11 @@ void html_sweep(html_ctx *x);      /* html_sweep.c: a run of several sizes */
 void html_devices(html_ctx *x);    /* html_devices.c: a --devices run */
 void html_sites(html_ctx *x);      /* html_sites.c: the call sites per kernel */
 void html_account(html_ctx *x);    /* html_account.c: where the wall-clock time went */
+/* html_account.c: an account's states as one bar (each state's width its share). */
+void html_account_bar(html_ctx *x, const wall_account *acc);
+/* html_answer.c: the verdict, the accounts' bars and the small timeline, first on the page; false
+ * (nothing written) where the run has no wall-time account. */
+bool html_answer(html_ctx *x);
 void html_memory(html_ctx *x);     /* html_memory.c: GPU memory's peaks, holders, leaks, failures */
 /* html_sites.c: a table cell saying where the host was in a window (a host_view per source,
  * host_where.h), its figures marked under path (the window's row in the JSON). */

@@ -25,9 +25,13 @@ static void finding_unit(html_ctx *x, const char *unit)
 void html_findings(html_ctx *x)
 {
     const analysis *a = x->a;
+    /* the run's verdict is the answer's first line: not said again below it */
+    bool answered = html_answer(x);
     sb_add(x->b, "<ol class=\"findings\">\n");
     for (int i = 0; i < a->nsummary; i++) {
         const finding *f = &a->summary[i];
+        if (answered && f->kind == FIND_VERDICT && run_account(a) && strstr(f->text, run_account(a)->verdict_text))
+            continue;
         const metric_table *t = finding_table(f);
         sb_printf(x->b, "<li class=\"f-%s\"><span class=\"fig\">", finding_kind_name(f->kind));
         if (t && f->figure.ok) {

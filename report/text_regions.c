@@ -28,7 +28,7 @@ static void region_table(ctx *x, const analysis *a)
      * queues 15 ms of kernels); its GPU span says over how long, and busy is the GPU during the
      * range's own wall, whoever's work it ran: the three side by side, so none reads as wrong. */
     fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
-                    "them (they may run after it: their GPU span); busy is the GPU during the range\n",
+                    "them,\n          even when they run after it (their GPU span); busy is the GPU during the range\n",
             c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-30s", c(x, DIM), "region");
     for (int i = 0; i < NCOLS; i++) {

@@ -81,6 +81,21 @@
         })(tables[k]);
     }
 
+    /* The answer's small timeline: a click on a band shows its stretch on the full timeline (which
+     * takes milliseconds from the run's start, as the band's data-s and data-e are), with a little
+     * around it, and brings the timeline into view. */
+    var strips = document.querySelectorAll(".acct-strip span[data-s]");
+    for (var st = 0; st < strips.length; st++) {
+        strips[st].addEventListener("click", function () {
+            var fig = document.getElementById("tl-events");
+            if (!fig || !fig.tlShowMs) return;
+            var s = parseFloat(this.getAttribute("data-s")), e = parseFloat(this.getAttribute("data-e"));
+            var pad = (e - s) * 0.05;
+            fig.tlShowMs(s - pad, e + pad);
+            fig.scrollIntoView({ behavior: "smooth", block: "start" });
+        });
+    }
+
     /* Printing opens the folded run details, so paper has every fact. */
     window.addEventListener("beforeprint", function () {
         var folded = document.querySelectorAll("details");

@@ -314,6 +314,9 @@
     };
     fig.tlTracks = tracks;
     fig.tlView = function () { return [v0, v1]; }; /* the span shown, in ns from the start */
+    /* Shows [a, b], in ms from the run's start (the tables' and the answer's time), as the
+     * answer's small timeline asks on a click. */
+    fig.tlShowMs = function (a, b) { var r0 = data.run0 || 0; setView(r0 + a * 1e6, r0 + b * 1e6); };
     window.addEventListener("resize", redraw);
     draw();
 })();

@@ -468,6 +468,48 @@ static void event_timeline_draws_and_hovers(void **state)
     }
 }
 
+/* The answer on the first screen of a profiled program's page (html_answer.c): the verdict, a bar
+ * of where the time went and the small timeline inside the first 900 px at 1280 px wide, and a
+ * click on the small timeline's longest band shows that stretch on the full timeline (its view
+ * then spans the band, with 5% around it, in the timeline's own time: the run's start at run0). */
+static void answer_on_the_first_screen(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *click =
+        "window.addEventListener('load', function () {"
+        " var root = document.documentElement, ans = document.querySelector('.answer'), why = '';"
+        " if (!ans) why = 'no answer';"
+        " else if (ans.getBoundingClientRect().bottom > 900) why = 'the answer ends at ' + ans.getBoundingClientRect().bottom;"
+        " else if (!ans.querySelector('.answer-verdict') || !ans.querySelector('.acct-bar:not(.acct-strip)') ||"
+        "          !ans.querySelector('.acct-strip span[data-s]')) why = 'no verdict, bar or small timeline';"
+        " if (!why) {"
+        "  var bands = ans.querySelectorAll('.acct-strip span[data-s]'), b = bands[0];"
+        "  for (var i = 0; i < bands.length; i++) if (bands[i].offsetWidth > b.offsetWidth) b = bands[i];"
+        "  var fig = document.getElementById('tl-events'), d = JSON.parse(document.getElementById('tl-data').textContent);"
+        "  var before = fig.tlView()[0] + ':' + fig.tlView()[1];"
+        "  b.click();"
+        "  var s = parseFloat(b.getAttribute('data-s')), e = parseFloat(b.getAttribute('data-e')), pad = (e - s) * 0.05;"
+        "  var w = Math.min(d.span, (e - s + 2 * pad) * 1e6);" /* the timeline keeps the width, inside the run */
+        "  var want0 = Math.max(0, Math.min(d.run0 + (s - pad) * 1e6, d.span - w)), want1 = want0 + w;"
+        "  var v = fig.tlView();"
+        "  if (before === v[0] + ':' + v[1]) why = 'the click did not move the timeline';"
+        "  else if (Math.abs(v[0] - want0) > 1e4 || Math.abs(v[1] - want1) > 1e4)"
+        "   why = 'the view is ' + v[0] + '..' + v[1] + ', wanted ' + want0 + '..' + want1;"
+        " }"
+        " root.setAttribute('data-answer-check', why || 'ok');"
+        "});";
+    const char *copy = page_with(profile_page, "answer.html", NULL, click);
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    cmd_result r = browse(copy, extra);
+    assert_int_equal(r.status, 0);
+    char *check = root_attr(r.out, "data-answer-check");
+    if (!check || strcmp(check, "ok") != 0)
+        fail_msg("%s: %s", profile_page, check ? check : "the check did not run");
+    free(check);
+    cmd_free(&r);
+}
+
 /* A number of a JSON object (0 when absent). */
 static double num(const cJSON *o, const char *key)
 {
@@ -845,6 +887,7 @@ int main(void)
         cmocka_unit_test(every_section_is_rendered),
         cmocka_unit_test(timeline_has_one_mark_per_event),
         cmocka_unit_test(event_timeline_draws_and_hovers),
+        cmocka_unit_test(answer_on_the_first_screen),
         cmocka_unit_test(committed_timelines_hold_every_gpu_event),
         cmocka_unit_test(page_reads_with_scripts_off),
         cmocka_unit_test(screenshot_at_1280),

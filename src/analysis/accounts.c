@@ -97,6 +97,14 @@ static int make_rows(const analysis *a, const wall_timeline *t, const wall_sums 
         if (e->rule >= 0)
             snprintf(r->cause, sizeof r->cause, "%s", cause_rules[e->rule].id);
         evidence_words(a->m, e, r->why, sizeof r->why);
+        /* A gap between kernels (launch latency) while the host did something other than launch:
+         * the gap's own words, then the host's */
+        if (e->from == EV_GPU && !wall_state_gpu(r->state) && e->rule >= 0 && cause_rules[e->rule].state != r->state) {
+            char host[64];
+            snprintf(host, sizeof host, "%.63s", r->why);
+            snprintf(r->why, sizeof r->why, "%.40s; the host meanwhile: %.63s",
+                     r->state == WS_LAUNCH ? "between kernels (launch latency)" : wall_states[r->state].brief, host);
+        }
         frame_words(h, e->user, true, r->at, sizeof r->at);
         frame_words(h, e->via, false, r->via, sizeof r->via);
         metric_set(&r->cause_pct, 100.0 * (double)top_ns / (double)s->ns[k]);

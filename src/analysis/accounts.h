@@ -96,7 +96,7 @@ void accounts_free(wall_account *v, int n);
 /* A stretch of a process's timeline in one state, for the page's timeline: the process's span cut
  * into ACCOUNT_BAND_BUCKETS equal buckets, each given the state that held most of it, and
  * neighbours in one state joined; each band with that state's evidence over it. */
-#define ACCOUNT_BAND_BUCKETS 2000
+#define ACCOUNT_BAND_BUCKETS 500
 typedef struct {
     uint32_t pid;
     int64_t start_ns, end_ns;

@@ -345,7 +345,7 @@ static bool emit(builder *b, int64_t s, int64_t e, uint32_t ev)
         wall_evidence g = b->t->ev[ev];
         uint32_t own = b->gpu_state == WS_LAUNCH ? b->between : b->unseen;
         ev = g.rule < 0 ? own : ev_intern(b->t, (wall_evidence){.state = (uint8_t)b->gpu_state,
-                                                                        .from = g.from, .rule = g.rule,
+                                                                        .from = EV_GPU, .rule = g.rule,
                                                                         .user = g.user, .via = g.via,
                                                                         .detail = g.detail, .call = g.call});
     } else if (ev != UINT32_MAX && b->gpu_state >= 0) {

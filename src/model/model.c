@@ -538,6 +538,17 @@ bool model_finish_regions(run_model *m, const char *run_name)
     }
     int64_t lo = named ? run->start_ns : INT64_MAX, hi = named ? run->end_ns : INT64_MIN;
     event_span(&m->events, &lo, &hi);
+    /* The host's records too: a program sampled from its first NVTX call is recorded before its
+     * first CUDA record, and the run (and its wall-time account) is all that was recorded. */
+    const host_activity *h = &m->host_activity;
+    for (size_t i = 0; i < h->nsamples; i++) {
+        lo = h->samples[i].ts_ns < lo ? h->samples[i].ts_ns : lo;
+        hi = h->samples[i].ts_ns > hi ? h->samples[i].ts_ns : hi;
+    }
+    for (size_t i = 0; i < h->nspans; i++) {
+        lo = h->spans[i].start_ns < lo ? h->spans[i].start_ns : lo;
+        hi = h->spans[i].end_ns > hi ? h->spans[i].end_ns : hi;
+    }
     for (int i = 1; i < m->nregions; i++) {
         if (m->regions[i].start_ns < lo)
             lo = m->regions[i].start_ns;
