@@ -77,10 +77,16 @@ def main():
     if o.trace:
         from torch.profiler import ProfilerActivity, profile, schedule
 
+        # One cycle (repeat=1), written when it ends: with the default repeat=0 a new cycle starts
+        # at the step after the last, and the profiler drops the finished one's events, so a trace
+        # exported after the loop held that empty cycle alone (seen on the H200: 169 events,
+        # "ProfilerStep#8" its only step, no kernel).
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True,
-                     with_stack=True, schedule=schedule(wait=0, warmup=0, active=o.steps)) as prof:
+                     with_stack=True, schedule=schedule(wait=0, warmup=0, active=o.steps, repeat=1),
+                     on_trace_ready=lambda p: p.export_chrome_trace(o.trace)) as prof:
             run(o.steps, prof)
-        prof.export_chrome_trace(o.trace)
+        if not os.path.exists(o.trace):
+            raise SystemExit("torch_memory.py: the profiler wrote no trace to %s" % o.trace)
     else:
         run(o.steps)
     account = {
