@@ -21,6 +21,16 @@ EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation, fal
 
 EXPORT void probe_finish(void) { inject_host_finish(2000); }
 
+/* Launch sites taken, from correlation on, until one is skipped for the process's share of time
+ * for sites: what a launch-heavy start leaves before a program's allocations. Returns how many. */
+EXPORT unsigned probe_spend_site_share(unsigned correlation)
+{
+    unsigned n = 0;
+    while (inject_site_take(correlation + n, false))
+        n++;
+    return n;
+}
+
 EXPORT uint64_t probe_signals(void) { return inject_sampler_signals(); }
 
 /* A Python code object's line at an instruction offset, as a call-tree node gets it; and whether

@@ -1,8 +1,10 @@
 /* A C program for tests/test_memory_inject.sh: drives the injection library's allocation
  * callbacks (tests/host_probe.so, argv[1]) as CUPTI would call them, with the parameters laid out
  * as CUDA's calls lay them out, and ends in an out-of-memory error, so the live set the library
- * writes at once, the report's lead and the OOM section are checked without a GPU. Its own
- * account, which the test compares against, is printed as JSON on stdout:
+ * writes at once, the report's lead and the OOM section are checked without a GPU. It first takes
+ * launch sites until the sites' share of time is spent, as a launch-heavy start would: the
+ * allocations after it (none stream-ordered) must have their sites all the same. Its own account,
+ * which the test compares against, is printed as JSON on stdout:
  *   load_weights      three cudaMalloc of 1 GiB (live to the end)
  *   make_activations  two cudaMalloc of 512 MiB (a runtime call with the driver's cuMemAlloc inside
  *                     it, which must count once); one is freed
@@ -113,11 +115,13 @@ int main(int argc, char **argv)
     void (*start)(void) = (void (*)(void))dlsym(h, "probe_memory_start");
     call = (void (*)(int, unsigned, int, void *, int, unsigned))dlsym(h, "probe_memory_call");
     void (*finish)(void) = (void (*)(void))dlsym(h, "probe_finish");
-    if (!start || !call || !finish) {
+    unsigned (*spend)(unsigned) = (unsigned (*)(unsigned))dlsym(h, "probe_spend_site_share");
+    if (!start || !call || !finish || !spend) {
         fprintf(stderr, "memory_probe_main: %s lacks the memory probes\n", argv[1]);
         return 2;
     }
     start();
+    spend(1000000); /* correlations of no call here */
     load_weights();
     release(make_activations());
     pinned_staging();

@@ -96,8 +96,9 @@ bool inject_py_stopping(void);
 /* ---- inject_sites.c ---- */
 /* Writes the calling thread's host stack as the site of the CUDA call correlation (the callback's
  * work; tests/host_probe.c calls it without a GPU) and returns its innermost node: 0 where none was
- * taken (paused, or past the sites' share of time, unless always: a failed allocation's site is
- * taken whatever it costs). */
+ * taken (paused, or past the sites' share of time, unless always: a failed allocation's site, and
+ * a synchronous allocation's (inject_memory.c), are taken whatever they cost, and their cost is not
+ * charged to the share, so they cannot starve the launches of theirs). */
 uint32_t inject_site_take(uint32_t correlation, bool always);
 /* Whether call sites are taken at all (not MMPROF_SITES=0 or =callbacks). */
 bool inject_sites_taking(void);

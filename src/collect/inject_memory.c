@@ -6,8 +6,15 @@
  * are done here, in CUPTI's callbacks at each allocation and free call of the runtime and the
  * driver (cudaMalloc, cudaMallocAsync, cudaMallocHost, cudaHostAlloc, cudaMallocManaged,
  * cudaMallocFromPoolAsync, cuMemAlloc, cuMemAllocAsync, cuMemCreate (VMM), ... and their frees):
- * - the call site of each allocation (its host stack, as for launches, within the same 1% share
- *   of the process's time: inject_sites.c), taken at the call's entry;
+ * - the call site of each allocation (its host stack, as for launches: inject_sites.c), taken at
+ *   the call's entry: a stream-ordered pool's allocation (cudaMallocAsync, under a microsecond in
+ *   the driver) within the launches' 1% share of the process's time; any other (cudaMalloc,
+ *   cudaHostAlloc, cuMemCreate...) always, outside that share: each costs the driver tens of
+ *   microseconds or more (on the H200: cudaMalloc of 2 MiB 31 us, of 256 MiB 50-80 us) against a
+ *   site's microsecond (a Python stack; 3 us for memory_bench's native one), and a program makes
+ *   few (a caching allocator exists to avoid them), yet they are what the peak and a leak are
+ *   named by: held to the share, a 0.4 s PyTorch loop had spent it on its first launches, and
+ *   none of its 40 leaked tensors had a line (the H200 run of issue 37);
  * - a failed allocation (the call's return value at its exit): its "memfail" line, with the live
  *   set the library holds (mem_live.h: every allocation not yet freed, by address, with its call
  *   site), written at once, before the program can die of the error, and whatever its site costs.
@@ -318,7 +325,7 @@ void inject_memory_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
         /* The allocation's site, inside a capture window (its records are there to tie it to). */
         site_corr = d->correlationId;
         site_node = alloc && inject_sites_taking() && inject_capture_tracing_now()
-                        ? inject_site_take(d->correlationId, false) : 0;
+                        ? inject_site_take(d->correlationId, !c->pool) : 0;
         return;
     }
     uint64_t key, bytes;
