@@ -28,7 +28,9 @@
 #   bench       examples/memory_bench: the cost of memory collection, on against paused in one
 #               process (MMPROF_AB_ONLY=memory), median over 30 alternating pairs: per launch at
 #               most 5%, per allocation (cudaMallocAsync/cudaFreeAsync, cudaMalloc/cudaFree) at
-#               most 20%.
+#               most 20%; and, from the run file's API records, how much of the cost per
+#               cudaMallocAsync/cudaFreeAsync pair lies inside the calls (CUPTI's own memory
+#               records) and how much between them (the library's callbacks), informational.
 # Each check prints a JSON line (tests/memory_gpu_check.py); OUTDIR/summary.json has them all, and
 # a short table ends the output. About 3 minutes on an H200. Prints cmocka-style lines
 # (run_tests.sh --gpu runs it); a check that cannot run (no GPU, no PyTorch) is skipped.
@@ -99,7 +101,7 @@ run_check crash crash "$bin" "$build/examples/crash_steps" "$out" 300
 
 MMPROF_AB_FILE=$out/ab-off MMPROF_AB_ONLY=memory \
   profile bench 0 "$build/examples/memory_bench" --out "$out/bench-own.json" --pairs 30
-run_check bench bench "$out/bench-own.json"
+run_check bench bench "$out/bench-own.json" "$out/bench.json"
 
 # The summary, and a short table last.
 python3 - "$out" <<'EOF'

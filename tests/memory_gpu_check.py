@@ -10,7 +10,7 @@ loop itself (it must kill at a step the program wrote); exit status 1 when a che
     memory_gpu_check.py torch_oom RUN.json OWN.json TEXT
     memory_gpu_check.py kineto RUN.json TRACE OWN.json
     memory_gpu_check.py crash MMPROF PROG OUTDIR [KILL_AT_STEP]
-    memory_gpu_check.py bench OWN.json
+    memory_gpu_check.py bench OWN.json [RUN.json]
 """
 import json
 import os
@@ -312,7 +312,47 @@ def crash(mmprof, prog, outdir, kill_at=300):
     return ok
 
 
-def bench(own_path):
+def api_rows(run):
+    """The run file's CUDA API calls as (name, start_ns, dur_ns, correlation), from either form of
+    its event store (event_columns.c: start and correlation delta-coded in the columns form)."""
+    ev = run.get("events", {})
+    a = ev.get("apis", [])
+    if isinstance(a, list):
+        return [(x["name"], x["start_ns"], x["dur_ns"] if "dur_ns" in x else x["end_ns"] - x["start_ns"], x["correlation"])
+                for x in a]
+    names, start, corr, out = ev.get("names", []), 0, 0, []
+    for n, ds, d, dc in zip(a["name"], a["start_ns"], a["dur_ns"], a["correlation"]):
+        start += ds
+        corr += dc
+        out.append((names[n], start, d, corr))
+    return out
+
+
+def alloc_split(run):
+    """Where memory collection's cost per cudaMallocAsync/cudaFreeAsync pair lies, from the run's
+    own API records (a call is "on" when a memory record carries its correlation): inside the
+    calls' durations, CUPTI's own work for its memory records (CUPTI times a call without its
+    subscribers' callbacks: the bench's cudaMalloc sites, 3 us each, showed in the gap before the
+    call, not in its duration); between the calls, the library's callbacks. Medians, ns:
+    {(name, on): (duration, gap before it)}."""
+    rows = api_rows(run)
+    with_record = {e[7] for e in run.get("memory", {}).get("events", [])}
+    pair = ("cudaMallocAsync", "cudaFreeAsync")
+    dur, gap, prev_end = {}, {}, None
+    for name, start, d, corr in rows:
+        base = name.split("_v")[0]
+        if base not in pair:
+            prev_end = None
+            continue
+        key = (base, corr in with_record)
+        dur.setdefault(key, []).append(d)
+        if prev_end is not None:
+            gap.setdefault(key, []).append(start - prev_end)
+        prev_end = start + d
+    return {k: (statistics.median(v), statistics.median(gap[k]) if gap.get(k) else 0) for k, v in dur.items()}
+
+
+def bench(own_path, run_path=None):
     own = load(own_path)
     ok = report("bench.launch", own["launch"]["median_cost_pct"] <= 5, "%+.2f%%" % own["launch"]["median_cost_pct"], "<= 5%",
                 "per launch, memory collection on against paused (quartiles %+.2f..%+.2f%%)"
@@ -320,6 +360,18 @@ def bench(own_path):
     for w in ("alloc_async", "alloc"):
         ok &= report("bench." + w, own[w]["median_cost_pct"] <= 20, "%+.2f%%" % own[w]["median_cost_pct"], "<= 20%",
                      "per allocation and free (quartiles %+.2f..%+.2f%%)" % (own[w]["q1_pct"], own[w]["q3_pct"]))
+    if run_path:
+        m = alloc_split(load(run_path))
+        if all((n, on) in m for n in ("cudaMallocAsync", "cudaFreeAsync") for on in (True, False)):
+            inside = sum(m[(n, True)][0] - m[(n, False)][0] for n in ("cudaMallocAsync", "cudaFreeAsync"))
+            between = sum(m[(n, True)][1] - m[(n, False)][1] for n in ("cudaMallocAsync", "cudaFreeAsync"))
+            off = sum(m[(n, False)][0] + m[(n, False)][1] for n in ("cudaMallocAsync", "cudaFreeAsync"))
+            report("bench.alloc_async_split", True, "%+.0f ns in CUPTI, %+.0f ns in callbacks" % (inside, between),
+                   "of %.0f ns paused" % off, "per cudaMallocAsync/cudaFreeAsync pair from the API records' medians "
+                   "(informational): inside the calls (CUPTI's memory records) %+.0f%%, between them (the library's "
+                   "callbacks) %+.0f%%; %s" % (100 * inside / off, 100 * between / off,
+                                               ", ".join("%s %s %.0f+%.0f" % (n, "on" if on else "off", d, g)
+                                                         for (n, on), (d, g) in sorted(m.items()))))
     return ok
 
 
@@ -331,7 +383,7 @@ def main():
     fns = {"allocators": lambda: allocators(a[1], a[2]), "oom": lambda: oom(a[1], a[2], a[3]),
            "torch_leak": lambda: torch_leak(a[1], a[2]), "torch_vmm": lambda: torch_leak(a[1], a[2], True),
            "torch_oom": lambda: torch_oom(a[1], a[2], a[3]), "kineto": lambda: kineto(a[1], a[2], a[3]),
-           "crash": lambda: crash(a[1], a[2], a[3], int(a[4]) if len(a) > 4 else 300), "bench": lambda: bench(a[1])}
+           "crash": lambda: crash(a[1], a[2], a[3], int(a[4]) if len(a) > 4 else 300), "bench": lambda: bench(a[1], a[2] if len(a) > 2 else None)}
     if what not in fns:
         sys.exit(__doc__)
     try:
