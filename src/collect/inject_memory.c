@@ -186,24 +186,42 @@ void inject_memory_pause(bool pause)
     inject_memory_kinds(!pause);
 }
 
-/* The device of the call's context (0 where CUPTI cannot tell). */
+/* Contexts created so far (atomic): a thread's remembered context is good in its generation. */
+static uint32_t contexts = 1;
+
+void inject_memory_context_created(void) { __atomic_fetch_add(&contexts, 1, __ATOMIC_RELAXED); }
+
+/* The device of the call's context (0 where CUPTI cannot tell). The thread's last context's is
+ * remembered: a program allocates on one context for long stretches, and cuptiGetDeviceId is a call
+ * into CUPTI that a stream-ordered allocation, under a microsecond in the driver, paid each time. */
 static uint32_t context_device(const CUpti_CallbackData *d)
 {
-    uint32_t dev = 0;
-    if (!d->context || cuptiGetDeviceId(d->context, &dev) != CUPTI_SUCCESS)
+    static __thread CUcontext last;
+    static __thread uint32_t last_device, last_generation;
+    if (!d->context)
         return 0;
+    uint32_t generation = __atomic_load_n(&contexts, __ATOMIC_RELAXED);
+    if (d->context == last && generation == last_generation)
+        return last_device;
+    uint32_t dev = 0;
+    if (cuptiGetDeviceId(d->context, &dev) != CUPTI_SUCCESS)
+        return 0;
+    last = d->context;
+    last_device = dev;
+    last_generation = generation;
     return dev;
 }
 
-/* What an allocation call asked for: its size, and its result's address or handle (0 before the
- * call returned, or where it failed). */
+/* What an allocation call asked for: its size, its device, and its result's address or handle (0
+ * before the call returned, or where it failed); of a free, its address or handle alone (a free
+ * needs no device: the live table finds it by address). */
 static void decode(const call_info *c, const CUpti_CallbackData *d, uint64_t *key, uint64_t *bytes, uint32_t *device,
                    uint8_t *kind)
 {
     const void *p = d->functionParams;
     *key = 0;
     *bytes = 0;
-    *device = context_device(d);
+    *device = c->role == ROLE_FREE || c->role == ROLE_RELEASE ? 0 : context_device(d);
     *kind = c->kind;
     switch (c->role) {
     case ROLE_ALLOC: {
