@@ -5,7 +5,8 @@
  * reach the stream only when CUPTI hands their buffer over. Two things cannot wait for that, and
  * are done here, in CUPTI's callbacks at each allocation and free call of the runtime and the
  * driver (cudaMalloc, cudaMallocAsync, cudaMallocHost, cudaHostAlloc, cudaMallocManaged,
- * cudaMallocFromPoolAsync, cuMemAlloc, cuMemAllocAsync, cuMemCreate (VMM), ... and their frees):
+ * cudaMallocFromPoolAsync, cuMemAlloc, cuMemAllocAsync, cuMemCreate and cuMemSetAccess (VMM), ... and
+ * their frees):
  * - the call site of each allocation (its host stack, as for launches: inject_sites.c), taken at
  *   the call's entry: a stream-ordered pool's allocation (cudaMallocAsync, under a microsecond in
  *   the driver) within the launches' 1% share of the process's time; any other (cudaMalloc,
@@ -58,7 +59,11 @@ typedef struct {
 #define LIVE_GROUPS 64        /* groups of a live set written at a failure */
 #define FAILURES_WITH_LIVE 16 /* failures written with their live set; later ones with its totals */
 
-typedef enum { ROLE_NONE = 0, ROLE_ALLOC, ROLE_PITCH, ROLE_FREE, ROLE_CREATE, ROLE_RELEASE } call_role;
+/* ROLE_ACCESS: cuMemSetAccess, whose correlation CUPTI's records of VMM memory carry (one record
+ * per chunk it makes accessible, not cuMemCreate's or cuMemMap's: seen on the H200 with PyTorch's
+ * expandable segments, 13 records of 20 MiB under one call), so the allocation's site is taken
+ * there too; the live set keeps cuMemCreate's handle, not this. */
+typedef enum { ROLE_NONE = 0, ROLE_ALLOC, ROLE_PITCH, ROLE_FREE, ROLE_CREATE, ROLE_RELEASE, ROLE_ACCESS } call_role;
 
 typedef struct {
     call_role role;
@@ -104,6 +109,7 @@ static const call_info driver_calls[] = {
     [CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync] = {ROLE_FREE, 0, false, "cuMemFreeAsync"},
     [CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz] = {ROLE_FREE, 0, false, "cuMemFreeAsync"},
     [CUPTI_DRIVER_TRACE_CBID_cuMemRelease] = {ROLE_RELEASE, 0, false, "cuMemRelease"},
+    [CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess] = {ROLE_ACCESS, MEM_DEVICE, false, "cuMemSetAccess"},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
@@ -342,10 +348,12 @@ void inject_memory_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
     if (enter) {
         /* The allocation's site, inside a capture window (its records are there to tie it to). */
         site_corr = d->correlationId;
-        site_node = alloc && inject_sites_taking() && inject_capture_tracing_now()
+        site_node = (alloc || c->role == ROLE_ACCESS) && inject_sites_taking() && inject_capture_tracing_now()
                         ? inject_site_take(d->correlationId, !c->pool) : 0;
         return;
     }
+    if (c->role == ROLE_ACCESS)
+        return;
     uint64_t key, bytes;
     uint32_t device;
     uint8_t kind;
