@@ -17,8 +17,9 @@
  *
  * Cost: one Python frame chain walk or one unwind, and a lookup in the call tree for each frame
  * not shared with the thread's previous stack, under one lock; the line goes to a buffer written
- * in batches (inject_host.c). The process's sites are held to 1% of its wall time (SITE_SHARE):
- * past it a call gets no site, and the sites' callbacks are turned off until the process is within
+ * in batches (inject_host.c). The process's sites are held to 1% of its wall time (SITE_SHARE;
+ * the sites of allocations other than a stream-ordered pool's are not, nor charged to it:
+ * inject_memory.c says why): past it a call gets no site, and the sites' callbacks are turned off until the process is within
  * its share again (the throttle, below); the "sitestat TAKEN SKIPPED OFF_NS" line at exit says how
  * many were skipped in a callback and how long the callbacks were off. MMPROF_SITES=0 turns sites off (the cost benchmark's baseline); MMPROF_SITES=callbacks
  * leaves their callbacks on but takes no stack (the benchmark's share of CUPTI's calls alone).
