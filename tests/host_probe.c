@@ -17,7 +17,7 @@
 EXPORT void probe_start(void) { inject_sampler_start(); }
 
 /* A launch's call site: the caller's stack as inject_sites.c takes it in the callback. */
-EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation, false); }
+EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation, SITE_SHARED); }
 
 EXPORT void probe_finish(void) { inject_host_finish(2000); }
 
@@ -26,7 +26,7 @@ EXPORT void probe_finish(void) { inject_host_finish(2000); }
 EXPORT unsigned probe_spend_site_share(unsigned correlation)
 {
     unsigned n = 0;
-    while (inject_site_take(correlation + n, false))
+    while (inject_site_take(correlation + n, SITE_SHARED))
         n++;
     return n;
 }

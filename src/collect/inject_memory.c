@@ -10,12 +10,13 @@
  * - the call site of each allocation (its host stack, as for launches: inject_sites.c), taken at
  *   the call's entry: a stream-ordered pool's allocation (cudaMallocAsync, under a microsecond in
  *   the driver) within the launches' 1% share of the process's time; any other (cudaMalloc,
- *   cudaHostAlloc, cuMemCreate...) always, outside that share: each costs the driver tens of
- *   microseconds or more (on the H200: cudaMalloc of 2 MiB 31 us, of 256 MiB 50-80 us) against a
- *   site's microsecond (a Python stack; 3 us for memory_bench's native one), and a program makes
- *   few (a caching allocator exists to avoid them), yet they are what the peak and a leak are
- *   named by: held to the share, a 0.4 s PyTorch loop had spent it on its first launches, and
- *   none of its 40 leaked tensors had a line (the H200 run of issue 37);
+ *   cudaHostAlloc, cuMemCreate...) within a share of its own, apart (10%, inject_sites.c): each
+ *   costs the driver tens of microseconds or more (on the H200: cudaMalloc of 2 MiB 31 us, of 256
+ *   MiB 50-80 us) against a site's microsecond (a Python stack; 3 us for memory_bench's native
+ *   one), and a program makes few (a caching allocator exists to avoid them), yet they are what
+ *   the peak and a leak are named by: held to the launches' share, a 0.4 s PyTorch loop had spent
+ *   it on its first launches, and none of its 40 leaked tensors had a line (the H200 run of issue
+ *   37);
  * - a failed allocation (the call's return value at its exit): its "memfail" line, with the live
  *   set the library holds (mem_live.h: every allocation not yet freed, by address, with its call
  *   site), written at once, before the program can die of the error, and whatever its site costs.
@@ -297,7 +298,7 @@ static void failed(const call_info *c, const CUpti_CallbackData *d, bool driver,
     const char *errname = error_name(driver, error); /* before any lock: it may take the loader's */
     uint32_t node = site_corr == d->correlationId ? site_node : 0;
     if (!node && inject_sites_taking())
-        node = inject_site_take(d->correlationId, true);
+        node = inject_site_take(d->correlationId, SITE_ALWAYS);
     mem_failure f = {.ts_ns = inject_now_ns(), .tid = inject_tid(), .device = device,
                      .correlation = d->correlationId, .kind = kind, .bytes = bytes, .error = error};
     static mem_live_sum groups[LIVE_GROUPS];
@@ -349,7 +350,7 @@ void inject_memory_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
         /* The allocation's site, inside a capture window (its records are there to tie it to). */
         site_corr = d->correlationId;
         site_node = (alloc || c->role == ROLE_ACCESS) && inject_sites_taking() && inject_capture_tracing_now()
-                        ? inject_site_take(d->correlationId, !c->pool) : 0;
+                        ? inject_site_take(d->correlationId, c->pool ? SITE_SHARED : SITE_ALLOCATION) : 0;
         return;
     }
     if (c->role == ROLE_ACCESS)
