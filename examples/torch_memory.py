@@ -13,7 +13,8 @@ large-pool block no other tensor of the loop frees, so each step's leaked tensor
 cudaMalloc of the caching allocator made from that line. The host synchronises at each step's end.
 --own F writes the program's own account: the steps, the leaked bytes per step and in all, the
 leak's line, torch.cuda's peaks of reserved and allocated bytes (reserved: what the caching
-allocator got from the driver, which is what the driver-level records of mmprof profile see).
+allocator got from the driver, which is what the driver-level records of mmprof profile see of
+it) and its segments by address (the process allocates more than them: cuBLAS's own memory).
 --oom: after the loop, asks for a tensor as large as the device's whole memory: the caching
 allocator's cudaMalloc fails, it frees its cache and tries again, and the program dies of the
 OutOfMemoryError; the account (with the bytes asked and what torch held then) is written first.
@@ -39,6 +40,14 @@ def leak_line():
         if "# the planted leak" in text:
             return "%s:%d" % (os.path.basename(__file__), first + i + 1)
     raise SystemExit("torch_memory.py: no leak marker")
+
+
+def segments():
+    """The caching allocator's segments on device 0 now, [address, bytes] each: what
+    memory_reserved() counts, by address. The process holds more device memory than that (each
+    thread's cuBLAS handle allocates its own with cudaMalloc; loaded modules' variables), which
+    mmprof records and torch.cuda does not count: by address a check tells the two apart."""
+    return [[s["address"], s["total_size"]] for s in torch.cuda.memory_snapshot() if s["device"] == 0]
 
 
 def step(model, x, kept, leak_elems):
@@ -77,10 +86,16 @@ def main():
     if o.trace:
         from torch.profiler import ProfilerActivity, profile, schedule
 
+        # One cycle (repeat=1), written when it ends: with the default repeat=0 a new cycle starts
+        # at the step after the last, and the profiler drops the finished one's events, so a trace
+        # exported after the loop held that empty cycle alone (seen on the H200: 169 events,
+        # "ProfilerStep#8" its only step, no kernel).
         with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True,
-                     with_stack=True, schedule=schedule(wait=0, warmup=0, active=o.steps)) as prof:
+                     with_stack=True, schedule=schedule(wait=0, warmup=0, active=o.steps, repeat=1),
+                     on_trace_ready=lambda p: p.export_chrome_trace(o.trace)) as prof:
             run(o.steps, prof)
-        prof.export_chrome_trace(o.trace)
+        if not os.path.exists(o.trace):
+            raise SystemExit("torch_memory.py: the profiler wrote no trace to %s" % o.trace)
     else:
         run(o.steps)
     account = {
@@ -92,6 +107,7 @@ def main():
         "max_reserved": torch.cuda.max_memory_reserved(),
         "max_allocated": torch.cuda.max_memory_allocated(),
         "reserved_end": torch.cuda.memory_reserved(),
+        "segments": segments(),
     }
     if o.oom:
         total = torch.cuda.get_device_properties(0).total_memory

@@ -17,9 +17,19 @@
 EXPORT void probe_start(void) { inject_sampler_start(); }
 
 /* A launch's call site: the caller's stack as inject_sites.c takes it in the callback. */
-EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation, false); }
+EXPORT void probe_site(unsigned correlation) { inject_site_take(correlation, SITE_SHARED); }
 
 EXPORT void probe_finish(void) { inject_host_finish(2000); }
+
+/* Launch sites taken, from correlation on, until one is skipped for the process's share of time
+ * for sites: what a launch-heavy start leaves before a program's allocations. Returns how many. */
+EXPORT unsigned probe_spend_site_share(unsigned correlation)
+{
+    unsigned n = 0;
+    while (inject_site_take(correlation + n, SITE_SHARED))
+        n++;
+    return n;
+}
 
 EXPORT uint64_t probe_signals(void) { return inject_sampler_signals(); }
 

@@ -10,12 +10,15 @@
 #   oom         examples/memory_oom: dies (SIGABRT) of cudaErrorMemoryAllocation: the failed request
 #               exactly, the live set within 1% (written at the failure, before the abort), the
 #               report's first finding "Out of memory in step N at memory_oom.cu:...";
-#   torch_leak  examples/torch_memory.py (PyTorch; expandable_segments off): the peak within 1% of
-#               torch.cuda.max_memory_reserved(), the planted leak named with its line and its
-#               bytes per step; torch_vmm the same with expandable_segments on (VMM: cuMemCreate
-#               and cuMemMap), informational;
-#   torch_oom   examples/torch_memory.py --oom: dies of OutOfMemoryError: the request and the live
-#               set (torch.cuda.memory_reserved()) within 1%, the report leading with it;
+#   torch_leak  examples/torch_memory.py (PyTorch; expandable_segments off): the records at the
+#               peak inside the caching allocator's segments (the program's own, by address) within
+#               1% of torch.cuda.max_memory_reserved(), the peak within 1% of that plus what lay
+#               outside them (cuBLAS's own cudaMalloc, modules' variables: torch does not count
+#               them), the planted leak named with its line and its bytes per step; torch_vmm the
+#               same with expandable_segments on (VMM: cuMemCreate and cuMemMap), informational;
+#   torch_oom   examples/torch_memory.py --oom: dies of OutOfMemoryError: the request, and the live
+#               set within 1% of torch.cuda.memory_reserved() plus the allocations outside its
+#               segments then, the report leading with it;
 #   kineto      the same loop under torch.profiler (profile_memory=True), imported: the peak equal
 #               to the trace's own "Total Allocated" maximum;
 #   crash       examples/crash_steps (a GPU-bound loop) SIGKILLed 1 s after its step 300, twice each
@@ -25,7 +28,9 @@
 #   bench       examples/memory_bench: the cost of memory collection, on against paused in one
 #               process (MMPROF_AB_ONLY=memory), median over 30 alternating pairs: per launch at
 #               most 5%, per allocation (cudaMallocAsync/cudaFreeAsync, cudaMalloc/cudaFree) at
-#               most 20%.
+#               most 20%; and, from the run file's API records, how much of the cost per
+#               cudaMallocAsync/cudaFreeAsync pair lies inside the calls (CUPTI's own memory
+#               records) and how much between them (the library's callbacks), informational.
 # Each check prints a JSON line (tests/memory_gpu_check.py); OUTDIR/summary.json has them all, and
 # a short table ends the output. About 3 minutes on an H200. Prints cmocka-style lines
 # (run_tests.sh --gpu runs it); a check that cannot run (no GPU, no PyTorch) is skipped.
@@ -96,7 +101,7 @@ run_check crash crash "$bin" "$build/examples/crash_steps" "$out" 300
 
 MMPROF_AB_FILE=$out/ab-off MMPROF_AB_ONLY=memory \
   profile bench 0 "$build/examples/memory_bench" --out "$out/bench-own.json" --pairs 30
-run_check bench bench "$out/bench-own.json"
+run_check bench bench "$out/bench-own.json" "$out/bench.json"
 
 # The summary, and a short table last.
 python3 - "$out" <<'EOF'

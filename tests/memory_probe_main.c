@@ -1,12 +1,16 @@
 /* A C program for tests/test_memory_inject.sh: drives the injection library's allocation
  * callbacks (tests/host_probe.so, argv[1]) as CUPTI would call them, with the parameters laid out
  * as CUDA's calls lay them out, and ends in an out-of-memory error, so the live set the library
- * writes at once, the report's lead and the OOM section are checked without a GPU. Its own
- * account, which the test compares against, is printed as JSON on stdout:
+ * writes at once, the report's lead and the OOM section are checked without a GPU. It first takes
+ * launch sites until the sites' share of time is spent, as a launch-heavy start would: the
+ * allocations after it (none stream-ordered) must have their sites all the same. Its own account,
+ * which the test compares against, is printed as JSON on stdout:
  *   load_weights      three cudaMalloc of 1 GiB (live to the end)
  *   make_activations  two cudaMalloc of 512 MiB (a runtime call with the driver's cuMemAlloc inside
  *                     it, which must count once); one is freed
  *   pinned_staging    one cudaHostAlloc of 256 MiB (pinned)
+ *   map_chunk         a cuMemSetAccess (VMM), whose correlation CUPTI's records of the memory it
+ *                     maps carry: its site must be written under it (nothing joins the live set)
  *   grow_cache        a cudaMalloc of 2 GiB that fails with cudaErrorMemoryAllocation (2)
  * then it exits 1, as a program that dies of the error would (after its exit handler ran).
  * Built with -rdynamic, so the library's native call sites name these functions. */
@@ -92,6 +96,21 @@ __attribute__((noinline)) void pinned_staging(void)
     (void)h;
 }
 
+/* A VMM mapping made accessible (cuMemSetAccess: ptr, size, desc, count; read by no one here). */
+__attribute__((noinline)) unsigned map_chunk(void)
+{
+    struct {
+        CUdeviceptr ptr;
+        size_t size;
+        const void *desc;
+        size_t count;
+    } a = {(CUdeviceptr)next_address, 20 * MIB, NULL, 1};
+    unsigned c = ++corr;
+    call(1, CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess, 1, &a, 0, c);
+    call(1, CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess, 0, &a, 0, c);
+    return c;
+}
+
 /* The failing call: the library writes the failure and the live set in its exit callback. */
 __attribute__((noinline)) unsigned grow_cache(void)
 {
@@ -113,20 +132,23 @@ int main(int argc, char **argv)
     void (*start)(void) = (void (*)(void))dlsym(h, "probe_memory_start");
     call = (void (*)(int, unsigned, int, void *, int, unsigned))dlsym(h, "probe_memory_call");
     void (*finish)(void) = (void (*)(void))dlsym(h, "probe_finish");
-    if (!start || !call || !finish) {
+    unsigned (*spend)(unsigned) = (unsigned (*)(unsigned))dlsym(h, "probe_spend_site_share");
+    if (!start || !call || !finish || !spend) {
         fprintf(stderr, "memory_probe_main: %s lacks the memory probes\n", argv[1]);
         return 2;
     }
     start();
+    spend(1000000); /* correlations of no call here */
     load_weights();
     release(make_activations());
     pinned_staging();
+    unsigned mapped = map_chunk();
     unsigned failed = grow_cache();
     finish();
     printf("{\"live_count\": 5, \"live_bytes\": %llu, \"device_live_bytes\": %llu, \"asked\": %llu, "
            "\"failed_correlation\": %u, \"holders\": {\"load_weights\": %llu, \"make_activations\": %llu, "
-           "\"pinned_staging\": %llu}}\n",
-           3 * GIB + 512 * MIB + 256 * MIB, 3 * GIB + 512 * MIB, 2 * GIB, failed, 3 * GIB, 512 * MIB, 256 * MIB);
+           "\"pinned_staging\": %llu}, \"access_correlation\": %u}\n",
+           3 * GIB + 512 * MIB + 256 * MIB, 3 * GIB + 512 * MIB, 2 * GIB, failed, 3 * GIB, 512 * MIB, 256 * MIB, mapped);
     fprintf(stderr, "memory_probe_main: out of memory asking 2 GiB (cudaErrorMemoryAllocation)\n");
     return 1;
 }

@@ -5,7 +5,8 @@
 # are checked against the program's own account (the JSON it prints): the failed request, the live
 # set the library wrote at once (count, bytes, each holder by the function that allocated it), a
 # driver call inside a runtime one counted once, a freed allocation gone from the set; the report
-# leading with it; and --no-memory keeping none.
+# leading with it; a VMM mapping's site under the correlation CUPTI's records of it carry; and
+# --no-memory keeping none.
 #   tests/test_memory_inject.sh BUILD_DIR   (run_tests.sh runs it; prints cmocka-style lines)
 set -u
 build=${1:-build}
@@ -69,6 +70,20 @@ sys.exit(0 if ok else 1)
 EOF2
 }
 
+# A VMM mapping's site under cuMemSetAccess's correlation, the one CUPTI's records of VMM memory
+# carry (cuMemCreate's site is the live set's): named by the function that mapped it.
+vmm_site_under_set_access() {
+    python3 - "$tmp/oom.json" "$tmp/own.json" <<'EOF3'
+import json, sys
+run, own = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+frames = run["host_activity"]["frames"]
+at = [frames[node][5] for pid, corr, node in run["host_activity"]["sites"] if corr == own["access_correlation"]]
+if at != ["map_chunk"]:
+    print("sites under cuMemSetAccess's correlation %d: %s" % (own["access_correlation"], at))
+    sys.exit(1)
+EOF3
+}
+
 # --no-memory: the library keeps no live set and writes no failure; a run of its own refuses it.
 no_memory() {
     "$build/mmprof" profile --no-memory --json "$tmp/off.json" -q -- "$build/tests/memory_probe_main" \
@@ -86,6 +101,7 @@ no_memory() {
 
 run_test live_set_written
 run_test report_leads_with_it
+run_test vmm_site_under_set_access
 run_test no_memory
 # shellcheck disable=SC2154 # failed: cmocka_lines.sh counts
 [ "$failed" -eq 0 ]

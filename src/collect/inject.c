@@ -180,6 +180,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
     }
     if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
         return;
+    inject_memory_context_created();
     const CUpti_ResourceData *r = data;
     uint32_t device;
     if (cuptiGetDeviceId(r->context, &device) != CUPTI_SUCCESS)

@@ -47,6 +47,9 @@ void inject_memory_enable(CUpti_SubscriberHandle subscriber);
 void inject_memory_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
 void inject_memory_pause(bool pause);
 void inject_memory_tick(int64_t now);
+/* A context was created: the device each thread remembers for its last context is asked again
+ * (a new context may have a destroyed one's address). */
+void inject_memory_context_created(void);
 /* CUPTI's memory and memory-pool records on or off, where tracing is on (inject.c). */
 void inject_memory_kinds(bool on);
 

@@ -165,7 +165,10 @@ void inject_capture_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
 {
     const CUpti_CallbackData *d = data;
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
-        if (d->callbackSite == CUPTI_API_ENTER && !__atomic_load_n(&cap.open, __ATOMIC_RELAXED))
+        /* Counted for the capture lines alone: without a capture there are none, and a locked add
+         * on every runtime call with a callback (an allocation's and free's, a launch's site) would
+         * be work for nothing. */
+        if (cap.c.mode != CAPTURE_ALL && d->callbackSite == CUPTI_API_ENTER && !__atomic_load_n(&cap.open, __ATOMIC_RELAXED))
             __atomic_fetch_add(&cap.outside_calls, 1, __ATOMIC_RELAXED);
         return;
     }

@@ -94,11 +94,16 @@ void inject_py_write_stats(void);
 bool inject_py_stopping(void);
 
 /* ---- inject_sites.c ---- */
+/* Which share of the process's time a site is held to (inject_sites.c). */
+typedef enum {
+    SITE_SHARED,     /* the sites' 1%: launches, copies, memsets, syncs, a pool's allocation */
+    SITE_ALLOCATION, /* any other allocation's: a share of their own, apart (inject_memory.c) */
+    SITE_ALWAYS,     /* a failed allocation's: taken whatever it costs, charged to no share */
+} site_budget;
 /* Writes the calling thread's host stack as the site of the CUDA call correlation (the callback's
  * work; tests/host_probe.c calls it without a GPU) and returns its innermost node: 0 where none was
- * taken (paused, or past the sites' share of time, unless always: a failed allocation's site is
- * taken whatever it costs). */
-uint32_t inject_site_take(uint32_t correlation, bool always);
+ * taken (paused, or past its budget's share of time). */
+uint32_t inject_site_take(uint32_t correlation, site_budget budget);
 /* Whether call sites are taken at all (not MMPROF_SITES=0 or =callbacks). */
 bool inject_sites_taking(void);
 /* At exit: the "sitestat TAKEN SKIPPED OFF_NS" line (sites taken, skipped to hold their cost, and

@@ -5,9 +5,18 @@
  * reach the stream only when CUPTI hands their buffer over. Two things cannot wait for that, and
  * are done here, in CUPTI's callbacks at each allocation and free call of the runtime and the
  * driver (cudaMalloc, cudaMallocAsync, cudaMallocHost, cudaHostAlloc, cudaMallocManaged,
- * cudaMallocFromPoolAsync, cuMemAlloc, cuMemAllocAsync, cuMemCreate (VMM), ... and their frees):
- * - the call site of each allocation (its host stack, as for launches, within the same 1% share
- *   of the process's time: inject_sites.c), taken at the call's entry;
+ * cudaMallocFromPoolAsync, cuMemAlloc, cuMemAllocAsync, cuMemCreate and cuMemSetAccess (VMM), ... and
+ * their frees):
+ * - the call site of each allocation (its host stack, as for launches: inject_sites.c), taken at
+ *   the call's entry: a stream-ordered pool's allocation (cudaMallocAsync, under a microsecond in
+ *   the driver) within the launches' 1% share of the process's time; any other (cudaMalloc,
+ *   cudaHostAlloc, cuMemCreate...) within a share of its own, apart (10%, inject_sites.c): each
+ *   costs the driver tens of microseconds or more (on the H200: cudaMalloc of 2 MiB 31 us, of 256
+ *   MiB 50-80 us) against a site's microsecond (a Python stack; 3 us for memory_bench's native
+ *   one), and a program makes few (a caching allocator exists to avoid them), yet they are what
+ *   the peak and a leak are named by: held to the launches' share, a 0.4 s PyTorch loop had spent
+ *   it on its first launches, and none of its 40 leaked tensors had a line (the H200 run of issue
+ *   37);
  * - a failed allocation (the call's return value at its exit): its "memfail" line, with the live
  *   set the library holds (mem_live.h: every allocation not yet freed, by address, with its call
  *   site), written at once, before the program can die of the error, and whatever its site costs.
@@ -51,7 +60,11 @@ typedef struct {
 #define LIVE_GROUPS 64        /* groups of a live set written at a failure */
 #define FAILURES_WITH_LIVE 16 /* failures written with their live set; later ones with its totals */
 
-typedef enum { ROLE_NONE = 0, ROLE_ALLOC, ROLE_PITCH, ROLE_FREE, ROLE_CREATE, ROLE_RELEASE } call_role;
+/* ROLE_ACCESS: cuMemSetAccess, whose correlation CUPTI's records of VMM memory carry (one record
+ * per chunk it makes accessible, not cuMemCreate's or cuMemMap's: seen on the H200 with PyTorch's
+ * expandable segments, 13 records of 20 MiB under one call), so the allocation's site is taken
+ * there too; the live set keeps cuMemCreate's handle, not this. */
+typedef enum { ROLE_NONE = 0, ROLE_ALLOC, ROLE_PITCH, ROLE_FREE, ROLE_CREATE, ROLE_RELEASE, ROLE_ACCESS } call_role;
 
 typedef struct {
     call_role role;
@@ -97,6 +110,7 @@ static const call_info driver_calls[] = {
     [CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync] = {ROLE_FREE, 0, false, "cuMemFreeAsync"},
     [CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz] = {ROLE_FREE, 0, false, "cuMemFreeAsync"},
     [CUPTI_DRIVER_TRACE_CBID_cuMemRelease] = {ROLE_RELEASE, 0, false, "cuMemRelease"},
+    [CUPTI_DRIVER_TRACE_CBID_cuMemSetAccess] = {ROLE_ACCESS, MEM_DEVICE, false, "cuMemSetAccess"},
 };
 
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
@@ -179,24 +193,42 @@ void inject_memory_pause(bool pause)
     inject_memory_kinds(!pause);
 }
 
-/* The device of the call's context (0 where CUPTI cannot tell). */
+/* Contexts created so far (atomic): a thread's remembered context is good in its generation. */
+static uint32_t contexts = 1;
+
+void inject_memory_context_created(void) { __atomic_fetch_add(&contexts, 1, __ATOMIC_RELAXED); }
+
+/* The device of the call's context (0 where CUPTI cannot tell). The thread's last context's is
+ * remembered: a program allocates on one context for long stretches, and cuptiGetDeviceId is a call
+ * into CUPTI that a stream-ordered allocation, under a microsecond in the driver, paid each time. */
 static uint32_t context_device(const CUpti_CallbackData *d)
 {
-    uint32_t dev = 0;
-    if (!d->context || cuptiGetDeviceId(d->context, &dev) != CUPTI_SUCCESS)
+    static __thread CUcontext last;
+    static __thread uint32_t last_device, last_generation;
+    if (!d->context)
         return 0;
+    uint32_t generation = __atomic_load_n(&contexts, __ATOMIC_RELAXED);
+    if (d->context == last && generation == last_generation)
+        return last_device;
+    uint32_t dev = 0;
+    if (cuptiGetDeviceId(d->context, &dev) != CUPTI_SUCCESS)
+        return 0;
+    last = d->context;
+    last_device = dev;
+    last_generation = generation;
     return dev;
 }
 
-/* What an allocation call asked for: its size, and its result's address or handle (0 before the
- * call returned, or where it failed). */
+/* What an allocation call asked for: its size, its device, and its result's address or handle (0
+ * before the call returned, or where it failed); of a free, its address or handle alone (a free
+ * needs no device: the live table finds it by address). */
 static void decode(const call_info *c, const CUpti_CallbackData *d, uint64_t *key, uint64_t *bytes, uint32_t *device,
                    uint8_t *kind)
 {
     const void *p = d->functionParams;
     *key = 0;
     *bytes = 0;
-    *device = context_device(d);
+    *device = c->role == ROLE_FREE || c->role == ROLE_RELEASE ? 0 : context_device(d);
     *kind = c->kind;
     switch (c->role) {
     case ROLE_ALLOC: {
@@ -266,7 +298,7 @@ static void failed(const call_info *c, const CUpti_CallbackData *d, bool driver,
     const char *errname = error_name(driver, error); /* before any lock: it may take the loader's */
     uint32_t node = site_corr == d->correlationId ? site_node : 0;
     if (!node && inject_sites_taking())
-        node = inject_site_take(d->correlationId, true);
+        node = inject_site_take(d->correlationId, SITE_ALWAYS);
     mem_failure f = {.ts_ns = inject_now_ns(), .tid = inject_tid(), .device = device,
                      .correlation = d->correlationId, .kind = kind, .bytes = bytes, .error = error};
     static mem_live_sum groups[LIVE_GROUPS];
@@ -317,10 +349,12 @@ void inject_memory_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
     if (enter) {
         /* The allocation's site, inside a capture window (its records are there to tie it to). */
         site_corr = d->correlationId;
-        site_node = alloc && inject_sites_taking() && inject_capture_tracing_now()
-                        ? inject_site_take(d->correlationId, false) : 0;
+        site_node = (alloc || c->role == ROLE_ACCESS) && inject_sites_taking() && inject_capture_tracing_now()
+                        ? inject_site_take(d->correlationId, c->pool ? SITE_SHARED : SITE_ALLOCATION) : 0;
         return;
     }
+    if (c->role == ROLE_ACCESS)
+        return;
     uint64_t key, bytes;
     uint32_t device;
     uint8_t kind;

@@ -17,8 +17,9 @@
  *
  * Cost: one Python frame chain walk or one unwind, and a lookup in the call tree for each frame
  * not shared with the thread's previous stack, under one lock; the line goes to a buffer written
- * in batches (inject_host.c). The process's sites are held to 1% of its wall time (SITE_SHARE):
- * past it a call gets no site, and the sites' callbacks are turned off until the process is within
+ * in batches (inject_host.c). The process's sites are held to 1% of its wall time (SITE_SHARE;
+ * those of allocations other than a stream-ordered pool's to a share of their own, apart,
+ * ALLOC_SITE_SHARE below): past it a call gets no site, and the sites' callbacks are turned off until the process is within
  * its share again (the throttle, below); the "sitestat TAKEN SKIPPED OFF_NS" line at exit says how
  * many were skipped in a callback and how long the callbacks were off. MMPROF_SITES=0 turns sites off (the cost benchmark's baseline); MMPROF_SITES=callbacks
  * leaves their callbacks on but takes no stack (the benchmark's share of CUPTI's calls alone).
@@ -219,31 +220,39 @@ static __thread struct {
  * the H200: +2.7% of a launch-bound step with 1% per thread, two thirds of the sites skipped). */
 #define SITE_SHARE 100 /* 1/100: 1% */
 #define SITE_BURST_NS 20000000LL
-static struct {
+/* A synchronous allocation's site (SITE_ALLOCATION) is held to a share of its own, apart: such a
+ * call costs the driver tens of microseconds, its site one (Python) to tens (a deep native stack),
+ * and the launches' share must not starve it (inject_memory.c says what that did). A tenth of the
+ * wall time is never reached by a program that allocates as programs do; it bounds one that
+ * calls cudaMalloc in a loop from a deep native stack. */
+#define ALLOC_SITE_SHARE 10 /* 1/10: 10% */
+typedef struct {
     int64_t first, spent; /* atomics */
     int64_t paused;       /* paused_total at first */
-} cost;
+} site_account;
+static site_account cost, alloc_cost;
 static uint64_t taken, skipped;
 
-/* Whether the process has spent more than its share on sites at now. */
-static bool over_share(int64_t now)
+/* Whether the process has spent more than its share (1/share of the wall time) of account a on
+ * sites at now. */
+static bool over_share(site_account *a, int64_t share, int64_t now)
 {
     int64_t pauses = __atomic_load_n(&paused_total, __ATOMIC_RELAXED);
-    int64_t first = __atomic_load_n(&cost.first, __ATOMIC_ACQUIRE);
+    int64_t first = __atomic_load_n(&a->first, __ATOMIC_ACQUIRE);
     if (!first) {
         int64_t none = 0;
-        __atomic_store_n(&cost.paused, pauses, __ATOMIC_RELAXED);
-        first = __atomic_compare_exchange_n(&cost.first, &none, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ? now : none;
+        __atomic_store_n(&a->paused, pauses, __ATOMIC_RELAXED);
+        first = __atomic_compare_exchange_n(&a->first, &none, now, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ? now : none;
     }
-    int64_t allowed = (now - first - (pauses - __atomic_load_n(&cost.paused, __ATOMIC_RELAXED))) / SITE_SHARE + SITE_BURST_NS;
-    return __atomic_load_n(&cost.spent, __ATOMIC_RELAXED) > allowed;
+    int64_t allowed = (now - first - (pauses - __atomic_load_n(&a->paused, __ATOMIC_RELAXED))) / share + SITE_BURST_NS;
+    return __atomic_load_n(&a->spent, __ATOMIC_RELAXED) > allowed;
 }
 
 void inject_sites_tick(int64_t now)
 {
     if (!on || !stacks || !__atomic_load_n(&cost.first, __ATOMIC_ACQUIRE))
         return; /* no site taken yet: nothing spent */
-    bool over = over_share(now);
+    bool over = over_share(&cost, SITE_SHARE, now);
     if (over == (__atomic_load_n(&throttled, __ATOMIC_RELAXED) != 0))
         return;
     if (over)
@@ -254,12 +263,21 @@ void inject_sites_tick(int64_t now)
     apply_callbacks();
 }
 
-uint32_t inject_site_take(uint32_t correlation, bool always)
+uint32_t inject_site_take(uint32_t correlation, site_budget budget)
 {
     if (__atomic_load_n(&paused, __ATOMIC_RELAXED))
         return 0;
+    /* Throttled (over the share at the last tick): skipped without reading the clock. The calls
+     * that still come here then are the stream-ordered allocations (inject_memory.c; the launches'
+     * callbacks are off), each under a microsecond in the driver, to which the clock and the share's
+     * atomics were a cost on every call. */
+    if (budget == SITE_SHARED && __atomic_load_n(&throttled, __ATOMIC_RELAXED)) {
+        __atomic_fetch_add(&skipped, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    site_account *account = budget == SITE_SHARED ? &cost : budget == SITE_ALLOCATION ? &alloc_cost : NULL;
     int64_t t0 = inject_now_ns();
-    if (!always && over_share(t0)) {
+    if (account && over_share(account, account == &cost ? SITE_SHARE : ALLOC_SITE_SHARE, t0)) {
         __atomic_fetch_add(&skipped, 1, __ATOMIC_RELAXED);
         return 0;
     }
@@ -283,7 +301,8 @@ uint32_t inject_site_take(uint32_t correlation, bool always)
     inject_host_flush_locked(false);
     inject_host_unlock();
     __atomic_fetch_add(&taken, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&cost.spent, inject_now_ns() - t0, __ATOMIC_RELAXED);
+    if (account)
+        __atomic_fetch_add(&account->spent, inject_now_ns() - t0, __ATOMIC_RELAXED);
     return node;
 }
 
@@ -333,5 +352,5 @@ void inject_sites_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
     } else
         return;
     if (stacks && inject_capture_tracing_now()) /* outside a capture window nothing is recorded to tie it to */
-        inject_site_take(d->correlationId, false);
+        inject_site_take(d->correlationId, SITE_SHARED);
 }
