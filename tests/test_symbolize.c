@@ -24,19 +24,23 @@
 #include "symbolize.h"
 #include "test_support.h"
 
-static const char *probe_src =
-    "#define _GNU_SOURCE\n"
-    "#include <dlfcn.h>\n"
-    "#include <link.h>\n"
-    "#include <stdio.h>\n"
-    "__attribute__((noinline)) static void where(void)\n"
-    "{\n"
-    "    char *ra = (char *)__builtin_return_address(0) - 1;\n"
-    "    Dl_info di;\n"
-    "    struct link_map *map;\n"
-    "    if (dladdr1(ra, &di, (void **)&map, RTLD_DL_LINKMAP))\n"
-    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)map->l_addr));\n"
+/* The probes' first 12 lines: where() prints its return address's offset in its module. */
+#define WHERE_SRC                                                                   \
+    "#define _GNU_SOURCE\n"                                                         \
+    "#include <dlfcn.h>\n"                                                          \
+    "#include <link.h>\n"                                                           \
+    "#include <stdio.h>\n"                                                          \
+    "__attribute__((noinline)) static void where(void)\n"                           \
+    "{\n"                                                                           \
+    "    char *ra = (char *)__builtin_return_address(0) - 1;\n"                     \
+    "    Dl_info di;\n"                                                             \
+    "    struct link_map *map;\n"                                                   \
+    "    if (dladdr1(ra, &di, (void **)&map, RTLD_DL_LINKMAP))\n"                   \
+    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)map->l_addr));\n" \
     "}\n"
+
+static const char *probe_src =
+    WHERE_SRC
     "int main(void)\n"
     "{\n"
     "    where(); /* the call site */\n"
@@ -45,21 +49,10 @@ static const char *probe_src =
 #define CALL_LINE 15
 
 /* A static inline function, inlined into a function the compiler may not inline (nor clone,
- * which would rename it), calls where() (the probe's above): at -O2 the return address lies in the
+ * which would rename it), calls where() (WHERE_SRC): at -O2 the return address lies in the
  * caller, in the inlined function's code. The asm after the call keeps it from being a tail call. */
 static const char *inline_src =
-    "#define _GNU_SOURCE\n"
-    "#include <dlfcn.h>\n"
-    "#include <link.h>\n"
-    "#include <stdio.h>\n"
-    "__attribute__((noinline)) static void where(void)\n"
-    "{\n"
-    "    char *ra = (char *)__builtin_return_address(0) - 1;\n"
-    "    Dl_info di;\n"
-    "    struct link_map *map;\n"
-    "    if (dladdr1(ra, &di, (void **)&map, RTLD_DL_LINKMAP))\n"
-    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)map->l_addr));\n"
-    "}\n"
+    WHERE_SRC
     "static inline void launch(void)\n"
     "{\n"
     "    where(); /* the call, in inlined code */\n"
