@@ -287,6 +287,9 @@ static bool read_answers(host_activity *h, const job *j)
         if (got <= 0 || (want_fn && address_line(s, &addr))) { /* the last frame's answer is complete */
             if (i >= 0 && scopes > 1 && outer_fn && outer_loc)
                 add_outer(h, j->m->idx[i], outer_fn, outer_loc);
+            free(outer_fn);
+            free(outer_loc);
+            outer_fn = outer_loc = NULL;
             scopes = 0;
             if (got <= 0 || i + 1 >= j->m->n || addr != h->frames[j->m->idx[i + 1]].offset)
                 break;
@@ -324,8 +327,6 @@ static bool read_answers(host_activity *h, const job *j)
     }
     free(text);
     free(fn);
-    free(outer_fn);
-    free(outer_loc);
     return any_line;
 }
 
