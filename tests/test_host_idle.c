@@ -15,6 +15,7 @@
 
 #include "analysis.h"
 #include <cjson/cJSON.h>
+#include "cause_match.h"
 #include "csv.h"
 #include "host_idle.h"
 #include "html.h"
@@ -300,8 +301,8 @@ static void cuda_c_host_loop_is_named(void **state)
 }
 
 /* A <<<>>> launch goes through nvcc's stub (a host function of the kernel's name at the kernel's
- * line, then __device_stub__...): the line named is main's, which launched it; a compiler's
- * "[clone ...]" suffix is left out of a name. */
+ * line, then __device_stub__...): the line named is main's, which launched it, by the call sites
+ * and the account alike; a compiler's "[clone ...]" suffix is left out of a name. */
 static void launch_stubs_are_passed_over(void **state)
 {
     (void)state;
@@ -324,11 +325,77 @@ static void launch_stubs_are_passed_over(void **state)
     assert_true(analyze(&m, &a));
     const call_site_row *r = row_of(&a, "kernel", "scale");
     assert_string_equal(r->sites[0].at, "loop.cu:95 (main)");
+    /* The account quotes the same line for that stack, calling the kernel's host function: its
+     * matcher passes over the stub as the call sites do, __device_stub__ at a line of the user's
+     * included (cause_match.c) */
+    cause_matcher *cm = cause_matcher_build(&m.host_activity);
+    assert_non_null(cm);
+    cause_hit hit = cause_of_stack(cm, rt, THREAD_RUNNING);
+    assert_int_equal(hit.user, mainf);
+    assert_int_equal(hit.via, stub);
+    cause_matcher_free(cm);
     char b[HOST_NAME];
     host_frame_name(&m.host_activity.frames[burn], true, b, sizeof b);
     assert_string_equal(b, "loop.cu:61 (burn_cpu(double))");
     analysis_free(&a);
     model_free(&m);
+}
+
+/* The launch of examples/causes/launch.cu as recorded on the H200 (at -O2): `empty<<<1, 32>>>` at
+ * launch.cu:46 in launch_once, called from main at launch.cu:67, 50 launches of 1 ms of
+ * cudaLaunchKernel each, the GPU idle between. nvcc's host function empty(int*) is inlined into
+ * launch_once, so the frame of the return address there reads as empty(int*) at the kernel's
+ * line (37), its caller main; symbolize.c gives it an outer node, launch_once at launch.cu:46.
+ * The call sites and the account (its launch row and the verdict from it) both name that line;
+ * without the outer node (a run named before it) both name main's line, as before. */
+static void inlined_launch_stub_run(run_model *m, bool outer)
+{
+    start_run(m);
+    const char *cu = "/home/u/launch.cu", *exe = "/home/u/launch";
+    int mainf = frame(m, -1, HOST_FRAME_NATIVE, "main", cu, 67, exe);
+    int stub = frame(m, mainf, HOST_FRAME_NATIVE, "empty(int*)", cu, 37, exe);
+    int helper = frame(m, stub, HOST_FRAME_NATIVE, "__cudaLaunchKernel_helper",
+                       "/usr/local/cuda/bin/../targets/x86_64-linux/include/crt/device_functions.h", 2963, exe);
+    int rt = frame(m, helper, HOST_FRAME_NATIVE, "cudaLaunchKernel", NULL, 0, exe);
+    if (outer)
+        m->host_activity.frames[stub].outer = frame(m, mainf, HOST_FRAME_NATIVE, "launch_once", cu, 46, exe);
+    for (uint32_t i = 1; i <= 50; i++) {
+        int64_t at = (int64_t)i * 2 * MS;
+        call(m, "cudaLaunchKernel_v7000", at, at + MS, i);
+        kernel(m, "_Z5emptyPi", at + MS + MS / 10, at + MS + MS / 10 + 2000, i);
+        host_site s = {.pid = PID, .correlation = i, .frame = rt};
+        assert_true(host_add_site(&m->host_activity, &s));
+    }
+    finish_run(m);
+}
+
+static void inlined_launch_stub_names_its_line(void **state)
+{
+    (void)state;
+    for (int outer = 1; outer >= 0; outer--) {
+        const char *line = outer ? "launch.cu:46 (launch_once)" : "launch.cu:67 (main)";
+        run_model m;
+        inlined_launch_stub_run(&m, outer);
+        analysis a;
+        assert_true(analyze(&m, &a));
+        const call_site_row *r = row_of(&a, "kernel", "empty");
+        assert_int_equal(r->calls, 50);
+        assert_int_equal(r->nsites, 1);
+        assert_string_equal(r->sites[0].at, line);
+        assert_true(a.naccounts > 0);
+        const account_row *launch = NULL;
+        for (int k = 0; k < a.accounts[0].nrows; k++)
+            if (a.accounts[0].rows[k].state == WS_LAUNCH)
+                launch = &a.accounts[0].rows[k];
+        assert_non_null(launch);
+        assert_string_equal(launch->at, line);
+        assert_string_equal(launch->via, "launch.cu (empty(int*))");
+        char said[200];
+        snprintf(said, sizeof said, "at %s, calling launch.cu (empty(int*))", line);
+        must_contain(a.rg[0].verdict_text, said);
+        analysis_free(&a);
+        model_free(&m);
+    }
 }
 
 /* 20 launches of gemm: 19 from model.py:42 (forward) through torch's functional.linear, one from
@@ -785,6 +852,7 @@ int main(void)
         cmocka_unit_test(cpu_samples_overrule_a_waiting_state),
         cmocka_unit_test(cuda_c_host_loop_is_named),
         cmocka_unit_test(launch_stubs_are_passed_over),
+        cmocka_unit_test(inlined_launch_stub_names_its_line),
         cmocka_unit_test(launch_sites_are_aggregated),
         cmocka_unit_test(spans_weigh_the_innermost),
         cmocka_unit_test(sampling_off_is_said),

@@ -768,6 +768,89 @@ static void timeline_round_trips(void **state)
     model_free(&m);
 }
 
+/* Frames in inlined code (host_frame.outer, symbolize.c) round-trip as the "inlined" member, from
+ * the tree and from the text, and after a move (model_merge.c's) still name their outer nodes; a
+ * run without them has no such member, and one whose member is left out (files before it) reads
+ * with none. Refused: an outer node not after its frame, of another process, not native, or a
+ * frame given two. */
+static void inlined_frames_round_trip(void **state)
+{
+    (void)state;
+    run_model m, back;
+    build_timeline(&m, SOURCE_PROFILE);
+    host_activity *h = &m.host_activity;
+    host_frame mainf = {.pid = 7, .parent = -1, .kind = HOST_FRAME_NATIVE, .function = "main", .file = "/u/l.cu",
+                        .line = 67, .module = "/u/l", .offset = 0x9b04};
+    host_frame stub = {.pid = 7, .parent = 0, .kind = HOST_FRAME_NATIVE, .function = "empty(int*)", .file = "/u/l.cu",
+                       .line = 37, .module = "/u/l", .offset = 0xa0f6};
+    host_frame py = {.pid = 7, .parent = -1, .kind = HOST_FRAME_PY, .function = "run", .file = "r.py", .line = 2};
+    host_frame outer = {.pid = 7, .parent = 0, .kind = HOST_FRAME_NATIVE, .function = "launch_once",
+                        .file = "/u/l.cu", .line = 46, .module = "/u/l", .offset = 0xa0f6};
+    assert_int_equal(host_add_frame(h, &mainf), 0);
+    assert_int_equal(host_add_frame(h, &stub), 1);
+    assert_int_equal(host_add_frame(h, &py), 2);
+    cJSON *tree = model_to_json(&m);
+    assert_null(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(tree, "host_activity"), "inlined"));
+    cJSON_Delete(tree);
+    assert_int_equal(host_add_frame(h, &outer), 3);
+    h->frames[1].outer = 3;
+    round_trip(&m, &back);
+    assert_int_equal(back.host_activity.nframes, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(back.host_activity.frames[i].outer, i == 1 ? 3 : 0);
+    assert_string_equal(back.host_activity.frames[3].function, "launch_once");
+    /* moved after another run's frames, as a merge moves them */
+    host_activity moved = {0};
+    assert_int_equal(host_add_frame(&moved, &py), 0);
+    assert_true(host_activity_move(&moved, &back.host_activity));
+    assert_int_equal(moved.frames[2].outer, 4);
+    assert_int_equal(moved.frames[1].outer, 0);
+    host_activity_free(&moved);
+    model_free(&back);
+    char *text = model_to_text(&m);
+    assert_non_null(text);
+    char err[512] = "";
+    if (!model_read_text("inlined.json", text, strlen(text), &back, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(back.host_activity.frames[1].outer, 3);
+    model_free(&back);
+    free(text);
+    tree = model_to_json(&m);
+    cJSON_DeleteItemFromObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(tree, "host_activity"), "inlined");
+    assert_true(model_from_json(tree, &back, err, sizeof err));
+    assert_int_equal(back.host_activity.frames[1].outer, 0);
+    model_free(&back);
+    cJSON_Delete(tree);
+
+    struct { const char *json; const char *detail; } bad[] = {
+        {"[[1,0]]", "host_activity.inlined[0][1]: names no frame after its own"},
+        {"[[1,1]]", "host_activity.inlined[0][1]: names no frame after its own"},
+        {"[[1,4]]", "host_activity.inlined[0][1]: expected an integer from 0 to 3"},
+        {"[[0,2]]", "host_activity.inlined[0]: names a frame that is not native"},
+        {"[[1,3],[1,3]]", "host_activity.inlined[1][0]: names a frame given an outer node before"},
+        {"[[1]]", "host_activity.inlined[0]: expected an array of 2 values"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tree = model_to_json(&m);
+        cJSON *ha = cJSON_GetObjectItemCaseSensitive(tree, "host_activity");
+        assert_true(cJSON_ReplaceItemInObjectCaseSensitive(ha, "inlined", cJSON_Parse(bad[i].json)));
+        err[0] = '\0';
+        assert_false(model_from_json(tree, &back, err, sizeof err));
+        if (!strstr(err, bad[i].detail))
+            fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, bad[i].detail);
+        cJSON_Delete(tree);
+    }
+    /* another process's */
+    h->frames[3].pid = 8;
+    h->frames[3].parent = -1;
+    tree = model_to_json(&m);
+    assert_false(model_from_json(tree, &back, err, sizeof err));
+    if (!strstr(err, "host_activity.inlined[0][1]: names a frame of process 8, not of its own 7"))
+        fail_msg("another process's: \"%s\"", err);
+    cJSON_Delete(tree);
+    model_free(&m);
+}
+
 /* Host activity (host_json.c): frames with their parents, kinds and absent strings, samples (with
  * and without a stack, with and without a state), spans and call sites come back exactly, times
  * relative to the epoch; through model_read_text as a file is read too. A run without any has no
@@ -1683,6 +1766,7 @@ int main(void)
         cmocka_unit_test(rejects_bad_sweep_fields),
         cmocka_unit_test(timeline_round_trips),
         cmocka_unit_test(host_activity_round_trips),
+        cmocka_unit_test(inlined_frames_round_trip),
         cmocka_unit_test(columns_round_trip),
         cmocka_unit_test(rejects_bad_columns),
         cmocka_unit_test(v1_sample_gets_regions),

@@ -24,19 +24,23 @@
 #include "symbolize.h"
 #include "test_support.h"
 
-static const char *probe_src =
-    "#define _GNU_SOURCE\n"
-    "#include <dlfcn.h>\n"
-    "#include <link.h>\n"
-    "#include <stdio.h>\n"
-    "__attribute__((noinline)) static void where(void)\n"
-    "{\n"
-    "    char *ra = (char *)__builtin_return_address(0) - 1;\n"
-    "    Dl_info di;\n"
-    "    struct link_map *map;\n"
-    "    if (dladdr1(ra, &di, (void **)&map, RTLD_DL_LINKMAP))\n"
-    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)map->l_addr));\n"
+/* The probes' first 12 lines: where() prints its return address's offset in its module. */
+#define WHERE_SRC                                                                   \
+    "#define _GNU_SOURCE\n"                                                         \
+    "#include <dlfcn.h>\n"                                                          \
+    "#include <link.h>\n"                                                           \
+    "#include <stdio.h>\n"                                                          \
+    "__attribute__((noinline)) static void where(void)\n"                           \
+    "{\n"                                                                           \
+    "    char *ra = (char *)__builtin_return_address(0) - 1;\n"                     \
+    "    Dl_info di;\n"                                                             \
+    "    struct link_map *map;\n"                                                   \
+    "    if (dladdr1(ra, &di, (void **)&map, RTLD_DL_LINKMAP))\n"                   \
+    "        printf(\"%llu\\n\", (unsigned long long)(ra - (char *)map->l_addr));\n" \
     "}\n"
+
+static const char *probe_src =
+    WHERE_SRC
     "int main(void)\n"
     "{\n"
     "    where(); /* the call site */\n"
@@ -44,11 +48,34 @@ static const char *probe_src =
     "}\n";
 #define CALL_LINE 15
 
-/* Builds the probe with flags into test_tmp/name and returns the offset it printed. */
-static uint64_t build_and_run(const char *name, const char *flags)
+/* A static inline function, inlined into a function the compiler may not inline (nor clone,
+ * which would rename it), calls where() (WHERE_SRC): at -O2 the return address lies in the
+ * caller, in the inlined function's code. The asm after the call keeps it from being a tail call. */
+static const char *inline_src =
+    WHERE_SRC
+    "static inline void launch(void)\n"
+    "{\n"
+    "    where(); /* the call, in inlined code */\n"
+    "    __asm__ volatile(\"\" ::: \"memory\");\n"
+    "}\n"
+    "__attribute__((noinline, noclone)) static void caller(void)\n"
+    "{\n"
+    "    launch(); /* the call inlined */\n"
+    "    __asm__ volatile(\"\" ::: \"memory\");\n"
+    "}\n"
+    "int main(void)\n"
+    "{\n"
+    "    caller();\n"
+    "    return 0;\n"
+    "}\n";
+#define INLINED_LINE 15 /* where() in launch */
+#define INLINED_AT 20   /* launch() in caller */
+
+/* Builds source (as test_tmp/file) with flags into test_tmp/name and returns the offset it printed. */
+static uint64_t build_and_run_src(const char *name, const char *flags, const char *file, const char *source)
 {
-    char *src = path_in(test_tmp, "probe.c");
-    assert_true(write_text(src, probe_src));
+    char *src = path_in(test_tmp, file);
+    assert_true(write_text(src, source));
     cmd_result r = run_shell("cc %s -o '%s/%s' '%s' -ldl && '%s/%s'", flags, test_tmp, name, src, test_tmp, name);
     if (r.status != 0)
         fail_msg("building the probe: %s", r.err);
@@ -57,6 +84,12 @@ static uint64_t build_and_run(const char *name, const char *flags)
     free(src);
     assert_true(offset > 0);
     return offset;
+}
+
+/* Builds the probe with flags into test_tmp/name and returns the offset it printed. */
+static uint64_t build_and_run(const char *name, const char *flags)
+{
+    return build_and_run_src(name, flags, "probe.c", probe_src);
 }
 
 /* One native frame of module at offset, under a Python frame the symboliser must leave alone. */
@@ -81,7 +114,68 @@ static void assert_named(const host_activity *h)
     assert_string_equal(h->symbols_why, "");
     assert_string_equal(h->frames[0].file, "x.py"); /* a Python frame is not touched */
     assert_int_equal(h->frames[0].line, 4);
+    assert_int_equal(f->outer, 0); /* not inlined code: no node added */
+    assert_int_equal(h->nframes, 2);
 }
+
+/* Frame k of h is in launch()'s code inlined into caller(): it reads as launch's line, and its
+ * outer node, after it, as caller's line of the call, with the frame's caller, module and offset. */
+static void assert_inlined(const host_activity *h, int k)
+{
+    const host_frame *f = &h->frames[k];
+    assert_string_equal(f->function, "launch");
+    assert_int_equal(f->line, INLINED_LINE);
+    assert_true(f->outer > k && f->outer < h->nframes);
+    const host_frame *o = &h->frames[f->outer];
+    assert_int_equal(o->kind, HOST_FRAME_NATIVE);
+    assert_int_equal(o->outer, 0);
+    assert_int_equal(o->pid, f->pid);
+    assert_int_equal(o->parent, f->parent);
+    assert_string_equal(o->module, f->module);
+    assert_true(o->offset == f->offset);
+    char words[HOST_NAME], want[64];
+    host_frame_name(o, true, words, sizeof words);
+    snprintf(want, sizeof want, "inline.c:%d (caller)", INLINED_AT);
+    assert_string_equal(words, want);
+    host_frame_name(f, true, words, sizeof words);
+    snprintf(want, sizeof want, "inline.c:%d (launch)", INLINED_LINE);
+    assert_string_equal(words, want);
+}
+
+/* addr2line -i: an address in code the compiler inlined (a static inline function in a noinline
+ * caller, -O2 -g, as nvcc's host function of a kernel is inlined into the launching function)
+ * keeps its innermost scope's name and line, and gets a node naming the function it lies in at
+ * its line of the call (host_frame.outer). In passes (as while a program runs) the node is named
+ * once: a later pass does not take it for a new frame and name it as its inlined code. */
+static void inlined_code_names_its_caller(void **state)
+{
+    (void)state;
+    uint64_t at = build_and_run_src("inline", "-g -O2 -fPIE -pie", "inline.c", inline_src);
+    char *exe = path_in(test_tmp, "inline");
+    host_activity h;
+    one_frame(&h, exe, at);
+    host_symbolize(&h);
+    assert_inlined(&h, 1);
+    assert_string_equal(h.symbols_why, "");
+    assert_int_equal(h.nframes, 3);
+    host_activity_free(&h);
+
+    one_frame(&h, exe, at);
+    symbol_passes o = {0};
+    host_symbolize_new(&h, &o);
+    assert_int_equal(o.named_upto, 3);
+    host_frame again = {.pid = 1, .parent = 0, .kind = HOST_FRAME_NATIVE, .module = exe, .offset = at,
+                        .function = "dynsym"};
+    assert_int_equal(host_add_frame(&h, &again), 3);
+    host_symbolize_new(&h, &o);
+    symbol_passes_free(&o);
+    assert_int_equal(h.nframes, 5);
+    assert_inlined(&h, 1);
+    assert_inlined(&h, 3);
+    host_activity_free(&h);
+    free(exe);
+}
+
 
 static void pie_and_classic_executables(void **state)
 {
@@ -672,6 +766,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(many_modules, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(pie_and_classic_executables, test_tmp_setup, test_tmp_teardown),
+        cmocka_unit_test_setup_teardown(inlined_code_names_its_caller, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(what_could_not_be_had, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(symbol_table_names_as_addr2line, test_tmp_setup, test_tmp_teardown),
         cmocka_unit_test_setup_teardown(slow_addr2line_stopped, test_tmp_setup, test_tmp_teardown),

@@ -182,7 +182,10 @@ static target *call_targets(const run_model *m, const site_key *keys, size_t nke
 
 /* nvcc's launch stub for a kernel: a host function of the kernel's own name (at the kernel's line
  * in its .cu file) or its __device_stub__, which a <<<>>> launch calls: it is the user's code, but
- * the line a reader wants is its caller's. */
+ * the line a reader wants is its caller's, or, where the host compiler inlined the stub into the
+ * launching function (at -O2 it does: the frame then reads as the stub, and its caller is the
+ * launching function's caller), the line it was inlined at. cause_match.c's quoted_frames passes
+ * over it the same way, so that the account and the call sites name one line. */
 static bool launch_stub(const host_frame *f, const char *kernel)
 {
     if (!f->function)
@@ -198,6 +201,11 @@ static int site_node(const host_activity *ha, int frame, const target *t)
     for (int guard = 0; node >= 0 && strcmp(t->kind, "kernel") == 0 && launch_stub(&ha->frames[node], t->name) &&
                         guard < ha->nframes;
          guard++) {
+        int outer = host_outer_node(ha, node);
+        if (outer >= 0) { /* inlined: the launching function's line (passed over in turn, were it a stub) */
+            node = outer;
+            continue;
+        }
         int up = ha->frames[node].parent >= 0 ? host_user_node(ha, ha->frames[node].parent) : -1;
         if (up < 0 || !host_user_frame(&ha->frames[up]))
             break; /* no caller of the user's: the stub it is */

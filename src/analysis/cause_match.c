@@ -180,6 +180,7 @@ void cause_matcher_free(cause_matcher *cm)
 
 cause_matcher *cause_matcher_build(const host_activity *h)
 {
+    host_names_wait(h); /* its arrays are per frame, and a profile's naming may still add some */
     cause_matcher *cm = calloc(1, sizeof *cm);
     if (!cm)
         return NULL;
@@ -247,6 +248,20 @@ static uint64_t frame_mask(cause_matcher *cm, int i)
 
 static int lowest_bit(uint64_t m) { return __builtin_ctzll(m); }
 
+/* A part of nvcc's launch stub by its name: a kernel's __device_stub__, or the runtime header's
+ * helper inlined into it. */
+static bool stub_part(const char *function)
+{
+    return function && (strstr(function, "__device_stub__") || strncmp(function, "__cudaLaunchKernel_helper", 25) == 0);
+}
+
+/* Whether node user, which the stack's frame via was called from (-1 none), is a part of nvcc's
+ * launch stub: one by its name, or the kernel's own host function, which calls one. */
+static bool in_launch_stub(const host_activity *h, int user, int via)
+{
+    return stub_part(h->frames[user].function) || (via >= 0 && stub_part(h->frames[via].function));
+}
+
 /* The frames a stack's words quote: the user's line, the frame it called, and (for an import) the
  * first module executed inside the matched frame. stack[0] is the innermost node. */
 static void quoted_frames(cause_matcher *cm, const int *stack, int depth, int matched, int rule)
@@ -258,16 +273,17 @@ static void quoted_frames(cause_matcher *cm, const int *stack, int depth, int ma
             via = stack[k];
         /* nvcc's launch stub (the kernel's own name at its line, calling __device_stub__..., or
          * the runtime header's __cudaLaunchKernel_helper inlined into that) is the user's code,
-         * but the line a reader wants is its caller's */
-        const host_frame *vf = via >= 0 ? &cm->h->frames[via] : NULL;
-        if (user >= 0 && vf && vf->function &&
-            (strstr(vf->function, "__device_stub__") || strncmp(vf->function, "__cudaLaunchKernel_helper", 25) == 0) &&
-            cm->h->frames[user].parent >= 0) {
-            int up = host_user_node(cm->h, cm->h->frames[user].parent);
-            if (up >= 0 && host_user_frame(&cm->h->frames[up])) {
-                via = user;
-                user = up;
-            }
+         * but the line a reader wants is its caller's, or the line the stub was inlined at (its
+         * outer node): each part of it passed over as call_sites.c's site_node passes over them,
+         * so that the account and the call sites name one line for one launch */
+        for (int guard = 0; user >= 0 && guard < cm->h->nframes && in_launch_stub(cm->h, user, via); guard++) {
+            int up = host_outer_node(cm->h, user);
+            if (up < 0 && cm->h->frames[user].parent >= 0)
+                up = host_user_node(cm->h, cm->h->frames[user].parent);
+            if (up < 0 || !host_user_frame(&cm->h->frames[up]))
+                break; /* no caller of the user's: the stub it is */
+            via = user;
+            user = up;
         }
         cm->user[node] = user;
         cm->via[node] = user >= 0 && user != node ? via : -1;

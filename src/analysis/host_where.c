@@ -501,6 +501,12 @@ int host_user_node(const host_activity *h, int node)
     return named_frame(h, node);
 }
 
+int host_outer_node(const host_activity *h, int node)
+{
+    int o = valid_node(h, node) ? h->frames[node].outer : 0;
+    return o > node && valid_node(h, o) && host_user_frame(&h->frames[o]) ? o : -1;
+}
+
 /* The hot frame: from the outermost frames down, the heaviest child while it carries more than
  * HOST_HOT_PCT of the total; of those, the deepest with a name (an unnamed native frame is told
  * by its caller). inc holds every node on a stack with its inclusive weight. */

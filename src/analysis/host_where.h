@@ -75,6 +75,11 @@ bool host_user_frame(const host_frame *f);
  * own code, else the innermost frame with a name; -1 when none. */
 int host_user_node(const host_activity *h, int node);
 
+/* Where node's code is inlined into a function of the user's own code: the node naming that
+ * function at its line of the call (host_frame.outer), else -1. How a line of the user's survives
+ * a frame that is passed over (nvcc's launch stub, inlined into the launching function). */
+int host_outer_node(const host_activity *h, int node);
+
 /* The call sites sorted by process and correlation id (to free; NULL when there are none or memory
  * ran out), and the one of a call in them (NULL: none): how a renderer finds a launch's site. */
 const host_site **host_sites_sorted(const host_activity *h);

@@ -9,6 +9,15 @@
  * Without addr2line the frames keep the module, offset and exported symbol dladdr gave, and
  * symbols_why says so; the run never fails for it.
  *
+ * Inlined code (-i), as perf and gdb show it: without -i, addr2line names only the innermost
+ * inlined scope of an address, and at -O2 that is often not the line of the function the code
+ * lies in: the host function nvcc makes for each kernel, which a <<<>>> launch calls, is inlined
+ * into the launching function, so the launching line was lost and the report named its caller's.
+ * The frame keeps the innermost scope (what it read before, and what a reader of older run files
+ * knows) and gains a node for the physical function at its line (host_frame.outer): a node, not
+ * fields of the frame, so that the analysis can name it wherever it names a frame by its index
+ * (a cause's user line, a call site).
+ *
  * The offsets go through a temporary file rather than a pipe, so addr2line's output can never
  * fill while we are still writing its input (no deadlock, no poll loop).
  *
@@ -150,7 +159,9 @@ static bool start_module(const host_activity *h, const module_frames *m, symbol_
     posix_spawn_file_actions_adddup2(&fa, fileno(in), 0);
     posix_spawn_file_actions_adddup2(&fa, fileno(out), 1);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = {"addr2line", "-f", "-C", "-e", (char *)m->module, NULL};
+    /* -i: every inlined scope holding the address, innermost first (finish_module); -a: each
+     * address's answer opens with the address, so those of varying length are told apart. */
+    char *argv[] = {"addr2line", "-i", "-a", "-f", "-C", "-e", (char *)m->module, NULL};
     int rc = posix_spawnp(&j->pid, "addr2line", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     fclose(in); /* the child has its own descriptor of the file */
@@ -222,6 +233,103 @@ static void *symtab_worker(void *p)
     return NULL;
 }
 
+/* Whether s is the line addr2line -a opens an address's answer with ("0x" and hex digits), and
+ * its address: never a function's line, as no identifier starts with a digit. */
+static bool address_line(const char *s, uint64_t *addr)
+{
+    if (strncmp(s, "0x", 2) != 0 || !s[2] || s[2 + strspn(s + 2, "0123456789abcdefABCDEF")] != '\0')
+        return false;
+    *addr = strtoull(s + 2, NULL, 16);
+    return true;
+}
+
+/* Frame k of h, its address in code inlined into another function, gets the node of that function
+ * (fn) at its line of the outermost inlined call (loc, addr2line's last scope for the address):
+ * the frame's own caller, module and offset, on no stack (host_frame.outer). Why the outermost
+ * scope and not the next one out: nvcc's launch stub is inlined several scopes deep where the
+ * host compiler inlines the whole of it (the runtime header's helper into __device_stub__, that
+ * into the kernel's host function, that into the launching function), and only the outermost is
+ * past all of them; the price is the line of a user's own inline function that launched, which
+ * reads as its caller's line of the call. None where that scope has no line. */
+static void add_outer(host_activity *h, int k, const char *fn, char *loc)
+{
+    char *file;
+    int line;
+    parse_location(loc, &file, &line);
+    if (!file || line <= 0)
+        return;
+    const host_frame *f = &h->frames[k];
+    host_frame o = {.pid = f->pid, .parent = f->parent, .kind = HOST_FRAME_NATIVE, .module = f->module,
+                    .offset = f->offset, .file = file, .line = line,
+                    .function = fn && strcmp(fn, "??") != 0 && fn[0] ? (char *)fn : NULL};
+    int at = host_add_frame(h, &o); /* may move the frames: f is not used past it */
+    if (at > 0)
+        h->frames[k].outer = at;
+}
+
+/* Gives j's frames addr2line's answers: for each address, its line ("0x..."), then a function
+ * line and a location line per scope, innermost first (more than one where the address lies in
+ * inlined code); an answer out of step with the addresses asked ends the reading. True when some
+ * frame was given a line. */
+static bool read_answers(host_activity *h, const job *j)
+{
+    char *text = NULL, *fn = NULL, *outer_fn = NULL, *outer_loc = NULL;
+    size_t cap = 0, fncap = 0;
+    bool any_line = false, want_fn = true;
+    int i = -1, scopes = 0; /* the frame being answered (j's), and its scopes read */
+    rewind(j->out);
+    for (;;) {
+        ssize_t got = getline(want_fn ? &fn : &text, want_fn ? &fncap : &cap, j->out);
+        char *s = want_fn ? fn : text;
+        if (got > 0)
+            s[strcspn(s, "\n")] = '\0';
+        uint64_t addr = 0;
+        if (got <= 0 || (want_fn && address_line(s, &addr))) { /* the last frame's answer is complete */
+            if (i >= 0 && scopes > 1 && outer_fn && outer_loc)
+                add_outer(h, j->m->idx[i], outer_fn, outer_loc);
+            free(outer_fn);
+            free(outer_loc);
+            outer_fn = outer_loc = NULL;
+            scopes = 0;
+            if (got <= 0 || i + 1 >= j->m->n || addr != h->frames[j->m->idx[i + 1]].offset)
+                break;
+            i++;
+            continue;
+        }
+        if (i < 0)
+            break; /* a scope before any address: not addr2line -a's answer */
+        if (want_fn) {
+            want_fn = false;
+            continue;
+        }
+        want_fn = true;
+        if (scopes++ > 0) { /* a scope the code is inlined into: the outermost is kept */
+            free(outer_fn);
+            free(outer_loc);
+            outer_fn = strdup(fn);
+            outer_loc = strdup(text);
+            continue;
+        }
+        host_frame *f = &h->frames[j->m->idx[i]];
+        char *file;
+        int line;
+        parse_location(text, &file, &line);
+        /* Without a line the function is the nearest symbol before the address, its size not
+         * looked at (binutils' elf_find_function): where the symbol tables were read, theirs
+         * (bounded by sizes) stands; with one, DWARF's function holds the address. */
+        if (strcmp(fn, "??") != 0 && fn[0] && (file || !j->m->named))
+            replace(&f->function, fn);
+        if (file) {
+            replace(&f->file, file);
+            f->line = line;
+            any_line = true;
+        }
+    }
+    free(text);
+    free(fn);
+    return any_line;
+}
+
 /* Waits for a started addr2line until deadline (CLOCK_MONOTONIC seconds; while the program runs,
  * its own start's plus the seconds allowed, as the modules take their turns), killing it there,
  * and reads its answers into the frames. */
@@ -248,33 +356,7 @@ static void finish_module(host_activity *h, job *j, symbol_passes *o, double dea
                    (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
                        (double)ru.ru_stime.tv_usec * 1e-6,
                    late ? ", stopped at the deadline" : "");
-    char *fn = NULL, *loc = NULL;
-    size_t fncap = 0, loccap = 0;
-    bool any_line = false;
-    rewind(j->out);
-    for (int i = 0; !late && i < j->m->n; i++) {
-        ssize_t a = getline(&fn, &fncap, j->out), b = a > 0 ? getline(&loc, &loccap, j->out) : -1;
-        if (a <= 0 || b <= 0)
-            break;
-        fn[strcspn(fn, "\n")] = '\0';
-        loc[strcspn(loc, "\n")] = '\0';
-        host_frame *f = &h->frames[j->m->idx[i]];
-        char *file;
-        int line;
-        parse_location(loc, &file, &line);
-        /* Without a line the function is the nearest symbol before the address, its size not
-         * looked at (binutils' elf_find_function): where the symbol tables were read, theirs
-         * (bounded by sizes) stands; with one, DWARF's function holds the address. */
-        if (strcmp(fn, "??") != 0 && fn[0] && (file || !j->m->named))
-            replace(&f->function, fn);
-        if (file) {
-            replace(&f->file, file);
-            f->line = line;
-            any_line = true;
-        }
-    }
-    free(fn);
-    free(loc);
+    bool any_line = !late && read_answers(h, j);
     fclose(j->out);
     /* exec failed inside the child (posix_spawnp reports it as exit 127 on some libcs) */
     if (!late && WIFEXITED(status) && WEXITSTATUS(status) == 127) {
@@ -390,6 +472,7 @@ void host_symbolize_new(host_activity *h, symbol_passes *o)
     free(queue);
     free(mods);
     free(idx);
+    o->named_upto = h->nframes; /* the outer nodes it added are named already */
     o->last_pass = monotonic_seconds();
 }
 

@@ -24,7 +24,9 @@ typedef struct {
  * of the module's tables covers the address (read in process, elf_symtab.h), none where the
  * tables were read and none does (the report then shows module+offset), file and line where its
  * line tables cover it (addr2line, stopped MMPROF_ADDR2LINE_SECONDS, default 1, after the pass
- * began); frames of a module that cannot be read keep what the stream gave. */
+ * began), those of the innermost inlined scope where the address lies in inlined code, with a
+ * node appended to h for the function it lies in, at its line of the call (host_frame.outer);
+ * frames of a module that cannot be read keep what the stream gave. */
 void host_symbolize_new(host_activity *h, symbol_passes *o);
 /* h->symbols_why from o: in words what could not be had (no addr2line, a module gone or
  * unreadable, modules without line tables, modules with frames no symbol covers, modules

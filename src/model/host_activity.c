@@ -96,9 +96,12 @@ bool host_activity_move(host_activity *dst, host_activity *src)
     int base = dst->nframes;
     if (src->nframes > INT32_MAX - base)
         return false;
-    for (int i = 0; i < src->nframes; i++)
+    for (int i = 0; i < src->nframes; i++) {
         if (src->frames[i].parent >= 0)
             src->frames[i].parent += base;
+        if (src->frames[i].outer > 0)
+            src->frames[i].outer += base;
+    }
 #define SHIFT(arr, n)                 \
     for (size_t i = 0; i < (n); i++) \
         if ((arr)[i].frame >= 0)     \

@@ -34,6 +34,14 @@ typedef struct {
     char *module;        /* owned; native: the module's path; NULL otherwise */
     uint64_t offset;     /* native: the return address's offset in module */
     int line;            /* 0 unknown */
+    /* Native, where the address lies in code inlined into another function (function, file and
+     * line are then the innermost inlined scope, as addr2line names it without -i): the node that
+     * names the function the code physically lies in, at its line of the outermost inlined call
+     * (symbolize.c), so that a line of the user's survives an inlined launch stub. That node has
+     * this frame's caller as its parent, module and offset, and is on no stack itself. 0: none (such
+     * a node always comes after its frame, so it is never node 0, and a frame made without it, as
+     * every importer's is, zero-initialised, has none). */
+    int outer;
 } host_frame;
 
 typedef enum {
@@ -102,8 +110,9 @@ bool host_add_site(host_activity *h, const host_site *s);
 void host_activity_free(host_activity *h);
 
 /* A profile's launcher names the native frames on a thread of their own while the analysis
- * starts (symbolize.h: up to a second of addr2line): whatever reads a frame's function, file or
- * line, or symbols_why, waits here first. From any thread; at once when nothing is pending. */
+ * starts (symbolize.h: up to a second of addr2line): whatever reads the frames (their names,
+ * and the array itself: naming appends the outer nodes, which may move it) or symbols_why waits
+ * here first. From any thread; at once when nothing is pending. */
 void host_names_wait(const host_activity *h);
 /* Hands h the thread that names its frames, joined by host_names_wait or host_activity_free;
  * false (nothing kept) when memory ran out. */

@@ -36,6 +36,13 @@ static cJSON *frame_row(const host_frame *f)
     return row(v, 8);
 }
 
+/* A frame in inlined code and its outer node (host_frame.outer). */
+static cJSON *inlined_row(int frame, int outer)
+{
+    cJSON *v[] = {NUM(frame), NUM(outer)};
+    return row(v, 2);
+}
+
 static cJSON *sample_row(const host_sample *s, int64_t epoch)
 {
     char state[2] = {s->state, '\0'};
@@ -92,7 +99,21 @@ bool host_json_write(const host_activity *h, int64_t epoch, json_writer *w)
               jw_open_array(w, "frames");
     for (int i = 0; ok && i < h->nframes; i++)
         ok = jw_element(w, frame_row(&h->frames[i]));
-    ok = ok && jw_close(w) && jw_open_array(w, "samples");
+    ok = ok && jw_close(w);
+    /* A member of its own, not a ninth value of a frame's row: a reader before it takes rows of
+     * exactly eight, and reads a run with it as before (the outer nodes are frames no stack
+     * names); a run without inlined frames is written as it always was. */
+    int inlined = 0;
+    while (inlined < h->nframes && h->frames[inlined].outer <= 0)
+        inlined++;
+    if (ok && inlined < h->nframes) {
+        ok = jw_open_array(w, "inlined");
+        for (int i = inlined; ok && i < h->nframes; i++)
+            if (h->frames[i].outer > 0)
+                ok = jw_element(w, inlined_row(i, h->frames[i].outer));
+        ok = ok && jw_close(w);
+    }
+    ok = ok && jw_open_array(w, "samples");
     for (size_t i = 0; ok && i < h->nsamples; i++)
         ok = jw_element(w, sample_row(&h->samples[i], epoch));
     ok = ok && jw_close(w) && jw_open_array(w, "spans");
@@ -203,6 +224,27 @@ static bool read_frame(hreader *r, host_activity *h, const cJSON *rec)
     f.file = (char *)file;
     f.module = (char *)module;
     return host_add_frame(h, &f) >= 0 || fail(r, -1, "out of memory");
+}
+
+/* [frame, outer]: a native frame in inlined code, and its outer node: a later native frame of its
+ * process, so that following outer always ends. */
+static bool read_inlined(hreader *r, host_activity *h, const cJSON *rec)
+{
+    int64_t frame, outer;
+    if (!rec_int(r, rec, 0, 0, (double)h->nframes - 1, &frame) || !rec_int(r, rec, 1, 0, (double)h->nframes - 1, &outer))
+        return false;
+    host_frame *f = &h->frames[frame];
+    const host_frame *o = &h->frames[outer];
+    if (outer <= frame)
+        return fail(r, 1, "names no frame after its own");
+    if (o->pid != f->pid)
+        return fail(r, 1, "names a frame of process %u, not of its own %u", o->pid, f->pid);
+    if (f->kind != HOST_FRAME_NATIVE || o->kind != HOST_FRAME_NATIVE)
+        return fail(r, -1, "names a frame that is not native");
+    if (f->outer > 0)
+        return fail(r, 0, "names a frame given an outer node before");
+    f->outer = (int)outer;
+    return true;
 }
 
 static bool read_sample(hreader *r, host_activity *h, const cJSON *rec)
@@ -364,6 +406,8 @@ bool host_json_read(const cJSON *root, int64_t epoch, const host_split *split, h
            read_text(&r, o, "why_not", h->why_not, sizeof h->why_not) &&
            read_text(&r, o, "symbols_why", h->symbols_why, sizeof h->symbols_why) &&
            read_records(&r, o, split, "frames", 8, h, read_frame) &&
+           (!cJSON_GetObjectItemCaseSensitive(o, "inlined") || /* absent before it, and where none is */
+            read_records(&r, o, split, "inlined", 2, h, read_inlined)) &&
            read_records(&r, o, split, "samples", 6, h, read_sample) &&
            read_records(&r, o, split, "spans", 5, h, read_span) && read_records(&r, o, split, "sites", 3, h, read_site);
 }

@@ -6,11 +6,15 @@
  * its innermost node:
  *   "host_activity": {"mechanism": "...", "rate_hz": 97, "why_not": "...", "symbols_why": "...",
  *     "frames":  [[pid, parent, kind, line, offset, function, file, module], ...]
+ *     "inlined": [[frame, outer], ...]
  *     "samples": [[ts_ns, pid, tid, frame, source, state], ...]
  *     "spans":   [[start_ns, end_ns, pid, tid, frame], ...]
  *     "sites":   [[pid, correlation, frame], ...]}
  * parent and frame are indices into frames (-1: none; a parent comes before its children, and a
- * frame named by a record is of the record's process); kind "native" | "py" | "op"; source "cpu" |
+ * frame named by a record is of the record's process); "inlined" (absent where no frame has one,
+ * and in files before it) pairs a native frame whose address lies in inlined code with its outer
+ * node (host_frame.outer: a later native frame of its process, naming the function the code lies
+ * in at its line of the call); kind "native" | "py" | "op"; source "cpu" |
  * "py"; state one letter or null; function, file, module strings or null; times relative to
  * epoch_ns, as the events'. A run without host activity has no such member. */
 #ifndef MMPROF_HOST_JSON_H
