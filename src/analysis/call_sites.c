@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "array_grow.h"
+#include "site_line.h"
 #include "spill.h"
 
 /* The (pid, correlation) of every site, sorted: a long run has millions of calls and kernels but
@@ -191,10 +192,10 @@ static bool launch_stub(const host_frame *f, const char *kernel)
     return strncmp(f->function, "__device_stub__", 15) == 0 || (n == strlen(kernel) && strncmp(f->function, kernel, n) == 0);
 }
 
-/* The user's line of a site's stack for a target: a kernel's launch stubs passed over. */
-static int site_node(const host_activity *ha, int frame, const target *t)
+/* The user's line of a site's own stack (node, site_line_of's) for a target: a kernel's launch
+ * stubs passed over. */
+static int site_node(const host_activity *ha, int node, const target *t)
 {
-    int node = host_user_node(ha, frame);
     for (int guard = 0; node >= 0 && strcmp(t->kind, "kernel") == 0 && launch_stub(&ha->frames[node], t->name) &&
                         guard < ha->nframes;
          guard++) {
@@ -283,12 +284,14 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
     target *g = keys ? gpu_targets(m, keys, nkeys, &ng, sited) : NULL;
     target *c = keys ? call_targets(m, keys, nkeys, &nc) : NULL;
     free(keys);
+    site_lines *lines = g && c ? site_lines_build(m) : NULL;
     hit *h = NULL;
-    bool ok = g && c;
+    bool ok = lines != NULL;
     for (size_t i = 0; ok && i < ha->nsites; i++) {
         const host_site *s = &ha->sites[i];
-        if (host_user_node(ha, s->frame) < 0)
-            continue; /* a stack with no named frame says nothing */
+        site_line line = site_line_of(lines, s);
+        if (line.node < 0)
+            continue; /* a stack with no named frame, and no main thread's line, says nothing */
         size_t k = find(g, ng, s->pid, s->correlation);
         const target *t = g, *end = g + ng;
         if (k == ng) { /* no GPU work of its correlation: the call itself */
@@ -298,7 +301,10 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
         }
         for (const target *x = t + k; x < end && x->key.pid == s->pid && x->key.corr == s->correlation; x++) {
             char at[HOST_NAME];
-            host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
+            site_line l = line;
+            if (l.from == SITE_LINE_OWN)
+                l.node = site_node(ha, l.node, x);
+            site_line_words(ha, l, at, sizeof at);
             hit *grown = array_grow_spill(h, nh, sizeof *grown); /* a sampled launch's: spill.h's */
             if (!grown) {
                 ok = false;
@@ -335,6 +341,7 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
             qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
     }
     spill_free(sorted);
+    site_lines_free(lines);
     free(g);
     free(c);
     spill_free(h);

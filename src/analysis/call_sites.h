@@ -5,7 +5,9 @@
  *
  * A site is named by the user's line of its stack (host_where.h's rule: the innermost frame of the
  * user's own code, else the innermost named one), so a launch through PyTorch's dispatcher is told
- * by the model's line, not by the library frame that made the call. */
+ * by the model's line, not by the library frame that made the call; a call of a thread without a
+ * user frame (PyTorch's autograd thread) by the main thread's line then, "main thread at
+ * train.py:17 (train)" (site_line.h). */
 #ifndef MMPROF_CALL_SITES_H
 #define MMPROF_CALL_SITES_H
 
