@@ -905,6 +905,32 @@ static void outputs_show_the_call_sites(void **state)
     model_free(&m);
 }
 
+/* A borrowed line reads the same in every output that names a launch's line: the call-site table
+ * (text, JSON, CSV, page), a launch's hover on the page's timeline, and the trace's launched_from,
+ * which keeps the launch's own host stack beside it. */
+static void outputs_show_borrowed_lines(void **state)
+{
+    (void)state;
+    run_model m;
+    autograd_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    outputs o;
+    render_all(&a, &o);
+    must_contain(o.text, "kernel bwd_a                                 1  main thread at train.py:17 (train)          1   100%\n");
+    must_contain(o.json, "\"at\":\"main thread at train.py:17 (train)\"");
+    must_contain(o.csv, ",main thread at train.py:17 (train),");
+    must_contain(o.html, "<td class=\"host\"><code>main thread at train.py:17 (train)</code></td>");
+    must_contain(o.html, "block 256\u00d71\u00d71; launched from main thread at train.py:17 (train)\"");
+    must_contain(o.trace, "\"launched_from\":\"main thread at train.py:17 (train)\",\"host_stack\":[\"cublasLtMatrixTransform "
+                          "(libcublasLt.so.13)\"");
+    /* where nothing was borrowed, the launch's own frame as before */
+    must_contain(o.trace, "\"launched_from\":\"cublasLtMatrixTransform (libcublasLt.so.13)\"");
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* The PyTorch recording's listed ranges (samples/h200-profile-torch.json): each one with host-busy
  * idle time and samples in it gets its own line in the text and row on the page, marked with its
  * idle_breakdown row's place in the JSON; the run's own stays in the breakdown above them. */
@@ -988,6 +1014,7 @@ int main(void)
         cmocka_unit_test(sampling_off_is_said),
         cmocka_unit_test(outputs_show_the_host),
         cmocka_unit_test(outputs_show_the_call_sites),
+        cmocka_unit_test(outputs_show_borrowed_lines),
         cmocka_unit_test(regions_show_their_host_busy),
         cmocka_unit_test(outputs_without_host_activity),
     };

@@ -7,7 +7,6 @@
 
 #include "analysis.h"
 #include "array_grow.h"
-#include "site_line.h"
 #include "spill.h"
 
 /* The (pid, correlation) of every site, sorted: a long run has millions of calls and kernels but
@@ -269,7 +268,8 @@ static void make_row(const hit *const *h, size_t lo, size_t hi, call_site_row *r
         metric_set(&r->sites[k].share_pct, 100.0 * r->sites[k].count.v / r->calls);
 }
 
-bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size_t *work, size_t *sited)
+bool call_sites_analyze(const run_model *m, const site_lines *lines, call_site_row **out, int *nout, size_t *work,
+                        size_t *sited)
 {
     *out = NULL;
     *nout = 0;
@@ -284,9 +284,8 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
     target *g = keys ? gpu_targets(m, keys, nkeys, &ng, sited) : NULL;
     target *c = keys ? call_targets(m, keys, nkeys, &nc) : NULL;
     free(keys);
-    site_lines *lines = g && c ? site_lines_build(m) : NULL;
     hit *h = NULL;
-    bool ok = lines != NULL;
+    bool ok = g && c;
     for (size_t i = 0; ok && i < ha->nsites; i++) {
         const host_site *s = &ha->sites[i];
         site_line line = site_line_of(lines, s);
@@ -341,7 +340,6 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
             qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
     }
     spill_free(sorted);
-    site_lines_free(lines);
     free(g);
     free(c);
     spill_free(h);

@@ -14,6 +14,7 @@
 #include "host_where.h"
 #include "metric.h"
 #include "model.h"
+#include "site_line.h"
 
 #define CALL_SITES_TOP 3 /* sites named per target */
 
@@ -32,10 +33,11 @@ typedef struct {
     int other_sites;    /* further sites, not listed */
 } call_site_row;
 
-/* Every target with a site, most calls first; *out NULL and *nout 0 when the run has no sites.
- * *work gets the run's GPU work (kernels, copies, memsets) and *sited how much of it was launched
- * by a call with a site (any stack): call sites are held to their cost, so they may be a sample.
- * False only when memory ran out. */
-bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size_t *work, size_t *sited);
+/* Every target with a site, each site named by lines (site_lines_build(m)'s), most calls first;
+ * *out NULL and *nout 0 when the run has no sites. *work gets the run's GPU work (kernels, copies,
+ * memsets) and *sited how much of it was launched by a call with a site (any stack): call sites
+ * are held to their cost, so they may be a sample. False only when memory ran out. */
+bool call_sites_analyze(const run_model *m, const site_lines *lines, call_site_row **out, int *nout, size_t *work,
+                        size_t *sited);
 
 #endif
