@@ -17,10 +17,10 @@ typedef struct {
     int node;
 } held;
 
-/* Held items by start (spill.h's: a main thread's calls may be millions). */
+/* Held items by start (grown by array_grow_spill: a main thread's calls may be millions). */
 typedef struct {
     held *v;
-    size_t n, cap;
+    size_t n;
 } held_list;
 
 /* A process whose calls may borrow, its main thread and what that thread says of its lines. */
@@ -152,14 +152,10 @@ static bool choose_main_threads(site_lines *x)
 
 static bool push_held(held_list *l, held item)
 {
-    if (l->n == l->cap) {
-        size_t c = l->cap ? 2 * l->cap : 64;
-        held *grown = spill_resize(l->v, l->n * sizeof *grown, c * sizeof *grown);
-        if (!grown)
-            return false;
-        l->v = grown;
-        l->cap = c;
-    }
+    held *grown = array_grow_spill(l->v, l->n, sizeof *grown);
+    if (!grown)
+        return false;
+    l->v = grown;
     l->v[l->n++] = item;
     return true;
 }
