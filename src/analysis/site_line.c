@@ -67,21 +67,23 @@ static int cmp_main(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The processes whose calls may borrow: those with a CUDA call made by a thread other than the
- * one of the process's own id (the main thread is chosen later; this keeps the rest of the work to
- * the processes that can need it, so a single-threaded program costs one pass over its calls). */
+/* The processes with a site that may borrow: one of a call made by a thread other than the one of
+ * the process's own id (the main thread is chosen later) whose stack has no user frame. Only
+ * they get the rest of the work, a few passes over the run's calls: a program whose every site
+ * names the user's line (or one without sites) pays nothing for the rule. */
 static bool borrowing_processes(site_lines *x)
 {
-    const event_list *ev = &x->m->events;
-    for (size_t i = 0; i < ev->napis; i++) {
-        const api_event *a = &ev->apis[i];
-        if (a->thread == a->pid || main_of(x, a->pid))
+    const host_activity *h = &x->m->host_activity;
+    for (size_t i = 0; i < h->nsites; i++) {
+        const host_site *s = &h->sites[i];
+        const api_event *a = launch_of(x->calls, s->pid, s->correlation);
+        if (!a || a->thread == s->pid || main_of(x, s->pid) || user_frame_of(h, s->frame) >= 0)
             continue;
         main_thread *grown = array_grow(x->mains, (size_t)x->nmains, sizeof *grown);
         if (!grown)
             return false;
         x->mains = grown;
-        x->mains[x->nmains++] = (main_thread){.pid = a->pid};
+        x->mains[x->nmains++] = (main_thread){.pid = s->pid};
         qsort(x->mains, (size_t)x->nmains, sizeof *x->mains, cmp_main);
     }
     return true;
@@ -240,7 +242,7 @@ site_lines *site_lines_build(const run_model *m)
     const host_activity *h = &m->host_activity;
     host_names_wait(h); /* a frame's file and line decide whether it is the user's */
     x->reach = h->rate_hz > 0 ? (int64_t)(SITE_LINE_PERIODS * 1e9 / h->rate_hz) : 0;
-    bool ok = (h->nsites == 0 || (x->calls = launch_index_build(&m->events)) != NULL) && borrowing_processes(x);
+    bool ok = h->nsites == 0 || ((x->calls = launch_index_build(&m->events)) != NULL && borrowing_processes(x));
     if (ok && x->nmains > 0)
         ok = choose_main_threads(x) && gather(x);
     if (!ok) {

@@ -53,9 +53,9 @@ typedef struct {
 
 typedef struct site_lines site_lines;
 
-/* What site_line_of needs of m (its calls by correlation; the main thread of each process with
- * calls from more than one thread, with that thread's calls, spans and samples), built once; NULL
- * when memory ran out. m must outlive it. */
+/* What site_line_of needs of m (its calls by correlation; the main thread of each process with a
+ * site that may borrow, with that thread's calls, spans and samples), built once; NULL when memory
+ * ran out. m must outlive it. */
 site_lines *site_lines_build(const run_model *m);
 void site_lines_free(site_lines *x);
 
@@ -64,9 +64,11 @@ void site_lines_free(site_lines *x);
  * above, else its own stack's innermost named frame (node -1 where it has none). */
 site_line site_line_of(const site_lines *x, const host_site *s);
 
-/* The same for a call known by its thread and start rather than by a site (frame: its own stack's
- * innermost node, -1 none recorded): for a caller that already holds the call, such as the
- * wall-time account's evidence. */
+/* The same for a call known by its thread and start (frame: its own stack's innermost node, -1
+ * none recorded), for a caller that already holds the call's site and call, such as the wall-time
+ * account's evidence (wall_account.c's call_evidence, where cause_of_stack finds no user frame in
+ * the site's stack). It borrows in the processes site_lines_build chose, those with a site that
+ * may: elsewhere it gives the call's own frame. */
 site_line site_line_at(const site_lines *x, uint32_t pid, uint32_t tid, int64_t start_ns, int frame);
 
 /* A line's words: "model.py:42 (forward)" (host_frame_name with its line), and for a borrowed one
