@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host_idle.h"
 #include "host_where.h"
 #include "html_parts.h"
 #include "memory.h"
@@ -251,19 +252,18 @@ static const char *copy_words(copy_dir d)
     }
 }
 
-/* "launched from model.py:42 (forward)": the user's line of a call's recorded site (call_sites.h),
- * or "" where none was recorded. */
-static void site_words(const run_model *m, const host_site *const *sites, uint32_t pid, uint32_t corr,
-                       const char *lead, char *buf, size_t len)
+/* "launched from model.py:42 (forward)": the user's line of a call's recorded site as the call-site
+ * table says it (site_line.h: "main thread at ..." for autograd's), or "" where none was recorded. */
+static void site_words(const run_model *m, const site_lines *lines, const host_site *const *sites, uint32_t pid,
+                       uint32_t corr, const char *lead, char *buf, size_t len)
 {
-    const host_site *s = host_site_find(sites, m->host_activity.nsites, pid, corr);
-    int user = s ? host_user_node(&m->host_activity, s->frame) : -1;
+    const host_site *s = lines ? host_site_find(sites, m->host_activity.nsites, pid, corr) : NULL;
+    char at[HOST_NAME] = "";
+    if (s)
+        site_line_words(&m->host_activity, site_line_of(lines, s), at, sizeof at);
     buf[0] = '\0';
-    if (user >= 0) {
-        char at[HOST_NAME];
-        host_frame_name(&m->host_activity.frames[user], true, at, sizeof at);
+    if (at[0])
         snprintf(buf, len, "%s%s", lead, at);
-    }
 }
 
 /* Each host sample, a tick on its thread's track: its innermost named frame, its stack on hover. */
@@ -292,7 +292,7 @@ static void collect_samples(tl_build *b, const run_model *m, int64_t cut)
     }
 }
 
-static void collect(tl_build *b, const run_model *m, int64_t cut)
+static void collect(tl_build *b, const run_model *m, const site_lines *lines, int64_t cut)
 {
     const event_list *e = &m->events;
     char buf[512], from[HOST_NAME + 24];
@@ -307,7 +307,7 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
             continue;
         kernel_display_name(k->name, buf, sizeof buf);
         int name = intern(&b->nm, buf);
-        site_words(m, sites, k->pid, k->correlation, "; launched from ", from, sizeof from);
+        site_words(m, lines, sites, k->pid, k->correlation, "; launched from ", from, sizeof from);
         snprintf(buf, sizeof buf, "grid %d\xc3\x97%d\xc3\x97%d, block %d\xc3\x97%d\xc3\x97%d%s", k->grid[0],
                  k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], from);
         add(b, track_of(b, TK_STREAM, 0, k->device, k->stream), k->start_ns, k->end_ns, name, intern(&b->nm, buf), 0,
@@ -319,7 +319,7 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
             continue;
         snprintf(buf, sizeof buf, "%s copy", copy_dir_name(c->dir));
         int name = intern(&b->nm, buf);
-        site_words(m, sites, c->pid, c->correlation, "; launched from ", from, sizeof from);
+        site_words(m, lines, sites, c->pid, c->correlation, "; launched from ", from, sizeof from);
         snprintf(buf, sizeof buf, "%s, %s to %s%s", copy_words(c->dir), mem_kind_name(c->src), mem_kind_name(c->dst),
                  from);
         add(b, track_of(b, TK_STREAM, 0, c->device, c->stream), c->start_ns, c->end_ns, name, intern(&b->nm, buf),
@@ -329,7 +329,7 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
         const memset_event *s = &e->memsets[i];
         if (s->start_ns >= cut)
             continue;
-        site_words(m, sites, s->pid, s->correlation, "; launched from ", from, sizeof from);
+        site_words(m, lines, sites, s->pid, s->correlation, "; launched from ", from, sizeof from);
         snprintf(buf, sizeof buf, "%s memory%s", mem_kind_name(s->mem), from);
         add(b, track_of(b, TK_STREAM, 0, s->device, s->stream), s->start_ns, s->end_ns, intern(&b->nm, "memset"),
             intern(&b->nm, buf), s->bytes, CAT_MEMSET);
@@ -346,7 +346,7 @@ static void collect(tl_build *b, const run_model *m, int64_t cut)
         if (a->start_ns >= cut)
             continue;
         api_display_name(a->name, buf, sizeof buf);
-        site_words(m, sites, a->pid, a->correlation, "from ", from, sizeof from);
+        site_words(m, lines, sites, a->pid, a->correlation, "from ", from, sizeof from);
         add(b, track_of(b, TK_API, a->pid, a->thread, 0), a->start_ns, a->end_ns, intern(&b->nm, buf),
             from[0] ? intern(&b->nm, from) : -1, 0, CAT_API);
     }
@@ -648,7 +648,7 @@ void html_event_timeline(html_ctx *x)
         x->b->oom = true;
         return;
     }
-    collect(&b, m, cut);
+    collect(&b, m, x->a->host ? x->a->host->lines : NULL, cut);
     sort_tracks = b.t;
     if (!b.oom)
         qsort(b.it, b.n, sizeof *b.it, cmp_item);

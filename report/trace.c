@@ -14,6 +14,7 @@
 
 #include "array_grow.h"
 #include "capture.h"
+#include "host_idle.h"
 #include "host_where.h"
 #include "key_sort.h"
 #include "strbuf.h"
@@ -259,19 +260,17 @@ static void arg_stack(strbuf *b, const host_activity *h, const char *key, int no
 }
 
 /* The call site of a launch, copy or call (call_sites.h) as its args: the user's line it was made
- * from, and its host stack. */
+ * from as the call-site table says it (site_line.h), and its own host stack. */
 static void arg_site(const trace *t, strbuf *b, uint32_t pid, uint32_t corr)
 {
-    const host_site *hit = host_site_find(t->sites, t->nsites, pid, corr);
+    const host_site *hit = t->a->host ? host_site_find(t->sites, t->nsites, pid, corr) : NULL;
     if (!hit)
         return;
     const host_activity *h = &t->a->m->host_activity;
-    int user = host_user_node(h, hit->frame);
-    if (user >= 0) {
-        char at[HOST_NAME];
-        host_frame_name(&h->frames[user], true, at, sizeof at);
+    char at[HOST_NAME];
+    site_line_words(h, site_line_of(t->a->host->lines, hit), at, sizeof at);
+    if (at[0])
         arg_str(b, "launched_from", at);
-    }
     arg_stack(b, h, "host_stack", hit->frame);
 }
 

@@ -20,6 +20,7 @@
 #include "host_idle.h"
 #include "html.h"
 #include "json_report.h"
+#include "site_line.h"
 #include "test_support.h"
 #include "trace.h"
 
@@ -28,6 +29,7 @@
 #define PID 42
 #define MAIN_TID 42
 #define WORKER_TID 43
+#define AUTOGRAD_TID 44
 
 static void kernel(run_model *m, const char *name, int64_t s, int64_t e, uint32_t corr)
 {
@@ -36,11 +38,16 @@ static void kernel(run_model *m, const char *name, int64_t s, int64_t e, uint32_
     assert_true(events_add_kernel(&m->events, &k));
 }
 
-static void call(run_model *m, const char *name, int64_t s, int64_t e, uint32_t corr)
+static void call_on(run_model *m, uint32_t tid, const char *name, int64_t s, int64_t e, uint32_t corr)
 {
-    api_event a = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = PID, .thread = MAIN_TID,
+    api_event a = {.name = (char *)name, .start_ns = T0 + s, .end_ns = T0 + e, .pid = PID, .thread = tid,
                    .correlation = corr, .kind = API_RUNTIME};
     assert_true(events_add_api(&m->events, &a));
+}
+
+static void call(run_model *m, const char *name, int64_t s, int64_t e, uint32_t corr)
+{
+    call_on(m, MAIN_TID, name, s, e, corr);
 }
 
 static int frame(run_model *m, int parent, host_frame_kind kind, const char *fn, const char *file, int line,
@@ -469,6 +476,195 @@ static void launch_sites_are_aggregated(void **state)
     model_free(&m);
 }
 
+/* A launch at..at+10 us by tid, of kernel name, with the host stack node. */
+static void sited_launch(run_model *m, uint32_t tid, const char *name, int64_t at, uint32_t corr, int node)
+{
+    kernel(m, name, at + MS / 10, at + MS / 5, corr);
+    call_on(m, tid, "cudaLaunchKernel_v7000", at, at + MS / 100, corr);
+    host_site s = {.pid = PID, .correlation = corr, .frame = node};
+    assert_true(host_add_site(&m->host_activity, &s));
+}
+
+static const char *line_of_kernel(const analysis *a, const char *name)
+{
+    const call_site_row *r = row_of(a, "kernel", name);
+    assert_int_equal(r->nsites, 1);
+    return r->sites[0].at;
+}
+
+/* PyTorch's backward pass: autograd's thread (44) launches with native stacks alone (libtorch in
+ * site-packages), while the Python main thread (42) waits in loss.backward() at train.py:17.
+ * Sampled at 100 Hz, so a borrowed sample lies within 20 ms of the launch. Each launch its own
+ * kernel name, each a case of site_line.h's rule:
+ *   a  waiting samples at :17 at 100, 110, 120 ms; launch at 105         -> the main thread's :17
+ *   b  no sample of the main thread within 20 ms of 300 ms             -> its own native frame
+ *   c  the main thread in a sited sync (train.py:20) over 500..540 ms, a waiting sample at :17
+ *      just past it (545); launch at 510                                -> :20, the call in progress
+ *   d  the main thread running (state R) at train.py:15 near 705        -> its own: not borrowed
+ *   e  waiting at :17 (900) and :20 (915), each past a main call from 908 -> they disagree: its own
+ *   f  the same with both at :17 (1100, 1115), launch at 1108            -> :17
+ *   g  at :20 2 ms before (1306, past a main call) and :17 8 ms after (1316, no call between) -> :17
+ *   h  a waiting sample at :20 inside a main sync (1500..1520, no site), launch at 1525 -> its own
+ *   i  a span of the main thread (a collection under train.py:22, 2500..2600), launch at 2550 -> :22
+ * and the main thread's own launch with a native stack (2000, waiting samples at :17 beside it),
+ * and a worker thread with a Python line of its own (loader.py:8), keep their own lines. */
+static void autograd_run(run_model *m)
+{
+    start_run(m);
+    host_activity *h = &m->host_activity;
+    copy_str(h->mechanism, sizeof h->mechanism, "python-wall+cpu-timer");
+    h->rate_hz = 100;
+    int mod = frame(m, -1, HOST_FRAME_PY, "<module>", "/home/u/train.py", 30, NULL);
+    int at15 = frame(m, mod, HOST_FRAME_PY, "train", "/home/u/train.py", 15, NULL);
+    int at17 = frame(m, mod, HOST_FRAME_PY, "train", "/home/u/train.py", 17, NULL);
+    int at20 = frame(m, mod, HOST_FRAME_PY, "train", "/home/u/train.py", 20, NULL);
+    int at22 = frame(m, mod, HOST_FRAME_PY, "train", "/home/u/train.py", 22, NULL);
+    int bwd = frame(m, at17, HOST_FRAME_PY, "Tensor.backward", SITE_PKG "torch/_tensor.py", 631, NULL);
+    int engine = frame(m, bwd, HOST_FRAME_PY, "_engine_run_backward", SITE_PKG "torch/autograd/graph.py", 869, NULL);
+    int item = frame(m, at20, HOST_FRAME_PY, "Tensor.item", SITE_PKG "torch/_tensor.py", 700, NULL);
+    int lin = frame(m, at15, HOST_FRAME_PY, "linear", SITE_PKG "torch/nn/functional.py", 120, NULL);
+    int gc = frame(m, at22, HOST_FRAME_OP, "gc.collect", NULL, 0, NULL);
+    int thr = frame(m, -1, HOST_FRAME_NATIVE, "start_thread", NULL, 0, "/usr/lib/x86_64-linux-gnu/libc.so.6");
+    int eng = frame(m, thr, HOST_FRAME_NATIVE, "torch::autograd::Engine::thread_main()", NULL, 0,
+                    SITE_PKG "torch/lib/libtorch_cpu.so");
+    int gemm = frame(m, eng, HOST_FRAME_NATIVE, "cublasLtMatrixTransform", NULL, 0, SITE_PKG "nvidia/cu13/lib/libcublasLt.so.13");
+    int mainnat = frame(m, -1, HOST_FRAME_NATIVE, "at::native::fill_kernel_cuda", NULL, 0,
+                        SITE_PKG "torch/lib/libtorch_cuda.so");
+    int loader = frame(m, -1, HOST_FRAME_PY, "worker", "/home/u/loader.py", 8, NULL);
+    samples(m, engine, MAIN_TID, HOST_SAMPLE_PY, 'S', 100 * MS, 10 * MS, 3);        /* a */
+    sited_launch(m, AUTOGRAD_TID, "bwd_a", 105 * MS, 1, gemm);
+    sited_launch(m, AUTOGRAD_TID, "bwd_b", 300 * MS, 2, gemm);                      /* b */
+    call(m, "cudaStreamSynchronize_v3020", 500 * MS, 540 * MS, 3);                    /* c */
+    host_site sync = {.pid = PID, .correlation = 3, .frame = item};
+    assert_true(host_add_site(h, &sync));
+    samples(m, engine, MAIN_TID, HOST_SAMPLE_PY, 'S', 545 * MS, 1, 1);
+    sited_launch(m, AUTOGRAD_TID, "bwd_c", 510 * MS, 4, gemm);
+    samples(m, lin, MAIN_TID, HOST_SAMPLE_PY, 'R', 700 * MS, 10 * MS, 2);           /* d */
+    sited_launch(m, AUTOGRAD_TID, "bwd_d", 705 * MS, 5, gemm);
+    int64_t e[3] = {900 * MS, 1100 * MS, 1300 * MS};                                  /* e, f, g */
+    for (int k = 0; k < 2; k++) {
+        samples(m, engine, MAIN_TID, HOST_SAMPLE_PY, 'S', e[k], 1, 1);
+        call(m, "cudaLaunchKernel_v7000", e[k] + 5 * MS, e[k] + 6 * MS, 10 + k);
+        call(m, "cudaLaunchKernel_v7000", e[k] + 9 * MS, e[k] + 10 * MS, 20 + k);
+        samples(m, k == 0 ? item : engine, MAIN_TID, HOST_SAMPLE_PY, 'S', e[k] + 15 * MS, 1, 1);
+        sited_launch(m, AUTOGRAD_TID, k == 0 ? "bwd_e" : "bwd_f", e[k] + 8 * MS, 6 + k, gemm);
+    }
+    samples(m, item, MAIN_TID, HOST_SAMPLE_PY, 'S', e[2] + 6 * MS, 1, 1);
+    call(m, "cudaLaunchKernel_v7000", e[2] + 7 * MS, e[2] + 7 * MS + MS / 2, 12);
+    samples(m, engine, MAIN_TID, HOST_SAMPLE_PY, 'S', e[2] + 16 * MS, 1, 1);
+    sited_launch(m, AUTOGRAD_TID, "bwd_g", e[2] + 8 * MS, 8, gemm);
+    call(m, "cudaStreamSynchronize_v3020", 1500 * MS, 1520 * MS, 13);                /* h */
+    samples(m, item, MAIN_TID, HOST_SAMPLE_PY, 'S', 1510 * MS, 1, 1);
+    sited_launch(m, AUTOGRAD_TID, "bwd_h", 1525 * MS, 9, gemm);
+    host_span span = {T0 + 2500 * MS, T0 + 2600 * MS, PID, MAIN_TID, gc};             /* i */
+    assert_true(host_add_span(h, &span));
+    sited_launch(m, AUTOGRAD_TID, "bwd_i", 2550 * MS, 14, gemm);
+    samples(m, engine, MAIN_TID, HOST_SAMPLE_PY, 'S', 1995 * MS, 10 * MS, 2);
+    sited_launch(m, MAIN_TID, "fill", 2000 * MS, 15, mainnat);
+    sited_launch(m, WORKER_TID, "load", 106 * MS, 16, loader);
+    finish_run(m);
+}
+
+static void autograd_launches_read_the_main_line(void **state)
+{
+    (void)state;
+    run_model m;
+    autograd_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_string_equal(line_of_kernel(&a, "bwd_a"), "main thread at train.py:17 (train)");
+    assert_string_equal(line_of_kernel(&a, "bwd_b"), "cublasLtMatrixTransform (libcublasLt.so.13)");
+    assert_string_equal(line_of_kernel(&a, "bwd_c"), "main thread at train.py:20 (train)");
+    assert_string_equal(line_of_kernel(&a, "bwd_d"), "cublasLtMatrixTransform (libcublasLt.so.13)");
+    assert_string_equal(line_of_kernel(&a, "bwd_e"), "cublasLtMatrixTransform (libcublasLt.so.13)");
+    assert_string_equal(line_of_kernel(&a, "bwd_f"), "main thread at train.py:17 (train)");
+    assert_string_equal(line_of_kernel(&a, "bwd_g"), "main thread at train.py:17 (train)");
+    assert_string_equal(line_of_kernel(&a, "bwd_h"), "cublasLtMatrixTransform (libcublasLt.so.13)");
+    assert_string_equal(line_of_kernel(&a, "bwd_i"), "main thread at train.py:22 (train)");
+    assert_string_equal(line_of_kernel(&a, "fill"), "at::native::fill_kernel_cuda (libtorch_cuda.so)");
+    assert_string_equal(line_of_kernel(&a, "load"), "loader.py:8 (worker)");
+    /* The rule itself, as the wall-time account will ask it: where each line came from. */
+    const host_activity *h = &m.host_activity;
+    site_lines *x = site_lines_build(&m);
+    assert_non_null(x);
+    static const struct {
+        uint32_t corr;
+        site_line_from from;
+        uint32_t tid;
+    } want[] = {{1, SITE_LINE_MAIN_SAMPLE, MAIN_TID}, {2, SITE_LINE_OWN, AUTOGRAD_TID},
+                {4, SITE_LINE_MAIN_CALL, MAIN_TID},   {14, SITE_LINE_MAIN_SPAN, MAIN_TID},
+                {15, SITE_LINE_OWN, MAIN_TID},        {16, SITE_LINE_OWN, WORKER_TID}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const host_site *s = NULL;
+        for (size_t i = 0; i < h->nsites && !s; i++)
+            s = h->sites[i].correlation == want[k].corr ? &h->sites[i] : NULL;
+        assert_non_null(s);
+        site_line l = site_line_of(x, s);
+        assert_int_equal(l.from, want[k].from);
+        assert_int_equal(l.tid, want[k].tid);
+    }
+    /* By thread and time, for a call without a site (frame -1): the same rule. */
+    site_line l = site_line_at(x, PID, AUTOGRAD_TID, T0 + 112 * MS, -1);
+    assert_int_equal(l.from, SITE_LINE_MAIN_SAMPLE);
+    char at[HOST_NAME];
+    site_line_words(h, l, at, sizeof at);
+    assert_string_equal(at, "main thread at train.py:17 (train)");
+    l = site_line_at(x, PID, MAIN_TID, T0 + 112 * MS, -1);
+    assert_int_equal(l.node, -1);
+    site_line_words(h, l, at, sizeof at);
+    assert_string_equal(at, "");
+    site_lines_free(x);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* The committed training loop (samples/h200-profile-train.json, examples/torch_train.py): the
+ * launches of autograd's thread (pt_autograd_0) have native stacks alone (libtorch, cuBLASLt), made
+ * while the main thread waited in loss.backward() at line 55; each reads that line, and the main
+ * thread's own launches keep theirs. */
+static void recorded_backward_reads_the_main_line(void **state)
+{
+    (void)state;
+    run_model m;
+    load_run("samples/h200-profile-train.json", &m);
+    uint32_t autograd = 0;
+    for (int i = 0; i < m.nthreads; i++)
+        if (strcmp(m.threads[i].name, "pt_autograd_0") == 0)
+            autograd = m.threads[i].tid;
+    assert_true(autograd != 0);
+    const host_activity *h = &m.host_activity;
+    site_lines *x = site_lines_build(&m);
+    assert_non_null(x);
+    int borrowed = 0, own = 0;
+    for (size_t i = 0; i < h->nsites; i++) {
+        site_line l = site_line_of(x, &h->sites[i]);
+        char at[HOST_NAME];
+        site_line_words(h, l, at, sizeof at);
+        if (l.from == SITE_LINE_OWN) {
+            assert_true(l.tid != autograd);
+            assert_non_null(strstr(at, "torch_train.py:")); /* the main thread's own line */
+            own++;
+            continue;
+        }
+        assert_string_equal(at, "main thread at torch_train.py:55 (train)");
+        borrowed++;
+    }
+    assert_int_equal(borrowed, 5);
+    assert_int_equal(own, 30);
+    site_lines_free(x);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    bool seen = false;
+    for (int i = 0; i < a.host->nsites; i++)
+        if (strncmp(a.host->sites[i].name, "cutlass::Kernel2<", 17) == 0) {
+            assert_string_equal(a.host->sites[i].sites[0].at, "main thread at torch_train.py:55 (train)");
+            seen = true;
+        }
+    assert_true(seen);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* An import's nested CPU spans: the outer op's 100 ms holds an inner one of 80 ms, so the inner is
  * innermost for 80% of the time. */
 static void spans_weigh_the_innermost(void **state)
@@ -776,6 +972,32 @@ static void outputs_show_the_call_sites(void **state)
     model_free(&m);
 }
 
+/* A borrowed line reads the same in every output that names a launch's line: the call-site table
+ * (text, JSON, CSV, page), a launch's hover on the page's timeline, and the trace's launched_from,
+ * which keeps the launch's own host stack beside it. */
+static void outputs_show_borrowed_lines(void **state)
+{
+    (void)state;
+    run_model m;
+    autograd_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    outputs o;
+    render_all(&a, &o);
+    must_contain(o.text, "kernel bwd_a                                 1  main thread at train.py:17 (train)          1   100%\n");
+    must_contain(o.json, "\"at\":\"main thread at train.py:17 (train)\"");
+    must_contain(o.csv, ",main thread at train.py:17 (train),");
+    must_contain(o.html, "<td class=\"host\"><code>main thread at train.py:17 (train)</code></td>");
+    must_contain(o.html, "block 256\u00d71\u00d71; launched from main thread at train.py:17 (train)\"");
+    must_contain(o.trace, "\"launched_from\":\"main thread at train.py:17 (train)\",\"host_stack\":[\"cublasLtMatrixTransform "
+                          "(libcublasLt.so.13)\"");
+    /* where nothing was borrowed, the launch's own frame as before */
+    must_contain(o.trace, "\"launched_from\":\"cublasLtMatrixTransform (libcublasLt.so.13)\"");
+    outputs_free(&o);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* The PyTorch recording's listed ranges (samples/h200-profile-torch.json): each one with host-busy
  * idle time and samples in it gets its own line in the text and row on the page, marked with its
  * idle_breakdown row's place in the JSON; the run's own stays in the breakdown above them. */
@@ -854,10 +1076,13 @@ int main(void)
         cmocka_unit_test(launch_stubs_are_passed_over),
         cmocka_unit_test(inlined_launch_stub_names_its_line),
         cmocka_unit_test(launch_sites_are_aggregated),
+        cmocka_unit_test(autograd_launches_read_the_main_line),
+        cmocka_unit_test(recorded_backward_reads_the_main_line),
         cmocka_unit_test(spans_weigh_the_innermost),
         cmocka_unit_test(sampling_off_is_said),
         cmocka_unit_test(outputs_show_the_host),
         cmocka_unit_test(outputs_show_the_call_sites),
+        cmocka_unit_test(outputs_show_borrowed_lines),
         cmocka_unit_test(regions_show_their_host_busy),
         cmocka_unit_test(outputs_without_host_activity),
     };

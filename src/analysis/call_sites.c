@@ -194,10 +194,10 @@ static bool launch_stub(const host_frame *f, const char *kernel)
     return strncmp(f->function, "__device_stub__", 15) == 0 || (n == strlen(kernel) && strncmp(f->function, kernel, n) == 0);
 }
 
-/* The user's line of a site's stack for a target: a kernel's launch stubs passed over. */
-static int site_node(const host_activity *ha, int frame, const target *t)
+/* The user's line of a site's own stack (node, site_line_of's) for a target: a kernel's launch
+ * stubs passed over. */
+static int site_node(const host_activity *ha, int node, const target *t)
 {
-    int node = host_user_node(ha, frame);
     for (int guard = 0; node >= 0 && strcmp(t->kind, "kernel") == 0 && launch_stub(&ha->frames[node], t->name) &&
                         guard < ha->nframes;
          guard++) {
@@ -276,7 +276,8 @@ static void make_row(const hit *const *h, size_t lo, size_t hi, call_site_row *r
         metric_set(&r->sites[k].share_pct, 100.0 * r->sites[k].count.v / r->calls);
 }
 
-bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size_t *work, size_t *sited)
+bool call_sites_analyze(const run_model *m, const site_lines *lines, call_site_row **out, int *nout, size_t *work,
+                        size_t *sited)
 {
     *out = NULL;
     *nout = 0;
@@ -295,8 +296,9 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
     bool ok = g && c;
     for (size_t i = 0; ok && i < ha->nsites; i++) {
         const host_site *s = &ha->sites[i];
-        if (host_user_node(ha, s->frame) < 0)
-            continue; /* a stack with no named frame says nothing */
+        site_line line = site_line_of(lines, s);
+        if (line.node < 0)
+            continue; /* a stack with no named frame, and no main thread's line, says nothing */
         size_t k = find(g, ng, s->pid, s->correlation);
         const target *t = g, *end = g + ng;
         if (k == ng) { /* no GPU work of its correlation: the call itself */
@@ -306,7 +308,10 @@ bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size
         }
         for (const target *x = t + k; x < end && x->key.pid == s->pid && x->key.corr == s->correlation; x++) {
             char at[HOST_NAME];
-            host_frame_name(&ha->frames[site_node(ha, s->frame, x)], true, at, sizeof at);
+            site_line l = line;
+            if (l.from == SITE_LINE_OWN)
+                l.node = site_node(ha, l.node, x);
+            site_line_words(ha, l, at, sizeof at);
             hit *grown = array_grow_spill(h, nh, sizeof *grown); /* a sampled launch's: spill.h's */
             if (!grown) {
                 ok = false;

@@ -5,13 +5,16 @@
  *
  * A site is named by the user's line of its stack (host_where.h's rule: the innermost frame of the
  * user's own code, else the innermost named one), so a launch through PyTorch's dispatcher is told
- * by the model's line, not by the library frame that made the call. */
+ * by the model's line, not by the library frame that made the call; a call of a thread without a
+ * user frame (PyTorch's autograd thread) by the main thread's line then, "main thread at
+ * train.py:17 (train)" (site_line.h). */
 #ifndef MMPROF_CALL_SITES_H
 #define MMPROF_CALL_SITES_H
 
 #include "host_where.h"
 #include "metric.h"
 #include "model.h"
+#include "site_line.h"
 
 #define CALL_SITES_TOP 3 /* sites named per target */
 
@@ -30,10 +33,11 @@ typedef struct {
     int other_sites;    /* further sites, not listed */
 } call_site_row;
 
-/* Every target with a site, most calls first; *out NULL and *nout 0 when the run has no sites.
- * *work gets the run's GPU work (kernels, copies, memsets) and *sited how much of it was launched
- * by a call with a site (any stack): call sites are held to their cost, so they may be a sample.
- * False only when memory ran out. */
-bool call_sites_analyze(const run_model *m, call_site_row **out, int *nout, size_t *work, size_t *sited);
+/* Every target with a site, each site named by lines (site_lines_build(m)'s), most calls first;
+ * *out NULL and *nout 0 when the run has no sites. *work gets the run's GPU work (kernels, copies,
+ * memsets) and *sited how much of it was launched by a call with a site (any stack): call sites
+ * are held to their cost, so they may be a sample. False only when memory ran out. */
+bool call_sites_analyze(const run_model *m, const site_lines *lines, call_site_row **out, int *nout, size_t *work,
+                        size_t *sited);
 
 #endif

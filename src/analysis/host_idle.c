@@ -160,7 +160,8 @@ bool host_analyze(analysis *a, const host_causes *causes)
             h->ngaps = i + 1;
         }
         size_t work = 0, sited = 0;
-        ok = ok && region_views(a, causes, x, h) && call_sites_analyze(a->m, &h->sites, &h->nsites, &work, &sited);
+        ok = ok && region_views(a, causes, x, h) && (h->lines = site_lines_build(a->m)) != NULL &&
+             call_sites_analyze(a->m, h->lines, &h->sites, &h->nsites, &work, &sited);
         if (ok && ha->nsites == 0)
             metric_na(&h->collection.sites_pct, "no call site was taken");
         else if (ok && work == 0)
@@ -195,5 +196,6 @@ void host_analysis_free(host_analysis *h)
     free(h->gaps);
     free(h->regions);
     free(h->sites);
+    site_lines_free(h->lines);
     free(h);
 }

@@ -41,6 +41,9 @@ typedef struct host_analysis {
     int nregions;
     call_site_row *sites;  /* most calls first */
     int nsites;
+    site_lines *lines;     /* the user's line of each call site (site_line.h): the call-site table's,
+                            * and the outputs' that name a launch's line (a timeline's hover, the
+                            * trace's launched_from), so that all say the same */
     char none[256];        /* host_none_words of the run: why a window has no view */
     bool sampled;          /* the run has samples or spans, or says why not: the views are worth
                             * showing (a run with call sites alone has nothing to say in them) */
