@@ -6,21 +6,27 @@
  * a hundred bytes each and a DOM node each; a profile of 100,000 events would not load.
  *
  * Tracks, in the page's order: the capture windows where profile's capture options made some
- * (each window's reasons on hover: outside them nothing was recorded); per GPU, its busy time (the union of its kernels, copies and
+ * (each window's reasons on hover: outside them nothing was recorded); where each accounted
+ * process's time went (the analysis' bands, accounts.h: its span in stretches of one wall-time
+ * state, coloured by the state's group as the account's bar is, the state, its share and its
+ * evidence on hover); per GPU, its busy time (the union of its kernels, copies and
  * memsets) and one track per stream holding those events (kernels and copies of one device on
  * aligned tracks, so copy/compute overlap shows as marks above one another); per host thread, its
  * NVTX ranges and annotations nested by depth, and its CUDA API calls (a runtime call and the
- * driver call inside it nest the same way), and its host samples (a tick per sample, the stack on
- * hover; host_where.h names the frames); a launch with a recorded call site says the line it was
- * made from on hover. Render only: every mark is a model event, and nothing here is a figure of
- * the analysis; but for GPU memory's bands under the tracks, where the run has memory data: the
- * analysis' timeline of each process and device (memory.h), drawn as it computed it. */
+ * driver call inside it nest the same way), and its host samples (a tick per sample, coloured by
+ * the thread's state, running or waiting off the CPU; the stack on hover; host_where.h names the
+ * frames); a launch with a recorded call site says the line it was made from on hover. Render
+ * only: every mark is a model event, and nothing here is a figure of the analysis; but for the
+ * bands, and GPU memory's under the tracks where the run has memory data (the analysis' timeline
+ * of each process and device, memory.h), drawn as the analysis computed them. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "accounts.h"
+#include "cause_match.h"
 #include "host_idle.h"
 #include "host_where.h"
 #include "html_parts.h"
@@ -30,10 +36,17 @@
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
 #define TL_MAX_DEPTH 12      /* nesting rows a thread's track shows; deeper ones share the last */
 
-typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API, TK_HOST, TK_CAPTURE } track_kind;
+typedef enum { TK_BUSY = 0, TK_STREAM, TK_RANGES, TK_API, TK_HOST, TK_CAPTURE, TK_BANDS } track_kind;
 
-/* Event categories, as timeline.js colours them. */
-enum { CAT_KERNEL = 0, CAT_H2D, CAT_D2H, CAT_D2D, CAT_COPY, CAT_MEMSET, CAT_API, CAT_RANGE, CAT_BUSY, CAT_HOST };
+/* Event categories, as timeline.js colours them: a host sample's by its thread's state, and from
+ * CAT_GROUP on a band's by its state's group (cause_table.h's wall_groups, in their order). */
+enum {
+    CAT_KERNEL = 0, CAT_H2D, CAT_D2H, CAT_D2D, CAT_COPY, CAT_MEMSET, CAT_API, CAT_RANGE, CAT_BUSY,
+    CAT_HOST,      /* a host sample whose thread's state was not recorded */
+    CAT_HOST_RUN,  /* ... running on a CPU */
+    CAT_HOST_WAIT, /* ... off the CPU: sleeping, blocked, waiting */
+    CAT_GROUP
+};
 #define TL_STACK_FRAMES 12 /* frames a host sample's hover shows */
 
 typedef struct {
@@ -266,7 +279,16 @@ static void site_words(const run_model *m, const site_lines *lines, const host_s
         snprintf(buf, len, "%s%s", lead, at);
 }
 
-/* Each host sample, a tick on its thread's track: its innermost named frame, its stack on hover. */
+/* A host sample's category by its thread's state, read as the cause table's matcher reads it
+ * (cause_match.h); a CPU-time sample without one ran, since only CPU time fires its timer. */
+static int sample_cat(const host_sample *s)
+{
+    thread_class c = s->source == HOST_SAMPLE_CPU && !s->state ? THREAD_RUNNING : thread_class_of(s->state);
+    return c == THREAD_RUNNING ? CAT_HOST_RUN : c == THREAD_WAITING ? CAT_HOST_WAIT : CAT_HOST;
+}
+
+/* Each host sample, a tick on its thread's track coloured by the thread's state: its innermost
+ * named frame, its state and stack on hover. */
 static void collect_samples(tl_build *b, const run_model *m, int64_t cut)
 {
     const host_activity *h = &m->host_activity;
@@ -275,7 +297,9 @@ static void collect_samples(tl_build *b, const run_model *m, int64_t cut)
         const host_sample *s = &h->samples[i];
         if (s->ts_ns >= cut)
             continue;
-        snprintf(stack, sizeof stack, "%s sample", host_sample_source_name(s->source));
+        int cat = sample_cat(s);
+        snprintf(stack, sizeof stack, "%s sample%s", host_sample_source_name(s->source),
+                 cat == CAT_HOST_RUN ? ", running" : cat == CAT_HOST_WAIT ? ", waiting off the CPU" : "");
         if (s->state)
             snprintf(stack + strlen(stack), sizeof stack - strlen(stack), ", thread state %c", s->state);
         copy_str(name, sizeof name, "(no stack)");
@@ -288,7 +312,28 @@ static void collect_samples(tl_build *b, const run_model *m, int64_t cut)
             snprintf(stack + used, sizeof stack - used, "\n%s %s", k ? "\xe2\x86\x90" : "at", one);
         }
         add(b, track_of(b, TK_HOST, s->pid, s->tid, 0), s->ts_ns, s->ts_ns, intern(&b->nm, name),
-            intern(&b->nm, stack), 0, CAT_HOST);
+            intern(&b->nm, stack), 0, cat);
+    }
+}
+
+/* Each accounted process's bands (accounts.h): a mark per stretch of its span in one wall-time
+ * state, coloured by the state's group; its state, its share of the stretch and its evidence on
+ * hover. The analysis cut each process into ACCOUNT_BAND_BUCKETS buckets at most, so they cost a
+ * page a bounded few hundred kB however long the run. */
+static void collect_bands(tl_build *b, const analysis *a, int64_t cut)
+{
+    char words[3 * HOST_NAME + 160], info[sizeof words + 48], pct[24];
+    for (int i = 0; i < a->nbands; i++) {
+        const account_band *band = &a->bands[i];
+        const account_row *r = &band->row;
+        if (band->start_ns >= cut || r->state >= WS_COUNT)
+            continue;
+        account_row_words(r, words, sizeof words);
+        html_fig_text(&account_row_table, r, "share_pct", true, pct, sizeof pct);
+        snprintf(info, sizeof info, "%s of this stretch%s%s", pct, words[0] ? ": " : "", words);
+        add(b, track_of(b, TK_BANDS, band->pid, 0, 0), band->start_ns, band->end_ns,
+            intern(&b->nm, wall_states[r->state].label), intern(&b->nm, info), 0,
+            CAT_GROUP + (int)wall_states[r->state].group);
     }
 }
 
@@ -365,11 +410,14 @@ static void collect(tl_build *b, const run_model *m, const site_lines *lines, in
     }
 }
 
-/* Tracks in the page's order: the capture windows by process; GPUs by device, each busy track
- * before its streams by number; then threads by process and thread, ranges before API calls. */
+/* Tracks in the page's order: the capture windows by process; where each process's time went;
+ * GPUs by device, each busy track before its streams by number; then threads by process and
+ * thread, ranges before API calls. The bands sit right above GPU 0's busy track: they say what
+ * the whole process did, so they lead, and its gaps are read against them. Below the busy track
+ * they would part it from the streams it sums, and a process's GPUs are not always one. */
 static int track_rank(const track *t)
 {
-    return t->kind == TK_CAPTURE ? -1 : t->kind == TK_BUSY || t->kind == TK_STREAM ? 0 : 1;
+    return t->kind == TK_CAPTURE ? -2 : t->kind == TK_BANDS ? -1 : t->kind == TK_BUSY || t->kind == TK_STREAM ? 0 : 1;
 }
 
 static int cmp_track(const track *x, const track *y)
@@ -458,7 +506,8 @@ static void set_depths(tl_build *b)
     int depth = 0, cur = -1;
     for (size_t i = 0; i < b->n; i++) {
         item *it = &b->it[i];
-        if (b->t[it->track].kind == TK_BUSY || b->t[it->track].kind == TK_STREAM || b->t[it->track].kind == TK_HOST)
+        track_kind k = b->t[it->track].kind;
+        if (k == TK_BUSY || k == TK_STREAM || k == TK_HOST || k == TK_BANDS)
             continue;
         if (it->track != cur) {
             cur = it->track;
@@ -469,6 +518,23 @@ static void set_depths(tl_build *b)
         it->depth = depth < TL_MAX_DEPTH ? depth : TL_MAX_DEPTH - 1;
         if (depth < TL_MAX_DEPTH)
             ends[depth++] = it->e;
+    }
+}
+
+/* A thread's waiting samples a row below its running ones, where it has both: at a whole run's
+ * zoom a pixel column holds several ticks and shows one, so on one row either state would hide
+ * the other; on two the rows read as when the thread ran and when it waited. */
+static void sample_rows(tl_build *b)
+{
+    for (size_t i = 0, j; i < b->n; i = j) {
+        bool waits = false, other = false;
+        for (j = i; j < b->n && b->it[j].track == b->it[i].track; j++) {
+            waits |= b->it[j].cat == CAT_HOST_WAIT;
+            other |= b->it[j].cat != CAT_HOST_WAIT;
+        }
+        if (b->t[b->it[i].track].kind == TK_HOST && waits && other)
+            for (size_t k = i; k < j; k++)
+                b->it[k].depth = b->it[k].cat == CAT_HOST_WAIT;
     }
 }
 
@@ -500,6 +566,7 @@ static void track_label(const run_model *m, const track *t, bool many_pids, char
     case TK_RANGES: snprintf(buf, len, "%s: ranges", who); break;
     case TK_API: snprintf(buf, len, "%s: CUDA API", who); break;
     case TK_HOST: snprintf(buf, len, "%s: host samples", who); break;
+    case TK_BANDS: snprintf(buf, len, "where the time went (process %u)", t->pid); break;
     case TK_CAPTURE:
         if (many_pids)
             snprintf(buf, len, "process %u: capture windows", t->pid);
@@ -516,6 +583,7 @@ static const char *kind_key(track_kind k)
            : k == TK_RANGES  ? "ranges"
            : k == TK_API     ? "api"
            : k == TK_CAPTURE ? "capture"
+           : k == TK_BANDS   ? "bands"
                              : "host";
 }
 
@@ -563,6 +631,16 @@ static bool any_info(const item *it, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (it[i].info >= 0)
+            return true;
+    return false;
+}
+
+/* Whether a track of host samples says any thread's state: else every tick is CAT_HOST, the
+ * track's own colour, and needs no column. */
+static bool any_state(const item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (it[i].cat != CAT_HOST)
             return true;
     return false;
 }
@@ -636,6 +714,14 @@ static void memory_bands(strbuf *o, const analysis *a, int64_t t0, int64_t span)
     sb_add(o, "]}</script>\n");
 }
 
+/* One swatch of a key line and its words, kept together where the line wraps (a phone's). */
+static void key_entry(strbuf *o, const char *cls, const char *words)
+{
+    sb_printf(o, " <span class=\"tl-k\"><span class=\"sw %s\"></span>", cls);
+    sb_html(o, words);
+    sb_add(o, "</span>");
+}
+
 void html_event_timeline(html_ctx *x)
 {
     const run_model *m = x->a->m;
@@ -649,6 +735,7 @@ void html_event_timeline(html_ctx *x)
         return;
     }
     collect(&b, m, x->a->host ? x->a->host->lines : NULL, cut);
+    collect_bands(&b, x->a, cut);
     sort_tracks = b.t;
     if (!b.oom)
         qsort(b.it, b.n, sizeof *b.it, cmp_item);
@@ -657,8 +744,10 @@ void html_event_timeline(html_ctx *x)
     sort_tracks = b.t;
     if (!b.oom)
         qsort(b.it, b.n, sizeof *b.it, cmp_item);
-    if (!b.oom)
+    if (!b.oom) {
         set_depths(&b);
+        sample_rows(&b);
+    }
     if (b.oom || b.nm.oom || b.n == 0) {
         x->b->oom |= b.oom || b.nm.oom;
         goto done;
@@ -670,7 +759,7 @@ void html_event_timeline(html_ctx *x)
     for (size_t i = 0; i < b.n; i++) {
         t0 = b.it[i].s < t0 ? b.it[i].s : t0;
         t1 = b.it[i].e > t1 ? b.it[i].e : t1;
-        shown += b.t[b.it[i].track].kind != TK_BUSY;
+        shown += b.t[b.it[i].track].kind != TK_BUSY && b.t[b.it[i].track].kind != TK_BANDS; /* events alone */
     }
     all_end = t1;
     if (cut != INT64_MAX && m->nregions > 0 && m->regions[0].end_ns > all_end)
@@ -679,9 +768,12 @@ void html_event_timeline(html_ctx *x)
     bool many_pids = false;
     uint32_t pid0 = 0;
     bool seen = false;
-    bool samples = false;
-    for (size_t i = 0; i < b.nt; i++)
-        samples |= b.t[i].kind == TK_HOST;
+    bool cats[CAT_GROUP + WG_COUNT] = {false}; /* the categories drawn, for the key */
+    for (size_t i = 0; i < b.n; i++)
+        cats[b.it[i].cat] = true;
+    bool samples = cats[CAT_HOST] || cats[CAT_HOST_RUN] || cats[CAT_HOST_WAIT], bands = false;
+    for (int g = 0; g < WG_COUNT; g++)
+        bands |= cats[CAT_GROUP + g];
     for (size_t i = 0; i < b.nt; i++)
         if (b.t[i].kind == TK_RANGES || b.t[i].kind == TK_API || b.t[i].kind == TK_HOST) {
             many_pids |= seen && b.t[i].pid != pid0;
@@ -690,11 +782,20 @@ void html_event_timeline(html_ctx *x)
         }
 
     strbuf *o = x->b;
+    const char *ticks = " Each host sample is a tick on its thread's track; hover for its stack.";
+    if (cats[CAT_HOST_RUN] || cats[CAT_HOST_WAIT])
+        ticks = " Each host sample is a tick on its thread's track, bright where the thread ran and pale where it "
+                "waited off the CPU (a row lower, where it did both); hover for its stack.";
     sb_printf(o, "<p class=\"lede\" data-events=\"%zu\">Every kernel, copy and memset on its GPU's stream, with each "
                  "GPU's busy time above its streams, then each host thread's NVTX ranges (nested) and CUDA API calls, "
-                 "on one axis from the run's start: copies and kernels that overlap sit above one another.%s Zoom with "
-                 "the buttons or the mouse wheel, drag to pan, hover over a mark for its details.%s</p>\n",
-              shown, samples ? " Each host sample is a tick on its thread's track; hover for its stack." : "",
+                 "on one axis from the run's start: copies and kernels that overlap sit above one another.%s%s Zoom "
+                 "with the buttons or the mouse wheel, drag to pan, hover over a mark for its details.%s</p>\n",
+              shown,
+              bands ? " Above the GPUs, where each process's time went: its span in stretches of one state of "
+                      "<a href=\"#time\">Where the time went</a>, coloured as there, so that a gap in a GPU's busy "
+                      "time reads against the stretch above it."
+                    : "",
+              samples ? ticks : "",
               x->a->m->capture.nwindows > 0 ? " The capture windows come first: outside them nothing was recorded."
                                              : "");
     if (cut != INT64_MAX) {
@@ -723,8 +824,30 @@ void html_event_timeline(html_ctx *x)
               "device <span class=\"sw d2h\"></span>device to host <span class=\"sw d2d\"></span>other copy "
               "<span class=\"sw ms\"></span>memset <span class=\"sw busy\"></span>GPU busy <span class=\"sw rg\">"
               "</span>range <span class=\"sw api\"></span>CUDA API call");
-    if (samples)
-        sb_add(o, " <span class=\"sw hs\"></span>host sample");
+    /* Samples with a state, and the bands, have a key line each, led by what they are. */
+    if (cats[CAT_HOST_RUN] || cats[CAT_HOST_WAIT]) {
+        sb_add(o, "<span class=\"tl-key-line\"><span>Host samples:</span>");
+        const char *const cls[] = {"hs", "hsw", "hsu"}, *const words[] = {"running", "waiting off the CPU",
+                                                                       "state not recorded"};
+        const int cat[] = {CAT_HOST_RUN, CAT_HOST_WAIT, CAT_HOST};
+        for (int k = 0; k < 3; k++)
+            if (cats[cat[k]])
+                key_entry(o, cls[k], words[k]);
+        sb_add(o, "</span>");
+    } else if (samples) {
+        sb_add(o, " <span class=\"sw hsu\"></span>host sample");
+    }
+    /* The bands' groups drawn, in the account's words and colours (report.css's g- classes). */
+    if (bands) {
+        sb_add(o, "<span class=\"tl-key-line\"><span>Where the time went:</span>");
+        for (int g = 0; g < WG_COUNT; g++)
+            if (cats[CAT_GROUP + g]) {
+                char cls[32];
+                snprintf(cls, sizeof cls, "g-%s", wall_groups[g].key);
+                key_entry(o, cls, wall_groups[g].brief);
+            }
+        sb_add(o, "</span>");
+    }
     sb_add(o, "</figcaption>\n<details class=\"tl-tracks\"><summary>Tracks</summary><ol>");
     size_t first = 0;
     for (size_t ti = 0; first < b.n; ti++) {
@@ -767,7 +890,10 @@ void html_event_timeline(html_ctx *x)
         column(o, "s", it, n, f_start, t0);
         column(o, "d", it, n, f_dur, 0);
         column(o, "n", it, n, f_name, 0);
-        if (t->kind == TK_STREAM) {
+        if (t->kind == TK_BANDS || (t->kind == TK_HOST && any_state(it, n))) {
+            column(o, "c", it, n, f_cat, 0);
+            column(o, "i", it, n, f_info, 0);
+        } else if (t->kind == TK_STREAM) {
             column(o, "c", it, n, f_cat, 0);
             column(o, "i", it, n, f_info, 0);
             column(o, "b", it, n, f_bytes, 0);
@@ -780,7 +906,16 @@ void html_event_timeline(html_ctx *x)
         sb_add(o, "}");
         first += n;
     }
-    sb_add(o, "]}</script>\n");
+    sb_add(o, "]");
+    /* The groups' keys in their order, once: a band's category less CAT_GROUP is its group, whose
+     * colour timeline.js reads from report.css's g-KEY class, so that it is written once. */
+    if (bands) {
+        sb_printf(o, ",\"group0\":%d,\"groups\":[", CAT_GROUP);
+        for (int g = 0; g < WG_COUNT; g++)
+            sb_printf(o, "%s\"%s\"", g ? "," : "", wall_groups[g].key);
+        sb_add(o, "]");
+    }
+    sb_add(o, "}</script>\n");
     memory_bands(o, x->a, t0, t1 - t0);
 done:
     free(b.t);

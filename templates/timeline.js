@@ -16,9 +16,39 @@
     ctl.hidden = false;
 
     var ROW = 16, HEAD = 15, AXIS = 18, GAP = 4;
-    /* The page's colours (report.css), by event category as html_events.c numbers them. */
+    /* A class's background in the style sheets as a canvas fill: its colour, or for a hatched one
+     * (a repeating gradient: the account's "not known" and "not recorded") stripes of its first
+     * and last colours. */
+    function cssFill(cls) {
+        var el = document.createElement("span");
+        el.className = cls;
+        el.hidden = true;
+        fig.appendChild(el);
+        var cs = window.getComputedStyle(el), fill = cs.backgroundColor;
+        var stops = cs.backgroundImage.match(/rgba?\([^)]*\)/g);
+        fig.removeChild(el);
+        if (!stops) return fill;
+        var tile = document.createElement("canvas"), g = tile.getContext("2d");
+        tile.width = tile.height = 8;
+        g.fillStyle = stops[stops.length - 1];
+        g.fillRect(0, 0, 8, 8);
+        g.strokeStyle = stops[0];
+        g.lineWidth = 3;
+        g.beginPath();
+        [[-2, 10, 10, -2], [-2, 2, 2, -2], [6, 10, 10, 6]].forEach(function (l) { /* a diagonal, and its wrap */
+            g.moveTo(l[0], l[1]);
+            g.lineTo(l[2], l[3]);
+        });
+        g.stroke();
+        return canvas.getContext("2d").createPattern(tile, "repeat");
+    }
+    /* The page's colours (report.css), by event category as html_events.c numbers them. The
+     * later ones are read from the style sheets, where they are written once: a host sample's by
+     * its thread's state (the key's swatches) and, from data.group0 on, a band's by its state's
+     * group (the account bar's g- classes). */
     var COLORS = ["#1f9d6b", "#2f7fd8", "#8a5cd6", "#b06a2a", "#b06a2a", "#d08a00", "#7a8794", "#4a6fa5", "#2c7a58",
-                  "#c0399a"];
+                  cssFill("sw hsu"), cssFill("sw hs"), cssFill("sw hsw")];
+    (data.groups || []).forEach(function (g, i) { COLORS[data.group0 + i] = cssFill("g-" + g); });
     var KIND_CAT = { busy: 8, api: 6, ranges: 7, host: 9, capture: 7 };
 
     /* Tracks: starts made absolute again (ns from the run's start), each row's longest event (how
@@ -170,8 +200,9 @@
                 var cx0 = Math.max(x0, -1), cx1 = Math.min(x1, width + 1);
                 ctx.fillRect(cx0, y, Math.max(1, cx1 - cx0 - (x1 - x0 > 3 ? 0.5 : 0)), ROW - 2);
                 lastCol[row] = Math.floor(x1);
-                /* A busy stretch's name is its track's: only events are labelled. */
-                var label = t.k === "busy" ? "" : fitted(ctx, names[t.n[i]], cx1 - cx0 - 6);
+                /* A busy stretch's name is its track's, and a band's colour its key's: only events
+                 * are labelled (white would not read on the paler groups either). */
+                var label = t.k === "busy" || t.k === "bands" ? "" : fitted(ctx, names[t.n[i]], cx1 - cx0 - 6);
                 if (label) {
                     setFill("#ffffff");
                     ctx.fillText(label, cx0 + 3, y + (ROW - 2) / 2 + 0.5);

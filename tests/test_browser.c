@@ -5,7 +5,8 @@
  * build/artifacts/report-1280.png. The pages of a profiled program and of an imported trace have
  * no section that would have nothing to show, every navigation entry leads to a section with
  * content, and no placeholder stands in for a fact the source did not record
- * (tests/browser_checks.js); their timeline of events draws and names what the pointer is over.
+ * (tests/browser_checks.js); their timeline of events draws and names what the pointer is over,
+ * and where each process's time went and its samples' thread states in the page's colours.
  * A page from hostile names runs no script but its own.
  *
  * Chromium is $MMPROF_CHROMIUM, else /usr/bin/chromium (make test installs it). Without it every
@@ -510,6 +511,27 @@ static void answer_on_the_first_screen(void **state)
     cmd_free(&r);
 }
 
+/* A profiled program's page draws where each process's time went and its host samples by their
+ * threads' state, in the colours of the page's style sheets (tests/timeline_states_check.js). */
+static void event_timeline_draws_states(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *files[] = {"tests/timeline_states_check.js", NULL};
+    const char *copy = page_with(profile_page, "states.html", files, NULL);
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    cmd_result r = browse(copy, extra);
+    assert_int_equal(r.status, 0);
+    int console = console_lines(r.err);
+    if (console != 0)
+        fail_msg("%d console messages", console);
+    char *check = root_attr(r.out, "data-states-check");
+    if (!check || strcmp(check, "ok") != 0)
+        fail_msg("%s", check ? check : "the check did not run");
+    free(check);
+    cmd_free(&r);
+}
+
 /* A number of a JSON object (0 when absent). */
 static double num(const cJSON *o, const char *key)
 {
@@ -888,6 +910,7 @@ int main(void)
         cmocka_unit_test(timeline_has_one_mark_per_event),
         cmocka_unit_test(event_timeline_draws_and_hovers),
         cmocka_unit_test(answer_on_the_first_screen),
+        cmocka_unit_test(event_timeline_draws_states),
         cmocka_unit_test(committed_timelines_hold_every_gpu_event),
         cmocka_unit_test(page_reads_with_scripts_off),
         cmocka_unit_test(screenshot_at_1280),

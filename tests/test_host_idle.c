@@ -881,12 +881,14 @@ static void outputs_show_the_host(void **state)
     must_contain(o.html, "<th data-sort=\"text\">host (samples)</th>");
     must_contain(o.html, "data-fig=\"analysis.idle_gaps[0].host[0].hot.share_pct\"");
     must_contain(o.html, "<code>numba.core.compiler (compile_extra)</code>");
-    /* The canvas timeline: a host-samples track per thread, the stack on hover. */
+    /* The canvas timeline: a host-samples track per thread, each sample's thread state and stack on
+     * hover, the key naming the states' colours. */
     must_contain(o.html, "data-kind=\"host\" data-events=\"101\">thread 42: host samples");
     must_contain(o.html, "data-kind=\"host\" data-events=\"100\">thread 43: host samples");
-    must_contain(o.html, "\"py sample, thread state R\\u000aat numba.core.lowering (lower)\\u000a\u2190 "
+    must_contain(o.html, "\"py sample, running, thread state R\\u000aat numba.core.lowering (lower)\\u000a\u2190 "
                          "numba.core.compiler (compile_extra)");
-    must_contain(o.html, "<span class=\"sw hs\"></span>host sample");
+    must_contain(o.html, "<span class=\"tl-key-line\"><span>Host samples:</span> <span class=\"tl-k\">"
+                         "<span class=\"sw hs\"></span>running");
     /* No call sites: no such section. */
     assert_null(strstr(o.text, "Launched from"));
     assert_null(strstr(o.html, "id=\"call-sites\""));
@@ -933,7 +935,7 @@ static void outputs_show_the_call_sites(void **state)
     must_contain(o.html, "\"grid 1\u00d71\u00d71, block 256\u00d71\u00d71; launched from model.py:42 (forward)\"");
     must_contain(o.html, "\"from model.py:60 (backward)\"");
     must_contain(o.html, "\"host to device, pageable to device; launched from model.py:80 (load)\"");
-    assert_null(strstr(o.html, "sw hs"));
+    assert_null(strstr(o.html, "<span class=\"sw hs")); /* no host sample in the key */
     /* Call sites but no sampling: the idle tables have no host column to leave empty. */
     assert_null(strstr(o.html, "host (samples)"));
     assert_null(strstr(o.json, "\"host\":["));

@@ -498,16 +498,23 @@ static bool has_name(const cJSON *names, const char *want)
     return false;
 }
 
-/* small_profiled_run on the page's timeline: its GPU's busy time (the copy, then each of the 11
- * kernels: 0.05 ms apart, never joined), stream 7 with the copy and the kernels, thread 1's NVTX
- * range and its 12 API calls; the data holds as many of each as the list says, starts counted
- * from the run's start, the names, the launch shape and the copy's bytes; the script comes with
- * it. */
+/* small_profiled_run on the page's timeline: where process 42's time went (the analysis' bands,
+ * each coloured by its state's group, its state and evidence on hover, the groups in the key), its
+ * GPU's busy time (the copy, then each of the 11 kernels: 0.05 ms apart, never joined), stream 7
+ * with the copy and the kernels, thread 1's NVTX range and its 12 API calls; the data holds as
+ * many of each as the list says, starts counted from the run's start, the names, the launch shape
+ * and the copy's bytes; the script comes with it. */
 static void event_timeline_tracks(void **state)
 {
     (void)state;
     run_model m;
     small_profiled_run(&m);
+    analysis a;
+    assert_true(analyze(&m, &a));
+    assert_true(a.nbands > 1);
+    size_t nbands = (size_t)a.nbands;
+    const account_band first_band = a.bands[0];
+    analysis_free(&a);
     char *html = page_of(&m);
     char *tl = section_html(html, "timeline");
     assert_non_null(strstr(tl, "data-events=\"25\""));
@@ -516,8 +523,8 @@ static void event_timeline_tracks(void **state)
     assert_null(strstr(tl, "Windowed"));
     listed_track t[8];
     int nt = listed_tracks(tl, t, 8);
-    const listed_track want[] = {{"busy", 12}, {"stream", 12}, {"ranges", 1}, {"api", 12}};
-    assert_int_equal(nt, 4);
+    const listed_track want[] = {{"bands", nbands}, {"busy", 12}, {"stream", 12}, {"ranges", 1}, {"api", 12}};
+    assert_int_equal(nt, 5);
     for (int i = 0; i < nt; i++) {
         assert_string_equal(t[i].kind, want[i].kind);
         if (t[i].events != want[i].events)
@@ -532,7 +539,22 @@ static void event_timeline_tracks(void **state)
         for (size_t c = 0; c < 3; c++)
             assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(tr, cols[c])), (int)want[i].events);
     }
-    const cJSON *stream = cJSON_GetArrayItem(tracks, 1);
+    /* The bands: a category per band from group0 on, its group's place in the groups' keys. */
+    const cJSON *bands = cJSON_GetArrayItem(tracks, 0), *groups = cJSON_GetObjectItem(j, "groups");
+    wall_group g = wall_states[first_band.row.state].group;
+    assert_string_equal(cJSON_GetObjectItem(bands, "l")->valuestring, "where the time went (process 42)");
+    assert_int_equal(cJSON_GetArraySize(groups), WG_COUNT);
+    assert_string_equal(cJSON_GetArrayItem(groups, (int)g)->valuestring, wall_groups[g].key);
+    assert_int_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(bands, "c"), 0)->valueint,
+                     cJSON_GetObjectItem(j, "group0")->valueint + (int)g);
+    int name = cJSON_GetArrayItem(cJSON_GetObjectItem(bands, "n"), 0)->valueint;
+    int info = cJSON_GetArrayItem(cJSON_GetObjectItem(bands, "i"), 0)->valueint;
+    assert_string_equal(cJSON_GetArrayItem(names, name)->valuestring, wall_states[first_band.row.state].label);
+    assert_non_null(strstr(cJSON_GetArrayItem(names, info)->valuestring, "% of this stretch"));
+    char key[96];
+    snprintf(key, sizeof key, "<span class=\"tl-k\"><span class=\"sw g-%s\"></span>", wall_groups[g].key);
+    assert_non_null(strstr(strstr(tl, "<span>Where the time went:</span>"), key));
+    const cJSON *stream = cJSON_GetArrayItem(tracks, 2);
     assert_string_equal(cJSON_GetObjectItem(stream, "l")->valuestring, "GPU 0, stream 7");
     const cJSON *s = cJSON_GetObjectItem(stream, "s"), *b = cJSON_GetObjectItem(stream, "b");
     assert_int_equal(cJSON_GetArrayItem(s, 0)->valuedouble, 0);                /* the copy, at the start */
@@ -578,7 +600,8 @@ static void event_timeline_nests_ranges(void **state)
     char *html = page_of(&m);
     cJSON *j = timeline_data(html);
     const cJSON *tracks = cJSON_GetObjectItem(j, "tracks");
-    const cJSON *ranges = cJSON_GetArrayItem(tracks, 2), *apis = cJSON_GetArrayItem(tracks, 3);
+    /* after where the time went, GPU busy and the stream */
+    const cJSON *ranges = cJSON_GetArrayItem(tracks, 3), *apis = cJSON_GetArrayItem(tracks, 4);
     assert_string_equal(cJSON_GetObjectItem(ranges, "k")->valuestring, "ranges");
     const cJSON *z = cJSON_GetObjectItem(ranges, "z");
     assert_non_null(z); /* train, load, step, forward, step: by start */
@@ -630,8 +653,9 @@ static void event_timeline_only_with_events(void **state)
     assert_non_null(strstr(tl, "data-events=\"200000\""));
     assert_non_null(strstr(tl, "<b>Windowed:</b> the page holds the first 200000 of the run's 200050 events"));
     listed_track t[4];
-    assert_int_equal(listed_tracks(tl, t, 4), 2);
-    assert_int_equal(t[1].events, 200000);
+    assert_int_equal(listed_tracks(tl, t, 4), 3); /* where the time went, GPU busy, the stream */
+    assert_string_equal(t[0].kind, "bands");
+    assert_int_equal(t[2].events, 200000);
     free(tl);
     free(html);
     model_free(&m);

@@ -5,8 +5,9 @@
  * registry table, data-u="0" where its unit is in a heading; html_fig), table cell or chart label,
  * looked up in that JSON and formatted as the registry says, and compared with what the page
  * shows, character for character. Also: every number the page shows as a figure (class "num", and
- * a chart's value label, SVG text of class "val") is marked, so none escapes the comparison; and no
- * percentage of a whole is outside 0-100. */
+ * a chart's value label, SVG text of class "val") is marked, so none escapes the comparison; no
+ * percentage of a whole is outside 0-100; and the timeline of events draws the JSON's wall-time
+ * bands of each process, each in its state's group, and each host sample by its thread's state. */
 #include <glob.h>
 #include <lzma.h>
 #include <math.h>
@@ -245,6 +246,110 @@ static void check_accounts(const char *name, const cJSON *root)
     }
 }
 
+/* The data of the page's timeline of events (html_events.c's <script id="tl-data">), parsed; NULL
+ * where the page has none (a built-in run's). */
+static cJSON *timeline_data(const char *page)
+{
+    const char *open = "<script type=\"application/json\" id=\"tl-data\">";
+    const char *p = strstr(page, open);
+    if (!p)
+        return NULL;
+    p += strlen(open);
+    const char *end = strstr(p, "</script>");
+    assert_non_null(end);
+    cJSON *j = cJSON_ParseWithLength(p, (size_t)(end - p));
+    assert_non_null(j);
+    return j;
+}
+
+/* The timeline's categories of host samples (html_events.c's CAT_HOST, CAT_HOST_RUN,
+ * CAT_HOST_WAIT), and a sample's by its record: running where its thread's state is R, or where
+ * a CPU-time timer fired without one; waiting in any other state; else not recorded. */
+enum { TL_HOST = 9, TL_HOST_RUN, TL_HOST_WAIT };
+static int sample_category(const cJSON *rec)
+{
+    const cJSON *source = cJSON_GetArrayItem(rec, 4), *state = cJSON_GetArrayItem(rec, 5);
+    const char *st = cJSON_IsString(state) ? state->valuestring : "";
+    if (strcmp(st, "R") == 0 || (!st[0] && cJSON_IsString(source) && strcmp(source->valuestring, "cpu") == 0))
+        return TL_HOST_RUN;
+    return st[0] && strcmp(st, "-") != 0 ? TL_HOST_WAIT : TL_HOST;
+}
+
+/* A member of o (NULL where o is NULL or has none). */
+static const cJSON *mem(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* The timeline of events against the JSON (pages that have one): each process's track "where the
+ * time went (process PID)" holds that process's analysis.wall_bands in order, each mark's category
+ * its band's group (data.group0 + the group's place in data.groups); and the host samples' tracks
+ * hold as many samples of each state as host_activity.samples. A page that is a window of its run
+ * holds the bands and samples before its end only: there, that each is drawn. */
+static void check_timeline(const char *name, const char *page, const cJSON *root)
+{
+    cJSON *tl = timeline_data(page);
+    if (!tl)
+        return;
+    bool windowed = strstr(page, "<b>Windowed:</b>") != NULL;
+    const cJSON *groups = mem(tl, "groups"), *tracks = mem(tl, "tracks");
+    const cJSON *bands = mem(mem(root, "analysis"), "wall_bands");
+    const cJSON *band, *tr;
+    int drawn = 0, want = 0;
+    cJSON_ArrayForEach(band, bands)
+    {
+        char label[64];
+        snprintf(label, sizeof label, "where the time went (process %.0f)", num(band, "pid"));
+        const cJSON *track = NULL;
+        cJSON_ArrayForEach(tr, tracks) if (strcmp(mem(tr, "l")->valuestring, label) == 0) track = tr;
+        if (!track)
+            fail_msg("%s: the JSON has bands of process %.0f, the timeline no track '%s'", name, num(band, "pid"),
+                     label);
+        int k = 0; /* the band's place among its process's */
+        for (const cJSON *b = bands->child; b != band; b = b->next)
+            k += num(b, "pid") == num(band, "pid");
+        const cJSON *cat = cJSON_GetArrayItem(mem(track, "c"), k);
+        const char *group = mem(mem(band, "state"), "group")->valuestring;
+        want++;
+        if (!cat) {
+            if (!windowed)
+                fail_msg("%s: '%s' holds %d bands, the JSON more", name, label, k);
+            continue;
+        }
+        const cJSON *key = cJSON_GetArrayItem(groups, cat->valueint - (int)num(tl, "group0"));
+        if (!cJSON_IsString(key) || strcmp(key->valuestring, group) != 0)
+            fail_msg("%s: '%s' band %d is drawn as %s, the JSON's group %s", name, label, k,
+                     cJSON_IsString(key) ? key->valuestring : "no group", group);
+        drawn++;
+    }
+    int page_cat[3] = {0, 0, 0}, json_cat[3] = {0, 0, 0}, page_bands = 0;
+    cJSON_ArrayForEach(tr, tracks)
+    {
+        const char *kind = mem(tr, "k")->valuestring;
+        const cJSON *c = mem(tr, "c"), *v;
+        page_bands += strcmp(kind, "bands") == 0 ? cJSON_GetArraySize(c) : 0;
+        if (strcmp(kind, "host") != 0)
+            continue;
+        if (!c) /* no state on the track: every tick the track's own category */
+            page_cat[0] += cJSON_GetArraySize(mem(tr, "s"));
+        cJSON_ArrayForEach(v, c) if (v->valueint >= TL_HOST && v->valueint <= TL_HOST_WAIT)
+            page_cat[v->valueint - TL_HOST]++;
+    }
+    const cJSON *rec;
+    cJSON_ArrayForEach(rec, mem(mem(root, "host_activity"), "samples"))
+        json_cat[sample_category(rec) - TL_HOST]++;
+    static const char *const words[] = {"with no state", "running", "waiting"};
+    for (int i = 0; i < 3; i++)
+        if (windowed ? page_cat[i] > json_cat[i] || (json_cat[i] > 0 && page_cat[i] == 0) : page_cat[i] != json_cat[i])
+            fail_msg("%s: the timeline draws %d host samples %s, the JSON has %d", name, page_cat[i], words[i],
+                     json_cat[i]);
+    if (page_bands != drawn || (!windowed && drawn != want) || (want > 0 && drawn == 0))
+        fail_msg("%s: the timeline draws %d bands (%d checked), the JSON has %d", name, page_bands, drawn, want);
+    print_message("%s: %d of %d wall-time bands, and %d/%d/%d host samples (no state, running, waiting) drawn\n", name,
+                  drawn, want, page_cat[0], page_cat[1], page_cat[2]);
+    cJSON_Delete(tl);
+}
+
 /* One mmprof command (verb and its files) rendered to HTML, JSON and text, then checked. */
 static void check_command(const char *dir, const char *verb, const char *const *files, int *checked)
 {
@@ -272,6 +377,7 @@ static void check_command(const char *dir, const char *verb, const char *const *
     tally t = {0, 0};
     check_page(files[0], page, root, &t);
     check_accounts(files[0], root);
+    check_timeline(files[0], page, root);
     print_message("%s: %d figures checked against the JSON\n", files[0], t.checked);
     if (t.unmarked)
         fail_msg("%s: %d figures shown without their place in the JSON (html_fig marks them)", files[0], t.unmarked);
