@@ -2,7 +2,7 @@
 #
 #   make run        install what is missing (Debian), build, and profile a 2048 product
 #   make test       everything that needs no GPU (CI runs this)
-#   make readme     README.md's quoted output made again from the commands it names
+#   make readme     the output README.md and docs/*.md quote, made again by the commands they name
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
 #                   a GPU machine TFLOP/s per workload, the cost of CUPTI collection and of host
@@ -345,8 +345,9 @@ test: test-deps
 	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh \
 	    $(FUZZ_TARGETS)
 
-# README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
-# says how); make test fails while a quoted block differs from what the binary prints.
+# The quoted output of README.md and docs/*.md made again by the commands their markers name
+# (tests/readme_quotes.sh says how); make test fails while a quoted block differs from what the
+# binary prints.
 readme: $(BIN)
 	@tests/readme_quotes.sh --update $(BUILD)
 
