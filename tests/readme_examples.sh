@@ -45,7 +45,7 @@ readme_is_a_quick_start() {
 # Why a GPU example cannot run here (empty where it can), asked once.
 no_gpu=''
 "$bin" --require-gpu --quiet --json /dev/null --size 16 --workloads cuda-naive >/dev/null 2>"$tmp/gpu.err" ||
-    no_gpu="no usable GPU ($(tail -n 1 "$tmp/gpu.err"))"
+    no_gpu="it needs a GPU, and none is usable here ($(tail -n 1 "$tmp/gpu.err"))"
 
 # Runs example $1 (the README's line). Prints SKIPPED itself (and returns 0) for a skip.
 run_example() {
@@ -70,13 +70,13 @@ run_example() {
         -*) want='^Summary$' why=$no_gpu ;;
         profile) want='^Where the time went ' why=$no_gpu
                  [ -n "$why" ] || python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null ||
-                     why="no PyTorch with CUDA for examples/torch_train.py" ;;
+                     why="examples/torch_train.py needs PyTorch with CUDA, which python3 lacks" ;;
         import | report) want='^Where the time went ' ;;
         compare) want='^workload cublas-sgemm \(pinned\)$' ;;
         *) fail "no case for 'mmprof ${words[1]}' in $0: write one (placeholders, what its output holds)" ;;
     esac
     if [ -n "$why" ]; then
-        echo "$line: skipped, it needs a GPU: $why"
+        echo "$line: skipped: $why"
         echo "[  SKIPPED ] $line"
         return 0
     fi
