@@ -394,7 +394,7 @@ static void launch_sites_are_aggregated(void **state)
     for (int i = 0; i < a.nsummary; i++)
         if (a.summary[i].kind == FIND_LAUNCHED_FROM) {
             must_contain(a.summary[i].text, "The top kernel gemm (100% of kernel time) was launched from model.py:42 "
-                                            "(forward) in 95% of 20 launches; then model.py:60 (backward) 5%");
+                                            "(forward) in 95% of 20 launches with a call site; then model.py:60 (backward) 5%");
             said = true;
         }
     assert_true(said);
