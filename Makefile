@@ -2,7 +2,7 @@
 #
 #   make run        install what is missing (Debian), build, and profile a 2048 product
 #   make test       everything that needs no GPU (CI runs this)
-#   make readme     README.md's quoted output made again from the commands it names
+#   make readme     the output README.md and docs/*.md quote, made again by the commands they name
 #   make test-gpu   the GPU tests, on a machine with a CUDA device
 #   make bench      every benchmark this machine can run: the importer and report memory (CPU), and on
 #                   a GPU machine TFLOP/s per workload, the cost of CUPTI collection and of host
@@ -342,11 +342,12 @@ test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh \
 	    $(FUZZ_TARGETS)
 
-# README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
-# says how); make test fails while a quoted block differs from what the binary prints.
+# The quoted output of README.md and docs/*.md made again by the commands their markers name
+# (tests/readme_quotes.sh says how); make test fails while a quoted block differs from what the
+# binary prints. tests/readme_examples.sh runs README.md's examples (make test and make test-gpu).
 readme: $(BIN)
 	@tests/readme_quotes.sh --update $(BUILD)
 
@@ -354,11 +355,12 @@ readme: $(BIN)
 # targets only run them. test-gpu also runs two mmprof at once on the GPU (tests/concurrent_gpu.sh),
 # compares --counters with Nsight Compute (tests/counters_gpu.sh, needs ncu on PATH), checks profile's
 # capture options on examples/capture_ranges.cu (tests/capture_gpu.sh)
-# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh), and GPU memory
-# against the programs' own accounts (tests/memory_gpu.sh). They never rebuild: that machine has no cJSON or cmocka headers.
+# and compute-sanitizer's four tools over every hand-written kernel (tests/sanitize_gpu.sh), GPU memory
+# against the programs' own accounts (tests/memory_gpu.sh), and README.md's GPU examples
+# (tests/readme_examples.sh). They never rebuild: that machine has no cJSON or cmocka headers.
 test-gpu:
 	@test -x $(BUILD)/tests/test_gpu -a -x $(BUILD)/examples/copies_and_streams || { echo "run 'make gpu-build' first" >&2; exit 1; }
-	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh memory_gpu.sh
+	@tests/run_tests.sh --gpu $(BUILD) test_gpu test_multi_gpu test_profile_gpu concurrent_gpu.sh counters_gpu.sh profile_counters_gpu.sh capture_gpu.sh host_causes_gpu.sh sanitize_gpu.sh ddp_gpu.sh memory_gpu.sh readme_examples.sh
 
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
