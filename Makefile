@@ -104,7 +104,7 @@ UNIT_TESTS += test_module_map
 UNIT_TESTS += test_wall_account
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
+.PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -352,11 +352,17 @@ SLOW_TESTS := test_browser test_install test_browser_pages.sh test_text_report t
               test_sweep test_page_figures
 
 test: test-deps
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS)
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS) $(RUN_PLANT)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh test_db.sh \
 	    $(FUZZ_TARGETS)
+
+# The database tests on every committed sample rather than make test's three (SQLite and the test's
+# own PostgreSQL server; tests/test_db.sh), about a minute on two cores.
+test-sql: test-deps
+	$(MAKE) all $(RUN_PLANT)
+	@tests/run_tests.sh $(BUILD) test_db_all.sh
 
 # README.md's quoted output made again by the commands its markers name (tests/readme_quotes.sh
 # says how); make test fails while a quoted block differs from what the binary prints.
@@ -376,7 +382,7 @@ test-gpu:
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
 # `make gpu-build` made them (bench-gpu).
-bench: bench-import bench-cpu bench-merge bench-long
+bench: bench-import bench-cpu bench-merge bench-long bench-db
 	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
 	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
 
@@ -414,6 +420,15 @@ bench-merge: all
 bench-long: all $(BUILD)/tests/long_run_gen
 	$(call install_missing,time bc)
 	tests/long_run_bench.sh $(BIN) 3 60 $(BENCH_BASE)
+
+# Runs in a database (issue 38): 1,000 synthetic run files made from the samples (tests/run_plant.c
+# series) stored into SQLite (at most a minute on two cores) and `mmprof history` over them (at
+# most 2 s), and the same into a PostgreSQL server of its own (tests/db_bench.sh). Not in make
+# test: about two minutes with the files' making.
+BENCH_DB_RUNS ?= 1000
+bench-db: all $(RUN_PLANT)
+	$(call install_missing,postgresql time)
+	tests/db_bench.sh $(BIN) $(RUN_PLANT) $(BENCH_DB_RUNS)
 
 # The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
 bench-cpu: all $(BUILD)/tests/bench_cpu

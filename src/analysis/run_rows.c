@@ -41,7 +41,7 @@ static const rr_col region_cols[] = {
 static const rr_col group_cols[] = {
     {"name", RR_TEXT, "the folded name (\"step *\")"},
     {"kind", RR_TEXT, "nvtx or annotation"},
-    {"domain", RR_TEXT, "NVTX domain, \"\" for the default"},
+    {"domain", RR_TEXT, "NVTX domain, NULL for the default"},
     {"count", RR_INT, "instances"},
     {"verdict", RR_TEXT, "the verdict most instances got"},
 };
@@ -339,7 +339,7 @@ static bool group_rows(const analysis *a, run_rows *out)
         const range_group *g = &a->groups[i];
         ROW(RR_RANGE_GROUPS);
         if (!rr_set_text(&row[0], g->name) || !rr_set_text(&row[1], region_kind_name(g->kind)) ||
-            !rr_set_text(&row[2], g->domain ? g->domain : "") || !rr_set_text(&row[4], verdict_name(g->verdict)))
+            (g->domain && !rr_set_text(&row[2], g->domain)) || !rr_set_text(&row[4], verdict_name(g->verdict)))
             return false;
         set_int(&row[3], g->count);
         set_figures(t, row, g);

@@ -11,18 +11,38 @@ static const char *sql_type(rr_type t)
     return t == RR_TEXT ? "TEXT" : t == RR_INT ? "BIGINT" : "DOUBLE PRECISION";
 }
 
+/* One column's line: its comment says what it holds (the registry's words for a figure, with its
+ * unit), so the schema printed by `mmprof store --schema` is its own documentation. */
+static void column_sql(strbuf *b, const char *name, const char *type, const char *unit, const char *what, bool last)
+{
+    sb_printf(b, "  \"%s\" %s%s -- %s%s%s\n", name, type, last ? "" : ",", unit && *unit ? unit : "",
+              unit && *unit ? ": " : "", what);
+}
+
 static void table_sql(strbuf *b, const rr_table *t, db_kind k)
 {
-    sb_printf(b, "CREATE TABLE IF NOT EXISTS %s (\n", t->name);
+    sb_printf(b, "-- %s: %s\nCREATE TABLE IF NOT EXISTS %s (\n", t->name, t->what, t->name);
     if (t == &rr_tables[RR_RUNS]) {
         /* A run's id is the database's; its key is its content's (run_rows.h). */
-        sb_printf(b, "  id %s,\n  key TEXT NOT NULL UNIQUE,\n  file TEXT,\n  stored_at TEXT NOT NULL",
+        sb_printf(b, "  id %s, -- the run's number in this database\n"
+                     "  key TEXT NOT NULL UNIQUE, -- SHA-256 of its rows: the same run stored again is found by it\n"
+                     "  file TEXT, -- the run file it was stored from (absolute path), NULL for --db on a new run\n"
+                     "  stored_at TEXT NOT NULL, -- when it was stored (ISO 8601, UTC)\n",
                   k == DB_POSTGRES ? "BIGSERIAL PRIMARY KEY" : "INTEGER PRIMARY KEY");
     } else
-        sb_add(b, "  run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE");
-    for (int c = 0, n = rr_ncols(t); c < n; c++)
-        sb_printf(b, ",\n  \"%s\" %s", rr_col_name(t, c), sql_type(rr_col_type(t, c)));
-    sb_add(b, "\n);\n");
+        sb_add(b, "  run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, -- runs.id\n");
+    int n = rr_ncols(t), nf = t->figures ? t->figures->n : 0;
+    for (int c = 0; c < n; c++) {
+        const char *what, *unit = "";
+        if (c < t->nids)
+            what = t->ids[c].what;
+        else if (c < t->nids + nf)
+            what = t->figures->defs[c - t->nids].what, unit = t->figures->defs[c - t->nids].unit;
+        else
+            what = t->extra[c - t->nids - nf].what, unit = "ms";
+        column_sql(b, rr_col_name(t, c), sql_type(rr_col_type(t, c)), unit, what, c == n - 1);
+    }
+    sb_add(b, ");\n");
     if (t != &rr_tables[RR_RUNS])
         sb_printf(b, "CREATE INDEX IF NOT EXISTS %s_run ON %s (run_id);\n", t->name, t->name);
 }
