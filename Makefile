@@ -102,6 +102,8 @@ UNIT_TESTS += test_memory test_mem_live test_memory_analysis
 UNIT_TESTS += test_module_map
 # The wall-time timeline's sums, however a span is cut.
 UNIT_TESTS += test_wall_account
+# Runs as rows, their key, the store's round trip, diff's noise rules, history's band (issue 38).
+UNIT_TESTS += test_run_rows
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \

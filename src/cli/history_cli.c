@@ -21,8 +21,9 @@ static void usage(FILE *f)
           "\n"
           "One figure across the runs stored in DB (mmprof store, --db), in the order they started,\n"
           "each judged against the runs before it: its band is their median plus or minus their\n"
-          "noise (3 x 1.4826 x their median absolute deviation, the run's own spread of instances,\n"
-          "or 2% of the median, whichever is largest); a run outside it changed the figure (!).\n"
+          "noise (3 x 1.4826 x their median absolute deviation, 3 x the standard error of a range's\n"
+          "median from its own instances, or 2% of the median, whichever is largest); a run outside\n"
+          "it changed the figure (!), and starts the runs the next ones are judged against.\n"
           "\n"
           "Options:\n"
           "      --range NAME        the figure of range group NAME (\"step *\": a range's name with\n"
@@ -69,7 +70,11 @@ static bool add_point(void *ctx, int ncols, const char *const *v)
     snprintf(p->started_at, sizeof p->started_at, "%s", v[1] ? v[1] : "");
     snprintf(p->key, sizeof p->key, "%.12s", v[2] ? v[2] : "");
     p->value = v[3] ? strtod(v[3], NULL) : NAN;
-    p->own_noise = v[4] ? 1.4826 * strtod(v[4], NULL) : NAN;
+    /* A range's own noise is its median's: 1.2533 x the instances' robust sigma / sqrt(count), the
+     * standard error of a median; the spread itself (diff's yardstick for one pair) would hide a
+     * step's 10% move behind its slowest instances. */
+    double mad = v[4] ? strtod(v[4], NULL) : NAN, count = ncols > 5 && v[5] ? strtod(v[5], NULL) : 0;
+    p->own_noise = count >= 1 ? 1.2533 * 1.4826 * mad / sqrt(count) : NAN;
     return true;
 }
 
@@ -173,7 +178,7 @@ int history_main(int argc, char **argv, FILE *out, FILE *err)
     strbuf q;
     sb_init(&q);
     sb_printf(&q, "SELECT r.id, r.started_at, r.key, t.\"%s\", %s FROM runs r JOIN %s t ON t.run_id = r.id WHERE ",
-              def->key, range ? "t.mad_ms" : "NULL", t->name);
+              def->key, range ? "t.mad_ms, t.count" : "NULL, NULL", t->name);
     if (range) {
         sb_add(&q, "t.name = ");
         sql_text(&q, range);
