@@ -29,8 +29,10 @@ GENCODE   := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=c
 
 # src/ is split by stage; every folder is on the include path, so a file names its neighbours'
 # headers plainly. cuda/ sees src/ (it implements src/builtin's GPU interface), never the reverse.
-SRC_DIRS  := src/model src/collect src/import src/builtin src/analysis src/cli src/util
-CPPFLAGS  := -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(CUDA)/include -MMD -MP
+SRC_DIRS  := src/model src/collect src/import src/builtin src/analysis src/store src/cli src/util
+# libpq's header (libpq-dev) for its types: the library itself is opened at run time (db_pg.c says why).
+PG_INC    := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+CPPFLAGS  := -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(CUDA)/include -I$(PG_INC) -MMD -MP
 CFLAGS    := -std=c11 -O2 -g -Wall -Wextra $(SAN)
 NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn-spills
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
@@ -56,6 +58,11 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
 CORE_SRC  += src/analysis/cause_table.c src/analysis/cause_match.c src/analysis/wall_account.c src/analysis/accounts.c \
              report/text_account.c report/html_account.c report/html_answer.c
 UNIT_TESTS_ACCOUNT := test_causes
+# Runs in a database (issue 38): a run's figures as rows, SQLite and PostgreSQL (libpq, opened at
+# run time), the structural diff of two runs and a figure's history, and their renderers.
+CORE_SRC  += src/analysis/run_rows.c src/util/sha256.c src/store/db.c src/store/db_sqlite.c src/store/db_pg.c \
+             src/store/schema.c src/store/store.c src/store/run_store.c src/analysis/diff.c report/diff_report.c \
+             src/analysis/history.c report/history_report.c
 # GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
 # run-file member, NVML opened for the injection library too, the Kineto importer's memory events.
 CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c \
@@ -67,6 +74,7 @@ RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_device
              src/builtin/gpu_workload.c src/builtin/gpu_counters.c \
              src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/collect/pcie_link.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
+RUN_SRC   += src/cli/store_cli.c src/cli/diff_cli.c src/cli/history_cli.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
 # C++ with a C interface: CUPTI's profiler host API has a C++-only header (cupti_profiler_host.h).
 CXX_SRC   := src/collect/counters.cpp
@@ -94,9 +102,11 @@ UNIT_TESTS += test_memory test_mem_live test_memory_analysis
 UNIT_TESTS += test_module_map
 # The wall-time timeline's sums, however a span is cut.
 UNIT_TESTS += test_wall_account
+# Runs as rows, their key, the store's round trip, diff's noise rules, history's band (issue 38).
+UNIT_TESTS += test_run_rows
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all run deps test-deps test readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
+.PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
         uninstall deb
 
 all: $(BIN) $(CARRIED)
@@ -170,8 +180,9 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; for make fuzz, clang and its runtime
 # (libFuzzer). Each list installs only what is missing.
-DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev
-TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion xz-utils zstd
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev libpq-dev
+# postgresql: the server the database tests start in a temporary directory (initdb, a Unix socket).
+TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion xz-utils zstd postgresql
 FUZZ_PKGS := clang libclang-rt-14-dev
 define install_missing
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -196,6 +207,10 @@ run: deps
 	$(BIN) --size $(SIZE) --json $(BUILD)/run.json
 
 # ---------- tests ----------
+
+# Run files made from recorded ones with a known change planted (tests/run_plant.c): mmprof diff's
+# tests and the database benchmark.
+RUN_PLANT := $(BUILD)/tests/run_plant
 
 TEST_CORE := $(CORE_OBJ) $(BUILD)/tests/test_support.o
 GPU_BINS  := $(BUILD)/tests/test_gpu $(BUILD)/tests/test_multi_gpu $(BUILD)/tests/test_profile_gpu $(BUILD)/tests/bench
@@ -339,11 +354,17 @@ SLOW_TESTS := test_browser test_install test_browser_pages.sh test_text_report t
               test_sweep test_page_figures
 
 test: test-deps
-	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS)
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS) $(RUN_PLANT)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh \
 	    $(FUZZ_TARGETS)
+
+# The database tests on every committed sample rather than make test's three (SQLite and the test's
+# own PostgreSQL server; tests/test_db.sh), about a minute on two cores.
+test-sql: test-deps
+	$(MAKE) all $(RUN_PLANT)
+	@tests/run_tests.sh $(BUILD) test_db_all.sh
 
 # The quoted output of README.md and docs/*.md made again by the commands their markers name
 # (tests/readme_quotes.sh says how); make test fails while a quoted block differs from what the
@@ -365,7 +386,7 @@ test-gpu:
 # Every benchmark this machine can run: the CPU ones everywhere (the importer on a ~100 MB trace,
 # the memory `mmprof report` needs for a large run file), the GPU ones where there is a GPU and
 # `make gpu-build` made them (bench-gpu).
-bench: bench-import bench-cpu bench-merge bench-long
+bench: bench-import bench-cpu bench-merge bench-long bench-db
 	@if nvidia-smi -L >/dev/null 2>&1; then $(MAKE) --no-print-directory bench-gpu; \
 	else echo "bench: the GPU part is skipped: no GPU here (bench-gpu runs it on a GPU machine)"; fi
 
@@ -403,6 +424,15 @@ bench-merge: all
 bench-long: all $(BUILD)/tests/long_run_gen
 	$(call install_missing,time bc)
 	tests/long_run_bench.sh $(BIN) 3 60 $(BENCH_BASE)
+
+# Runs in a database (issue 38): 1,000 synthetic run files made from the samples (tests/run_plant.c
+# series) stored into SQLite (at most a minute on two cores) and `mmprof history` over them (at
+# most 2 s), and the same into a PostgreSQL server of its own (tests/db_bench.sh). Not in make
+# test: about two minutes with the files' making.
+BENCH_DB_RUNS ?= 1000
+bench-db: all $(RUN_PLANT)
+	$(call install_missing,postgresql time)
+	tests/db_bench.sh $(BIN) $(RUN_PLANT) $(BENCH_DB_RUNS)
 
 # The memory `mmprof report` needs for a large run file (no GPU needed; also part of make test).
 bench-cpu: all $(BUILD)/tests/bench_cpu
@@ -511,7 +541,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 300
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS  := -std=c11 -gline-tables-only -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) -fno-omit-frame-pointer \
-                -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include -MMD -MP
+                -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(BUILD)/gen -I$(CUDA)/include -I$(PG_INC) -MMD -MP
 FUZZ_OBJ_DIR := $(BUILD)/fuzz/obj
 FUZZ_TARGETS :=
 comma        := ,

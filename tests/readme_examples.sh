@@ -35,7 +35,7 @@ readme_is_a_quick_start() {
     n=$(wc -l <"$readme")
     [ "$n" -le $max_lines ] || fail "$readme has $n lines, more than $max_lines: move the detail to docs/"
     local c missing=''
-    for c in '--size' profile import compare report; do
+    for c in '--size' profile import compare diff report; do
         examples | grep -q -- "^mmprof $c " || missing+=" $c"
     done
     [ -z "$missing" ] || fail "$readme has no example of:$missing"
@@ -73,6 +73,7 @@ run_example() {
                      why="examples/torch_train.py needs PyTorch with CUDA, which python3 lacks" ;;
         import | report) want='^Where the time went ' ;;
         compare) want='^workload cublas-sgemm \(pinned\)$' ;;
+        diff) want='^\* cause .counter_replay.: new' ;;
         *) fail "no case for 'mmprof ${words[1]}' in $0: write one (placeholders, what its output holds)" ;;
     esac
     if [ -n "$why" ]; then

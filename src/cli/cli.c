@@ -20,6 +20,11 @@ static void usage(FILE *f)
           "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
           "                                         Nsight Systems SQLite export\n"
           "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
+          "       mmprof store DB RUN... [OPTIONS]   store run files in a database (mmprof store --help)\n"
+          "       mmprof diff A B [OPTIONS]          what changed between two runs, where and why\n"
+          "                                         (mmprof diff --help)\n"
+          "       mmprof history DB [OPTIONS]        a figure across stored runs, its noise band and\n"
+          "                                         the runs that changed it (mmprof history --help)\n"
           "       mmprof capture start|stop TARGET   open or close the capture window of a running\n"
           "                                         profile --capture-range manual (mmprof capture --help)\n"
           "       mmprof profile [OPTIONS] [--] CMD [ARGS...]\n"
@@ -95,6 +100,8 @@ static void usage(FILE *f)
           "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"
           "                          workload and device\n"
           "      --text FILE         write the text report to FILE instead of printing it\n"
+          "      --db DB             store the run in the database DB: an SQLite file (made when\n"
+          "                          missing) or postgresql://...; mmprof store --help says more\n"
           "  -q, --quiet             no text report on standard output (warned about when no\n"
           "                          output file is named either)\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
@@ -244,7 +251,7 @@ static void rejected_option(char **argv, char *buf, size_t len)
 }
 
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
-       OPT_TEXT, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
+       OPT_TEXT, OPT_DB, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
        OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
        OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE, OPT_NO_MEMORY };
 
@@ -283,6 +290,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"csv", required_argument, NULL, OPT_CSV},
         {"text", required_argument, NULL, OPT_TEXT},
+        {"db", required_argument, NULL, OPT_DB},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"help", no_argument, NULL, 'h'},
@@ -488,6 +496,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_TRACE: o->trace_path = arg; break;
         case OPT_CSV: o->csv_path = arg; break;
         case OPT_TEXT: o->text_path = arg; break;
+        case OPT_DB: o->db = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
             if (strcmp(arg, "auto") == 0)

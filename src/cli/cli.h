@@ -72,6 +72,7 @@ typedef struct {
     capture_config capture;  /* profile --delay/--duration/--capture-range/--capture-count/--capture-skip */
     double sample_hz;        /* profile --sample-rate HZ (0: --no-sample; default SAMPLE_DEFAULT_HZ) */
     bool no_memory;          /* profile --no-memory: no GPU memory collection (MMPROF_MEMORY=0) */
+    const char *db;          /* --db DB: store the run in a database (SQLite file or postgresql:// URL) */
 } cli_options;
 
 /* Parses argv into o. Returns -1 to go on, or an exit status: EXIT_OK after --help, --version

@@ -26,7 +26,11 @@
 #include "output_stream.h"
 #include "profile.h"
 #include "rank_env.h"
+#include "run_store.h"
 #include "stage_times.h"
+#include "store_cli.h"
+#include "diff_cli.h"
+#include "history_cli.h"
 #include "text.h"
 #include "output_compress.h"
 #include "trace.h"
@@ -264,6 +268,15 @@ int main(int argc, char **argv)
     /* `mmprof compare BASE NEW`: a command of its own (compare_cli.c). */
     if (argc > 1 && strcmp(argv[1], "compare") == 0)
         return compare_main(argc - 1, argv + 1, stdout, stderr);
+    /* `mmprof diff A B`: what changed between two profiles (diff_cli.c). */
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return diff_main(argc - 1, argv + 1, stdout, stderr);
+    /* `mmprof history DB`: a figure across stored runs (history_cli.c). */
+    if (argc > 1 && strcmp(argv[1], "history") == 0)
+        return history_main(argc - 1, argv + 1, stdout, stderr);
+    /* `mmprof store DB RUN...`: run files into a database (store_cli.c). */
+    if (argc > 1 && strcmp(argv[1], "store") == 0)
+        return store_main(argc - 1, argv + 1, stdout, stderr);
     /* `mmprof capture start|stop TARGET`: to a running profile (cli_capture.c). */
     if (argc > 1 && strcmp(argv[1], "capture") == 0)
         return capture_main(argc - 1, argv + 1, stdout, stderr);
@@ -294,6 +307,16 @@ int main(int argc, char **argv)
     if (o.quiet && !o.json_path && !o.html_path && !o.trace_path && !o.csv_path && !o.text_path)
         fprintf(stderr, "mmprof: warning: --quiet and no --json, --html, --trace, --csv or --text: this run writes no "
                         "report; only the exit status tells the outcome\n");
+
+    /* --db: opened (and made) before any work, as every output is; written after the analysis. */
+    db *store = NULL;
+    if (o.db) {
+        char err[1024];
+        if (!(store = db_open(o.db, true, err, sizeof err))) {
+            fprintf(stderr, "mmprof: --db: %s\n", err);
+            return EXIT_OUTPUT;
+        }
+    }
 
     run_model m;
     int status;
@@ -349,6 +372,16 @@ int main(int argc, char **argv)
     stage_mark("text report");
     if (write_outputs(&a, outs, nouts) != EXIT_OK)
         out_status = EXIT_OUTPUT;
+    if (store) {
+        char err[1024], real[PATH_MAX];
+        const char *from = o.report_mode && o.nmore_files == 0 && realpath(o.run_file, real) ? real : NULL;
+        if (!run_store(store, &a, from, o.quiet ? NULL : stderr, err, sizeof err)) {
+            fprintf(stderr, "mmprof: --db: %s; the run was not stored\n", err);
+            out_status = EXIT_OUTPUT;
+        }
+        db_close(store);
+        stage_mark("stored");
+    }
     json_model_text_free(early_json); /* where --json was not rendered */
     analysis_free(&a);
     model_free(&m);
