@@ -101,11 +101,52 @@ static void host_loop_run(void **state)
     sums_hold_however_cut("samples/h200-profile-host-loop.json");
 }
 
+/* A Python program's exit (samples/h200-profile-pair-gaps-2.json, examples/host_gaps.py on the
+ * H200): the process's CPU samples run on 342.6 ms past its main thread's last Python sample, in a
+ * stripped python3's unnamed frames. That tail, and nothing before the last Python sample, is the
+ * process exiting; the bound is the samples' own timestamps, not the account. */
+static void exit_follows_the_last_python_sample(void **state)
+{
+    (void)state;
+    run_model m;
+    char err[512];
+    assert_true(model_read_file("samples/h200-profile-pair-gaps-2.json", &m, err, sizeof err));
+    wall_timeline *t = wall_timeline_build(&m, NULL);
+    assert_non_null(t);
+    wall_scratch *x = wall_scratch_new(t);
+    assert_non_null(x);
+    assert_int_equal(wall_processes(t), 1);
+    int64_t lo, hi, last_py = INT64_MIN, last_any = INT64_MIN;
+    wall_process_span(t, 0, &lo, &hi);
+    const host_activity *h = &m.host_activity;
+    for (size_t i = 0; i < h->nsamples; i++) {
+        const host_sample *s = &h->samples[i];
+        if (s->pid != wall_process_pid(t, 0) || s->tid != wall_process_thread(t, 0))
+            continue;
+        if (s->source == HOST_SAMPLE_PY && s->ts_ns > last_py)
+            last_py = s->ts_ns;
+        if (s->ts_ns > last_any)
+            last_any = s->ts_ns;
+    }
+    assert_true(last_any - last_py > 300 * 1000000LL);
+    int64_t before[2] = {lo, last_py}, after[2] = {last_py, hi};
+    wall_sums s;
+    sum_of(t, 0, before, 2, &s, x);
+    assert_int_equal(s.ns[WS_EXIT], 0);
+    sum_of(t, 0, after, 2, &s, x);
+    assert_true(s.ns[WS_EXIT] > (last_any - last_py) / 2);
+    assert_true(s.ns[WS_EXIT] <= hi - last_py);
+    wall_scratch_free(x);
+    wall_timeline_free(t);
+    model_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(train_run),
         cmocka_unit_test(host_loop_run),
+        cmocka_unit_test(exit_follows_the_last_python_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@ const wall_state_def wall_states[WS_COUNT] = {
     [WS_SLEEP] = {"sleep", "GPU idle: the host sleeps", "sleeping", WG_SLEEP},
     [WS_LOCK] = {"lock", "GPU idle: the host waits on another thread or a lock", "waiting on a thread or lock", WG_LOCK},
     [WS_GC] = {"gc", "GPU idle: garbage collection", "garbage collection", WG_GC},
+    [WS_EXIT] = {"exit", "GPU idle: the process exits (the interpreter and libraries tear down)", "exiting", WG_EXIT},
     [WS_CPU] = {"cpu", "GPU idle: the host computes", "host computing", WG_CPU},
     [WS_MMPROF] = {"mmprof", "GPU idle: mmprof's own work", "mmprof's own work", WG_MMPROF},
     [WS_OTHER_API] = {"other_api", "GPU idle: other CUDA calls", "other CUDA calls", WG_OTHER_API},
@@ -57,6 +58,9 @@ const wall_group_def wall_groups[WG_COUNT] = {
     [WG_SLEEP] = {"sleep", "sleeping", "sleeping", "remove the sleep, or keep the GPU busy during it"},
     [WG_LOCK] = {"lock", "waiting on another thread", "waiting on a thread or lock",
                  "find what the other thread does meanwhile; hand work over without blocking the GPU's thread"},
+    [WG_EXIT] = {"exit", "exit-bound", "exiting",
+                 "a one-off cost at the end: once the results are saved, os._exit(0) skips the teardown; "
+                 "or time only the work"},
     [WG_GC] = {"gc", "GC-bound", "garbage collection", "allocate fewer short-lived Python objects in the loop, or gc.freeze() after start-up"},
     [WG_CPU] = {"cpu", "host-bound", "host computing",
                 "move this host work to the GPU, overlap it with GPU work, or do it once ahead"},
@@ -204,6 +208,13 @@ const cause_rule cause_rules[] = {
      .op = "gc|gc *",
      .native = "gc_collect_main|_PyGC_Collect|PyGC_Collect|_Py_RunGC|collect_generations|gc_collect_region|"
                "deduce_unreachable|subtract_refs|move_unreachable"},
+    /* The process's exit: Python's finalization and the C library's exit handlers (the CUDA
+     * context's teardown among them). wall_account.c also gives this row to the CPU samples of a
+     * Python thread after its last Python sample: the interpreter has left the script's last line,
+     * and its own frames (a stripped python3) often have no names. */
+    {.id = "py_exit", .state = WS_EXIT, .label = "the process exiting (the interpreter and libraries tearing down)",
+     .native = "Py_FinalizeEx|Py_Finalize|_Py_Finalize|finalize_modules|_PyImport_Cleanup|Py_Exit|"
+               "__run_exit_handlers|_dl_fini"},
     /* A CPU sample has its innermost frame alone: in the profiler's library or CUPTI's, it is the
      * cost of recording the program (callbacks, records, call sites), not the program's work. */
     {.id = "profiler", .state = WS_MMPROF, .label = "mmprof and CUPTI recording the program (the profiler's cost)",

@@ -50,6 +50,7 @@ typedef enum {
     WS_SLEEP,                /* sleeping */
     WS_LOCK,                 /* waiting on another thread or a lock */
     WS_GC,                   /* garbage collection */
+    WS_EXIT,                 /* the process exiting: the interpreter's and libraries' teardown */
     WS_CPU,                  /* computing on the host (Python, NumPy, native code) */
     WS_MMPROF,               /* mmprof's own work */
     WS_OTHER_API,            /* another CUDA call */
@@ -62,7 +63,7 @@ typedef enum {
 /* Verdict groups: the states a verdict judges together (every copy state is "copies"). */
 typedef enum {
     WG_COMPUTE = 0, WG_COLLECTIVE, WG_COPIES, WG_MEMSET, WG_INPUT, WG_COMPILE, WG_IMPORT, WG_CUDA_INIT, WG_ALLOC,
-    WG_SYNC, WG_LAUNCH, WG_IO, WG_SLEEP, WG_LOCK, WG_GC, WG_CPU, WG_MMPROF, WG_OTHER_API, WG_UNKNOWN,
+    WG_SYNC, WG_LAUNCH, WG_IO, WG_SLEEP, WG_LOCK, WG_GC, WG_EXIT, WG_CPU, WG_MMPROF, WG_OTHER_API, WG_UNKNOWN,
     WG_UNRECORDED, WG_COUNT
 } wall_group;
 

@@ -21,6 +21,10 @@
  * by up to 24% on tens of ms (CUDA start-up +21%, host computing +11%, time not known -24%), and
  * by more on figures under 2% of the run (host computing +46% on 80 ms of a 4.4 s run); repeated
  * ranges' medians by 1.7%, kernels' totals by under 0.5%.
+ * The process's exit (the account's "exiting": Python's finalization, the libraries' teardown, after
+ * the script's last line) is not compared: it is not the work, and it varies more than any floor
+ * would hold (261.9 and 413.9 ms in the train pair, 111.5 and 251.2 ms in the gaps pair, x2.3).
+ * The run's wall still holds it.
  * Two recordings of the same program on the H200 (samples/h200-profile-pair-*) show no change. */
 #ifndef MMPROF_DIFF_H
 #define MMPROF_DIFF_H

@@ -15,7 +15,7 @@ const char *verdict_name(verdict_kind v)
     static const char *const names[VERDICT_COUNT] = {
         "none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound", "communication-bound",
         "memset-bound", "input-bound", "compile-bound", "import-bound", "start-up-bound", "allocation-bound",
-        "io-bound", "sleeping", "lock-bound", "gc-bound", "host-bound", "mmprof", "cuda-call-bound", "unrecorded",
+        "io-bound", "sleeping", "lock-bound", "gc-bound", "exit-bound", "host-bound", "mmprof", "cuda-call-bound", "unrecorded",
         "mixed"};
     return (v >= 0 && v < VERDICT_COUNT && names[v]) ? names[v] : "none";
 }
@@ -255,6 +255,7 @@ static const verdict_kind group_verdict[WG_COUNT] = {
     [WG_IMPORT] = VERDICT_IMPORT_BOUND,   [WG_CUDA_INIT] = VERDICT_START_UP,    [WG_ALLOC] = VERDICT_ALLOC_BOUND,
     [WG_SYNC] = VERDICT_SYNC_BOUND,       [WG_LAUNCH] = VERDICT_LAUNCH_BOUND,   [WG_IO] = VERDICT_IO_BOUND,
     [WG_SLEEP] = VERDICT_SLEEPING,        [WG_LOCK] = VERDICT_LOCK_BOUND,       [WG_GC] = VERDICT_GC_BOUND,
+    [WG_EXIT] = VERDICT_EXIT_BOUND,
     [WG_CPU] = VERDICT_HOST_BOUND,        [WG_MMPROF] = VERDICT_MMPROF,         [WG_OTHER_API] = VERDICT_API_BOUND,
     [WG_UNKNOWN] = VERDICT_IDLE,          [WG_UNRECORDED] = VERDICT_UNRECORDED,
 };

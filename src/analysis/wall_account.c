@@ -925,13 +925,17 @@ static void clip_to_calls(const builder *b, int64_t ts, int64_t *s, int64_t *e)
 }
 
 /* Where the Python sampler missed the thread (a stall of its own), the CPU samples that fell
- * there stand for their instants: the thread ran, and their stacks say where. b->samples' pieces
- * are merged with theirs, in order. */
+ * there stand for their instants: the thread ran, and their stacks say where. Those after the
+ * thread's last Python sample are the interpreter's exit (the sampler stops when the script has
+ * left its last line; Python's finalization and the libraries' teardown run on): where no specific
+ * row names their stack, they are that (cause_table.c's py_exit). b->samples' pieces are merged
+ * with theirs, in order. */
 static bool cpu_gap_pieces(builder *b, const host_sample *const *cpu, size_t kc)
 {
     piece *add = NULL;
     size_t na = 0;
     int64_t P = b->period, last_end = INT64_MIN;
+    int exit_rule = cause_rule_find("py_exit");
     for (size_t i = 0; i < kc; i++) {
         int64_t ts = cpu[i]->ts_ns;
         if (sample_at(b, ts) != SIZE_MAX)
@@ -956,6 +960,8 @@ static bool cpu_gap_pieces(builder *b, const host_sample *const *cpu, size_t kc)
         if (e <= s)
             continue;
         cause_hit hit = cause_of_stack(b->cm, cpu[i]->frame, THREAD_RUNNING);
+        if (lo == b->nsamples && b->nsamples > 0 && exit_rule >= 0 && !cause_rule_specific(hit.rule))
+            hit.rule = exit_rule, hit.detail = -1;
         wall_state st = hit.rule >= 0 ? cause_rules[hit.rule].state : WS_UNKNOWN;
         uint32_t ev = ev_intern(b->t, evidence(EV_SAMPLE, st, hit.rule, hit.user, hit.via, hit.detail, NULL));
         piece *g = array_grow_spill(add, na, sizeof *add);
