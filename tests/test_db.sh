@@ -137,8 +137,8 @@ plants_are_named_with_their_size() {
     "$plant" "$train" "$tmp/slow-step.json" range 'step *' 5 &&
         planted samples/h200-profile-pair-train-1.json.xz "$tmp/slow-step.json" range 'step *' 5 || return 1
     cp "$tmp/diff.json" "$tmp/step.json"
-    "$plant" "$cuda" "$tmp/new-kernel.json" kernel planted_kernel 1 40 &&
-        planted samples/h200-profile-pair-cuda-1.json "$tmp/new-kernel.json" kernel planted_kernel 40 || return 1
+    "$plant" "$cuda" "$tmp/new-kernel.json" kernel planted_kernel 1 60 &&
+        planted samples/h200-profile-pair-cuda-1.json "$tmp/new-kernel.json" kernel planted_kernel 60 || return 1
     "$plant" "$gaps" "$tmp/long-sleep.json" span time.sleep 300 &&
         planted samples/h200-profile-pair-gaps-1.json "$tmp/long-sleep.json" cause sleep 300 || return 1
     # where the step's time went: its median instance's states (the JSON of the step's diff)

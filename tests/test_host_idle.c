@@ -649,8 +649,10 @@ static void recorded_backward_reads_the_main_line(void **state)
         assert_string_equal(at, "main thread at torch_train.py:55 (train)");
         borrowed++;
     }
-    assert_int_equal(borrowed, 5);
-    assert_int_equal(own, 30);
+    /* the recording of 2026-12-03 15:27 UTC: 262 of its 493 sites on autograd's thread */
+    assert_int_equal(borrowed, 262);
+    assert_int_equal(own, 231);
+    assert_int_equal((size_t)(borrowed + own), h->nsites);
     site_lines_free(x);
     analysis a;
     assert_true(analyze(&m, &a));

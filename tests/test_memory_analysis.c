@@ -289,13 +289,14 @@ static void kineto_peak_is_the_trace_total(void **state)
     model_free(&m);
 }
 
-/* The committed sample has no memory data: no analysis, no section. */
+/* A committed run without memory records (the built-in run: mmprof's own allocations are not
+ * recorded): no analysis, no section. */
 static void no_memory_no_section(void **state)
 {
     (void)state;
     run_model m;
     char err[256];
-    if (!model_read_file("samples/h200-profile-train.json", &m, err, sizeof err))
+    if (!model_read_file("samples/h200-2048.json", &m, err, sizeof err))
         fail_msg("%s", err);
     analysis a;
     assert_true(analyze(&m, &a));
@@ -313,7 +314,7 @@ static void renderers_show_it_only_with_memory(void **state)
     run_model m, plain;
     char err[256];
     if (!import_kineto("tests/data/kineto/memory_steps.json", &m, err, sizeof err) ||
-        !model_read_file("samples/h200-profile-train.json", &plain, err, sizeof err))
+        !model_read_file("samples/h200-2048.json", &plain, err, sizeof err))
         fail_msg("%s", err);
     analysis a, b;
     assert_true(analyze(&m, &a) && analyze(&plain, &b));

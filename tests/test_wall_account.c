@@ -101,8 +101,8 @@ static void host_loop_run(void **state)
     sums_hold_however_cut("samples/h200-profile-host-loop.json");
 }
 
-/* A Python program's exit (samples/h200-profile-pair-gaps-2.json, examples/host_gaps.py on the
- * H200): the process's CPU samples run on 342.6 ms past its main thread's last Python sample, in a
+/* A Python program's exit (samples/h200-profile-pair-gaps-1.json, examples/host_gaps.py on the
+ * H200, 2026-12-03 15:27 UTC): the process's CPU samples run on 322.4 ms past its main thread's last Python sample, in a
  * stripped python3's unnamed frames. That tail, and nothing before the last Python sample, is the
  * process exiting; the bound is the samples' own timestamps, not the account. */
 static void exit_follows_the_last_python_sample(void **state)
@@ -110,7 +110,7 @@ static void exit_follows_the_last_python_sample(void **state)
     (void)state;
     run_model m;
     char err[512];
-    assert_true(model_read_file("samples/h200-profile-pair-gaps-2.json", &m, err, sizeof err));
+    assert_true(model_read_file("samples/h200-profile-pair-gaps-1.json", &m, err, sizeof err));
     wall_timeline *t = wall_timeline_build(&m, NULL);
     assert_non_null(t);
     wall_scratch *x = wall_scratch_new(t);

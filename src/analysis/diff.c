@@ -305,8 +305,9 @@ static bool diff_account_rows(const run_rows *a, const run_rows *b, int table, c
             if ((int)rr_num(mine, i, "account") != idx || seen_before(mine, idx, col, i))
                 continue;
             const char *key = rr_text(mine, i, col);
-            if (strcmp(key, kind == DIFF_STATE ? wall_states[WS_EXIT].key : "py_exit") == 0)
-                continue; /* the process's exit is not judged (diff.h) */
+            if (strcmp(key, kind == DIFF_STATE ? wall_states[WS_EXIT].key : "py_exit") == 0 ||
+                strcmp(key, kind == DIFF_STATE ? wall_states[WS_UNKNOWN].key : "") == 0)
+                continue; /* the process's exit and the time not known are not judged (diff.h) */
             const char *why_a = "", *why_b = "", *at_a = "", *at_b = "";
             double va = sum_of(ta, ia, col, key, &why_a, &at_a), vb = sum_of(tb, ib, col, key, &why_b, &at_b);
             if (side == 1 && isfinite(va))

@@ -24,7 +24,10 @@
  * The process's exit (the account's "exiting": Python's finalization, the libraries' teardown, after
  * the script's last line) is not compared: it is not the work, and it varies more than any floor
  * would hold (261.9 and 413.9 ms in the train pair, 111.5 and 251.2 ms in the gaps pair, x2.3).
- * The run's wall still holds it.
+ * Nor is the time not known (no call, sample or span): it is where the instrument did not see,
+ * not what the program did, and where the samplers start inside cuInit varies: 13.0 ms of a
+ * PyTorch script's start not known in one recording, 167.3 ms in the next. The run's wall still
+ * holds both.
  * Two recordings of the same program on the H200 (samples/h200-profile-pair-*) show no change. */
 #ifndef MMPROF_DIFF_H
 #define MMPROF_DIFF_H

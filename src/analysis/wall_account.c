@@ -933,6 +933,7 @@ static void clip_to_calls(const builder *b, int64_t ts, int64_t *s, int64_t *e)
 static bool cpu_gap_pieces(builder *b, const host_sample *const *cpu, size_t kc)
 {
     piece *add = NULL;
+    int64_t *add_ts = NULL; /* their samples' instants, counted with the Python ones' */
     size_t na = 0;
     int64_t P = b->period, last_end = INT64_MIN;
     int exit_rule = cause_rule_find("py_exit");
@@ -965,28 +966,50 @@ static bool cpu_gap_pieces(builder *b, const host_sample *const *cpu, size_t kc)
         wall_state st = hit.rule >= 0 ? cause_rules[hit.rule].state : WS_UNKNOWN;
         uint32_t ev = ev_intern(b->t, evidence(EV_SAMPLE, st, hit.rule, hit.user, hit.via, hit.detail, NULL));
         piece *g = array_grow_spill(add, na, sizeof *add);
-        if (!g || ev == UINT32_MAX) {
+        if (g)
+            add = g;
+        int64_t *gt = g ? array_grow_spill(add_ts, na, sizeof *add_ts) : NULL;
+        if (gt)
+            add_ts = gt;
+        if (!g || !gt || ev == UINT32_MAX) {
             spill_free(add);
+            spill_free(add_ts);
             return false;
         }
-        add = g;
+        add_ts[na] = ts;
         add[na++] = (piece){s, e, hit.rule, ev};
         last_end = e;
     }
     if (na == 0)
         return true;
+    wt_proc *p = b->p;
     piece *all = spill_alloc((b->nsamples + na) * sizeof *all);
-    if (!all) {
+    int64_t *all_ts = spill_alloc((p->nsamples + na) * sizeof *all_ts);
+    uint8_t *states = spill_alloc(p->nsamples + na);
+    if (!all || !all_ts || !states) {
+        spill_free(all);
+        spill_free(all_ts);
+        spill_free(states);
         spill_free(add);
+        spill_free(add_ts);
         return false;
     }
     size_t i = 0, j = 0, k = 0;
     while (i < b->nsamples || j < na)
         all[k++] = j == na || (i < b->nsamples && b->samples[i].start <= add[j].start) ? b->samples[i++] : add[j++];
     spill_free(b->samples);
-    spill_free(add);
     b->samples = all;
     b->nsamples = k;
+    /* the instants, in order, for the accounts' sample counts (build_process fills the states) */
+    for (i = j = k = 0; i < p->nsamples || j < na;)
+        all_ts[k++] = j == na || (i < p->nsamples && p->sample_ts[i] <= add_ts[j]) ? p->sample_ts[i++] : add_ts[j++];
+    spill_free(p->sample_ts);
+    spill_free(p->sample_state);
+    p->sample_ts = all_ts;
+    p->sample_state = states;
+    p->nsamples = k;
+    spill_free(add);
+    spill_free(add_ts);
     return true;
 }
 
