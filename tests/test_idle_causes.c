@@ -392,6 +392,9 @@ static void torch_and_cuda_samples(void **state)
     assert_string_equal(g->calls[0].name, "cudaHostAlloc");
     assert_int_equal(g->calls[0].cause, IDLE_CONTEXT);
     assert_close(g->calls[0].ms.v, 140.081, 1e-4);
+    /* its largest state is the exit (25.9%), which is never the verdict: no other group holds 25% */
+    assert_int_equal(a.rg[0].verdict, VERDICT_MIXED);
+    must_contain(a.rg[0].verdict_text, "mixed: no one cause holds the time of the run: the process exiting");
     analysis_free(&a);
     model_free(&m);
 

@@ -58,7 +58,7 @@ const wall_group_def wall_groups[WG_COUNT] = {
     [WG_SLEEP] = {"sleep", "sleeping", "sleeping", "remove the sleep, or keep the GPU busy during it"},
     [WG_LOCK] = {"lock", "waiting on another thread", "waiting on a thread or lock",
                  "find what the other thread does meanwhile; hand work over without blocking the GPU's thread"},
-    [WG_EXIT] = {"exit", "exit-bound", "exiting",
+    [WG_EXIT] = {"exit", "mixed", "exiting",
                  "a one-off cost at the end: once the results are saved, os._exit(0) skips the teardown; "
                  "or time only the work"},
     [WG_GC] = {"gc", "GC-bound", "garbage collection", "allocate fewer short-lived Python objects in the loop, or gc.freeze() after start-up"},

@@ -15,7 +15,7 @@ const char *verdict_name(verdict_kind v)
     static const char *const names[VERDICT_COUNT] = {
         "none", "no-gpu", "copy-bound", "launch-bound", "sync-bound", "idle", "compute-bound", "communication-bound",
         "memset-bound", "input-bound", "compile-bound", "import-bound", "start-up-bound", "allocation-bound",
-        "io-bound", "sleeping", "lock-bound", "gc-bound", "exit-bound", "host-bound", "mmprof", "cuda-call-bound", "unrecorded",
+        "io-bound", "sleeping", "lock-bound", "gc-bound", "host-bound", "mmprof", "cuda-call-bound", "unrecorded",
         "mixed"};
     return (v >= 0 && v < VERDICT_COUNT && names[v]) ? names[v] : "none";
 }
@@ -255,7 +255,7 @@ static const verdict_kind group_verdict[WG_COUNT] = {
     [WG_IMPORT] = VERDICT_IMPORT_BOUND,   [WG_CUDA_INIT] = VERDICT_START_UP,    [WG_ALLOC] = VERDICT_ALLOC_BOUND,
     [WG_SYNC] = VERDICT_SYNC_BOUND,       [WG_LAUNCH] = VERDICT_LAUNCH_BOUND,   [WG_IO] = VERDICT_IO_BOUND,
     [WG_SLEEP] = VERDICT_SLEEPING,        [WG_LOCK] = VERDICT_LOCK_BOUND,       [WG_GC] = VERDICT_GC_BOUND,
-    [WG_EXIT] = VERDICT_EXIT_BOUND,
+    [WG_EXIT] = VERDICT_MIXED, /* never named: the largest group below it, or mixed */
     [WG_CPU] = VERDICT_HOST_BOUND,        [WG_MMPROF] = VERDICT_MMPROF,         [WG_OTHER_API] = VERDICT_API_BOUND,
     [WG_UNKNOWN] = VERDICT_IDLE,          [WG_UNRECORDED] = VERDICT_UNRECORDED,
 };
@@ -343,13 +343,15 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
         *(wall_state_gpu(rows[i].state) ? &gpu : &idle) += rows[i].ms.v;
     }
     /* What was not recorded (outside a capture window) or not known (no call, sample or span) is
-     * shown, and judged only where nothing known holds enough of the wall: of the known groups,
+     * shown, and judged only where nothing known holds enough of the wall; the process's exit is
+     * shown and never the verdict (a short script's teardown can hold a quarter of its run, and
+     * "exit-bound" says nothing to change in it): of the known groups,
      * the largest that may be named. Launch overhead may be named only where it holds most of the
      * idle time: the GPU waits on launches only when little else keeps it waiting. */
     double wall = in->wall_ms.v;
     wall_group g = WG_COUNT;
     for (int k = 0; k < WG_COUNT; k++) {
-        bool may = k != WG_UNRECORDED && k != WG_UNKNOWN && 100.0 * group_ms[k] / wall >= ACCOUNT_VERDICT_PCT &&
+        bool may = k != WG_UNRECORDED && k != WG_UNKNOWN && k != WG_EXIT && 100.0 * group_ms[k] / wall >= ACCOUNT_VERDICT_PCT &&
                    (k != WG_LAUNCH || (idle > 0 && 100.0 * group_ms[k] / idle >= ACCOUNT_SIDE_PCT));
         if (may && (g == WG_COUNT || group_ms[k] > group_ms[g]))
             g = (wall_group)k;
