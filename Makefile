@@ -131,9 +131,9 @@ $(BUILD)/cuda/%.o: cuda/%.cu
 $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFLAGS)) -gencode arch=compute_90a,code=sm_90a
 
 # The injection library `mmprof profile` puts into the program it runs (CUDA_INJECTION64_PATH
-# and NVTX_INJECTION64_PATH). It lives in someone else's process, so it needs only libcupti (by
-# its soname, so a program that loaded its own copy keeps that one), libc and pthread; hidden
-# visibility keeps everything but its two entry points out of the program's symbol space.
+# and NVTX_INJECTION64_PATH). It lives in someone else's process, so it needs only libc, libdl and
+# pthread (CUPTI it opens at CUDA's start, below); hidden visibility keeps everything but its entry
+# points out of the program's symbol space.
 INJECT     := $(BUILD)/libmmprof_inject.so
 INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
               src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
@@ -141,7 +141,7 @@ INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/injec
               src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
               src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
               src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c src/collect/module_map.c \
-              src/collect/inject_pyhooks.c
+              src/collect/inject_pyhooks.c src/collect/cupti_load.c
 # GPU memory over time (issue 37): the model's memory store (model.c frees it), the allocation
 # calls' callbacks and the table of live allocations, the devices' memory through NVML.
 INJECT_SRC += src/model/memory_activity.c src/collect/inject_memory.c src/collect/mem_live.c \
@@ -150,17 +150,19 @@ INJECT_SRC += src/model/memory_activity.c src/collect/inject_memory.c src/collec
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o
 
+# CUPTI is opened at CUDA's start, not linked (src/collect/cupti_load.h says why): the library's
+# files call it through pointers (MMPROF_CUPTI_DLOPEN), and the run path finds the toolkit's copy.
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DMMPROF_CUPTI_DLOPEN -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(BUILD)/pic/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPPFLAGS) -std=c++17 -O2 -g -Wall -Wextra -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CXX) $(CPPFLAGS) -DMMPROF_CUPTI_DLOPEN -std=c++17 -O2 -g -Wall -Wextra -fPIC -fvisibility=hidden -c -o $@ $<
 
 $(INJECT): $(INJECT_OBJ)
-	$(CC) -shared -Wl,-soname,libmmprof_inject.so -Wl,-z,defs -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 \
-	    -o $@ $^ -lcupti -ldl -lpthread
+	$(CC) -shared -Wl,-soname,libmmprof_inject.so -Wl,-z,defs -Wl,-rpath,$(CUDA)/lib64 \
+	    -o $@ $^ -ldl -lpthread
 
 # Preloaded beside it (LD_PRELOAD): an _exit that flushes the injection library first. No
 # libcupti dependency: it must not load a CUPTI before the program loads its own.

@@ -174,7 +174,12 @@ static pid_t start_program(const cli_options *o, const capture_config *cap, cons
     if (pid == 0) {
         close(fds[0]);
         restore_signals(saved); /* the program gets mmprof's own dispositions, not the waiting ones */
+        /* The process the program starts in: libmmprof_exit.so's constructor starts sampling there
+         * early where it is Python (exit_hook.c says why). */
+        char early[24];
+        snprintf(early, sizeof early, "%d", (int)getpid());
         if (setenv("CUDA_INJECTION64_PATH", lib, 1) == 0 && setenv("NVTX_INJECTION64_PATH", lib, 1) == 0 &&
+            setenv("MMPROF_EARLY_PID", early, 1) == 0 &&
             setenv(STREAM_DIR_ENV, dir, 1) == 0 && counters_env(o) && sample_env(o) && memory_env(o) && capture_config_setenv(cap) &&
             preload_exit_hook(lib))
             execvp(argv[0], argv);

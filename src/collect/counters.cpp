@@ -21,6 +21,78 @@
 #include <stdlib.h>
 #include <string.h>
 
+// In the injection library CUPTI is opened, not linked (cupti_load.h says why): the range
+// profiler's functions are pointers, looked up by cupti_load through cupti_load_counters.
+#ifdef MMPROF_CUPTI_DLOPEN
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include "cupti_load.h"
+
+#define COUNTER_FNS(X) \
+    X(cuptiDeviceGetChipName) \
+    X(cuptiProfilerDeviceSupported) \
+    X(cuptiProfilerGetCounterAvailability) \
+    X(cuptiProfilerHostConfigAddMetrics) \
+    X(cuptiProfilerHostDeinitialize) \
+    X(cuptiProfilerHostEvaluateToGpuValues) \
+    X(cuptiProfilerHostGetBaseMetrics) \
+    X(cuptiProfilerHostGetConfigImage) \
+    X(cuptiProfilerHostGetConfigImageSize) \
+    X(cuptiProfilerHostGetNumOfPasses) \
+    X(cuptiProfilerHostInitialize) \
+    X(cuptiProfilerInitialize) \
+    X(cuptiRangeProfilerCounterDataGetRangeInfo) \
+    X(cuptiRangeProfilerCounterDataImageInitialize) \
+    X(cuptiRangeProfilerDecodeData) \
+    X(cuptiRangeProfilerDisable) \
+    X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerGetCounterDataInfo) \
+    X(cuptiRangeProfilerGetCounterDataSize) \
+    X(cuptiRangeProfilerSetConfig) \
+    X(cuptiRangeProfilerStart) \
+    X(cuptiRangeProfilerStop)
+#define COUNTER_PTR(name) decltype(&name) p_##name; // p_: C++ forbids a member of the function's own name
+static struct {
+    COUNTER_FNS(COUNTER_PTR)
+} counter_fns;
+
+extern "C" bool cupti_load_counters(void *lib, char *why, size_t why_len)
+{
+#define COUNTER_FIND(name)                                                                        \
+    if (!(*(void **)&counter_fns.p_##name = dlsym(lib, #name))) {                                     \
+        snprintf(why, why_len, "libcupti.so.13 has no %s", #name);                                \
+        return false;                                                                             \
+    }
+    COUNTER_FNS(COUNTER_FIND)
+#undef COUNTER_FIND
+    return true;
+}
+
+#define cuptiDeviceGetChipName (*counter_fns.p_cuptiDeviceGetChipName)
+#define cuptiProfilerDeviceSupported (*counter_fns.p_cuptiProfilerDeviceSupported)
+#define cuptiProfilerGetCounterAvailability (*counter_fns.p_cuptiProfilerGetCounterAvailability)
+#define cuptiProfilerHostConfigAddMetrics (*counter_fns.p_cuptiProfilerHostConfigAddMetrics)
+#define cuptiProfilerHostDeinitialize (*counter_fns.p_cuptiProfilerHostDeinitialize)
+#define cuptiProfilerHostEvaluateToGpuValues (*counter_fns.p_cuptiProfilerHostEvaluateToGpuValues)
+#define cuptiProfilerHostGetBaseMetrics (*counter_fns.p_cuptiProfilerHostGetBaseMetrics)
+#define cuptiProfilerHostGetConfigImage (*counter_fns.p_cuptiProfilerHostGetConfigImage)
+#define cuptiProfilerHostGetConfigImageSize (*counter_fns.p_cuptiProfilerHostGetConfigImageSize)
+#define cuptiProfilerHostGetNumOfPasses (*counter_fns.p_cuptiProfilerHostGetNumOfPasses)
+#define cuptiProfilerHostInitialize (*counter_fns.p_cuptiProfilerHostInitialize)
+#define cuptiProfilerInitialize (*counter_fns.p_cuptiProfilerInitialize)
+#define cuptiRangeProfilerCounterDataGetRangeInfo (*counter_fns.p_cuptiRangeProfilerCounterDataGetRangeInfo)
+#define cuptiRangeProfilerCounterDataImageInitialize (*counter_fns.p_cuptiRangeProfilerCounterDataImageInitialize)
+#define cuptiRangeProfilerDecodeData (*counter_fns.p_cuptiRangeProfilerDecodeData)
+#define cuptiRangeProfilerDisable (*counter_fns.p_cuptiRangeProfilerDisable)
+#define cuptiRangeProfilerEnable (*counter_fns.p_cuptiRangeProfilerEnable)
+#define cuptiRangeProfilerGetCounterDataInfo (*counter_fns.p_cuptiRangeProfilerGetCounterDataInfo)
+#define cuptiRangeProfilerGetCounterDataSize (*counter_fns.p_cuptiRangeProfilerGetCounterDataSize)
+#define cuptiRangeProfilerSetConfig (*counter_fns.p_cuptiRangeProfilerSetConfig)
+#define cuptiRangeProfilerStart (*counter_fns.p_cuptiRangeProfilerStart)
+#define cuptiRangeProfilerStop (*counter_fns.p_cuptiRangeProfilerStop)
+#endif
+
 // A CUPTI parameter block: zeroed, its size set (the header's {SIZE} initialiser leaves the rest
 // to value-initialisation, which -Wextra flags field by field).
 #define PARAMS(T, v)                                                                              \

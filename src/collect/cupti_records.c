@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
+
 const activity_kind cupti_record_kinds[] = {
     {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true},
     {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true},

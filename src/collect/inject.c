@@ -36,6 +36,7 @@
 #include "inject.h"
 #include "stream_format.h"
 #include "thread_wait.h"
+#include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -475,6 +476,27 @@ EXPORT void mmprof_inject_flush(void)
     inject_finish(INJECT_EXIT_FLUSH_MS, 0);
 }
 
+/* Called by libmmprof_exit.so's constructor in a Python program `mmprof profile` started itself,
+ * before the interpreter runs (cupti_load.h says why this library can be loaded then): the host
+ * sampler starts with the process, so CUDA's own start inside cuInit, before this library's CUDA
+ * side exists, is sampled too. The process's exit is marked in its stream from here even where
+ * CUDA never starts; where it does, InitializeInjection's handler, registered later, runs first
+ * and this one finds the work done. */
+static void early_exit(void)
+{
+    if (!initialized)
+        inject_finish(0, 0);
+}
+
+EXPORT void mmprof_inject_early(void)
+{
+    if (owner)
+        return;
+    owner = getpid();
+    atexit(early_exit);
+    inject_sampler_start();
+}
+
 /* Always returns 1 (success): what the driver does with a failed injection is not documented, and
  * a profiler must never stop the program. What could not be enabled is in the stream as "error"
  * lines, which the report shows as warnings. */
@@ -491,6 +513,14 @@ EXPORT int InitializeInjection(void)
     initialized = true;
     owner = getpid();
     atexit(at_exit);
+    char why[200];
+    if (!cupti_load(why, sizeof why)) {
+        sb_init(&b);
+        sb_printf(&b, "error\tno CUDA records: %s\n", why);
+        inject_emit(&b);
+        sb_free(&b);
+        return 1;
+    }
 
     /* MMPROF_FLUSH_FORCED: "force" forces every periodic flush; any other value but 0 keeps
      * them default, with small buffers (flush_loop says why). The memory bound stays

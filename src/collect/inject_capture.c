@@ -34,6 +34,7 @@
 #include "inject.h"
 #include "stream_format.h"
 #include "thread_wait.h"
+#include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
 static struct {
     pthread_mutex_t lock; /* the window state below; the counters are atomic */

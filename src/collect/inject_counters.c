@@ -27,6 +27,7 @@
 #include "inject.h"
 #include "kernel_regex.h"
 #include "stream_format.h"
+#include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
 /* libstdc++'s demangler, looked up in the program rather than linked: the library must not load
  * a libstdc++ of its own into a program that brings another (a conda environment's newer one).

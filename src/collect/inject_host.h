@@ -68,8 +68,12 @@ int inject_py_key_line(const host_key *k);
 bool inject_host_code_names(uint64_t code, const char **function, const char **file);
 
 /* ---- inject_pyframes.c ---- */
-/* Finds CPython in the process (its symbols, and an initialised interpreter); once. */
+/* Finds CPython in the process (its symbols, and an initialised interpreter); once it is found or
+ * known absent. */
 bool inject_py_present(void);
+/* The interpreter is there but not yet initialised (a sampler started with the process): ask
+ * inject_py_present again later. */
+bool inject_py_pending(void);
 /* The calling thread's Python stack as keys, outermost first (at most max, the innermost ones),
  * or -1 when it has none that can be read now. On success (>= 0) the host lock is held on return,
  * so the caller interns the keys with the code objects it checked still cached. The outermost

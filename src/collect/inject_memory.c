@@ -39,6 +39,7 @@
 #include "mem_live.h"
 #include "model.h"
 #include "stream_format.h"
+#include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
 /* cuda_runtime_api.h's types through CUPTI's generated header would bring the runtime's headers;
  * the runtime calls' parameters are laid out as these (generated_cuda_runtime_api_meta.h). */

@@ -49,14 +49,19 @@ volatile int py_stopping;
 
 #define SYM(field, name) (*(void **)&py.field = dlsym(RTLD_DEFAULT, name))
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+/* Whether the look for CPython is over: FIND_DONE once it is found or known absent; FIND_AGAIN
+ * while the interpreter is there but not yet initialised (the sampler started with the process,
+ * exit_hook.c): the next call looks again. */
+enum { FIND_NOT_YET, FIND_DONE, FIND_AGAIN };
+static int find_state;
+static pthread_mutex_t find_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void find_python(void)
+static int find_python(void)
 {
     const unsigned long *version = dlsym(RTLD_DEFAULT, "Py_Version");
     SYM(IsInitialized, "Py_IsInitialized");
     if (!version || !py.IsInitialized)
-        return; /* not Python, or older than 3.11 (Py_Version) */
+        return FIND_DONE; /* not Python, or older than 3.11 (Py_Version) */
     py.version = *version;
     bool ok = true;
     ok = SYM(GILState_Check, "PyGILState_Check") != NULL && ok;
@@ -89,8 +94,10 @@ static void find_python(void)
     py.code_type = dlsym(RTLD_DEFAULT, "PyCode_Type");
     py.unicode_type = dlsym(RTLD_DEFAULT, "PyUnicode_Type");
     py.bytes_type = dlsym(RTLD_DEFAULT, "PyBytes_Type");
-    if (!ok || !py.IsInitialized())
-        return;
+    if (!ok)
+        return FIND_DONE;
+    if (!py.IsInitialized())
+        return FIND_AGAIN;
     py.present = true;
     unsigned minor = (unsigned)(py.version >> 16) & 0xff, major = (unsigned)(py.version >> 24);
     /* From CPython's Include/cpython/pystate.h and Include/internal/pycore_frame.h of each
@@ -107,13 +114,21 @@ static void find_python(void)
         layout_state = LAYOUT_UNKNOWN;
         snprintf(layout_why, sizeof layout_why, "Python %u.%u's frame layout is not known to mmprof", major, minor);
     }
+    return FIND_DONE;
 }
 
 bool inject_py_present(void)
 {
-    pthread_once(&once, find_python);
+    if (__atomic_load_n(&find_state, __ATOMIC_ACQUIRE) == FIND_DONE)
+        return py.present;
+    pthread_mutex_lock(&find_lock);
+    if (find_state != FIND_DONE)
+        __atomic_store_n(&find_state, find_python(), __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&find_lock);
     return py.present;
 }
+
+bool inject_py_pending(void) { return __atomic_load_n(&find_state, __ATOMIC_ACQUIRE) == FIND_AGAIN; }
 
 bool inject_py_stopping(void) { return py_stopping; }
 

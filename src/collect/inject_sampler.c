@@ -117,6 +117,7 @@ static struct {
     uint32_t tid;        /* the sampler's own */
     double hz;           /* asked; 0 off */
     bool python, cpu;    /* the mechanisms running */
+    bool py_pending;     /* Python is there, not yet initialised: look again (started with the process) */
     bool py_off;         /* MMPROF_SAMPLE_OFF=python: the look runs as with sampling off (it fills
                           * the code cache the sites name Python frames from), writing no sample */
     char why[256];       /* why one is off */
@@ -353,7 +354,7 @@ static void *sampler_loop(void *arg)
         add_why("timer_create failed: %s", strerror(s.timer_errno));
         s.cpu = false;
     }
-    if (!s.python)
+    if (!s.python && !s.py_pending)
         announce();
     int64_t next = inject_now_ns();
     pthread_mutex_lock(&s.lock);
@@ -380,6 +381,12 @@ static void *sampler_loop(void *arg)
         bool look = py_now || next >= next_idle_look;
         if (look && !py_now)
             next_idle_look = next + OFF_PERIOD_MS * 1000000L;
+        if (s.py_pending && look) { /* started with the process: the interpreter initialises meanwhile */
+            s.python = inject_py_present();
+            s.py_pending = !s.python && inject_py_pending();
+            if (!s.python && !s.py_pending)
+                announce();
+        }
         if (s.python && look && !inject_py_stopping()) {
             char why[160] = "";
             if (!inject_py_sample_all(py_now && window, why, sizeof why) && why[0] && !s.announced) {
@@ -443,6 +450,7 @@ void inject_sampler_start(void)
     if (python_off || cpu_off)
         add_why(SAMPLE_ENV_OFF "=%s", off);
     s.python = inject_py_present();
+    s.py_pending = !s.python && inject_py_pending();
     s.py_off = python_off;
     s.cpu = s.hz > 0 && !cpu_off && install_handler();
     sigset_t all, old;

@@ -36,6 +36,7 @@
 #include "inject.h"
 #include "inject_host.h"
 #include "stream_format.h"
+#include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
 static bool on;
 static bool stacks = true; /* false: MMPROF_SITES=callbacks */
