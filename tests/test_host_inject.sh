@@ -47,6 +47,30 @@ ab_pause() {
         "$build/tests/host_probe.so"
 }
 
+# A Python program that never calls CUDA or NVTX, under `mmprof profile`: sampled from its start
+# (libmmprof_exit.so loads the library in the process profile started, exit_hook.c), so its run
+# accounts its computing and its sleep at their lines, each within 20% of the program's own clock
+# (before, such a program had no samples at all: nothing loaded the library).
+python_from_start() {
+    local prog=$dir/python_start_program.py
+    "$build/mmprof" profile -q --json "$tmp/start.json" -- python3 "$prog" "$tmp/start-own.json" || return 1
+    python3 - "$tmp/start.json" "$tmp/start-own.json" "$prog" <<'PY'
+import json, sys
+run, own = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+lines = open(sys.argv[3]).read().splitlines()
+line = {tag: n for n, l in enumerate(lines, 1) for tag in ("the computing line", "the sleeping line") if tag in l}
+acc = next(a for a in run["analysis"]["wall_accounts"] if a["scope"] == "run")
+ok = True
+for state, tag, own_ms in (("cpu", "the computing line", own["compute_ms"]), ("sleep", "the sleeping line", own["sleep_ms"])):
+    at = "python_start_program.py:%d " % line[tag]
+    ms = sum(c["ms"] for c in acc["host_causes"] if c["state"] == state and c["at"].startswith(at))
+    good = abs(ms - own_ms) <= 0.2 * own_ms
+    print("  %s   %s at line %d: %.1f ms, the program's own %.1f ms" % ("ok" if good else "FAIL", state, line[tag], ms, own_ms))
+    ok &= good
+sys.exit(0 if ok else 1)
+PY
+}
+
 # The streams recorded on the H200 (tests/data/host) still show what the GPU checker asserted
 # there: each gap of host_gaps.py named, its launches at their lines; numba's first call in its
 # compiler. (host_loop's native frames need the binary that ran there, not kept.)
@@ -57,6 +81,7 @@ fixtures() {
 }
 
 run_test python_program
+run_test python_from_start
 run_test c_program
 run_test no_sample
 run_test ab_pause
