@@ -770,6 +770,10 @@ static void frames_are_named_and_judged(void **state)
     char m[HOST_NAME];
     host_frame_name(&mangled, true, m, sizeof m);
     assert_string_equal(m, "at::native::structured_sum_out::impl (libtorch_cuda.so)");
+    /* One the demangler refuses stays mangled (before: endless recursion, a crash of the report). */
+    host_frame refused = {.kind = HOST_FRAME_NATIVE, .function = "_Znotmangled", .module = "/x/libtorch_cpu.so"};
+    host_frame_name(&refused, true, m, sizeof m);
+    assert_string_equal(m, "_Znotmangled (libtorch_cpu.so)");
     assert_false(host_user_frame(&torch));
     char b[HOST_NAME];
     /* CPU samples whose frames no symbol named (as the H200's host_loop recording before

@@ -84,16 +84,20 @@ void host_module_name(const char *file, char *buf, size_t len)
 }
 
 /* What is not known is left out of a frame's words, never stood in for ("?"). A native C++ symbol
- * dladdr gave mangled ("_ZN2at6native...") reads demangled, without its parameters. */
+ * dladdr gave mangled ("_ZN2at6native...") reads demangled, without its parameters; one the
+ * demangler refuses stays as it is (a frame of libtorch_cpu.so sampled during PyTorch's import on
+ * the H200: it came back mangled, and asking again recursed until the stack overflowed). */
 void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
 {
     char plain[128];
     if (f->kind == HOST_FRAME_NATIVE && f->function && strncmp(f->function, "_Z", 2) == 0) {
-        host_frame d = *f;
         kernel_display_name(f->function, plain, sizeof plain);
-        d.function = plain;
-        host_frame_name(&d, with_line, buf, len);
-        return;
+        if (strncmp(plain, "_Z", 2) != 0) {
+            host_frame d = *f;
+            d.function = plain;
+            host_frame_name(&d, with_line, buf, len);
+            return;
+        }
     }
     bool named = f->function && f->function[0];
     char fn[72] = "", where[100];
