@@ -10,6 +10,9 @@
 #include "text.h"
 #include "trace.h"
 
+/* The renderers without a header of their own: each file declares itself with the table's type. */
+output_render_fn render_markdown; /* markdown.c */
+
 /* The run file takes the model's members rendered while the analysis ran. */
 static bool json_stream(output_input *in, const text_sink *sink, char *err, size_t errlen)
 {
@@ -48,6 +51,9 @@ const output_def outputs[] = {
     {"csv", "--csv", 0, ".csv", render_csv, NULL, NULL, NULL,
      "write every figure as CSV: a row per region, kernel, copy kind,\n"
      "workload and device"},
+    {"md", "--md", 0, ".md", render_markdown, NULL, NULL, NULL,
+     "write the summary, the wall-time account and the top tables as\n"
+     "GitHub-flavoured Markdown (a pull-request comment)"},
     {"text", "--text", 0, ".txt", render_text_string, NULL, NULL, NULL,
      "write the text report to FILE instead of printing it"},
 };
