@@ -8,10 +8,25 @@ help_options() {
     sed -n 's/^ \{2,\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\1\2/p' | tr -s ', ' '\n\n' | sort -u
 }
 
-# The long options of one section of a help text on stdin: from the line that starts with $1 to
-# the blank line after it.
+# One section of a help text on stdin: from the line that starts with $1 to the blank line after it.
+help_section() {
+    awk -v head="$1" 'index($0, head) == 1 { on = 1 } on && $0 == "" { exit } on'
+}
+
+# The long options of one section of a help text on stdin.
 help_section_options() {
-    awk -v head="$1" 'index($0, head) == 1 { on = 1 } on && $0 == "" { exit } on' | help_options | grep -- '^--'
+    help_section "$1" | help_options | grep -- '^--'
+}
+
+# The long options of a help text on stdin that take a FILE ("      --md FILE   write ..."), sorted.
+help_file_options() {
+    sed -n 's/^ \{2,\}\(-[A-Za-z], \)\{0,1\}\(--[a-z0-9-]*\) FILE .*/\2/p' | sort -u
+}
+
+# The options of the outputs table, report/outputs.c: the second string of each row
+# ('    {"md", "--md", ...'), sorted.
+output_rows() {
+    sed -n 's/^    {"[a-z0-9]*", "\(--[a-z0-9-]*\)".*/\1/p' report/outputs.c | sort -u
 }
 
 # The options the man page $1 lists: the line after each .TP under OPTIONS.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders every committed sample through one mmprof binary, the way the committed outputs were
 # made: each run file alone (mmprof report), the ranks of one job merged, each PyTorch trace
-# imported, and the two Kineto rank traces merged. For each: the JSON, text, CSV and HTML.
+# imported, and the two Kineto rank traces merged. For each: the JSON, text, CSV, HTML and Markdown.
 #   tests/render_samples.sh MMPROF OUT_DIR
 # Used to check a change of the model or the report against the binary before it
 # (tests/json_diff.py OLD_DIR NEW_DIR compares the JSONs key by key).
@@ -15,7 +15,7 @@ unxz() { xz -dc "samples/$1.json.xz" >"$tmp/$1.json"; echo "$tmp/$1.json"; }
 render() { # NAME VERB FILES...
   local name=$1 verb=$2; shift 2
   "$bin" "$verb" "$@" --json "$out/$name.json" --text "$out/$name.txt" --csv "$out/$name.csv" \
-    --html "$out/$name.html" -q 2>"$out/$name.stderr" || echo "$name: exit $?" >&2
+    --html "$out/$name.html" --md "$out/$name.md" -q 2>"$out/$name.stderr" || echo "$name: exit $?" >&2
 }
 for f in h200-2048 h200-2048-counters h200-512-under-ncu h200-512-under-nsys h200-profile-counters \
          h200-profile-cuda h200-profile-numba h200-profile-torch h200-profile-train h200-profile-host-gaps \

@@ -91,6 +91,32 @@ completion_offers_each_command_its_options() {
          "$(wc -l <<<"$compare") for compare, as --help says"
 }
 
+# Each row of the outputs table (report/outputs.c) is an output --help lists with its FILE, the man
+# page lists, and the completion knows: it offers file names after the option, and passes over the
+# option's value where it looks for report's run file or profile's CMD. So a row added to the table
+# fails here until the man page and completion/mmprof have it (--help prints the rows itself).
+each_output_row_is_in_help_man_and_completion() {
+    local rows help_files man_opts opt got bad=0
+    rows=$(output_rows)
+    [ "$(wc -l <<<"$rows")" -ge 5 ] || fail "found only [${rows//$'\n'/ }] in report/outputs.c: is the extraction broken?"
+    help_files=$("$bin" --help | help_section "Output options" | help_file_options)
+    [ "$rows" = "$help_files" ] ||
+        { echo "the outputs table has [${rows//$'\n'/ }], --help's Output options [${help_files//$'\n'/ }]"; bad=1; }
+    man_opts=$(man_options "$man")
+    for opt in $rows; do
+        grep -qx -- "$opt" <<<"$man_opts" || { echo "$man lists no $opt"; bad=1; }
+        got=$(complete_words "$bin" "$opt" samples/h200-2048.j)
+        [ "$got" = samples/h200-2048.json ] || { echo "completing '$opt samples/h200-2048.j' offers [$got]"; bad=1; }
+        got=$(complete_words "$bin" report "$opt" out samples/h200-2048.j)
+        [ "$got" = samples/h200-2048.json ] ||
+            { echo "completing 'report $opt out samples/h200-2048.j' offers [$got]: $opt's value taken for the run file"; bad=1; }
+        got=$(complete_words "$bin" profile "$opt" out --js)
+        [ "$got" = --json ] || { echo "completing 'profile $opt out --js' offers [$got]: $opt's value taken for CMD"; bad=1; }
+    done
+    [ $bad -eq 0 ] || fail "an output of the table is missing from --help, the man page or the completion"
+    echo "$(wc -l <<<"$rows") outputs in the table, each in --help, the man page and the completion"
+}
+
 completion_offers_commands_workloads_values_files() {
     # The commands, as the first word.
     local want got
@@ -130,7 +156,8 @@ options_the_docs_mention_exist() {
 }
 
 tests=(man_page_lists_the_options_of_help each_command_help_is_in_its_man_section
-       completion_offers_each_command_its_options completion_offers_commands_workloads_values_files
+       completion_offers_each_command_its_options each_output_row_is_in_help_man_and_completion
+       completion_offers_commands_workloads_values_files
        options_the_docs_mention_exist)
 [ $# -gt 1 ] && tests=("${@:2}")
 for t in "${tests[@]}"; do run_test "$t"; done

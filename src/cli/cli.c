@@ -92,15 +92,10 @@ static void usage(FILE *f)
           "                          (after a GPU one, without the GPU) (default 600; 0: no limit)\n"
           "      --list-workloads    list the workloads and exit\n"
           "\n"
-          "Output options (every command):\n"
-          "  -j, --json FILE         write the run as JSON (re-render it with `mmprof report`); an\n"
-          "                          output named .gz, .zst or .xz is written compressed\n"
-          "      --html FILE         write a self-contained HTML report\n"
-          "      --trace FILE        write a Chrome/Perfetto trace\n"
-          "      --csv FILE          write every figure as CSV: a row per region, kernel, copy kind,\n"
-          "                          workload and device\n"
-          "      --text FILE         write the text report to FILE instead of printing it\n"
-          "      --db DB             store the run in the database DB: an SQLite file (made when\n"
+          "Output options (every command):\n",
+          f);
+    outputs_help(f); /* the outputs' rows (outputs.h) */
+    fputs("      --db DB             store the run in the database DB: an SQLite file (made when\n"
           "                          missing) or postgresql://...; mmprof store --help says more\n"
           "  -q, --quiet             no text report on standard output (warned about when no\n"
           "                          output file is named either)\n"
@@ -236,28 +231,39 @@ static void list_workloads(FILE *out)
         fprintf(out, "%-18s %-4s %s\n", defs[i].name, defs[i].needs_gpu ? "GPU" : "CPU", defs[i].summary);
 }
 
-#define SHORT_OPTS ":s:w:r:m:j:qhV"
+/* The run's short options; the outputs' (-j) are added from their rows (outputs.h). */
+#define SHORT_OPTS ":s:w:r:m:qhV"
 
 /* The option getopt rejected, as the user wrote it. An unknown letter inside a cluster ("-xq")
  * leaves optind on the cluster, so argv[optind - 1] would be the argument before it: the letter
  * is named instead. Long options (optopt 0, or the option's own value for "--quiet=yes") are
  * named as written. */
-static void rejected_option(char **argv, char *buf, size_t len)
+static void rejected_option(char **argv, const char *shortopts, char *buf, size_t len)
 {
-    if (optopt > 0 && optopt < 256 && !strchr(SHORT_OPTS, optopt))
+    if (optopt > 0 && optopt < 256 && !strchr(shortopts, optopt))
         snprintf(buf, len, "-%c", optopt);
     else
         snprintf(buf, len, "%s", argv[optind - 1]);
 }
 
-enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_HTML, OPT_TRACE, OPT_COLOR, OPT_CSV, OPT_TIMEOUT,
-       OPT_TEXT, OPT_DB, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
+enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_COLOR, OPT_TIMEOUT, OPT_DB, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
        OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
-       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE, OPT_NO_MEMORY };
+       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE, OPT_NO_MEMORY,
+       OPT_OUTPUT /* the outputs' long options: OPT_OUTPUT + their row */ };
+
+/* The option getopt returned for an output (its long option, or its short one), as its row's
+ * index; -1 for any other option. */
+static int output_of(int c)
+{
+    for (int i = 0; i < noutputs; i++)
+        if (c == OPT_OUTPUT + i || (outputs[i].short_option && c == outputs[i].short_option))
+            return i;
+    return -1;
+}
 
 int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
 {
-    static const struct option longopts[] = {
+    static const struct option run_opts[] = {
         {"size", required_argument, NULL, 's'},
         {"sizes", required_argument, NULL, OPT_SIZES},
         {"max-noise", required_argument, NULL, OPT_MAX_NOISE},
@@ -285,18 +291,23 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"no-cupti", no_argument, NULL, OPT_NO_CUPTI},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"list-workloads", no_argument, NULL, OPT_LIST},
-        {"json", required_argument, NULL, 'j'},
-        {"html", required_argument, NULL, OPT_HTML},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"text", required_argument, NULL, OPT_TEXT},
         {"db", required_argument, NULL, OPT_DB},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
     };
+    enum { NRUN_OPTS = sizeof run_opts / sizeof run_opts[0] };
+    /* The run's options, then one per output row, then the end. */
+    struct option longopts[NRUN_OPTS + OUTPUTS_MAX + 1];
+    memcpy(longopts, run_opts, sizeof run_opts);
+    char outshort[2 * OUTPUTS_MAX + 1] = "";
+    for (int i = 0; i < noutputs; i++) {
+        longopts[NRUN_OPTS + i] = (struct option){outputs[i].option + 2, required_argument, NULL, OPT_OUTPUT + i};
+        if (outputs[i].short_option)
+            snprintf(outshort + strlen(outshort), sizeof outshort - strlen(outshort), "%c:", outputs[i].short_option);
+    }
+    longopts[NRUN_OPTS + noutputs] = (struct option){NULL, 0, NULL, 0};
     memset(o, 0, sizeof *o);
     o->n = 2048;
     o->max_noise_pct = DEFAULT_MAX_NOISE_PCT;
@@ -329,7 +340,8 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
      * glibc also takes the ordering ("+": stop at the first non-option) from the optstring of
      * that initialising call, so it is given the same one. profile: options stop at CMD ("+"),
      * so CMD's own options stay CMD's. */
-    const char *shortopts = o->profile_mode ? "+" SHORT_OPTS : SHORT_OPTS;
+    char shortopts[sizeof "+" SHORT_OPTS + sizeof outshort];
+    snprintf(shortopts, sizeof shortopts, "%s%s%s", o->profile_mode ? "+" : "", SHORT_OPTS, outshort);
     static char *const empty[] = {"mmprof", NULL};
     optind = 0;
     opterr = 0;
@@ -339,6 +351,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
     long v;
     while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
         const char *arg = optarg;
+        int row = output_of(c);
+        if (row >= 0) {
+            o->out_path[row] = arg;
+            continue;
+        }
         switch (c) {
         case 's':
             if (!parse_positive(arg, MAX_SIZE, &v)) {
@@ -491,11 +508,6 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         case OPT_LIST:
             list_workloads(out);
             return EXIT_OK;
-        case 'j': o->json_path = arg; break;
-        case OPT_HTML: o->html_path = arg; break;
-        case OPT_TRACE: o->trace_path = arg; break;
-        case OPT_CSV: o->csv_path = arg; break;
-        case OPT_TEXT: o->text_path = arg; break;
         case OPT_DB: o->db = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
@@ -521,7 +533,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             return EXIT_USAGE;
         default: {
             char opt[64];
-            rejected_option(argv, opt, sizeof opt);
+            rejected_option(argv, shortopts, opt, sizeof opt);
             fprintf(err, "mmprof: unknown option '%s' (try --help)\n", opt);
             return EXIT_USAGE;
         }
@@ -588,17 +600,16 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         return EXIT_USAGE;
     }
     /* Two outputs on one path would overwrite each other. */
-    const char *paths[] = {o->json_path, o->html_path, o->trace_path, o->csv_path, o->text_path};
-    enum { NPATHS = sizeof paths / sizeof paths[0] };
-    for (int i = 0; i < NPATHS; i++)
-        for (int j = i + 1; j < NPATHS; j++)
+    const char *const *paths = o->out_path;
+    for (int i = 0; i < noutputs; i++)
+        for (int j = i + 1; j < noutputs; j++)
             if (paths[i] && paths[j] && strcmp(paths[i], paths[j]) == 0) {
                 fprintf(err, "mmprof: '%s' is named for two outputs\n", paths[i]);
                 return EXIT_USAGE;
             }
     /* "-" as an input is standard input and as an output standard output: not the same file. */
     if (o->report_mode)
-        for (int i = 0; i < NPATHS; i++)
+        for (int i = 0; i < noutputs; i++)
             for (int f = -1; f < o->nmore_files; f++)
                 if (paths[i] && strcmp(paths[i], "-") != 0 &&
                     strcmp(paths[i], f < 0 ? o->run_file : o->more_files[f]) == 0) {

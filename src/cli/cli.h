@@ -11,6 +11,7 @@
 #include "builtin_options.h"
 #include "capture_config.h"
 #include "model.h"
+#include "outputs.h"
 
 /* Exit statuses, documented in --help and README.md. */
 enum {
@@ -65,10 +66,9 @@ typedef struct {
     int timeout_s;           /* watchdog per workload, seconds; 0: none */
     bool quiet;
     color_mode color;
-    const char *json_path, *html_path, *trace_path, *csv_path;
+    const char *out_path[OUTPUTS_MAX]; /* each output's FILE, by its row of outputs[] (outputs.h); NULL: not asked */
     bool profile_mode;       /* `mmprof profile [OPTIONS] [--] CMD [ARGS...]` */
     char **command;          /* its CMD and ARGS, NULL-terminated (points into argv) */
-    const char *text_path;   /* the text report to this file instead of stdout (profile: stderr) */
     capture_config capture;  /* profile --delay/--duration/--capture-range/--capture-count/--capture-skip */
     double sample_hz;        /* profile --sample-rate HZ (0: --no-sample; default SAMPLE_DEFAULT_HZ) */
     bool no_memory;          /* profile --no-memory: no GPU memory collection (MMPROF_MEMORY=0) */

@@ -12,11 +12,9 @@
 #include <unistd.h>
 
 #include "analysis.h"
-#include "csv.h"
 #include "cli.h"
 #include "cli_builtin.h"
 #include "compare_cli.h"
-#include "html.h"
 #include "import.h"
 #include "interrupt.h"
 #include "json_report.h"
@@ -33,7 +31,6 @@
 #include "history_cli.h"
 #include "text.h"
 #include "output_compress.h"
-#include "trace.h"
 
 static bool use_color(color_mode mode, FILE *f)
 {
@@ -47,32 +44,18 @@ static bool use_color(color_mode mode, FILE *f)
     return isatty(fileno(f));
 }
 
-/* The run file's model members, rendered while the analysis runs (json_report.h); taken by the
- * --json output's renderer. */
-static json_model_text *early_json;
-
-static bool render_json_early(const analysis *a, const text_sink *sink, char *err, size_t errlen)
-{
-    json_model_text *t = early_json;
-    early_json = NULL;
-    return render_json_to(a, t, sink, err, errlen);
-}
-
-/* Every file output: its option name, path, renderer and where it goes. */
+/* Every file output named: its row of the outputs table (outputs.h), path and where it goes. */
 typedef struct {
-    const char *option;
-    const char *path;
-    char *(*render)(const analysis *a); /* the text whole, or NULL where render_to writes it */
-    /* The text handed over as it is made: a long run's run file and trace are hundreds of
-     * megabytes. False with why in err, or where the sink failed. */
-    bool (*render_to)(const analysis *a, const text_sink *sink, char *err, size_t errlen);
+    const output_def *def;
+    const char *path;   /* NULL: not asked for */
     output_file file;
 } file_output;
 
 /* f rendered and written through the output's temporary file (output_stream.h), compressed where
  * its name asks; EXIT_OUTPUT with a message on stderr when anything failed. */
-static int write_output(const analysis *a, file_output *f)
+static int write_output(output_input *in, file_output *f)
 {
+    const analysis *a = in->a;
     char err[512], why[256] = "out of memory";
     /* --json run.json.zst (or .gz, .xz): written compressed (output_compress.h); read back by content. */
     compress_kind ck = f->file.is_stdout ? COMPRESS_NONE : output_compress_kind(f->path);
@@ -81,16 +64,15 @@ static int write_output(const analysis *a, file_output *f)
         fprintf(stderr, "mmprof: %s\n", err);
         return EXIT_OUTPUT;
     }
-    bool trace = f->render_to == render_trace_to;
-    if (trace)
-        trace_window_note(a, f->path, stderr);
+    if (f->def->before)
+        f->def->before(a, f->path, stderr);
     text_sink sink = output_stream_sink(s);
     bool rendered;
-    if (f->render_to) {
-        rendered = f->render_to(a, &sink, why, sizeof why);
+    if (f->def->stream) {
+        rendered = f->def->stream(in, &sink, why, sizeof why);
     } else {
         /* A text rendered whole: refused before any of it is written where it cannot fit. */
-        char *text = f->render(a);
+        char *text = f->def->render(a);
         size_t len = text ? strlen(text) : 0;
         if (text && ck == COMPRESS_NONE && !output_room(&f->file, len, err, sizeof err)) {
             free(text);
@@ -104,32 +86,32 @@ static int write_output(const analysis *a, file_output *f)
     uint64_t bytes = output_stream_bytes(s);
     if (!rendered && !output_stream_failed(s)) {
         output_stream_abandon(s);
-        fprintf(stderr, "mmprof: %s '%s': %s while rendering\n", f->option, f->path, why);
+        fprintf(stderr, "mmprof: %s '%s': %s while rendering\n", f->def->option, f->path, why);
         return EXIT_OUTPUT;
     }
     if (!output_stream_close(s, err, sizeof err)) {
         fprintf(stderr, "mmprof: %s\n", err);
         return EXIT_OUTPUT;
     }
-    if (trace)
-        trace_size_warning(bytes, f->path, stderr);
+    if (f->def->after)
+        f->def->after(bytes, f->path, stderr);
     return rendered ? EXIT_OK : EXIT_OUTPUT;
 }
 
-static int write_outputs(const analysis *a, file_output *outs, int n)
+static int write_outputs(output_input *in, file_output *outs, int n)
 {
     int status = 0;
     for (int i = 0; i < n; i++) {
         if (!outs[i].path)
             continue;
         char err[512], stage[64];
-        if (write_output(a, &outs[i]) != EXIT_OK)
+        if (write_output(in, &outs[i]) != EXIT_OK)
             status = EXIT_OUTPUT;
         if (!output_close(&outs[i].file, err, sizeof err)) {
             fprintf(stderr, "mmprof: %s\n", err);
             status = EXIT_OUTPUT;
         }
-        snprintf(stage, sizeof stage, "%s rendered and written", outs[i].option);
+        snprintf(stage, sizeof stage, "%s rendered and written", outs[i].def->option);
         stage_mark(stage);
     }
     return status;
@@ -155,21 +137,21 @@ static int open_outputs(const cli_options *o, file_output *outs, int n)
     for (int i = 0; i < n; i++) {
         if (!outs[i].path)
             continue;
-        if (!output_open(&outs[i].file, outs[i].option, outs[i].path, err, sizeof err)) {
+        if (!output_open(&outs[i].file, outs[i].def->option, outs[i].path, err, sizeof err)) {
             fprintf(stderr, "mmprof: %s\n", err);
             return EXIT_OUTPUT;
         }
         const output_file *f = &outs[i].file;
         if (have_in && output_is(f, &in) && S_ISREG(in.st_mode)) {
             fprintf(stderr, "%s: %s '%s' is the %s '%s' it reads; not overwriting it\n",
-                    o->import_mode ? "mmprof import" : "mmprof report", outs[i].option, outs[i].path,
+                    o->import_mode ? "mmprof import" : "mmprof report", outs[i].def->option, outs[i].path,
                     o->import_mode ? "trace" : "run file", o->run_file);
             return EXIT_USAGE;
         }
         for (int j = 0; j < i; j++)
             if (outs[j].path && output_is(&outs[j].file, &f->st) && (S_ISREG(f->st.st_mode) || f->is_stdout)) {
-                fprintf(stderr, "mmprof: %s '%s' and %s '%s' are the same file\n", outs[j].option, outs[j].path,
-                        outs[i].option, outs[i].path);
+                fprintf(stderr, "mmprof: %s '%s' and %s '%s' are the same file\n", outs[j].def->option, outs[j].path,
+                        outs[i].def->option, outs[i].path);
                 return EXIT_USAGE;
             }
     }
@@ -186,10 +168,10 @@ static void warn_space(const file_output *outs, int n, uint64_t bytes, bool scra
     for (int i = 0; i < n; i++) {
         if (!outs[i].path || outs[i].file.in_place)
             continue;
-        bool json = scratch && strcmp(outs[i].option, "--json") == 0;
+        bool json = scratch && outs[i].def == output_named("json");
         uint64_t space = output_free_space(&outs[i].file), need = json ? 2 * bytes : bytes;
         if (space != UINT64_MAX && space < need)
-            fprintf(stderr, "mmprof: warning: %s '%s': about %llu bytes to write%s and %llu free\n", outs[i].option,
+            fprintf(stderr, "mmprof: warning: %s '%s': about %llu bytes to write%s and %llu free\n", outs[i].def->option,
                     outs[i].path, (unsigned long long)need, json ? " (half of them to a scratch file beside it)" : "",
                     (unsigned long long)space);
     }
@@ -239,23 +221,20 @@ static bool read_runs(const cli_options *o, run_model *m)
 
 /* profile: %r and %h in the output paths become the launcher's rank and the host, so that
  * `torchrun ... mmprof profile --json run.%r.json -- python3 train.py` writes one file per rank. */
-static bool expand_rank_paths(cli_options *o, char expanded[5][PATH_MAX])
+static bool expand_rank_paths(cli_options *o, char expanded[OUTPUTS_MAX][PATH_MAX])
 {
-    struct {
-        const char *flag, **path;
-    } outs[] = {{"--json", &o->json_path}, {"--html", &o->html_path}, {"--trace", &o->trace_path},
-                {"--csv", &o->csv_path}, {"--text", &o->text_path}};
     rank_env r;
     rank_env_read(&r);
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < noutputs; i++) {
         char why[400];
-        if (!*outs[i].path || !strchr(*outs[i].path, '%'))
+        const char **path = &o->out_path[i];
+        if (!*path || !strchr(*path, '%'))
             continue;
-        if (!rank_env_expand(&r, *outs[i].path, expanded[i], PATH_MAX, why, sizeof why)) {
-            fprintf(stderr, "mmprof profile: %s %s: %s\n", outs[i].flag, *outs[i].path, why);
+        if (!rank_env_expand(&r, *path, expanded[i], PATH_MAX, why, sizeof why)) {
+            fprintf(stderr, "mmprof profile: %s %s: %s\n", outputs[i].option, *path, why);
             return false;
         }
-        *outs[i].path = expanded[i];
+        *path = expanded[i];
     }
     return true;
 }
@@ -286,17 +265,16 @@ int main(int argc, char **argv)
         return rc == EXIT_OK && !stdout_ok() ? EXIT_OUTPUT : rc;
     stage_mark("start"); /* the clock of MMPROF_TIMINGS starts here */
 
-    static char expanded[5][PATH_MAX];
+    static char expanded[OUTPUTS_MAX][PATH_MAX];
     if (o.profile_mode && !expand_rank_paths(&o, expanded))
         return EXIT_USAGE;
-    file_output outs[] = {
-        {"--json", o.json_path, NULL, render_json_early, {0}},
-        {"--html", o.html_path, render_html, NULL, {0}},
-        {"--trace", o.trace_path, NULL, render_trace_to, {0}},
-        {"--csv", o.csv_path, render_csv, NULL, {0}},
-        {"--text", o.text_path, render_text_string, NULL, {0}},
-    };
-    int nouts = (int)(sizeof outs / sizeof outs[0]);
+    file_output outs[OUTPUTS_MAX];
+    int nouts = noutputs;
+    bool any_output = false;
+    for (int i = 0; i < nouts; i++) {
+        outs[i] = (file_output){&outputs[i], o.out_path[i], {0}};
+        any_output |= o.out_path[i] != NULL;
+    }
     rc = open_outputs(&o, outs, nouts);
     if (rc != EXIT_OK)
         return rc;
@@ -304,9 +282,17 @@ int main(int argc, char **argv)
     bool text = !o.quiet;
     for (int i = 0; i < nouts; i++)
         text &= !(outs[i].path && outs[i].file.is_stdout);
-    if (o.quiet && !o.json_path && !o.html_path && !o.trace_path && !o.csv_path && !o.text_path)
-        fprintf(stderr, "mmprof: warning: --quiet and no --json, --html, --trace, --csv or --text: this run writes no "
-                        "report; only the exit status tells the outcome\n");
+    if (o.quiet && !any_output) {
+        fputs("mmprof: warning: --quiet and no", stderr);
+        for (int i = 0; i < nouts; i++)
+            fprintf(stderr, "%s %s", i == 0 ? "" : i == nouts - 1 ? " or" : ",", outputs[i].option);
+        fputs(": this run writes no report; only the exit status tells the outcome\n", stderr);
+    }
+    /* --text FILE: the text report goes there, not to standard output (nor profile's stderr). */
+    const char *text_file = o.out_path[output_index(output_named("text"))];
+    /* What the renderers are handed: the analysis, and the run file's model members. */
+    output_input render_in = {NULL, NULL};
+    const int run_file = output_index(output_named("json"));
 
     /* --db: opened (and made) before any work, as every output is; written after the analysis. */
     db *store = NULL;
@@ -342,35 +328,36 @@ int main(int argc, char **argv)
     }
 
     stage_mark(o.report_mode ? "run files read" : "run");
-    if (o.json_path) /* into a scratch file beside the output, or in memory where none can be made */
-        early_json = json_model_text_start(&m, output_scratch(&outs[0].file));
+    if (o.out_path[run_file]) /* into a scratch file beside the output, or in memory where none can be made */
+        render_in.model_text = json_model_text_start(&m, output_scratch(&outs[run_file].file));
     analysis a;
     char too_large[256];
     if (!analysis_fits(&m, too_large, sizeof too_large)) {
-        json_model_text_free(early_json);
+        json_model_text_free(render_in.model_text);
         fprintf(stderr, "mmprof: %s\n", too_large);
         model_free(&m);
         return EXIT_USAGE;
     }
     if (!analyze(&m, &a)) {
-        json_model_text_free(early_json);
+        json_model_text_free(render_in.model_text);
         fprintf(stderr, "mmprof: out of memory while analysing the run\n");
         model_free(&m);
         return EXIT_OUTPUT;
     }
     stage_mark("analysis");
     int out_status = EXIT_OK;
-    if (text && !o.text_path && o.profile_mode) {
+    render_in.a = &a;
+    if (text && !text_file && o.profile_mode) {
         /* profile: the report goes to stderr, so the program's stdout stays its own. */
         render_text(&a, stderr, use_color(o.color, stderr));
         fflush(stderr);
-    } else if (text && !o.text_path) {
+    } else if (text && !text_file) {
         render_text(&a, stdout, use_color(o.color, stdout));
         if (!stdout_ok())
             out_status = EXIT_OUTPUT;
     }
     stage_mark("text report");
-    if (write_outputs(&a, outs, nouts) != EXIT_OK)
+    if (write_outputs(&render_in, outs, nouts) != EXIT_OK)
         out_status = EXIT_OUTPUT;
     if (store) {
         char err[1024], real[PATH_MAX];
@@ -382,7 +369,7 @@ int main(int argc, char **argv)
         db_close(store);
         stage_mark("stored");
     }
-    json_model_text_free(early_json); /* where --json was not rendered */
+    json_model_text_free(render_in.model_text); /* where --json was not rendered */
     analysis_free(&a);
     model_free(&m);
     stage_mark("freed");

@@ -25,7 +25,6 @@
 #include "stream_read.h"
 #include "symbolize.h"
 #include "stage_times.h"
-#include "text.h"
 #include "thread_wait.h"
 
 #define INJECT_NAME "libmmprof_inject.so"
@@ -483,19 +482,4 @@ bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err)
     if (!ok)
         *status = EXIT_PROFILE_FAILED;
     return ok;
-}
-
-char *render_text_string(const analysis *a)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    render_text(a, f, false);
-    if (fclose(f) != 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
 }

@@ -19,7 +19,4 @@
  * EXIT_PROFILE_FAILED). */
 bool profile_program(const cli_options *o, run_model *m, int *status, FILE *err);
 
-/* The text report as a string (no color), for --text FILE. */
-char *render_text_string(const analysis *a);
-
 #endif
