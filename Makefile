@@ -470,7 +470,7 @@ COMPDIR     := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/mmprof
 PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
-SAMPLES     := $(wildcard samples/*)
+SAMPLES     := $(filter-out samples/causes,$(wildcard samples/*))
 
 $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)

@@ -11,6 +11,7 @@
 #include "inject.h"
 #include "inject_host.h"
 #include "inject_py.h"
+#include "cupti_load.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -63,10 +64,12 @@ EXPORT __attribute__((noinline)) double probe_burn(unsigned ms)
 
 /* ---- GPU memory (inject_memory.c) ---- */
 
-/* Memory collection with call sites, as InitializeInjection starts it (no CUPTI subscriber here:
- * CUPTI refuses to enable callbacks for none, which the library survives). */
+/* Memory collection with call sites, as InitializeInjection starts it, CUPTI opened first as it
+ * does (no CUPTI subscriber here: CUPTI refuses to enable callbacks for none, which the library
+ * survives). */
 EXPORT void probe_memory_start(void)
 {
+    cupti_load(NULL, 0);
     inject_sites_enable(NULL);
     inject_memory_enable(NULL);
 }
