@@ -15,7 +15,9 @@ static void heading_cells(html_ctx *x, const metric_table *t, const char *const 
         html_fig_heading(x, t, keys[i]);
 }
 
-static const char *const region_cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "copy_compute_ratio",
+/* kernel time, GPU span and busy side by side, as the text's Timeline table has them
+ * (REGION_ATTRIBUTION, in the section's lede, says what each is) */
+static const char *const region_cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "gpu_span_ms", "copy_compute_ratio",
                                           "busy_pct", "largest_gap_ms", "launch_us", "sync_ms"};
 #define NREGION_COLS ((int)(sizeof region_cols / sizeof region_cols[0]))
 
