@@ -59,9 +59,9 @@ static const page_section page_sections[] = {
      "against the fastest measured.", true},
     {SEC_TIMELINE, sec_timeline, NULL, true},
     {SEC_REGIONS, html_regions,
-     "The whole run and its regions (workloads, NVTX ranges, PyTorch annotations). A kernel or copy belongs to the "
-     "region whose thread launched it, even when it ran after the region closed. Headings explain each figure on "
-     "hover.", false},
+     "The whole run and its regions (workloads, NVTX ranges, PyTorch annotations). In the table, " REGION_ATTRIBUTION
+     ": a range's kernel time may exceed its wall, its GPU span saying over how long its work ran. Headings explain "
+     "each figure on hover.", false},
     {SEC_CAPTURE, html_capture,
      "Only what ran inside these windows was recorded (mmprof profile's capture options). Each window with why it "
      "opened and closed, and the time and CUDA runtime calls outside it, which the rest of the page does not "

@@ -128,7 +128,7 @@ void html_fig_heading(html_ctx *x, const metric_table *t, const char *key)
     sb_html(x->b, d->what);
     sb_add(x->b, "\">");
     sb_html(x->b, d->label);
-    if (d->unit[0])
+    if (d->unit[0] && strcmp(d->unit, d->label) != 0) /* "GB/s", not "GB/s GB/s" */
         sb_html_printf(x->b, " %s", d->unit);
     sb_add(x->b, "</th>");
 }

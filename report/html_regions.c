@@ -15,7 +15,9 @@ static void heading_cells(html_ctx *x, const metric_table *t, const char *const 
         html_fig_heading(x, t, keys[i]);
 }
 
-static const char *const region_cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "copy_compute_ratio",
+/* kernel time, GPU span and busy side by side, as the text's Timeline table has them
+ * (REGION_ATTRIBUTION, in the section's lede, says what each is) */
+static const char *const region_cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "gpu_span_ms", "copy_compute_ratio",
                                           "busy_pct", "largest_gap_ms", "launch_us", "sync_ms"};
 #define NREGION_COLS ((int)(sizeof region_cols / sizeof region_cols[0]))
 
@@ -110,7 +112,8 @@ static void kernel_rows(html_ctx *x, int region, const region_metrics *r)
 static void flow_rows(html_ctx *x, int region, const region_metrics *r)
 {
     static const char *const cols[] = {"bytes", "ms", "gbps", "mean_bytes"};
-    sb_add(x->b, "<h3>Copies by direction and host memory</h3>\n<div class=\"scroll\"><table class=\"flows sortable\">\n"
+    sb_add(x->b, "<h3>Copies by direction and host memory, then memsets by the memory they set</h3>\n"
+                 "<div class=\"scroll\"><table class=\"flows sortable\">\n"
                  "<thead><tr><th data-sort=\"text\">direction</th><th data-sort=\"text\">host memory</th>"
                  "<th data-sort=\"num\" class=\"r\">count</th>");
     heading_cells(x, &copy_flow_table, cols, (int)(sizeof cols / sizeof cols[0]));
@@ -119,8 +122,10 @@ static void flow_rows(html_ctx *x, int region, const region_metrics *r)
         const copy_flow *f = &r->flows[i];
         char path[FIG_PATH];
         path_copy_flow(path, region, i);
+        /* a memset has no direction: its row says what it is, as the text's does */
         sb_printf(x->b, "<tr><td>%s</td><td><span class=\"chip %s\">%s</span></td><td class=\"r\" data-v=\"%d\">%d</td>",
-                  copy_dir_name(f->dir), mem_kind_name(f->host), mem_kind_name(f->host), f->count, f->count);
+                  f->memset ? "memset" : copy_dir_name(f->dir), mem_kind_name(f->host), mem_kind_name(f->host), f->count,
+                  f->count);
         for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
             html_fig_cell(x, &copy_flow_table, f, cols[c], path, false);
         sb_add(x->b, "</tr>\n");

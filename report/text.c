@@ -70,11 +70,30 @@ static void device_facts(const device_info *d, strbuf *b)
     }
 }
 
+/* Whether a device ran a kernel, copy or memset: one of its streams is in the analysis's. */
+static bool device_worked(const analysis *a, int index)
+{
+    for (int s = 0; s < a->nstreams; s++)
+        if ((int)a->streams[s].device == index)
+            return true;
+    return false;
+}
+
+/* The GPUs that did work, each with its facts; those the run or trace declares without any work
+ * (a trace lists every GPU of its machine) are counted on one line, so that the summary is not
+ * pushed below eight GPUs' facts. Where no GPU did work, every one is listed. */
 static void device_lines(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
+    strbuf idle;
+    sb_init(&idle);
+    int nidle = 0;
     for (int i = 0; i < m->ndevices; i++) {
         const device_info *d = &m->devices[i];
+        if (a->nstreams > 0 && !device_worked(a, d->index)) {
+            sb_printf(&idle, "%s%d", nidle++ ? ", " : "", d->index);
+            continue;
+        }
         const device_peaks *p = &a->peaks[i];
         char lead[16], b1[32], b2[32], b3[32];
         strbuf b;
@@ -93,6 +112,10 @@ static void device_lines(ctx *x, const analysis *a)
             fprintf(x->out, " (PCIe %d x%d)", d->pcie_gen, d->pcie_width);
         fputc('\n', x->out);
     }
+    if (nidle > 0)
+        fprintf(x->out, "        +%d GPU%s without work (GPU %s; the JSON report has %s facts)\n", nidle,
+                nidle == 1 ? "" : "s", idle.s, nidle == 1 ? "its" : "their");
+    sb_free(&idle);
 }
 
 /* The machine, where the source knows it (the built-in run and mmprof profile read it; a trace

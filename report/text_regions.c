@@ -3,6 +3,7 @@
  * by total time and copies by direction and memory kind, as `nsys stats` tables them. */
 #include <string.h>
 
+#include "sections.h"
 #include "text_parts.h"
 
 static int depth_of(const run_model *m, int i)
@@ -27,9 +28,8 @@ static void region_table(ctx *x, const analysis *a)
     /* Kernel time is the work a range launched, which may run long after it ends (a step of 1.4 ms
      * queues 15 ms of kernels); its GPU span says over how long, and busy is the GPU during the
      * range's own wall, whoever's work it ran: the three side by side, so none reads as wrong. */
-    fprintf(x->out, "\n%sTimeline%s  regions: kernels and copies belong to the range whose thread launched "
-                    "them,\n          even when they run after it (their GPU span); busy is the GPU during the range\n",
-            c(x, BOLD), c(x, RESET));
+    const char *note = REGION_ATTRIBUTION, *cut = strstr(note, " even when");
+    fprintf(x->out, "\n%sTimeline%s  regions: %.*s\n         %s\n", c(x, BOLD), c(x, RESET), (int)(cut - note), note, cut);
     fprintf(x->out, "%s%-30s", c(x, DIM), "region");
     for (int i = 0; i < NCOLS; i++) {
         const metric_def *d = metric_find(&region_metric_table, cols[i].key);

@@ -95,6 +95,9 @@
         return (p ? String(Number(v.toPrecision(3))) : v.toFixed(0)) + " " + prefix[p];
     }
 
+    /* The axis counts from the run's start, where the tables' "at ms" count from: data.run0 is where
+     * that start lies on the axis (after an event that began before it). */
+    var run0 = data.run0 || 0;
     /* A tick: in the unit of the view's end, with the decimals the step needs ("19.45 ms", not
      * "19450 \u00b5s" nor "19.450000 ms"). */
     function fmtTick(v, step) {
@@ -161,7 +164,7 @@
             ctx.lineTo(gx, height);
             ctx.stroke();
             ctx.textAlign = gx > width - 40 ? "right" : gx < 40 ? "left" : "center";
-            ctx.fillText(fmtTick(tv, step), gx, 8);
+            ctx.fillText(fmtTick(tv - run0, step), gx, 8);
         }
 
         /* Setting a colour parses it: set it only when it changes. */
@@ -297,7 +300,7 @@
     function describe(h) {
         var t = h.tr.t, i = h.i;
         /* A host sample is an instant: its time alone. */
-        var lines = [fmt(h.tr.s[i]) + " from the start" + (t.k === "host" ? "" : ", " + fmt(t.d[i]))];
+        var lines = [fmt(h.tr.s[i] - run0) + " from the start" + (t.k === "host" ? "" : ", " + fmt(t.d[i]))];
         var cat = t.c ? t.c[i] : KIND_CAT[t.k];
         if (t.i && t.i[i] >= 0) lines.push((t.k === "ranges" ? "NVTX domain " : "") + names[t.i[i]]);
         if (t.b && t.b[i] > 0) {
@@ -347,7 +350,7 @@
     fig.tlView = function () { return [v0, v1]; }; /* the span shown, in ns from the start */
     /* Shows [a, b], in ms from the run's start (the tables' and the answer's time), as the
      * answer's small timeline asks on a click. */
-    fig.tlShowMs = function (a, b) { var r0 = data.run0 || 0; setView(r0 + a * 1e6, r0 + b * 1e6); };
+    fig.tlShowMs = function (a, b) { setView(run0 + a * 1e6, run0 + b * 1e6); };
     window.addEventListener("resize", redraw);
     draw();
 })();

@@ -4,7 +4,9 @@
 # imported, and the two Kineto rank traces merged. For each: the JSON, text, CSV, HTML and Markdown.
 #   tests/render_samples.sh MMPROF OUT_DIR
 # Used to check a change of the model or the report against the binary before it
-# (tests/json_diff.py OLD_DIR NEW_DIR compares the JSONs key by key).
+# (tests/json_diff.py OLD_DIR NEW_DIR compares the JSONs key by key), to make the committed outputs
+# again (copy each NAME.txt, .html and .csv that samples/ holds from OUT_DIR), and by
+# tests/consistency.sh (make test), which reads every output against the others.
 set -euo pipefail
 bin=$1 out=$2
 cd "$(dirname "$0")/.."

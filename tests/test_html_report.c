@@ -313,7 +313,7 @@ static void charts_of_a_run_built_here(void **state)
     /* The run's tables as nsys stats gives them, for a built-in run too. */
     char *rg = section_html(html, "regions");
     assert_non_null(strstr(rg, "<h3>Kernels by total time</h3>"));
-    assert_non_null(strstr(rg, "<h3>Copies by direction and host memory</h3>"));
+    assert_non_null(strstr(rg, "<h3>Copies by direction and host memory, then memsets by the memory they set</h3>"));
     assert_non_null(strstr(rg, "<h3>CUDA API calls by total time</h3>"));
     free(rg);
     char *cards = section_html(html, "summary");

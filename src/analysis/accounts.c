@@ -1,6 +1,7 @@
 /* The wall-time accounts a report shows, and the regions' verdicts from theirs: see accounts.h. */
 #include "accounts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +277,19 @@ bool account_regions(analysis *a, const wall_timeline *t)
         if (ok && acc.verdict != VERDICT_NONE) {
             r->verdict = acc.verdict;
             snprintf(r->verdict_text, sizeof r->verdict_text, "%s", acc.verdict_text);
+            /* The account is the process's: its GPU states hold all of the process's GPU work during
+             * the range (another thread's, another device's), busy the range's own work alone. Where
+             * they differ by half a point or more the verdict says both, so that its share does not
+             * read against busy (an allocate phase "GPU computing 81.7%" beside busy 0.3%: another
+             * GPU computing). */
+            if (g->kind != REGION_RUN && r->busy_pct.ok && acc.gpu_pct.ok &&
+                fabs(acc.gpu_pct.v - r->busy_pct.v) >= 0.5) {
+                size_t used = strlen(r->verdict_text);
+                snprintf(r->verdict_text + used, sizeof r->verdict_text - used,
+                         " (all of the process's GPU work: the GPU working %.1f%% of the range; the range's own work "
+                         "alone: busy %.1f%%)",
+                         acc.gpu_pct.v, r->busy_pct.v);
+            }
             snprintf(r->advice, sizeof r->advice, "%s", acc.advice);
         }
         free(acc.rows);

@@ -128,10 +128,15 @@ typedef struct analysis {
     workload_metrics *wl;   /* one per workload, same order */
     int nwl;
     metric best_h2d_gbps, best_d2h_gbps; /* fastest measured, across workloads */
-    /* The same per host-memory kind, and how much faster pinned copies ran than pageable ones
-     * (fastest pinned over fastest pageable, per direction): copy_bests.c. */
+    /* The same per host-memory kind: copy_bests.c. */
     metric best_h2d_pinned_gbps, best_h2d_pageable_gbps, best_d2h_pinned_gbps, best_d2h_pageable_gbps;
-    metric pinned_h2d_x, pinned_d2h_x;
+    /* Pinned against pageable, the one comparison every output prints (copy_bests.c): the medians
+     * over the GPU runs the summary speaks of (summary_workload) of each host-memory kind, per
+     * direction and per product's copies, and how much faster pinned ran (median over median). */
+    metric med_h2d_pinned_gbps, med_h2d_pageable_gbps, med_d2h_pinned_gbps, med_d2h_pageable_gbps;
+    metric med_copy_pinned_ms, med_copy_pageable_ms;
+    metric pinned_h2d_x, pinned_d2h_x, pinned_copy_x;
+    int pinned_runs, pageable_runs; /* the runs those medians are of */
     char **warnings;        /* the model's own and analysis's */
     int nwarnings;
     region_metrics *rg;     /* one per region of the model, same order */
@@ -225,6 +230,11 @@ bool occupancy_of(const device_info *d, int block_threads, int registers, int st
 /* copy_bests.c: the fastest copies of the run in each direction, overall and per host-memory
  * kind, pinned over pageable, and each workload's bandwidth as a share of the fastest. */
 void copy_bests(analysis *a);
+
+/* summary.c: the size a built-in run's findings speak of (a sweep's largest; 0 for one size), and
+ * whether a workload is one of the GPU runs they compare (ran to its figures, at that size). */
+int summary_size(const analysis *a);
+bool summary_workload(const analysis *a, const workload_metrics *r);
 
 /* The memcpy-to-compute ratio: copy time over kernel time of the same work (a region's summed
  * times, one product's); n/a with the reason where either is missing or no kernel ran. */

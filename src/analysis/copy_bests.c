@@ -1,13 +1,17 @@
 /* The fastest copies of a built-in run (analysis.h, copy_bests): per direction the fastest of any
- * workload, the fastest with pinned and with pageable host memory and how much faster pinned ran,
- * and each workload's bandwidth as a share of the fastest. Renderers show these beside the copy
- * chart; computing them here keeps one definition for every output. */
+ * workload and the fastest with pinned and with pageable host memory, and each workload's
+ * bandwidth as a share of the fastest; and pinned against pageable as every output compares them:
+ * the medians over the summary's GPU runs and how much faster pinned ran. Renderers show these
+ * beside the copy chart and in the summary; computing them here keeps one definition for every
+ * output. */
+#include <stddef.h>
+#include <stdlib.h>
+
 #include "analysis.h"
 
-/* The fastest copy bandwidth of one direction: overall, per host-memory kind, and pinned over
- * pageable. */
+/* The fastest copy bandwidth of one direction: overall and per host-memory kind. */
 typedef struct {
-    metric *best, *pinned, *pageable, *x;
+    metric *best, *pinned, *pageable;
 } direction;
 
 static void widen(metric *best, const metric *g)
@@ -30,13 +34,50 @@ static void fastest(const analysis *a, const direction *d, size_t gbps_offset, c
         else if (r->w->host_memory == MEM_PAGEABLE)
             widen(d->pageable, g);
     }
-    metric_ratio(d->x, d->pinned, d->pageable, 1.0);
+}
+
+/* The median of one figure (at offset) over the summary's GPU runs with host memory mem; n/a
+ * with the reason where none has it. Returns how many runs had it. */
+static int kind_median(const analysis *a, mem_kind mem, size_t offset, metric *out, const char *what)
+{
+    double *v = malloc((size_t)(a->nwl ? a->nwl : 1) * sizeof *v);
+    int n = 0;
+    for (int i = 0; v && i < a->nwl; i++) {
+        const workload_metrics *r = &a->wl[i];
+        const metric *m = (const metric *)((const char *)r + offset);
+        if (summary_workload(a, r) && r->w->host_memory == mem && m->ok)
+            v[n++] = m->v;
+    }
+    if (n > 0)
+        metric_set(out, median_of(v, n));
+    else
+        metric_na(out, "no GPU run with %s host memory has %s", mem == MEM_PINNED ? "pinned" : "pageable", what);
+    free(v);
+    return n;
+}
+
+/* Pinned against pageable, once for every output: medians of each kind, and their ratios. */
+static void pinned_vs_pageable(analysis *a)
+{
+    a->pinned_runs = kind_median(a, MEM_PINNED, offsetof(workload_metrics, copy_ms), &a->med_copy_pinned_ms, "copies");
+    a->pageable_runs =
+        kind_median(a, MEM_PAGEABLE, offsetof(workload_metrics, copy_ms), &a->med_copy_pageable_ms, "copies");
+    kind_median(a, MEM_PINNED, offsetof(workload_metrics, h2d_gbps), &a->med_h2d_pinned_gbps, "host-to-device copies");
+    kind_median(a, MEM_PAGEABLE, offsetof(workload_metrics, h2d_gbps), &a->med_h2d_pageable_gbps,
+              "host-to-device copies");
+    kind_median(a, MEM_PINNED, offsetof(workload_metrics, d2h_gbps), &a->med_d2h_pinned_gbps, "device-to-host copies");
+    kind_median(a, MEM_PAGEABLE, offsetof(workload_metrics, d2h_gbps), &a->med_d2h_pageable_gbps,
+              "device-to-host copies");
+    metric_ratio(&a->pinned_h2d_x, &a->med_h2d_pinned_gbps, &a->med_h2d_pageable_gbps, 1.0);
+    metric_ratio(&a->pinned_d2h_x, &a->med_d2h_pinned_gbps, &a->med_d2h_pageable_gbps, 1.0);
+    metric_ratio(&a->pinned_copy_x, &a->med_copy_pageable_ms, &a->med_copy_pinned_ms, 1.0);
 }
 
 void copy_bests(analysis *a)
 {
-    direction h2d = {&a->best_h2d_gbps, &a->best_h2d_pinned_gbps, &a->best_h2d_pageable_gbps, &a->pinned_h2d_x};
-    direction d2h = {&a->best_d2h_gbps, &a->best_d2h_pinned_gbps, &a->best_d2h_pageable_gbps, &a->pinned_d2h_x};
+    direction h2d = {&a->best_h2d_gbps, &a->best_h2d_pinned_gbps, &a->best_h2d_pageable_gbps};
+    direction d2h = {&a->best_d2h_gbps, &a->best_d2h_pinned_gbps, &a->best_d2h_pageable_gbps};
+    pinned_vs_pageable(a);
     fastest(a, &h2d, offsetof(workload_metrics, h2d_gbps), "host-to-device");
     fastest(a, &d2h, offsetof(workload_metrics, d2h_gbps), "device-to-host");
     for (int i = 0; i < a->nwl; i++) {

@@ -397,10 +397,17 @@ static const metric_def run_defs[] = {
     RN(best_d2h_gbps, "fastest_d2h_gbps", "fastest D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of any workload"),
     RN(best_h2d_pinned_gbps, "fastest_h2d_pinned_gbps", "fastest pinned H2D", "GB/s", "%.1f", "the fastest host-to-device bandwidth of a workload with pinned host memory"),
     RN(best_h2d_pageable_gbps, "fastest_h2d_pageable_gbps", "fastest pageable H2D", "GB/s", "%.1f", "the fastest host-to-device bandwidth of a workload with pageable host memory"),
-    RN(pinned_h2d_x, "pinned_h2d_speedup", "pinned H2D", "x", "%.1f", "fastest pinned H2D bandwidth against the fastest pageable one"),
+    RN(med_h2d_pinned_gbps, "median_h2d_pinned_gbps", "pinned H2D", "GB/s", "%.1f", "the median host-to-device bandwidth of the summary's GPU runs with pinned host memory (a sweep's at its largest size)"),
+    RN(med_h2d_pageable_gbps, "median_h2d_pageable_gbps", "pageable H2D", "GB/s", "%.1f", "the median host-to-device bandwidth of the summary's GPU runs with pageable host memory"),
+    RN(pinned_h2d_x, "pinned_h2d_speedup", "pinned H2D", "x", "%.1f", "median pinned H2D bandwidth against the median pageable one, of the summary's GPU runs"),
     RN(best_d2h_pinned_gbps, "fastest_d2h_pinned_gbps", "fastest pinned D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of a workload with pinned host memory"),
     RN(best_d2h_pageable_gbps, "fastest_d2h_pageable_gbps", "fastest pageable D2H", "GB/s", "%.1f", "the fastest device-to-host bandwidth of a workload with pageable host memory"),
-    RN(pinned_d2h_x, "pinned_d2h_speedup", "pinned D2H", "x", "%.1f", "fastest pinned D2H bandwidth against the fastest pageable one"),
+    RN(med_d2h_pinned_gbps, "median_d2h_pinned_gbps", "pinned D2H", "GB/s", "%.1f", "the median device-to-host bandwidth of the summary's GPU runs with pinned host memory"),
+    RN(med_d2h_pageable_gbps, "median_d2h_pageable_gbps", "pageable D2H", "GB/s", "%.1f", "the median device-to-host bandwidth of the summary's GPU runs with pageable host memory"),
+    RN(pinned_d2h_x, "pinned_d2h_speedup", "pinned D2H", "x", "%.1f", "median pinned D2H bandwidth against the median pageable one, of the summary's GPU runs"),
+    DEF_BY(BETTER_LOWER, analysis, med_copy_pinned_ms, "median_copy_pinned_ms", "pinned copies", "ms", "%.3f", "the median copy time per product (A and B in, C out) of the summary's GPU runs with pinned host memory"),
+    DEF_BY(BETTER_LOWER, analysis, med_copy_pageable_ms, "median_copy_pageable_ms", "pageable copies", "ms", "%.3f", "the median copy time per product of the summary's GPU runs with pageable host memory"),
+    RN(pinned_copy_x, "pinned_copy_speedup", "pinned copies", "x", "%.1f", "median pageable copy time per product over the median pinned one, of the summary's GPU runs"),
 };
 TABLE(run_metric_table, "run", run_defs);
 

@@ -918,7 +918,13 @@ static bool executed_during(const run_model *m, const timeline *t, int ri, regio
             kernel += ms(e - s);
     }
     if (n == 0 || hi <= lo) {
-        const char *why = hi <= lo ? "the region has no length" : "no GPU work ran during the region";
+        /* work the region launched that ran after it: said, so that the n/a does not read as
+         * denying the kernel time beside it */
+        bool launched = r->nkernels + r->ncopies + r->nmemsets > 0;
+        const char *why = hi <= lo ? "the region has no length"
+                          : launched ? "no GPU work ran during the region: the work it launched ran after it ended "
+                                       "(its GPU span)"
+                                     : "no GPU work ran during the region";
         metric_na(&r->gpu_busy_ms, "%s", why);
         metric_na(&r->busy_pct, "%s", why);
         metric_na(&r->kernel_during_ms, "%s", why);

@@ -40,6 +40,13 @@ typedef struct {
 } section_def;
 
 const section_def *section_of(section_id s);
+
+/* What a region's kernel time, GPU span and busy are, said beside every table that shows them
+ * together (a step of 1.4 ms may queue 15 ms of kernels: its kernel time exceeds its wall while
+ * its busy is that of the GPU during its own wall). */
+#define REGION_ATTRIBUTION                                                                                    \
+    "kernels and copies belong to the range whose thread launched them, even when they run after it "       \
+    "(their GPU span); busy is the GPU during the range"
 /* Whether the analysis has what section s shows. */
 bool section_shown(const struct analysis *a, section_id s);
 

@@ -76,7 +76,7 @@ static bool is_library(const analysis *a, const workload_metrics *r)
 
 /* The size a built-in run's findings speak of: a sweep's largest (its smallest sizes would
  * otherwise crown a kernel that wins only where nothing is measurable); 0 for a one-size run. */
-static int summary_size(const analysis *a)
+int summary_size(const analysis *a)
 {
     const run_model *m = a->m;
     int n = 0;
@@ -85,38 +85,21 @@ static int summary_size(const analysis *a)
     return n;
 }
 
-static bool gpu_ok(const analysis *a, const workload_metrics *r)
+bool summary_workload(const analysis *a, const workload_metrics *r)
 {
     int n = summary_size(a);
     return r->w->needs_gpu && r->w->status == WL_OK && (n == 0 || r->w->n == n);
+}
+
+static bool gpu_ok(const analysis *a, const workload_metrics *r)
+{
+    return summary_workload(a, r);
 }
 
 static int cmp_dbl(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
-}
-
-/* Median of the copy time per product of the GPU runs with the given host memory; 0 when none. */
-static double median_copy_ms(const analysis *a, mem_kind mem, const char *which, int *count)
-{
-    double *v = malloc((size_t)(a->nwl ? a->nwl : 1) * sizeof *v);
-    int n = 0;
-    for (int i = 0; v && i < a->nwl; i++) {
-        const workload_metrics *r = &a->wl[i];
-        const metric *m = strcmp(which, "copy") == 0 ? &r->copy_ms : strcmp(which, "h2d") == 0 ? &r->h2d_gbps
-                                                                                             : &r->d2h_gbps;
-        if (gpu_ok(a, r) && r->w->host_memory == mem && m->ok)
-            v[n++] = m->v;
-    }
-    double med = 0;
-    if (n > 0) {
-        qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-        med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    }
-    free(v);
-    *count = n;
-    return med;
 }
 
 static void failures(builder *b)
@@ -202,22 +185,20 @@ static void copy_bound(builder *b)
         bound, judged, why, label, worst);
 }
 
+/* The comparison copy_bests.c made once, in the figures every output prints. */
 static void pinned_vs_pageable(builder *b)
 {
     const analysis *a = b->a;
-    int np, nq, h1, h2, d1, d2;
-    double pageable = median_copy_ms(a, MEM_PAGEABLE, "copy", &np);
-    double pinned = median_copy_ms(a, MEM_PINNED, "copy", &nq);
-    if (np == 0 || nq == 0 || pinned <= 0)
+    if (!a->pinned_copy_x.ok)
         return;
-    double h2d_pg = median_copy_ms(a, MEM_PAGEABLE, "h2d", &h1), h2d_pn = median_copy_ms(a, MEM_PINNED, "h2d", &h2);
-    double d2h_pg = median_copy_ms(a, MEM_PAGEABLE, "d2h", &d1), d2h_pn = median_copy_ms(a, MEM_PINNED, "d2h", &d2);
-    double x = pageable / pinned;
-    if (x >= 1)
+    double x = a->pinned_copy_x.v, pinned = a->med_copy_pinned_ms.v, pageable = a->med_copy_pageable_ms.v;
+    if (x >= 1 && a->pinned_h2d_x.ok && a->pinned_d2h_x.ok)
         add(b, FIND_PINNED, 45, x, "x",
             "Pinned host memory makes copies %.1fx faster: %.3f ms against %.3f ms per product (medians of %d pinned "
-            "and %d pageable runs); H2D %.1f against %.1f GB/s, D2H %.1f against %.1f GB/s",
-            x, pinned, pageable, nq, np, h2d_pn, h2d_pg, d2h_pn, d2h_pg);
+            "and %d pageable runs); H2D %.1f against %.1f GB/s (%.1fx), D2H %.1f against %.1f GB/s (%.1fx)",
+            x, pinned, pageable, a->pinned_runs, a->pageable_runs, a->med_h2d_pinned_gbps.v,
+            a->med_h2d_pageable_gbps.v, a->pinned_h2d_x.v, a->med_d2h_pinned_gbps.v, a->med_d2h_pageable_gbps.v,
+            a->pinned_d2h_x.v);
     else
         add(b, FIND_PINNED, 45, x, "x",
             "Pinned host memory did not help: copies took %.3f ms pinned against %.3f ms pageable per product",
@@ -291,10 +272,9 @@ static void counters(builder *b, bool builtin)
 static void copy_crossover(builder *b)
 {
     const analysis *a = b->a;
-    int n;
-    double copy = median_copy_ms(a, MEM_PINNED, "copy", &n);
-    if (n == 0 || copy <= 0)
+    if (!a->med_copy_pinned_ms.ok || a->med_copy_pinned_ms.v <= 0)
         return;
+    double copy = a->med_copy_pinned_ms.v;
     const workload_metrics *slowest_bound = NULL;
     int below = 0, rungs = 0;
     for (int i = 0; i < a->nwl; i++) {
