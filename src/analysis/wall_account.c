@@ -569,6 +569,10 @@ static void mark_lazy_context(const run_model *m, const size_t *calls, size_t nc
         if (i >= s->napis || s->apis[i].pid != pid)
             continue;
         const api_event *a = &s->apis[i];
+        /* The calls come by start: once past the first explicit context call or the first long
+         * call, none later changes the mark (a long run's millions were walked for it). */
+        if (a->start_ns > explicit_ctx || (first_long != SIZE_MAX && a->start_ns > s->apis[first_long].start_ns))
+            break;
         if (a->kind == API_DRIVER && rule[i] == ctx && a->start_ns < explicit_ctx)
             explicit_ctx = a->start_ns;
         if (a->kind != API_RUNTIME || first_long != SIZE_MAX || a->end_ns - a->start_ns < IDLE_LAZY_CONTEXT_NS)
@@ -1335,49 +1339,49 @@ typedef struct {
     size_t samples, calls;
 } thread_count;
 
-/* Each process's accounted thread: its main thread (tid = pid) where that has samples or calls,
- * else the thread with most samples, else most calls. */
-static bool choose_threads(wall_timeline *t)
+/* Process proc's accounted thread: its main thread (tid = pid) where that has samples or calls,
+ * else the thread with most samples, else most calls; 0 where none is known. */
+static uint32_t accounted_thread(const wall_timeline *t, uint32_t proc)
 {
     const run_model *m = t->m;
     const host_activity *h = &m->host_activity;
-    for (int k = 0; k < t->nprocs; k++) {
-        wt_proc *p = &t->procs[k];
-        thread_count th[64];
-        int n = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            size_t count = pass == 0 ? h->nsamples : m->events.napis;
-            for (size_t i = 0; i < count; i++) {
-                uint32_t pid = pass == 0 ? h->samples[i].pid : m->events.apis[i].pid;
-                uint32_t tid = pass == 0 ? h->samples[i].tid : m->events.apis[i].thread;
-                if (!ours(t, p->pid, pid))
+    thread_count th[64];
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t count = pass == 0 ? h->nsamples : m->events.napis;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t pid = pass == 0 ? h->samples[i].pid : m->events.apis[i].pid;
+            uint32_t tid = pass == 0 ? h->samples[i].tid : m->events.apis[i].thread;
+            if (!ours(t, proc, pid))
+                continue;
+            int j = 0;
+            while (j < n && th[j].tid != tid)
+                j++;
+            if (j == n) {
+                if (n == 64)
                     continue;
-                int j = 0;
-                while (j < n && th[j].tid != tid)
-                    j++;
-                if (j == n) {
-                    if (n == 64)
-                        continue;
-                    th[n++] = (thread_count){tid, 0, 0};
-                }
-                if (pass == 0)
-                    th[j].samples++;
-                else
-                    th[j].calls++;
+                th[n++] = (thread_count){tid, 0, 0};
             }
+            if (tid == proc && proc != 0)
+                return proc; /* the main thread, whatever the others' counts (the rest not walked) */
+            if (pass == 0)
+                th[j].samples++;
+            else
+                th[j].calls++;
         }
-        int best = -1;
-        for (int j = 0; j < n; j++) {
-            if (th[j].tid == p->pid && p->pid != 0) {
-                best = j;
-                break;
-            }
-            if (best < 0 || th[j].samples > th[best].samples ||
-                (th[j].samples == th[best].samples && th[j].calls > th[best].calls))
-                best = j;
-        }
-        p->tid = best >= 0 ? th[best].tid : 0;
     }
+    int best = -1;
+    for (int j = 0; j < n; j++)
+        if (best < 0 || th[j].samples > th[best].samples ||
+            (th[j].samples == th[best].samples && th[j].calls > th[best].calls))
+            best = j;
+    return best >= 0 ? th[best].tid : 0;
+}
+
+static bool choose_threads(wall_timeline *t)
+{
+    for (int k = 0; k < t->nprocs; k++)
+        t->procs[k].tid = accounted_thread(t, t->procs[k].pid);
     return true;
 }
 
