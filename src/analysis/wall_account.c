@@ -35,6 +35,11 @@ typedef struct {
      * (a 60 s run's account of its every step walked its millions of segments once per step). */
     int64_t *cum;
     size_t ck, ncum;
+    /* Segment c * ck's start, for c below nck: a search for an instant looks here first, then
+     * among ck segments (the segments are tens of MB in a long run, and a search straight over
+     * them missed the cache at every step). */
+    int64_t *ck_start;
+    size_t nck;
     int64_t *sample_ts;  /* the accounted thread's samples (Python ones, else CPU ones), by time */
     uint8_t *sample_state; /* the state at each */
     size_t nsamples;
@@ -1436,9 +1441,15 @@ static bool checkpoints(const wall_timeline *t, wt_proc *p)
     p->cum = spill_alloc(p->ncum * nev * sizeof *p->cum);
     if (!p->cum)
         return false;
+    p->nck = (p->nsegs + p->ck - 1) / p->ck;
+    p->ck_start = malloc((p->nck ? p->nck : 1) * sizeof *p->ck_start);
     int64_t *run = calloc(nev, sizeof *run);
-    if (!run)
+    if (!run || !p->ck_start) {
+        free(run);
         return false;
+    }
+    for (size_t c = 0; c < p->nck; c++)
+        p->ck_start[c] = p->segs[c * p->ck].start;
     for (size_t c = 0, k = 0; c < p->ncum; c++) {
         for (; k < c * p->ck; k++)
             run[p->segs[k].ev] += seg_end(p, k) - p->segs[k].start;
@@ -1486,6 +1497,7 @@ void wall_timeline_free(wall_timeline *t)
     for (int i = 0; i < t->nprocs; i++) {
         spill_free(t->procs[i].segs);
         spill_free(t->procs[i].cum);
+        free(t->procs[i].ck_start);
         spill_free(t->procs[i].sample_ts);
         spill_free(t->procs[i].sample_state);
     }
@@ -1553,6 +1565,12 @@ void wall_scratch_free(wall_scratch *x)
 static size_t segs_starting_by(const wt_proc *p, size_t from, int64_t t)
 {
     size_t lo = from, hi = p->nsegs;
+    if (p->ck_start) { /* between the checkpoints around t first (the starts increase) */
+        size_t clo = sorted_count_upto(p->ck_start, p->nck, t);
+        size_t below = clo > 0 ? (clo - 1) * p->ck : 0, above = clo < p->nck ? clo * p->ck : p->nsegs;
+        lo = below > from ? below : from;
+        hi = above > lo ? above : lo;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (p->segs[mid].start <= t)
