@@ -238,23 +238,32 @@ static void python_sleep_is_named(void **state)
 /* A Python loop on the CPU whose wall-clock samples read the thread as waiting (it waits for the
  * GIL the sampler holds, as the H200's host_gaps.py recording showed): its CPU samples in the same
  * stretch say it ran, so the advice says busy, not asleep. */
+/* busy.py's loop at line 39 between a kernel ending at 1 ms and one launched at gap_ms: Python
+ * samples (state py_state) every py_every ms from 2 ms, CPU samples every cpu_every ms from 3 ms;
+ * analysed into a, the stretch's Python view returned. */
+static const host_view *busy_loop(run_model *m, analysis *a, int64_t gap_ms, char py_state, int64_t py_every, int npy,
+                                  int64_t cpu_every, int ncpu)
+{
+    start_run(m);
+    kernel(m, "_Z4stepv", 0, 1 * MS, 1);
+    kernel(m, "_Z4stepv", (gap_ms + 1) * MS, (gap_ms + 2) * MS, 2);
+    call(m, "cudaLaunchKernel_v7000", gap_ms * MS, gap_ms * MS + MS / 100, 2);
+    int mod = frame(m, -1, HOST_FRAME_PY, "<module>", "/home/u/busy.py", 60, NULL);
+    int work = frame(m, mod, HOST_FRAME_PY, "cpu_work", "/home/u/busy.py", 39, NULL);
+    int eval = frame(m, -1, HOST_FRAME_NATIVE, "_PyEval_EvalFrameDefault", NULL, 0, "/usr/bin/python3.12");
+    samples(m, work, MAIN_TID, HOST_SAMPLE_PY, py_state, 2 * MS, py_every * MS, npy);
+    samples(m, eval, MAIN_TID, HOST_SAMPLE_CPU, 'R', 3 * MS, cpu_every * MS, ncpu);
+    finish_run(m);
+    assert_true(analyze(m, a));
+    return gap_view(a, 0, HOST_FROM_PY);
+}
+
 static void cpu_samples_overrule_a_waiting_state(void **state)
 {
     (void)state;
     run_model m;
-    start_run(&m);
-    kernel(&m, "_Z4stepv", 0, 1 * MS, 1);
-    kernel(&m, "_Z4stepv", 501 * MS, 502 * MS, 2);
-    call(&m, "cudaLaunchKernel_v7000", 500 * MS, 500 * MS + MS / 100, 2);
-    int mod = frame(&m, -1, HOST_FRAME_PY, "<module>", "/home/u/busy.py", 60, NULL);
-    int work = frame(&m, mod, HOST_FRAME_PY, "cpu_work", "/home/u/busy.py", 39, NULL);
-    int eval = frame(&m, -1, HOST_FRAME_NATIVE, "_PyEval_EvalFrameDefault", NULL, 0, "/usr/bin/python3.12");
-    samples(&m, work, MAIN_TID, HOST_SAMPLE_PY, 'S', 2 * MS, 10 * MS, 49);
-    samples(&m, eval, MAIN_TID, HOST_SAMPLE_CPU, 'R', 3 * MS, 10 * MS, 48);
-    finish_run(&m);
     analysis a;
-    assert_true(analyze(&m, &a));
-    const host_view *v = gap_view(&a, 0, HOST_FROM_PY);
+    const host_view *v = busy_loop(&m, &a, 500, 'S', 10, 49, 10, 48);
     assert_close(v->waiting_pct.v, 100, 1e-9);
     assert_close(v->running_pct.v, 100.0 * 48 / 49, 1e-9);
     assert_false(host_view_waited(v));
@@ -266,6 +275,21 @@ static void cpu_samples_overrule_a_waiting_state(void **state)
     const wall_account *acc = run_account(&a);
     assert_int_equal(acc->rows[0].state, WS_CPU);
     assert_true(acc->rows[0].share_pct.v > 90);
+    analysis_free(&a);
+    model_free(&m);
+}
+
+/* The Python sampler missing a tick of a busy thread (the GIL held) leaves fewer wall-clock
+ * samples than CPU ones in a stretch: the thread ran all of it, 100%, not more (the H200's
+ * host_gaps.py recording read 15 against 14 as "107% running"). */
+static void running_is_at_most_all_of_the_time(void **state)
+{
+    (void)state;
+    run_model m;
+    analysis a;
+    const host_view *v = busy_loop(&m, &a, 300, 'R', 20, 14, 18, 15); /* 14 wall-clock samples, 15 CPU ones */
+    assert_true(v->samples.v == 14 && gap_view(&a, 0, HOST_FROM_CPU)->samples.v == 15 && v->running_pct.ok);
+    assert_close(v->running_pct.v, 100, 1e-9);
     analysis_free(&a);
     model_free(&m);
 }
@@ -1080,6 +1104,7 @@ int main(void)
         cmocka_unit_test(numba_compile_is_named),
         cmocka_unit_test(python_sleep_is_named),
         cmocka_unit_test(cpu_samples_overrule_a_waiting_state),
+        cmocka_unit_test(running_is_at_most_all_of_the_time),
         cmocka_unit_test(cuda_c_host_loop_is_named),
         cmocka_unit_test(launch_stubs_are_passed_over),
         cmocka_unit_test(inlined_launch_stub_names_its_line),

@@ -395,6 +395,10 @@ static void torch_and_cuda_samples(void **state)
     /* its largest state is the exit (25.9%), which is never the verdict: no other group holds 25% */
     assert_int_equal(a.rg[0].verdict, VERDICT_MIXED);
     must_contain(a.rg[0].verdict_text, "mixed: no one cause holds the time of the run: the process exiting");
+    /* and the state that speaks for it, with its advice, is the largest but the exit: computing on
+     * the host (22.9%), not the teardown's os._exit */
+    must_contain(a.rg[0].verdict_text, "the largest but the exit, computing on the host, at torch_nvtx.py:24 (loop)");
+    must_contain(a.rg[0].advice, "move this host work to the GPU");
     analysis_free(&a);
     model_free(&m);
 

@@ -4,7 +4,8 @@
  * with one in memory (tmpfs), the arrays stay on the heap and work; threads growing and freeing
  * arrays side by side keep each its own. And a report whose arrays are all in files: a recorded
  * run read and analysed with every array from 4 KiB in a file gives the same run model and the
- * same analysis JSON. */
+ * same analysis JSON. The growing arrays' capacity (array_grow.h) is the next power of two, at
+ * least 8, however large. */
 #include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "array_grow.h"
 #include "json_report.h"
 #include "model_json.h"
 #include "spill.h"
@@ -223,6 +225,24 @@ static void same_report_from_files(void **state)
     free(json_file);
 }
 
+/* array_capacity_for against doubling from 8, below and at every power of two up to 2^62. */
+static void capacity_is_the_next_power_of_two(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n < 70000; n++) {
+        size_t cap = 8;
+        while (cap < n)
+            cap *= 2;
+        assert_int_equal(array_capacity_for(n), cap);
+    }
+    for (int k = 4; k <= 62; k++) {
+        size_t p = (size_t)1 << k;
+        assert_int_equal(array_capacity_for(p - 1), p);
+        assert_int_equal(array_capacity_for(p), p);
+        assert_int_equal(array_capacity_for(p + 1), 2 * p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +253,7 @@ int main(void)
         cmocka_unit_test(heap_where_the_directory_is_memory),
         cmocka_unit_test(threads_keep_their_own),
         cmocka_unit_test(same_report_from_files),
+        cmocka_unit_test(capacity_is_the_next_power_of_two),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

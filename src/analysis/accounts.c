@@ -578,10 +578,28 @@ static bool largest_state(const analysis *a, const wall_timeline *t, wall_scratc
     return true;
 }
 
+/* The largest state of [start, end) of process p, WS_COUNT where the process has no time there:
+ * largest_state's without the rows' words, which a band's bucket does not show (a band's own are
+ * made once it is joined). */
+static wall_state bucket_state(const wall_timeline *t, wall_scratch *x, int p, int64_t start, int64_t end)
+{
+    wall_sums s;
+    memset(&s, 0, sizeof s);
+    wall_sum(t, p, start, end, &s, x);
+    wall_sums_finish(t, x, &s);
+    int best = WS_COUNT;
+    for (int k = 0; k < WS_COUNT; k++) /* make_rows's order: by time, of equal ones the earlier state */
+        if (s.ns[k] > 0 && (best == WS_COUNT || s.ns[k] > s.ns[best]))
+            best = k;
+    return (wall_state)best;
+}
+
 /* The accounted process an idle stretch of a GPU belongs to: the one whose own GPU work ended it
  * or came before it; else the only one. */
 static int stretch_proc(const analysis *a, const wall_timeline *t, const idle_stretch *g)
 {
+    if (wall_processes(t) == 1)
+        return 0; /* whichever process's kernel is nearest (each stretch walked every kernel) */
     const event_list *e = &a->m->events;
     uint32_t pid = 0;
     int64_t best = INT64_MAX;
@@ -632,11 +650,12 @@ bool account_stretches(analysis *a, const wall_timeline *t)
             if (e <= s)
                 continue;
             account_row r;
-            ok = largest_state(a, t, x, p, s, e, false, &r);
+            memset(&r, 0, sizeof r);
+            r.state = bucket_state(t, x, p, s, e);
             account_band *last = a->nbands > first ? &a->bands[a->nbands - 1] : NULL;
-            if (ok && last && last->row.state == r.state)
+            if (last && last->row.state == r.state)
                 last->end_ns = e;
-            else if (ok)
+            else
                 a->bands[a->nbands++] = (account_band){wall_process_pid(t, p), s, e, r};
         }
         for (int k = first; ok && k < a->nbands; k++) {

@@ -1055,6 +1055,19 @@ bool analysis_fits(const run_model *m, char *why, size_t len)
     return false;
 }
 
+/* The wall-time timeline, built on a thread of its own while the regions are. */
+typedef struct {
+    const run_model *m;
+    const size_t *calls_by_start;
+    wall_timeline *wt; /* out: NULL when memory ran out */
+} wall_job;
+
+static void build_wall(void *p)
+{
+    wall_job *job = p;
+    job->wt = wall_timeline_build(job->m, job->calls_by_start);
+}
+
 bool analyze(const run_model *m, analysis *a)
 {
     memset(a, 0, sizeof *a);
@@ -1092,13 +1105,22 @@ bool analyze(const run_model *m, analysis *a)
     host_causes *causes = NULL;
     double lap = 0;
     stage_lap(&lap, "");
-    size_t *calls_by_start = NULL;
-    bool ok = analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg, &calls_by_start);
+    /* The run's calls in order of start, sorted once: the regions, their causes and the wall-time
+     * timeline walk them. The timeline (where the wall time went: every region's verdict comes
+     * from its account) needs nothing of the regions: built on a thread of its own meanwhile. */
+    size_t *calls_by_start = host_calls_by_start(&m->events);
+    stage_lap(&lap, "analysis: host calls by start");
+    wall_job wj = {m, calls_by_start, NULL};
+    stage_beside wall_step;
+    if (calls_by_start)
+        stage_beside_start(&wall_step, build_wall, &wj, "analysis: wall-time timeline, on its thread");
+    bool ok = calls_by_start && analyze_regions_and_causes(m, &causes, &a->rg, &a->nrg, calls_by_start);
     stage_lap(&lap, "analysis: regions and host causes");
-    /* Where the wall time went: every region's verdict comes from its account. */
-    wall_timeline *wt = ok ? wall_timeline_build(m, calls_by_start) : NULL;
+    if (calls_by_start)
+        stage_beside_wait(&wall_step);
+    wall_timeline *wt = wj.wt;
     spill_free(calls_by_start);
-    stage_lap(&lap, "analysis: wall-time timeline");
+    stage_lap(&lap, "analysis: waiting for the wall-time timeline");
     ok = ok && wt && account_regions(a, wt);
     stage_lap(&lap, "analysis: wall-time accounts of the regions");
     ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&

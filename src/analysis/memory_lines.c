@@ -7,6 +7,7 @@
 
 #include "analysis.h"
 #include "array_grow.h"
+#include "key_sort.h"
 #include "memory_internal.h"
 
 static bool alloc_call(const char *name)
@@ -275,15 +276,8 @@ const mem_pid_line *mem_pid_of(const mem_timeline *tl, uint32_t pid)
 /* The index of the last change at or before t, or SIZE_MAX. */
 static size_t last_at(const mem_pid_line *p, int64_t t)
 {
-    size_t lo = 0, hi = p->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->t[mid] <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? lo - 1 : SIZE_MAX;
+    size_t n = sorted_count_upto(p->t, p->n, t);
+    return n ? n - 1 : SIZE_MAX;
 }
 
 int64_t mem_live_at(const mem_pid_line *p, int64_t t)

@@ -1220,35 +1220,29 @@ typedef struct {
     host_causes *causes;    /* out */
 } causes_job;
 
-static void *build_causes(void *p)
+static void build_causes(void *p)
 {
     causes_job *job = p;
-    double lap = 0;
-    stage_lap(&lap, "");
     job->causes = host_causes_build(job->m, job->by_start);
-    stage_lap(&lap, "regions: host causes, on their thread");
-    return NULL;
 }
 
 bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout,
-                                size_t **calls_by_start)
+                                const size_t *calls_by_start)
 {
     *out = NULL;
     *nout = 0;
-    if (calls_by_start)
-        *calls_by_start = NULL;
     /* The causes on a thread of their own while the timeline is built; both take the run's calls
-     * in order of start, sorted once here (sorting them in each, and copying each array into its
+     * in order of start, sorted once (sorting them in each, and copying each array into its
      * order, was a long run's largest use of memory). */
     double lap = 0;
     stage_lap(&lap, "");
-    size_t *calls_order = host_calls_by_start(&m->events);
+    size_t *own_order = calls_by_start ? NULL : host_calls_by_start(&m->events);
+    const size_t *calls_order = calls_by_start ? calls_by_start : own_order;
     stage_lap(&lap, "regions: host calls by start");
     causes_job job = {m, calls_order, NULL};
-    pthread_t helper;
-    bool apart = calls_order && m->nregions > 0 && pthread_create(&helper, NULL, build_causes, &job) == 0;
-    if (!apart && calls_order)
-        build_causes(&job);
+    stage_beside causes_step;
+    if (calls_order)
+        stage_beside_start(&causes_step, build_causes, &job, "regions: host causes, on their thread");
     timeline t;
     memset(&t, 0, sizeof t);
     gpu_activity *act = m->nregions > 0 ? gpu_activity_build(m) : NULL;
@@ -1257,12 +1251,9 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
     stage_lap(&lap, "regions: host index");
     bool ok = calls_order && (m->nregions == 0 || (act && hosts && build_timeline(m, calls_order, &t)));
     stage_lap(&lap, "regions: timeline");
-    if (apart)
-        pthread_join(helper, NULL);
-    if (calls_by_start && ok)
-        *calls_by_start = calls_order;
-    else
-        spill_free(calls_order);
+    if (calls_order)
+        stage_beside_wait(&causes_step);
+    spill_free(own_order);
     stage_lap(&lap, "regions: waiting for the host causes");
     *causes = job.causes;
     region_metrics *r = NULL;
@@ -1285,10 +1276,6 @@ bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region
     ok = ok && *causes;
     if (!ok) {
         region_metrics_free(r, r ? m->nregions : 0); /* those not reached are zero */
-        if (calls_by_start) {
-            spill_free(*calls_by_start);
-            *calls_by_start = NULL;
-        }
         return false;
     }
     *out = r;

@@ -113,11 +113,11 @@ bool analyze_regions(const run_model *m, region_metrics **out, int *nout);
 /* The same, and the run's host causes for the caller (analysis builds them once for the regions,
  * the idle stretches and the host views: a long run's millions of calls, sorted and painted),
  * built on a thread of their own while the regions' timeline is built. *causes is the caller's
- * to free, NULL when memory ran out (the call then returns false). calls_by_start, where not
- * NULL, gets the run's host calls in order of start (host_calls_by_start), the caller's to free
- * with spill_free: the wall-time account walks them too. */
+ * to free, NULL when memory ran out (the call then returns false). calls_by_start: the run's
+ * host calls in order of start (host_calls_by_start), the caller's, which the wall-time account
+ * walks too; NULL to sort them here. */
 bool analyze_regions_and_causes(const run_model *m, host_causes **causes, region_metrics **out, int *nout,
-                                size_t **calls_by_start);
+                                const size_t *calls_by_start);
 void region_metrics_free(region_metrics *r, int n);
 
 

@@ -386,13 +386,22 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
         listed++;
     }
     metric_set(decided, share);
+    /* Mixed: the largest row speaks for the span, the exit excepted (it is never named, and its
+     * advice, to skip the teardown, is not what to change in a span whose time is spread). */
+    const account_row *largest = &rows[0];
+    for (int i = 0; !named && i < in->nrows; i++)
+        if (row_group(&rows[i]) != WG_EXIT) {
+            largest = &rows[i];
+            break;
+        }
     if (!named) {
         out->kind = VERDICT_MIXED;
         metric_set(decided, rows[0].share_pct.ok ? rows[0].share_pct.v : 0);
         char where[320];
-        row_where(&rows[0], where, sizeof where);
-        fit(out->text, sizeof out->text, "mixed: no one cause holds the time of %s: %s; the largest, %s, %s",
-                 in->of, next, row_brief(&rows[0]), where[0] ? where + 1 : "without a line to name");
+        row_where(largest, where, sizeof where);
+        fit(out->text, sizeof out->text, "mixed: no one cause holds the time of %s: %s; the largest%s, %s, %s",
+            in->of, next, largest != &rows[0] ? " but the exit" : "", row_brief(largest),
+            where[0] ? where + 1 : "without a line to name");
     } else {
         out->kind = group_verdict[g];
         char pct[24], ms[32], wall_s[32], where[320] = "", wait[480] = "", subject[256];
@@ -424,7 +433,7 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
                  pct, in->of, ms, wall_s, wall_state_gpu(top->state) ? "" : where, wait, next[0] ? "; then " : "", next);
     }
     /* The advice of what holds the time: the top kernel, the copies' own, the cause's. */
-    const account_row *lead = named ? top : &rows[0];
+    const account_row *lead = named ? top : largest;
     wall_group lg = row_group(lead);
     if (lg == WG_COMPUTE && in->top_kernel && in->top_kernel_share_pct.ok) {
         char k[72]; /* a long name cut with a mark, never silently */

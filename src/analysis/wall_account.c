@@ -35,6 +35,11 @@ typedef struct {
      * (a 60 s run's account of its every step walked its millions of segments once per step). */
     int64_t *cum;
     size_t ck, ncum;
+    /* Segment c * ck's start, for c below nck: a search for an instant looks here first, then
+     * among ck segments (the segments are tens of MB in a long run, and a search straight over
+     * them missed the cache at every step). */
+    int64_t *ck_start;
+    size_t nck;
     int64_t *sample_ts;  /* the accounted thread's samples (Python ones, else CPU ones), by time */
     uint8_t *sample_state; /* the state at each */
     size_t nsamples;
@@ -288,6 +293,7 @@ static bool array_pull(layer *y, piece *out)
 #define LAST_SITES 64 /* builder.last_site's slots */
 #define REMAPPED 1024 /* builder.remapped's slots */
 #define CALLS_SEEN 256 /* builder.calls_seen's slots */
+#define KERNEL_NAMES 256 /* gpu_items' slots */
 
 typedef struct {
     wall_timeline *t;
@@ -568,6 +574,10 @@ static void mark_lazy_context(const run_model *m, const size_t *calls, size_t nc
         if (i >= s->napis || s->apis[i].pid != pid)
             continue;
         const api_event *a = &s->apis[i];
+        /* The calls come by start: once past the first explicit context call or the first long
+         * call, none later changes the mark (a long run's millions were walked for it). */
+        if (a->start_ns > explicit_ctx || (first_long != SIZE_MAX && a->start_ns > s->apis[first_long].start_ns))
+            break;
         if (a->kind == API_DRIVER && rule[i] == ctx && a->start_ns < explicit_ctx)
             explicit_ctx = a->start_ns;
         if (a->kind != API_RUNTIME || first_long != SIZE_MAX || a->end_ns - a->start_ns < IDLE_LAZY_CONTEXT_NS)
@@ -1153,10 +1163,24 @@ static item *gpu_items(const wall_timeline *t, uint32_t pid, size_t *n, int64_t 
         *oom = true;
         return NULL;
     }
-    for (size_t i = 0; i < s->nkernels; i++)
-        if (ours(t, pid, s->kernels[i].pid) && s->kernels[i].end_ns > s->kernels[i].start_ns)
-            v[k++] = gpu_item(s->kernels[i].start_ns, s->kernels[i].end_ns,
-                              is_nccl_kernel(s->kernels[i].name) ? WS_GPU_COLLECTIVE : WS_GPU_COMPUTE);
+    /* Each kernel name's state, by the name's pointer (names are the model's, one pointer each): a
+     * loop's kernels repeat a few names, and matching each kernel's (two strstr) took about 9 ms
+     * of a long run's report in perf. */
+    struct {
+        const char *name;
+        wall_state state;
+    } named[KERNEL_NAMES] = {{0}};
+    for (size_t i = 0; i < s->nkernels; i++) {
+        const kernel_event *kv = &s->kernels[i];
+        if (!ours(t, pid, kv->pid) || kv->end_ns <= kv->start_ns)
+            continue;
+        size_t slot = ((uintptr_t)kv->name >> 4) % KERNEL_NAMES;
+        if (!kv->name || named[slot].name != kv->name) {
+            named[slot].name = kv->name;
+            named[slot].state = is_nccl_kernel(kv->name) ? WS_GPU_COLLECTIVE : WS_GPU_COMPUTE;
+        }
+        v[k++] = gpu_item(kv->start_ns, kv->end_ns, named[slot].state);
+    }
     for (size_t i = 0; i < s->ncopies; i++)
         if (ours(t, pid, s->copies[i].pid) && s->copies[i].end_ns > s->copies[i].start_ns)
             v[k++] = gpu_item(s->copies[i].start_ns, s->copies[i].end_ns, copy_state(&s->copies[i]));
@@ -1320,49 +1344,49 @@ typedef struct {
     size_t samples, calls;
 } thread_count;
 
-/* Each process's accounted thread: its main thread (tid = pid) where that has samples or calls,
- * else the thread with most samples, else most calls. */
-static bool choose_threads(wall_timeline *t)
+/* Process proc's accounted thread: its main thread (tid = pid) where that has samples or calls,
+ * else the thread with most samples, else most calls; 0 where none is known. */
+static uint32_t accounted_thread(const wall_timeline *t, uint32_t proc)
 {
     const run_model *m = t->m;
     const host_activity *h = &m->host_activity;
-    for (int k = 0; k < t->nprocs; k++) {
-        wt_proc *p = &t->procs[k];
-        thread_count th[64];
-        int n = 0;
-        for (int pass = 0; pass < 2; pass++) {
-            size_t count = pass == 0 ? h->nsamples : m->events.napis;
-            for (size_t i = 0; i < count; i++) {
-                uint32_t pid = pass == 0 ? h->samples[i].pid : m->events.apis[i].pid;
-                uint32_t tid = pass == 0 ? h->samples[i].tid : m->events.apis[i].thread;
-                if (!ours(t, p->pid, pid))
+    thread_count th[64];
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t count = pass == 0 ? h->nsamples : m->events.napis;
+        for (size_t i = 0; i < count; i++) {
+            uint32_t pid = pass == 0 ? h->samples[i].pid : m->events.apis[i].pid;
+            uint32_t tid = pass == 0 ? h->samples[i].tid : m->events.apis[i].thread;
+            if (!ours(t, proc, pid))
+                continue;
+            int j = 0;
+            while (j < n && th[j].tid != tid)
+                j++;
+            if (j == n) {
+                if (n == 64)
                     continue;
-                int j = 0;
-                while (j < n && th[j].tid != tid)
-                    j++;
-                if (j == n) {
-                    if (n == 64)
-                        continue;
-                    th[n++] = (thread_count){tid, 0, 0};
-                }
-                if (pass == 0)
-                    th[j].samples++;
-                else
-                    th[j].calls++;
+                th[n++] = (thread_count){tid, 0, 0};
             }
+            if (tid == proc && proc != 0)
+                return proc; /* the main thread, whatever the others' counts (the rest not walked) */
+            if (pass == 0)
+                th[j].samples++;
+            else
+                th[j].calls++;
         }
-        int best = -1;
-        for (int j = 0; j < n; j++) {
-            if (th[j].tid == p->pid && p->pid != 0) {
-                best = j;
-                break;
-            }
-            if (best < 0 || th[j].samples > th[best].samples ||
-                (th[j].samples == th[best].samples && th[j].calls > th[best].calls))
-                best = j;
-        }
-        p->tid = best >= 0 ? th[best].tid : 0;
     }
+    int best = -1;
+    for (int j = 0; j < n; j++)
+        if (best < 0 || th[j].samples > th[best].samples ||
+            (th[j].samples == th[best].samples && th[j].calls > th[best].calls))
+            best = j;
+    return best >= 0 ? th[best].tid : 0;
+}
+
+static bool choose_threads(wall_timeline *t)
+{
+    for (int k = 0; k < t->nprocs; k++)
+        t->procs[k].tid = accounted_thread(t, t->procs[k].pid);
     return true;
 }
 
@@ -1417,9 +1441,15 @@ static bool checkpoints(const wall_timeline *t, wt_proc *p)
     p->cum = spill_alloc(p->ncum * nev * sizeof *p->cum);
     if (!p->cum)
         return false;
+    p->nck = (p->nsegs + p->ck - 1) / p->ck;
+    p->ck_start = malloc((p->nck ? p->nck : 1) * sizeof *p->ck_start);
     int64_t *run = calloc(nev, sizeof *run);
-    if (!run)
+    if (!run || !p->ck_start) {
+        free(run);
         return false;
+    }
+    for (size_t c = 0; c < p->nck; c++)
+        p->ck_start[c] = p->segs[c * p->ck].start;
     for (size_t c = 0, k = 0; c < p->ncum; c++) {
         for (; k < c * p->ck; k++)
             run[p->segs[k].ev] += seg_end(p, k) - p->segs[k].start;
@@ -1467,6 +1497,7 @@ void wall_timeline_free(wall_timeline *t)
     for (int i = 0; i < t->nprocs; i++) {
         spill_free(t->procs[i].segs);
         spill_free(t->procs[i].cum);
+        free(t->procs[i].ck_start);
         spill_free(t->procs[i].sample_ts);
         spill_free(t->procs[i].sample_state);
     }
@@ -1534,6 +1565,12 @@ void wall_scratch_free(wall_scratch *x)
 static size_t segs_starting_by(const wt_proc *p, size_t from, int64_t t)
 {
     size_t lo = from, hi = p->nsegs;
+    if (p->ck_start) { /* between the checkpoints around t first (the starts increase) */
+        size_t clo = sorted_count_upto(p->ck_start, p->nck, t);
+        size_t below = clo > 0 ? (clo - 1) * p->ck : 0, above = clo < p->nck ? clo * p->ck : p->nsegs;
+        lo = below > from ? below : from;
+        hi = above > lo ? above : lo;
+    }
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (p->segs[mid].start <= t)

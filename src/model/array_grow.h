@@ -14,13 +14,13 @@
 
 #include "spill.h"
 
-/* The capacity of an array holding count elements. */
+/* The capacity of an array holding count elements: the next power of two, in one step (doubling
+ * from 8 took 19 steps an append at 4 M elements, a long run's wall-time segments). */
 static inline size_t array_capacity_for(size_t count)
 {
-    size_t cap = 8;
-    while (cap < count)
-        cap *= 2;
-    return cap;
+    if (count <= 8)
+        return 8;
+    return (size_t)2 << (63 - __builtin_clzll((unsigned long long)(count - 1)));
 }
 
 /* arr with room for one more element (count elements of size elem held now); NULL when memory

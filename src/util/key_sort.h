@@ -75,4 +75,19 @@ static inline uint64_t key_descending(uint64_t key)
     return ~key;
 }
 
+/* How many of the sorted (non-decreasing) v[0 .. n-1] are at or before t: the index of the
+ * first after it. */
+static inline size_t sorted_count_upto(const int64_t *v, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 #endif

@@ -74,3 +74,32 @@ void stage_mark(const char *what)
             what, t - last, t - first, peak_rss_mb(), anon_rss_mb(), spill_file_bytes() >> 20);
     last = t;
 }
+
+static void beside_timed(stage_beside *s)
+{
+    double lap = 0;
+    stage_lap(&lap, "");
+    s->fn(s->arg);
+    stage_lap(&lap, s->what);
+}
+
+static void *beside_thread(void *p)
+{
+    beside_timed(p);
+    return NULL;
+}
+
+void stage_beside_start(stage_beside *s, void (*fn)(void *arg), void *arg, const char *what)
+{
+    *s = (stage_beside){.fn = fn, .arg = arg, .what = what};
+    s->apart = pthread_create(&s->thread, NULL, beside_thread, s) == 0;
+}
+
+void stage_beside_wait(stage_beside *s)
+{
+    if (s->apart)
+        pthread_join(s->thread, NULL);
+    else
+        beside_timed(s);
+    s->apart = false;
+}
