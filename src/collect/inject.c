@@ -291,12 +291,40 @@ static bool enable_table(const activity_kind *kinds, int n)
     return any;
 }
 
+/* MMPROF_MEMORY_RECORDS, a measurement knob: which of the memory record kinds are enabled, by
+ * their names in cupti_memory_kinds ("MEMORY2", "MEMORY_POOL", both joined by a comma), or "none"
+ * (the allocation calls' callbacks alone); unset, every one. It exists to tell each kind's cost
+ * per stream-ordered allocation apart (examples/memory_bench, docs/memory.md): the records are
+ * what a cudaMallocAsync/cudaFreeAsync pair paid most of its +1,074 ns in. */
+static bool memory_kind_wanted(const activity_kind *k)
+{
+    const char *v = getenv("MMPROF_MEMORY_RECORDS");
+    if (!v || !*v)
+        return true;
+    size_t n = strlen(k->name);
+    for (const char *p = v; (p = strstr(p, k->name)) != NULL; p += n)
+        if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+            return true;
+    return false;
+}
+
+/* Under tracing.lock: the memory kinds on or off, those MMPROF_MEMORY_RECORDS leaves out off. */
+static void memory_table(bool on)
+{
+    for (int i = 0; i < cupti_memory_nkinds; i++) {
+        if (on && memory_kind_wanted(&cupti_memory_kinds[i]))
+            enable_table(&cupti_memory_kinds[i], 1);
+        else
+            cuptiActivityDisable(cupti_memory_kinds[i].kind);
+    }
+}
+
 /* Under tracing.lock. The memory kinds with the others, unless memory is off or paused. */
 static void enable_kinds(void)
 {
     bool any = enable_table(cupti_record_kinds, cupti_record_nkinds);
     if (inject_memory_on())
-        enable_table(cupti_memory_kinds, cupti_memory_nkinds);
+        memory_table(true);
     tracing.reported = true;
     tracing.on = true;
     collecting |= any;
@@ -314,11 +342,8 @@ static void disable_kinds(void)
 void inject_memory_kinds(bool on)
 {
     pthread_mutex_lock(&tracing.lock);
-    for (int i = 0; tracing.on && i < cupti_memory_nkinds; i++)
-        if (on)
-            cuptiActivityEnable(cupti_memory_kinds[i].kind);
-        else
-            cuptiActivityDisable(cupti_memory_kinds[i].kind);
+    if (tracing.on)
+        memory_table(on);
     pthread_mutex_unlock(&tracing.lock);
 }
 
