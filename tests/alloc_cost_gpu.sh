@@ -4,14 +4,17 @@
 # memory benchmark (examples/memory_bench, memory collection on against paused in one process,
 # tests/memory_gpu.sh's bench) once per setting of MMPROF_MEMORY_RECORDS: both kinds, MEMORY2
 # alone, MEMORY_POOL alone, none (the allocation calls' callbacks alone).
+#   VARIANTS='MEMORY2 none' ASYNC_CALLBACKS=0 tests/alloc_cost_gpu.sh BUILD_DIR OUT_DIR
 #   tests/alloc_cost_gpu.sh BUILD_DIR OUT_DIR      (on a GPU machine)
 set -u
 build=${1:-build} out=${2:-/tmp/alloc-cost}
 mkdir -p "$out"
 dir=$(cd "$(dirname "$0")" && pwd)
-for kinds in MEMORY2,MEMORY_POOL MEMORY2 MEMORY_POOL none; do
-  echo "== MMPROF_MEMORY_RECORDS=$kinds"
-  MMPROF_MEMORY_RECORDS=$kinds MMPROF_AB_FILE=$out/ab-off-$kinds MMPROF_AB_ONLY=memory timeout 200 "$build/mmprof" profile \
+# VARIANTS (default: all four, with the callbacks) picks some; ASYNC_CALLBACKS=0 also turns the
+# stream-ordered calls' callbacks off (MMPROF_MEMORY_ASYNC_CALLBACKS).
+for kinds in ${VARIANTS:-MEMORY2,MEMORY_POOL MEMORY2 MEMORY_POOL none}; do
+  echo "== MMPROF_MEMORY_RECORDS=$kinds MMPROF_MEMORY_ASYNC_CALLBACKS=${ASYNC_CALLBACKS:-1}"
+  MMPROF_MEMORY_ASYNC_CALLBACKS=${ASYNC_CALLBACKS:-1} MMPROF_MEMORY_RECORDS=$kinds MMPROF_AB_FILE=$out/ab-off-$kinds MMPROF_AB_ONLY=memory timeout 200 "$build/mmprof" profile \
     --json "$out/bench-$kinds.json" -q -- "$build/examples/memory_bench" --out "$out/bench-own-$kinds.json" --pairs 30 \
     >"$out/bench-$kinds.out" 2>&1 || { echo "profile failed: $(tail -3 "$out/bench-$kinds.out")"; continue; }
   python3 "$dir/memory_gpu_check.py" bench "$out/bench-own-$kinds.json" "$out/bench-$kinds.json" | grep -E 'alloc_async|"bench.alloc"'

@@ -152,13 +152,24 @@ bool inject_memory_init(void)
 
 bool inject_memory_on(void) { return inject_memory_init() && !__atomic_load_n(&paused, __ATOMIC_RELAXED); }
 
+/* MMPROF_MEMORY_ASYNC_CALLBACKS=0, a measurement knob (tests/alloc_cost_gpu.sh): no callbacks at
+ * the stream-ordered calls (cudaMallocAsync, cudaFreeAsync and kin), whose records alone then tell
+ * of them. On the H200 the callbacks at a cudaMallocAsync/cudaFreeAsync pair cost +58% of it with
+ * no memory record kind enabled (docs/memory.md): the pair is 1.5 us, a callback about 0.1 us, and
+ * each call has four (the runtime's and the driver's, at entry and exit). */
+static bool callback_wanted(const call_info *c)
+{
+    const char *v = getenv("MMPROF_MEMORY_ASYNC_CALLBACKS");
+    return c->role != ROLE_NONE && !(v && strcmp(v, "0") == 0 && strstr(c->name, "Async"));
+}
+
 static void enable_callbacks(uint32_t enable)
 {
     for (CUpti_CallbackId id = 0; id < COUNT(runtime_calls); id++)
-        if (runtime_calls[id].role != ROLE_NONE)
+        if (callback_wanted(&runtime_calls[id]))
             cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
     for (CUpti_CallbackId id = 0; id < COUNT(driver_calls); id++)
-        if (driver_calls[id].role != ROLE_NONE)
+        if (callback_wanted(&driver_calls[id]))
             cuptiEnableCallback(enable, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
 
