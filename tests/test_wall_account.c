@@ -102,8 +102,8 @@ static void host_loop_run(void **state)
 }
 
 /* A Python program's exit (samples/h200-profile-pair-gaps-1.json, examples/host_gaps.py on the
- * H200, 2026-12-03 15:27 UTC): the process's CPU samples run on 322.4 ms past its main thread's last Python sample, in a
- * stripped python3's unnamed frames. That tail, and nothing before the last Python sample, is the
+ * H200, 2026-12-03 16:41 UTC): the process's CPU samples (26 of them) run on 258.5 ms past its
+ * main thread's last Python sample, in a stripped python3's unnamed frames. That tail, and nothing before the last Python sample, is the
  * process exiting; the bound is the samples' own timestamps, not the account. */
 static void exit_follows_the_last_python_sample(void **state)
 {
@@ -132,7 +132,7 @@ static void exit_follows_the_last_python_sample(void **state)
     for (size_t i = 0; i < h->nsamples; i++)
         cpu_after += h->samples[i].pid == wall_process_pid(t, 0) && h->samples[i].tid == wall_process_thread(t, 0) &&
                      h->samples[i].source == HOST_SAMPLE_CPU && h->samples[i].ts_ns > last_py;
-    assert_true(last_any - last_py > 300 * 1000000LL);
+    assert_true(last_any - last_py > 250 * 1000000LL);
     int64_t before[2] = {lo, last_py}, after[2] = {last_py, hi};
     wall_sums s;
     sum_of(t, 0, before, 2, &s, x);
@@ -140,7 +140,7 @@ static void exit_follows_the_last_python_sample(void **state)
     sum_of(t, 0, after, 2, &s, x);
     assert_true(s.ns[WS_EXIT] > (last_any - last_py) / 2);
     assert_true(s.ns[WS_EXIT] <= hi - last_py);
-    /* the CPU samples there are counted as the state's samples (23 of the 32: the others are at
+    /* the CPU samples there are counted as the state's samples (most of the 26: the others are at
      * instants of the garbage collections Python recorded, or within the last Python sample's) */
     assert_true(s.samples[WS_EXIT] > cpu_after / 2 && s.samples[WS_EXIT] <= cpu_after);
     wall_scratch_free(x);
