@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "model.h"
+#include "accounts.h"
 #include "model_json.h"
 #include "wall_account.h"
 
@@ -102,8 +103,8 @@ static void host_loop_run(void **state)
 }
 
 /* A Python program's exit (samples/h200-profile-pair-gaps-1.json, examples/host_gaps.py on the
- * H200, 2026-12-03 15:27 UTC): the process's CPU samples run on 322.4 ms past its main thread's last Python sample, in a
- * stripped python3's unnamed frames. That tail, and nothing before the last Python sample, is the
+ * H200, 2026-12-03 16:41 UTC): the process's CPU samples (26 of them) run on 258.5 ms past its
+ * main thread's last Python sample, in a stripped python3's unnamed frames. That tail, and nothing before the last Python sample, is the
  * process exiting; the bound is the samples' own timestamps, not the account. */
 static void exit_follows_the_last_python_sample(void **state)
 {
@@ -132,7 +133,7 @@ static void exit_follows_the_last_python_sample(void **state)
     for (size_t i = 0; i < h->nsamples; i++)
         cpu_after += h->samples[i].pid == wall_process_pid(t, 0) && h->samples[i].tid == wall_process_thread(t, 0) &&
                      h->samples[i].source == HOST_SAMPLE_CPU && h->samples[i].ts_ns > last_py;
-    assert_true(last_any - last_py > 300 * 1000000LL);
+    assert_true(last_any - last_py > 250 * 1000000LL);
     int64_t before[2] = {lo, last_py}, after[2] = {last_py, hi};
     wall_sums s;
     sum_of(t, 0, before, 2, &s, x);
@@ -140,12 +141,46 @@ static void exit_follows_the_last_python_sample(void **state)
     sum_of(t, 0, after, 2, &s, x);
     assert_true(s.ns[WS_EXIT] > (last_any - last_py) / 2);
     assert_true(s.ns[WS_EXIT] <= hi - last_py);
-    /* the CPU samples there are counted as the state's samples (23 of the 32: the others are at
+    /* the CPU samples there are counted as the state's samples (most of the 26: the others are at
      * instants of the garbage collections Python recorded, or within the last Python sample's) */
     assert_true(s.samples[WS_EXIT] > cpu_after / 2 && s.samples[WS_EXIT] <= cpu_after);
     wall_scratch_free(x);
     wall_timeline_free(t);
     model_free(&m);
+}
+
+/* The process's exit is shown and never the verdict (verdict.c): an account whose largest state is
+ * the exit (45% of the wall) and whose other states each hold less than a quarter is mixed, spoken
+ * for by the largest state but the exit. The samples showed this until the sampler started with
+ * the program (b2d1956): the torch sample's exit held 25.9% of a run that began at its first CUDA
+ * call; re-recorded (2026-12-03 16:40 UTC) it is import-bound, its exit 3.8%. */
+static void exit_is_never_the_verdict(void **state)
+{
+    (void)state;
+    static const struct {
+        wall_state state;
+        double ms;
+    } shares[] = {{WS_EXIT, 45}, {WS_CPU, 22}, {WS_GPU_COMPUTE, 20}, {WS_SLEEP, 13}};
+    account_row rows[4];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 4; i++) {
+        rows[i].state = shares[i].state;
+        rows[i].rule = -1;
+        metric_set(&rows[i].ms, shares[i].ms);
+        metric_set(&rows[i].share_pct, shares[i].ms);
+    }
+    account_input in;
+    memset(&in, 0, sizeof in);
+    in.rows = rows;
+    in.nrows = 4;
+    in.of = "the run";
+    metric_set(&in.wall_ms, 100);
+    verdict v;
+    metric decided;
+    judge_account(&in, &v, &decided);
+    assert_int_equal(v.kind, VERDICT_MIXED);
+    if (!strstr(v.text, "the largest but the exit, host computing"))
+        fail_msg("'%s' does not speak through the largest state but the exit", v.text);
 }
 
 int main(void)
@@ -154,6 +189,7 @@ int main(void)
         cmocka_unit_test(train_run),
         cmocka_unit_test(host_loop_run),
         cmocka_unit_test(exit_follows_the_last_python_sample),
+        cmocka_unit_test(exit_is_never_the_verdict),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
