@@ -189,14 +189,15 @@ def past_wall(r):
     return r.get("wall_ms") is not None and work > r["wall_ms"] * 1.001 + 0.001
 
 
-def text_timeline(body):
-    """The text's Timeline table: its heading, its column line and its rows."""
+def text_table(body, heading, columns):
+    """A text table: its heading's lines (from the one starting with heading), its column line
+    (the next starting with columns) and its rows up to a blank line; None where it is not."""
     lines = body.split("\n")
     for i, line in enumerate(lines):
-        if not line.startswith("Timeline  regions:"):
+        if not line.startswith(heading):
             continue
         j = i + 1
-        while j < len(lines) and not lines[j].startswith("region "):
+        while j < len(lines) and not lines[j].startswith(columns):
             j += 1
         if j == len(lines):
             return None
@@ -207,6 +208,11 @@ def text_timeline(body):
             rows.append(row)
         return flat(" ".join(lines[i:j])), lines[j], rows
     return None
+
+
+def text_timeline(body):
+    """The text's Timeline table: its heading, its column line and its rows."""
+    return text_table(body, "Timeline  regions:", "region ")
 
 
 def kernel_vs_wall(s):
@@ -532,22 +538,13 @@ def median_of(v):
 
 def text_groups(body):
     """The text's "Repeated ranges" rows: (name, count, median ms as printed)."""
-    lines = body.split("\n")
-    for i, line in enumerate(lines):
-        if not line.startswith("Repeated ranges"):
-            continue
-        j = i + 1
-        while j < len(lines) and not lines[j].startswith("range "):
-            j += 1
-        rows = []
-        for row in lines[j + 1:]:
-            if not row.strip():
-                break
-            cells = row[24:].split()
-            if len(cells) >= 2 and cells[0].isdigit() and row[:24].strip():
-                rows.append((row[:24].strip(), int(cells[0]), cells[1]))
-        return rows
-    return []
+    t = text_table(body, "Repeated ranges", "range ")
+    rows = []
+    for row in t[2] if t else []:
+        cells = row[24:].split()
+        if len(cells) >= 2 and cells[0].isdigit() and row[:24].strip():
+            rows.append((row[:24].strip(), int(cells[0]), cells[1]))
+    return rows
 
 
 def group_rows(s):
