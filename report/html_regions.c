@@ -59,7 +59,8 @@ static void region_row(html_ctx *x, int li)
               verdict_name(r->verdict));
 }
 
-/* A repeated range as one line that opens to its listed instances: how many, the median
+/* A repeated range as one line that opens to its listed instances (a figure n/a says why in place:
+ * a note's link inside the summary would nest a control in a control): how many, the median
  * instance's wall, the shortest and the longest (which one), the median busy, and the median
  * instance's verdict with the longest's where it differs. */
 static void group_details(html_ctx *x, int li)
@@ -72,16 +73,16 @@ static void group_details(html_ctx *x, int li)
     sb_add(x->b, "<details class=\"rgroup\"><summary><span class=\"rg-name\">");
     domain_name(x, g->domain, g->name);
     sb_printf(x->b, "</span> <span class=\"rg-fig\">&times;%d</span> <span class=\"rg-fig\">median ", g->count);
-    html_fig(x, &range_group_table, g, "median_ms", path, true);
+    html_fig_why(x, &range_group_table, g, "median_ms", path, true);
     sb_add(x->b, "</span> <span class=\"rg-fig\">min..max ");
-    html_fig(x, &range_group_table, g, "min_ms", path, false);
+    html_fig_why(x, &range_group_table, g, "min_ms", path, false);
     sb_add(x->b, "..");
-    html_fig(x, &range_group_table, g, "max_ms", path, true);
+    html_fig_why(x, &range_group_table, g, "max_ms", path, true);
     range_instance_label(a->m, g, g->longest, which, sizeof which);
     sb_add(x->b, "</span> <span class=\"rg-fig\">longest ");
     sb_html(x->b, which);
     sb_add(x->b, "</span> <span class=\"rg-fig\">median busy ");
-    html_fig(x, &range_group_table, g, "median_busy_pct", path, true);
+    html_fig_why(x, &range_group_table, g, "median_busy_pct", path, true);
     verdict_kind mv = a->rg[g->median].verdict, lv = a->rg[g->longest].verdict;
     sb_printf(x->b, "</span> <span class=\"verdict %s\">%s</span>", verdict_name(mv), verdict_name(mv));
     if (lv != mv)
