@@ -21,7 +21,8 @@
  * "py.innermost", host the frame); then one call_site row per kernel, copy or call and line it was
  * made from (name the target, direction its kind, count its calls with a site, host the line).
  * Then one account row per wall-time account and one account_state row per state of it
- * (account_rows says what their columns hold).
+ * (account_rows says what their columns hold). Then one range_group row per group of NVTX ranges or
+ * annotations of one name (range_groups.h; the region rows above keep every instance).
  * Where the run has GPU memory data, its rows last (memory_rows says which) and their tables'
  * columns after the others; a run without it has neither. The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
@@ -43,7 +44,7 @@ typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
     ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE,
-    ROW_ACCOUNT, ROW_ACCOUNT_STATE, NROWS,
+    ROW_ACCOUNT, ROW_ACCOUNT_STATE, ROW_RANGE_GROUP, NROWS,
     /* GPU memory's rows, and their columns, only in a run with memory data (memory.h), so a run
      * without it keeps the columns it always had */
     ROW_MEMORY = NROWS, ROW_MEMORY_HOLDER, ROW_MEMORY_POINT, ROW_MEMORY_LEAK, ROW_MEMORY_RANGE, ROW_MEMORY_FAILURE,
@@ -54,7 +55,7 @@ static const char *const row_names[NROWS_ALL] = {"run", "region", "kernel", "cop
                                                  "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
                                                  "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
                                                  "idle_breakdown", "host_sampling", "host_view", "host_function",
-                                                 "call_site", "account", "account_state", "memory", "memory_holder",
+                                                 "call_site", "account", "account_state", "range_group", "memory", "memory_holder",
                                                  "memory_point", "memory_leak", "memory_range", "memory_failure"};
 
 /* The row kinds whose columns this output has: NROWS, or NROWS_ALL with memory data. */
@@ -75,6 +76,7 @@ static const metric_table *table_of(row_kind k)
     case ROW_CALL_SITE: return &call_site_table;
     case ROW_ACCOUNT: return &account_table;
     case ROW_ACCOUNT_STATE: return &account_row_table;
+    case ROW_RANGE_GROUP: return &range_group_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -394,6 +396,24 @@ static void account_rows(strbuf *b, const analysis *a)
     }
 }
 
+/* A range_group row per group of same-named ranges: name the group ("step *"), count its
+ * instances, region_index and region its median instance, region_kind its kind, direction its NVTX
+ * domain, host the median instance's verdict. */
+static void group_rows(strbuf *b, const analysis *a)
+{
+    for (int i = 0; i < a->ngroups; i++) {
+        const range_group *g = &a->groups[i];
+        ids id;
+        region_ids(a->m, g->median, &id);
+        id.v[ID_NAME] = g->name;
+        snprintf(id.count, sizeof id.count, "%d", g->count);
+        id.v[ID_COUNT] = id.count;
+        id.v[ID_DIRECTION] = g->domain;
+        id.v[ID_HOST] = verdict_name(a->rg[g->median].verdict);
+        row(b, ROW_RANGE_GROUP, &id, g);
+    }
+}
+
 /* GPU memory (memory.h): a memory row per process and device (device its GPU, count its pid, name
  * "pid N"), after each its holders at the peak (name the call site, direction "by_site"; the
  * libraries: "by_allocator", host the library) and its timeline's points (direction "timeline");
@@ -546,6 +566,7 @@ char *render_csv(const analysis *a)
     idle_rows(&b, a);
     host_rows(&b, a);
     account_rows(&b, a);
+    group_rows(&b, a);
     memory_rows(&b, a);
     return sb_finish(&b);
 }

@@ -21,38 +21,155 @@ static const char *const region_cols[] = {"wall_ms", "kernel_ms", "memcpy_ms", "
                                           "busy_pct", "largest_gap_ms", "launch_us", "sync_ms"};
 #define NREGION_COLS ((int)(sizeof region_cols / sizeof region_cols[0]))
 
-static void region_rows(html_ctx *x)
+/* A range's name after its NVTX domain, where it has one. */
+static void domain_name(html_ctx *x, const char *domain, const char *name)
 {
-    const analysis *a = x->a;
-    const run_model *m = a->m;
+    if (domain) {
+        sb_add(x->b, "<span class=\"domain\">");
+        sb_html(x->b, domain);
+        sb_add(x->b, "@</span>");
+    }
+    sb_html(x->b, name);
+}
+
+static void region_head(html_ctx *x)
+{
     sb_add(x->b, "<div class=\"scroll\"><table class=\"regions sortable\">\n<thead><tr>"
                  "<th data-sort=\"text\">region</th><th data-sort=\"text\">kind</th>");
     heading_cells(x, &region_metric_table, region_cols, NREGION_COLS);
     sb_add(x->b, "<th data-sort=\"text\">verdict</th></tr></thead>\n<tbody>\n");
+}
+
+/* One region's row: listed region li. */
+static void region_row(html_ctx *x, int li)
+{
+    const analysis *a = x->a;
+    const region_metrics *r = &a->rg[a->listed[li]];
+    const region *rg = &a->m->regions[r->region];
+    char path[FIG_PATH];
+    path_region(path, a->listed[li]);
+    sb_add(x->b, "<tr><td class=\"rname\" data-v=\"");
+    sb_html(x->b, rg->name);
+    sb_add(x->b, "\">");
+    domain_name(x, rg->domain, rg->name);
+    sb_printf(x->b, "</td><td>%s</td>", region_kind_name(rg->kind));
+    for (int c = 0; c < NREGION_COLS; c++)
+        html_fig_cell(x, &region_metric_table, r, region_cols[c], path, false);
+    sb_printf(x->b, "<td><span class=\"verdict %s\">%s</span></td></tr>\n", verdict_name(r->verdict),
+              verdict_name(r->verdict));
+}
+
+/* A repeated range as one line that opens to its listed instances (a figure n/a says why in place:
+ * a note's link inside the summary would nest a control in a control): how many, the median
+ * instance's wall, the shortest and the longest (which one), the median busy, and the median
+ * instance's verdict with the longest's where it differs. */
+static void group_details(html_ctx *x, int li)
+{
+    const analysis *a = x->a;
+    int gi = 0;
+    const range_group *g = range_group_shown(a, a->listed[li], &gi);
+    char path[FIG_PATH], which[RANGE_GROUP_NAME];
+    path_range_group(path, gi);
+    sb_add(x->b, "<details class=\"rgroup\"><summary><span class=\"rg-name\">");
+    domain_name(x, g->domain, g->name);
+    sb_printf(x->b, "</span> <span class=\"rg-fig\">&times;%d</span> <span class=\"rg-fig\">median ", g->count);
+    html_fig_why(x, &range_group_table, g, "median_ms", path, true);
+    sb_add(x->b, "</span> <span class=\"rg-fig\">min..max ");
+    html_fig_why(x, &range_group_table, g, "min_ms", path, false);
+    sb_add(x->b, "..");
+    html_fig_why(x, &range_group_table, g, "max_ms", path, true);
+    range_instance_label(a->m, g, g->longest, which, sizeof which);
+    sb_add(x->b, "</span> <span class=\"rg-fig\">longest ");
+    sb_html(x->b, which);
+    sb_add(x->b, "</span> <span class=\"rg-fig\">median busy ");
+    html_fig_why(x, &range_group_table, g, "median_busy_pct", path, true);
+    verdict_kind mv = a->rg[g->median].verdict, lv = a->rg[g->longest].verdict;
+    sb_printf(x->b, "</span> <span class=\"verdict %s\">%s</span>", verdict_name(mv), verdict_name(mv));
+    if (lv != mv)
+        sb_printf(x->b, " <span class=\"rg-pair\"><span class=\"quiet\">longest</span> <span class=\"verdict %s\">%s</span></span>",
+                  verdict_name(lv), verdict_name(lv));
+    sb_add(x->b, "</summary>\n");
+    region_head(x);
+    for (int lj = li; lj < a->nlisted; lj++)
+        if (range_group_shown(a, a->listed[lj], NULL) == g)
+            region_row(x, lj);
+    sb_add(x->b, "</tbody></table></div>\n");
+    if (g->listed < g->count)
+        sb_printf(x->b, "<p class=\"quiet\">%d more instances are not listed; the JSON and CSV reports have every one.</p>\n",
+                  g->count - g->listed);
+    sb_add(x->b, "</details>\n");
+}
+
+static void region_rows(html_ctx *x)
+{
+    const analysis *a = x->a;
+    region_head(x);
+    int grouped = 0, ngroups = 0;
     for (int li = 0; li < a->nlisted; li++) {
-        const region_metrics *r = &a->rg[a->listed[li]];
-        const region *rg = &m->regions[r->region];
-        char path[FIG_PATH];
-        path_region(path, a->listed[li]);
-        sb_add(x->b, "<tr><td class=\"rname\" data-v=\"");
-        sb_html(x->b, rg->name);
-        sb_add(x->b, "\">");
-        if (rg->domain) {
-            sb_add(x->b, "<span class=\"domain\">");
-            sb_html(x->b, rg->domain);
-            sb_add(x->b, "@</span>");
+        if (range_group_shown(a, a->listed[li], NULL)) {
+            grouped++; /* a repeated range: its group's line, below */
+            ngroups += range_group_first_listed(a, li);
+            continue;
         }
-        sb_html(x->b, rg->name);
-        sb_printf(x->b, "</td><td>%s</td>", region_kind_name(rg->kind));
-        for (int c = 0; c < NREGION_COLS; c++)
-            html_fig_cell(x, &region_metric_table, r, region_cols[c], path, false);
-        sb_printf(x->b, "<td><span class=\"verdict %s\">%s</span></td></tr>\n", verdict_name(r->verdict),
-                  verdict_name(r->verdict));
+        region_row(x, li);
     }
     sb_add(x->b, "</tbody></table></div>\n");
     if (a->unlisted > 0)
         sb_printf(x->b, "<p class=\"quiet\">%d shorter regions are not listed; the JSON report has every region.</p>\n",
                   a->unlisted);
+    if (ngroups == 0)
+        return;
+    sb_printf(x->b, "<h3>Repeated ranges</h3>\n<p class=\"quiet\">One line per name: %d listed instances in %d line%s; "
+                    "open one for its instances. The JSON and CSV reports list every instance.</p>\n<div class=\"rgroups\">\n",
+              grouped, ngroups, ngroups == 1 ? "" : "s");
+    for (int li = 0; li < a->nlisted; li++)
+        if (range_group_first_listed(a, li))
+            group_details(x, li);
+    sb_add(x->b, "</div>\n");
+}
+
+/* "the median, step 10 (1.697 ms): compute-bound: ..." for instance region of group g. */
+static void instance_verdict(html_ctx *x, const range_group *g, const char *which, int region)
+{
+    char path[FIG_PATH], label[RANGE_GROUP_NAME];
+    range_instance_label(x->a->m, g, region, label, sizeof label);
+    sb_printf(x->b, "%s, ", which);
+    sb_html(x->b, label);
+    sb_add(x->b, " (");
+    path_region(path, region);
+    html_fig(x, &region_metric_table, &x->a->rg[region], "wall_ms", path, true);
+    sb_add(x->b, "): ");
+    sb_html(x->b, x->a->rg[region].verdict_text);
+}
+
+/* A repeated range's verdict and advice, once: the median instance's, the longest's where its
+ * verdict differs, and each distinct advice once with how many instances got it. */
+static void group_verdict(html_ctx *x, const range_group *g)
+{
+    const analysis *a = x->a;
+    const region_metrics *med = &a->rg[g->median], *lon = &a->rg[g->longest];
+    if (med->verdict == VERDICT_NO_GPU && lon->verdict == VERDICT_NO_GPU)
+        return;
+    sb_add(x->b, "<li><strong>");
+    sb_html(x->b, g->name);
+    sb_printf(x->b, "</strong> (%d instances): ", g->count);
+    instance_verdict(x, g, "the median", g->median);
+    if (lon->verdict != med->verdict) {
+        sb_add(x->b, "<br>");
+        instance_verdict(x, g, "the longest", g->longest);
+    }
+    for (int i = 0; i < g->nadvice; i++) {
+        sb_add(x->b, "<br><span class=\"tip\">&rarr; ");
+        sb_html(x->b, a->rg[g->advice[i].region].advice);
+        sb_printf(x->b, "</span> <span class=\"quiet\">(%d of %d)</span>", g->advice[i].count, g->count);
+    }
+    if (g->advice_other > 0)
+        sb_printf(x->b, "<br><span class=\"quiet\">%d more instances got other advice; the JSON report has each.</span>",
+                  g->advice_other);
+    if (g->by_time > 0)
+        sb_printf(x->b, "<br><span class=\"quiet\">%d GPU events had no launching call in the timeline and "
+                        "were attributed by time.</span>", g->by_time);
+    sb_add(x->b, "</li>\n");
 }
 
 static void verdict_list(html_ctx *x)
@@ -61,6 +178,12 @@ static void verdict_list(html_ctx *x)
     sb_add(x->b, "<ul class=\"advice\">\n");
     for (int li = 0; li < a->nlisted; li++) {
         const region_metrics *r = &a->rg[a->listed[li]];
+        const range_group *g = range_group_shown(a, r->region, NULL);
+        if (g) {
+            if (range_group_first_listed(a, li))
+                group_verdict(x, g);
+            continue;
+        }
         if (r->verdict == VERDICT_NO_GPU && li > 0)
             continue;
         sb_add(x->b, "<li><strong>");

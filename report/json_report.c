@@ -435,9 +435,33 @@ static bool group_ident(cJSON *row, const analysis *a, int i)
         if (g->verdicts[v] > 0 && !cJSON_AddNumberToObject(counts, verdict_name((verdict_kind)v), g->verdicts[v]))
             return false;
     cJSON *worst = counts ? cJSON_AddObjectToObject(row, "worst") : NULL;
-    return worst && cJSON_AddNumberToObject(worst, "region", g->worst) &&
-           cJSON_AddStringToObject(worst, "verdict", verdict_name(w->verdict)) &&
-           cJSON_AddStringToObject(worst, "verdict_text", w->verdict_text);
+    if (!worst || !cJSON_AddNumberToObject(worst, "region", g->worst) ||
+        !cJSON_AddStringToObject(worst, "verdict", verdict_name(w->verdict)) ||
+        !cJSON_AddStringToObject(worst, "verdict_text", w->verdict_text))
+        return false;
+    /* The instances a group row shows: the median (the steady state) and the longest, and the
+     * advice they got, each text once with how many instances got it. */
+    const int which[] = {g->median, g->longest};
+    const char *const names[] = {"median_instance", "longest_instance"};
+    for (int k = 0; k < 2; k++) {
+        cJSON *o = cJSON_AddObjectToObject(row, names[k]);
+        if (!o || !cJSON_AddNumberToObject(o, "region", which[k]) ||
+            !cJSON_AddStringToObject(o, "verdict", verdict_name(a->rg[which[k]].verdict)))
+            return false;
+    }
+    cJSON *instances = cJSON_AddArrayToObject(row, "instances");
+    for (int k = 0; instances && k < g->count; k++)
+        if (!cJSON_AddItemToArray(instances, cJSON_CreateNumber(g->members[k])))
+            return false;
+    cJSON *advice = instances && cJSON_AddNumberToObject(row, "listed", g->listed) ? cJSON_AddArrayToObject(row, "advice") : NULL;
+    for (int k = 0; advice && k < g->nadvice; k++) {
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(advice, o) || !cJSON_AddStringToObject(o, "text", a->rg[g->advice[k].region].advice) ||
+            !cJSON_AddNumberToObject(o, "count", g->advice[k].count) ||
+            !cJSON_AddNumberToObject(o, "first_region", g->advice[k].region))
+            return false;
+    }
+    return advice && cJSON_AddNumberToObject(row, "advice_other", g->advice_other);
 }
 
 /* profile --counters: which launch a row is. */

@@ -14,6 +14,59 @@ static int depth_of(const run_model *m, int i)
     return d;
 }
 
+/* Repeated ranges, one row per name where its first instance is listed: how many, the median
+ * instance's wall, the shortest and the longest (which one), the median busy and the median
+ * instance's verdict, with the longest's where it differs. Nested groups are indented as their
+ * instances are in the regions table. */
+static void group_table(ctx *x, const analysis *a, int instances)
+{
+    const run_model *m = a->m;
+    static const text_col cols[] = {{"median_ms", 10, false}, {"min_ms", 9, false}, {"max_ms", 10, false}};
+    static const text_col busy = {"median_busy_pct", 12, false};
+    int ngroups = 0;
+    for (int li = 0; li < a->nlisted; li++)
+        ngroups += range_group_first_listed(a, li);
+    char lede[200];
+    snprintf(lede, sizeof lede, "one row per name: %d listed instances in %d row%s; the JSON and CSV reports list every "
+             "instance", instances, ngroups, ngroups == 1 ? "" : "s");
+    fprintf(x->out, "\n%sRepeated ranges%s  ", c(x, BOLD), c(x, RESET));
+    wrapped(x, 17, lede);
+    fprintf(x->out, "%s%-24s %5s", c(x, DIM), "range", "count");
+    for (int i = 0; i < 4; i++) {
+        const text_col *col = i < 3 ? &cols[i] : &busy;
+        const metric_def *d = metric_find(&range_group_table, col->key);
+        char head[32];
+        snprintf(head, sizeof head, strcmp(d->unit, "%") == 0 ? "%s%s" : "%s %s", d->label, d->unit);
+        fprintf(x->out, " %*.*s", col->width, col->width, head);
+        if (i == 2)
+            fprintf(x->out, " %-10s", "longest");
+    }
+    fprintf(x->out, " %s%s\n", "verdict", c(x, RESET));
+    for (int li = 0; li < a->nlisted; li++) {
+        if (!range_group_first_listed(a, li))
+            continue;
+        const range_group *g = range_group_shown(a, a->listed[li], NULL);
+        char label[160], name[160], which[64], longest[16];
+        int depth = depth_of(m, a->listed[li]);
+        depth = depth > 0 ? depth - 1 : 0;
+        if (g->domain)
+            snprintf(label, sizeof label, "%*s%s@%s", 2 * depth, "", g->domain, g->name);
+        else
+            snprintf(label, sizeof label, "%*s%s", 2 * depth, "", g->name);
+        clipped(label, 24, name, sizeof name);
+        fprintf(x->out, "%-24s %5d", name, g->count);
+        fig_cells(x, &range_group_table, g, cols, 3);
+        range_instance_label(m, g, g->longest, which, sizeof which);
+        clipped(which, 10, longest, sizeof longest);
+        fprintf(x->out, " %-10s", longest);
+        fig_cell(x, &range_group_table, g, &busy);
+        verdict_kind mv = a->rg[g->median].verdict, lv = a->rg[g->longest].verdict;
+        fprintf(x->out, " %s\n", verdict_name(mv));
+        if (lv != mv)
+            fprintf(x->out, "%*s(its verdict: %s)\n", 24 + 6 + 11 + 10 + 11 + 1, "", verdict_name(lv)); /* under "longest" */
+    }
+}
+
 static void region_table(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
@@ -39,9 +92,14 @@ static void region_table(ctx *x, const analysis *a)
         fprintf(x->out, " %*.*s", cols[i].width, cols[i].width, head);
     }
     fprintf(x->out, " %s%s\n", "verdict", c(x, RESET));
+    int grouped = 0;
     for (int li = 0; li < a->nlisted; li++) {
         const region_metrics *r = &a->rg[a->listed[li]];
         const region *rg = &m->regions[r->region];
+        if (range_group_shown(a, r->region, NULL)) {
+            grouped++; /* a repeated range: its group's row, below */
+            continue;
+        }
         char label[160], name[160];
         int depth = depth_of(m, r->region);
         if (rg->domain)
@@ -55,6 +113,47 @@ static void region_table(ctx *x, const analysis *a)
     }
     if (a->unlisted > 0)
         fprintf(x->out, "  (%d shorter regions not listed; every region is in the JSON report)\n", a->unlisted);
+    if (grouped > 0)
+        group_table(x, a, grouped);
+}
+
+/* A repeated range's verdict and advice, once: the median instance's verdict, the longest's where
+ * it differs, and each distinct advice once with how many instances got it. */
+static void group_verdict(ctx *x, const analysis *a, const range_group *g)
+{
+    const run_model *m = a->m;
+    const region_metrics *med = &a->rg[g->median], *lon = &a->rg[g->longest];
+    if (med->verdict == VERDICT_NO_GPU && lon->verdict == VERDICT_NO_GPU)
+        return;
+    char name[64], line[VERDICT_TEXT + 256], which[RANGE_GROUP_NAME], wall[32];
+    clipped(g->name, 30, name, sizeof name);
+    fprintf(x->out, "%-30s ", name);
+    range_instance_label(m, g, g->median, which, sizeof which);
+    snprintf(line, sizeof line, "%d instances; the median, %s (%s): %s", g->count, which,
+             fig(x, wall, sizeof wall, &region_metric_table, med, "wall_ms", true), med->verdict_text);
+    wrapped(x, 31, line);
+    if (lon->verdict != med->verdict) {
+        range_instance_label(m, g, g->longest, which, sizeof which);
+        snprintf(line, sizeof line, "the longest, %s (%s): %s", which,
+                 fig(x, wall, sizeof wall, &region_metric_table, lon, "wall_ms", true), lon->verdict_text);
+        fprintf(x->out, "%-30s ", "");
+        wrapped(x, 31, line);
+    }
+    for (int i = 0; i < g->nadvice; i++) {
+        snprintf(line, sizeof line, "-> %s (%d of %d)", a->rg[g->advice[i].region].advice, g->advice[i].count, g->count);
+        fprintf(x->out, "%-30s ", "");
+        wrapped(x, 31, line);
+    }
+    if (g->advice_other > 0) {
+        snprintf(line, sizeof line, "(%d more instances with other advice; the JSON report has each)", g->advice_other);
+        fprintf(x->out, "%-30s ", "");
+        wrapped(x, 31, line);
+    }
+    if (g->by_time > 0) {
+        snprintf(line, sizeof line, "(%d GPU events had no launching call in the timeline: attributed by time)", g->by_time);
+        fprintf(x->out, "%-30s ", "");
+        wrapped(x, 31, line);
+    }
 }
 
 static void verdict_lines(ctx *x, const analysis *a)
@@ -63,20 +162,12 @@ static void verdict_lines(ctx *x, const analysis *a)
     fprintf(x->out, "\n%sVerdicts and advice%s\n", c(x, BOLD), c(x, RESET));
     for (int li = 0; li < a->nlisted; li++) {
         const region_metrics *r = &a->rg[a->listed[li]];
-        if (r->verdict == VERDICT_NO_GPU && li > 0)
+        if (range_group_shown(a, r->region, NULL)) {
+            if (range_group_first_listed(a, li))
+                group_verdict(x, a, range_group_shown(a, r->region, NULL));
             continue;
-        /* A range repeated with the same verdict (every step's "forward") is told once. */
-        const char *rname = m->regions[r->region].name;
-        bool told = false;
-        int like = 0;
-        for (int lj = 0; lj < a->nlisted; lj++) {
-            const region_metrics *o = &a->rg[a->listed[lj]];
-            if (lj == li || o->verdict != r->verdict || strcmp(m->regions[o->region].name, rname) != 0)
-                continue;
-            told |= lj < li;
-            like++;
         }
-        if (told)
+        if (r->verdict == VERDICT_NO_GPU && li > 0)
             continue;
         char name[64];
         clipped(m->regions[r->region].name, 30, name, sizeof name);
@@ -86,12 +177,6 @@ static void verdict_lines(ctx *x, const analysis *a)
             fprintf(x->out, "%-30s ", "");
             char line[VERDICT_TEXT + 4];
             snprintf(line, sizeof line, "-> %s", r->advice);
-            wrapped(x, 31, line);
-        }
-        if (like > 0) {
-            char line[96];
-            snprintf(line, sizeof line, "(%d more listed ranges of this name, same verdict)", like);
-            fprintf(x->out, "%-30s ", "");
             wrapped(x, 31, line);
         }
         if (r->by_time > 0) {

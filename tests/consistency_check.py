@@ -30,7 +30,11 @@ contradiction. The rules:
                      stretch is a gap of its GPU's busy track at that time
   account_sums       each wall-time account's states sum to its wall (+-0.5%) and their shares
                      to 100% (+-0.5) in every output that prints it, and the text, CSV and page
-                     print the JSON's figures"""
+                     print the JSON's figures
+  group_rows         a repeated range's group is its instances: its count their number, its
+                     min, median and max their walls', its median and longest instance among
+                     them; the text's row, the CSV's and the page's group say the JSON's count
+                     and median, and the page's group opens to its listed instances"""
 import csv
 import glob
 import html as htmlmod
@@ -185,14 +189,15 @@ def past_wall(r):
     return r.get("wall_ms") is not None and work > r["wall_ms"] * 1.001 + 0.001
 
 
-def text_timeline(body):
-    """The text's Timeline table: its heading, its column line and its rows."""
+def text_table(body, heading, columns):
+    """A text table: its heading's lines (from the one starting with heading), its column line
+    (the next starting with columns) and its rows up to a blank line; None where it is not."""
     lines = body.split("\n")
     for i, line in enumerate(lines):
-        if not line.startswith("Timeline  regions:"):
+        if not line.startswith(heading):
             continue
         j = i + 1
-        while j < len(lines) and not lines[j].startswith("region "):
+        while j < len(lines) and not lines[j].startswith(columns):
             j += 1
         if j == len(lines):
             return None
@@ -203,6 +208,11 @@ def text_timeline(body):
             rows.append(row)
         return flat(" ".join(lines[i:j])), lines[j], rows
     return None
+
+
+def text_timeline(body):
+    """The text's Timeline table: its heading, its column line and its rows."""
+    return text_table(body, "Timeline  regions:", "region ")
 
 
 def kernel_vs_wall(s):
@@ -224,6 +234,11 @@ def kernel_vs_wall(s):
     if not past:
         return bad
     listed = s.a.get("listed_regions") or list(range(len(regions)))
+    # the text's Timeline rows are the listed regions less the repeated ranges (one row per name
+    # under "Repeated ranges")
+    grouped = {i for g in s.a.get("range_groups") or [] if g["count"] >= 2 and g.get("listed", 0) > 0
+               for i in g.get("instances") or []}
+    listed = [li for li in listed if li not in grouped]
     for path, body in s.texts:
         t = text_timeline(body)
         if t is None:
@@ -512,8 +527,85 @@ def account_sums(s):
                 bad.append(f"{s.name}: {path}: an account's bar is {sum(widths):.1f}% wide")
     return bad
 
+# ---------------------------------------------------------------------------------------------
+# Rule 7: a group row is its instances
 
-RULES = [launch_counts, kernel_vs_wall, busy_vs_verdict, speedup_factors, time_origin, account_sums]
+def median_of(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def text_groups(body):
+    """The text's "Repeated ranges" rows: (name, count, median ms as printed)."""
+    t = text_table(body, "Repeated ranges", "range ")
+    rows = []
+    for row in t[2] if t else []:
+        cells = row[24:].split()
+        if len(cells) >= 2 and cells[0].isdigit() and row[:24].strip():
+            rows.append((row[:24].strip(), int(cells[0]), cells[1]))
+    return rows
+
+
+def group_rows(s):
+    bad = []
+    regions = s.a.get("regions", [])
+    groups = s.a.get("range_groups") or []
+    for g in groups:
+        inst = g.get("instances") or []
+        if len(inst) != g["count"]:
+            bad.append(f"{s.name}: JSON: group '{g['name']}': count {g['count']}, {len(inst)} instances")
+            continue
+        walls = [regions[i]["wall_ms"] for i in inst if i < len(regions) and regions[i].get("wall_ms") is not None]
+        if walls and len(walls) == len(inst):
+            for key, v in (("min_ms", min(walls)), ("max_ms", max(walls)), ("median_ms", median_of(walls))):
+                if g.get(key) is None or not near(g[key], v, 1e-6 * max(1, v)):
+                    bad.append(f"{s.name}: JSON: group '{g['name']}': {key} {g.get(key)}, its instances' {v}")
+        for which in ("median_instance", "longest_instance"):
+            if (g.get(which) or {}).get("region") not in inst:
+                bad.append(f"{s.name}: JSON: group '{g['name']}': its {which} is not one of its instances")
+        lon = (g.get("longest_instance") or {}).get("region")
+        if lon in inst and g.get("max_ms") is not None and \
+                not near(regions[lon]["wall_ms"], g["max_ms"], 1e-6 * max(1, g["max_ms"])):
+            bad.append(f"{s.name}: JSON: group '{g['name']}': its longest instance's wall {regions[lon]['wall_ms']}, "
+                       f"its max {g['max_ms']}")
+        told = sum(x["count"] for x in g.get("advice") or []) + (g.get("advice_other") or 0)
+        if told > g["count"]:
+            bad.append(f"{s.name}: JSON: group '{g['name']}': advice told {told} times for {g['count']} instances")
+    for path, body in s.texts:
+        for name, count, med in text_groups(body):
+            label = lambda g: (g["domain"] + "@" if g.get("domain") else "") + g["name"]  # as the text names it
+            cands = [g for g in groups if label(g) == name or (name.endswith("...") and label(g).startswith(name[:-3]))]
+            if not any(g["count"] == count and g.get("median_ms") is not None and figure_matches(g["median_ms"], med)
+                       for g in cands):
+                bad.append(f"{s.name}: {path}: Repeated ranges: '{name}', {count} instances, median {med}: not a group "
+                           f"of the JSON report")
+    for path, body in s.csvs:
+        for r in csv.DictReader(io.StringIO(body)):
+            if r["row"] != "range_group":
+                continue
+            g = next((g for g in groups if g["name"] == r["name"] and str(g["count"]) == r["count"]), None)
+            v = r.get("range_group.median_ms (ms)", "")
+            if g is None or v == "" or not near(float(v), g["median_ms"], 1e-6 * max(1, g["median_ms"])):
+                bad.append(f"{s.name}: {path}: range_group '{r['name']}' of {r['count']}: not a group of the JSON report")
+    for path, body in s.htmls:
+        for m in re.finditer(r'<details class="rgroup".*?</details>', body, re.S):
+            d = m.group(0)
+            gi = re.search(r'data-fig="analysis\.range_groups\[(\d+)\]', d)
+            g = groups[int(gi.group(1))] if gi and int(gi.group(1)) < len(groups) else None
+            count = re.search(r"&times;(\d+)", d)
+            rows = [int(r) for r in re.findall(r'data-fig="analysis\.regions\[(\d+)\]\.wall_ms"', d)]
+            if g is None or not count or int(count.group(1)) != g["count"]:
+                bad.append(f"{s.name}: {path}: a repeated range's group ({count.group(0) if count else 'no count'}) is "
+                           f"not the JSON report's")
+            elif any(r not in g["instances"] for r in rows) or len(rows) != g.get("listed", len(rows)):
+                bad.append(f"{s.name}: {path}: group '{g['name']}' opens to {len(rows)} rows, not its "
+                           f"{g.get('listed')} listed instances")
+    return bad
+
+
+
+RULES = [launch_counts, kernel_vs_wall, busy_vs_verdict, speedup_factors, time_origin, account_sums, group_rows]
 
 
 def samples_in(d, committed=None):
@@ -581,7 +673,12 @@ def plant_account(d):  # a state's time changed in the text: the account no long
     sub_once(f"{d}/h200-profile-train.txt", re.compile(r"(\n  importing +)10076\.688"), r"\g<1>10176.688")
 
 
-PLANTS = {"launch_counts": ("h200-profile-train", plant_launches), "kernel_vs_wall": ("h200-profile-train", plant_span),
+def plant_group(d):  # a group row's count that is not its instances'
+    sub_once(f"{d}/h200-profile-train.txt", re.compile(r"(\nstep \* +)12 "), r"\g<1>11 ")
+
+
+PLANTS = {"group_rows": ("h200-profile-train", plant_group),
+          "launch_counts": ("h200-profile-train", plant_launches), "kernel_vs_wall": ("h200-profile-train", plant_span),
           "busy_vs_verdict": ("h200-profile-train", plant_verdict), "speedup_factors": ("h200-2048", plant_speedup),
           "time_origin": ("h200-profile-train", plant_origin), "account_sums": ("h200-profile-train", plant_account)}
 

@@ -11,7 +11,11 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <cjson/cJSON.h>
+
 #include "analysis.h"
+#include "json_report.h"
+#include "text.h"
 #include "test_support.h"
 
 #define US 1000LL     /* ns */
@@ -231,6 +235,94 @@ static void ranges_grouped_by_name(void **state)
     assert_string_equal(buf, "#5");
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* A group row against its instances, read back from the JSON report as a user would: five steps
+ * "step 0".."step 4" of 3, 1, 4, 2 and 6 ms, each busy with its kernels but the last (idle for its
+ * last 5 ms). The group's count is the number of its instances, its median the median of their
+ * walls and its median instance the one of that wall, its longest the one of the largest; the
+ * text tells the group in one row, and no instance in the Timeline table. */
+static void group_row_is_its_instances(void **state)
+{
+    (void)state;
+    run_model m;
+    model_init(&m);
+    m.source = SOURCE_KINETO;
+    const int64_t len[] = {3 * MS, 1 * MS, 4 * MS, 2 * MS, 6 * MS};
+    int64_t at = 0;
+    for (int i = 0; i < 5; i++) {
+        char name[24];
+        snprintf(name, sizeof name, "step %d", i);
+        nvtx(&m, name, REGION_NVTX, at, at + len[i]);
+        kernel(&m, 0, 7, at, at + (i < 4 ? len[i] : MS));
+        at += len[i] + MS / 2;
+    }
+    assert_true(model_finish_regions(&m, "trace"));
+    analysis a;
+    assert_true(analyze(&m, &a));
+    char *json = render_json(&a);
+    assert_non_null(json);
+    cJSON *root = cJSON_Parse(json);
+    assert_non_null(root);
+    const cJSON *an = cJSON_GetObjectItem(root, "analysis");
+    const cJSON *regions = cJSON_GetObjectItem(an, "regions"), *groups = cJSON_GetObjectItem(an, "range_groups");
+    const cJSON *g = NULL, *it;
+    cJSON_ArrayForEach(it, groups)
+        if (strcmp(cJSON_GetObjectItem(it, "name")->valuestring, "step *") == 0)
+            g = it;
+    assert_non_null(g);
+    /* the instances are every region of the JSON whose name folds to the group's */
+    double walls[8];
+    int n = 0;
+    cJSON_ArrayForEach(it, regions) {
+        const char *name = cJSON_GetObjectItem(it, "name")->valuestring;
+        if (strncmp(name, "step ", 5) != 0)
+            continue;
+        assert_true(n < 8);
+        walls[n++] = cJSON_GetObjectItem(it, "wall_ms")->valuedouble;
+    }
+    assert_int_equal(n, 5);
+    assert_int_equal(cJSON_GetObjectItem(g, "count")->valueint, n);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(g, "instances")), n);
+    qsort(walls, (size_t)n, sizeof *walls, cmp_dbl);
+    assert_double_equal(cJSON_GetObjectItem(g, "median_ms")->valuedouble, walls[n / 2], 1e-9);
+    assert_double_equal(cJSON_GetObjectItem(g, "min_ms")->valuedouble, walls[0], 1e-9);
+    assert_double_equal(cJSON_GetObjectItem(g, "max_ms")->valuedouble, walls[n - 1], 1e-9);
+    int med = cJSON_GetObjectItem(cJSON_GetObjectItem(g, "median_instance"), "region")->valueint;
+    int lon = cJSON_GetObjectItem(cJSON_GetObjectItem(g, "longest_instance"), "region")->valueint;
+    assert_double_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(regions, med), "wall_ms")->valuedouble, walls[n / 2], 1e-9);
+    assert_double_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(regions, lon), "wall_ms")->valuedouble, walls[n - 1], 1e-9);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(regions, med), "name")->valuestring, "step 0");
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(regions, lon), "name")->valuestring, "step 4");
+    /* each distinct advice once, counted over the instances */
+    int told = cJSON_GetObjectItem(g, "advice_other")->valueint;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItem(g, "advice"))
+        told += cJSON_GetObjectItem(it, "count")->valueint;
+    assert_true(told <= n);
+    cJSON_Delete(root);
+    free(json);
+    /* the text: the group's one row, no instance row in the Timeline table */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    assert_non_null(f);
+    render_text(&a, f, false);
+    fclose(f);
+    const char *rep = strstr(text, "\nRepeated ranges");
+    assert_non_null(rep);
+    assert_non_null(strstr(rep, "\nstep *                       5      3.000     1.000      6.000 step 4"));
+    const char *tl = strstr(text, "\nTimeline  regions:");
+    assert_non_null(tl);
+    assert_true(strstr(tl, "\n  step ") == NULL || strstr(tl, "\n  step ") > rep);
+    free(text);
+    analysis_free(&a);
+    model_free(&m);
+}
+
 /* More ranges with GPU work than are listed: those with the most GPU time, most first. */
 static void many_ranges_listed_by_gpu_time(void **state)
 {
@@ -312,6 +404,7 @@ int main(void)
         cmocka_unit_test(copies_hidden_under_kernels),
         cmocka_unit_test(three_streams_overlap_once),
         cmocka_unit_test(ranges_grouped_by_name),
+        cmocka_unit_test(group_row_is_its_instances),
         cmocka_unit_test(many_ranges_listed_by_gpu_time),
         cmocka_unit_test(recorded_program_agrees_with_its_events),
     };

@@ -505,7 +505,7 @@ static void group_accounts(builder *b)
             b->oom = !account_of(a, b->t, b->x, spans, ns, of, figures(a, g->first), acc);
         }
         if (ns >= 2 && !b->oom) {
-            int median = inst[(n - 1) / 2], worst = inst[n - 1];
+            int median = g->median, worst = g->longest; /* range_groups.c chose them, by the same order */
             one_region(b, ACC_GROUP_MEDIAN, a->m->regions[median].name, median, gi, "the median instance");
             one_region(b, ACC_GROUP_WORST, a->m->regions[worst].name, worst, gi, "the longest instance");
         }

@@ -873,6 +873,16 @@ static double gpu_time(const region_metrics *r)
  * the GPU idled through is where the time went. A built-in run lists the run alone: its workloads have their own
  * per-product tables and verdicts, which a whole-workload region (warm-up and every repeat
  * included) would only contradict. */
+/* The range groups (range_groups.h), each region's group, and each group's instances listed. */
+static bool group_listed_ranges(const run_model *m, analysis *a)
+{
+    a->group_of = malloc((size_t)(m->nregions > 0 ? m->nregions : 1) * sizeof *a->group_of);
+    if (!a->group_of || !group_ranges(m, a->rg, &a->groups, &a->ngroups, &a->group_members, a->group_of))
+        return false;
+    range_groups_count_listed(a->groups, a->ngroups, a->group_of, a->listed, a->nlisted);
+    return true;
+}
+
 static bool choose_listed(analysis *a)
 {
     const run_model *m = a->m;
@@ -1123,7 +1133,7 @@ bool analyze(const run_model *m, analysis *a)
     stage_lap(&lap, "analysis: waiting for the wall-time timeline");
     ok = ok && wt && account_regions(a, wt);
     stage_lap(&lap, "analysis: wall-time accounts of the regions");
-    ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_ranges(m, a->rg, &a->groups, &a->ngroups) &&
+    ok = ok && withhold_cut_verdicts(m, a) && choose_listed(a) && group_listed_ranges(m, a) &&
          analyze_capture(m, a->rg, &a->capture, &a->ncapture) && account_spans(a, wt);
     ok = ok && collect_warnings(m, a) && sweep_analyze(a) && analyze_ranks(m, &a->ranks) && device_figures(a) &&
          launch_figures(a);
@@ -1160,6 +1170,8 @@ void analysis_free(analysis *a)
     region_metrics_free(a->rg, a->nrg);
     free(a->listed);
     free(a->groups);
+    free(a->group_members);
+    free(a->group_of);
     free(a->capture);
     free(a->incomplete);
     sweep_free(a->sweep);

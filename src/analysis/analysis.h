@@ -151,6 +151,8 @@ typedef struct analysis {
                              * with the most GPU time, in that order; else timeline order */
     range_group *groups;    /* NVTX ranges and annotations grouped by name (range_groups.h) */
     int ngroups;
+    int *group_members;     /* the groups' instances (range_group.members points into it) */
+    int *group_of;          /* per region, its group's index in groups, -1 for none */
     capture_metrics *capture; /* profile's capture windows, one per run_model.capture window (capture.h) */
     int ncapture;
     struct incomplete_process_s *incomplete; /* processes whose records were cut (incomplete.h) */

@@ -387,6 +387,7 @@ static const metric_def range_group_defs[] = {
     RG(copy_ms, "copy_ms", "copies", "ms", "%.3f", "summed copy time launched from inside its instances"),
     RG(gpu_busy_ms, "gpu_busy_ms", "GPU busy", "ms", "%.3f", "summed GPU busy time during its instances (executed during)"),
     RG(busy_pct, "busy_pct", "busy", "%", "%.1f", "GPU busy time over the summed wall time"),
+    RG(median_busy_pct, "median_busy_pct", "median busy", "%", "%.1f", "the median of its instances' GPU busy %"),
 };
 TABLE(range_group_table, "range_group", range_group_defs);
 
