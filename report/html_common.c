@@ -55,6 +55,10 @@ static void fig(html_ctx *x, const metric_table *t, const void *row, const char 
         html_na(x, d->label, metric_why(m));
         return;
     }
+    /* Bytes read with their prefix in every cell ("269 MB", as the text has them), never as the
+     * raw count ("268500992"); their heading leaves the "B" out (html_fig_heading). */
+    if (u == UNIT_NONE && strcmp(d->unit, "B") == 0)
+        u = UNIT_WITH;
     char v[64];
     metric_format(d, m, u == UNIT_WITH, v, sizeof v);
     sb_printf(x->b, "<span class=\"num\" data-t=\"%s\" data-fig=\"", t->name);
@@ -128,7 +132,8 @@ void html_fig_heading(html_ctx *x, const metric_table *t, const char *key)
     sb_html(x->b, d->what);
     sb_add(x->b, "\">");
     sb_html(x->b, d->label);
-    if (d->unit[0] && strcmp(d->unit, d->label) != 0) /* "GB/s", not "GB/s GB/s" */
+    /* "GB/s", not "GB/s GB/s"; bytes carry their unit in each cell (fig) */
+    if (d->unit[0] && strcmp(d->unit, d->label) != 0 && strcmp(d->unit, "B") != 0)
         sb_html_printf(x->b, " %s", d->unit);
     sb_add(x->b, "</th>");
 }

@@ -706,10 +706,34 @@ static void event_timeline_from_the_command_line(void **state)
     }
 }
 
+/* Bytes on the page read as the text has them ("269 MB"), never as a raw count ("268500992"):
+ * the copies table of the training sample, whose first flow moved 268,500,992 bytes. */
+static void bytes_read_with_their_prefix(void **state)
+{
+    (void)state;
+    char html[512];
+    snprintf(html, sizeof html, "%s/bytes.html", test_tmp);
+    const char *argv[] = {mmprof_bin(), "report", "samples/h200-profile-train.json", "--html", html, NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("mmprof report exited %d: %s", r.status, r.err);
+    cmd_free(&r);
+    char *page = read_file(html, NULL);
+    assert_non_null(page);
+    const char *cell = strstr(page, "data-fig=\"analysis.regions[0].copy_flows[0].bytes\"");
+    assert_non_null(cell);
+    const char *text = strchr(cell, '>');
+    assert_non_null(text);
+    assert_memory_equal(text, ">269 MB<", 8);
+    assert_int_equal(count(page, ">268500992<"), 0);
+    free(page);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_section_is_there),
+        cmocka_unit_test(bytes_read_with_their_prefix),
         cmocka_unit_test(ladder_covers_every_gpu_workload),
         cmocka_unit_test(nothing_is_loaded_from_elsewhere),
         cmocka_unit_test(outside_strings_are_escaped),
