@@ -401,6 +401,13 @@ static void kernel_names_whole(void **state)
         free(w);
     }
     assert_true(cut >= 3);
+    /* Where the summary cuts a name it says so: the top kernel's 118-character name ends in "..."
+     * at 100, never silently ("...aligna4_alignc4_ex" read as a name of its own). */
+    char *launched = strstr(flat, "Thetopkernel");
+    assert_non_null(launched);
+    char *share = strstr(launched, "(36%ofkerneltime)");
+    assert_non_null(share);
+    assert_memory_equal(share - 3, "...", 3);
     free(flat);
     free_rendered(&r);
 }
