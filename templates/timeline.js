@@ -426,8 +426,11 @@
         var m = measured();
         if (measureText) {
             measureText.hidden = !m;
-            measureText.textContent = !m ? "" : "Measured " + fmt(m.b - m.a) + ", from " + fmt(m.a - run0) + " to " +
-                fmt(m.b - run0) + (m.busy.length ? ": " : "") + m.busy.map(function (g) {
+            /* Its ends in ms from the start, with the decimals that tell them apart. */
+            var dec = !m ? 3 : Math.max(3, Math.min(6, Math.ceil(-Math.log10(Math.max(1, m.b - m.a) / 1e6)) + 2));
+            var at = function (t) { return ((t - run0) / 1e6).toFixed(dec) + " ms"; };
+            measureText.textContent = !m ? "" : "Measured " + fmt(m.b - m.a) + ", from " + at(m.a) + " to " +
+                at(m.b) + (m.busy.length ? ": " : "") + m.busy.map(function (g) {
                     return g.l + " " + (100 * g.f).toFixed(1) + "%";
                 }).join(", ") + " (Esc clears)";
         }
