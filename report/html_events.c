@@ -724,7 +724,6 @@ static int64_t f_bytes(const item *it, int64_t *prev) { (void)prev; return (int6
 static int64_t f_cat(const item *it, int64_t *prev) { (void)prev; return it->cat; }
 static int64_t f_depth(const item *it, int64_t *prev) { (void)prev; return it->depth; }
 static int64_t f_link(const item *it, int64_t *prev) { (void)prev; return (int64_t)it->link; }
-static int64_t f_launched(const item *it, int64_t *prev) { (void)prev; return it->link > 0; }
 static int64_t f_frame(const item *it, int64_t *prev) { (void)prev; return it->frame; }
 
 static void column(strbuf *b, const char *key, const item *it, size_t n, field f, int64_t t0)
@@ -734,6 +733,17 @@ static void column(strbuf *b, const char *key, const item *it, size_t n, field f
     for (size_t i = 0; i < n; i++)
         sb_printf(b, i ? ",%lld" : "%lld", (long long)f(&it[i], &prev));
     sb_add(b, "]");
+}
+
+/* An API track's flags of the calls that launched an event shown, as one string of "0" and "1",
+ * a character a call (a track of calls is most of a large page's data: as numbers they took twice
+ * that). */
+static void launched_column(strbuf *b, const item *it, size_t n)
+{
+    sb_add(b, ",\"r\":\"");
+    for (size_t i = 0; i < n; i++)
+        sb_addn(b, it[i].link > 0 ? "1" : "0", 1);
+    sb_add(b, "\"");
 }
 
 static bool any_info(const item *it, size_t n)
@@ -1044,7 +1054,7 @@ void html_event_timeline(html_ctx *x)
         if (t->kind == TK_STREAM && any_nonzero(it, n, f_link))
             column(o, "r", it, n, f_link, 0);
         else if (t->kind == TK_API && any_nonzero(it, n, f_link))
-            column(o, "r", it, n, f_launched, 0);
+            launched_column(o, it, n);
         else if (t->kind == TK_HOST && b.nf > 0)
             column(o, "f", it, n, f_frame, 0);
         sb_add(o, "}");

@@ -80,16 +80,17 @@
     var nameMatch = null, matches = [], current = -1, link = null, linkLines = [], measure = null;
 
     /* Launch links (html_events.c's link_ids): a GPU event's "r" is the number of the API call that
-     * launched it, and an API call's "r" flags a call that launched something shown; the calls are
-     * numbered 1, 2, ... in the page's order of tracks and starts, so the flags are counted here. */
+     * launched it, and an API track's "r", a string of "0" and "1", flags the calls that launched
+     * something shown; the calls are numbered 1, 2, ... in the page's order of tracks and starts,
+     * so the flags are counted here. */
     var launchCall = [null], launched = {};
     tracks.forEach(function (tr, j) {
         var r = tr.t.r;
         if (!r) return;
         if (tr.t.k === "api") {
             tr.callId = new Int32Array(tr.n);
-            for (var i = 0; i < tr.n; i++)
-                if (r[i]) { tr.callId[i] = launchCall.length; launchCall.push({ j: j, i: i }); }
+            for (var i = 0; i < tr.n; i++) /* a string of "0" and "1" */
+                if (r.charCodeAt(i) === 49) { tr.callId[i] = launchCall.length; launchCall.push({ j: j, i: i }); }
         } else {
             for (var k = 0; k < tr.n; k++)
                 if (r[k] > 0) (launched[r[k]] = launched[r[k]] || []).push({ j: j, i: k });
