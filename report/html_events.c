@@ -929,9 +929,9 @@ void html_event_timeline(html_ctx *x)
     sb_printf(o, "<p class=\"lede\" data-events=\"%zu\">Every kernel, copy and memset on its GPU's stream, with each "
                  "GPU's busy time above its streams, then each host thread's NVTX ranges (nested) and CUDA API calls, "
                  "on one axis from the run's start: copies and kernels that overlap sit above one another.%s%s Zoom "
-                 "with the buttons or the mouse wheel, drag to pan, shift+drag to measure an interval, hover over a "
-                 "mark for its details (a kernel, copy or memset and the API call that launched it are joined by a "
-                 "line), find events by name in the box above the tracks.%s</p>\n",
+                 "with the buttons or the mouse wheel, drag to pan, shift+drag (or the key M: the view shown) to "
+                 "measure an interval, hover over a mark for its details (a kernel, copy or memset and the API call "
+                 "that launched it are joined by a line), find events by name in the box above the tracks.%s</p>\n",
               shown,
               bands ? " Above the GPUs, where each process's time went: its span in stretches of one state of "
                       "<a href=\"#time\">Where the time went</a>, coloured as there, so that a gap in a GPU's busy "

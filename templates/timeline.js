@@ -199,7 +199,8 @@
     /* Drawn over the tracks: the current match of a search, the hovered event's launch link (both
      * ends outlined, joined by a line from edge to facing edge) and the measured interval. */
     function drawOverlays(ctx, k) {
-        if (current >= 0 && matches[current]) outline(ctx, markRect(matches[current].j, matches[current].i, k), "#1b2430");
+        var shown = current >= 0 ? matches[current] : null;
+        if (shown) outline(ctx, markRect(shown.j, shown.i, k), "#1b2430");
         linkLines = [];
         if (link) {
             var from = markRect(link.j, link.i, k);
@@ -207,7 +208,8 @@
             link.to.forEach(function (o) {
                 var to = markRect(o.j, o.i, k), down = from.y < to.y;
                 outline(ctx, to, LINK);
-                var line = [middle(from), down ? from.y + from.h + 1 : from.y - 1, middle(to), down ? to.y - 1 : to.y + to.h + 1];
+                var line = [middle(from), down ? from.y + from.h + 1 : from.y - 1,
+                            middle(to), down ? to.y - 1 : to.y + to.h + 1];
                 ctx.strokeStyle = LINK;
                 ctx.lineWidth = 2;
                 ctx.beginPath();
@@ -362,11 +364,16 @@
         else if (what === "right") pan(0.25);
         else if (what === "all") setView(0, span);
     });
+    function measureView() { /* the key M: the view shown */
+        measure = { a: v0, b: v1, x: NaN };
+        showMeasure();
+    }
     canvas.addEventListener("keydown", function (ev) {
         var keys = { "+": function () { zoom(0.5); }, "=": function () { zoom(0.5); }, "-": function () { zoom(2); },
                      ArrowLeft: function () { pan(-0.1); }, ArrowRight: function () { pan(0.1); },
                      Home: function () { setView(0, span); },
-                     Escape: function () { measure = null; showMeasure(); } };
+                     Escape: function () { measure = null; showMeasure(); },
+                     m: measureView, M: measureView };
         if (keys[ev.key]) { ev.preventDefault(); keys[ev.key](); }
     });
     function timeAt(clientX) {
@@ -515,7 +522,8 @@
          * width allows (a column at least 200 px): whole, and on the screen. */
         if (frameList) {
             frameList.style.columnCount = "";
-            for (var cols = 2; tip.offsetHeight > window.innerHeight - 8 && (window.innerWidth - 30) / cols >= 200; cols++) {
+            for (var cols = 2; tip.offsetHeight > window.innerHeight - 8 && (window.innerWidth - 30) / cols >= 200;
+                 cols++) {
                 tip.classList.add("tl-wide");
                 frameList.style.columnCount = String(cols);
             }
@@ -584,7 +592,8 @@
         var m = matches[current], d = tracks[m.j].t.d[m.i], w = Math.max(4 * d, 20000), c = m.s + d / 2;
         setView(c - w / 2, c + w / 2);
         fig.setAttribute("data-tl-current", String(current));
-        if (foundText) foundText.textContent = (current + 1) + " of " + matches.length + ": " + names[tracks[m.j].t.n[m.i]];
+        if (foundText)
+            foundText.textContent = (current + 1) + " of " + matches.length + ": " + names[tracks[m.j].t.n[m.i]];
     }
     if (findBox) {
         findBox.addEventListener("input", function () { find(findBox.value); });

@@ -9,7 +9,8 @@
  *   Shift+Enter on the first again.
  * - Measure: around the longest stretch of GPU busy time, a shift+drag over 35% of the canvas
  *   measures 35% of the view, leaves the view where it was, says how busy each GPU was in it (the
- *   busy tracks' data summed here) and Escape clears it; a plain drag still pans.
+ *   busy tracks' data summed here) and Escape clears it; the key M measures the view shown; a
+ *   plain drag still pans.
  * - The host stack (where window.mmprofWantStack is set): a hover over the sample with the deepest
  *   stack holding a user frame past the 13th lists every frame of it, the user's in bold, and the
  *   tip stays inside the window.
@@ -65,12 +66,14 @@ window.addEventListener("load", function () {
         click("all");
         var head = hoverAt(stream, ev), l = fig.tlLink();
         if (head !== names[stream.t.n[ev]]) bad.push("the hover over the event showed " + head);
-        else if (!l || l.j !== stream.j || l.i !== ev || l.to.length !== 1) bad.push("no launch link drawn for " + head);
+        else if (!l || l.j !== stream.j || l.i !== ev || l.to.length !== 1)
+            bad.push("no launch link drawn for " + head);
         else {
             var call = tracks[l.to[0].j], ci = l.to[0].i, line = l.lines[0];
             if (call.t.k !== "api") bad.push("the launch of " + head + " is on a " + call.t.k + " track");
             if (call.s[ci] > stream.s[ev]) bad.push("the launch of " + head + " starts after it");
-            if (tip.textContent.indexOf("launched by " + names[call.t.n[ci]]) < 0) bad.push("the tip does not name the launch");
+            if (tip.textContent.indexOf("launched by " + names[call.t.n[ci]]) < 0)
+                bad.push("the tip does not name the launch");
             snap();
             var mx = (line[0] + line[2]) / 2, my = (line[1] + line[3]) / 2, got = pixel(mx, my);
             if (!near(got, rgb("#d6336c"), 60)) bad.push("the link's line is not painted: " + got + " at its middle");
@@ -79,9 +82,11 @@ window.addEventListener("load", function () {
             fig.tlShowMs((call.s[ci] - w - data.run0) / 1e6, (call.s[ci] + call.t.d[ci] + w - data.run0) / 1e6);
             var back = hoverAt(call, ci), lb = fig.tlLink();
             if (back !== names[call.t.n[ci]]) bad.push("the hover over the call showed " + back);
-            else if (!lb || lb.j !== call.j || lb.i !== ci || !lb.to.some(function (o) { return o.j === stream.j && o.i === ev; }))
+            else if (!lb || lb.j !== call.j || lb.i !== ci ||
+                     !lb.to.some(function (o) { return o.j === stream.j && o.i === ev; }))
                 bad.push("the call " + back + " is not joined back to " + head);
-            else if (tip.textContent.indexOf("launched " + head) < 0) bad.push("the call's tip does not name what it launched");
+            else if (tip.textContent.indexOf("launched " + head) < 0)
+                bad.push("the call's tip does not name what it launched");
         }
     }
 
@@ -91,7 +96,8 @@ window.addEventListener("load", function () {
     var query = name.slice(0, Math.min(12, name.length)).toUpperCase(), q = query.toLowerCase(), want = [];
     tracks.forEach(function (tr) {
         if (tr.t.k === "busy" || tr.t.k === "bands") return;
-        for (var i = 0; i < tr.n; i++) if (names[tr.t.n[i]].toLowerCase().indexOf(q) >= 0) want.push({ tr: tr, i: i });
+        for (var i = 0; i < tr.n; i++)
+            if (names[tr.t.n[i]].toLowerCase().indexOf(q) >= 0) want.push({ tr: tr, i: i });
     });
     want.sort(function (a, b) { return a.tr.s[a.i] - b.tr.s[b.i] || a.tr.j - b.tr.j || a.i - b.i; });
     var found = fig.tlFind(query), says = fig.querySelector(".tl-found").textContent;
@@ -99,7 +105,9 @@ window.addEventListener("load", function () {
         bad.push("the search for " + query + " found " + found + ", " + want.length + " events hold it");
     else if (says.indexOf(String(want.length)) < 0) bad.push("the search says " + says);
     var findBox = fig.querySelector(".tl-find");
-    function enter(shift) { findBox.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", shiftKey: !!shift, bubbles: true })); }
+    function enter(shift) {
+        findBox.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", shiftKey: !!shift, bubbles: true }));
+    }
     /* The view is zoomed in on match m: narrower than the run, holding it, centred on it (unless
      * at the run's start or end). */
     function shows(m) {
@@ -125,22 +133,27 @@ window.addEventListener("load", function () {
             if (other || tr.t.k === "busy" || tr.t.k === "bands") return;
             for (var i = 0; i < tr.n && !other; i++) {
                 var p = inside(tr, i), c = fig.tlColorOf(tr.j, i);
-                if (p && typeof c === "string" && names[tr.t.n[i]].toLowerCase().indexOf(q) < 0) other = { p: p, c: c };
+                if (p && typeof c === "string" && names[tr.t.n[i]].toLowerCase().indexOf(q) < 0)
+                    other = { p: p, c: c };
             }
         });
         if (!other) bad.push("no event of another name in the view of the first match");
-        else if (near(pixel(other.p[0], other.p[1]), rgb(other.c), 40)) bad.push("an event the search does not match is not dimmed");
+        else if (near(pixel(other.p[0], other.p[1]), rgb(other.c), 40))
+            bad.push("an event the search does not match is not dimmed");
     }
     if (want.length) {
         enter();
-        if (fig.getAttribute("data-tl-current") !== "0" || !shows(want[0])) bad.push("Enter did not show the first match");
+        if (fig.getAttribute("data-tl-current") !== "0" || !shows(want[0]))
+            bad.push("Enter did not show the first match");
         fig.tlHover(-100, -100); /* draws now, pointing at nothing */
         drawnDimmed();
         if (want.length > 1) {
             enter();
-            if (fig.getAttribute("data-tl-current") !== "1" || !shows(want[1])) bad.push("Enter again did not show the second match");
+            if (fig.getAttribute("data-tl-current") !== "1" || !shows(want[1]))
+                bad.push("Enter again did not show the second match");
             enter(true);
-            if (fig.getAttribute("data-tl-current") !== "0" || !shows(want[0])) bad.push("Shift+Enter did not go back to the first");
+            if (fig.getAttribute("data-tl-current") !== "0" || !shows(want[0]))
+                bad.push("Shift+Enter did not go back to the first");
         }
     }
 
@@ -155,7 +168,8 @@ window.addEventListener("load", function () {
         var longest = null;
         tracks.forEach(function (tr) {
             if (tr.t.k !== "busy") return;
-            for (var i = 0; i < tr.n; i++) if (!longest || tr.t.d[i] > longest.tr.t.d[longest.i]) longest = { tr: tr, i: i };
+            for (var i = 0; i < tr.n; i++)
+                if (!longest || tr.t.d[i] > longest.tr.t.d[longest.i]) longest = { tr: tr, i: i };
         });
         if (!longest) { bad.push("no GPU busy track"); return; }
         var ls = longest.tr.s[longest.i], ld = longest.tr.t.d[longest.i];
@@ -169,7 +183,8 @@ window.addEventListener("load", function () {
         if (view().join(":") !== before) bad.push("a shift+drag moved the view");
         if (!m) bad.push("a shift+drag measured nothing");
         else {
-            if (Math.abs(m.b - m.a - 0.35 * span) > span * 1e-6 + 1) bad.push("measured " + (m.b - m.a) + " ns of " + 0.35 * span);
+            if (Math.abs(m.b - m.a - 0.35 * span) > span * 1e-6 + 1)
+                bad.push("measured " + (m.b - m.a) + " ns of " + 0.35 * span);
             var text = fig.querySelector(".tl-measure");
             if (!text || text.hidden || text.textContent.indexOf("Measured") < 0) bad.push("the measure is not said");
             tracks.filter(function (tr) { return tr.t.k === "busy"; }).forEach(function (tr, g) {
@@ -178,20 +193,27 @@ window.addEventListener("load", function () {
                     sum += Math.max(0, Math.min(m.b, tr.s[i] + tr.t.d[i]) - Math.max(m.a, tr.s[i]));
                 var f = sum / (m.b - m.a), said = tr.t.l + " " + (100 * f).toFixed(1) + "%";
                 someBusy = someBusy || f > 0.1;
-                if (!m.busy[g] || Math.abs(m.busy[g].f - f) > 1e-9) bad.push(tr.t.l + ": measured busy " + (m.busy[g] && m.busy[g].f) + ", the track holds " + f);
+                if (!m.busy[g] || Math.abs(m.busy[g].f - f) > 1e-9)
+                    bad.push(tr.t.l + ": measured busy " + (m.busy[g] && m.busy[g].f) + ", the track holds " +
+                             f);
                 else if (text.textContent.indexOf(said) < 0) bad.push("the measure does not say " + said);
             });
         }
         if (m && !someBusy) bad.push("the measure over the longest busy stretch found no GPU busy");
         canvas.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
         if (fig.tlMeasured()) bad.push("Escape did not clear the measure");
+        canvas.dispatchEvent(new KeyboardEvent("keydown", { key: "m", bubbles: true }));
+        var all = fig.tlMeasured();
+        if (!all || all.a !== v[0] || all.b !== v[1]) bad.push("the key M did not measure the view shown");
+        canvas.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
         click("in");
         var zoomed = view();
         pointer("pointerdown", 0.5 * box.width, false);
         pointer("pointermove", 0.4 * box.width, false);
         pointer("pointerup", 0.4 * box.width, false);
         var panned = view(), want0 = zoomed[0] + 0.1 * (zoomed[1] - zoomed[0]);
-        if (Math.abs(panned[0] - want0) > (zoomed[1] - zoomed[0]) * 1e-6 + 1) bad.push("a plain drag did not pan: " + zoomed + " to " + panned);
+        if (Math.abs(panned[0] - want0) > (zoomed[1] - zoomed[0]) * 1e-6 + 1)
+            bad.push("a plain drag did not pan: " + zoomed + " to " + panned);
         if (fig.tlMeasured()) bad.push("a plain drag measured");
     }
 
@@ -219,15 +241,19 @@ window.addEventListener("load", function () {
         if (head !== names[best.tr.t.n[best.i]]) { bad.push("the hover over the sample showed " + head); return; }
         var shown = tip.querySelectorAll(".tl-frame"), users = tip.querySelectorAll(".tl-user");
         var wantUsers = best.chain.filter(function (f) { return user[f]; });
-        if (shown.length !== best.chain.length) bad.push("the tip lists " + shown.length + " of the stack's " + best.chain.length + " frames");
-        else if (shown[shown.length - 1].textContent.indexOf(names[data.frames.n[best.chain[best.chain.length - 1]]]) < 0)
+        if (shown.length !== best.chain.length)
+            bad.push("the tip lists " + shown.length + " of the stack's " + best.chain.length + " frames");
+        else if (shown[shown.length - 1].textContent.indexOf(names[frames.n[best.chain[best.chain.length - 1]]]) < 0)
             bad.push("the tip's last frame is not the outermost");
-        if (users.length !== wantUsers.length) bad.push("the tip marks " + users.length + " user frames of " + wantUsers.length);
-        else if (!wantUsers.length || users[users.length - 1].textContent.indexOf(names[frames.n[wantUsers[wantUsers.length - 1]]]) < 0)
+        if (users.length !== wantUsers.length)
+            bad.push("the tip marks " + users.length + " user frames of " + wantUsers.length);
+        else if (!wantUsers.length ||
+                 users[users.length - 1].textContent.indexOf(names[frames.n[wantUsers[wantUsers.length - 1]]]) < 0)
             bad.push("the user's outermost frame is not marked");
         var r = tip.getBoundingClientRect();
-        root.setAttribute("data-tip-box", r.top + ".." + r.bottom + " " + r.width + " " + tip.innerHTML.length);
-        if (r.top < 0 || r.bottom > window.innerHeight) bad.push("the tip of " + best.chain.length + " frames runs out of the window: " + r.top + ".." + r.bottom + " of " + window.innerHeight);
+        if (r.top < 0 || r.bottom > window.innerHeight)
+            bad.push("the tip of " + best.chain.length + " frames runs out of the window: " + r.top + ".." + r.bottom +
+                     " of " + window.innerHeight);
     }
 
     measureAndPan();
