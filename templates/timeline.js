@@ -579,6 +579,7 @@
                 for (var i = 0; i < tr.n; i++) if (nameMatch[tr.t.n[i]]) matches.push({ j: j, i: i, s: tr.s[i] });
             });
             matches.sort(function (x, y) { return x.s - y.s || x.j - y.j || x.i - y.i; });
+            if (!matches.length) nameMatch = null; /* nothing to pick out: nothing dimmed */
         }
         fig.setAttribute("data-tl-matches", String(matches.length));
         if (foundText)
