@@ -14,8 +14,11 @@
  * aligned tracks, so copy/compute overlap shows as marks above one another); per host thread, its
  * NVTX ranges and annotations nested by depth, and its CUDA API calls (a runtime call and the
  * driver call inside it nest the same way), and its host samples (a tick per sample, coloured by
- * the thread's state, running or waiting off the CPU; the stack on hover; host_where.h names the
- * frames); a launch with a recorded call site says the line it was made from on hover. Render
+ * the thread's state, running or waiting off the CPU; the whole stack on hover, from a table of
+ * frames each written once, the user's own marked as host_user_frame says; host_where.h names
+ * the frames); a launch with a recorded call site says the line it was made from on hover, and
+ * each kernel, copy and memset carries the number of the API call that launched it (launch_of's
+ * join, launch_index.h), which the page joins by a line on hover. Render
  * only: every mark is a model event, and nothing here is a figure of the analysis; but for the
  * bands, and GPU memory's under the tracks where the run has memory data (the analysis' timeline
  * of each process and device, memory.h), drawn as the analysis computed them. */
@@ -30,6 +33,7 @@
 #include "host_idle.h"
 #include "host_where.h"
 #include "html_parts.h"
+#include "launch_index.h"
 #include "memory.h"
 #include "trace.h"
 
@@ -47,7 +51,6 @@ enum {
     CAT_HOST_WAIT, /* ... off the CPU: sleeping, blocked, waiting */
     CAT_GROUP
 };
-#define TL_STACK_FRAMES 12 /* frames a host sample's hover shows */
 
 typedef struct {
     track_kind kind;
@@ -61,6 +64,10 @@ typedef struct {
     int name, info; /* indices into the name table; info -1: none */
     uint64_t bytes;
     int cat, depth;
+    /* The launch link: a GPU event's and an API call's index in the model's calls plus one, the
+     * call that launched it by launch_of (0: none); renumbered before it is written (link_ids). */
+    size_t link;
+    int frame; /* a host sample's innermost frame in the page's frame table (stack_frames), -1 none */
 } item;
 
 /* The name table: each distinct string once, found through an open-addressed hash. */
@@ -146,6 +153,12 @@ typedef struct {
     item *it;
     size_t n, cap;
     names nm;
+    /* The host samples' stacks (stack_frames): each frame on one once, callers first; a frame's
+     * caller, name and whether it is the user's own code (host_user_frame). */
+    int *page_frame; /* the model's node -> its place in the table, -1 not in it */
+    int *fparent, *fname;
+    bool *fuser;
+    int nf;
     bool oom;
 } tl_build;
 
@@ -182,7 +195,7 @@ static void add(tl_build *b, int track, int64_t s, int64_t e, int name, int info
         b->it = it;
         b->cap = cap;
     }
-    b->it[b->n++] = (item){track, s, e < s ? s : e, name, info, bytes, cat, 0};
+    b->it[b->n++] = (item){track, s, e < s ? s : e, name, info, bytes, cat, 0, 0, -1};
     b->t[track].n++;
 }
 
@@ -287,32 +300,76 @@ static int sample_cat(const host_sample *s)
     return c == THREAD_RUNNING ? CAT_HOST_RUN : c == THREAD_WAITING ? CAT_HOST_WAIT : CAT_HOST;
 }
 
+/* The frame table's place of the model's node, adding it and its callers not in it yet (callers
+ * first, so each frame's caller comes before it); -1 for no node, or when memory ran out. */
+static int stack_frames(tl_build *b, const host_activity *h, int node)
+{
+    if (node < 0 || node >= h->nframes)
+        return -1;
+    if (!b->page_frame) {
+        size_t n = (size_t)h->nframes;
+        b->page_frame = malloc(n * sizeof *b->page_frame);
+        b->fparent = malloc(n * sizeof *b->fparent);
+        b->fname = malloc(n * sizeof *b->fname);
+        b->fuser = malloc(n * sizeof *b->fuser);
+        if (!b->page_frame || !b->fparent || !b->fname || !b->fuser) {
+            b->oom = true;
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++)
+            b->page_frame[i] = -1;
+    }
+    /* The nodes not in the table yet, innermost first: a chain is at most every node long (a
+     * parent index that loops is cut there). */
+    int top = node, depth = 0;
+    while (top >= 0 && top < h->nframes && b->page_frame[top] < 0 && depth < h->nframes) {
+        top = h->frames[top].parent;
+        depth++;
+    }
+    int caller = top >= 0 && top < h->nframes ? b->page_frame[top] : -1;
+    int *chain = malloc((size_t)(depth ? depth : 1) * sizeof *chain);
+    if (!chain) {
+        b->oom = true;
+        return -1;
+    }
+    for (int k = 0, f = node; k < depth; k++, f = h->frames[f].parent)
+        chain[k] = f;
+    for (int k = depth; k-- > 0;) {
+        const host_frame *f = &h->frames[chain[k]];
+        char one[HOST_NAME];
+        host_frame_name(f, true, one, sizeof one);
+        b->fparent[b->nf] = caller;
+        b->fname[b->nf] = intern(&b->nm, one);
+        b->fuser[b->nf] = host_user_frame(f);
+        caller = b->page_frame[chain[k]] = b->nf++;
+    }
+    free(chain);
+    return b->page_frame[node];
+}
+
 /* Each host sample, a tick on its thread's track coloured by the thread's state: its innermost
- * named frame, its state and stack on hover. */
+ * named frame, its state and its whole stack on hover (the frame table's, the user's own frames
+ * marked). */
 static void collect_samples(tl_build *b, const run_model *m, int64_t cut)
 {
     const host_activity *h = &m->host_activity;
-    char stack[1024], name[HOST_NAME];
+    char head[160], name[HOST_NAME];
     for (size_t i = 0; i < h->nsamples; i++) {
         const host_sample *s = &h->samples[i];
         if (s->ts_ns >= cut)
             continue;
         int cat = sample_cat(s);
-        snprintf(stack, sizeof stack, "%s sample%s", host_sample_source_name(s->source),
+        snprintf(head, sizeof head, "%s sample%s", host_sample_source_name(s->source),
                  cat == CAT_HOST_RUN ? ", running" : cat == CAT_HOST_WAIT ? ", waiting off the CPU" : "");
         if (s->state)
-            snprintf(stack + strlen(stack), sizeof stack - strlen(stack), ", thread state %c", s->state);
+            snprintf(head + strlen(head), sizeof head - strlen(head), ", thread state %c", s->state);
         copy_str(name, sizeof name, "(no stack)");
-        for (int f = s->frame, k = 0; f >= 0 && f < h->nframes && k < TL_STACK_FRAMES; f = h->frames[f].parent, k++) {
-            char one[HOST_NAME];
-            host_frame_name(&h->frames[f], true, one, sizeof one);
-            if (k == 0)
-                copy_str(name, sizeof name, one);
-            size_t used = strlen(stack);
-            snprintf(stack + used, sizeof stack - used, "\n%s %s", k ? "\xe2\x86\x90" : "at", one);
-        }
+        if (s->frame >= 0 && s->frame < h->nframes)
+            host_frame_name(&h->frames[s->frame], true, name, sizeof name);
         add(b, track_of(b, TK_HOST, s->pid, s->tid, 0), s->ts_ns, s->ts_ns, intern(&b->nm, name),
-            intern(&b->nm, stack), 0, cat);
+            intern(&b->nm, head), 0, cat);
+        if (!b->oom && b->n > 0)
+            b->it[b->n - 1].frame = stack_frames(b, h, s->frame);
     }
 }
 
@@ -337,12 +394,24 @@ static void collect_bands(tl_build *b, const analysis *a, int64_t cut)
     }
 }
 
+/* The last item's launch: the API call of its process and correlation id (launch_of: the
+ * runtime call where a driver call shares the id), by its index in the model's calls. */
+static void launched_by(tl_build *b, const event_list *e, const launch_index *launches, uint32_t pid, uint32_t corr)
+{
+    const api_event *a = launch_of(launches, pid, corr);
+    if (a && !b->oom && b->n > 0)
+        b->it[b->n - 1].link = (size_t)(a - e->apis) + 1;
+}
+
 static void collect(tl_build *b, const run_model *m, const site_lines *lines, int64_t cut)
 {
     const event_list *e = &m->events;
     char buf[512], from[HOST_NAME + 24];
     const host_site **sites = host_sites_sorted(&m->host_activity);
-    if (m->host_activity.nsites > 0 && !sites) {
+    launch_index *launches = launch_index_build(e);
+    if ((m->host_activity.nsites > 0 && !sites) || !launches) {
+        free(sites);
+        launch_index_free(launches);
         b->oom = true;
         return;
     }
@@ -357,6 +426,7 @@ static void collect(tl_build *b, const run_model *m, const site_lines *lines, in
                  k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2], from);
         add(b, track_of(b, TK_STREAM, 0, k->device, k->stream), k->start_ns, k->end_ns, name, intern(&b->nm, buf), 0,
             CAT_KERNEL);
+        launched_by(b, e, launches, k->pid, k->correlation);
     }
     for (size_t i = 0; i < e->ncopies; i++) {
         const copy_event *c = &e->copies[i];
@@ -369,6 +439,7 @@ static void collect(tl_build *b, const run_model *m, const site_lines *lines, in
                  from);
         add(b, track_of(b, TK_STREAM, 0, c->device, c->stream), c->start_ns, c->end_ns, name, intern(&b->nm, buf),
             c->bytes, copy_cat(c->dir));
+        launched_by(b, e, launches, c->pid, c->correlation);
     }
     for (size_t i = 0; i < e->nmemsets; i++) {
         const memset_event *s = &e->memsets[i];
@@ -378,6 +449,7 @@ static void collect(tl_build *b, const run_model *m, const site_lines *lines, in
         snprintf(buf, sizeof buf, "%s memory%s", mem_kind_name(s->mem), from);
         add(b, track_of(b, TK_STREAM, 0, s->device, s->stream), s->start_ns, s->end_ns, intern(&b->nm, "memset"),
             intern(&b->nm, buf), s->bytes, CAT_MEMSET);
+        launched_by(b, e, launches, s->pid, s->correlation);
     }
     for (int i = 0; i < m->nregions; i++) {
         const region *r = &m->regions[i];
@@ -394,8 +466,11 @@ static void collect(tl_build *b, const run_model *m, const site_lines *lines, in
         site_words(m, lines, sites, a->pid, a->correlation, "from ", from, sizeof from);
         add(b, track_of(b, TK_API, a->pid, a->thread, 0), a->start_ns, a->end_ns, intern(&b->nm, buf),
             from[0] ? intern(&b->nm, from) : -1, 0, CAT_API);
+        if (!b->oom)
+            b->it[b->n - 1].link = i + 1;
     }
     free(sites);
+    launch_index_free(launches);
     collect_samples(b, m, cut);
     for (int i = 0; i < m->capture.nwindows; i++) {
         const capture_window *w = &m->capture.windows[i];
@@ -497,6 +572,37 @@ static void add_busy(tl_build *b)
         }
     }
     free(iv);
+}
+
+/* The launch links as the page has them: the API calls that launched an event on the page are
+ * numbered 1, 2, ... in the page's order (tracks, then starts), each GPU event takes its call's
+ * number (0: none on the page), and a call keeps its number (0: it launched nothing shown). The
+ * page writes a call's as a flag alone: timeline.js counts the flags in the same order. */
+static void link_ids(tl_build *b, size_t napis)
+{
+    bool *launched = calloc(napis ? napis : 1, sizeof *launched);
+    size_t *id = calloc(napis ? napis : 1, sizeof *id);
+    if (!launched || !id) {
+        free(launched);
+        free(id);
+        b->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < b->n; i++)
+        if (b->t[b->it[i].track].kind == TK_STREAM && b->it[i].link > 0 && b->it[i].link <= napis)
+            launched[b->it[i].link - 1] = true;
+    size_t next = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        item *it = &b->it[i];
+        if (b->t[it->track].kind != TK_API || it->link == 0 || it->link > napis)
+            continue;
+        it->link = launched[it->link - 1] ? (id[it->link - 1] = ++next) : 0;
+    }
+    for (size_t i = 0; i < b->n; i++)
+        if (b->t[b->it[i].track].kind == TK_STREAM && b->it[i].link > 0)
+            b->it[i].link = b->it[i].link <= napis ? id[b->it[i].link - 1] : 0;
+    free(launched);
+    free(id);
 }
 
 /* Nesting depth on thread tracks: an event inside the one before it goes a row lower. */
@@ -617,6 +723,8 @@ static int64_t f_info(const item *it, int64_t *prev) { (void)prev; return it->in
 static int64_t f_bytes(const item *it, int64_t *prev) { (void)prev; return (int64_t)it->bytes; }
 static int64_t f_cat(const item *it, int64_t *prev) { (void)prev; return it->cat; }
 static int64_t f_depth(const item *it, int64_t *prev) { (void)prev; return it->depth; }
+static int64_t f_link(const item *it, int64_t *prev) { (void)prev; return (int64_t)it->link; }
+static int64_t f_frame(const item *it, int64_t *prev) { (void)prev; return it->frame; }
 
 static void column(strbuf *b, const char *key, const item *it, size_t n, field f, int64_t t0)
 {
@@ -625,6 +733,17 @@ static void column(strbuf *b, const char *key, const item *it, size_t n, field f
     for (size_t i = 0; i < n; i++)
         sb_printf(b, i ? ",%lld" : "%lld", (long long)f(&it[i], &prev));
     sb_add(b, "]");
+}
+
+/* An API track's flags of the calls that launched an event shown, as one string of "0" and "1",
+ * a character a call (a track of calls is most of a large page's data: as numbers they took twice
+ * that). */
+static void launched_column(strbuf *b, const item *it, size_t n)
+{
+    sb_add(b, ",\"r\":\"");
+    for (size_t i = 0; i < n; i++)
+        sb_addn(b, it[i].link > 0 ? "1" : "0", 1);
+    sb_add(b, "\"");
 }
 
 static bool any_info(const item *it, size_t n)
@@ -714,6 +833,26 @@ static void memory_bands(strbuf *o, const analysis *a, int64_t t0, int64_t span)
     sb_add(o, "]}</script>\n");
 }
 
+/* The host samples' stacks: "frames" with each frame's distance back to its caller ("p", 0 for
+ * the outermost: callers come first, mostly right before), its name ("n", in the names) and the
+ * places of the user's own frames ("u"); a sample's "f" is its innermost frame. */
+static void frame_table(strbuf *o, const tl_build *b)
+{
+    if (b->nf == 0)
+        return;
+    sb_add(o, ",\"frames\":{\"p\":[");
+    for (int i = 0; i < b->nf; i++)
+        sb_printf(o, i ? ",%d" : "%d", b->fparent[i] < 0 ? 0 : i - b->fparent[i]);
+    sb_add(o, "],\"n\":[");
+    for (int i = 0; i < b->nf; i++)
+        sb_printf(o, i ? ",%d" : "%d", b->fname[i]);
+    sb_add(o, "],\"u\":[");
+    for (int i = 0, k = 0; i < b->nf; i++)
+        if (b->fuser[i])
+            sb_printf(o, k++ ? ",%d" : "%d", i);
+    sb_add(o, "]}");
+}
+
 /* One swatch of a key line and its words, kept together where the line wraps (a phone's). */
 static void key_entry(strbuf *o, const char *cls, const char *words)
 {
@@ -747,6 +886,7 @@ void html_event_timeline(html_ctx *x)
     if (!b.oom) {
         set_depths(&b);
         sample_rows(&b);
+        link_ids(&b, m->events.napis);
     }
     if (b.oom || b.nm.oom || b.n == 0) {
         x->b->oom |= b.oom || b.nm.oom;
@@ -789,7 +929,9 @@ void html_event_timeline(html_ctx *x)
     sb_printf(o, "<p class=\"lede\" data-events=\"%zu\">Every kernel, copy and memset on its GPU's stream, with each "
                  "GPU's busy time above its streams, then each host thread's NVTX ranges (nested) and CUDA API calls, "
                  "on one axis from the run's start: copies and kernels that overlap sit above one another.%s%s Zoom "
-                 "with the buttons or the mouse wheel, drag to pan, hover over a mark for its details.%s</p>\n",
+                 "with the buttons or the mouse wheel, drag to pan, shift+drag (or the key M: the view shown) to "
+                 "measure an interval, hover over a mark for its details (a kernel, copy or memset and the API call "
+                 "that launched it are joined by a line), find events by name in the box above the tracks.%s</p>\n",
               shown,
               bands ? " Above the GPUs, where each process's time went: its span in stretches of one state of "
                       "<a href=\"#time\">Where the time went</a>, coloured as there, so that a gap in a GPU's busy "
@@ -818,6 +960,12 @@ void html_event_timeline(html_ctx *x)
               "<button type=\"button\" data-tl=\"right\" aria-label=\"Pan later\">&rarr;</button>"
               "<button type=\"button\" data-tl=\"all\">Whole run</button>"
               " <span class=\"tl-view quiet\" aria-live=\"polite\"></span></div>\n"
+              "<div class=\"tl-ctl tl-tools\" hidden><input type=\"search\" class=\"tl-find\" "
+              "placeholder=\"Find by name\" aria-label=\"Find events by name\" autocomplete=\"off\">"
+              "<button type=\"button\" data-tl=\"prev\">Previous</button>"
+              "<button type=\"button\" data-tl=\"next\">Next</button>"
+              " <span class=\"tl-found quiet\" aria-live=\"polite\"></span></div>\n"
+              "<p class=\"tl-measure\" aria-live=\"polite\" hidden></p>\n"
               "<div class=\"tl-box\"><canvas class=\"tl-canvas\" tabindex=\"0\" role=\"img\" aria-label=\"Timeline "
               "of the run's events; the tracks are listed below\"></canvas></div>\n"
               "<figcaption class=\"key\"><span class=\"sw k\"></span>kernel <span class=\"sw h2d\"></span>host to "
@@ -903,6 +1051,12 @@ void html_event_timeline(html_ctx *x)
         }
         if (any_nonzero(it, n, f_depth))
             column(o, "z", it, n, f_depth, 0);
+        if (t->kind == TK_STREAM && any_nonzero(it, n, f_link))
+            column(o, "r", it, n, f_link, 0);
+        else if (t->kind == TK_API && any_nonzero(it, n, f_link))
+            launched_column(o, it, n);
+        else if (t->kind == TK_HOST && b.nf > 0)
+            column(o, "f", it, n, f_frame, 0);
         sb_add(o, "}");
         first += n;
     }
@@ -915,10 +1069,15 @@ void html_event_timeline(html_ctx *x)
             sb_printf(o, "%s\"%s\"", g ? "," : "", wall_groups[g].key);
         sb_add(o, "]");
     }
+    frame_table(o, &b);
     sb_add(o, "}</script>\n");
     memory_bands(o, x->a, t0, t1 - t0);
 done:
     free(b.t);
     free(b.it);
+    free(b.page_frame);
+    free(b.fparent);
+    free(b.fname);
+    free(b.fuser);
     names_free(&b.nm);
 }

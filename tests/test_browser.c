@@ -6,7 +6,8 @@
  * no section that would have nothing to show, every navigation entry leads to a section with
  * content, and no placeholder stands in for a fact the source did not record
  * (tests/browser_checks.js); their timeline of events draws and names what the pointer is over,
- * and where each process's time went and its samples' thread states in the page's colours.
+ * and where each process's time went and its samples' thread states in the page's colours, and
+ * its tools work: launch links, search by name, measuring, the whole host stack.
  * A page from hostile names runs no script but its own.
  *
  * Chromium is $MMPROF_CHROMIUM, else /usr/bin/chromium (make test installs it). Without it every
@@ -429,6 +430,24 @@ static char *root_attr(const char *dumped, const char *attr)
     return strndup(v, strcspn(v, "\""));
 }
 
+/* A copy of the page at src with the scripts added (page_with), loaded at 1280 px: no console
+ * message, and the root's attribute attr, which the scripts set, says "ok". */
+static void checked_page(const char *src, const char *const *files, const char *inline_js, const char *attr)
+{
+    const char *copy = page_with(src, "checked.html", files, inline_js);
+    const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
+    cmd_result r = browse(copy, extra);
+    assert_int_equal(r.status, 0);
+    int console = console_lines(r.err); /* each printed */
+    if (console != 0)
+        fail_msg("%s: %d console messages", src, console);
+    char *check = root_attr(r.out, attr);
+    if (!check || strcmp(check, "ok") != 0)
+        fail_msg("%s: %s", src, check ? check : "the check did not run");
+    free(check);
+    cmd_free(&r);
+}
+
 /* The timeline of events on a profiled program's page and an imported trace's: the canvas is
  * drawn with no console message, and a hover over the middle of a stream's longest event shows
  * that event's name in the tooltip (timeline.js's fig.tlHover puts the pointer there). */
@@ -452,21 +471,8 @@ static void event_timeline_draws_and_hovers(void **state)
         "  inked < 1000 ? 'canvas nearly blank: ' + inked : got !== want || shown !== want ?"
         "  'hover showed ' + got + ' / ' + shown + ', wanted ' + want : 'ok');"
         "});";
-    const char *pages[] = {profile_page, import_page};
-    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
-        const char *copy = page_with(pages[i], "hover.html", NULL, hover);
-        const char *extra[] = {"--window-size=1280,900", "--dump-dom", NULL};
-        cmd_result r = browse(copy, extra);
-        assert_int_equal(r.status, 0);
-        int console = console_lines(r.err); /* each printed */
-        if (console != 0)
-            fail_msg("%s: %d console messages", pages[i], console);
-        char *check = root_attr(r.out, "data-tl-check");
-        if (!check || strcmp(check, "ok") != 0)
-            fail_msg("%s: %s", pages[i], check ? check : "the check did not run");
-        free(check);
-        cmd_free(&r);
-    }
+    checked_page(profile_page, NULL, hover, "data-tl-check");
+    checked_page(import_page, NULL, hover, "data-tl-check");
 }
 
 /* The answer on the first screen of a profiled program's page (html_answer.c): the verdict, a bar
@@ -530,6 +536,19 @@ static void event_timeline_draws_states(void **state)
         fail_msg("%s", check ? check : "the check did not run");
     free(check);
     cmd_free(&r);
+}
+
+/* The timeline's tools on a profiled program's page and an imported trace's
+ * (tests/timeline_tools_check.js): a kernel's launch link on hover both ways, search by name,
+ * shift+drag to measure (and a plain drag still pans), and on the profiled program's page the
+ * whole host stack in the tip with the user's frames marked. */
+static void event_timeline_tools(void **state)
+{
+    (void)state;
+    need_chromium();
+    const char *files[] = {"tests/timeline_tools_check.js", NULL};
+    checked_page(profile_page, files, "window.mmprofWantStack = true;", "data-tools-check");
+    checked_page(import_page, files, "window.mmprofWantStack = false;", "data-tools-check");
 }
 
 /* A number of a JSON object (0 when absent). */
@@ -911,6 +930,7 @@ int main(void)
         cmocka_unit_test(event_timeline_draws_and_hovers),
         cmocka_unit_test(answer_on_the_first_screen),
         cmocka_unit_test(event_timeline_draws_states),
+        cmocka_unit_test(event_timeline_tools),
         cmocka_unit_test(committed_timelines_hold_every_gpu_event),
         cmocka_unit_test(page_reads_with_scripts_off),
         cmocka_unit_test(screenshot_at_1280),

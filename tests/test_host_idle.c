@@ -131,6 +131,53 @@ static void must_contain(const char *text, const char *part)
         fail_msg("'%s' does not say '%s'", text ? text : "(null)", part);
 }
 
+/* The page's timeline data (html_events.c): a sample in the compiler's lowering on thread 42's
+ * track says its state, and its whole stack reads back from the frame table, innermost first, the
+ * user's two frames flagged and none of numba's. */
+static void sample_stack_on_the_page(const char *html)
+{
+    const char *open = "<script type=\"application/json\" id=\"tl-data\">", *p = strstr(html, open);
+    assert_non_null(p);
+    p += strlen(open);
+    char *text = strndup(p, (size_t)(strstr(p, "</script>") - p));
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    assert_non_null(j);
+    const cJSON *names = cJSON_GetObjectItem(j, "names"), *frames = cJSON_GetObjectItem(j, "frames"), *t;
+    assert_non_null(frames);
+    const char *want[] = {"numba.core.lowering (lower)", "numba.core.compiler (compile_extra)",
+                          "numba.cuda.dispatcher (Dispatcher.__call__)", "prog.py:30 (main)", "prog.py:40 (<module>)"};
+    const bool user[] = {false, false, false, true, true};
+    bool seen = false;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "tracks")) {
+        if (strcmp(cJSON_GetObjectItem(t, "l")->valuestring, "thread 42: host samples") != 0)
+            continue;
+        for (int i = 0; i < cJSON_GetArraySize(cJSON_GetObjectItem(t, "n")) && !seen; i++) {
+            int name = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "n"), i)->valueint;
+            if (strcmp(cJSON_GetArrayItem(names, name)->valuestring, want[0]) != 0)
+                continue;
+            seen = true;
+            int info = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "i"), i)->valueint;
+            assert_string_equal(cJSON_GetArrayItem(names, info)->valuestring, "py sample, running, thread state R");
+            int f = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "f"), i)->valueint, k = 0;
+            for (; f >= 0 && k < 5; k++) {
+                int back = cJSON_GetArrayItem(cJSON_GetObjectItem(frames, "p"), f)->valueint;
+                int fn = cJSON_GetArrayItem(cJSON_GetObjectItem(frames, "n"), f)->valueint;
+                assert_string_equal(cJSON_GetArrayItem(names, fn)->valuestring, want[k]);
+                bool flagged = false;
+                const cJSON *u;
+                cJSON_ArrayForEach(u, cJSON_GetObjectItem(frames, "u")) flagged |= u->valueint == f;
+                assert_int_equal(flagged, user[k]);
+                f = back ? f - back : -1;
+            }
+            assert_int_equal(k, 5);
+            assert_int_equal(f, -1);
+        }
+    }
+    assert_true(seen);
+    cJSON_Delete(j);
+}
+
 static const host_view *gap_view(const analysis *a, int gap, host_from f)
 {
     assert_non_null(a->host);
@@ -911,12 +958,11 @@ static void outputs_show_the_host(void **state)
     must_contain(o.html, "<th data-sort=\"text\">host (samples)</th>");
     must_contain(o.html, "data-fig=\"analysis.idle_gaps[0].host[0].hot.share_pct\"");
     must_contain(o.html, "<code>numba.core.compiler (compile_extra)</code>");
-    /* The canvas timeline: a host-samples track per thread, each sample's thread state and stack on
-     * hover, the key naming the states' colours. */
+    /* The canvas timeline: a host-samples track per thread, each sample's thread state and whole
+     * stack on hover, the key naming the states' colours. */
     must_contain(o.html, "data-kind=\"host\" data-events=\"101\">thread 42: host samples");
     must_contain(o.html, "data-kind=\"host\" data-events=\"100\">thread 43: host samples");
-    must_contain(o.html, "\"py sample, running, thread state R\\u000aat numba.core.lowering (lower)\\u000a\u2190 "
-                         "numba.core.compiler (compile_extra)");
+    sample_stack_on_the_page(o.html);
     must_contain(o.html, "<span class=\"tl-key-line\"><span>Host samples:</span> <span class=\"tl-k\">"
                          "<span class=\"sw hs\"></span>running");
     /* No call sites: no such section. */

@@ -621,6 +621,139 @@ static void event_timeline_nests_ranges(void **state)
     model_free(&m);
 }
 
+/* A track of the timeline's data by its kind (the first), and a column of it as integers. */
+static const cJSON *track_of_kind(const cJSON *j, const char *kind)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItem(j, "tracks"))
+        if (strcmp(cJSON_GetObjectItem(t, "k")->valuestring, kind) == 0)
+            return t;
+    fail_msg("no %s track", kind);
+    return NULL;
+}
+
+static int column_at(const cJSON *t, const char *col, int i)
+{
+    const cJSON *c = cJSON_GetObjectItem(t, col);
+    assert_non_null(c);
+    return cJSON_GetArrayItem(c, i)->valueint;
+}
+
+/* Absolute starts of a track's events on the page's axis (its "s" are differences). */
+static void starts_of(const cJSON *t, double *out, int n)
+{
+    double acc = 0;
+    for (int i = 0; i < n; i++)
+        out[i] = acc += cJSON_GetArrayItem(cJSON_GetObjectItem(t, "s"), i)->valuedouble;
+}
+
+/* Launch links in the page's data (html_events.c's link_ids): each GPU event's "r" is the number
+ * of the API call that launched it, the calls that launched something flagged in the page's order;
+ * of a runtime call and the driver call it made (one correlation id), the runtime call; a call
+ * that launched nothing (a sync) and a kernel of a process with no calls recorded have none. */
+static void event_timeline_links(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m); /* the copy's call, then 11 launches, correlation ids 1 to 12 */
+    int64_t t0 = m.regions[0].start_ns;
+    api_event driver = {.name = (char *)"cuLaunchKernel", .start_ns = t0 + 31001000, .end_ns = t0 + 31005000,
+                        .kind = API_DRIVER, .pid = 42, .thread = 1, .correlation = 2};
+    api_event sync = {.name = (char *)"cudaDeviceSynchronize", .start_ns = t0 + 60000000, .end_ns = t0 + 61000000,
+                      .pid = 42, .thread = 1, .correlation = 500};
+    kernel_event other = {.name = (char *)"elsewhere", .start_ns = t0 + 62000000, .end_ns = t0 + 62100000, .pid = 43,
+                          .stream = 7, .correlation = 2, .grid = {1, 1, 1}, .block = {32, 1, 1}};
+    assert_true(events_add_api(&m.events, &driver));
+    assert_true(events_add_api(&m.events, &sync));
+    assert_true(events_add_kernel(&m.events, &other));
+    char *html = page_of(&m);
+    cJSON *j = timeline_data(html);
+    const cJSON *stream = track_of_kind(j, "stream"), *api = track_of_kind(j, "api");
+    int ngpu = cJSON_GetArraySize(cJSON_GetObjectItem(stream, "s")), ncall = cJSON_GetArraySize(cJSON_GetObjectItem(api, "s"));
+    assert_int_equal(ngpu, 13);
+    assert_int_equal(ncall, 14);
+    double gs[13], cs[14];
+    starts_of(stream, gs, ngpu);
+    starts_of(api, cs, ncall);
+    /* The calls by their number: the flagged ones, in order. */
+    int call_of[16] = {0}, flagged = 0;
+    const char *flags = cJSON_GetObjectItem(api, "r")->valuestring; /* a "0" or "1" a call */
+    assert_int_equal(strlen(flags), ncall);
+    for (int i = 0; i < ncall; i++)
+        if (flags[i] == '1')
+            call_of[++flagged] = i;
+    assert_int_equal(flagged, 12);
+    for (int i = 0; i < ngpu; i++) {
+        int id = column_at(stream, "r", i);
+        if (i == ngpu - 1) { /* the other process's kernel, last by start */
+            assert_int_equal(id, 0);
+            continue;
+        }
+        assert_int_equal(id, i + 1);
+        int c = call_of[id];
+        /* The copy starts with its call, each kernel 0.02 ms after its launch. */
+        assert_int_equal(gs[i] - cs[c], i == 0 ? 0 : 20000);
+        const char *name = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "names"), column_at(api, "n", c))->valuestring;
+        assert_string_equal(name, i == 0 ? "cudaMemcpy" : "cudaLaunchKernel");
+    }
+    cJSON_Delete(j);
+    free(html);
+    model_free(&m);
+}
+
+/* A host sample's whole stack in the page's data: the frame table holds each frame once (two
+ * samples share their callers), callers before their callees, and flags the user's own frames
+ * (host_user_frame): a 20-frame stack reads back whole, its outermost frame, the program's line,
+ * flagged and none of the library's. */
+static void event_timeline_stacks(void **state)
+{
+    (void)state;
+    run_model m;
+    small_profiled_run(&m);
+    host_activity *h = &m.host_activity;
+    int f = host_add_frame(h, &(host_frame){.pid = 42, .parent = -1, .kind = HOST_FRAME_PY, .function = (char *)"main",
+                                            .file = (char *)"/home/u/prog.py", .line = 7});
+    int mid = -1;
+    for (int k = 1; k < 20; k++) {
+        char fn[16];
+        snprintf(fn, sizeof fn, "layer%d", k);
+        f = host_add_frame(h, &(host_frame){.pid = 42, .parent = f, .kind = HOST_FRAME_PY, .function = fn,
+                                            .file = (char *)"/usr/lib/python3/dist-packages/torch/nn/mod.py",
+                                            .line = k});
+        assert_true(f >= 0);
+        if (k == 10)
+            mid = f;
+    }
+    int64_t t0 = m.regions[0].start_ns;
+    assert_true(host_add_sample(h, &(host_sample){.ts_ns = t0 + 10000000, .pid = 42, .tid = 1, .frame = f,
+                                                  .source = HOST_SAMPLE_PY, .state = 'R'}));
+    assert_true(host_add_sample(h, &(host_sample){.ts_ns = t0 + 20000000, .pid = 42, .tid = 1, .frame = mid,
+                                                  .source = HOST_SAMPLE_PY, .state = 'R'}));
+    char *html = page_of(&m);
+    cJSON *j = timeline_data(html);
+    const cJSON *frames = cJSON_GetObjectItem(j, "frames"), *names = cJSON_GetObjectItem(j, "names");
+    const cJSON *p = cJSON_GetObjectItem(frames, "p"), *n = cJSON_GetObjectItem(frames, "n"), *u = cJSON_GetObjectItem(frames, "u");
+    assert_int_equal(cJSON_GetArraySize(p), 20); /* the second sample's stack is the first's callers */
+    const cJSON *host = track_of_kind(j, "host");
+    int depth[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        int at = column_at(host, "f", i), last = -1;
+        for (; at >= 0; at = cJSON_GetArrayItem(p, at)->valueint ? at - cJSON_GetArrayItem(p, at)->valueint : -1) {
+            depth[i]++;
+            last = at;
+        }
+        const char *outer = cJSON_GetArrayItem(names, cJSON_GetArrayItem(n, last)->valueint)->valuestring;
+        assert_string_equal(outer, "prog.py:7 (main)");
+        assert_int_equal(cJSON_GetArraySize(u), 1);
+        assert_int_equal(cJSON_GetArrayItem(u, 0)->valueint, last);
+    }
+    assert_int_equal(depth[0], 20);
+    assert_int_equal(depth[1], 11);
+    cJSON_Delete(j);
+    free(html);
+    model_free(&m);
+}
+
 /* A profiled program that recorded no event has no timeline section, nor its script; one with
  * more events than a page holds keeps the earliest 200,000 and says the page is a window. */
 static void event_timeline_only_with_events(void **state)
@@ -743,6 +876,8 @@ int main(void)
         cmocka_unit_test(timeline_page),
         cmocka_unit_test(event_timeline_tracks),
         cmocka_unit_test(event_timeline_nests_ranges),
+        cmocka_unit_test(event_timeline_links),
+        cmocka_unit_test(event_timeline_stacks),
         cmocka_unit_test(event_timeline_only_with_events),
         cmocka_unit_test(event_timeline_names_stay_data),
         cmocka_unit_test(event_timeline_from_the_command_line),
