@@ -29,7 +29,7 @@ GENCODE   := -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=c
 
 # src/ is split by stage; every folder is on the include path, so a file names its neighbours'
 # headers plainly. cuda/ sees src/ (it implements src/builtin's GPU interface), never the reverse.
-SRC_DIRS  := src/model src/collect src/import src/builtin src/analysis src/store src/cli src/util
+SRC_DIRS  := src/model src/collect src/inject src/import src/builtin src/analysis src/store src/cli src/util
 # libpq's header (libpq-dev) for its types: the library itself is opened at run time (db_pg.c says why).
 PG_INC    := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
 CPPFLAGS  := -D_GNU_SOURCE $(SRC_DIRS:%=-I%) -Ireport -I$(CUDA)/include -I$(PG_INC) -MMD -MP
@@ -137,17 +137,17 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 # pthread (CUPTI it opens at CUDA's start, below); hidden visibility keeps everything but its entry
 # points out of the program's symbol space.
 INJECT     := $(BUILD)/libmmprof_inject.so
-INJECT_SRC := src/collect/inject.c src/collect/inject_stream.c src/collect/inject_device.c \
-              src/collect/inject_nvtx.c src/collect/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
-              src/collect/rank_env.c src/collect/inject_counters.c src/model/model.c src/model/host_activity.c src/util/spill.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
-              src/collect/capture_config.c src/collect/inject_capture.c src/collect/capture_control.c src/collect/inject_control.c \
-              src/collect/host_tree.c src/collect/inject_host.c src/collect/inject_sites.c src/collect/inject_pyframes.c \
-              src/collect/inject_pycode.c src/collect/inject_pylook.c src/collect/inject_sampler.c src/collect/module_map.c \
-              src/collect/inject_pyhooks.c src/collect/cupti_load.c
+INJECT_SRC := src/inject/inject.c src/inject/inject_stream.c src/inject/inject_device.c \
+              src/inject/inject_nvtx.c src/inject/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
+              src/collect/rank_env.c src/inject/inject_counters.c src/model/model.c src/model/host_activity.c src/util/spill.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
+              src/collect/capture_config.c src/inject/inject_capture.c src/collect/capture_control.c src/inject/inject_control.c \
+              src/inject/host_tree.c src/inject/inject_host.c src/inject/inject_sites.c src/inject/inject_pyframes.c \
+              src/inject/inject_pycode.c src/inject/inject_pylook.c src/inject/inject_sampler.c src/inject/module_map.c \
+              src/inject/inject_pyhooks.c src/collect/cupti_load.c
 # GPU memory over time (issue 37): the model's memory store (model.c frees it), the allocation
 # calls' callbacks and the table of live allocations, the devices' memory through NVML.
-INJECT_SRC += src/model/memory_activity.c src/collect/inject_memory.c src/collect/mem_live.c \
-              src/collect/inject_memory_nvml.c src/collect/nvml_open.c
+INJECT_SRC += src/model/memory_activity.c src/inject/inject_memory.c src/inject/mem_live.c \
+              src/inject/inject_memory_nvml.c src/collect/nvml_open.c
 # counters.cpp too (the range profiler, for profile --counters): C++ only for a header, it needs
 # no libstdc++, and the library must not bring one (inject_counters.c says why).
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o) $(BUILD)/pic/src/collect/counters.o
@@ -169,7 +169,7 @@ $(INJECT): $(INJECT_OBJ)
 # Preloaded beside it (LD_PRELOAD): an _exit that flushes the injection library first. No
 # libcupti dependency: it must not load a CUPTI before the program loads its own.
 EXIT_HOOK := $(BUILD)/libmmprof_exit.so
-$(EXIT_HOOK): src/collect/exit_hook.c
+$(EXIT_HOOK): src/inject/exit_hook.c
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -shared -Wl,-soname,libmmprof_exit.so -Wl,-z,defs -o $@ $< -ldl
 # (defined here, after the variables: a prerequisite is expanded where its rule is read)
 all: $(INJECT) $(EXIT_HOOK)
@@ -270,13 +270,13 @@ $(BUILD)/tests/test_page_figures: $(BUILD)/tests/test_page_figures.o $(TEST_CORE
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # The injection library's signal path, with a stand-in for the flush it asks for.
-$(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/collect/inject_signal.o
+$(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/inject/inject_signal.o
 # The injection library's host call tree.
-$(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/collect/host_tree.o
+$(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/inject/host_tree.o
 # The injection library's table of live allocations.
-$(BUILD)/tests/test_mem_live: $(SAN_DIR)/src/collect/mem_live.o
+$(BUILD)/tests/test_mem_live: $(SAN_DIR)/src/inject/mem_live.o
 # The injection library's table of loaded modules, and a library that is slow to load beside it.
-$(BUILD)/tests/test_module_map: $(SAN_DIR)/src/collect/module_map.o | $(BUILD)/tests/libslow_ctor.so
+$(BUILD)/tests/test_module_map: $(SAN_DIR)/src/inject/module_map.o | $(BUILD)/tests/libslow_ctor.so
 $(BUILD)/tests/libslow_ctor.so: tests/slow_ctor.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -O1 -Wall -Wextra -shared -fPIC -o $@ $<

@@ -1,4 +1,4 @@
-/* The injection library's host call tree (src/collect/host_tree.c): stacks stored as shared
+/* The injection library's host call tree (src/inject/host_tree.c): stacks stored as shared
  * paths, ids in the order nodes were made, the bound on nodes and what happens at it, and the
  * stream lines of host-spec. */
 #include <stdarg.h>

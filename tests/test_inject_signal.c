@@ -1,4 +1,4 @@
-/* The injection library's terminating-signal path (src/collect/inject_signal.c), in child
+/* The injection library's terminating-signal path (src/inject/inject_signal.c), in child
  * processes of this test: a process whose SIGTERM/SIGINT is at its default flushes first (here a
  * stand-in inject_finish reports to a pipe) and then dies of the same signal; a program's own
  * disposition (ignored, or a handler) is left alone; a forked child, which inherits the handler

@@ -1,4 +1,4 @@
-/* The injection library's table of live allocations (src/collect/mem_live.c), without a GPU: adds
+/* The injection library's table of live allocations (src/inject/mem_live.c), without a GPU: adds
  * and frees by address keep the count and bytes exact, whatever order the probes collide in
  * (removal shifts entries back, so every held key stays findable); a full table counts what it
  * cannot hold instead of growing; the live set is grouped by call site, device and kind, most bytes

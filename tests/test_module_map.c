@@ -1,4 +1,4 @@
-/* The injection library's table of loaded modules (src/collect/module_map.c): the module and load
+/* The injection library's table of loaded modules (src/inject/module_map.c): the module and load
  * bias of an address agree with the dynamic loader's own (dladdr1's link map) for the program, libc
  * and a library loaded after the table was first read; an address in no module is refused; and a
  * lookup does not wait for another thread's dlopen (dladdr does: it takes the load lock, which
