@@ -467,9 +467,9 @@ static void inlined_launch_stub_names_its_line(void **state)
                 launch = &a.accounts[0].rows[k];
         assert_non_null(launch);
         assert_string_equal(launch->at, line);
-        assert_string_equal(launch->via, "launch.cu (empty(int*))");
+        assert_string_equal(launch->via, "launch.cu (empty)");
         char said[200];
-        snprintf(said, sizeof said, "at %s, calling launch.cu (empty(int*))", line);
+        snprintf(said, sizeof said, "at %s, calling launch.cu (empty)", line);
         must_contain(a.rg[0].verdict_text, said);
         analysis_free(&a);
         model_free(&m);
@@ -845,6 +845,17 @@ static void frames_are_named_and_judged(void **state)
     host_frame refused = {.kind = HOST_FRAME_NATIVE, .function = "_Znotmangled", .module = "/x/libtorch_cpu.so"};
     host_frame_name(&refused, true, m, sizeof m);
     assert_string_equal(m, "_Znotmangled (libtorch_cpu.so)");
+    /* A name addr2line gave demangled loses its parameters, and a cut name says it is cut (the
+     * training sample's peak holder read "...::alloc_block(c10 (libc10_cuda.so)"). */
+    host_frame demangled = {.kind = HOST_FRAME_NATIVE, .module = "/x/libc10_cuda.so",
+                            .function = "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::alloc_block("
+                                        "c10::cuda::CUDACachingAllocator::Native::(anonymous namespace)::AllocParams&, bool)"};
+    host_frame_name(&demangled, true, m, sizeof m);
+    assert_string_equal(m, "c10::cuda::CUDACachingAllocator::Native::DeviceCachingAllocator::alloc_block (libc10_cuda.so)");
+    host_frame long_name = {.kind = HOST_FRAME_NATIVE, .module = "/x/libtorch_cpu.so",
+                            .function = "at::native::a_function_whose_name_runs_on_and_on_past_eighty_characters_of_its_own_x"};
+    host_frame_name(&long_name, true, m, sizeof m);
+    assert_string_equal(m, "at::native::a_function_whose_name_runs_on_and_on_past_eighty_characters_of_it... (libtorch_cpu.so)");
     assert_false(host_user_frame(&torch));
     char b[HOST_NAME];
     /* CPU samples whose frames no symbol named (as the H200's host_loop recording before

@@ -89,10 +89,21 @@ void host_module_name(const char *file, char *buf, size_t len)
  * the H200: it came back mangled, and asking again recursed until the stack overflowed). */
 void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
 {
-    char plain[128];
+    char plain[512];
     if (f->kind == HOST_FRAME_NATIVE && f->function && strncmp(f->function, "_Z", 2) == 0) {
         kernel_display_name(f->function, plain, sizeof plain);
         if (strncmp(plain, "_Z", 2) != 0) {
+            host_frame d = *f;
+            d.function = plain;
+            host_frame_name(&d, with_line, buf, len);
+            return;
+        }
+    }
+    /* A C++ name addr2line gave demangled keeps its parameter list: left out, as for a mangled one
+     * ("DeviceCachingAllocator::alloc_block(c10" was a name cut inside its parameters). */
+    if (f->kind == HOST_FRAME_NATIVE && f->function && strchr(f->function, '(')) {
+        kernel_display_name(f->function, plain, sizeof plain);
+        if (strcmp(plain, f->function) != 0 && plain[0]) {
             host_frame d = *f;
             d.function = plain;
             host_frame_name(&d, with_line, buf, len);
@@ -104,8 +115,9 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
     /* A compiler's " [clone .constprop.0]" suffixes name copies of one function: left out. */
     int n = named ? (int)(strstr(f->function, " [clone ") ? strstr(f->function, " [clone ") - f->function
                                                           : (ptrdiff_t)strlen(f->function)) : 0;
+    /* Cut names end in "..." where they are cut, never silently. */
     if (named)
-        snprintf(fn, sizeof fn, " (%.*s)", n < 60 ? n : 60, f->function);
+        snprintf(fn, sizeof fn, n <= 60 ? " (%.*s)" : " (%.*s...)", n <= 60 ? n : 57, f->function);
     if (f->kind == HOST_FRAME_OP) {
         snprintf(buf, len, "%.150s", named ? f->function : "an unnamed span");
     } else if (f->file && f->file[0] && (host_user_frame(f) || (f->kind == HOST_FRAME_NATIVE && f->line > 0))) {
@@ -117,10 +129,11 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
         host_module_name(f->file, where, sizeof where);
         snprintf(buf, len, "%.90s%s", where, fn);
     } else if (named) {
+        const char *more = n <= 80 ? "" : "...";
         if (f->module && f->module[0])
-            snprintf(buf, len, "%.*s (%.60s)", n < 80 ? n : 80, f->function, base_name(f->module));
+            snprintf(buf, len, "%.*s%s (%.60s)", n <= 80 ? n : 77, f->function, more, base_name(f->module));
         else
-            snprintf(buf, len, "%.*s", n < 80 ? n : 80, f->function);
+            snprintf(buf, len, "%.*s%s", n <= 80 ? n : 77, f->function, more);
     } else if (f->module && f->module[0]) {
         snprintf(buf, len, "%.80s+0x%llx", base_name(f->module), (unsigned long long)f->offset);
     } else {
