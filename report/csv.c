@@ -21,8 +21,11 @@
  * "py.innermost", host the frame); then one call_site row per kernel, copy or call and line it was
  * made from (name the target, direction its kind, count its calls with a site, host the line).
  * Then one account row per wall-time account and one account_state row per state of it
- * (account_rows says what their columns hold). Then one range_group row per group of NVTX ranges or
- * annotations of one name (range_groups.h; the region rows above keep every instance).
+ * (account_rows says what their columns hold), and one account_cause row per host cause of it (name
+ * the cause, direction its state, host its words and line). Then one range_group row per group of
+ * NVTX ranges or annotations of one name (range_groups.h; the region rows above keep every
+ * instance); one stream row per stream with GPU work (stream_rows); one capture row per capture
+ * window (capture_rows).
  * Where the run has GPU memory data, its rows last (memory_rows says which) and their tables'
  * columns after the others; a run without it has neither. The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
@@ -34,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cause_table.h"
 #include "devices.h"
 #include "host_idle.h"
 #include "memory.h"
@@ -44,7 +48,7 @@ typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
     ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE,
-    ROW_ACCOUNT, ROW_ACCOUNT_STATE, ROW_RANGE_GROUP, NROWS,
+    ROW_ACCOUNT, ROW_ACCOUNT_STATE, ROW_ACCOUNT_CAUSE, ROW_RANGE_GROUP, ROW_STREAM, ROW_CAPTURE, NROWS,
     /* GPU memory's rows, and their columns, only in a run with memory data (memory.h), so a run
      * without it keeps the columns it always had */
     ROW_MEMORY = NROWS, ROW_MEMORY_HOLDER, ROW_MEMORY_POINT, ROW_MEMORY_LEAK, ROW_MEMORY_RANGE, ROW_MEMORY_FAILURE,
@@ -55,7 +59,8 @@ static const char *const row_names[NROWS_ALL] = {"run", "region", "kernel", "cop
                                                  "gpus", "gpu_workload", "gpu_aggregate", "gpu_pass", "peer", "rank",
                                                  "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
                                                  "idle_breakdown", "host_sampling", "host_view", "host_function",
-                                                 "call_site", "account", "account_state", "range_group", "memory", "memory_holder",
+                                                 "call_site", "account", "account_state", "account_cause", "range_group", "stream",
+                                                 "capture", "memory", "memory_holder",
                                                  "memory_point", "memory_leak", "memory_range", "memory_failure"};
 
 /* The row kinds whose columns this output has: NROWS, or NROWS_ALL with memory data. */
@@ -76,7 +81,10 @@ static const metric_table *table_of(row_kind k)
     case ROW_CALL_SITE: return &call_site_table;
     case ROW_ACCOUNT: return &account_table;
     case ROW_ACCOUNT_STATE: return &account_row_table;
+    case ROW_ACCOUNT_CAUSE: return &account_cause_table;
     case ROW_RANGE_GROUP: return &range_group_table;
+    case ROW_STREAM: return &stream_table;
+    case ROW_CAPTURE: return &capture_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -97,6 +105,14 @@ static const metric_table *table_of(row_kind k)
     case ROW_MEMORY_FAILURE: return &memory_failure_table;
     default: return &device_peaks_table;
     }
+}
+
+const char *csv_row_of_table(const metric_table *t)
+{
+    for (int k = 0; k < NROWS_ALL; k++)
+        if (table_of((row_kind)k) == t)
+            return row_names[k];
+    return NULL;
 }
 
 /* The identifying columns every row has (empty where they do not apply). */
@@ -393,6 +409,57 @@ static void account_rows(strbuf *b, const analysis *a)
             id.v[ID_HOST] = host;
             row(b, ROW_ACCOUNT_STATE, &id, r);
         }
+        for (int k = 0; k < acc->ncauses; k++) {
+            const host_cause_row *h = &acc->causes[k];
+            char host[512];
+            snprintf(host, sizeof host, "%s%s%s", h->why, h->at[0] ? " at " : "", h->at);
+            memset(&id, 0, sizeof id);
+            id.v[ID_NAME] = h->cause[0] ? h->cause : "not_known";
+            id.v[ID_DIRECTION] = h->rule >= 0 ? wall_states[cause_rules[h->rule].state].key : "not_known";
+            snprintf(id.count, sizeof id.count, "%d", i);
+            id.v[ID_COUNT] = id.count;
+            id.v[ID_HOST] = host;
+            row(b, ROW_ACCOUNT_CAUSE, &id, h);
+        }
+    }
+}
+
+/* A stream row per stream with GPU work (overlap.h): device its GPU, name "stream N", count its
+ * kernels, copies and memsets together. */
+static void stream_rows(strbuf *b, const analysis *a)
+{
+    for (int i = 0; i < a->nstreams; i++) {
+        const stream_metrics *st = &a->streams[i];
+        ids id;
+        memset(&id, 0, sizeof id);
+        char name[32];
+        snprintf(name, sizeof name, "stream %u", st->stream);
+        id.v[ID_NAME] = name;
+        snprintf(id.device, sizeof id.device, "%u", st->device);
+        id.v[ID_DEVICE] = id.device;
+        snprintf(id.count, sizeof id.count, "%d", st->nkernels + st->ncopies + st->nmemsets);
+        id.v[ID_COUNT] = id.count;
+        row(b, ROW_STREAM, &id, st);
+    }
+}
+
+/* A capture row per capture window (capture.h): the window's region's columns, name "window N",
+ * direction how it began, host how it ended. */
+static void capture_rows(strbuf *b, const analysis *a)
+{
+    for (int i = 0; i < a->ncapture; i++) {
+        const capture_window *w = &a->m->capture.windows[a->capture[i].window];
+        ids id;
+        if (w->region >= 0)
+            region_ids(a->m, w->region, &id);
+        else
+            memset(&id, 0, sizeof id);
+        char name[32];
+        snprintf(name, sizeof name, "window %d", w->number);
+        id.v[ID_NAME] = name;
+        id.v[ID_DIRECTION] = w->began;
+        id.v[ID_HOST] = w->ended;
+        row(b, ROW_CAPTURE, &id, &a->capture[i]);
     }
 }
 
@@ -567,6 +634,8 @@ char *render_csv(const analysis *a)
     host_rows(&b, a);
     account_rows(&b, a);
     group_rows(&b, a);
+    stream_rows(&b, a);
+    capture_rows(&b, a);
     memory_rows(&b, a);
     return sb_finish(&b);
 }

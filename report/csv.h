@@ -9,4 +9,8 @@
 /* The document as a string (the caller frees it), or NULL when memory ran out. */
 char *render_csv(const analysis *a);
 
+/* The name of the row kind whose columns are registry table t's ("stream" for stream_table), or
+ * NULL where the CSV does not carry t; tests walk the registry with it. */
+const char *csv_row_of_table(const metric_table *t);
+
 #endif
