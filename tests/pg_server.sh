@@ -4,7 +4,7 @@
 # postgres user: PostgreSQL refuses to run as root.
 #   pg_start DIR   starts it; sets PG_URL (postgresql:///postgres?host=DIR&user=mmprof), or
 #                  returns 1 with PG_WHY saying why not
-#   pg_stop        stops it
+#   pg_stop        stops the server in PG_DIR (set it before a subshell calls pg_start)
 pg_bin() {
     local d
     d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -33,6 +33,9 @@ pg_start() {
 }
 
 pg_stop() {
-    [ -n "${PG_BIN:-}" ] && [ -d "${PG_DIR:-}/data" ] && pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1
+    # PG_BIN found again where pg_start ran in a subshell (a test run by run_test): the caller's
+    # exit trap must still stop that server, or it outlives the test with its directory removed.
+    local bin=${PG_BIN:-$(pg_bin)}
+    [ -n "$bin" ] && [ -d "${PG_DIR:-}/data" ] && pg_as "$bin/pg_ctl" -D "$PG_DIR/data" -m fast -w stop >/dev/null 2>&1
     return 0
 }

@@ -14,6 +14,7 @@ tmp=$(mktemp -d /tmp/mmprof-db-XXXXXX)
 # shellcheck source=tests/pg_server.sh
 source "$(dirname "$0")/pg_server.sh"
 pgdir=$(mktemp -d /tmp/mmprof-pg-XXXXXX) # its own: the server's user must reach it
+PG_DIR=$pgdir # for the exit trap's pg_stop: pg_start runs in run_test's subshell
 trap 'pg_stop; rm -rf "$tmp" "$pgdir"' EXIT
 # shellcheck source=tests/cmocka_lines.sh
 source "$(dirname "$0")/cmocka_lines.sh"
