@@ -25,7 +25,8 @@
  * the cause, direction its state, host its words and line). Then one range_group row per group of
  * NVTX ranges or annotations of one name (range_groups.h; the region rows above keep every
  * instance); one stream row per stream with GPU work (stream_rows); one capture row per capture
- * window (capture_rows).
+ * window (capture_rows); a sweep's points and crossovers (sweep_rows). Each workload row is
+ * followed by a workload_kernel row per kernel it launched.
  * Where the run has GPU memory data, its rows last (memory_rows says which) and their tables'
  * columns after the others; a run without it has neither. The first columns say what a row is; then each registry
  * table has its own columns, named "table.key (unit)", filled on that table's rows and empty on
@@ -42,13 +43,15 @@
 #include "host_idle.h"
 #include "memory.h"
 #include "strbuf.h"
+#include "sweep.h"
 
 /* The registry tables, in column order, and what each row kind fills. */
 typedef enum {
     ROW_RUN, ROW_REGION, ROW_KERNEL, ROW_COPY, ROW_API, ROW_WORKLOAD, ROW_DEVICE,
     ROW_GPUS, ROW_GPU_WORKLOAD, ROW_GPU_AGGREGATE, ROW_GPU_PASS, ROW_PEER, ROW_RANK, ROW_GPU, ROW_STRAGGLER, ROW_LAUNCH,
     ROW_BUSY, ROW_IDLE_GAP, ROW_IDLE_SHARE, ROW_HOST_SAMPLING, ROW_HOST_VIEW, ROW_HOST_FN, ROW_CALL_SITE,
-    ROW_ACCOUNT, ROW_ACCOUNT_STATE, ROW_ACCOUNT_CAUSE, ROW_RANGE_GROUP, ROW_STREAM, ROW_CAPTURE, NROWS,
+    ROW_ACCOUNT, ROW_ACCOUNT_STATE, ROW_ACCOUNT_CAUSE, ROW_RANGE_GROUP, ROW_STREAM, ROW_CAPTURE,
+    ROW_WORKLOAD_KERNEL, ROW_SWEEP_POINT, ROW_CROSSOVER, NROWS,
     /* GPU memory's rows, and their columns, only in a run with memory data (memory.h), so a run
      * without it keeps the columns it always had */
     ROW_MEMORY = NROWS, ROW_MEMORY_HOLDER, ROW_MEMORY_POINT, ROW_MEMORY_LEAK, ROW_MEMORY_RANGE, ROW_MEMORY_FAILURE,
@@ -60,7 +63,8 @@ static const char *const row_names[NROWS_ALL] = {"run", "region", "kernel", "cop
                                                  "rank_gpu", "straggler", "launch", "busy_span", "idle_gap",
                                                  "idle_breakdown", "host_sampling", "host_view", "host_function",
                                                  "call_site", "account", "account_state", "account_cause", "range_group", "stream",
-                                                 "capture", "memory", "memory_holder",
+                                                 "capture", "workload_kernel", "sweep_point", "crossover", "memory",
+                                                 "memory_holder",
                                                  "memory_point", "memory_leak", "memory_range", "memory_failure"};
 
 /* The row kinds whose columns this output has: NROWS, or NROWS_ALL with memory data. */
@@ -85,6 +89,9 @@ static const metric_table *table_of(row_kind k)
     case ROW_RANGE_GROUP: return &range_group_table;
     case ROW_STREAM: return &stream_table;
     case ROW_CAPTURE: return &capture_table;
+    case ROW_WORKLOAD_KERNEL: return &kernel_summary_table;
+    case ROW_SWEEP_POINT: return &sweep_point_table;
+    case ROW_CROSSOVER: return &crossover_table;
     case ROW_REGION: return &region_metric_table;
     case ROW_KERNEL: return &kernel_stat_table;
     case ROW_COPY: return &copy_flow_table;
@@ -443,6 +450,36 @@ static void stream_rows(strbuf *b, const analysis *a)
     }
 }
 
+/* A sweep (sweep.h): a sweep_point row per series and size (name the workload, host_memory its
+ * memory, n the size), then a crossover row per crossover (name the workload past it, host_memory
+ * its memory, direction its basis "e2e" or "kernel", host its kind). */
+static void sweep_rows(strbuf *b, const analysis *a)
+{
+    const sweep_analysis *s = a->sweep;
+    for (int i = 0; s && i < s->nseries; i++) {
+        const sweep_series *r = &s->series[i];
+        for (int k = 0; k < s->nsizes; k++) {
+            ids id;
+            memset(&id, 0, sizeof id);
+            id.v[ID_NAME] = r->name;
+            id.v[7] = r->mem == MEM_UNKNOWN ? NULL : mem_kind_name(r->mem);
+            snprintf(id.n, sizeof id.n, "%d", r->pts[k].n);
+            id.v[ID_N] = id.n;
+            row(b, ROW_SWEEP_POINT, &id, &r->pts[k]);
+        }
+    }
+    for (int i = 0; s && i < s->ncross; i++) {
+        const crossover *c = &s->cross[i];
+        ids id;
+        memset(&id, 0, sizeof id);
+        id.v[ID_NAME] = c->workload;
+        id.v[7] = mem_kind_name(c->mem);
+        id.v[ID_DIRECTION] = c->e2e ? "e2e" : "kernel";
+        id.v[ID_HOST] = cross_kind_names[c->kind];
+        row(b, ROW_CROSSOVER, &id, c);
+    }
+}
+
 /* A capture row per capture window (capture.h): the window's region's columns, name "window N",
  * direction how it began, host how it ended. */
 static void capture_rows(strbuf *b, const analysis *a)
@@ -615,6 +652,15 @@ char *render_csv(const analysis *a)
             id.v[ID_PASS] = device_pass_name(a->wl[i].w->pass);
         }
         row(&b, ROW_WORKLOAD, &id, &a->wl[i]);
+        /* its kernels after it: the workload's ids, name the kernel, count its launches */
+        for (int k = 0; k < a->wl[i].nkernels; k++) {
+            const kernel_summary *ks = &a->wl[i].kernels[k];
+            ids kid = id;
+            kid.v[4] = ks->name;
+            snprintf(kid.count, sizeof kid.count, "%d", ks->launches);
+            kid.v[5] = kid.count;
+            row(&b, ROW_WORKLOAD_KERNEL, &kid, ks);
+        }
     }
     for (int i = 0; i < m->ndevices; i++) {
         memset(&id, 0, sizeof id);
@@ -636,6 +682,7 @@ char *render_csv(const analysis *a)
     group_rows(&b, a);
     stream_rows(&b, a);
     capture_rows(&b, a);
+    sweep_rows(&b, a);
     memory_rows(&b, a);
     return sb_finish(&b);
 }

@@ -200,8 +200,6 @@ static bool region_json(cJSON *arr, const run_model *m, const region_metrics *r)
     return close_row(row, missing, o.ok);
 }
 
-static const char *const cross_kind_names[] = {"unknown", "at", "below_range", "beyond_range"};
-
 /* A sweep: its sizes, a series per workload and memory kind (a point per size, the registry's
  * figures), and the four crossovers with the one-line answer. */
 static bool sweep_json(cJSON *an, const sweep_analysis *s)

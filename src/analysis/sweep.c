@@ -8,6 +8,8 @@
 
 #include "analysis.h"
 
+const char *const cross_kind_names[] = {"unknown", "at", "below_range", "beyond_range"};
+
 cross_kind crossover_of(const int *n, const double *gpu_ms, const double *cpu_ms, int count, double *at, int *k)
 {
     if (count < 1)

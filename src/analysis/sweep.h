@@ -48,6 +48,9 @@ typedef struct {
     char why[96];       /* CROSS_UNKNOWN */
 } crossover;
 
+/* A crossover kind's name in the outputs ("at", "below_range"...), by cross_kind. */
+extern const char *const cross_kind_names[];
+
 #define SWEEP_MAX_SERIES 64
 
 typedef struct {
