@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cause_table.h"
 #include "devices.h"
 #include "host_idle.h"
 #include "memory.h"
@@ -422,7 +421,7 @@ static void account_rows(strbuf *b, const analysis *a)
             snprintf(host, sizeof host, "%s%s%s", h->why, h->at[0] ? " at " : "", h->at);
             memset(&id, 0, sizeof id);
             id.v[ID_NAME] = h->cause[0] ? h->cause : "not_known";
-            id.v[ID_DIRECTION] = h->rule >= 0 ? wall_states[cause_rules[h->rule].state].key : "not_known";
+            id.v[ID_DIRECTION] = host_cause_state_key(h);
             snprintf(id.count, sizeof id.count, "%d", i);
             id.v[ID_COUNT] = id.count;
             id.v[ID_HOST] = host;

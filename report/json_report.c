@@ -681,7 +681,7 @@ static bool accounts_json(cJSON *an, const analysis *a)
                 break;
             }
             out co = {crow, cmissing, true};
-            const char *state = h->rule >= 0 ? wall_states[cause_rules[h->rule].state].key : "not_known";
+            const char *state = host_cause_state_key(h);
             co.ok = (h->cause[0] ? cJSON_AddStringToObject(crow, "cause", h->cause) : cJSON_AddNullToObject(crow, "cause")) &&
                     cJSON_AddStringToObject(crow, "state", state) && cJSON_AddStringToObject(crow, "why", h->why) &&
                     cJSON_AddStringToObject(crow, "at", h->at) && cJSON_AddStringToObject(crow, "via", h->via);

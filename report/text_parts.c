@@ -108,12 +108,3 @@ const char *short_limiter(const char *full, char *buf, size_t len)
     return buf;
 }
 
-/* Names wider than their column end in "..." so a cut is never silent. */
-void clipped(const char *s, int width, char *buf, size_t len)
-{
-    size_t n = strlen(s);
-    if ((int)n <= width || width < 4)
-        snprintf(buf, len, "%s", s);
-    else
-        snprintf(buf, len, "%.*s...", width - 3, s);
-}

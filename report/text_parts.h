@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "strbuf.h" /* clipped */
 #include "text.h"
 
 typedef struct {
@@ -47,8 +48,6 @@ void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *c
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
 void bytes_str(int b, char *buf, size_t len);
-/* s in width columns: cut with "..." when longer, so a cut is never silent. */
-void clipped(const char *s, int width, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
 

@@ -20,6 +20,11 @@ const char *account_scope_name(account_scope s)
     return s >= 0 && (size_t)s < sizeof names / sizeof names[0] ? names[s] : "run";
 }
 
+const char *host_cause_state_key(const host_cause_row *h)
+{
+    return h->rule >= 0 ? wall_states[cause_rules[h->rule].state].key : "not_known";
+}
+
 /* A frame's words, "" for none. */
 static void frame_words(const host_activity *h, int node, bool line, char *buf, size_t len)
 {

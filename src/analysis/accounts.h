@@ -114,6 +114,8 @@ void account_row_words(const account_row *r, char *buf, size_t len);
 
 /* "run", "process", "before_steps", "group", "group_median", "group_worst", "region". */
 const char *account_scope_name(account_scope s);
+/* The key of the state a host cause's rule puts its time in ("import"), "not_known" without one. */
+const char *host_cause_state_key(const host_cause_row *h);
 
 /* The run's account (scope ACC_RUN), NULL when there is none. */
 const wall_account *run_account(const struct analysis *a);

@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "nesting_order.h"
 #include "spill.h"
+#include "strbuf.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -111,13 +112,16 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
         }
     }
     bool named = f->function && f->function[0];
-    char fn[72] = "", where[100];
-    /* A compiler's " [clone .constprop.0]" suffixes name copies of one function: left out. */
-    int n = named ? (int)(strstr(f->function, " [clone ") ? strstr(f->function, " [clone ") - f->function
-                                                          : (ptrdiff_t)strlen(f->function)) : 0;
-    /* Cut names end in "..." where they are cut, never silently. */
-    if (named)
-        snprintf(fn, sizeof fn, n <= 60 ? " (%.*s)" : " (%.*s...)", n <= 60 ? n : 57, f->function);
+    char fn[72] = "", where[100], whole[512] = "", cut[84] = "";
+    /* A compiler's " [clone .constprop.0]" suffixes name copies of one function: left out. Names
+     * cut to their width end in "..." (clipped), never silently. */
+    if (named) {
+        const char *clone = strstr(f->function, " [clone ");
+        snprintf(whole, sizeof whole, "%.*s", clone ? (int)(clone - f->function) : (int)strlen(f->function), f->function);
+        clipped(whole, 60, cut, sizeof cut);
+        snprintf(fn, sizeof fn, " (%s)", cut);
+        clipped(whole, 80, cut, sizeof cut);
+    }
     if (f->kind == HOST_FRAME_OP) {
         snprintf(buf, len, "%.150s", named ? f->function : "an unnamed span");
     } else if (f->file && f->file[0] && (host_user_frame(f) || (f->kind == HOST_FRAME_NATIVE && f->line > 0))) {
@@ -129,11 +133,10 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
         host_module_name(f->file, where, sizeof where);
         snprintf(buf, len, "%.90s%s", where, fn);
     } else if (named) {
-        const char *more = n <= 80 ? "" : "...";
         if (f->module && f->module[0])
-            snprintf(buf, len, "%.*s%s (%.60s)", n <= 80 ? n : 77, f->function, more, base_name(f->module));
+            snprintf(buf, len, "%s (%.60s)", cut, base_name(f->module));
         else
-            snprintf(buf, len, "%.*s%s", n <= 80 ? n : 77, f->function, more);
+            snprintf(buf, len, "%s", cut);
     } else if (f->module && f->module[0]) {
         snprintf(buf, len, "%.80s+0x%llx", base_name(f->module), (unsigned long long)f->offset);
     } else {

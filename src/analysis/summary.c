@@ -6,6 +6,7 @@
  * verdict and advice, where the GPU time went, the top kernel, busy %, and the regions whose
  * verdict differs from the run's. */
 #include "summary.h"
+#include "strbuf.h"
 #include "sweep.h"
 
 #include <stdarg.h>
@@ -381,16 +382,6 @@ static void busy(builder *b, bool builtin)
         r->largest_gap_ms.ok ? r->largest_gap_ms.v : 0, inside);
 }
 
-/* s in at most max characters, its cut marked ("..."): a name cut silently reads as another
- * name ("...aligna4_alignc4_ex" for a kernel ending "_execute_kernel__5x_cublas"). */
-static const char *marked(const char *s, size_t max, char *buf, size_t len)
-{
-    if (strlen(s) <= max)
-        return s;
-    snprintf(buf, len, "%.*s...", (int)(max - 3), s);
-    return buf;
-}
-
 /* The steps' steady state and their longest, and the time before the first of them, from their
  * wall-time accounts (accounts.h): a loop that starts slowly is judged on its median step. */
 static void step_findings(builder *b)
@@ -442,10 +433,11 @@ static void launched_from(builder *b)
         if (r->kernels[0].count > s->calls)
             snprintf(of, sizeof of, " (of its %d)", r->kernels[0].count);
         char cut[104];
+        clipped(name, 100, cut, sizeof cut); /* cut with a mark: "...alignc4_ex" read as a name of its own */
         add(b, FIND_LAUNCHED_FROM, 12, s->sites[0].share_pct.v, "%",
             "The top kernel %s (%.0f%% of kernel time) was launched from %.150s in %.0f%% of %d launches "
             "with a call site%s%s",
-            marked(name, 100, cut, sizeof cut), r->kernels[0].share_pct.v, s->sites[0].at, s->sites[0].share_pct.v,
+            cut, r->kernels[0].share_pct.v, s->sites[0].at, s->sites[0].share_pct.v,
             s->calls, of, also);
         return;
     }

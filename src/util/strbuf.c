@@ -186,3 +186,13 @@ void sb_json(strbuf *b, const char *s)
         }
     }
 }
+
+/* Names wider than their column end in "..." so a cut is never silent. */
+void clipped(const char *s, int width, char *buf, size_t len)
+{
+    size_t n = strlen(s);
+    if ((int)n <= width || width < 4)
+        snprintf(buf, len, "%s", s);
+    else
+        snprintf(buf, len, "%.*s...", width - 3, s);
+}

@@ -31,6 +31,10 @@ void sb_html(strbuf *b, const char *s);
 /* printf, then escaped as sb_html: for text built from outside strings. */
 void sb_html_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s in width columns into buf: cut with "..." when longer, so a cut is never silent (a column's
+ * name in the text report, a kernel's in a sentence). */
+void clipped(const char *s, int width, char *buf, size_t len);
+
 /* s as the inside of a JSON string (no quotes added): quote, backslash and control characters
  * escaped; bytes that are not valid UTF-8 become U+FFFD, so the document always parses. */
 void sb_json(strbuf *b, const char *s);
