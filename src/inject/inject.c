@@ -294,8 +294,8 @@ static bool enable_table(const activity_kind *kinds, int n)
 /* MMPROF_MEMORY_RECORDS, a measurement knob: which of the memory record kinds are enabled, by
  * their names in cupti_memory_kinds ("MEMORY2", "MEMORY_POOL", both joined by a comma), or "none"
  * (the allocation calls' callbacks alone); unset, every one. It exists to tell each kind's cost
- * per stream-ordered allocation apart (examples/memory_bench, docs/memory.md): the records are
- * what a cudaMallocAsync/cudaFreeAsync pair paid most of its +1,074 ns in. */
+ * per stream-ordered allocation apart (examples/memory_bench, tests/alloc_cost_gpu.sh,
+ * docs/memory.md). */
 static bool memory_kind_wanted(const activity_kind *k)
 {
     const char *v = getenv("MMPROF_MEMORY_RECORDS");
@@ -308,14 +308,17 @@ static bool memory_kind_wanted(const activity_kind *k)
     return false;
 }
 
-/* Under tracing.lock: the memory kinds on or off, those MMPROF_MEMORY_RECORDS leaves out off. */
+/* Under tracing.lock: the memory kinds on or off; those MMPROF_MEMORY_RECORDS leaves out are left
+ * alone, never disabled while the others are on: disabling MEMORY_POOL after enabling MEMORY2 turns
+ * CUPTI's memory records off altogether (seen on the H200, CUDA 13.0: no allocation recorded, which
+ * read as "MEMORY2 costs nothing"). */
 static void memory_table(bool on)
 {
     for (int i = 0; i < cupti_memory_nkinds; i++) {
-        if (on && memory_kind_wanted(&cupti_memory_kinds[i]))
-            enable_table(&cupti_memory_kinds[i], 1);
-        else
+        if (!on)
             cuptiActivityDisable(cupti_memory_kinds[i].kind);
+        else if (memory_kind_wanted(&cupti_memory_kinds[i]))
+            enable_table(&cupti_memory_kinds[i], 1);
     }
 }
 
