@@ -40,7 +40,9 @@ static void usage(FILE *f)
           "                          its noise by more than PCT % (new work: PCT % of A's wall time)\n"
           "      --min-change PCT    the floor a change must pass, in % of the larger side\n"
           "  -j, --json FILE         write every thing compared as JSON\n"
-          "      --markdown FILE     write the changes as a Markdown table (a CI summary)\n"
+          "      --md FILE           write the changes as a Markdown table (a CI summary), as\n"
+          "                          report's --md writes a run's\n"
+          "      --markdown FILE     the same as --md (its first name)\n"
           "  -a, --all               text and Markdown: list the things within noise too\n"
           "  -q, --quiet             no text on standard output\n"
           "  -h, --help              this help\n"
@@ -101,7 +103,8 @@ int diff_main(int argc, char **argv, FILE *out, FILE *err)
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
         {"json", required_argument, NULL, 'j'},
-        {"markdown", required_argument, NULL, OPT_MARKDOWN},
+        {"md", required_argument, NULL, OPT_MARKDOWN},
+        {"markdown", required_argument, NULL, OPT_MARKDOWN}, /* its first name, kept */
         {"all", no_argument, NULL, 'a'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -149,7 +152,7 @@ int diff_main(int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "mmprof diff: %s\n", msg);
         return EXIT_OUTPUT;
     }
-    if (md_path && !output_open(&mf, "--markdown", md_path, msg, sizeof msg)) {
+    if (md_path && !output_open(&mf, "--md", md_path, msg, sizeof msg)) {
         fprintf(err, "mmprof diff: %s\n", msg);
         if (json_path)
             output_close(&jf, msg, sizeof msg);
@@ -193,7 +196,7 @@ int diff_main(int argc, char **argv, FILE *out, FILE *err)
         if (json_path)
             wrote |= write_doc(&jf, "--json", render_diff_json(&df, &dn), err);
         if (md_path)
-            wrote |= write_doc(&mf, "--markdown", render_diff_markdown(&df, &dn), err);
+            wrote |= write_doc(&mf, "--md", render_diff_markdown(&df, &dn), err);
         status = wrote ? EXIT_OUTPUT : df.regressions > 0 ? EXIT_WORKLOAD_FAILED : EXIT_OK;
     }
     run_diff_free(&df);
