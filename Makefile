@@ -42,14 +42,14 @@ LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lstdc++ -lm -ldl -l
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/member_drop.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
-             src/analysis/analysis.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
+             src/analysis/analyze.c src/analysis/intervals.c src/analysis/spread.c src/analysis/peaks.c src/analysis/display_names.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
              src/analysis/host_where.c src/analysis/host_idle.c src/analysis/call_sites.c src/analysis/site_line.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/cli/output_stream.c src/cli/output_compress.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/rank_select.c src/util/spill.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
              report/text.c report/text_parts.c report/text_counters.c report/text_devices.c report/text_regions.c report/text_idle.c report/text_sites.c report/text_ranks.c report/text_sweep.c report/json_report.c report/svg.c \
              report/html.c report/html_common.c report/html_header.c report/html_workloads.c report/html_charts.c report/html_timeline.c report/html_events.c report/html_ranks.c report/html_capture.c report/html_roofline.c report/html_devices.c report/html_sweep.c report/html_regions.c report/html_sites.c report/trace.c \
              report/csv.c report/compare_report.c report/outputs.c report/markdown.c \
-             src/import/import.c src/import/kineto.c src/import/kineto_events.c src/import/kineto_finish.c src/import/host_spans.c \
+             src/import/import.c src/import/kineto.c src/import/kineto_reader.c src/import/kineto_events.c src/import/kineto_finish.c src/import/host_spans.c \
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
              src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
@@ -69,10 +69,10 @@ CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvm
              src/analysis/memory.c src/analysis/memory_sites.c src/analysis/memory_series.c src/analysis/memory_lines.c \
              src/analysis/memory_steps.c report/text_memory.c report/html_memory.c
 # The pipeline: CUPTI, NVTX, OpenBLAS and the CUDA runtime.
-RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
+RUN_SRC   := src/cli/main.c src/cli/cli.c src/cli/cli_sweep.c src/cli/cli_numbers.c src/cli/cli_devices.c src/cli/compare_cli.c src/cli/profile.c src/cli/cli_builtin.c src/cli/cli_capture.c \
              src/builtin/workloads.c src/builtin/runner.c src/builtin/device_thread.c src/builtin/multi_gpu.c \
              src/builtin/gpu_workload.c src/builtin/gpu_counters.c \
-             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/collect/pcie_link.c src/util/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
+             src/collect/collector.c src/collect/cupti_records.c src/collect/ranges.c src/collect/pcie_link.c src/collect/hostinfo.c src/builtin/blas_info.c src/builtin/cpu_workload.c \
              src/builtin/inputs.c src/builtin/progress.c src/cli/build_info.c
 RUN_SRC   += src/cli/store_cli.c src/cli/diff_cli.c src/cli/history_cli.c
 CUDA_SRC  := $(wildcard cuda/*.cu)
@@ -137,7 +137,7 @@ $(BUILD)/cuda/ladder_tf32_wgmma.o: NVCCFLAGS := $(filter-out $(GENCODE),$(NVCCFL
 # pthread (CUPTI it opens at CUDA's start, below); hidden visibility keeps everything but its entry
 # points out of the program's symbol space.
 INJECT     := $(BUILD)/libmmprof_inject.so
-INJECT_SRC := src/inject/inject.c src/inject/inject_stream.c src/inject/inject_device.c \
+INJECT_SRC := src/inject/inject_cuda.c src/inject/inject_kinds.c src/inject/inject_stream.c src/inject/inject_device.c \
               src/inject/inject_nvtx.c src/inject/inject_signal.c src/collect/cupti_records.c src/collect/stream_format.c \
               src/collect/rank_env.c src/inject/inject_counters.c src/model/model.c src/model/host_activity.c src/util/spill.c src/util/strbuf.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
               src/collect/capture_config.c src/inject/inject_capture.c src/collect/capture_control.c src/inject/inject_control.c \
@@ -270,7 +270,7 @@ $(BUILD)/tests/test_page_figures: $(BUILD)/tests/test_page_figures.o $(TEST_CORE
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
 
 # The injection library's signal path, with a stand-in for the flush it asks for.
-$(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/inject/inject_signal.o
+$(BUILD)/tests/test_inject_signal: $(SAN_DIR)/src/inject/inject_signal.o $(SAN_DIR)/src/util/thread_wait.o
 # The injection library's host call tree.
 $(BUILD)/tests/test_host_tree: $(SAN_DIR)/src/inject/host_tree.o
 # The injection library's table of live allocations.
@@ -362,7 +362,7 @@ test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS) $(RUN_PLANT)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_cause_samples.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh consistency.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_architecture.sh test_host_inject.sh test_cause_samples.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh consistency.sh \
 	    $(FUZZ_TARGETS)
 
 # The database tests on every committed sample rather than make test's three (SQLite and the test's
@@ -471,7 +471,7 @@ COMPDIR     := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/mmprof
 PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
-SAMPLES     := $(filter-out samples/causes,$(wildcard samples/*))
+SAMPLES     := $(filter-out samples/causes samples/ncu,$(wildcard samples/*))
 
 $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "model_json.h"
 #include "test_support.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "test_support.h"
 #include "verify.h"
 

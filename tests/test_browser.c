@@ -25,7 +25,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "hostile_model.h"
 #include "html.h"
 #include "metric.h"

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "capture_control.h"
 #include "cli.h"
 #include "incomplete.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "analyze.h"
 #include "compare.h"
 #include "model_json.h"
 #include "test_support.h"

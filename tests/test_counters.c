@@ -17,7 +17,7 @@
 
 #include <cupti.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "counters.h"
 #include "html.h"
 #include "model_json.h"

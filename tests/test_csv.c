@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "csv.h"
 #include "model_json.h"
 #include "sweep_model.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "csv.h"
 #include "devices.h"
 #include "html.h"

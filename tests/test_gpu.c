@@ -28,7 +28,7 @@
 
 extern char **environ;
 
-#include "analysis.h"
+#include "analyze.h"
 #include "model_json.h"
 #include "stats.h"
 #include "test_support.h"

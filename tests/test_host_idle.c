@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include <cjson/cJSON.h>
 #include "cause_match.h"
 #include "csv.h"

@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "hostile_model.h"
 #include "html.h"
 #include "sections.h"

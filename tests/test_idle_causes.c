@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "csv.h"
 #include "import.h"
 #include "test_support.h"

@@ -1,6 +1,6 @@
 /* The injection library's terminating-signal path (src/inject/inject_signal.c), in child
  * processes of this test: a process whose SIGTERM/SIGINT is at its default flushes first (here a
- * stand-in inject_finish reports to a pipe) and then dies of the same signal; a program's own
+ * stand-in for inject_finish reports to a pipe) and then dies of the same signal; a program's own
  * disposition (ignored, or a handler) is left alone; a forked child, which inherits the handler
  * but not the thread that flushes, dies of the signal at once instead of hanging. */
 #include <setjmp.h>
@@ -16,10 +16,10 @@
 
 #include "inject.h"
 
-/* The write end the stand-in inject_finish reports to: "finish <wait_ms> <sig>". */
+/* The write end the stand-in for inject_finish reports to: "finish <wait_ms> <sig>". */
 static int report_fd = -1;
 
-void inject_finish(long wait_ms, int sig)
+static void stand_in_finish(long wait_ms, int sig)
 {
     char line[64];
     int n = snprintf(line, sizeof line, "finish %ld %d\n", wait_ms, sig);
@@ -52,7 +52,7 @@ static pid_t start_child(int sig, disposition d, int pipe_w)
         signal(sig, SIG_IGN);
     else if (d == DISPOSITION_OWN)
         signal(sig, own_handler);
-    inject_catch_signals();
+    inject_catch_signals(stand_in_finish);
     alarm(10);
     if (write(pipe_w, "ready\n", 6) != 6)
         _exit(90);
@@ -148,7 +148,7 @@ static void forked_child_dies_at_once(void **state)
     if (child == 0) {
         close(p[0]);
         report_fd = p[1];
-        inject_catch_signals();
+        inject_catch_signals(stand_in_finish);
         alarm(10);
         pid_t grandchild = fork();
         if (grandchild == 0) {

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "json_report.h"
 #include "output_file.h"
 #include "test_support.h"

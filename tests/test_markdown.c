@@ -16,7 +16,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "json_report.h"
 #include "outputs.h"
 #include "test_support.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "csv.h"
 #include "text.h"
 #include "import.h"

@@ -13,7 +13,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "json_report.h"
 #include "text.h"
 #include "test_support.h"

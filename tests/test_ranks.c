@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "model_json.h"
 #include "stream_read.h"
 #include "test_support.h"

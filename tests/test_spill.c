@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "array_grow.h"
 #include "json_report.h"
 #include "model_json.h"

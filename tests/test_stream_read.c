@@ -14,7 +14,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "json_report.h"
 #include "model_json.h"
 #include "model_merge.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "html.h"
 #include "json_report.h"
 #include "test_support.h"

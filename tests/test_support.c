@@ -18,7 +18,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "event_columns.h"
 #include "model_json.h"
 #include "text.h"

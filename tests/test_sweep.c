@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "html.h"
 #include "json_report.h"
 #include "sweep_model.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "sections.h"
 #include "test_support.h"
 #include "text.h"

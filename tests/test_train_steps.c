@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "import.h"
 #include "model_json.h"
 #include "test_support.h"

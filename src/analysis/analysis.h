@@ -9,6 +9,7 @@
 #ifndef MMPROF_ANALYSIS_H
 #define MMPROF_ANALYSIS_H
 
+#include "event_view.h"
 #include "metric.h"
 #include "model.h"
 #include "overlap.h"
@@ -20,6 +21,10 @@
 #include "verdict.h"
 #include "summary.h"
 #include "accounts.h"
+#include "display_names.h"
+#include "intervals.h"
+#include "peaks.h"
+#include "spread.h"
 
 
 /* One kernel name within one workload. */
@@ -96,16 +101,6 @@ typedef struct {
     bool ladder_row;  /* the workload's row in the ladder: its pinned run, or its first pageable
                        * one when it has no pinned run */
 } workload_metrics;
-
-typedef struct {
-    metric fp32_tflops; /* SMs x FP32 lanes per SM x 2 x clock */
-    metric tf32_tflops; /* SMs x dense TF32 tensor FLOPs per SM per clock x clock */
-    metric l2_gbps;     /* the L2's peak bandwidth, as the counter pass read it */
-    metric l1_gbps;     /* SMs x L1/shared bytes per SM per clock x clock */
-    metric hbm_gbps;    /* 2 x memory clock x bus width */
-    metric link_gbps;   /* PCIe, per direction */
-    int fp32_lanes_per_sm;
-} device_peaks;
 
 struct event_view_s;
 struct devices_analysis;
@@ -185,20 +180,15 @@ typedef struct analysis {
 
 #define MAX_LISTED_REGIONS 40
 
-/* The events a built-in workload owns (an empty view for one that never ran). */
-const struct event_view_s *workload_events(const analysis *a, const workload_run *w);
-
-/* Whether analyze can take m: false, with why in words, for a run larger than the analysis
- * counts (REGIONS_HOST_CALLS_MAX). */
-bool analysis_fits(const run_model *m, char *why, size_t len);
-/* Computes every figure; returns false only when memory ran out (on a run analysis_fits takes). */
-bool analyze(const run_model *m, analysis *out);
-void analysis_free(analysis *a);
+/* The events a built-in workload owns (an empty view for one that never ran): the analysis's
+ * own, read by the renderers that draw a workload's timeline. */
+static inline const event_view *workload_events(const analysis *a, const workload_run *w)
+{
+    static const event_view none;
+    return a->owned && w->region > 0 && w->region < a->m->nregions ? &a->owned[w->region] : &none;
+}
 
 /* Pieces, exposed for tests and for renderers that need one figure. */
-double product_flops(int n);
-int fp32_lanes_per_sm(int cc_major, int cc_minor); /* 0 when unknown */
-device_peaks device_peaks_of(const device_info *d);
 const char *bound_name(bound_kind b); /* "dram", "l1", "l2", "compute", "latency", "none" */
 
 /* roofline.c: the counter-derived figures of one workload (its kernel time and verdict known),
@@ -238,40 +228,11 @@ void copy_bests(analysis *a);
 int summary_size(const analysis *a);
 bool summary_workload(const analysis *a, const workload_metrics *r);
 
-/* The memcpy-to-compute ratio: copy time over kernel time of the same work (a region's summed
- * times, one product's); n/a with the reason where either is missing or no kernel ran. */
-void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms);
-
 /* A kernel record's theoretical occupancy on its device (occupancy_of with the record's launch
  * shape and resources): the one way every table gets it. */
 void kernel_occupancy(const run_model *m, const kernel_event *k, metric *pct, int *blocks, char *limiter,
                       size_t limiter_len);
 
-/* The union of intervals [start, end) (iv is sorted by start here) inside [lo, hi): returns the
- * busy time, and gives the longest idle stretches, up to max_gaps of them, longest first (of
- * equal ones the earlier first; gaps may be NULL when max_gaps is 0). The one union every busy
- * figure and gap of every output comes from. */
-typedef struct { int64_t start, end; } interval;
-int64_t interval_union(interval *iv, size_t n, int64_t lo, int64_t hi, idle_gap *gaps, int max_gaps, int *ngaps);
-
-/* iv sorted and merged in place into disjoint intervals; returns how many remain. */
-size_t interval_merge(interval *iv, size_t n);
-/* The time two sets of disjoint sorted intervals (interval_merge's) overlap. */
-int64_t interval_overlap(const interval *a, size_t na, const interval *b, size_t nb);
-
-double median_of(const double *v, int n); /* n > 0; does not reorder v */
-/* Mean, min, median, max and sample standard deviation of durations d[0..c) (c > 0; sorts d);
- * one: why the deviation is n/a for a single value ("one launch"). The one spread every
- * count/total/average/min/median/max/stddev table (kernels, copies, ranges) uses. */
-void duration_spread(double *d, int c, metric *mean, metric *min, metric *median, metric *max, metric *stddev,
-                     const char *one);
-
-/* A CUDA API call's name without CUPTI's version suffix: "cudaLaunchKernel_v7000" reads
- * "cudaLaunchKernel" (the suffix tells ABI versions apart, not calls). */
-void api_display_name(const char *name, char *buf, size_t len);
-
-/* A readable kernel name: demangled, without the parameter list and ABI tags. */
-void kernel_display_name(const char *mangled, char *buf, size_t len);
 /* Whether the per-workload sections of a report show r: every workload of a single-size run; of a
  * sweep, those at its detail size (sweep.h), since every size's card, timeline and kernel table
  * on one page made it 6.8 MB. */

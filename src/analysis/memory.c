@@ -3,7 +3,7 @@
  * and what was never freed (memory_series.c), the timelines, each process's line and the
  * allocation calls (memory_lines.c), the ranges' and steps' figures (memory_steps.c). */
 #include "memory.h"
-#include "memory_internal.h"
+#include "mem_builder.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The memory analysis' lines over time (memory_internal.h): each series' timeline of buckets,
+/* The memory analysis' lines over time (mem_builder.h): each series' timeline of buckets,
  * each process's live bytes with its devices summed (for the ranges' peaks and growth), the
  * device's NVML readings, and each process's allocation calls. */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include "analysis.h"
 #include "array_grow.h"
 #include "key_sort.h"
-#include "memory_internal.h"
+#include "mem_builder.h"
 
 static bool alloc_call(const char *name)
 {

@@ -1,4 +1,4 @@
-/* The memory analysis' series (memory_internal.h): a process's allocations on a device walked in
+/* The memory analysis' series (mem_builder.h): a process's allocations on a device walked in
  * time order, matched with their frees by address: live, reserved, pinned and managed bytes over
  * time and their peaks; what was live at the peak, by site and by library; what was never freed. */
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "analysis.h"
 #include "array_grow.h"
-#include "memory_internal.h"
+#include "mem_builder.h"
 
 static bool step_add(steps *s, int64_t t, int64_t live, int64_t reserved)
 {

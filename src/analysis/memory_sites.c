@@ -1,4 +1,4 @@
-/* The memory analysis' call sites (memory_internal.h): an allocation's site is the user's line of
+/* The memory analysis' call sites (mem_builder.h): an allocation's site is the user's line of
  * its call's host stack (joined by pid and correlation id), or, for an import, of the innermost CPU
  * span of its thread at its time; without one, its library with "no call site". Each distinct site
  * is kept once, its words made once per frame. */
@@ -8,7 +8,7 @@
 
 #include "analysis.h"
 #include "array_grow.h"
-#include "memory_internal.h"
+#include "mem_builder.h"
 
 
 int mem_add_site(site_ctx *c, const char *at, const char *lib)

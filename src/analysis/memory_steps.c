@@ -11,7 +11,7 @@
 
 #include "analysis.h"
 #include "array_grow.h"
-#include "memory_internal.h"
+#include "mem_builder.h"
 
 static int cmp_i64(const void *a, const void *b)
 {

@@ -163,3 +163,11 @@ void metric_format(const metric_def *d, const metric *m, bool with_unit, char *b
     else
         snprintf(buf, len, "%s", v);
 }
+
+void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms)
+{
+    if (kernel_ms->ok && kernel_ms->v <= 0)
+        metric_na(out, "no kernel time");
+    else
+        metric_ratio(out, copy_ms, kernel_ms, 1.0);
+}

@@ -26,6 +26,9 @@ void metric_set(metric *m, double v);
 void metric_na(metric *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* scale * a / b, or n/a with the reason of whichever input is missing. */
 void metric_ratio(metric *out, const metric *a, const metric *b, double scale);
+/* The memcpy-to-compute ratio: copy time over kernel time of the same work (a region's summed
+ * times, one product's); n/a with the reason where either is missing or no kernel ran. */
+void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms);
 
 /* Which way a figure improves, for comparisons (mmprof compare): times lower, throughputs higher;
  * NONE for figures that only describe (bytes, shares, occupancy). */

@@ -11,6 +11,7 @@
 #define MMPROF_VERDICT_H
 
 #include "idle_causes.h"
+#include "intervals.h" /* idle_gap */
 #include "metric.h"
 #include "model.h"
 
@@ -41,11 +42,6 @@ typedef enum {
     VERDICT_MIXED,      /* no state holds enough of the wall to name one */
     VERDICT_COUNT
 } verdict_kind;
-
-/* A stretch with nothing on the GPU. */
-typedef struct {
-    int64_t start_ns, length_ns;
-} idle_gap;
 
 /* Copies of one direction whose host side is one memory kind, or the memsets of one memory kind
  * (memset: dir is COPY_OTHER, host the memory set). */

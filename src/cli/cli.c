@@ -139,19 +139,6 @@ static void usage(FILE *f)
           f);
 }
 
-bool parse_positive(const char *s, long max, long *out)
-{
-    if (!s || *s < '0' || *s > '9')
-        return false;
-    errno = 0;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (errno == ERANGE || *end != '\0' || v <= 0 || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
 static bool parse_seed(const char *s, uint64_t *out)
 {
     if (!s || *s < '0' || *s > '9')

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "capture_control.h"
-#include "cli.h"
+#include "cli_capture.h"
+#include "cli_numbers.h"
 
 /* A whole number in [lo, hi], no sign or trailing text. */
 static bool whole(const char *s, long lo, long hi, long *out)

@@ -3,7 +3,8 @@
  * index exists on this machine is checked by the runner once the devices are counted. */
 #include <string.h>
 
-#include "cli.h"
+#include "cli_devices.h"
+#include "cli_numbers.h"
 
 bool parse_devices(const char *arg, cli_options *o, FILE *err)
 {

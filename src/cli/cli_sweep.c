@@ -1,6 +1,7 @@
 /* The sweep and measurement options: --sizes LIST or A:B, --max-noise, --max-time. Each bad value
  * is refused with the option named and what was expected. */
-#include "cli.h"
+#include "cli_sweep.h"
+#include "cli_numbers.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,17 +89,4 @@ bool parse_sizes(const char *arg, cli_options *o, FILE *err)
         o->n = o->sizes[0];
     }
     return ok;
-}
-
-bool parse_positive_real(const char *opt, const char *arg, double max, const char *unit, double *out, FILE *err)
-{
-    errno = 0;
-    char *end;
-    double v = arg[0] ? strtod(arg, &end) : 0;
-    if (!arg[0] || errno == ERANGE || *end != '\0' || !isfinite(v) || v <= 0 || v > max) {
-        fprintf(err, "mmprof: %s '%s': expected a positive number of %s, at most %g\n", opt, arg, unit, max);
-        return false;
-    }
-    *out = v;
-    return true;
 }

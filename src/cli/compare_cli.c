@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "compare_report.h"
+#include "analyze.h"
 #include "model_json.h"
 #include "output_file.h"
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "cli.h"
 #include "cli_builtin.h"
 #include "compare_cli.h"

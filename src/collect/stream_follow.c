@@ -100,11 +100,7 @@ stream_follow *stream_follow_start(const char *dir, run_model *m, follow_hook ho
     pthread_cond_init(&f->wake, NULL);
     /* The thread takes no signals (it inherits this mask): the launcher's handlers forward them to
      * the program, and its reads are best not interrupted. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&f->thread, NULL, follow_thread, f);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = thread_start_quiet(&f->thread, follow_thread, f, NULL);
     if (rc != 0) {
         pthread_cond_destroy(&f->wake);
         pthread_mutex_destroy(&f->lock);

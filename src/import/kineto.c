@@ -51,52 +51,6 @@
 #define MAX_EVENT_BYTES ((size_t)64 << 20)    /* one trace event; a 100 kB kernel name is fine */
 #define MAX_TOP_FIELD_BYTES ((size_t)16 << 20) /* deviceProperties and the like */
 
-bool kr_fail(kineto_reader *r, const char *fmt, ...)
-{
-    if (r->failed)
-        return false;
-    r->failed = true;
-    int n = snprintf(r->err, r->errlen, "%s: ", r->path);
-    if (n < 0 || (size_t)n >= r->errlen)
-        return false;
-    va_list ap;
-    va_start(ap, fmt);
-    int m = vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-    va_end(ap);
-    /* Offsets into compressed content count the decompressed text: say so. */
-    const char *packed = r->in ? ti_compression_name(r->in) : NULL;
-    if (packed && m >= 0 && (size_t)(n + m) < r->errlen && strstr(r->err + n, "byte "))
-        snprintf(r->err + n + m, r->errlen - (size_t)(n + m), " (bytes of the %s-decompressed text)", packed);
-    return false;
-}
-
-bool kr_bad_event(kineto_reader *r, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return kr_fail(r, "traceEvents[%zu] (byte %llu): %s", r->index, (unsigned long long)r->offset, what);
-}
-
-bool kr_no_memory(kineto_reader *r) { return kr_fail(r, "out of memory"); }
-
-const char *kr_type_name(const cJSON *v)
-{
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    if (cJSON_IsNull(v))
-        return "null";
-    if (cJSON_IsArray(v))
-        return "an array";
-    return "an object";
-}
-
 /* ---------- top-level fields ---------- */
 
 static int dev_int(const cJSON *d, const char *key)

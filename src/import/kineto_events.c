@@ -321,23 +321,6 @@ static bool cpu_ids(kineto_reader *r, const trace_event *e, uint32_t *pid, uint3
     return event_id(r, e->pid, "pid", pid) && event_id(r, e->tid, "tid", tid) && note_cpu_thread(r, *pid, *tid);
 }
 
-/* The host waits of the CUDA runtime and driver APIs, by name ("cudaStreamSynchronize" and
- * versioned forms such as "cudaStreamSynchronize_v3020"). */
-sync_kind kr_api_sync_kind(const char *name)
-{
-    static const struct { const char *name; sync_kind kind; } waits[] = {
-        {"cudaDeviceSynchronize", SYNC_CONTEXT}, {"cudaStreamSynchronize", SYNC_STREAM},
-        {"cudaEventSynchronize", SYNC_EVENT},    {"cuCtxSynchronize", SYNC_CONTEXT},
-        {"cuStreamSynchronize", SYNC_STREAM},    {"cuEventSynchronize", SYNC_EVENT},
-    };
-    for (size_t i = 0; i < sizeof waits / sizeof waits[0]; i++) {
-        size_t n = strlen(waits[i].name);
-        if (strncmp(name, waits[i].name, n) == 0 && (name[n] == '\0' || name[n] == '_'))
-            return waits[i].kind;
-    }
-    return SYNC_UNKNOWN;
-}
-
 static bool read_api(kineto_reader *r, const trace_event *e, api_kind kind)
 {
     api_event a = {0};

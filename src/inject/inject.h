@@ -50,25 +50,32 @@ void inject_memory_tick(int64_t now);
 /* A context was created: the device each thread remembers for its last context is asked again
  * (a new context may have a destroyed one's address). */
 void inject_memory_context_created(void);
-/* CUPTI's memory and memory-pool records on or off, where tracing is on (inject.c). */
+/* CUPTI's memory and memory-pool records wanted or not (inject_kinds.c): on with the other kinds
+ * while tracing, from inject_memory_enable until a pause. */
 void inject_memory_kinds(bool on);
 
 /* The bound on each wait when the process leaves through _exit or a signal. */
 #define INJECT_EXIT_FLUSH_MS 1000
 
-/* Hands over the records CUPTI still holds and marks the exit (inject.c); sig: the terminating
+/* Hands over the records CUPTI still holds and marks the exit (inject_cuda.c); sig: the terminating
  * signal that asked, 0 otherwise. Once per process; wait_ms bounds each wait (0: unbounded). */
 void inject_finish(long wait_ms, int sig);
 
 /* Takes SIGTERM, SIGINT and SIGHUP where they are still at their default, so a process they end
- * flushes first and then dies of the signal as before (inject_signal.c). */
-void inject_catch_signals(void);
+ * flushes first (finish: inject_finish) and then dies of the signal as before (inject_signal.c). */
+void inject_catch_signals(void (*finish)(long wait_ms, int sig));
 
-/* Turns CUPTI's activity tracing on or off (every kind cupti_records.c reads), for the capture
- * windows (inject.c). Before InitializeInjection it only records the wish, which InitializeInjection
- * then follows; turning off asks the flusher for a flush at once, so a window's records are in the
- * stream soon after it closes. */
+/* Which CUPTI activity kinds are on (inject_kinds.c). set_tracing turns the record kinds (and the
+ * memory kinds with them) on or off, for the capture windows; before ready it only records the
+ * wish, which ready then follows; turning off asks for a flush at once (flush_soon), so a window's
+ * records are in the stream soon after it closes. ready: the buffer callbacks are registered, and
+ * tracing starts now where now (no capture, or a window already open). collecting: some kind was
+ * enabled. The errors of CUPTI calls go to the stream as "error" lines with CUPTI's own words. */
 void inject_set_tracing(bool on);
+void inject_kinds_ready(bool now, void (*flush_soon)(void));
+bool inject_kinds_collecting(void);
+const char *inject_cupti_result(CUptiResult r);
+void inject_cupti_error(const char *what, CUptiResult r);
 
 /* The capture windows of profile --delay/--duration/--capture-range (inject_capture.c). init
  * reads the launcher's variables once (from the CUDA or the NVTX entry point, whichever runs
@@ -94,14 +101,14 @@ void inject_capture_capped(int64_t capped_ns, uint64_t max_bytes);
 /* The profile's control block (inject_control.c, capture_control.h). wrote adds the bytes this
  * process appended to its stream to the job's total; capped says whether the total reached
  * --max-size (then NVTX lines are no longer written); pending returns a command not yet applied
- * (1 start, 0 stop, -1 none) and marks it applied; poll, from the flusher every period, applies
- * both to the capture windows. */
+ * (1 start, 0 stop, -1 none) and marks it applied. inject_capture_poll (inject_capture.c), from
+ * the flusher every period, applies both to the capture windows. */
 void inject_control_wrote(size_t bytes);
 bool inject_control_capped(void);
 uint64_t inject_control_max_bytes(void);
 int64_t inject_control_capped_ns(void);
 int inject_control_pending(uint64_t *number);
-void inject_control_poll(void);
+void inject_capture_poll(void);
 
 /* Hardware counters of chosen launches (inject_counters.c). init reads the launcher's variables
  * and says whether counters were asked for; enable subscribes to the driver's launch calls;

@@ -262,6 +262,19 @@ void inject_capture_capped(int64_t capped_ns, uint64_t max_bytes)
     pthread_mutex_unlock(&cap.lock);
 }
 
+/* From the flusher every period: --max-size reached and `mmprof capture start|stop`'s commands,
+ * read from the profile's control block (inject_control.c, which calls nothing here), applied to
+ * the windows. Without a control block both read as nothing. */
+void inject_capture_poll(void)
+{
+    if (inject_control_capped())
+        inject_capture_capped(inject_control_capped_ns(), inject_control_max_bytes());
+    uint64_t number;
+    int c = inject_control_pending(&number);
+    if (c >= 0)
+        inject_capture_command(c == 1, number, false);
+}
+
 /* ---- the CUDA side starts, and the process ends ---- */
 
 void inject_capture_cuda_ready(CUpti_SubscriberHandle subscriber)
@@ -293,13 +306,7 @@ void inject_capture_cuda_ready(CUpti_SubscriberHandle subscriber)
         open_window(cap.c.delay_ns > 0 ? "delay" : "start",
                     cap.c.delay_ns > 0 ? "the delay had elapsed when CUDA initialised" : "CUDA initialised");
     pthread_mutex_unlock(&cap.lock);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    cap.timer_running = pthread_create(&cap.timer, NULL, timer_loop, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (cap.timer_running)
-        pthread_setname_np(cap.timer, "mmprof-capture");
+    cap.timer_running = thread_start_quiet(&cap.timer, timer_loop, NULL, "mmprof-capture") == 0;
 }
 
 bool inject_capture_tracing_now(void)

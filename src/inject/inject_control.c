@@ -79,15 +79,3 @@ int inject_control_pending(uint64_t *number)
     *number = word >> 1;
     return c;
 }
-
-void inject_control_poll(void)
-{
-    if (!block())
-        return;
-    if (inject_control_capped())
-        inject_capture_capped(inject_control_capped_ns(), inject_control_max_bytes());
-    uint64_t number;
-    int c = inject_control_pending(&number);
-    if (c >= 0)
-        inject_capture_command(c == 1, number, false);
-}

@@ -182,6 +182,12 @@ static void native_frame_line(uint32_t id, uint32_t parent, uint64_t addr)
 
 uint32_t inject_host_generation(void) { return generation; }
 
+/* A py key's line (inject_pycode.c's inject_py_key_line), handed over once Python is found rather
+ * than called by name: the Python parts call down into this file, never the other way. */
+static int (*py_line)(const host_key *k);
+
+void inject_host_py_lines(int (*line)(const host_key *k)) { __atomic_store_n(&py_line, line, __ATOMIC_RELEASE); }
+
 uint32_t inject_host_stack(const host_key *keys, int n)
 {
     int interned;
@@ -203,7 +209,7 @@ uint32_t inject_host_stack_at(const host_key *keys, int n, uint32_t node, uint32
         if (made && keys[i].kind == HOST_KEY_PY) {
             const char *function = "", *file = "";
             inject_host_code_names(keys[i].a, &function, &file);
-            host_format_py_frame(&out, id, node, inject_py_key_line(&keys[i]), function, file);
+            host_format_py_frame(&out, id, node, py_line ? py_line(&keys[i]) : 0, function, file);
         } else if (made)
             native_frame_line(id, node, keys[i].a);
         node = id;

@@ -62,8 +62,11 @@ bool inject_host_code_add(uint64_t code, uint64_t tag, const char *function, con
  * for the cache); false (entry unchanged) when memory ran out. */
 bool inject_host_code_rename(uint64_t code, uint64_t tag, const char *function, const char *file);
 
-/* A py key's line (inject_pyframes.c): the key's code object is cached. */
+/* A py key's line (inject_pycode.c): the key's code object is cached. The tree's frame lines
+ * get it through the function inject_host_py_lines hands over (inject_pyframes.c, once Python is
+ * found). */
 int inject_py_key_line(const host_key *k);
+void inject_host_py_lines(int (*line)(const host_key *k));
 /* The function and file of a cached code object (NULL when not cached). */
 bool inject_host_code_names(uint64_t code, const char **function, const char **file);
 

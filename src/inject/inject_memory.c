@@ -1,6 +1,6 @@
 /* GPU memory in the injection library (docs/memory.md): the allocation and free calls' callbacks.
  *
- * CUPTI's memory records (MEMORY2, MEMORY_POOL; inject.c enables them with the other kinds) give
+ * CUPTI's memory records (MEMORY2, MEMORY_POOL; inject_cuda.c enables them with the other kinds) give
  * every allocation and free with its address, size, kind and the library that asked, but they
  * reach the stream only when CUPTI hands their buffer over. Two things cannot wait for that, and
  * are done here, in CUPTI's callbacks at each allocation and free call of the runtime and the
@@ -188,6 +188,7 @@ void inject_memory_enable(CUpti_SubscriberHandle s)
     subscriber = s;
     enable_callbacks(1);
     enabled = true;
+    inject_memory_kinds(true); /* the memory record kinds with the others from now on */
 }
 
 void inject_memory_pause(bool pause)

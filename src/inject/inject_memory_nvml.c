@@ -2,7 +2,7 @@
  * lines): what a program's own allocations cannot show (another process on the GPU, the CUDA
  * context itself, memory freed to the driver but not yet returned).
  *
- * Read from the flusher thread (inject.c), at most every MEM_NVML_MS, for each device the program
+ * Read from the flusher thread (inject_cuda.c), at most every MEM_NVML_MS, for each device the program
  * made a context on, found in NVML by its PCI bus id (inject_device.c), since NVML's numbering
  * ignores CUDA_VISIBLE_DEVICES. NVML is opened with dlopen (nvml_open.c): the library must not
  * link libnvidia-ml. Where it cannot be read, one "memnvmloff" line says why, and no more is

@@ -122,8 +122,11 @@ bool inject_py_present(void)
     if (__atomic_load_n(&find_state, __ATOMIC_ACQUIRE) == FIND_DONE)
         return py.present;
     pthread_mutex_lock(&find_lock);
-    if (find_state != FIND_DONE)
+    if (find_state != FIND_DONE) {
         __atomic_store_n(&find_state, find_python(), __ATOMIC_RELEASE);
+        if (find_state == FIND_DONE && py.present)
+            inject_host_py_lines(inject_py_key_line); /* before any py key reaches the tree */
+    }
     pthread_mutex_unlock(&find_lock);
     return py.present;
 }

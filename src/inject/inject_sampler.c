@@ -453,14 +453,8 @@ void inject_sampler_start(void)
     s.py_pending = !s.python && inject_py_pending();
     s.py_off = python_off;
     s.cpu = s.hz > 0 && !cpu_off && install_handler();
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* the program's signals go to its own threads */
-    s.running = pthread_create(&s.thread, NULL, sampler_loop, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (s.running)
-        pthread_setname_np(s.thread, "mmprof-sampler");
-    else {
+    s.running = thread_start_quiet(&s.thread, sampler_loop, NULL, "mmprof-sampler") == 0;
+    if (!s.running) {
         s.python = s.cpu = false;
         add_why("%s", "the sampler thread could not start");
         announce();

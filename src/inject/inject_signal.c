@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "inject.h"
+#include "thread_wait.h"
 
 static const int handled[] = {SIGTERM, SIGINT, SIGHUP};
 #define NHANDLED (sizeof handled / sizeof handled[0])
@@ -43,34 +44,33 @@ static void on_signal(int sig)
     errno = saved;
 }
 
+/* What the signal thread calls before the process dies of the signal: inject_cuda.c's
+ * inject_finish, handed over rather than called by name, so this file stays beneath it. */
+static void (*finish)(long wait_ms, int sig);
+
 static void *signal_loop(void *arg)
 {
     (void)arg;
     while (sem_wait(&posted) != 0 && errno == EINTR)
         ;
     int sig = caught;
-    inject_finish(INJECT_EXIT_FLUSH_MS, sig);
+    finish(INJECT_EXIT_FLUSH_MS, sig);
     signal(sig, SIG_DFL);
     kill(getpid(), sig); /* this thread blocks every signal: another thread takes it, and dies */
     return NULL;
 }
 
-void inject_catch_signals(void)
+void inject_catch_signals(void (*finish_fn)(long wait_ms, int sig))
 {
     owner = getpid();
+    finish = finish_fn;
     if (sem_init(&posted, 0, 0) != 0)
         return;
     /* The thread first, with every signal blocked in it, so it never runs the handler itself. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     pthread_t t;
-    bool started = pthread_create(&t, NULL, signal_loop, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!started)
+    if (thread_start_quiet(&t, signal_loop, NULL, "mmprof-signal") != 0)
         return;
     pthread_detach(t);
-    pthread_setname_np(t, "mmprof-signal");
     for (size_t i = 0; i < NHANDLED; i++) {
         struct sigaction now;
         if (sigaction(handled[i], NULL, &now) != 0 || (now.sa_flags & SA_SIGINFO) || now.sa_handler != SIG_DFL)

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "analyze.h"
 #include "model_json.h"
 #include "run_rows.h"
 #include "store.h"

@@ -1,6 +1,8 @@
 /* Bounded waits for threads: see thread_wait.h. */
 #include "thread_wait.h"
 
+#include <signal.h>
+
 #include <errno.h>
 
 double monotonic_seconds(void)
@@ -32,4 +34,16 @@ bool thread_join_within(pthread_t t, long ms)
     while ((rc = pthread_timedjoin_np(t, NULL, &at)) == EINTR)
         ;
     return rc == 0;
+}
+
+int thread_start_quiet(pthread_t *t, void *(*fn)(void *), void *arg, const char *name)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0 && name)
+        pthread_setname_np(*t, name);
+    return rc;
 }

@@ -18,4 +18,11 @@ struct timespec realtime_after_ms(long ms);
  * false when it still runs (the caller decides whether to detach it). */
 bool thread_join_within(pthread_t t, long ms);
 
+/* Starts fn(arg) on a thread of the tool's own with every signal blocked in it, so that the
+ * program's (or mmprof's) signals go to the threads that handle them, and names it (at most 15
+ * characters) when it started. The injection library's flusher, sampler, capture timer and
+ * signal thread, and the launcher's stream follower, start this way. Returns pthread_create's
+ * result (0: started). */
+int thread_start_quiet(pthread_t *t, void *(*fn)(void *), void *arg, const char *name);
+
 #endif

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "csv.h"
 #include "html.h"
 #include "import.h"

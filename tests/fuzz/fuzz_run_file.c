@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis.h"
+#include "analyze.h"
 #include "html.h"
 #include <cjson/cJSON.h>
 #include "json_report.h"

@@ -65,24 +65,6 @@ static bool initialized;
  * one) inherits this state but not CUPTI's threads or the flusher: it must make no CUPTI call
  * at exit. */
 static pid_t owner;
-static bool collecting; /* at least one activity kind is enabled */
-
-static const char *result_string(CUptiResult r)
-{
-    const char *s = NULL;
-    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
-        return "unknown CUPTI error";
-    return s;
-}
-
-static void emit_error(const char *what, CUptiResult r)
-{
-    strbuf b;
-    sb_init(&b);
-    sb_printf(&b, "error\t%s: %s\n", what, result_string(r));
-    inject_emit(&b);
-    sb_free(&b);
-}
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
@@ -229,7 +211,7 @@ static void *flush_loop(void *arg)
         if ((timed_out || flusher.now) && !flusher.stop) {
             flusher.now = false;
             pthread_mutex_unlock(&flusher.lock);
-            inject_control_poll(); /* mmprof capture start|stop, and --max-size reached */
+            inject_capture_poll(); /* mmprof capture start|stop, and --max-size reached */
             inject_memory_tick(inject_now_ns()); /* the devices' memory through NVML, at a low rate */
             if (!flusher.flush) {
                 pthread_mutex_lock(&flusher.lock);
@@ -263,111 +245,14 @@ static void *flush_loop(void *arg)
     return NULL;
 }
 
-/* Capture windows: activity kinds on only inside them (inject_capture.c). */
-static struct {
-    pthread_mutex_t lock;
-    bool ready;   /* the buffer callbacks are registered: kinds can be enabled */
-    bool on;      /* the kinds are enabled */
-    bool want;    /* what inject_set_tracing last asked */
-    bool reported; /* the kinds that failed to enable were reported once */
-} tracing = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* Under tracing.lock: the kinds of a table enabled, each failure reported once. */
-static bool enable_table(const activity_kind *kinds, int n)
+/* A window's records to the stream now, not a period later (inject_kinds.c asks when tracing
+ * stops): not from there, which may be inside a CUPTI callback, but by the flusher. */
+static void flush_soon(void)
 {
-    bool any = false;
-    for (int i = 0; i < n; i++) {
-        CUptiResult r = cuptiActivityEnable(kinds[i].kind);
-        if (r == CUPTI_SUCCESS) {
-            any = true;
-            continue;
-        }
-        if (tracing.reported)
-            continue;
-        char what[96];
-        snprintf(what, sizeof what, "cuptiActivityEnable(%s)", kinds[i].name);
-        emit_error(what, r);
-    }
-    return any;
-}
-
-/* MMPROF_MEMORY_RECORDS, a measurement knob: which of the memory record kinds are enabled, by
- * their names in cupti_memory_kinds ("MEMORY2", "MEMORY_POOL", both joined by a comma), or "none"
- * (the allocation calls' callbacks alone); unset, every one. It exists to tell each kind's cost
- * per stream-ordered allocation apart (examples/memory_bench, tests/alloc_cost_gpu.sh,
- * docs/memory.md). */
-static bool memory_kind_wanted(const activity_kind *k)
-{
-    const char *v = getenv("MMPROF_MEMORY_RECORDS");
-    if (!v || !*v)
-        return true;
-    size_t n = strlen(k->name);
-    for (const char *p = v; (p = strstr(p, k->name)) != NULL; p += n)
-        if ((p == v || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-            return true;
-    return false;
-}
-
-/* Under tracing.lock: the memory kinds on or off; those MMPROF_MEMORY_RECORDS leaves out are left
- * alone, never disabled while the others are on: disabling MEMORY_POOL after enabling MEMORY2 turns
- * CUPTI's memory records off altogether (seen on the H200, CUDA 13.0: no allocation recorded, which
- * read as "MEMORY2 costs nothing"). */
-static void memory_table(bool on)
-{
-    for (int i = 0; i < cupti_memory_nkinds; i++) {
-        if (!on)
-            cuptiActivityDisable(cupti_memory_kinds[i].kind);
-        else if (memory_kind_wanted(&cupti_memory_kinds[i]))
-            enable_table(&cupti_memory_kinds[i], 1);
-    }
-}
-
-/* Under tracing.lock. The memory kinds with the others, unless memory is off or paused. */
-static void enable_kinds(void)
-{
-    bool any = enable_table(cupti_record_kinds, cupti_record_nkinds);
-    if (inject_memory_on())
-        memory_table(true);
-    tracing.reported = true;
-    tracing.on = true;
-    collecting |= any;
-}
-
-static void disable_kinds(void)
-{
-    for (int i = 0; i < cupti_record_nkinds; i++)
-        cuptiActivityDisable(cupti_record_kinds[i].kind);
-    for (int i = 0; i < cupti_memory_nkinds; i++)
-        cuptiActivityDisable(cupti_memory_kinds[i].kind);
-    tracing.on = false;
-}
-
-void inject_memory_kinds(bool on)
-{
-    pthread_mutex_lock(&tracing.lock);
-    if (tracing.on)
-        memory_table(on);
-    pthread_mutex_unlock(&tracing.lock);
-}
-
-void inject_set_tracing(bool on)
-{
-    if (initialized && getpid() != owner)
-        return; /* a forked child: CUPTI is the parent's (see owner) */
-    pthread_mutex_lock(&tracing.lock);
-    tracing.want = on;
-    if (tracing.ready && on && !tracing.on)
-        enable_kinds();
-    else if (tracing.ready && !on && tracing.on) {
-        disable_kinds();
-        /* The window's records to the stream now, not a period later: not from here, which may
-         * be inside a CUPTI callback, but by the flusher. */
-        pthread_mutex_lock(&flusher.lock);
-        flusher.now = true;
-        pthread_cond_signal(&flusher.wake);
-        pthread_mutex_unlock(&flusher.lock);
-    }
-    pthread_mutex_unlock(&tracing.lock);
+    pthread_mutex_lock(&flusher.lock);
+    flusher.now = true;
+    pthread_cond_signal(&flusher.wake);
+    pthread_mutex_unlock(&flusher.lock);
 }
 
 /* Starts the flusher with every signal blocked in it, so the program's signals go to its own
@@ -380,13 +265,7 @@ static void start_flusher(unsigned period_ms, bool capture)
     if (period_ms == 0 && !capture)
         return;
     flusher.period_ms = period_ms ? period_ms : DEFAULT_FLUSH_MS;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    flusher.running = pthread_create(&flusher.thread, NULL, flush_loop, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (flusher.running)
-        pthread_setname_np(flusher.thread, "mmprof-flush");
+    flusher.running = thread_start_quiet(&flusher.thread, flush_loop, NULL, "mmprof-flush") == 0;
 }
 
 /* Asks the flusher to stop and waits for it (wait_ms as thread_join_within); false when it did not
@@ -438,9 +317,9 @@ void inject_finish(long wait_ms, int sig)
     bool ok = stop_flusher(wait_ms);
     int64_t t1 = inject_now_ns();
     pthread_t t;
-    if (ok && collecting && wait_ms == 0)
+    if (ok && inject_kinds_collecting() && wait_ms == 0)
         cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    else if (ok && collecting && pthread_create(&t, NULL, forced_flush, NULL) == 0)
+    else if (ok && inject_kinds_collecting() && pthread_create(&t, NULL, forced_flush, NULL) == 0)
         ok = thread_join_within(t, wait_ms);
     if (flusher.debug)
         fprintf(stderr, "mmprof-inject: pid %d sig %d: flusher stopped %s in %.1f ms, last flush %s in %.1f ms\n", (int)getpid(),
@@ -537,7 +416,7 @@ EXPORT int InitializeInjection(void)
     sb_printf(&b, "cuda\t%lld\n", (long long)inject_now_ns());
     inject_emit(&b);
     sb_free(&b);
-    /* From here on the process's exit is marked in the stream, collecting or not. */
+    /* From here on the process's exit is marked in the stream, inject_kinds_collecting() or not. */
     initialized = true;
     owner = getpid();
     atexit(at_exit);
@@ -562,7 +441,7 @@ EXPORT int InitializeInjection(void)
     /* Subscribing first finds another tool holding CUPTI, before any kind is half enabled. */
     CUptiResult r = cuptiSubscribe(&subscriber, on_callback, NULL);
     if (r != CUPTI_SUCCESS) {
-        emit_error("cuptiSubscribe", r);
+        inject_cupti_error("cuptiSubscribe", r);
         return 1;
     }
     cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
@@ -574,23 +453,19 @@ EXPORT int InitializeInjection(void)
     cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
     r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS) {
-        emit_error("cuptiActivityRegisterCallbacks", r);
+        inject_cupti_error("cuptiActivityRegisterCallbacks", r);
         return 1;
     }
     /* With a capture asked for, tracing starts with its first window (which an NVTX range may
      * already have opened); without one, now. */
     bool capture = inject_capture_init();
-    pthread_mutex_lock(&tracing.lock);
-    tracing.ready = true;
-    if (!capture || inject_capture_tracing_now() || tracing.want)
-        enable_kinds();
-    pthread_mutex_unlock(&tracing.lock);
+    inject_kinds_ready(!capture || inject_capture_tracing_now(), flush_soon);
     inject_capture_cuda_ready(subscriber);
-    if (collecting || capture) {
+    if (inject_kinds_collecting() || capture) {
         const char *debug = getenv("MMPROF_INJECT_DEBUG");
         flusher.debug = debug && *debug && strcmp(debug, "0") != 0;
         start_flusher(flush_period_ms(), capture);
-        inject_catch_signals();
+        inject_catch_signals(inject_finish);
         inject_sampler_start();
     }
     return 1;

@@ -1,7 +1,7 @@
 /* What memory.c hands memory_steps.c: every device allocation of the record with its call site and
  * when it was freed, and each process's live device bytes over time, all its devices together. */
-#ifndef MMPROF_MEMORY_INTERNAL_H
-#define MMPROF_MEMORY_INTERNAL_H
+#ifndef MMPROF_MEM_BUILDER_H
+#define MMPROF_MEM_BUILDER_H
 
 #include <stddef.h>
 #include <stdint.h>
