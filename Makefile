@@ -38,7 +38,7 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lcsv -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/member_drop.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
@@ -53,6 +53,8 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
              src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
+# Nsight Compute's CSV export (issue 35): its reader (libcsv).
+CORE_SRC  += src/import/ncu_csv.c
 # Where the wall-clock time went: the cause table, its matcher, the per-process account and the
 # accounts a report shows (issue 34).
 CORE_SRC  += src/analysis/cause_table.c src/analysis/cause_match.c src/analysis/wall_account.c src/analysis/accounts.c \
@@ -85,7 +87,7 @@ CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
 CXX_OBJ   := $(CXX_SRC:%.cpp=$(BUILD)/%.o)
 BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
-CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1
+CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1 $(LIBDIR)/libcsv.so.3
 # liblzma (xz) is not carried: every Debian and Ubuntu system has liblzma5 (dpkg needs it), and the
 # H200 machine (Ubuntu 24.04) has liblzma.so.5.
 
@@ -106,6 +108,8 @@ UNIT_TESTS += test_wall_account
 UNIT_TESTS += test_run_rows
 # The Markdown output (--md): the samples against their JSON, the command line.
 UNIT_TESTS += test_markdown
+# Nsight Compute's CSV export (issue 35): import, against the program's own counts.
+UNIT_TESTS += test_import_ncu
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -184,7 +188,8 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; for make fuzz, clang and its runtime
 # (libFuzzer). Each list installs only what is missing.
-DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev libpq-dev
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev libpq-dev \
+             libcsv-dev
 # postgresql: the server the database tests start in a temporary directory (initdb, a Unix socket).
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion xz-utils zstd postgresql
 FUZZ_PKGS := clang libclang-rt-14-dev
@@ -564,7 +569,7 @@ define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
 $(BUILD)/fuzz/fuzz_$(1): $(FUZZ_OBJ_DIR)/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_OBJ_DIR)/%.o,$(2)) | $(CARRIED)
 	$$(FUZZ_CC) -fsanitize=fuzzer $$(FUZZ_SAN) -o $$@ $$(filter $(FUZZ_OBJ_DIR)/%,$$^) $(3) \
-	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -llzma -lm
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -llzma -lcsv -lm
 $(BUILD)/tests/replay_$(1): $(SAN_DIR)/tests/fuzz/replay_main.o $(SAN_DIR)/tests/fuzz/fuzz_$(1).o \
                             $(patsubst %.c,$(SAN_DIR)/%.o,$(2)) | $(CARRIED)
 	@mkdir -p $$(dir $$@)
@@ -600,6 +605,12 @@ fuzz: fuzz-build
 	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
 	      $(BUILD)/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
 	done
+
+# libcsv's header is <csv.h>, which report/csv.h would shadow: the Nsight Compute reader, which
+# needs nothing of report/, is compiled without report/ on the include path.
+NCU_CSV_OBJ := $(BUILD)/src/import/ncu_csv.o $(SAN_DIR)/src/import/ncu_csv.o
+$(NCU_CSV_OBJ): CPPFLAGS := $(filter-out -Ireport,$(CPPFLAGS))
+$(FUZZ_OBJ_DIR)/src/import/ncu_csv.o: FUZZ_CFLAGS := $(filter-out -Ireport,$(FUZZ_CFLAGS))
 
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a
