@@ -53,8 +53,9 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
              src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
-# Nsight Compute's CSV export (issue 35): its reader (libcsv).
-CORE_SRC  += src/import/ncu_csv.c
+# Nsight Compute's CSV export (issue 35): its reader (libcsv), and its launches matched to a run's
+# kernels (report --ncu).
+CORE_SRC  += src/import/ncu_csv.c src/import/ncu_attach.c
 # Where the wall-clock time went: the cause table, its matcher, the per-process account and the
 # accounts a report shows (issue 34).
 CORE_SRC  += src/analysis/cause_table.c src/analysis/cause_match.c src/analysis/wall_account.c src/analysis/accounts.c \
@@ -108,7 +109,7 @@ UNIT_TESTS += test_wall_account
 UNIT_TESTS += test_run_rows
 # The Markdown output (--md): the samples against their JSON, the command line.
 UNIT_TESTS += test_markdown
-# Nsight Compute's CSV export (issue 35): import, against the program's own counts.
+# Nsight Compute's CSV export (issue 35): import, report --ncu, against the program's own counts.
 UNIT_TESTS += test_import_ncu
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 

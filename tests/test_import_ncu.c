@@ -1,6 +1,7 @@
 /* Nsight Compute's CSV export (src/import/ncu_csv.c, ncu_attach.c), on the files recorded on the
  * H200 in samples/ncu/ (their README says how): examples/counter_kernels, 3 kernels launched 4
- * times each in turn, under ncu's raw page and, in another ncu run, its details page. Checked:
+ * times each in turn, under ncu's raw page and, in another ncu run, its details page, and an
+ * `mmprof profile` run of the same program. Checked:
  *  - the raw page imports as 12 launches whose FP32 instruction counts are the program's own
  *    (counter_kernels.own.txt, the program's account, not figures copied from the CSV);
  *  - the details page imports as the same 12 launches, instruction counts n/a (its sections have
@@ -10,6 +11,10 @@
  *    CUPTI's range profiler, a third run): instruction counts equal, percentages of peak within
  *    8 points (the largest difference seen is add_one's memory throughput, 46.4% under ncu and
  *    52.9% under mmprof), achieved occupancy within 2 points, durations within 10%;
+ *  - `mmprof report RUN --ncu FILE.csv` gives each launch to the run's kernel record of its name
+ *    and launch order, says so on stderr, shows them in the counter section and leaves the
+ *    wall-time account as it was; a subset of launches, a launch of another shape and names the
+ *    run lacks are said and never matched;
  *  - bad files are refused with the file and line named, exit 2 and no output written;
  *  - the content tells the format: the CSVs are not taken for JSON or SQLite, nor those for CSV. */
 #include <cjson/cJSON.h>
@@ -28,10 +33,12 @@
 #include "analysis.h"
 #include "import.h"
 #include "model_json.h"
+#include "ncu_csv.h"
 #include "test_support.h"
 
 #define RAW "samples/ncu/counter_kernels.raw.csv"
 #define DETAILS "samples/ncu/counter_kernels.details.csv"
+#define PROFILE "samples/ncu/counter_kernels.profile.json"
 #define OWN "samples/ncu/counter_kernels.own.txt"
 #define OWN_COUNTERS "samples/h200-profile-counters.json"
 #define KINETO "samples/h200-matmul-copies.kineto.json"
@@ -308,18 +315,205 @@ static void units_are_converted_or_refused(void **state)
     free(us), free(cycles);
 }
 
+/* ncu's demangled names and CUPTI's mangled ones meet. */
+static void kernel_names_meet(void **state)
+{
+    (void)state;
+    static const char *const same[][2] = {
+        {"scale(const float *, float *, int)", "_Z5scalePKfPfi"},
+        {"ffma_chain(float *, int)", "_Z10ffma_chainPfi"},
+        {"void k<const float *>(const unsigned int *, int)", "void k<float const*>(unsigned int const*, int)"},
+        {"ns::f(const ns::T<int> &)", "ns::f(ns::T<int> const&)"},
+    };
+    char a[256], b[256];
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        ncu_kernel_key(same[i][0], a, sizeof a);
+        ncu_kernel_key(same[i][1], b, sizeof b);
+        if (strcmp(a, b) != 0)
+            fail_msg("'%s' -> '%s', '%s' -> '%s'", same[i][0], a, same[i][1], b);
+    }
+    ncu_kernel_key("scale(float *, float *, int)", a, sizeof a);
+    ncu_kernel_key("scale(const float *, float *, int)", b, sizeof b);
+    assert_string_not_equal(a, b);
+}
+
+/* ---------- report RUN --ncu ---------- */
+
+/* The section of text from the line starting `from` to the next line starting `to`. */
+static char *section(const char *text, const char *from, const char *to)
+{
+    const char *a = strstr(text, from);
+    assert_non_null(a);
+    const char *b = strstr(a + strlen(from), to);
+    assert_non_null(b);
+    return strndup(a, (size_t)(b - a));
+}
+
+/* The n-th (from 0) kernel record of the run named like kernel, by start. */
+static const kernel_event *nth_kernel(const run_model *m, const char *kernel, int n)
+{
+    const kernel_event *order[64];
+    int k = 0;
+    char name[96];
+    for (size_t i = 0; i < m->events.nkernels && k < 64; i++) {
+        kernel_display_name(m->events.kernels[i].name, name, sizeof name);
+        if (strcmp(name, kernel) == 0)
+            order[k++] = &m->events.kernels[i];
+    }
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && order[j - 1]->start_ns > order[j]->start_ns; j--) {
+            const kernel_event *t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    return n < k ? order[n] : NULL;
+}
+
+static void report_ncu_matches_every_launch(void **state)
+{
+    const char *dir = *state;
+    char *json = path_in(dir, "with-ncu.json");
+    const char *argv[] = {mmprof_bin(), "report", PROFILE, "--ncu", RAW, "--json", json, "--color", "never", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.err, "12 of its 12 launches matched to the run's kernels by name and launch order"));
+    assert_non_null(strstr(r.out, "Hardware counters  12 launches from Nsight Compute's CSV export"));
+    assert_non_null(strstr(r.out, "compute pipe (SM throughput 83% of peak)"));
+    /* The launches were not replayed in this run: its wall-time account is as without --ncu. */
+    const char *plain_argv[] = {mmprof_bin(), "report", PROFILE, "--color", "never", NULL};
+    cmd_result plain = run_argv(plain_argv, NULL);
+    assert_int_equal(plain.status, 0);
+    char *with = section(r.out, "Where the time went", "Timeline"), *without = section(plain.out, "Where the time went", "Timeline");
+    assert_string_equal(with, without);
+    free(with), free(without);
+    cmd_free(&plain);
+    cmd_free(&r);
+
+    run_model run, got;
+    load_run(PROFILE, &run);
+    load_run(json, &got);
+    assert_program_order(&got);
+    assert_string_equal(got.counters.from, RAW);
+    own_count own[3];
+    assert_int_equal(own_counts(own), 3);
+    char name[96];
+    for (int i = 0; i < LAUNCHES; i++) {
+        const kernel_counters *k = &got.launch_counters[i];
+        const kernel_event *e = nth_kernel(&run, in_turn[i % 3], i / 3);
+        assert_non_null(e);
+        assert_int_equal(k->correlation, e->correlation);
+        assert_int_equal(k->pid, e->pid);
+        for (int j = 0; j < 3; j++)
+            if (strcmp(base_name_of(k, name, sizeof name), own[j].kernel) == 0)
+                assert_true(k->v[own[j].c] == own[j].count);
+    }
+    model_free(&run);
+    model_free(&got);
+    free(json);
+}
+
+/* Runs report PROFILE --ncu csv --json into dir: the result, and the run file's launches in *m
+ * (when it exits 0). */
+static cmd_result report_with(const char *dir, const char *csv, run_model *m)
+{
+    char *json = path_in(dir, "out.json");
+    unlink(json);
+    const char *argv[] = {mmprof_bin(), "report", PROFILE, "--ncu", csv, "--json", json, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    if (r.status == 0)
+        load_run(json, m);
+    else
+        assert_int_not_equal(access(json, F_OK), 0); /* nothing written */
+    free(json);
+    return r;
+}
+
+static void report_ncu_says_what_did_not_match(void **state)
+{
+    const char *dir = *state;
+    run_model run, m;
+    load_run(PROFILE, &run);
+    /* ncu profiled the first two launches alone (--launch-count 2). */
+    char *two = lines_of(dir, "two.csv", RAW, 1, RAW_HEAD_LINES + 2, NULL);
+    cmd_result r = report_with(dir, two, &m);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.err, "2 of its 2 launches matched"));
+    assert_non_null(strstr(r.err, "4 launches in the run, 1 in the CSV"));
+    assert_int_equal(m.nlaunch_counters, 2);
+    assert_int_equal(m.launch_counters[1].correlation, nth_kernel(&run, "scale", 0)->correlation);
+    model_free(&m);
+    cmd_free(&r);
+    /* A launch of another shape is no launch of the run's. */
+    char *shape = edited(dir, "shape.csv", RAW, RAW_HEAD_LINES + 1, "\"(528, 1, 1)\"", "\"(529, 1, 1)\"");
+    r = report_with(dir, shape, &m);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "11 of its 12 launches matched"));
+    assert_non_null(strstr(r.err, "launch ID 0 (ffma_chain(float *, int), grid 529x1x1"));
+    assert_int_equal(m.launch_counters[0].correlation, nth_kernel(&run, "scale", 0)->correlation);
+    model_free(&m);
+    cmd_free(&r);
+    /* Names the run does not have: nothing to give them to. */
+    char *other = edited(dir, "other.csv", two, RAW_HEAD_LINES + 1, "ffma_chain(float *, int)", "ffma_chain(double *, int)");
+    char *none = edited(dir, "none.csv", other, RAW_HEAD_LINES + 2, "scale(const float *", "scale(float *");
+    r = report_with(dir, none, &m);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "none of its 2 launches matched a kernel of the run"));
+    cmd_free(&r);
+    r = report_with(dir, other, &m);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "1 launch of ffma_chain(double *, int): no kernel of that name in the run"));
+    assert_int_equal(m.nlaunch_counters, 1);
+    model_free(&m);
+    cmd_free(&r);
+    /* A run with counters of its own, and a built-in run, take none. */
+    const char *taken[][2] = {{OWN_COUNTERS, "has hardware counters already"}, {"samples/h200-2048.json", "built-in"}};
+    for (int i = 0; i < 2; i++) {
+        const char *argv[] = {mmprof_bin(), "report", taken[i][0], "--ncu", RAW, "-q", "--text", "/dev/null", NULL};
+        r = run_argv(argv, NULL);
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, taken[i][1]));
+        cmd_free(&r);
+    }
+    model_free(&run);
+    free(two), free(shape), free(other), free(none);
+}
+
+/* --ncu needs a run of a program, and is never written over. */
+static void ncu_option_where_it_applies(void **state)
+{
+    const char *dir = *state;
+    const char *builtin[] = {mmprof_bin(), "--ncu", RAW, "--size", "64", NULL};
+    cmd_result r = run_argv(builtin, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--ncu gives Nsight Compute's counters to the kernels of a program"));
+    cmd_free(&r);
+    char *csv = path_in(dir, "ncu.csv");
+    r = run_shell("cp %s %s", RAW, csv);
+    cmd_free(&r);
+    const char *over[] = {mmprof_bin(), "report", PROFILE, "--ncu", csv, "--csv", csv, NULL};
+    r = run_argv(over, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "would overwrite the --ncu file it reads"));
+    cmd_free(&r);
+    char *kept = read_file(csv, NULL), *raw = read_file(RAW, NULL);
+    assert_string_equal(kept, raw);
+    free(kept), free(raw), free(csv);
+}
+
 /* ---------- bad files ---------- */
 
-/* import of input: exit 2, a message naming it with want, no output written. */
+/* import (or report --ncu) of input: exit 2, a message naming it with want, no output written. */
 static void refused(const char *dir, bool attach, const char *input, const char *want)
 {
-    (void)attach;
     char *json = path_in(dir, "refused.json");
     assert_true(write_text(json, "previous contents\n"));
     const char *imp[] = {mmprof_bin(), "import", input, "--json", json, NULL};
-    cmd_result r = run_argv(imp, NULL);
+    const char *rep[] = {mmprof_bin(), "report", PROFILE, "--ncu", input, "--json", json, NULL};
+    cmd_result r = run_argv(attach ? rep : imp, NULL);
     if (r.status != 2 || !strstr(r.err, input) || !strstr(r.err, want))
-        fail_msg("import %s: exit %d, want 2 and '%s' with the file named: %s", input, r.status, want, r.err);
+        fail_msg("%s %s: exit %d, want 2 and '%s' with the file named: %s", attach ? "report --ncu" : "import", input,
+                 r.status, want, r.err);
     char *kept = read_file(json, NULL);
     assert_string_equal(kept, "previous contents\n");
     free(kept);
@@ -365,6 +559,8 @@ static void bad_files_are_refused(void **state)
     refused(dir, false, shortrow, "line 11: 3 fields where the header has 542 columns");
     refused(dir, false, nolaunch, "with no launches");
     refused(dir, false, twice, "line 12: launch ID 0 appears twice");
+    refused(dir, true, plain, "no header line starting \"ID\"");
+    refused(dir, true, badnum, "'55x' is not a number");
     free(plain), free(nokernel), free(log), free(nounits), free(badnum), free(quoted), free(shortrow), free(nolaunch),
         free(twice);
 }
@@ -433,6 +629,10 @@ int main(void)
         cmocka_unit_test(raw_and_details_agree),
         cmocka_unit_test(agrees_with_mmprofs_own_counters),
         cmocka_unit_test_setup_teardown(units_are_converted_or_refused, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test(kernel_names_meet),
+        cmocka_unit_test_setup_teardown(report_ncu_matches_every_launch, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(report_ncu_says_what_did_not_match, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(ncu_option_where_it_applies, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(bad_files_are_refused, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test(exports_are_imported_alone),
         cmocka_unit_test_setup_teardown(content_tells_the_format, temp_dir_setup, temp_dir_teardown),

@@ -1,10 +1,12 @@
-/* Nsight Compute's CSV export read into launches, for the importer (`mmprof import FILE.csv`,
- * ncu_csv.c). Other callers use import.h. */
+/* Nsight Compute's CSV export read into launches: what the importer (`mmprof import FILE.csv`,
+ * ncu_csv.c) and `mmprof report RUN --ncu FILE.csv` (ncu_attach.c) share. Other callers use
+ * import.h and ncu_attach_file below. */
 #ifndef MMPROF_NCU_CSV_H
 #define MMPROF_NCU_CSV_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "model.h"
 #include "trace_input.h"
@@ -39,5 +41,16 @@ bool ncu_csv_read(trace_input *in, ncu_csv *c, char *err, size_t errlen);
 void ncu_csv_free(ncu_csv *c);
 /* What c left n/a and why, as warnings of m ("FILE: ..."). */
 void ncu_csv_warnings(const ncu_csv *c, const char *path, run_model *m);
+
+/* ncu_attach.c: `mmprof report RUN --ncu FILE.csv`: reads path and gives each of its launches to
+ * the kernel record of m of the same name and launch order (m->launch_counters), saying on msg
+ * how many matched and which did not. false with the reason in err (the file cannot be read, m
+ * is a built-in run or has counters of its own, no launch matched); m is then unchanged. */
+bool ncu_attach_file(run_model *m, const char *path, FILE *msg, char *err, size_t errlen);
+
+/* ncu_attach.c: a kernel's name as both tools can compare it: demangled where mangled, without
+ * a leading "void ", spaces only between two words and const after the type it qualifies
+ * ("scale(const float *, int)" and "scale(float const*, int)" are one key). */
+void ncu_kernel_key(const char *name, char *buf, size_t len);
 
 #endif
