@@ -578,9 +578,11 @@ $(BUILD)/tests/replay_$(1): $(SAN_DIR)/tests/fuzz/replay_main.o $(SAN_DIR)/tests
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
-# The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
+# The importers, fed a file of the fuzzer's bytes: the Kineto trace reader, the SQLite reader and
+# the Nsight Compute CSV reader.
 $(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
+$(eval $(call fuzz_target,import_ncu,$(CORE_SRC)))
 # Traces as users have them: gzip, zstd or xz content (told by its bytes), and any input on a pipe.
 $(eval $(call fuzz_target,import_gzip,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_pipe,$(CORE_SRC),-lpthread))
