@@ -10,7 +10,8 @@
  *  - both agree with mmprof's own counter pass of the program (samples/h200-profile-counters.json,
  *    CUPTI's range profiler, a third run): instruction counts equal, percentages of peak within
  *    8 points (the largest difference seen is add_one's memory throughput, 46.4% under ncu and
- *    52.9% under mmprof), achieved occupancy within 2 points, durations within 10%;
+ *    52.9% under mmprof, whose replay counts its memory restore's write-backs: docs/reading.md
+ *    measured 5.7-6.0 points), achieved occupancy within 2 points, durations within 10%;
  *  - `mmprof report RUN --ncu FILE.csv` gives each launch to the run's kernel record of its name
  *    and launch order, says so on stderr, shows them in the counter section and leaves the
  *    wall-time account as it was; a subset of launches, a launch of another shape and names the
