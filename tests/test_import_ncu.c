@@ -228,6 +228,30 @@ static void details_page_gives_the_same_launches(void **state)
     model_free(&m);
 }
 
+/* A run of counters has no timeline: the reports say timing is n/a and judge no span of time. */
+static void reports_of_an_import_have_no_timeline(void **state)
+{
+    (void)state;
+    const char *text[] = {mmprof_bin(), "import", RAW, "--color", "never", NULL};
+    cmd_result r = run_argv(text, NULL);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "Nsight Compute CSV export " RAW));
+    assert_non_null(strstr(r.out, "Timing  GPU: none: an Nsight Compute CSV export holds each launch's counters"));
+    assert_non_null(strstr(r.out, "Hardware counters  12 launches from Nsight Compute's CSV export"));
+    static const char *const absent[] = {"Where the time went", "Timeline", "Verdicts", "No GPU activity"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
+        if (strstr(r.out, absent[i]))
+            fail_msg("the report of a CSV of counters has '%s':\n%s", absent[i], r.out);
+    cmd_free(&r);
+    const char *md[] = {mmprof_bin(), "import", RAW, "--md", "-", NULL};
+    r = run_argv(md, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Counters: the longest profiled launch"));
+    assert_null(strstr(r.out, "**Verdict**"));
+    cmd_free(&r);
+}
+
 /* Two ncu runs of the program: where both pages have a counter, they agree. */
 static void raw_and_details_agree(void **state)
 {
@@ -627,6 +651,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(raw_page_gives_the_programs_counts),
         cmocka_unit_test(details_page_gives_the_same_launches),
+        cmocka_unit_test(reports_of_an_import_have_no_timeline),
         cmocka_unit_test(raw_and_details_agree),
         cmocka_unit_test(agrees_with_mmprofs_own_counters),
         cmocka_unit_test_setup_teardown(units_are_converted_or_refused, temp_dir_setup, temp_dir_teardown),
