@@ -477,7 +477,8 @@ COMPDIR     := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/mmprof
 PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
-SAMPLES     := $(filter-out samples/causes,$(wildcard samples/*))
+# The samples' files; their folders (samples/causes, samples/ncu: inputs of tests) are not installed.
+SAMPLES     := $(filter-out $(patsubst %/,%,$(wildcard samples/*/)),$(wildcard samples/*))
 
 $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)
