@@ -350,16 +350,15 @@ static void kernel_names_meet(void **state)
         {"void k<const float *>(const unsigned int *, int)", "void k<float const*>(unsigned int const*, int)"},
         {"ns::f(const ns::T<int> &)", "ns::f(ns::T<int> const&)"},
     };
-    char a[256], b[256];
     for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
-        ncu_kernel_key(same[i][0], a, sizeof a);
-        ncu_kernel_key(same[i][1], b, sizeof b);
+        char *a = ncu_kernel_key(same[i][0]), *b = ncu_kernel_key(same[i][1]);
         if (strcmp(a, b) != 0)
             fail_msg("'%s' -> '%s', '%s' -> '%s'", same[i][0], a, same[i][1], b);
+        free(a), free(b);
     }
-    ncu_kernel_key("scale(float *, float *, int)", a, sizeof a);
-    ncu_kernel_key("scale(const float *, float *, int)", b, sizeof b);
+    char *a = ncu_kernel_key("scale(float *, float *, int)"), *b = ncu_kernel_key("scale(const float *, float *, int)");
     assert_string_not_equal(a, b);
+    free(a), free(b);
 }
 
 /* ---------- report RUN --ncu ---------- */

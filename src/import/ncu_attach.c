@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "array_grow.h"
 #include "ncu_csv.h"
 
 /* libstdc++'s demangler (linked for analysis.c's kernel names). */
@@ -91,21 +92,20 @@ static void put(char *buf, size_t len, size_t *o, const token *t, bool *last_wor
     *last_word = w;
 }
 
-void ncu_kernel_key(const char *name, char *buf, size_t len)
+char *ncu_kernel_key(const char *name)
 {
-    if (len == 0)
-        return;
     int status = -1;
     char *dem = name[0] == '_' && name[1] == 'Z' ? __cxa_demangle(name, NULL, NULL, &status) : NULL;
     const char *s = dem && status == 0 ? dem : name;
     if (strncmp(s, "void ", 5) == 0)
         s += 5;
-    size_t n = 0, cap = strlen(s) + 1;
-    token *t = malloc(cap * sizeof *t);
-    if (!t) {
-        snprintf(buf, len, "%s", s);
-        free(dem);
-        return;
+    /* the key is no longer than s: a space is kept only where s had one, and const moves */
+    size_t n = 0, len = strlen(s) + 1;
+    token *t = malloc(len * sizeof *t);
+    char *buf = malloc(len);
+    if (!t || !buf) {
+        free(t), free(buf), free(dem);
+        return NULL;
     }
     for (const char *p = s; *p;) {
         if (*p == ' ' || *p == '\t') {
@@ -139,11 +139,10 @@ void ncu_kernel_key(const char *name, char *buf, size_t len)
     buf[o] = '\0';
     free(t);
     free(dem);
+    return buf;
 }
 
 /* ---------- matching ---------- */
-
-#define KEY_LEN 1024
 
 /* A kernel record of the run that a CSV name may take: the CSV key it answers to, and its order. */
 typedef struct {
@@ -167,7 +166,7 @@ static int by_key_then_time(const void *a, const void *b)
 
 /* What the CSV calls its kernels: each distinct key once, and whether it is a whole signature. */
 typedef struct {
-    char (*keys)[KEY_LEN];
+    char **keys;
     bool *whole;
     size_t n;
     size_t *of_launch; /* each launch's key */
@@ -176,21 +175,30 @@ typedef struct {
 static bool csv_keys_make(const ncu_csv *c, csv_keys *k)
 {
     memset(k, 0, sizeof *k);
-    k->keys = malloc(c->nlaunches * sizeof *k->keys);
-    k->whole = malloc(c->nlaunches * sizeof *k->whole);
     k->of_launch = malloc(c->nlaunches * sizeof *k->of_launch);
-    if (!k->keys || !k->whole || !k->of_launch)
+    if (!k->of_launch)
         return false;
-    char key[KEY_LEN];
     for (size_t i = 0; i < c->nlaunches; i++) {
         const char *name = c->launches[i].k.name;
-        size_t len = strlen(name);
-        ncu_kernel_key(name, key, sizeof key);
-        size_t j = 0;
+        size_t len = strlen(name), j = 0;
+        char *key = ncu_kernel_key(name);
+        if (!key)
+            return false;
         while (j < k->n && strcmp(k->keys[j], key) != 0)
             j++;
-        if (j == k->n) {
-            memcpy(k->keys[k->n], key, sizeof key);
+        if (j < k->n) {
+            free(key);
+        } else {
+            char **keys = array_grow(k->keys, k->n, sizeof *keys);
+            bool *whole = keys ? array_grow(k->whole, k->n, sizeof *whole) : NULL;
+            if (keys)
+                k->keys = keys;
+            if (!whole) {
+                free(key);
+                return false;
+            }
+            k->whole = whole;
+            k->keys[k->n] = key;
             k->whole[k->n++] = len > 0 && name[len - 1] == ')';
         }
         k->of_launch[i] = j;
@@ -200,6 +208,8 @@ static bool csv_keys_make(const ncu_csv *c, csv_keys *k)
 
 static void csv_keys_free(csv_keys *k)
 {
+    for (size_t i = 0; i < k->n; i++)
+        free(k->keys[i]);
     free(k->keys);
     free(k->whole);
     free(k->of_launch);
@@ -213,15 +223,20 @@ static size_t *name_keys(const event_list *e, const csv_keys *k)
     size_t *out = malloc((nnames ? nnames : 1) * sizeof *out);
     if (!out)
         return NULL;
-    char whole[KEY_LEN], brief[KEY_LEN], display[KEY_LEN];
+    char display[4096];
     for (size_t i = 0; i < nnames; i++) {
-        ncu_kernel_key(names[i], whole, sizeof whole);
         kernel_display_name(names[i], display, sizeof display);
-        ncu_kernel_key(display, brief, sizeof brief);
+        char *whole = ncu_kernel_key(names[i]), *brief = ncu_kernel_key(display);
         out[i] = SIZE_MAX;
-        for (size_t j = 0; j < k->n && out[i] == SIZE_MAX; j++)
+        for (size_t j = 0; whole && brief && j < k->n && out[i] == SIZE_MAX; j++)
             if (strcmp(k->keys[j], k->whole[j] ? whole : brief) == 0)
                 out[i] = j;
+        bool oom = !whole || !brief;
+        free(whole), free(brief);
+        if (oom) {
+            free(out);
+            return NULL;
+        }
     }
     return out;
 }

@@ -50,7 +50,8 @@ bool ncu_attach_file(run_model *m, const char *path, FILE *msg, char *err, size_
 
 /* ncu_attach.c: a kernel's name as both tools can compare it: demangled where mangled, without
  * a leading "void ", spaces only between two words and const after the type it qualifies
- * ("scale(const float *, int)" and "scale(float const*, int)" are one key). */
-void ncu_kernel_key(const char *name, char *buf, size_t len);
+ * ("scale(const float *, int)" and "scale(float const*, int)" are one key). Malloc'd; NULL when
+ * memory ran out. */
+char *ncu_kernel_key(const char *name);
 
 #endif
