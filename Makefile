@@ -38,11 +38,11 @@ NVCCFLAGS := -std=c++17 -O3 -g $(GENCODE) -Xcompiler -Wall,-Wextra -Xptxas -warn
 LDFLAGS   := -L$(CUDA)/lib64 -Wl,-rpath,'$$ORIGIN/lib' -Wl,-rpath,'$$ORIGIN/../lib' \
              -Wl,-rpath,$(CUDA)/lib64 $(SAN)
 GPU_LIBS  := -lcupti -lcudart
-LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lstdc++ -lm -ldl -lpthread
+LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lcsv -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
 CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/member_drop.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
-             src/analysis/analyze.c src/analysis/intervals.c src/analysis/spread.c src/analysis/peaks.c src/analysis/display_names.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
+             src/analysis/analyze.c src/analysis/spread.c src/analysis/peaks.c src/util/intervals.c src/model/display_names.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
              src/analysis/host_where.c src/analysis/host_idle.c src/analysis/call_sites.c src/analysis/site_line.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/cli/output_stream.c src/cli/output_compress.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/rank_select.c src/util/spill.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
@@ -53,6 +53,9 @@ CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c sr
              src/util/json_stream.c src/util/trace_input.c src/import/nsys_sqlite.c src/import/sqlite_table.c src/import/nsys_tidy.c \
              src/collect/stream_read.c src/collect/stream_follow.c src/collect/stream_format.c src/collect/symbolize.c src/collect/elf_symtab.c src/collect/rank_env.c src/model/model_merge.c \
              src/model/region_tracker.c src/collect/capture_config.c src/collect/capture_control.c
+# Nsight Compute's CSV export (issue 35): its reader (libcsv), and its launches matched to a run's
+# kernels (report --ncu).
+CORE_SRC  += src/import/ncu_csv.c src/import/ncu_attach.c
 # Where the wall-clock time went: the cause table, its matcher, the per-process account and the
 # accounts a report shows (issue 34).
 CORE_SRC  += src/analysis/cause_table.c src/analysis/cause_match.c src/analysis/wall_account.c src/analysis/accounts.c \
@@ -85,7 +88,7 @@ CUDA_OBJ  := $(CUDA_SRC:%.cu=$(BUILD)/%.o)
 CXX_OBJ   := $(CXX_SRC:%.cpp=$(BUILD)/%.o)
 BIN       := $(BUILD)/mmprof
 LIBDIR    := $(BUILD)/lib
-CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1
+CARRIED   := $(LIBDIR)/libcjson.so.1 $(LIBDIR)/libcmocka.so.0 $(LIBDIR)/libzstd.so.1 $(LIBDIR)/libcsv.so.3
 # liblzma (xz) is not carried: every Debian and Ubuntu system has liblzma5 (dpkg needs it), and the
 # H200 machine (Ubuntu 24.04) has liblzma.so.5.
 
@@ -106,6 +109,8 @@ UNIT_TESTS += test_wall_account
 UNIT_TESTS += test_run_rows
 # The Markdown output (--md): the samples against their JSON, the command line.
 UNIT_TESTS += test_markdown
+# Nsight Compute's CSV export (issue 35): import, report --ncu, against the program's own counts.
+UNIT_TESTS += test_import_ncu
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -184,7 +189,8 @@ $(LIBDIR)/%:
 # build-essential, which dpkg-buildpackage requires of every build), man for `man -w` and
 # bash-completion, which loads the installed completion; for make fuzz, clang and its runtime
 # (libFuzzer). Each list installs only what is missing.
-DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev libpq-dev
+DEB_PKGS  := gcc g++ make libopenblas-dev libcjson-dev libcmocka-dev libsqlite3-dev zlib1g-dev libzstd-dev liblzma-dev libpq-dev \
+             libcsv-dev
 # postgresql: the server the database tests start in a temporary directory (initdb, a Unix socket).
 TEST_PKGS := chromium dpkg-dev debhelper fakeroot build-essential man-db bash-completion xz-utils zstd postgresql
 FUZZ_PKGS := clang libclang-rt-14-dev
@@ -471,7 +477,8 @@ COMPDIR     := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/mmprof
 PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
-SAMPLES     := $(filter-out samples/causes samples/ncu,$(wildcard samples/*))
+# The samples' files; their folders (samples/causes, samples/ncu: inputs of tests) are not installed.
+SAMPLES     := $(filter-out $(patsubst %/,%,$(wildcard samples/*/)),$(wildcard samples/*))
 
 $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)
@@ -564,7 +571,7 @@ define fuzz_target
 FUZZ_TARGETS += fuzz_$(1)
 $(BUILD)/fuzz/fuzz_$(1): $(FUZZ_OBJ_DIR)/tests/fuzz/fuzz_$(1).o $(patsubst %.c,$(FUZZ_OBJ_DIR)/%.o,$(2)) | $(CARRIED)
 	$$(FUZZ_CC) -fsanitize=fuzzer $$(FUZZ_SAN) -o $$@ $$(filter $(FUZZ_OBJ_DIR)/%,$$^) $(3) \
-	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -llzma -lm
+	    -Wl,-rpath,'$$$$ORIGIN/../lib' -lcjson -lsqlite3 -lz -lzstd -llzma -lcsv -lm
 $(BUILD)/tests/replay_$(1): $(SAN_DIR)/tests/fuzz/replay_main.o $(SAN_DIR)/tests/fuzz/fuzz_$(1).o \
                             $(patsubst %.c,$(SAN_DIR)/%.o,$(2)) | $(CARRIED)
 	@mkdir -p $$(dir $$@)
@@ -572,9 +579,11 @@ $(BUILD)/tests/replay_$(1): $(SAN_DIR)/tests/fuzz/replay_main.o $(SAN_DIR)/tests
 endef
 
 $(eval $(call fuzz_target,run_file,$(CORE_SRC)))
-# The importers, fed a file of the fuzzer's bytes: the Kineto trace reader and the SQLite reader.
+# The importers, fed a file of the fuzzer's bytes: the Kineto trace reader, the SQLite reader and
+# the Nsight Compute CSV reader.
 $(eval $(call fuzz_target,import_kineto,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_nsys,$(CORE_SRC)))
+$(eval $(call fuzz_target,import_ncu,$(CORE_SRC)))
 # Traces as users have them: gzip, zstd or xz content (told by its bytes), and any input on a pipe.
 $(eval $(call fuzz_target,import_gzip,$(CORE_SRC)))
 $(eval $(call fuzz_target,import_pipe,$(CORE_SRC),-lpthread))
@@ -600,6 +609,12 @@ fuzz: fuzz-build
 	  $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=$(BUILD)/fuzz/$$n- \
 	      $(BUILD)/fuzz/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
 	done
+
+# libcsv's header is <csv.h>, which report/csv.h would shadow: the Nsight Compute reader, which
+# needs nothing of report/, is compiled without report/ on the include path.
+NCU_CSV_OBJ := $(BUILD)/src/import/ncu_csv.o $(SAN_DIR)/src/import/ncu_csv.o
+$(NCU_CSV_OBJ): CPPFLAGS := $(filter-out -Ireport,$(CPPFLAGS))
+$(FUZZ_OBJ_DIR)/src/import/ncu_csv.o: FUZZ_CFLAGS := $(filter-out -Ireport,$(FUZZ_CFLAGS))
 
 # ---------- the HTML report's templates ----------
 # templates/ is compiled into the binary (report/html.c includes the generated header), so a

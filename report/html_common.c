@@ -172,6 +172,7 @@ const char *html_source_words(const run_model *m)
     case SOURCE_NSYS: return "Nsight Systems export";
     case SOURCE_KINETO: return "PyTorch profiler trace";
     case SOURCE_PROFILE: return "profiled program";
+    case SOURCE_NCU: return "Nsight Compute CSV export";
     default: return "mmprof run";
     }
 }

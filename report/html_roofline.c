@@ -162,9 +162,16 @@ static void launch_table(html_ctx *x)
     }
     if (m->counters.max > 0)
         sb_printf(b, " (at most %ld)", m->counters.max);
-    sb_add(b, ", each replayed within its launch once per counter pass (kernel replay), with Nsight Compute's metrics. "
-              "<span class=\"quiet\">No roofline: DRAM bytes written are n/a under kernel replay (its memory restore is "
-              "counted in them), so no arithmetic intensity. Durations are the counter pass's.</span></p>\n");
+    if (m->counters.from[0]) { /* --ncu, or an import of the CSV alone */
+        sb_add(b, " from Nsight Compute's CSV export <code>");
+        sb_html(b, m->counters.from);
+        sb_add(b, m->source == SOURCE_NCU ? "</code> (ncu's own run, no timeline). "
+                                         : "</code> (ncu's own run), matched to this run's kernels by name and launch order. ");
+        sb_add(b, "<span class=\"quiet\">Durations are ncu's.</span></p>\n");
+    } else
+        sb_add(b, ", each replayed within its launch once per counter pass (kernel replay), with Nsight Compute's metrics. "
+                  "<span class=\"quiet\">No roofline: DRAM bytes written are n/a under kernel replay (its memory restore is "
+                  "counted in them), so no arithmetic intensity. Durations are the counter pass's.</span></p>\n");
     sb_add(b, "<div class=\"scroll\"><table class=\"counters sortable\">\n<thead><tr>"
               "<th data-sort=\"text\">kernel</th><th data-sort=\"num\" class=\"r\">pid</th>"
               "<th data-sort=\"num\" class=\"r\">duration us</th><th data-sort=\"num\" class=\"r\">achieved occ. %</th>"

@@ -341,7 +341,8 @@ char *render_markdown(const analysis *a)
     md x = {.na = false};
     sb_init(&x.b);
     header(&x, a);
-    run_verdict(&x, a);
+    if (section_shown(a, SEC_ACCOUNT) || section_shown(a, SEC_REGIONS)) /* a run without a timeline has none */
+        run_verdict(&x, a);
     summary(&x, a);
     if (section_shown(a, SEC_ACCOUNT))
         accounts(&x, a);

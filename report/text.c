@@ -180,7 +180,8 @@ static void header(ctx *x, const analysis *a)
     } else {
         static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
                                            [SOURCE_NSYS] = "Nsight Systems export",
-                                           [SOURCE_PROFILE] = "profile"};
+                                           [SOURCE_PROFILE] = "profile",
+                                           [SOURCE_NCU] = "Nsight Compute CSV export"};
         snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
                  m->started_at[0] ? ", recorded " : "", m->started_at);
     }
@@ -198,7 +199,9 @@ static void header(ctx *x, const analysis *a)
     if (m->source == SOURCE_BUILTIN)
         blas_lines(x, &m->builtin.blas);
     const collection_info *ci = &m->collection;
-    if (m->source != SOURCE_BUILTIN)
+    if (m->source == SOURCE_NCU)
+        snprintf(line, sizeof line, "GPU: none: %s (timing figures n/a)", ci->reason);
+    else if (m->source != SOURCE_BUILTIN)
         snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
                                     "%d process%s, %d thread%s",
                  m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",

@@ -18,9 +18,13 @@ static void launch_counters(ctx *x, const analysis *a)
         at += snprintf(head + at, sizeof head - (size_t)at, " of kernels matching /%.60s/", m->counters.kernels);
     if (m->counters.max > 0)
         at += snprintf(head + at, sizeof head - (size_t)at, " (at most %ld)", m->counters.max);
-    snprintf(head + at, sizeof head - (size_t)at,
-             ", each replayed within its launch once per counter pass (kernel replay); Nsight Compute's metrics. "
-             "DRAM bytes written: n/a (the replay's memory restore is counted in them)");
+    if (m->counters.from[0]) /* --ncu, or an import of the CSV alone */
+        snprintf(head + at, sizeof head - (size_t)at, " from Nsight Compute's CSV export %.200s (ncu's own run%s)",
+                 m->counters.from, m->source == SOURCE_NCU ? ", no timeline" : ", matched to this run's kernels by name and launch order");
+    else
+        snprintf(head + at, sizeof head - (size_t)at,
+                 ", each replayed within its launch once per counter pass (kernel replay); Nsight Compute's metrics. "
+                 "DRAM bytes written: n/a (the replay's memory restore is counted in them)");
     wrapped(x, 20, head);
     fprintf(x->out, "%s%-32s %7s %9s %5s %5s %5s %8s %5s %5s %6s %7s %s%s\n", c(x, DIM), "kernel", "pid", "us", "occ%",
             "SM%", "mem%", "DRAM rd", "L1%", "L2%", "tensor", "TFLOP/s", "bound by", c(x, RESET));
@@ -46,7 +50,7 @@ static void launch_counters(ctx *x, const analysis *a)
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->source == SOURCE_PROFILE) {
+    if (m->source != SOURCE_BUILTIN) { /* a program's launches, profiled or given by Nsight Compute */
         fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
         if (m->nlaunch_counters == 0)
             wrapped(x, 20, m->counters.why[0] ? m->counters.why : "no launch was profiled");

@@ -69,7 +69,8 @@ static void bad_json_traces(void **state)
 
     char *text = path_in(dir, "notes.txt");
     assert_true(write_text(text, "not a trace at all\n"));
-    refused(dir, text, "neither a PyTorch profiler trace");
+    refused(dir, text, "none of a PyTorch profiler trace (JSON), an Nsight Systems SQLite export or an Nsight "
+                       "Compute CSV export");
 
     char *nogpu = path_in(dir, "cpu-only.json");
     assert_true(write_text(nogpu, "{\"schemaVersion\": 1, \"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", "
@@ -309,13 +310,52 @@ static void standard_input_pipes_and_fifos(void **state)
     /* Standard input named in messages as such. */
     r = run_shell("printf 'not a trace' | \"$MMPROF\" import - --json %s -q", got);
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "standard input: neither a PyTorch profiler trace"));
+    assert_non_null(strstr(r.err, "standard input: none of a PyTorch profiler trace"));
     cmd_free(&r);
     r = run_shell("\"$MMPROF\" import - --json %s -q < /dev/null", got);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "standard input: empty file"));
     cmd_free(&r);
     free(want_json), free(got), free(fifo), free(db);
+}
+
+/* The source a file imports as, from its run file's "source" ("" when the import failed). */
+static char *imported_source(const char *dir, const char *input)
+{
+    char *json = path_in(dir, "source.json");
+    unlink(json);
+    const char *argv[] = {mmprof_bin(), "import", input, "--json", json, "-q", NULL};
+    cmd_result r = run_argv(argv, NULL);
+    cmd_free(&r);
+    cJSON *root = read_json(json);
+    const cJSON *s = cJSON_GetObjectItem(root, "source");
+    char *out = strdup(cJSON_IsString(s) ? s->valuestring : "");
+    cJSON_Delete(root);
+    free(json);
+    return out;
+}
+
+/* Each format is told by its content whatever the name says: a PyTorch trace or an Nsight Systems
+ * export named .csv is not taken for Nsight Compute's CSV, nor that CSV, named .json or .sqlite,
+ * for them. */
+static void content_not_name_tells_the_format(void **state)
+{
+    const char *dir = *state;
+    char *kineto = path_in(dir, "kineto.csv"), *db = path_in(dir, "export.csv"), *ncu_json = path_in(dir, "ncu.json"),
+         *ncu_db = path_in(dir, "ncu.sqlite");
+    small_export(db);
+    cmd_result r = run_shell("cp " KINETO_SAMPLE " %s && cp samples/ncu/counter_kernels.raw.csv %s && "
+                             "cp samples/ncu/counter_kernels.details.csv %s", kineto, ncu_json, ncu_db);
+    assert_int_equal(r.status, 0);
+    cmd_free(&r);
+    const char *want[][2] = {{kineto, "kineto"}, {db, "nsys-sqlite"}, {ncu_json, "ncu-csv"}, {ncu_db, "ncu-csv"}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char *got = imported_source(dir, want[i][0]);
+        if (strcmp(got, want[i][1]) != 0)
+            fail_msg("%s imported as '%s', want '%s'", want[i][0], got, want[i][1]);
+        free(got);
+    }
+    free(kineto), free(db), free(ncu_json), free(ncu_db);
 }
 
 /* A gzip or xz file whose content is not a trace says so, and names what it was decompressed from. */
@@ -442,6 +482,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(hostile_names_stay_data, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(standard_input_pipes_and_fifos, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(compressed_non_traces, temp_dir_setup, temp_dir_teardown),
+        cmocka_unit_test_setup_teardown(content_not_name_tells_the_format, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(unrelated_traces_refused, temp_dir_setup, temp_dir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

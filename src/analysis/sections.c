@@ -79,7 +79,7 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_TIMELINE: return workload_not_skipped(a);
     case SEC_KERNELS: return workload_kernels(a);
     case SEC_COUNTERS: return m->counters.asked;
-    case SEC_REGIONS: return a->nrg > 0;
+    case SEC_REGIONS: return a->nrg > 0 && m->source != SOURCE_NCU; /* counters alone: no timeline */
     case SEC_RANKS: return a->ranks != NULL;
     case SEC_WORKLOADS: return a->nwl > 0;
     case SEC_SPEEDUP: return cpu_and_gpu_ran(a);
@@ -87,7 +87,7 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_WARNINGS: return a->nwarnings > 0;
     case SEC_CAPTURE: return a->ncapture > 0;
     case SEC_CALL_SITES: return a->host && a->host->nsites > 0;
-    case SEC_ACCOUNT: return a->naccounts > 0;
+    case SEC_ACCOUNT: return a->naccounts > 0 && m->source != SOURCE_NCU;
     case SEC_MEMORY: return a->memory != NULL;
     default: return false;
     }

@@ -577,7 +577,7 @@ bool summarize(struct analysis *a)
         best_kernels(&b);
         copy_crossover(&b);
         speedup(&b);
-    } else {
+    } else if (a->m->source != SOURCE_NCU) { /* Nsight Compute's counters have no timeline */
         timeline_findings(&b);
         step_findings(&b);
         region_findings(&b);

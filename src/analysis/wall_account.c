@@ -497,7 +497,8 @@ static int32_t *call_rules(const run_model *m)
             to_host[nd++] = (corr_key){s->copies[i].pid, s->copies[i].correlation};
         else if (s->copies[i].src == MEM_PAGEABLE || s->copies[i].dst == MEM_PAGEABLE)
             pageable[np++] = (corr_key){s->copies[i].pid, s->copies[i].correlation};
-    for (int i = 0; i < m->nlaunch_counters; i++)
+    /* Only mmprof's own pass replayed the launches it counted (Nsight Compute's, --ncu, ran apart). */
+    for (int i = 0; i < m->nlaunch_counters && !m->counters.from[0]; i++)
         replayed[nr++] = (corr_key){m->launch_counters[i].pid, m->launch_counters[i].correlation};
     qsort(pageable, np, sizeof *pageable, cmp_corr);
     qsort(to_host, nd, sizeof *to_host, cmp_corr);

@@ -17,8 +17,9 @@ static void usage(FILE *f)
     fputs("Usage: mmprof [OPTIONS]                 run the workloads and report\n"
           "       mmprof report RUN.json [OPTIONS]  report a recorded run again\n"
           "       mmprof report RUN.json RUN2.json ...   merge several runs (the ranks of one job) into one report\n"
-          "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON) or an\n"
-          "                                         Nsight Systems SQLite export\n"
+          "       mmprof import TRACE [OPTIONS]     analyse a PyTorch profiler trace (JSON), an Nsight\n"
+          "                                         Systems SQLite export or an Nsight Compute CSV\n"
+          "                                         export (its counters, no timeline)\n"
           "       mmprof compare BASE NEW [OPTIONS]  compare two run files (mmprof compare --help)\n"
           "       mmprof store DB RUN... [OPTIONS]   store run files in a database (mmprof store --help)\n"
           "       mmprof diff A B [OPTIONS]          what changed between two runs, where and why\n"
@@ -97,6 +98,10 @@ static void usage(FILE *f)
     outputs_help(f); /* the outputs' rows (outputs.h) */
     fputs("      --db DB             store the run in the database DB: an SQLite file (made when\n"
           "                          missing) or postgresql://...; mmprof store --help says more\n"
+          "      --ncu EXPORT        report, import, profile: give the run's kernels the hardware\n"
+          "                          counters of EXPORT, an Nsight Compute CSV export (what ncu\n"
+          "                          writes with --csv and --page raw or details), matched by\n"
+          "                          kernel name and launch order\n"
           "  -q, --quiet             no text report on standard output (warned about when no\n"
           "                          output file is named either)\n"
           "      --color WHEN        auto (default: on a terminal, unless NO_COLOR is set), always, never\n"
@@ -235,7 +240,7 @@ static void rejected_option(char **argv, const char *shortopts, char *buf, size_
 
 enum { OPT_SEED = 256, OPT_DEVICE, OPT_REQUIRE_GPU, OPT_NO_CUPTI, OPT_LIST, OPT_COLOR, OPT_TIMEOUT, OPT_DB, OPT_SIZES, OPT_MAX_NOISE, OPT_MAX_TIME, OPT_COLD_L2, OPT_DEVICES,
        OPT_COUNTERS, OPT_KERNELS, OPT_MAX_KERNELS, OPT_DELAY, OPT_DURATION, OPT_CAPTURE_RANGE, OPT_CAPTURE_COUNT,
-       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE, OPT_NO_MEMORY,
+       OPT_CAPTURE_SKIP, OPT_MAX_SIZE, OPT_NO_SAMPLE, OPT_SAMPLE_RATE, OPT_NO_MEMORY, OPT_NCU,
        OPT_OUTPUT /* the outputs' long options: OPT_OUTPUT + their row */ };
 
 /* The option getopt returned for an output (its long option, or its short one), as its row's
@@ -279,6 +284,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"list-workloads", no_argument, NULL, OPT_LIST},
         {"db", required_argument, NULL, OPT_DB},
+        {"ncu", required_argument, NULL, OPT_NCU},
         {"quiet", no_argument, NULL, 'q'},
         {"color", required_argument, NULL, OPT_COLOR},
         {"help", no_argument, NULL, 'h'},
@@ -496,6 +502,7 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
             list_workloads(out);
             return EXIT_OK;
         case OPT_DB: o->db = arg; break;
+        case OPT_NCU: o->ncu_file = arg; break;
         case 'q': o->quiet = true; break;
         case OPT_COLOR:
             if (strcmp(arg, "auto") == 0)
@@ -555,6 +562,11 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
                 o->report_mode ? cmd : "mmprof", sample_opt, sample_opt);
         return EXIT_USAGE;
     }
+    if (o->ncu_file && !o->report_mode && !o->profile_mode) {
+        fprintf(err, "mmprof: --ncu gives Nsight Compute's counters to the kernels of a program "
+                     "(mmprof report RUN.json --ncu FILE.csv, or mmprof profile --ncu FILE.csv CMD)\n");
+        return EXIT_USAGE;
+    }
     if (o->profile_mode) {
         if (run_only_given) {
             fprintf(err, "%s: %s applies to the built-in run, not to a program\n", cmd, run_only_name);
@@ -604,5 +616,10 @@ int cli_parse(int argc, char **argv, cli_options *o, FILE *out, FILE *err)
                             o->import_mode ? "trace" : "run file");
                     return EXIT_USAGE;
                 }
+    for (int i = 0; i < noutputs && o->ncu_file; i++)
+        if (paths[i] && strcmp(paths[i], "-") != 0 && strcmp(paths[i], o->ncu_file) == 0) {
+            fprintf(err, "%s: output '%s' would overwrite the --ncu file it reads\n", cmd, paths[i]);
+            return EXIT_USAGE;
+        }
     return -1;
 }

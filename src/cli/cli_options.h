@@ -72,6 +72,8 @@ typedef struct {
     double sample_hz;        /* profile --sample-rate HZ (0: --no-sample; default SAMPLE_DEFAULT_HZ) */
     bool no_memory;          /* profile --no-memory: no GPU memory collection (MMPROF_MEMORY=0) */
     const char *db;          /* --db DB: store the run in a database (SQLite file or postgresql:// URL) */
+    const char *ncu_file;    /* --ncu FILE: Nsight Compute's CSV export, its counters given to the run's
+                              * kernels (report, import, profile; src/import/ncu_csv.h) */
 } cli_options;
 
 typedef struct {

@@ -20,6 +20,7 @@
 #include "json_report.h"
 #include "model_json.h"
 #include "model_merge.h"
+#include "ncu_csv.h"
 #include "output_file.h"
 #include "output_stream.h"
 #include "profile.h"
@@ -219,6 +220,22 @@ static bool read_runs(const cli_options *o, run_model *m)
     return model_merge_finish(&s, m);
 }
 
+/* --ncu FILE: Nsight Compute's counters given to the run's kernels (ncu_csv.h), what matched said
+ * on stderr. A recorded run that cannot take them is refused (false, m freed); a program just
+ * profiled keeps its report without them. */
+static bool attach_ncu(const cli_options *o, run_model *m)
+{
+    char err[1024];
+    if (ncu_attach_file(m, o->ncu_file, stderr, err, sizeof err))
+        return true;
+    const char *cmd = o->import_mode ? "mmprof import" : o->profile_mode ? "mmprof profile" : "mmprof report";
+    fprintf(stderr, "%s: --ncu %s%s\n", cmd, err, o->profile_mode ? "; reporting the run without them" : "");
+    if (o->profile_mode)
+        return true;
+    model_free(m);
+    return false;
+}
+
 /* profile: %r and %h in the output paths become the launcher's rank and the host, so that
  * `torchrun ... mmprof profile --json run.%r.json -- python3 train.py` writes one file per rank. */
 static bool expand_rank_paths(cli_options *o, char expanded[OUTPUTS_MAX][PATH_MAX])
@@ -327,6 +344,8 @@ int main(int argc, char **argv)
             return status;
     }
 
+    if (o.ncu_file && !attach_ncu(&o, &m))
+        return EXIT_USAGE;
     stage_mark(o.report_mode ? "run files read" : "run");
     if (o.out_path[run_file]) /* into a scratch file beside the output, or in memory where none can be made */
         render_in.model_text = json_model_text_start(&m, output_scratch(&outs[run_file].file));

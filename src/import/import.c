@@ -53,6 +53,7 @@ static const import_source sources[] = {
     {NULL, is_run_file, refuse_run_file},
     {"a PyTorch profiler trace (JSON)", json_content, import_kineto_input},
     {"an Nsight Systems SQLite export", is_sqlite, import_nsys_sqlite_input},
+    {"an Nsight Compute CSV export (ncu --csv)", ncu_csv_content, import_ncu_csv_input},
 };
 #define NSOURCES ((int)(sizeof sources / sizeof sources[0]))
 
@@ -138,4 +139,9 @@ bool import_kineto(const char *path, run_model *m, char *err, size_t errlen)
 bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen)
 {
     return import_path(path, import_nsys_sqlite_input, m, err, errlen);
+}
+
+bool import_ncu_csv(const char *path, run_model *m, char *err, size_t errlen)
+{
+    return import_path(path, import_ncu_csv_input, m, err, errlen);
 }

@@ -4,7 +4,8 @@
  * or xz.
  *
  * Every importer fills m with source, devices, processes, threads, events (m->events) and
- * regions (NVTX ranges, PyTorch annotations), then calls model_finish_regions. On failure it
+ * regions (NVTX ranges, PyTorch annotations), then calls model_finish_regions (Nsight Compute's
+ * CSV has no timeline: launch counters, devices and processes only). On failure it
  * returns false, leaves m empty (model_free'd and re-initialised) and puts in err a message
  * naming the file and what is wrong with it ("trace.json: not valid JSON near byte 1234"). */
 #ifndef MMPROF_IMPORT_H
@@ -43,5 +44,11 @@ bool import_kineto_input(trace_input *in, run_model *m, char *err, size_t errlen
  * unlinked temporary file first. */
 bool import_nsys_sqlite(const char *path, run_model *m, char *err, size_t errlen);
 bool import_nsys_sqlite_input(trace_input *in, run_model *m, char *err, size_t errlen);
+
+/* src/import/ncu_csv.c: Nsight Compute's CSV export (ncu --csv --page raw or details): a run of
+ * its launches' counters (launch_counters), with no timeline; its content test. */
+bool import_ncu_csv(const char *path, run_model *m, char *err, size_t errlen);
+bool import_ncu_csv_input(trace_input *in, run_model *m, char *err, size_t errlen);
+bool ncu_csv_content(const char *head, size_t n);
 
 #endif

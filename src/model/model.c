@@ -609,6 +609,7 @@ static const named_value region_kinds[] = {
 };
 static const named_value sources[] = {
     {SOURCE_BUILTIN, "builtin"}, {SOURCE_KINETO, "kineto"}, {SOURCE_NSYS, "nsys-sqlite"}, {SOURCE_PROFILE, "profile"},
+    {SOURCE_NCU, "ncu-csv"},
 };
 static const named_value api_kinds[] = {{API_RUNTIME, "runtime"}, {API_DRIVER, "driver"}};
 static const named_value timing_sources[] = {

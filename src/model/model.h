@@ -104,6 +104,7 @@ typedef enum {
     SOURCE_KINETO,      /* a PyTorch profiler (Kineto) Chrome trace */
     SOURCE_NSYS,        /* an Nsight Systems SQLite export */
     SOURCE_PROFILE,     /* `mmprof profile -- CMD` */
+    SOURCE_NCU,         /* an Nsight Compute CSV export: launch counters, no timeline */
 } run_source;
 
 typedef struct {
@@ -437,6 +438,8 @@ typedef struct {
     char why[256];     /* non-empty when the counters are n/a for the whole run */
     char kernels[128]; /* profile --kernels: the expression ("" every kernel) */
     long max;          /* profile --max-kernels (0: no limit) */
+    char from[256];    /* launch_counters not of mmprof's own pass: the Nsight Compute CSV they
+                        * were read from ("" for profile --counters, whose launches it replayed) */
 } counter_info;
 
 /* profile --delay/--duration/--capture-range: one window in which the injection library traced

@@ -489,7 +489,8 @@ static cJSON *counters_json(const counter_info *c)
     bool ok = o && add_bool(o, "asked", c->asked) &&
               ok_add(o, "passes", c->passes > 0 ? cJSON_CreateNumber(c->passes) : cJSON_CreateNull()) &&
               add_str_or_null(o, "why", c->why) && add_str(o, "kernels", c->kernels) &&
-              ok_add(o, "max", c->max > 0 ? cJSON_CreateNumber((double)c->max) : cJSON_CreateNull());
+              ok_add(o, "max", c->max > 0 ? cJSON_CreateNumber((double)c->max) : cJSON_CreateNull()) &&
+              (!c->from[0] || add_str(o, "from", c->from));
     return built(o, ok);
 }
 
@@ -1299,7 +1300,8 @@ static bool read_counter_info(reader *r, const cJSON *root, counter_info *c)
                                       (!passes || cJSON_IsNull(passes) || get_int(r, o, "passes", 1, 100000, &c->passes)) &&
                                       get_str(r, o, "why", true, c->why, sizeof c->why) &&
                                       get_str(r, o, "kernels", true, c->kernels, sizeof c->kernels) &&
-                                      (!max || cJSON_IsNull(max) || get_int(r, o, "max", 1, 1000000, &n))
+                                      (!max || cJSON_IsNull(max) || get_int(r, o, "max", 1, 1000000, &n)) &&
+                                      (absent(o, "from") || get_str(r, o, "from", false, c->from, sizeof c->from))
                                 : fail(r, NULL, "expected an object");
     c->max = n;
     leave(r, s);

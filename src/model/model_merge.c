@@ -59,6 +59,7 @@ static const char *source_words(run_source src)
     case SOURCE_KINETO: return "a PyTorch profiler trace";
     case SOURCE_NSYS: return "an Nsight Systems export";
     case SOURCE_PROFILE: return "a run of mmprof profile";
+    case SOURCE_NCU: return "an Nsight Compute CSV export";
     default: return "a run of mmprof's built-in workloads";
     }
 }
@@ -120,6 +121,12 @@ static bool add_file(merge_state *s, const merge_file *f)
 static bool not_one_job(const merge_state *s, const merge_file *f, const run_model *m, char *err, size_t errlen)
 {
     const merge_file *first = &s->files[0];
+    /* Counters without a timeline: nothing tells whether two exports are of one run. */
+    if (f->source == SOURCE_NCU || first->source == SOURCE_NCU) {
+        snprintf(err, errlen, "%s and %s: an Nsight Compute CSV export is imported alone (or given to the run of "
+                 "the same program: mmprof report RUN --ncu FILE.csv)", first->label, f->label);
+        return true;
+    }
     for (int i = 0; i < s->nfiles; i++) {
         const merge_file *e = &s->files[i];
         if (e->source != f->source) {
