@@ -9,8 +9,10 @@
  * below it, the time the GPU waits is the larger part of the story than what it ran. */
 #define IDLE_BUSY_PCT 60.0
 
-/* A kernel shorter than this is dominated by its launch (a launch call takes 2-10 us). */
+/* A kernel shorter than this is dominated by its launch (a launch call takes 2-10 us). The
+ * sentences that name it say it in these words. */
 #define SHORT_KERNEL_NS 10000
+#define SHORT_KERNEL_WORDS "10 us"
 
 /* Launch-bound needs at least this many kernels: fewer say nothing about a launch rate. */
 #define MIN_LAUNCH_BOUND_KERNELS 3
@@ -23,6 +25,7 @@
 /* Copies move "small" amounts below this: each copy's fixed cost (several us) then dominates,
  * and batching them helps more than pinning. */
 #define SMALL_COPY_BYTES (64 * 1024)
+#define SMALL_COPY_WORDS "64 KB"
 
 /* Pageable memory is the cause worth naming when it carries more than this share of copy time. */
 #define PAGEABLE_COPY_SHARE 0.5
