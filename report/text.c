@@ -16,6 +16,7 @@
 #include "host_idle.h"
 #include "sections.h"
 #include "strbuf.h"
+#include "thresholds.h"
 
 /* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
  * its host memory. */
@@ -241,7 +242,7 @@ static void header(ctx *x, const analysis *a)
     snprintf(line + n, sizeof line - n, "; %s launch call sites", fig(x, f1, sizeof f1, t, hc, "sites", false));
     n = strlen(line);
     /* Sites held to their cost are a sample of the calls: the shares of "Launched from" are of it. */
-    if (hc->sites_pct.ok && hc->sites_pct.v < 99.95)
+    if (hc->sites_pct.ok && hc->sites_pct.v < SITES_ALL_PCT)
         snprintf(line + n, sizeof line - n, " (for %s of the GPU work%s)", fig(x, f2, sizeof f2, t, hc, "sites_pct", true),
                  host_sites_held(hc) ? ": the rest left without one to hold their cost to 1% of the program's time" : "");
     fputs("Host    ", x->out);
@@ -477,7 +478,7 @@ static void ladder_table(ctx *x, const analysis *a)
             marks = marks < 0 ? 0 : (marks > 20 ? 20 : marks);
             memset(bar, '#', (size_t)marks);
             bar[marks] = '\0';
-            if (r->vs_cublas_pct.v > 102.5)
+            if (r->vs_cublas_pct.v > 100.0 + LIBRARY_TIE_PCT) /* faster than the library */
                 strcat(bar, "+");
         }
         if (k && k->occupancy_pct.ok) {

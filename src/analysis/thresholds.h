@@ -76,6 +76,14 @@
  * share of the wall: below it they are the noise of launch latency and short calls. */
 #define ACCOUNT_THEN_PCT 1.0
 
+/* A GPU state's host wait is named (the text's and the page's "the host waited N%") where the
+ * host waited at least this share of the state's time: below it the share reads 0%. */
+#define ACCOUNT_WAIT_SHOWN_PCT 0.5
+
+/* Call sites cover all of the GPU work where their share (host_collection's sites_pct, one
+ * decimal) reads 100.0%: below this the reports say "for N% of the GPU work". */
+#define SITES_ALL_PCT 99.95
+
 /* A range without GPU work is listed (with its account of where the time went) where it lasts at
  * least this share of the run: a long "load data" or "compile" range is what a reader asks about;
  * the dozens of short compiler annotations of a torch.compile trace stay counted, not listed. */
