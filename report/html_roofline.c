@@ -233,16 +233,12 @@ void html_roofline(html_ctx *x)
     for (double d = g.xlo; d <= g.xhi + 1e-9; d++) {
         double gx = svg_scale(d, g.xlo, g.xhi, RF_X0, RF_X1);
         svg_line(b, gx, RF_Y0, gx, RF_Y1, "grid");
-        char t[24];
-        snprintf(t, sizeof t, "%g", pow(10, d));
-        svg_text(b, gx, RF_Y1 + 16, "middle", "tick", t);
+        svg_text(b, gx, RF_Y1 + 16, "middle", "tick", svg_tick(pow(10, d)).s);
     }
     for (double d = g.ylo; d <= g.yhi + 1e-9; d++) {
         double gy = svg_scale(d, g.ylo, g.yhi, RF_Y1, RF_Y0);
         svg_line(b, RF_X0, gy, RF_X1, gy, "grid");
-        char t[24];
-        snprintf(t, sizeof t, "%g", pow(10, d));
-        svg_text(b, RF_X0 - 6, gy + 4, "end", "tick", t);
+        svg_text(b, RF_X0 - 6, gy + 4, "end", "tick", svg_tick(pow(10, d)).s);
     }
     svg_text(b, (RF_X0 + RF_X1) / 2, RF_Y1 + 34, "middle", "colhead", "FLOP per DRAM byte");
     svg_text(b, 0, RF_Y0 - 6, "start", "colhead", "TFLOP/s");

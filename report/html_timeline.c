@@ -69,8 +69,8 @@ static void time_axis(strbuf *b, const tscale *s, double y_lines_end)
     svg_vlines(b, xs, n, 14, y_lines_end, "grid");
     for (double v = 0; v <= span_ms + 1e-9; v += step) {
         double gx = s->x0 + v / span_ms * (s->x1 - s->x0);
-        char t[24];
-        snprintf(t, sizeof t, "%g ms", v); /* an axis tick: a multiple of a 1, 2 or 5 step */
+        char t[sizeof(num_text) + 3];
+        snprintf(t, sizeof t, "%s ms", svg_tick(v).s); /* a multiple of a 1, 2 or 5 step */
         svg_text(b, gx, 10, gx > s->x1 - 30 ? "end" : "middle", "tick", t);
     }
 }
