@@ -21,8 +21,8 @@ void html_account_bar(html_ctx *x, const wall_account *acc)
         const account_row *r = &acc->rows[k];
         char pct[24];
         html_fig_text(&account_row_table, r, "share_pct", true, pct, sizeof pct);
-        sb_printf(x->b, "<span class=\"g-%s\" style=\"width:%.3f%%\" title=\"", wall_groups[wall_states[r->state].group].key,
-                  r->share_pct.ok ? r->share_pct.v : 0.0);
+        sb_printf(x->b, "<span class=\"g-%s\" style=\"width:%s\" title=\"", wall_groups[wall_states[r->state].group].key,
+                  css_pct(r->share_pct.ok ? r->share_pct.v : 0.0, 3).s);
         sb_html(x->b, wall_states[r->state].brief);
         sb_printf(x->b, " %s", pct);
         if (r->why[0]) {

@@ -89,6 +89,13 @@ void html_fig_apart(html_ctx *x, const metric_table *t, const void *row, const c
     fig(x, t, row, key, path, UNIT_APART, why);
 }
 
+num_text css_pct(double pct, int decimals)
+{
+    num_text t;
+    snprintf(t.s, sizeof t.s, "%.*f%%", decimals, pct);
+    return t;
+}
+
 void html_data_v(html_ctx *x, double v)
 {
     /* Nine digits: enough to order any two figures a table shows; not shown. */

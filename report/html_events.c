@@ -22,6 +22,7 @@
  * only: every mark is a model event, and nothing here is a figure of the analysis; but for the
  * bands, and GPU memory's under the tracks where the run has memory data (the analysis' timeline
  * of each process and device, memory.h), drawn as the analysis computed them. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -775,7 +776,7 @@ static bool any_nonzero(const item *it, size_t n, field f)
 
 static void html_ms(strbuf *b, int64_t ns)
 {
-    sb_printf(b, "%.3f ms", (double)ns / 1e6); /* an event's time, as the model has it */
+    sb_add(b, value_text(&report_value_table, "event_ms", (double)ns / 1e6, true).s); /* as the model has it */
 }
 
 /* A column of a memory band's values: a number, or null where n/a. */
@@ -784,10 +785,11 @@ static void mem_column(strbuf *o, const char *key, const memory_analysis *x, con
     sb_printf(o, ",\"%s\":[", key);
     for (int i = 0; i < s->npoints; i++) {
         const metric *v = (const metric *)((const char *)&x->points[s->first_point + i] + field);
+        sb_add(o, i ? "," : "");
         if (v->ok)
-            sb_printf(o, "%s%.0f", i ? "," : "", v->v);
+            sb_int(o, llround(v->v)); /* bytes: whole numbers, the page's data */
         else
-            sb_add(o, i ? ",null" : "null");
+            sb_add(o, "null");
     }
     sb_add(o, "]");
 }

@@ -62,8 +62,9 @@ static void device_fact(html_ctx *x, const device_info *d)
         if (d->clock_khz > 0)
             sb_printf(x->b, " at %d MHz", d->clock_khz / 1000);
     }
-    if (d->total_mem > 0) /* a size in GiB, one decimal: the device's own fact, not a figure */
-        sb_printf(x->b, ", %.1f GiB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+    if (d->total_mem > 0) /* the device's own fact, not a figure of the analysis */
+        sb_printf(x->b, ", %s", value_text(&report_value_table, "device_memory_gib",
+                                           (double)d->total_mem / (1024.0 * 1024 * 1024), true).s);
     if (d->pcie_gen > 0)
         sb_printf(x->b, ", PCIe %d x%d", d->pcie_gen, d->pcie_width);
     fact_close(x);
@@ -167,8 +168,9 @@ static void builtin_facts(html_ctx *x, const run_model *m)
     if (m->builtin.repeat_requested > 0)
         sb_printf(x->b, "%d", m->builtin.repeat_requested);
     else if (m->builtin.max_noise_pct > 0) /* the run's settings, as the command line gave them */
-        sb_printf(x->b, "sampled until the noise is at most %.2f%% or %.2f s passed", m->builtin.max_noise_pct,
-                  m->builtin.max_time_s);
+        sb_printf(x->b, "sampled until the noise is at most %s or %s passed",
+                  value_text(&report_value_table, "max_noise_pct", m->builtin.max_noise_pct, true).s,
+                  value_text(&report_value_table, "max_time_s", m->builtin.max_time_s, true).s);
     else
         sb_add(x->b, "chosen per workload");
     if (m->builtin.cold_l2)
@@ -195,7 +197,7 @@ static void timing_fact(html_ctx *x, const run_model *m)
         if (ours)
             sb_printf(x->b, ", %llu dropped", (unsigned long long)ci->dropped);
         if (ours && ci->flush_ms > 0) /* the collector's own clock reading, as recorded */
-            sb_printf(x->b, ", flush %.1f ms", ci->flush_ms);
+            sb_printf(x->b, ", flush %s", value_text(&report_value_table, "flush_ms", ci->flush_ms, true).s);
     } else if (ci->source == TIMING_CUDA_EVENT) {
         sb_html_printf(x->b, "cudaEvents around each copy and launch (%s)", ci->reason);
     } else {

@@ -59,7 +59,8 @@ static void device_facts(const device_info *d, strbuf *b)
     if (d->clock_khz > 0)
         sb_printf(b, "%s %d MHz", d->sm_count > 0 ? " at" : ", SM clock", d->clock_khz / 1000);
     if (d->total_mem > 0)
-        sb_printf(b, ", %.1f GiB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+        sb_printf(b, ", %s", value_text(&report_value_table, "device_memory_gib",
+                                       (double)d->total_mem / (1024.0 * 1024 * 1024), true).s);
     char v[16];
     if (d->driver_version > 0) {
         version_str(d->driver_version, v, sizeof v);
@@ -189,8 +190,10 @@ static void header(ctx *x, const analysis *a)
     wrapped(x, 9 + (int)strlen(m->tool_version), line);
     if (m->source == SOURCE_BUILTIN) {
         if (m->builtin.max_noise_pct > 0)
-            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->builtin.max_noise_pct,
-                    m->builtin.max_time_s, m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
+            fprintf(x->out, "Sampling until noise <= %s or %s per workload and size%s\n",
+                    value_text(&report_value_table, "max_noise_pct", m->builtin.max_noise_pct, true).s,
+                    value_text(&report_value_table, "max_time_s", m->builtin.max_time_s, true).s,
+                    m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
         else if (m->builtin.cold_l2)
             fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
     }
@@ -206,8 +209,9 @@ static void header(ctx *x, const analysis *a)
                  m->nprocesses, m->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
     else if (ci->source == TIMING_CUPTI)
         snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
-                                    "flush %.1f ms). CPU: host clock", ci->cupti_version,
-                 (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);
+                                    "flush %s). CPU: host clock", ci->cupti_version,
+                 (unsigned long long)ci->records, (unsigned long long)ci->dropped,
+                 value_text(&report_value_table, "flush_ms", ci->flush_ms, true).s);
     else if (ci->source == TIMING_CUDA_EVENT)
         snprintf(line, sizeof line, "GPU: cudaEvents around each copy and launch (%s). CPU: host clock", ci->reason);
     else
@@ -371,16 +375,16 @@ static void verdicts(ctx *x, const analysis *a)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        char label[40], err[32] = "-";
+        char label[40], err[2 * sizeof(num_text) + 8] = "-";
         if (w->status == WL_SKIPPED)
             continue;
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
         if (w->verified)
-            snprintf(err, sizeof err, "%.1e <= %.0e", w->rel_error, w->error_bound);
+            snprintf(err, sizeof err, "%s %s %s", value_text(&report_value_table, "rel_error", w->rel_error, false).s,
+                     w->status == WL_FAILED ? ">" : "<=",
+                     value_text(&report_value_table, "error_bound", w->error_bound, false).s);
         const char *col = w->status == WL_OK ? GREEN : (w->status == WL_SKIPPED ? YELLOW : RED);
-        if (w->verified && w->status == WL_FAILED)
-            snprintf(err, sizeof err, "%.1e > %.0e", w->rel_error, w->error_bound);
         fprintf(x->out, "%-" LABEL_W "s %s%-7s%s %-18s %s%s%s\n", label, c(x, col), status_name(w->status), c(x, RESET),
                 err, c(x, BOLD), verdict_name(r->verdict), c(x, RESET));
         if (w->needs_gpu && w->status != WL_SKIPPED) {
@@ -423,7 +427,7 @@ static void kernel_table(ctx *x, const analysis *a)
             dims(s->block, block, sizeof block);
             if (s->has_resources) {
                 snprintf(regs, sizeof regs, "%d", s->registers);
-                bytes_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
+                smem_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
             }
             fig(x, occ, sizeof occ, t, s, "occupancy_pct", false);
             fig(x, med, sizeof med, t, s, "median_ms", false);
@@ -508,8 +512,9 @@ static void tool_time(ctx *x, const analysis *a)
     int col = 18;
     for (int i = 0; i < m->builtin.ntool_phases; i++) {
         char item[64];
-        snprintf(item, sizeof item, "%s %.0f ms", m->builtin.tool_phases[i].name,
-                 (double)(m->builtin.tool_phases[i].end_ns - m->builtin.tool_phases[i].start_ns) / 1e6);
+        snprintf(item, sizeof item, "%s %s", m->builtin.tool_phases[i].name,
+                 value_text(&report_value_table, "tool_phase_ms",
+                            (double)(m->builtin.tool_phases[i].end_ns - m->builtin.tool_phases[i].start_ns) / 1e6, true).s);
         if (i > 0) {
             fputs(",", x->out);
             col++;

@@ -58,7 +58,8 @@ static void account_rows(ctx *x, const wall_account *acc)
         }
     }
     if (more > 0)
-        fprintf(x->out, "  (%d more states, %.3f ms; every one is in the JSON report)\n", more, rest);
+        fprintf(x->out, "  (%d more states, %s; every one is in the JSON report)\n", more,
+                value_text(&account_row_table, "ms", rest, true).s);
 }
 
 static void account_head(ctx *x, const wall_account *acc, const char *what)
