@@ -306,12 +306,12 @@ static void idle_gap_rows(html_ctx *x)
         /* its largest state in its process's wall-time account, in the account's words */
         const account_row *acc = a->idle_accounts && a->idle_accounts[i].state < WS_COUNT ? &a->idle_accounts[i] : NULL;
         if (acc) {
-            char words[512], pct[16];
+            char words[512], pct[24];
             account_row_words(acc, words, sizeof words);
-            snprintf(pct, sizeof pct, "%.0f", acc->share_pct.v);
+            html_fig_text(&account_row_table, acc, "share_pct", true, pct, sizeof pct);
             sb_printf(x->b, "<span class=\"g-%s acct-chip\"></span>", wall_groups[wall_states[acc->state].group].key);
             sb_html(x->b, wall_states[acc->state].brief);
-            sb_printf(x->b, " %s%%", pct);
+            sb_printf(x->b, " %s", pct);
             if (words[0]) {
                 sb_add(x->b, ": ");
                 sb_html(x->b, words);
