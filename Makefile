@@ -362,7 +362,7 @@ test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS) $(RUN_PLANT)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_cause_samples.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh consistency.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_host_inject.sh test_cause_samples.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh consistency.sh float_formats.sh \
 	    $(FUZZ_TARGETS)
 
 # The database tests on every committed sample rather than make test's three (SQLite and the test's
