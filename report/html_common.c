@@ -171,14 +171,3 @@ void html_workload_label(html_ctx *x, const workload_run *w)
     sb_html(x->b, w->name);
     sb_printf(x->b, "</span> <span class=\"chip %s\">%s</span>", html_memory_word(w), html_memory_word(w));
 }
-
-/* What a timeline that is not a built-in run is, in a reader's words. */
-const char *html_source_words(const run_model *m)
-{
-    switch (m->source) {
-    case SOURCE_NSYS: return "Nsight Systems export";
-    case SOURCE_KINETO: return "PyTorch profiler trace";
-    case SOURCE_PROFILE: return "profiled program";
-    default: return "mmprof run";
-    }
-}

@@ -36,6 +36,7 @@
 #include "html_parts.h"
 #include "launch_index.h"
 #include "memory.h"
+#include "source.h"
 #include "trace.h"
 
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
@@ -219,7 +220,7 @@ static size_t candidates(const run_model *m)
 
 size_t html_event_timeline_events(const run_model *m)
 {
-    return m->source == SOURCE_BUILTIN ? 0 : candidates(m);
+    return source_has(m->source, HAS_WORKLOADS) ? 0 : candidates(m);
 }
 
 static int cmp_i64(const void *pa, const void *pb)

@@ -64,8 +64,6 @@ const char *html_memory_word(const workload_run *w);
 
 /* "2026-11-29T15:46:18Z" as "2026-11-29 15:46:18 UTC" (html_header.c). */
 void html_readable_date(const char *iso, char *buf, size_t len);
-/* "Nsight Systems export", "PyTorch profiler trace", "profiled program" or "mmprof run". */
-const char *html_source_words(const run_model *m);
 
 /* The sections' bodies: each writes what follows its heading and lede (html.c writes those, and
  * only for a section sections.h says is shown). */

@@ -8,6 +8,7 @@
 
 #include "host_idle.h"
 #include "html_parts.h"
+#include "source.h"
 
 static void heading_cells(html_ctx *x, const metric_table *t, const char *const *keys, int n)
 {
@@ -261,8 +262,9 @@ static void flow_rows(html_ctx *x, int region, const region_metrics *r)
 static void api_rows(html_ctx *x, int region, const region_metrics *r)
 {
     static const char *const cols[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
-    sb_add(x->b, "<h3>CUDA API calls by total time</h3>\n<div class=\"scroll\"><table class=\"apis sortable\">\n"
-                 "<thead><tr><th data-sort=\"text\">call</th><th data-sort=\"num\" class=\"r\">count</th>");
+    sb_printf(x->b, "<h3>%s by total time</h3>\n<div class=\"scroll\"><table class=\"apis sortable\">\n"
+                    "<thead><tr><th data-sort=\"text\">call</th><th data-sort=\"num\" class=\"r\">count</th>",
+              source_of(x->a->m->source)->api_calls);
     heading_cells(x, &api_stat_table, cols, (int)(sizeof cols / sizeof cols[0]));
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
     for (int i = 0; i < r->napistats && i < HTML_TOP_APIS; i++) {

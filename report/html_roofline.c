@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "source.h"
 #include "svg.h"
 
 #define RF_W 1180.0
@@ -192,7 +193,7 @@ static void launch_table(html_ctx *x)
 
 void html_roofline(html_ctx *x)
 {
-    if (x->a->m->source != SOURCE_BUILTIN) {
+    if (!source_has(x->a->m->source, HAS_WORKLOADS)) { /* its counters are per launch */
         launch_table(x);
         return;
     }

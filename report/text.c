@@ -15,6 +15,7 @@
 
 #include "host_idle.h"
 #include "sections.h"
+#include "source.h"
 #include "strbuf.h"
 #include "thresholds.h"
 
@@ -165,7 +166,9 @@ static void header(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
     char line[640];
-    if (m->source == SOURCE_BUILTIN) {
+    const source_desc *src = source_of(m->source);
+    bool workloads = source_has(m->source, HAS_WORKLOADS);
+    if (workloads) {
         char sizes[64] = "";
         int lo = m->builtin.n, hi = m->builtin.n;
         for (int i = 0; i < m->builtin.nsizes; i++) {
@@ -180,15 +183,12 @@ static void header(ctx *x, const analysis *a)
         snprintf(line, sizeof line, "C = A x B%s, FP32 row-major, seed %llu, %s", size,
                  (unsigned long long)m->builtin.seed, m->started_at);
     } else {
-        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
-                                           [SOURCE_NSYS] = "Nsight Systems export",
-                                           [SOURCE_PROFILE] = "profile"};
-        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
+        snprintf(line, sizeof line, "%s %s%s%s", src->name, m->source_file,
                  m->started_at[0] ? ", recorded " : "", m->started_at);
     }
     fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
     wrapped(x, 9 + (int)strlen(m->tool_version), line);
-    if (m->source == SOURCE_BUILTIN) {
+    if (workloads) {
         if (m->builtin.max_noise_pct > 0)
             fprintf(x->out, "Sampling until noise <= %s or %s per workload and size%s\n",
                     value_text(&report_value_table, "max_noise_pct", m->builtin.max_noise_pct, true).s,
@@ -199,13 +199,12 @@ static void header(ctx *x, const analysis *a)
     }
     device_lines(x, a);
     host_line(x, &m->host);
-    if (m->source == SOURCE_BUILTIN)
+    if (workloads)
         blas_lines(x, &m->builtin.blas);
     const collection_info *ci = &m->collection;
-    if (m->source != SOURCE_BUILTIN)
+    if (!workloads)
         snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
-                                    "%d process%s, %d thread%s",
-                 m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",
+                                    "%d process%s, %d thread%s", src->recorder,
                  m->nprocesses, m->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
     else if (ci->source == TIMING_CUPTI)
         snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
@@ -594,7 +593,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
-    bool builtin = a->m->source == SOURCE_BUILTIN;
+    bool builtin = source_has(a->m->source, HAS_WORKLOADS);
     const text_part *parts = builtin ? builtin_parts : timeline_parts;
     size_t nparts = builtin ? sizeof builtin_parts / sizeof builtin_parts[0] : sizeof timeline_parts / sizeof timeline_parts[0];
     for (size_t i = 0; i < nparts; i++)

@@ -3,6 +3,7 @@
  * the figure that decided. */
 #include <string.h>
 
+#include "source.h"
 #include "text_parts.h"
 
 /* Rows shown; the JSON and CSV keep every launch. */
@@ -46,7 +47,7 @@ static void launch_counters(ctx *x, const analysis *a)
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->source == SOURCE_PROFILE) {
+    if (!source_has(m->source, HAS_WORKLOADS)) { /* its counters are per launch */
         fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
         if (m->nlaunch_counters == 0)
             wrapped(x, 20, m->counters.why[0] ? m->counters.why : "no launch was profiled");

@@ -17,6 +17,7 @@
 #include "host_idle.h"
 #include "host_where.h"
 #include "key_sort.h"
+#include "source.h"
 #include "strbuf.h"
 
 /* Logical threads, ordered within their process by these bases (the sort index shown). */
@@ -984,7 +985,7 @@ static void write_doc(trace *t, strbuf *b)
     sb_json(b, m->started_at);
     sb_add(b, "\"");
     /* The matrix size is a built-in run's; other sources have none to give. */
-    if (m->source == SOURCE_BUILTIN && m->builtin.n > 0)
+    if (source_has(m->source, HAS_WORKLOADS) && m->builtin.n > 0)
         sb_printf(b, ",\"n\":%d", m->builtin.n);
     sb_add(b, ",\"time_origin\":\"the run's start; times in microseconds\"");
     if (t->win.windowed) {
