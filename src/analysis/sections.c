@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "devices.h"
 #include "host_idle.h"
+#include "source.h"
 
 static const section_def defs[NSECTIONS] = {
     [SEC_FINDINGS] = {SEC_FINDINGS, "findings", "Summary", "Summary"},
@@ -83,7 +84,7 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_RANKS: return a->ranks != NULL;
     case SEC_WORKLOADS: return a->nwl > 0;
     case SEC_SPEEDUP: return cpu_and_gpu_ran(a);
-    case SEC_TOOL_TIME: return m->source == SOURCE_BUILTIN && m->builtin.ntool_phases > 0;
+    case SEC_TOOL_TIME: return source_has(m->source, HAS_WORKLOADS) && m->builtin.ntool_phases > 0;
     case SEC_WARNINGS: return a->nwarnings > 0;
     case SEC_CAPTURE: return a->ncapture > 0;
     case SEC_CALL_SITES: return a->host && a->host->nsites > 0;

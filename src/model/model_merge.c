@@ -3,6 +3,7 @@
 #include "model_merge.h"
 
 #include "array_grow.h"
+#include "source.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,12 +56,7 @@ static bool add_host(char (**arr)[MERGE_HOST_LEN], int *n, const char *host)
 
 static const char *source_words(run_source src)
 {
-    switch (src) {
-    case SOURCE_KINETO: return "a PyTorch profiler trace";
-    case SOURCE_NSYS: return "an Nsight Systems export";
-    case SOURCE_PROFILE: return "a run of mmprof profile";
-    default: return "a run of mmprof's built-in workloads";
-    }
+    return source_of(src)->one;
 }
 
 /* What file m is, for the checks of the files after it. */
