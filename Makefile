@@ -106,6 +106,8 @@ UNIT_TESTS += test_wall_account
 UNIT_TESTS += test_run_rows
 # The Markdown output (--md): the samples against their JSON, the command line.
 UNIT_TESTS += test_markdown
+# Each source's row (src/model/source.c) whole, its reasons in the figures, none named in report/.
+UNIT_TESTS += test_sources
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
