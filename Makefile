@@ -473,7 +473,9 @@ COMPDIR     := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/mmprof
 PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
-SAMPLES     := $(filter-out samples/causes,$(wildcard samples/*))
+# The files of samples/, not its folders (causes/ and ncu/ are test and importer data), which
+# install -m 644 refuses (tests/test_install.sh installs the same list).
+SAMPLES     := $(filter-out $(patsubst %/.,%,$(wildcard samples/*/.)),$(wildcard samples/*))
 
 $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)
