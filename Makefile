@@ -41,8 +41,8 @@ GPU_LIBS  := -lcupti -lcudart
 LDLIBS    := -lopenblas -lcjson -lsqlite3 -lz -lzstd -llzma -lcsv -lstdc++ -lm -ldl -lpthread
 
 # The core: no CUDA runtime, so tests link it on any machine.
-CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/member_drop.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
-             src/analysis/analyze.c src/analysis/spread.c src/analysis/peaks.c src/util/intervals.c src/model/display_names.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
+CORE_SRC  := src/analysis/verdict.c src/analysis/sections.c src/model/model.c src/model/source.c src/model/host_activity.c src/model/host_json.c src/model/event_view.c src/model/model_json.c src/model/member_drop.c src/model/event_columns.c src/model/device_state.c src/collect/nvml.c src/collect/nvml_link.c \
+             src/analysis/analyze.c src/analysis/spread.c src/analysis/peaks.c src/util/intervals.c src/model/display_names.c src/analysis/copy_bests.c src/analysis/overlap.c src/analysis/range_groups.c src/analysis/capture.c src/analysis/incomplete.c src/analysis/roofline.c src/analysis/occupancy.c src/analysis/metric.c src/analysis/value_figures.c src/analysis/regions.c src/analysis/launch_index.c src/analysis/idle_causes.c \
              src/analysis/host_where.c src/analysis/host_idle.c src/analysis/call_sites.c src/analysis/site_line.c \
              src/analysis/metrics.c src/analysis/ranks.c src/analysis/devices.c src/analysis/sweep.c src/analysis/summary.c src/analysis/device_check.c src/analysis/compare.c \
              src/builtin/verify.c src/builtin/sampling.c src/cli/output_file.c src/cli/output_stream.c src/cli/output_compress.c src/util/stats.c src/util/strbuf.c src/util/json_writer.c src/util/json_print.c src/util/key_sort.c src/util/rank_select.c src/util/spill.c src/util/interrupt.c src/util/thread_wait.c src/util/kernel_regex.c src/util/stage_times.c \
@@ -111,6 +111,8 @@ UNIT_TESTS += test_run_rows
 UNIT_TESTS += test_markdown
 # Nsight Compute's CSV export (issue 35): import, report --ncu, against the program's own counts.
 UNIT_TESTS += test_import_ncu
+# Each source's row (src/model/source.c) whole, its reasons in the figures, none named in report/.
+UNIT_TESTS += test_sources
 UNIT_BINS  := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run deps test-deps test test-sql bench-db readme gpu-build test-gpu bench bench-gpu bench-cpu bench-import bench-merge bench-long fuzz fuzz-deps fuzz-build clean install \
@@ -368,7 +370,7 @@ test: test-deps
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS)) all $(UNIT_BINS) $(GPU_BINS) $(INSTALL_BIN) $(HOST_PROBE) $(REPLAY_BINS) $(RUN_PLANT)
 	@TESTS_STARTED=$(TESTS_STARTED) TEST_JOBS=$(TEST_JOBS) TESTS_ALONE=test_browser MMPROF_BROWSER_PART=timed \
 	    tests/run_tests.sh $(BUILD) $(SLOW_TESTS) \
-	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_architecture.sh test_host_inject.sh test_cause_samples.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh consistency.sh \
+	    $(filter-out $(SLOW_TESTS),$(UNIT_TESTS)) test_gpu test_multi_gpu test_profile_gpu test_docs_options test_architecture.sh test_host_inject.sh test_cause_samples.sh test_memory_inject.sh test_read_limits.sh readme_quotes.sh readme_examples.sh test_db.sh consistency.sh float_formats.sh \
 	    $(FUZZ_TARGETS)
 
 # The database tests on every committed sample rather than make test's three (SQLite and the test's
@@ -477,8 +479,9 @@ COMPDIR     := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/mmprof
 PKGLIB_SRC  ?= $(LIBDIR)/mmprof
 INSTALL_BIN := $(BUILD)/install/mmprof
-# The samples' files; their folders (samples/causes, samples/ncu: inputs of tests) are not installed.
-SAMPLES     := $(filter-out $(patsubst %/,%,$(wildcard samples/*/)),$(wildcard samples/*))
+# The files of samples/, not its folders (causes/ and ncu/ are test and importer data), which
+# install -m 644 refuses (tests/test_install.sh installs the same list).
+SAMPLES     := $(filter-out $(patsubst %/.,%,$(wildcard samples/*/.)),$(wildcard samples/*))
 
 $(INSTALL_BIN): $(CORE_OBJ) $(RUN_OBJ) $(CUDA_OBJ) $(CXX_OBJ)
 	@mkdir -p $(dir $@)

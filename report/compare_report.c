@@ -30,14 +30,6 @@ static void verdict_text(const cmp_row *row, char *buf, size_t len)
              row->regression ? " !" : "");
 }
 
-/* A value with its unit, clipped to the column. */
-static void value_text(const metric_def *d, double v, char *buf, size_t len)
-{
-    metric m;
-    metric_set(&m, v);
-    metric_format(d, &m, true, buf, len);
-}
-
 static void header(FILE *f)
 {
     fprintf(f, "  %-16s %14s %14s %9s %17s  %s\n", "figure", "base", "new", "change", "noise base/new", "verdict");
@@ -61,8 +53,8 @@ static void render_rows(const compare_report *r, bool all, FILE *f)
             open_kind = row->entity_kind, open_name = row->entity;
         }
         char base[32], nw[32], ch[32], nb[32], nn[32], noise[72], verdict[48];
-        value_text(row->def, row->base, base, sizeof base);
-        value_text(row->def, row->new_value, nw, sizeof nw);
+        metric_format_value(row->def, row->base, true, base, sizeof base);
+        metric_format_value(row->def, row->new_value, true, nw, sizeof nw);
         compare_text(row, "change_pct", ch, sizeof ch);
         compare_text(row, "noise_base_pct", nb, sizeof nb);
         compare_text(row, "noise_new_pct", nn, sizeof nn);
@@ -104,8 +96,9 @@ void render_compare_text(const compare_report *r, bool all, FILE *f)
             c->nrows, c->entities, c->nunmatched, words[CMP_WORSE], words[CMP_BETTER], words[CMP_CHANGED],
             words[CMP_SAME], words[CMP_NO_BASE]);
     if (c->threshold_pct >= 0)
-        fprintf(f, "threshold %.4g%%: %d figure%s worse beyond the noise and the threshold (\"!\")\n",
-                c->threshold_pct, c->regressions, c->regressions == 1 ? "" : "s");
+        fprintf(f, "threshold %s: %d figure%s worse beyond the noise and the threshold (\"!\")\n",
+                value_text(&report_value_table, "compare_threshold_pct", c->threshold_pct, true).s, c->regressions,
+                c->regressions == 1 ? "" : "s");
 }
 
 /* ---------- JSON ---------- */

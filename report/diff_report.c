@@ -4,13 +4,18 @@
 #include <math.h>
 #include <string.h>
 
+#include "metric.h"
 #include "strbuf.h"
+
+/* A change's figure as the registry's diff table writes it (value_figures.c). */
+#define DV(key, v) value_text(&diff_value_table, (key), (v), true).s
 
 static void summary_line(const run_diff *d, char *buf, size_t len)
 {
     char thr[96] = "";
     if (d->opt.threshold_pct >= 0)
-        snprintf(thr, sizeof thr, "; %d past the threshold of %g%%", d->regressions, d->opt.threshold_pct);
+        snprintf(thr, sizeof thr, "; %d past the threshold of %s", d->regressions,
+                 value_text(&report_value_table, "diff_threshold_pct", d->opt.threshold_pct, true).s);
     snprintf(buf, len, "%d change%s beyond the noise, of %d things compared (%d ranges, %d kernels, %d states, %d causes)%s",
              d->ncalled, d->ncalled == 1 ? "" : "s", d->nchanges, d->compared[DIFF_RANGE], d->compared[DIFF_KERNEL],
              d->compared[DIFF_STATE], d->compared[DIFF_CAUSE], thr);
@@ -38,10 +43,7 @@ void render_diff_text(const run_diff *d, const diff_names *n, FILE *f)
 
 static void json_num(strbuf *b, double v)
 {
-    if (isfinite(v))
-        sb_printf(b, "%.6g", v);
-    else
-        sb_add(b, "null");
+    sb_add(b, isfinite(v) ? value_text(&diff_value_table, "number", v, false).s : "null");
 }
 
 static void json_str(strbuf *b, const char *key, const char *v)
@@ -146,10 +148,10 @@ char *render_diff_markdown(const run_diff *d, const diff_names *n)
         json_num(&b, c->base);
         sb_add(&b, " | ");
         json_num(&b, c->new_value);
-        sb_printf(&b, " | %+.3f ms", c->delta_ms);
+        sb_printf(&b, " | %s", DV("delta_ms", c->delta_ms));
         if (isfinite(c->delta_pct))
-            sb_printf(&b, " (%+.1f%%)", c->delta_pct);
-        sb_printf(&b, " | %.3f ms (%s) | ", c->noise_ms, c->noise_from);
+            sb_printf(&b, " (%s)", DV("delta_pct", c->delta_pct));
+        sb_printf(&b, " | %s (%s) | ", DV("noise_ms", c->noise_ms), c->noise_from);
         diff_parts_words(c, line, sizeof line);
         md_cell(&b, line);
         sb_add(&b, " |\n");

@@ -5,7 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "metric.h"
 #include "strbuf.h"
+#include "svg.h"
+
+/* A history figure as the registry's history table writes it (value_figures.c). */
+#define HV(key, v, unit) value_text(&history_value_table, (key), (v), (unit)).s
+/* A coordinate of the chart, one decimal (svg.c's one place for chart geometry). */
+#define XY(v) svg_num((v), 1).s
 
 static int changes(const history_view *v)
 {
@@ -19,7 +26,7 @@ static void change_words(const history_point *p, char *buf, size_t len)
 {
     double pct = p->baseline != 0 ? 100 * (p->value - p->baseline) / p->baseline : NAN;
     if (isfinite(pct))
-        snprintf(buf, len, "%s %+.1f%%", p->changed > 0 ? "up" : "down", pct);
+        snprintf(buf, len, "%s %s", p->changed > 0 ? "up" : "down", HV("change_pct", pct, true));
     else
         snprintf(buf, len, "%s", p->changed > 0 ? "up" : "down");
 }
@@ -34,14 +41,14 @@ void render_history_text(const history_view *v, FILE *f)
         fprintf(f, "  (%d earlier runs not shown)\n", from);
     for (int i = from; i < v->n; i++) {
         const history_point *p = &v->p[i];
-        char band[64] = "", ch[48] = "";
+        char band[2 * sizeof(num_text) + 4] = "", ch[sizeof(num_text) + 8] = "";
         if (isfinite(p->baseline))
-            snprintf(band, sizeof band, "%.4g +- %.3g", p->baseline, p->band);
+            snprintf(band, sizeof band, "%s +- %s", HV("figure", p->baseline, false), HV("band", p->band, false));
         if (p->changed)
             change_words(p, ch, sizeof ch);
         char line[256];
-        int n = snprintf(line, sizeof line, "%c %-8lld %-22s %-13s %14.4f  %-26s %s", p->changed ? '!' : ' ', p->id,
-                         p->started_at, p->key, p->value, band, ch);
+        int n = snprintf(line, sizeof line, "%c %-8lld %-22s %-13s %14s  %-26s %s", p->changed ? '!' : ' ', p->id,
+                         p->started_at, p->key, HV("value", p->value, false), band, ch);
         while (n > 0 && n < (int)sizeof line && line[n - 1] == ' ')
             line[--n] = '\0'; /* no trailing blanks where a run has no band or change */
         fprintf(f, "%s\n", line);
@@ -50,7 +57,7 @@ void render_history_text(const history_view *v, FILE *f)
     fprintf(f, "%d run%s changed it", nc, nc == 1 ? "" : "s");
     for (int i = 0, said = 0; i < v->n && said < 10; i++)
         if (v->p[i].changed) {
-            char ch[48];
+            char ch[sizeof(num_text) + 8];
             change_words(&v->p[i], ch, sizeof ch);
             fprintf(f, "%s run %lld (%s)", said++ ? "," : ":", v->p[i].id, ch);
         }
@@ -59,10 +66,7 @@ void render_history_text(const history_view *v, FILE *f)
 
 static void num(strbuf *b, double v)
 {
-    if (isfinite(v))
-        sb_printf(b, "%.6g", v);
-    else
-        sb_add(b, "null");
+    sb_add(b, isfinite(v) ? HV("number", v, false) : "null");
 }
 
 char *render_history_json(const history_view *v)
@@ -123,40 +127,40 @@ char *render_history_html(const history_view *v)
     sb_html_printf(&b, "%s, %d runs in time order. The band is the median of the runs before each one, plus or "
                        "minus their noise; a red dot is a run outside it: it changed the figure.",
                    v->db, v->n);
-    sb_printf(&b, "</p>\n<svg role=\"img\" aria-label=\"the figure over the runs\" width=\"%.0f\" height=\"%.0f\" "
-                  "viewBox=\"0 0 %.0f %.0f\">\n",
-              W, H, W, H);
+    sb_printf(&b, "</p>\n<svg role=\"img\" aria-label=\"the figure over the runs\" width=\"%s\" height=\"%s\" "
+                  "viewBox=\"0 0 %s %s\">\n",
+              svg_num(W, 0).s, svg_num(H, 0).s, svg_num(W, 0).s, svg_num(H, 0).s);
     /* the band, one quadrilateral between judged neighbours */
     for (int i = 1; i < v->n; i++) {
         const history_point *a = &v->p[i - 1], *c = &v->p[i];
         if (!isfinite(a->baseline) || !isfinite(c->baseline))
             continue;
-        sb_printf(&b, "<polygon class=\"band\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n", X(i - 1),
-                  Y(a->baseline + a->band), X(i), Y(c->baseline + c->band), X(i), Y(c->baseline - c->band), X(i - 1),
-                  Y(a->baseline - a->band));
+        sb_printf(&b, "<polygon class=\"band\" points=\"%s,%s %s,%s %s,%s %s,%s\"/>\n", XY(X(i - 1)),
+                  XY(Y(a->baseline + a->band)), XY(X(i)), XY(Y(c->baseline + c->band)), XY(X(i)),
+                  XY(Y(c->baseline - c->band)), XY(X(i - 1)), XY(Y(a->baseline - a->band)));
     }
     sb_add(&b, "<polyline class=\"line\" points=\"");
     for (int i = 0; i < v->n; i++)
-        sb_printf(&b, "%.1f,%.1f ", X(i), Y(v->p[i].value));
+        sb_printf(&b, "%s,%s ", XY(X(i)), XY(Y(v->p[i].value)));
     sb_add(&b, "\"/>\n");
     for (int i = 0; i < v->n; i++)
         if (v->p[i].changed)
-            sb_printf(&b, "<circle class=\"changed\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>run %lld</title></circle>\n",
-                      X(i), Y(v->p[i].value), v->p[i].id);
-    sb_printf(&b, "<text x=\"4\" y=\"%.1f\">%.4g</text><text x=\"4\" y=\"%.1f\">%.4g</text>\n", Y(hi) + 12, hi,
-              Y(lo), lo);
-    sb_printf(&b, "<text x=\"%.0f\" y=\"%.0f\">runs, oldest to newest</text>\n", L, H - 10);
+            sb_printf(&b, "<circle class=\"changed\" cx=\"%s\" cy=\"%s\" r=\"4\"><title>run %lld</title></circle>\n",
+                      XY(X(i)), XY(Y(v->p[i].value)), v->p[i].id);
+    sb_printf(&b, "<text x=\"4\" y=\"%s\">%s</text><text x=\"4\" y=\"%s\">%s</text>\n", XY(Y(hi) + 12),
+              HV("figure", hi, false), XY(Y(lo)), HV("figure", lo, false));
+    sb_printf(&b, "<text x=\"%s\" y=\"%s\">runs, oldest to newest</text>\n", svg_num(L, 0).s, svg_num(H - 10, 0).s);
     sb_add(&b, "</svg>\n<table><tr><th>run</th><th>started</th><th>value</th><th>band</th><th>change</th></tr>\n");
     for (int i = 0; i < v->n; i++) {
         const history_point *p = &v->p[i];
         if (!p->changed)
             continue;
-        char ch[48];
+        char ch[sizeof(num_text) + 8];
         change_words(p, ch, sizeof ch);
         sb_printf(&b, "<tr><td>%lld</td><td>", p->id);
         sb_html(&b, p->started_at);
-        sb_printf(&b, "</td><td>%.4g</td><td>%.4g &plusmn; %.3g</td><td>%s</td></tr>\n", p->value, p->baseline, p->band,
-                  ch);
+        sb_printf(&b, "</td><td>%s</td><td>%s &plusmn; %s</td><td>%s</td></tr>\n", HV("figure", p->value, false),
+                  HV("figure", p->baseline, false), HV("band", p->band, false), ch);
     }
     sb_add(&b, "</table>\n</body></html>\n");
 #undef X

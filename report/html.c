@@ -13,13 +13,14 @@
 
 #include "html_parts.h"
 #include "sections.h"
+#include "source.h"
 #include "templates.h" /* generated from templates/ by templates/embed.sh */
 
 /* A built-in run's timelines are its workloads' (html_timeline.c); any other run's is every event
  * on its tracks (html_events.c). */
 static void sec_timeline(html_ctx *x)
 {
-    if (x->a->m->source == SOURCE_BUILTIN)
+    if (source_has(x->a->m->source, HAS_WORKLOADS))
         html_timeline(x);
     else
         html_event_timeline(x);
@@ -102,7 +103,7 @@ static const page_section *page_section_of(section_id id)
 
 static bool timeline_page(const run_model *m)
 {
-    return m->source != SOURCE_BUILTIN;
+    return !source_has(m->source, HAS_WORKLOADS);
 }
 
 bool html_section_shown(const analysis *a, section_id s)
@@ -204,8 +205,8 @@ static void sec_footer(html_ctx *x)
 static void sec_title(html_ctx *x)
 {
     const run_model *m = x->a->m;
-    if (m->source != SOURCE_BUILTIN) {
-        sb_printf(x->b, "mmprof: %s ", html_source_words(m));
+    if (!source_has(m->source, HAS_WORKLOADS)) {
+        sb_printf(x->b, "mmprof: %s ", source_of(m->source)->name);
         sb_html(x->b, m->source_file);
         return;
     }

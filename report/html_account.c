@@ -4,6 +4,7 @@
  * table's. */
 #include "accounts.h"
 #include "html_parts.h"
+#include "thresholds.h"
 
 /* The bar: a segment per state, coloured by its group (templates/report.css), its words on hover. */
 void html_account_bar(html_ctx *x, const wall_account *acc)
@@ -20,8 +21,8 @@ void html_account_bar(html_ctx *x, const wall_account *acc)
         const account_row *r = &acc->rows[k];
         char pct[24];
         html_fig_text(&account_row_table, r, "share_pct", true, pct, sizeof pct);
-        sb_printf(x->b, "<span class=\"g-%s\" style=\"width:%.3f%%\" title=\"", wall_groups[wall_states[r->state].group].key,
-                  r->share_pct.ok ? r->share_pct.v : 0.0);
+        sb_printf(x->b, "<span class=\"g-%s\" style=\"width:%s\" title=\"", wall_groups[wall_states[r->state].group].key,
+                  css_pct(r->share_pct.ok ? r->share_pct.v : 0.0, 3).s);
         sb_html(x->b, wall_states[r->state].brief);
         sb_printf(x->b, " %s", pct);
         if (r->why[0]) {
@@ -60,7 +61,7 @@ static void account_table_html(html_ctx *x, const wall_account *acc, int i)
         for (size_t c = 0; c < ncols; c++)
             html_fig_cell(x, &account_row_table, r, cols[c], path, c == 1);
         sb_add(x->b, "<td class=\"host\">");
-        if (wall_state_gpu(r->state) && r->host_wait_pct.ok && r->host_wait_pct.v >= 0.5) {
+        if (wall_state_gpu(r->state) && r->host_wait_pct.ok && r->host_wait_pct.v >= ACCOUNT_WAIT_SHOWN_PCT) {
             sb_add(x->b, "the host waited ");
             html_fig(x, &account_row_table, r, "host_wait_pct", path, true);
             sb_add(x->b, r->why[0] ? ": " : "");

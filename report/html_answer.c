@@ -12,6 +12,10 @@
 #define ANSWER_LABEL_PCT 8.0     /* a band named under the strip when it holds this share of it */
 #define ANSWER_MIN_PCT 0.5       /* narrower bands are drawn with the next one */
 
+/* A time from the run's start as the record has it (report_value's event_ms), with its unit or
+ * bare: the bare one goes to data-s and data-e, which the full timeline's script reads in ms. */
+#define EVENT_MS(ns, unit) value_text(&report_value_table, "event_ms", (double)(ns) / 1e6, (unit)).s
+
 /* The account of a scope (the principal steps' for the group scopes), NULL where none. */
 static const wall_account *scoped(const analysis *a, account_scope s)
 {
@@ -52,10 +56,10 @@ static void strip(html_ctx *x, int first, int n, int64_t origin)
             continue;
         char words[512];
         account_row_words(&b->row, words, sizeof words);
-        sb_printf(x->b, "<span class=\"g-%s\" style=\"width:%.3f%%\" data-s=\"%.3f\" data-e=\"%.3f\" title=\"",
-                  wall_groups[wall_states[b->row.state].group].key, 100.0 * (double)(b->end_ns - from) / span,
-                  (double)(from - origin) / 1e6, (double)(b->end_ns - origin) / 1e6);
-        sb_printf(x->b, "%.3f to %.3f ms: ", (double)(from - origin) / 1e6, (double)(b->end_ns - origin) / 1e6);
+        sb_printf(x->b, "<span class=\"g-%s\" style=\"width:%s\" data-s=\"%s\" data-e=\"%s\" title=\"",
+                  wall_groups[wall_states[b->row.state].group].key, css_pct(100.0 * (double)(b->end_ns - from) / span, 3).s,
+                  EVENT_MS(from - origin, false), EVENT_MS(b->end_ns - origin, false));
+        sb_printf(x->b, "%s to %s: ", EVENT_MS(from - origin, false), EVENT_MS(b->end_ns - origin, true));
         from = b->end_ns;
         sb_html(x->b, wall_states[b->row.state].brief);
         if (words[0]) {
@@ -70,7 +74,8 @@ static void strip(html_ctx *x, int first, int n, int64_t origin)
         double share = 100.0 * (double)(b->end_ns - b->start_ns) / span;
         if (share < ANSWER_LABEL_PCT || wall_state_gpu(b->row.state))
             continue;
-        sb_printf(x->b, "<span style=\"left:%.3f%%;max-width:%.3f%%\">", 100.0 * (double)(b->start_ns - lo) / span, share);
+        sb_printf(x->b, "<span style=\"left:%s;max-width:%s\">", css_pct(100.0 * (double)(b->start_ns - lo) / span, 3).s,
+                  css_pct(share, 3).s);
         sb_html(x->b, wall_states[b->row.state].brief);
         if (b->row.at[0]) {
             sb_add(x->b, " <code>");
@@ -79,8 +84,9 @@ static void strip(html_ctx *x, int first, int n, int64_t origin)
         }
         sb_add(x->b, "</span>");
     }
-    sb_printf(x->b, "</div>\n<div class=\"strip-axis quiet\"><span>%.1f ms</span><span>%.1f ms</span></div>\n",
-              (double)(lo - origin) / 1e6, (double)(hi - origin) / 1e6);
+    sb_printf(x->b, "</div>\n<div class=\"strip-axis quiet\"><span>%s</span><span>%s</span></div>\n",
+              value_text(&report_value_table, "axis_ms", (double)(lo - origin) / 1e6, true).s,
+              value_text(&report_value_table, "axis_ms", (double)(hi - origin) / 1e6, true).s);
 }
 
 bool html_answer(html_ctx *x)

@@ -141,8 +141,8 @@ void html_ladder(html_ctx *x)
     for (double v = 0; v <= top + 1e-9; v += step) {
         double gx = svg_scale(v, 0, top, LAD_X0, LAD_X1);
         svg_line(b, gx, 18, gx, h - 4, fabs(v - 100) < 1e-9 ? "ref" : "grid");
-        char t[16];
-        snprintf(t, sizeof t, "%g%%", v); /* an axis tick: a multiple of 25 or a 1, 2 or 5 step */
+        char t[sizeof(num_text) + 1];
+        snprintf(t, sizeof t, "%s%%", svg_tick(v).s); /* a multiple of 25 or a 1, 2 or 5 step */
         svg_text(b, gx, 12, "middle", "tick", t);
     }
     svg_text(b, LAD_KN, 12, "start", "colhead", "kernel");
@@ -405,8 +405,8 @@ void html_speedup(html_ctx *x)
             double gx = svg_scale(v, dlo, dhi, SP_X0, SP_X1);
             svg_line(b, gx, 16, gx, h - 2, m == 1 ? (fabs(d) < 1e-9 ? "ref" : "grid") : "grid minor");
             if (m == 1) {
-                char t[24];
-                snprintf(t, sizeof t, "%g\xc3\x97", pow(10, d));
+                char t[sizeof(num_text) + 2];
+                snprintf(t, sizeof t, "%s\xc3\x97", svg_tick(pow(10, d)).s);
                 svg_text(b, gx, 11, "middle", "tick", t);
             }
         }

@@ -89,6 +89,13 @@ void html_fig_apart(html_ctx *x, const metric_table *t, const void *row, const c
     fig(x, t, row, key, path, UNIT_APART, why);
 }
 
+num_text css_pct(double pct, int decimals)
+{
+    num_text t;
+    snprintf(t.s, sizeof t.s, "%.*f%%", decimals, pct);
+    return t;
+}
+
 void html_data_v(html_ctx *x, double v)
 {
     /* Nine digits: enough to order any two figures a table shows; not shown. */
@@ -163,16 +170,4 @@ void html_workload_label(html_ctx *x, const workload_run *w)
     sb_add(x->b, "<span class=\"wl\">");
     sb_html(x->b, w->name);
     sb_printf(x->b, "</span> <span class=\"chip %s\">%s</span>", html_memory_word(w), html_memory_word(w));
-}
-
-/* What a timeline that is not a built-in run is, in a reader's words. */
-const char *html_source_words(const run_model *m)
-{
-    switch (m->source) {
-    case SOURCE_NSYS: return "Nsight Systems export";
-    case SOURCE_KINETO: return "PyTorch profiler trace";
-    case SOURCE_PROFILE: return "profiled program";
-    case SOURCE_NCU: return "Nsight Compute CSV export";
-    default: return "mmprof run";
-    }
 }

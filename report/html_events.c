@@ -22,6 +22,7 @@
  * only: every mark is a model event, and nothing here is a figure of the analysis; but for the
  * bands, and GPU memory's under the tracks where the run has memory data (the analysis' timeline
  * of each process and device, memory.h), drawn as the analysis computed them. */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,7 @@
 #include "html_parts.h"
 #include "launch_index.h"
 #include "memory.h"
+#include "source.h"
 #include "trace.h"
 
 #define TL_MAX_EVENTS 200000 /* events embedded at most: about 20 bytes each on the page */
@@ -218,7 +220,7 @@ static size_t candidates(const run_model *m)
 
 size_t html_event_timeline_events(const run_model *m)
 {
-    return m->source == SOURCE_BUILTIN ? 0 : candidates(m);
+    return source_has(m->source, HAS_WORKLOADS) ? 0 : candidates(m);
 }
 
 static int cmp_i64(const void *pa, const void *pb)
@@ -775,7 +777,7 @@ static bool any_nonzero(const item *it, size_t n, field f)
 
 static void html_ms(strbuf *b, int64_t ns)
 {
-    sb_printf(b, "%.3f ms", (double)ns / 1e6); /* an event's time, as the model has it */
+    sb_add(b, value_text(&report_value_table, "event_ms", (double)ns / 1e6, true).s); /* as the model has it */
 }
 
 /* A column of a memory band's values: a number, or null where n/a. */
@@ -784,10 +786,11 @@ static void mem_column(strbuf *o, const char *key, const memory_analysis *x, con
     sb_printf(o, ",\"%s\":[", key);
     for (int i = 0; i < s->npoints; i++) {
         const metric *v = (const metric *)((const char *)&x->points[s->first_point + i] + field);
+        sb_add(o, i ? "," : "");
         if (v->ok)
-            sb_printf(o, "%s%.0f", i ? "," : "", v->v);
+            sb_int(o, llround(v->v)); /* bytes: whole numbers, the page's data */
         else
-            sb_add(o, i ? ",null" : "null");
+            sb_add(o, "null");
     }
     sb_add(o, "]");
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "source.h"
 
 /* "13.0" from CUDA's 13000. */
 static void version_str(int v, char *buf, size_t len)
@@ -62,8 +63,9 @@ static void device_fact(html_ctx *x, const device_info *d)
         if (d->clock_khz > 0)
             sb_printf(x->b, " at %d MHz", d->clock_khz / 1000);
     }
-    if (d->total_mem > 0) /* a size in GiB, one decimal: the device's own fact, not a figure */
-        sb_printf(x->b, ", %.1f GiB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+    if (d->total_mem > 0) /* the device's own fact, not a figure of the analysis */
+        sb_printf(x->b, ", %s", value_text(&report_value_table, "device_memory_gib",
+                                           (double)d->total_mem / (1024.0 * 1024 * 1024), true).s);
     if (d->pcie_gen > 0)
         sb_printf(x->b, ", PCIe %d x%d", d->pcie_gen, d->pcie_width);
     fact_close(x);
@@ -167,8 +169,9 @@ static void builtin_facts(html_ctx *x, const run_model *m)
     if (m->builtin.repeat_requested > 0)
         sb_printf(x->b, "%d", m->builtin.repeat_requested);
     else if (m->builtin.max_noise_pct > 0) /* the run's settings, as the command line gave them */
-        sb_printf(x->b, "sampled until the noise is at most %.2f%% or %.2f s passed", m->builtin.max_noise_pct,
-                  m->builtin.max_time_s);
+        sb_printf(x->b, "sampled until the noise is at most %s or %s passed",
+                  value_text(&report_value_table, "max_noise_pct", m->builtin.max_noise_pct, true).s,
+                  value_text(&report_value_table, "max_time_s", m->builtin.max_time_s, true).s);
     else
         sb_add(x->b, "chosen per workload");
     if (m->builtin.cold_l2)
@@ -185,7 +188,7 @@ static void builtin_facts(html_ctx *x, const run_model *m)
 static void timing_fact(html_ctx *x, const run_model *m)
 {
     const collection_info *ci = &m->collection;
-    bool ours = m->source == SOURCE_BUILTIN || m->source == SOURCE_PROFILE;
+    bool ours = source_has(m->source, HAS_COLLECTION);
     fact_open(x, "Timing", NULL);
     if (ci->source == TIMING_CUPTI) {
         sb_add(x->b, "CUPTI activity records");
@@ -195,12 +198,12 @@ static void timing_fact(html_ctx *x, const run_model *m)
         if (ours)
             sb_printf(x->b, ", %llu dropped", (unsigned long long)ci->dropped);
         if (ours && ci->flush_ms > 0) /* the collector's own clock reading, as recorded */
-            sb_printf(x->b, ", flush %.1f ms", ci->flush_ms);
+            sb_printf(x->b, ", flush %s", value_text(&report_value_table, "flush_ms", ci->flush_ms, true).s);
     } else if (ci->source == TIMING_CUDA_EVENT) {
         sb_html_printf(x->b, "cudaEvents around each copy and launch (%s)", ci->reason);
     } else {
         sb_add(x->b, "host clock only");
-        if (ci->reason[0] || m->source == SOURCE_BUILTIN)
+        if (ci->reason[0] || source_has(m->source, HAS_WORKLOADS)) /* workloads ran no GPU work */
             sb_html_printf(x->b, " (%s)", ci->reason[0] ? ci->reason : "no GPU work");
     }
     fact_close(x);
@@ -210,12 +213,12 @@ static void timing_fact(html_ctx *x, const run_model *m)
 static void title(html_ctx *x, const run_model *m, const char *date)
 {
     sb_add(x->b, "<div class=\"title\"><h1>mmprof <span class=\"what\">");
-    if (m->source == SOURCE_BUILTIN) {
+    if (source_has(m->source, HAS_WORKLOADS)) {
         sb_add(x->b, "C = A &times; B, ");
         html_run_sizes(x->b, m);
         sb_add(x->b, ", FP32</span></h1><p class=\"sub\">");
     } else {
-        sb_printf(x->b, "%s ", html_source_words(m));
+        sb_printf(x->b, "%s ", source_of(m->source)->name);
         sb_html(x->b, m->source_file);
         sb_add(x->b, "</span></h1><p class=\"sub\">");
     }
@@ -245,7 +248,7 @@ void html_header(html_ctx *x)
     bool command = m->command_line && m->command_line[0];
     sb_printf(x->b, "<details class=\"runfacts\"><summary>Run details: GPU, %s%stiming%s</summary>\n"
                     "<dl class=\"facts\">\n",
-              host_recorded(&m->host) ? "host, " : "", m->source == SOURCE_BUILTIN ? "BLAS, " : "",
+              host_recorded(&m->host) ? "host, " : "", source_has(m->source, HAS_WORKLOADS) ? "BLAS, " : "",
               command ? ", command" : "");
     for (int i = 0; i < m->ndevices; i++) {
         device_fact(x, &m->devices[i]);
@@ -262,7 +265,7 @@ void html_header(html_ctx *x)
         fact_close(x);
     }
     host_fact(x, &m->host);
-    if (m->source == SOURCE_BUILTIN)
+    if (source_has(m->source, HAS_WORKLOADS))
         builtin_facts(x, m);
     timing_fact(x, m);
     if (date[0]) {

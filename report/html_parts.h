@@ -44,6 +44,10 @@ void html_fig_cell(html_ctx *x, const metric_table *t, const void *row, const ch
 /* The figure as text, for a mark's tip (an SVG <title> holds no markup): the registry's format,
  * with its unit when unit, or "n/a". Returns buf. */
 const char *html_fig_text(const metric_table *t, const void *row, const char *key, bool unit, char *buf, size_t len);
+/* A length in % of its box, for a style attribute ("width:" then "12.345%"): layout, not a figure
+ * (the figure beside a bar or in its tip says the share), with the decimals the bar needs. The one
+ * place a page's CSS lengths become text. */
+num_text css_pct(double pct, int decimals);
 /* The attribute the page's script sorts a cell by: data-v="v". */
 void html_data_v(html_ctx *x, double v);
 /* Opens a numeric cell that the page's script sorts by value v. */
@@ -60,8 +64,6 @@ const char *html_memory_word(const workload_run *w);
 
 /* "2026-11-29T15:46:18Z" as "2026-11-29 15:46:18 UTC" (html_header.c). */
 void html_readable_date(const char *iso, char *buf, size_t len);
-/* "Nsight Systems export", "PyTorch profiler trace", "profiled program" or "mmprof run". */
-const char *html_source_words(const run_model *m);
 
 /* The sections' bodies: each writes what follows its heading and lede (html.c writes those, and
  * only for a section sections.h says is shown). */

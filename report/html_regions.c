@@ -8,6 +8,7 @@
 
 #include "host_idle.h"
 #include "html_parts.h"
+#include "source.h"
 
 static void heading_cells(html_ctx *x, const metric_table *t, const char *const *keys, int n)
 {
@@ -261,8 +262,9 @@ static void flow_rows(html_ctx *x, int region, const region_metrics *r)
 static void api_rows(html_ctx *x, int region, const region_metrics *r)
 {
     static const char *const cols[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
-    sb_add(x->b, "<h3>CUDA API calls by total time</h3>\n<div class=\"scroll\"><table class=\"apis sortable\">\n"
-                 "<thead><tr><th data-sort=\"text\">call</th><th data-sort=\"num\" class=\"r\">count</th>");
+    sb_printf(x->b, "<h3>%s by total time</h3>\n<div class=\"scroll\"><table class=\"apis sortable\">\n"
+                    "<thead><tr><th data-sort=\"text\">call</th><th data-sort=\"num\" class=\"r\">count</th>",
+              source_of(x->a->m->source)->api_calls);
     heading_cells(x, &api_stat_table, cols, (int)(sizeof cols / sizeof cols[0]));
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
     for (int i = 0; i < r->napistats && i < HTML_TOP_APIS; i++) {
@@ -306,12 +308,12 @@ static void idle_gap_rows(html_ctx *x)
         /* its largest state in its process's wall-time account, in the account's words */
         const account_row *acc = a->idle_accounts && a->idle_accounts[i].state < WS_COUNT ? &a->idle_accounts[i] : NULL;
         if (acc) {
-            char words[512], pct[16];
+            char words[512], pct[24];
             account_row_words(acc, words, sizeof words);
-            snprintf(pct, sizeof pct, "%.0f", acc->share_pct.v);
+            html_fig_text(&account_row_table, acc, "share_pct", true, pct, sizeof pct);
             sb_printf(x->b, "<span class=\"g-%s acct-chip\"></span>", wall_groups[wall_states[acc->state].group].key);
             sb_html(x->b, wall_states[acc->state].brief);
-            sb_printf(x->b, " %s%%", pct);
+            sb_printf(x->b, " %s", pct);
             if (words[0]) {
                 sb_add(x->b, ": ");
                 sb_html(x->b, words);

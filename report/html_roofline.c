@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "html_parts.h"
+#include "source.h"
 #include "svg.h"
 
 #define RF_W 1180.0
@@ -165,7 +166,7 @@ static void launch_table(html_ctx *x)
     if (m->counters.from[0]) { /* --ncu, or an import of the CSV alone */
         sb_add(b, " from Nsight Compute's CSV export <code>");
         sb_html(b, m->counters.from);
-        sb_add(b, m->source == SOURCE_NCU ? "</code> (ncu's own run, no timeline). "
+        sb_add(b, !source_has(m->source, HAS_TIMELINE) ? "</code> (ncu's own run, no timeline). "
                                          : "</code> (ncu's own run), matched to this run's kernels by name and launch order. ");
         sb_add(b, "<span class=\"quiet\">Durations are ncu's.</span></p>\n");
     } else
@@ -199,7 +200,7 @@ static void launch_table(html_ctx *x)
 
 void html_roofline(html_ctx *x)
 {
-    if (x->a->m->source != SOURCE_BUILTIN) {
+    if (!source_has(x->a->m->source, HAS_WORKLOADS)) { /* its counters are per launch */
         launch_table(x);
         return;
     }
@@ -240,16 +241,12 @@ void html_roofline(html_ctx *x)
     for (double d = g.xlo; d <= g.xhi + 1e-9; d++) {
         double gx = svg_scale(d, g.xlo, g.xhi, RF_X0, RF_X1);
         svg_line(b, gx, RF_Y0, gx, RF_Y1, "grid");
-        char t[24];
-        snprintf(t, sizeof t, "%g", pow(10, d));
-        svg_text(b, gx, RF_Y1 + 16, "middle", "tick", t);
+        svg_text(b, gx, RF_Y1 + 16, "middle", "tick", svg_tick(pow(10, d)).s);
     }
     for (double d = g.ylo; d <= g.yhi + 1e-9; d++) {
         double gy = svg_scale(d, g.ylo, g.yhi, RF_Y1, RF_Y0);
         svg_line(b, RF_X0, gy, RF_X1, gy, "grid");
-        char t[24];
-        snprintf(t, sizeof t, "%g", pow(10, d));
-        svg_text(b, RF_X0 - 6, gy + 4, "end", "tick", t);
+        svg_text(b, RF_X0 - 6, gy + 4, "end", "tick", svg_tick(pow(10, d)).s);
     }
     svg_text(b, (RF_X0 + RF_X1) / 2, RF_Y1 + 34, "middle", "colhead", "FLOP per DRAM byte");
     svg_text(b, 0, RF_Y0 - 6, "start", "colhead", "TFLOP/s");

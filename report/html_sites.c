@@ -3,6 +3,7 @@
  * where the host was while the GPU waited. Shown only where the run carries them. */
 #include "host_idle.h"
 #include "html_parts.h"
+#include "thresholds.h"
 
 #define HTML_SITE_ROWS 50 /* targets shown; the JSON has every one */
 
@@ -12,7 +13,7 @@ void html_sites(html_ctx *x)
     static const char *const cols[] = {"count", "share_pct"};
     /* Sites held to their cost are a sample of the calls: say so before shares of it. */
     const host_collection *hc = &h->collection;
-    if (hc->sites_pct.ok && hc->sites_pct.v < 99.95) {
+    if (hc->sites_pct.ok && hc->sites_pct.v < SITES_ALL_PCT) {
         char path[FIG_PATH];
         path_host_sampling(path);
         sb_add(x->b, "<p>Call sites were taken for ");

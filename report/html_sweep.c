@@ -48,10 +48,8 @@ static void frame(strbuf *b, const sweep_analysis *s, const axes *a, const char 
     }
     for (double d = ceil(a->ly0 - 1e-9); d <= a->ly1 + 1e-9; d++) {
         double y = svg_scale(d, a->ly0, a->ly1, SW_Y1, SW_Y0);
-        char t[24];
-        snprintf(t, sizeof t, "%g", pow(10, d));
         svg_line(b, SW_X0, y, SW_X1, y, "grid");
-        svg_text(b, SW_X0 - 6, y + 4, "end", "tick", t);
+        svg_text(b, SW_X0 - 6, y + 4, "end", "tick", svg_tick(pow(10, d)).s);
     }
     svg_text(b, SW_X0 - 6, SW_Y0 - 8, "end", "colhead", unit);
     svg_text(b, SW_X1, SW_Y1 + 32, "end", "colhead", "n (log)");

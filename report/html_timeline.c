@@ -51,11 +51,10 @@ static double twidth(const tscale *s, int64_t a, int64_t b)
 }
 
 /* "0.342 ms": an event's or a mark's own duration in its tip (the model's times, not a figure of
- * the analysis). */
-static const char *dur(int64_t ns, char *buf, size_t len)
+ * the analysis: report_value's event_ms). */
+static num_text dur(int64_t ns)
 {
-    snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
-    return buf;
+    return value_text(&report_value_table, "event_ms", (double)ns / 1e6, true);
 }
 
 /* Millisecond ticks along the top, with faint lines down through the lanes. */
@@ -69,8 +68,8 @@ static void time_axis(strbuf *b, const tscale *s, double y_lines_end)
     svg_vlines(b, xs, n, 14, y_lines_end, "grid");
     for (double v = 0; v <= span_ms + 1e-9; v += step) {
         double gx = s->x0 + v / span_ms * (s->x1 - s->x0);
-        char t[24];
-        snprintf(t, sizeof t, "%g ms", v); /* an axis tick: a multiple of a 1, 2 or 5 step */
+        char t[sizeof(num_text) + 3];
+        snprintf(t, sizeof t, "%s ms", svg_tick(v).s); /* a multiple of a 1, 2 or 5 step */
         svg_text(b, gx, 10, gx > s->x1 - 30 ? "end" : "middle", "tick", t);
     }
 }
@@ -89,8 +88,8 @@ static void labelled(strbuf *b, const tscale *s, int64_t start, int64_t end, dou
                      const char *name, const char *tip_extra)
 {
     double x = tx(s, start), w = twidth(s, start, end);
-    char tip[256], d[32];
-    snprintf(tip, sizeof tip, "%s\n%s%s%s", name, dur(end - start, d, sizeof d), tip_extra ? "\n" : "",
+    char tip[256];
+    snprintf(tip, sizeof tip, "%s\n%s%s%s", name, dur(end - start).s, tip_extra ? "\n" : "",
              tip_extra ? tip_extra : "");
     svg_rect(b, x, y, w, h, 1, cls, NULL, tip);
     if (w > 7.0 * (double)strlen(name) + 8)
@@ -123,11 +122,12 @@ static const char *dir_word(copy_dir d)
  * event is one "ev" mark (or part of one), and "ev1" marks repeat a few of them. */
 static void copy_mark(strbuf *b, const tscale *s, const copy_event *c, double y, bool again)
 {
-    char tip[256], d[32];
-    /* The copy's bytes in MiB, one decimal: its size as the record gave it. */
-    snprintf(tip, sizeof tip, "%s copy, %s to %s\n%.1f MiB in %s\nstream %u, correlation %u", dir_word(c->dir),
-             mem_kind_name(c->src), mem_kind_name(c->dst), (double)c->bytes / (1024.0 * 1024),
-             dur(c->end_ns - c->start_ns, d, sizeof d), c->stream, c->correlation);
+    char tip[256];
+    /* The copy's bytes in MiB: its size as the record gave it. */
+    snprintf(tip, sizeof tip, "%s copy, %s to %s\n%s in %s\nstream %u, correlation %u", dir_word(c->dir),
+             mem_kind_name(c->src), mem_kind_name(c->dst),
+             value_text(&report_value_table, "copy_mib", (double)c->bytes / (1024.0 * 1024), true).s,
+             dur(c->end_ns - c->start_ns).s, c->stream, c->correlation);
     const char *cls = c->dir == COPY_H2D ? "ev h2d" : c->dir == COPY_D2H ? "ev d2h" : "ev oc";
     if (again)
         cls = c->dir == COPY_H2D ? "ev1 h2d" : c->dir == COPY_D2H ? "ev1 d2h" : "ev1 oc";
@@ -145,9 +145,9 @@ static const kernel_summary *summary_of(const workload_metrics *r, const char *n
 static void kernel_mark(strbuf *b, const tscale *s, const workload_metrics *r, const kernel_event *k, double y,
                         bool again)
 {
-    char name[256], tip[640], d[32];
+    char name[256], tip[640];
     kernel_display_name(k->name, name, sizeof name);
-    int n = snprintf(tip, sizeof tip, "%s\n%s\ngrid %dx%dx%d, block %dx%dx%d", name, dur(k->end_ns - k->start_ns, d, sizeof d),
+    int n = snprintf(tip, sizeof tip, "%s\n%s\ngrid %dx%dx%d, block %dx%dx%d", name, dur(k->end_ns - k->start_ns).s,
                      k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
     if (k->has_resources && n > 0 && (size_t)n < sizeof tip)
         n += snprintf(tip + n, sizeof tip - (size_t)n, "\n%d registers, %d B shared memory", k->registers,
@@ -180,11 +180,11 @@ static void kernel_run_flush(strbuf *b, const tscale *s, const workload_metrics 
     if (run->n == 1)
         kernel_mark(b, s, r, run->first, y, false);
     else if (run->n > 1) {
-        char name[256], tip[512], attr[40], over[32], sum[32], lo[32], hi[32];
+        char name[256], tip[512], attr[40];
         kernel_display_name(run->first->name, name, sizeof name);
         snprintf(tip, sizeof tip, "%s\n%zu launches over %s: %s of kernel time\neach %s to %s", name, run->n,
-                 dur(run->end - run->first->start_ns, over, sizeof over), dur(run->sum_ns, sum, sizeof sum),
-                 dur(run->min_ns, lo, sizeof lo), dur(run->max_ns, hi, sizeof hi));
+                 dur(run->end - run->first->start_ns).s, dur(run->sum_ns).s,
+                 dur(run->min_ns).s, dur(run->max_ns).s);
         snprintf(attr, sizeof attr, "data-launches=\"%zu\"", run->n);
         svg_rect(b, tx(s, run->first->start_ns), y, twidth(s, run->first->start_ns, run->end), TL_LANE_H, 1,
                  "ev k", attr, tip);
@@ -280,8 +280,8 @@ static void run_overview(html_ctx *x)
         sb_add(&key, "<li>");
         sb_html(&key, label);
         sb_add(&key, "</li>");
-        char tip[128], d[32];
-        snprintf(tip, sizeof tip, "%d. %s\n%s", number, label, dur(z - a, d, sizeof d));
+        char tip[128];
+        snprintf(tip, sizeof tip, "%d. %s\n%s", number, label, dur(z - a).s);
         svg_rect(b, tx(&s, a), y, twidth(&s, a, z), TL_PHASE_H, 1,
                  !w->needs_gpu ? "span cpu" : (w->host_memory == MEM_PINNED ? "span gpu pinned" : "span gpu"), NULL, tip);
         /* A span is labelled with its name inside when it fits, else with its number (the key
@@ -366,17 +366,17 @@ static void api_mark(strbuf *b, const tscale *s, const api_event *const *calls, 
         else
             other++;
     }
-    char tip[512], attr[32], busy[32], over[32];
+    char tip[512], attr[32];
     int len;
-    dur(busy_ns, busy, sizeof busy);
+    num_text busy = dur(busy_ns);
     if (n == 1) {
         char nm[128];
         api_display_name(calls[0]->name, nm, sizeof nm);
-        len = snprintf(tip, sizeof tip, "%s\n%s\nthread %u, correlation %u", nm, busy, calls[0]->thread,
+        len = snprintf(tip, sizeof tip, "%s\n%s\nthread %u, correlation %u", nm, busy.s, calls[0]->thread,
                        calls[0]->correlation);
     } else {
-        len = snprintf(tip, sizeof tip, "%zu CUDA API calls\n%s in calls over %s", n, busy,
-                       dur(end - calls[0]->start_ns, over, sizeof over));
+        len = snprintf(tip, sizeof tip, "%zu CUDA API calls\n%s in calls over %s", n, busy.s,
+                       dur(end - calls[0]->start_ns).s);
         for (int k = 0; k < nn && len > 0 && (size_t)len < sizeof tip; k++) {
             char nm[128];
             api_display_name(names[k].name, nm, sizeof nm);

@@ -65,8 +65,9 @@ static void verification(html_ctx *x, const workload_run *w)
 {
     if (w->verified) {
         bool ok = w->status == WL_OK;
-        sb_printf(x->b, "<span class=\"%s\">%s %.1e %s %.0e</span>", ok ? "pass" : "fail", ok ? "&#10003;" : "&#10007;",
-                  w->rel_error, ok ? "&le;" : "&gt;", w->error_bound);
+        sb_printf(x->b, "<span class=\"%s\">%s %s %s %s</span>", ok ? "pass" : "fail", ok ? "&#10003;" : "&#10007;",
+                  value_text(&report_value_table, "rel_error", w->rel_error, false).s, ok ? "&le;" : "&gt;",
+                  value_text(&report_value_table, "error_bound", w->error_bound, false).s);
     } else {
         sb_printf(x->b, "<span class=\"%s\">not verified</span>", w->status == WL_OK ? "quiet" : "fail");
     }
@@ -78,7 +79,7 @@ static void pct_bar(html_ctx *x, const metric *pct)
     if (!pct->ok)
         return;
     double w = pct->v < 0 ? 0 : (pct->v > 100 ? 100 : pct->v);
-    sb_printf(x->b, "<span class=\"pbar\"><span style=\"width:%.1f%%\"></span></span>", w);
+    sb_printf(x->b, "<span class=\"pbar\"><span style=\"width:%s\"></span></span>", css_pct(w, 1).s);
 }
 
 static void card(html_ctx *x, int i)
@@ -230,8 +231,8 @@ static void resource_cells(html_ctx *x, const workload_run *w, const kernel_summ
     snprintf(cell, sizeof cell, "%d", s->registers);
     fact_cell(x, s->registers, cell);
     int smem = s->static_smem + s->dynamic_smem;
-    if (smem >= 1024) /* a size, in KiB with one decimal as the launch shapes read */
-        snprintf(cell, sizeof cell, "%.1f KiB", smem / 1024.0);
+    if (smem >= 1024) /* a size, in KiB as the launch shapes read */
+        snprintf(cell, sizeof cell, "%s", value_text(&report_value_table, "smem_kib", smem / 1024.0, true).s);
     else
         snprintf(cell, sizeof cell, "%d B", smem);
     fact_cell(x, smem, cell);

@@ -15,6 +15,7 @@
 #include "host_idle.h"
 #include "memory.h"
 #include "model_json.h"
+#include "source.h"
 #include "json_writer.h"
 #include "strbuf.h"
 
@@ -1078,7 +1079,7 @@ static void *write_model_part(void *p)
 
 json_model_text *json_model_text_start(const run_model *m, int scratch)
 {
-    json_model_text *t = m->source == SOURCE_BUILTIN ? NULL : calloc(1, sizeof *t);
+    json_model_text *t = source_has(m->source, HAS_WORKLOADS) ? NULL : calloc(1, sizeof *t);
     if (!t) {
         if (scratch >= 0)
             close(scratch);

@@ -2,12 +2,32 @@
 #include "svg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+num_text svg_num(double v, int decimals)
+{
+    num_text t;
+    snprintf(t.s, sizeof t.s, "%.*f", decimals, v);
+    return t;
+}
+
+num_text svg_tick(double v)
+{
+    num_text t;
+    snprintf(t.s, sizeof t.s, "%g", v);
+    return t;
+}
+
+/* A coordinate with two decimals (x: marks along a long timeline are a hundredth of a unit
+ * apart) or one (y, text and paths). */
+#define D2(v) svg_num((v), 2).s
+#define D1(v) svg_num((v), 1).s
 
 void svg_open(strbuf *b, double w, double h, const char *cls, const char *label)
 {
-    sb_printf(b, "<svg class=\"chart%s%s\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
-                 "role=\"img\" aria-label=\"", cls ? " " : "", cls ? cls : "", w, h, w, h);
+    sb_printf(b, "<svg class=\"chart%s%s\" viewBox=\"0 0 %s %s\" width=\"%s\" height=\"%s\" role=\"img\" aria-label=\"",
+              cls ? " " : "", cls ? cls : "", svg_num(w, 0).s, svg_num(h, 0).s, svg_num(w, 0).s, svg_num(h, 0).s);
     sb_html(b, label);
     sb_add(b, "\">");
 }
@@ -22,7 +42,7 @@ void svg_rect(strbuf *b, double x, double y, double w, double h, double min_w, c
 {
     if (w < min_w)
         w = min_w;
-    sb_printf(b, "<rect class=\"%s\" x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\"", cls, x, y, w, h);
+    sb_printf(b, "<rect class=\"%s\" x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\"", cls, D2(x), D1(y), D2(w), D1(h));
     if (attrs) {
         sb_add(b, " ");
         sb_add(b, attrs);
@@ -38,7 +58,7 @@ void svg_rect(strbuf *b, double x, double y, double w, double h, double min_w, c
 
 static void text_open(strbuf *b, double x, double y, const char *anchor, const char *cls)
 {
-    sb_printf(b, "<text x=\"%.1f\" y=\"%.1f\"", x, y);
+    sb_printf(b, "<text x=\"%s\" y=\"%s\"", D1(x), D1(y));
     if (anchor && strcmp(anchor, "start") != 0)
         sb_printf(b, " text-anchor=\"%s\"", anchor);
     if (cls)
@@ -87,7 +107,7 @@ void svg_fig(strbuf *b, double x, double y, const char *anchor, const char *cls,
 
 void svg_line(strbuf *b, double x1, double y1, double x2, double y2, const char *cls)
 {
-    sb_printf(b, "<line class=\"%s\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\"/>", cls, x1, y1, x2, y2);
+    sb_printf(b, "<line class=\"%s\" x1=\"%s\" y1=\"%s\" x2=\"%s\" y2=\"%s\"/>", cls, D2(x1), D1(y1), D2(x2), D1(y2));
 }
 
 void svg_vlines(strbuf *b, const double *xs, int n, double y1, double y2, const char *cls)
@@ -96,14 +116,14 @@ void svg_vlines(strbuf *b, const double *xs, int n, double y1, double y2, const 
         return;
     sb_printf(b, "<path class=\"%s\" d=\"", cls);
     for (int i = 0; i < n; i++)
-        sb_printf(b, "M%.2f %.1fV%.1f", xs[i], y1, y2);
+        sb_printf(b, "M%s %sV%s", D2(xs[i]), D1(y1), D1(y2));
     sb_add(b, "\"/>");
 }
 
 /* A circle's attributes, then its tip (as its <title>) or the tag's end. */
 static void circle(strbuf *b, double cx, double cy, double r, const char *cls, const char *color, const char *tip)
 {
-    sb_printf(b, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"%.1f\"", cls, cx, cy, r);
+    sb_printf(b, "<circle class=\"%s\" cx=\"%s\" cy=\"%s\" r=\"%s\"", cls, D2(cx), D2(cy), D1(r));
     if (color)
         sb_printf(b, " fill=\"%s\"", color);
     if (tip) {
@@ -129,7 +149,7 @@ void svg_polyline(strbuf *b, const double *xs, const double *ys, int n, const ch
 {
     sb_printf(b, "<path class=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\" d=\"", cls, color);
     for (int i = 0; i < n; i++)
-        sb_printf(b, "%s%.1f %.1f", i == 0 ? "M" : " L", xs[i], ys[i]);
+        sb_printf(b, "%s%s %s", i == 0 ? "M" : " L", D1(xs[i]), D1(ys[i]));
     sb_add(b, "\"/>");
 }
 

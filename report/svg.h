@@ -10,6 +10,15 @@
 #include "metric.h"
 #include "strbuf.h"
 
+/* A number of a chart's geometry (a coordinate, a length, a viewBox) with `decimals` decimals:
+ * the one place layout becomes text. Not a figure (figures go through the registry: svg_fig): a
+ * hundredth of a unit is finer than a pixel of any chart, a tenth enough across a lane. */
+num_text svg_num(double v, int decimals);
+/* An axis tick's value as %g writes it ("0.5", "25", "1e+06"): ticks are 1, 2 or 5 times a power
+ * of ten (svg_nice_step), a power of ten on a log axis or a multiple of 25, which %g writes in the
+ * fewest digits. Layout, not a figure; the caller adds the axis's unit. */
+num_text svg_tick(double v);
+
 /* <svg class="chart cls" viewBox="0 0 w h" role="img" aria-label="label">. */
 void svg_open(strbuf *b, double w, double h, const char *cls, const char *label);
 void svg_close(strbuf *b);

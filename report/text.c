@@ -15,7 +15,9 @@
 
 #include "host_idle.h"
 #include "sections.h"
+#include "source.h"
 #include "strbuf.h"
+#include "thresholds.h"
 
 /* Table columns for a workload: its name (the longest registered, cuda-blocktile-1d, is 17) and
  * its host memory. */
@@ -58,7 +60,8 @@ static void device_facts(const device_info *d, strbuf *b)
     if (d->clock_khz > 0)
         sb_printf(b, "%s %d MHz", d->sm_count > 0 ? " at" : ", SM clock", d->clock_khz / 1000);
     if (d->total_mem > 0)
-        sb_printf(b, ", %.1f GiB", (double)d->total_mem / (1024.0 * 1024 * 1024));
+        sb_printf(b, ", %s", value_text(&report_value_table, "device_memory_gib",
+                                       (double)d->total_mem / (1024.0 * 1024 * 1024), true).s);
     char v[16];
     if (d->driver_version > 0) {
         version_str(d->driver_version, v, sizeof v);
@@ -163,7 +166,9 @@ static void header(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
     char line[640];
-    if (m->source == SOURCE_BUILTIN) {
+    const source_desc *src = source_of(m->source);
+    bool workloads = source_has(m->source, HAS_WORKLOADS);
+    if (workloads) {
         char sizes[64] = "";
         int lo = m->builtin.n, hi = m->builtin.n;
         for (int i = 0; i < m->builtin.nsizes; i++) {
@@ -178,38 +183,36 @@ static void header(ctx *x, const analysis *a)
         snprintf(line, sizeof line, "C = A x B%s, FP32 row-major, seed %llu, %s", size,
                  (unsigned long long)m->builtin.seed, m->started_at);
     } else {
-        static const char *const what[] = {[SOURCE_KINETO] = "PyTorch profiler trace",
-                                           [SOURCE_NSYS] = "Nsight Systems export",
-                                           [SOURCE_PROFILE] = "profile",
-                                           [SOURCE_NCU] = "Nsight Compute CSV export"};
-        snprintf(line, sizeof line, "%s %s%s%s", what[m->source], m->source_file,
+        snprintf(line, sizeof line, "%s %s%s%s", src->name, m->source_file,
                  m->started_at[0] ? ", recorded " : "", m->started_at);
     }
     fprintf(x->out, "%smmprof %s%s  ", c(x, BOLD), m->tool_version, c(x, RESET));
     wrapped(x, 9 + (int)strlen(m->tool_version), line);
-    if (m->source == SOURCE_BUILTIN) {
+    if (workloads) {
         if (m->builtin.max_noise_pct > 0)
-            fprintf(x->out, "Sampling until noise <= %.2f%% or %.2f s per workload and size%s\n", m->builtin.max_noise_pct,
-                    m->builtin.max_time_s, m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
+            fprintf(x->out, "Sampling until noise <= %s or %s per workload and size%s\n",
+                    value_text(&report_value_table, "max_noise_pct", m->builtin.max_noise_pct, true).s,
+                    value_text(&report_value_table, "max_time_s", m->builtin.max_time_s, true).s,
+                    m->builtin.cold_l2 ? "; L2 flushed before each timed launch" : "");
         else if (m->builtin.cold_l2)
             fprintf(x->out, "Sampling: L2 flushed before each timed launch\n");
     }
     device_lines(x, a);
     host_line(x, &m->host);
-    if (m->source == SOURCE_BUILTIN)
+    if (workloads)
         blas_lines(x, &m->builtin.blas);
     const collection_info *ci = &m->collection;
-    if (m->source == SOURCE_NCU)
+    if (!source_has(m->source, HAS_TIMELINE))
         snprintf(line, sizeof line, "GPU: none: %s (timing figures n/a)", ci->reason);
-    else if (m->source != SOURCE_BUILTIN)
+    else if (!workloads)
         snprintf(line, sizeof line, "GPU: kernel, copy, memset and API records as the %s recorded them; "
-                                    "%d process%s, %d thread%s",
-                 m->source == SOURCE_NSYS ? "Nsight Systems export" : m->source == SOURCE_KINETO ? "trace" : "profile",
+                                    "%d process%s, %d thread%s", src->recorder,
                  m->nprocesses, m->nprocesses == 1 ? "" : "es", m->nthreads, m->nthreads == 1 ? "" : "s");
     else if (ci->source == TIMING_CUPTI)
         snprintf(line, sizeof line, "GPU: CUPTI activity records (CUPTI API %d; %llu records, %llu dropped; "
-                                    "flush %.1f ms). CPU: host clock", ci->cupti_version,
-                 (unsigned long long)ci->records, (unsigned long long)ci->dropped, ci->flush_ms);
+                                    "flush %s). CPU: host clock", ci->cupti_version,
+                 (unsigned long long)ci->records, (unsigned long long)ci->dropped,
+                 value_text(&report_value_table, "flush_ms", ci->flush_ms, true).s);
     else if (ci->source == TIMING_CUDA_EVENT)
         snprintf(line, sizeof line, "GPU: cudaEvents around each copy and launch (%s). CPU: host clock", ci->reason);
     else
@@ -244,7 +247,7 @@ static void header(ctx *x, const analysis *a)
     snprintf(line + n, sizeof line - n, "; %s launch call sites", fig(x, f1, sizeof f1, t, hc, "sites", false));
     n = strlen(line);
     /* Sites held to their cost are a sample of the calls: the shares of "Launched from" are of it. */
-    if (hc->sites_pct.ok && hc->sites_pct.v < 99.95)
+    if (hc->sites_pct.ok && hc->sites_pct.v < SITES_ALL_PCT)
         snprintf(line + n, sizeof line - n, " (for %s of the GPU work%s)", fig(x, f2, sizeof f2, t, hc, "sites_pct", true),
                  host_sites_held(hc) ? ": the rest left without one to hold their cost to 1% of the program's time" : "");
     fputs("Host    ", x->out);
@@ -373,16 +376,16 @@ static void verdicts(ctx *x, const analysis *a)
     for (int i = 0; i < a->nwl; i++) {
         const workload_metrics *r = &a->wl[i];
         const workload_run *w = r->w;
-        char label[40], err[32] = "-";
+        char label[40], err[2 * sizeof(num_text) + 8] = "-";
         if (w->status == WL_SKIPPED)
             continue;
         row_label(w, label, sizeof label);
         size_heading(x, a, w, &last_n);
         if (w->verified)
-            snprintf(err, sizeof err, "%.1e <= %.0e", w->rel_error, w->error_bound);
+            snprintf(err, sizeof err, "%s %s %s", value_text(&report_value_table, "rel_error", w->rel_error, false).s,
+                     w->status == WL_FAILED ? ">" : "<=",
+                     value_text(&report_value_table, "error_bound", w->error_bound, false).s);
         const char *col = w->status == WL_OK ? GREEN : (w->status == WL_SKIPPED ? YELLOW : RED);
-        if (w->verified && w->status == WL_FAILED)
-            snprintf(err, sizeof err, "%.1e > %.0e", w->rel_error, w->error_bound);
         fprintf(x->out, "%-" LABEL_W "s %s%-7s%s %-18s %s%s%s\n", label, c(x, col), status_name(w->status), c(x, RESET),
                 err, c(x, BOLD), verdict_name(r->verdict), c(x, RESET));
         if (w->needs_gpu && w->status != WL_SKIPPED) {
@@ -425,7 +428,7 @@ static void kernel_table(ctx *x, const analysis *a)
             dims(s->block, block, sizeof block);
             if (s->has_resources) {
                 snprintf(regs, sizeof regs, "%d", s->registers);
-                bytes_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
+                smem_str(s->static_smem + s->dynamic_smem, smem, sizeof smem);
             }
             fig(x, occ, sizeof occ, t, s, "occupancy_pct", false);
             fig(x, med, sizeof med, t, s, "median_ms", false);
@@ -480,7 +483,7 @@ static void ladder_table(ctx *x, const analysis *a)
             marks = marks < 0 ? 0 : (marks > 20 ? 20 : marks);
             memset(bar, '#', (size_t)marks);
             bar[marks] = '\0';
-            if (r->vs_cublas_pct.v > 102.5)
+            if (r->vs_cublas_pct.v > 100.0 + LIBRARY_TIE_PCT) /* faster than the library */
                 strcat(bar, "+");
         }
         if (k && k->occupancy_pct.ok) {
@@ -510,8 +513,9 @@ static void tool_time(ctx *x, const analysis *a)
     int col = 18;
     for (int i = 0; i < m->builtin.ntool_phases; i++) {
         char item[64];
-        snprintf(item, sizeof item, "%s %.0f ms", m->builtin.tool_phases[i].name,
-                 (double)(m->builtin.tool_phases[i].end_ns - m->builtin.tool_phases[i].start_ns) / 1e6);
+        snprintf(item, sizeof item, "%s %s", m->builtin.tool_phases[i].name,
+                 value_text(&report_value_table, "tool_phase_ms",
+                            (double)(m->builtin.tool_phases[i].end_ns - m->builtin.tool_phases[i].start_ns) / 1e6, true).s);
         if (i > 0) {
             fputs(",", x->out);
             col++;
@@ -591,7 +595,7 @@ void render_text(const analysis *a, FILE *out, bool color)
     x.out = out;
     x.color = color;
     header(&x, a);
-    bool builtin = a->m->source == SOURCE_BUILTIN;
+    bool builtin = source_has(a->m->source, HAS_WORKLOADS);
     const text_part *parts = builtin ? builtin_parts : timeline_parts;
     size_t nparts = builtin ? sizeof builtin_parts / sizeof builtin_parts[0] : sizeof timeline_parts / sizeof timeline_parts[0];
     for (size_t i = 0; i < nparts; i++)

@@ -6,6 +6,7 @@
 
 #include "accounts.h"
 #include "text_parts.h"
+#include "thresholds.h"
 
 #define TEXT_ACCOUNT_ROWS 6 /* states shown per account; the rest summed on one line */
 
@@ -41,7 +42,7 @@ static void account_rows(ctx *x, const wall_account *acc)
             fprintf(x->out, "%8s", "");
         char why[640] = "";
         size_t n = 0;
-        if (wall_state_gpu(r->state) && r->host_wait_pct.ok && r->host_wait_pct.v >= 0.5) {
+        if (wall_state_gpu(r->state) && r->host_wait_pct.ok && r->host_wait_pct.v >= ACCOUNT_WAIT_SHOWN_PCT) {
             char w[16];
             n += (size_t)snprintf(why, sizeof why, "the host waited %s%s",
                                   fig(x, w, sizeof w, &account_row_table, r, "host_wait_pct", true),
@@ -57,7 +58,8 @@ static void account_rows(ctx *x, const wall_account *acc)
         }
     }
     if (more > 0)
-        fprintf(x->out, "  (%d more states, %.3f ms; every one is in the JSON report)\n", more, rest);
+        fprintf(x->out, "  (%d more states, %s; every one is in the JSON report)\n", more,
+                value_text(&account_row_table, "ms", rest, true).s);
 }
 
 static void account_head(ctx *x, const wall_account *acc, const char *what)

@@ -3,6 +3,7 @@
  * the figure that decided. */
 #include <string.h>
 
+#include "source.h"
 #include "text_parts.h"
 
 /* Rows shown; the JSON and CSV keep every launch. */
@@ -20,7 +21,7 @@ static void launch_counters(ctx *x, const analysis *a)
         at += snprintf(head + at, sizeof head - (size_t)at, " (at most %ld)", m->counters.max);
     if (m->counters.from[0]) /* --ncu, or an import of the CSV alone */
         snprintf(head + at, sizeof head - (size_t)at, " from Nsight Compute's CSV export %.200s (ncu's own run%s)",
-                 m->counters.from, m->source == SOURCE_NCU ? ", no timeline" : ", matched to this run's kernels by name and launch order");
+                 m->counters.from, !source_has(m->source, HAS_TIMELINE) ? ", no timeline" : ", matched to this run's kernels by name and launch order");
     else
         snprintf(head + at, sizeof head - (size_t)at,
                  ", each replayed within its launch once per counter pass (kernel replay); Nsight Compute's metrics. "
@@ -50,7 +51,7 @@ static void launch_counters(ctx *x, const analysis *a)
 void text_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;
-    if (m->source != SOURCE_BUILTIN) { /* a program's launches, profiled or given by Nsight Compute */
+    if (!source_has(m->source, HAS_WORKLOADS)) { /* its counters are per launch */
         fprintf(x->out, "\n%sHardware counters%s  ", c(x, BOLD), c(x, RESET));
         if (m->nlaunch_counters == 0)
             wrapped(x, 20, m->counters.why[0] ? m->counters.why : "no launch was profiled");

@@ -59,9 +59,10 @@ static void peer_matrix(ctx *x, const run_model *m, const devices_analysis *d)
         return;
     }
     char line[256];
-    snprintf(line, sizeof line, "cudaMemcpyPeerAsync of %.0f MiB x %d (GB/s) and of %llu B x %d back to back "
+    snprintf(line, sizeof line, "cudaMemcpyPeerAsync of %s x %d (GB/s) and of %llu B x %d back to back "
                                 "(latency); direct: peer access on, staged: off",
-             (double)g->copy_bytes / (1024.0 * 1024.0), g->copy_reps, (unsigned long long)g->latency_bytes,
+             value_text(&report_value_table, "peer_copy_mib", (double)g->copy_bytes / (1024.0 * 1024.0), true).s,
+             g->copy_reps, (unsigned long long)g->latency_bytes,
              g->latency_reps);
     fprintf(x->out, "\n%sPeer copies%s  ", c(x, BOLD), c(x, RESET));
     wrapped(x, 13, line);

@@ -24,7 +24,8 @@ static void calls_line(ctx *x, const idle_stretch *g)
          * where the runtime created its context; a memcpy from pageable memory) says so. */
         if (idle_cause_of_name(k->name) != k->cause)
             snprintf(as, sizeof as, " [%s]", idle_cause_key(k->cause));
-        snprintf(one, sizeof one, "%s%s%s%s %.3f ms", i ? ", " : "", k->name, times, as, k->ms.v);
+        snprintf(one, sizeof one, "%s%s%s%s %s", i ? ", " : "", k->name, times, as,
+                 value_text(&report_value_table, "idle_call_ms", k->ms.v, true).s);
         strncat(line, one, sizeof line - strlen(line) - 1);
     }
     fprintf(x->out, "%-34s ", "");
@@ -108,8 +109,9 @@ static void breakdown(ctx *x, const analysis *a)
     const region_metrics *r = &a->rg[a->listed[0]];
     if (!r->idle_ms.ok || r->idle_ms.v <= 0)
         return;
-    fprintf(x->out, "\n%sIdle time by cause%s  %s: %.3f ms idle\n", c(x, BOLD), c(x, RESET),
-            a->m->regions[r->region].name, r->idle_ms.v);
+    char idle[32];
+    fprintf(x->out, "\n%sIdle time by cause%s  %s: %s idle\n", c(x, BOLD), c(x, RESET), a->m->regions[r->region].name,
+            fig(x, idle, sizeof idle, &region_metric_table, r, "idle_ms", true));
     fprintf(x->out, "%s%-44s %10s %6s%s\n", c(x, DIM), "cause", "idle ms", "share", c(x, RESET));
     static const text_col cols[] = {{"ms", 10, false}, {"share_pct", 6, false}};
     for (int k = 0; k < IDLE_NCAUSES; k++) {

@@ -81,10 +81,10 @@ void dims(const int d[3], char *buf, size_t len)
         snprintf(buf, len, "%d", d[0]);
 }
 
-void bytes_str(int b, char *buf, size_t len)
+void smem_str(int b, char *buf, size_t len)
 {
     if (b >= 1024)
-        snprintf(buf, len, "%.1fK", b / 1024.0);
+        snprintf(buf, len, "%sK", value_text(&report_value_table, "smem_kib", b / 1024.0, false).s);
     else
         snprintf(buf, len, "%d", b);
 }

@@ -47,7 +47,9 @@ void fig_cells(ctx *x, const metric_table *t, const void *row, const text_col *c
 /* text after a lead of lead_width columns, wrapped to TEXT_WIDTH. */
 void wrapped(ctx *x, int lead_width, const char *text);
 void dims(const int d[3], char *buf, size_t len);
-void bytes_str(int b, char *buf, size_t len);
+/* A kernel's shared memory per block in a narrow column: bytes below 1 KiB, else the registry's
+ * smem_kib with "K" for its unit ("1.5K"). */
+void smem_str(int b, char *buf, size_t len);
 /* "registers+shared memory" as "regs+smem". */
 const char *short_limiter(const char *full, char *buf, size_t len);
 

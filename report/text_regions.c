@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sections.h"
+#include "source.h"
 #include "text_parts.h"
 
 static int depth_of(const run_model *m, int i)
@@ -243,13 +244,13 @@ static void copies_by_kind(ctx *x, const region_metrics *r)
 
 #define TOP_APIS 10
 
-/* CUDA API calls by total time, as nsys stats lists them. */
-static void apis_by_time(ctx *x, const region_metrics *r)
+/* The API calls by total time, as nsys stats lists them, named as the run's source names them. */
+static void apis_by_time(ctx *x, const run_model *m, const region_metrics *r)
 {
     if (r->napistats == 0)
         return;
-    fprintf(x->out, "\n%sCUDA API calls by total time%s  (%d names, %d calls)\n", c(x, BOLD), c(x, RESET),
-            r->napistats, r->napis);
+    fprintf(x->out, "\n%s%s by total time%s  (%d names, %d calls)\n", c(x, BOLD), source_of(m->source)->api_calls,
+            c(x, RESET), r->napistats, r->napis);
     fprintf(x->out, "%s%-32s %8s %10s %6s %10s %10s %10s%s\n", c(x, DIM), "call", "count", "total ms", "share",
             "median us", "min us", "max us", c(x, RESET));
     static const text_col cols[] = {
@@ -323,6 +324,6 @@ void text_regions(ctx *x, const analysis *a)
     /* The whole run as nsys stats tables it, for every source. */
     kernels_by_time(x, &a->rg[a->listed[0]]);
     copies_by_kind(x, &a->rg[a->listed[0]]);
-    apis_by_time(x, &a->rg[a->listed[0]]);
+    apis_by_time(x, a->m, &a->rg[a->listed[0]]);
     text_idle(x, a);
 }

@@ -17,6 +17,7 @@
 #include "host_idle.h"
 #include "host_where.h"
 #include "key_sort.h"
+#include "source.h"
 #include "strbuf.h"
 
 /* Logical threads, ordered within their process by these bases (the sort index shown). */
@@ -886,11 +887,12 @@ static void window_words(const analysis *a, const trace_window *w, char *buf, si
     int64_t t1 = m->nregions > 0 ? m->regions[0].end_ns : t0;
     snprintf(buf, len,
              "the run has %zu slices, more than the %zu a trace holds: this one keeps %zu, its %sNVTX ranges and "
-             "capture windows whole and %s of its first %.3f s of %.3f s (the rest left out); the JSON and text "
+             "capture windows whole and %s of its first %s of %s (the rest left out); the JSON and text "
              "reports have every figure, and profile --duration or --capture-range records a window of your choosing",
              w->total, trace_max_events, w->kept, w->gpu_cut == INT64_MAX ? "kernels, copies, " : "",
              w->gpu_cut == INT64_MAX ? "the CUDA API calls, host samples and CPU spans" : "the rest",
-             (double)(w->host_cut - t0) / 1e9, (double)(t1 - t0) / 1e9);
+             value_text(&report_value_table, "trace_window_s", (double)(w->host_cut - t0) / 1e9, true).s,
+             value_text(&report_value_table, "trace_window_s", (double)(t1 - t0) / 1e9, true).s);
 }
 
 void trace_window_note(const analysis *a, const char *path, FILE *err)
@@ -983,7 +985,7 @@ static void write_doc(trace *t, strbuf *b)
     sb_json(b, m->started_at);
     sb_add(b, "\"");
     /* The matrix size is a built-in run's; other sources have none to give. */
-    if (m->source == SOURCE_BUILTIN && m->builtin.n > 0)
+    if (source_has(m->source, HAS_WORKLOADS) && m->builtin.n > 0)
         sb_printf(b, ",\"n\":%d", m->builtin.n);
     sb_add(b, ",\"time_origin\":\"the run's start; times in microseconds\"");
     if (t->win.windowed) {
@@ -1129,9 +1131,9 @@ void trace_size_warning(size_t bytes, const char *path, FILE *err)
     if (bytes <= TRACE_VIEWER_MAX_BYTES)
         return;
     fprintf(err,
-            "mmprof: warning: --trace '%s' is %.0f MB: chrome://tracing opens JSON traces of at most %zu MB, and "
+            "mmprof: warning: --trace '%s' is %s: chrome://tracing opens JSON traces of at most %zu MB, and "
             "ui.perfetto.dev holds a trace at 2-4x its size in the browser's memory (typically 2 GB); open it with "
             "Perfetto's trace_processor --httpd, or record a shorter window (mmprof profile --duration, "
             "--capture-range)\n",
-            path, (double)bytes / 1e6, TRACE_VIEWER_MAX_BYTES >> 20);
+            path, value_text(&report_value_table, "trace_mb", (double)bytes / 1e6, true).s, TRACE_VIEWER_MAX_BYTES >> 20);
 }

@@ -511,10 +511,66 @@ static void registry_names_are_unique(void **state)
     }
 }
 
+/* Whether fmt holds one printf conversion and it reads a double (flags, width and precision
+ * aside): metric_format and value_text hand a row's format one double. */
+static bool one_double_conversion(const char *fmt)
+{
+    int n = 0;
+    bool is_double = false;
+    for (const char *p = fmt; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        p += 1 + strspn(p + 1, "-+ #0123456789.");
+        n++;
+        is_double = *p && strchr("aAeEfFgG", *p) != NULL;
+        if (!*p)
+            break;
+    }
+    return n == 1 && is_double;
+}
+
+/* The value tables (value_figures.c) are registry rows as the row tables' are: each table's name
+ * is its own among all of them, each key its own in its table, and every row's format, of either
+ * kind, reads the one double it is given. value_text writes a value as its row says, with its
+ * unit when asked, and a key its table lacks as "?key", never as a number. */
+static void value_tables_are_registry_rows(void **state)
+{
+    (void)state;
+    for (int i = 0; i < value_ntables; i++) {
+        const metric_table *t = value_tables[i];
+        assert_null(metric_table_named(t->name));
+        for (int j = 0; j < i; j++)
+            assert_string_not_equal(value_tables[j]->name, t->name);
+        for (int k = 0; k < t->n; k++) {
+            assert_ptr_equal(metric_find(t, t->defs[k].key), &t->defs[k]);
+            if (!one_double_conversion(t->defs[k].fmt))
+                fail_msg("%s.%s: format \"%s\" is not one double's", t->name, t->defs[k].key, t->defs[k].fmt);
+        }
+    }
+    for (int i = 0; i < metric_ntables; i++)
+        for (int k = 0; k < metric_tables[i]->n; k++)
+            if (!one_double_conversion(metric_tables[i]->defs[k].fmt))
+                fail_msg("%s.%s: format \"%s\" is not one double's", metric_tables[i]->name,
+                         metric_tables[i]->defs[k].key, metric_tables[i]->defs[k].fmt);
+    assert_string_equal(value_text(&verdict_figure_table, "busy_pct", 55.24, true).s, "55.2%");
+    assert_string_equal(value_text(&verdict_figure_table, "copy_ms", 3.2714, true).s, "3.271 ms");
+    assert_string_equal(value_text(&verdict_figure_table, "copy_ms", 3.2714, false).s, "3.271");
+    assert_string_equal(value_text(&account_row_table, "ms", 1.5, true).s, "1.500 ms");
+    assert_string_equal(value_text(&verdict_figure_table, "no_such_key", 1, true).s, "?no_such_key");
+    assert_false(one_double_conversion("%d ms"));
+    assert_false(one_double_conversion("%.1f of %.1f"));
+    assert_true(one_double_conversion("%+.1f%%"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(registry_names_are_unique),
+        cmocka_unit_test(value_tables_are_registry_rows),
         cmocka_unit_test_setup_teardown(every_sample_page_shows_its_json, temp_dir_setup, temp_dir_teardown),
         cmocka_unit_test_setup_teardown(memory_page_shows_its_json, temp_dir_setup, temp_dir_teardown),
     };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "source.h"
 #include "stats.h"
 
 cmp_verdict cmp_judge(double base, double new_value, double noise_base_pct, double noise_new_pct,
@@ -240,7 +241,7 @@ static bool sample_count_total(const analysis *a, bool is_region, const metric_d
     static const char *const region_sums[] = {"wall_ms", "kernel_ms", "memcpy_ms", "memset_ms", "h2d_ms",
                                               "h2d_bytes", "d2h_ms", "d2h_bytes", "gpu_busy_ms", "sync_ms",
                                               "api_ms", "largest_gap_ms"};
-    if (a->m->source != SOURCE_BUILTIN)
+    if (!source_has(a->m->source, HAS_WORKLOADS))
         return false;
     if (!is_region)
         return strcmp(d->key, "kernel_total_ms") == 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "analysis.h"
+#include "source.h"
 
 /* The fastest copy bandwidth of one direction: overall and per host-memory kind. */
 typedef struct {
@@ -73,8 +74,27 @@ static void pinned_vs_pageable(analysis *a)
     metric_ratio(&a->pinned_copy_x, &a->med_copy_pageable_ms, &a->med_copy_pinned_ms, 1.0);
 }
 
+/* A run of a source without the built-in workloads has none of these: n/a with its source's reason,
+ * not "no copies" (a trace may hold thousands; these are figures of workloads). */
+static void no_workloads(analysis *a, const char *why)
+{
+    metric *const all[] = {&a->best_h2d_gbps, &a->best_h2d_pinned_gbps, &a->best_h2d_pageable_gbps, &a->best_d2h_gbps,
+                           &a->best_d2h_pinned_gbps, &a->best_d2h_pageable_gbps, &a->med_h2d_pinned_gbps,
+                           &a->med_h2d_pageable_gbps, &a->med_d2h_pinned_gbps, &a->med_d2h_pageable_gbps,
+                           &a->pinned_h2d_x, &a->pinned_d2h_x, &a->med_copy_pinned_ms, &a->med_copy_pageable_ms,
+                           &a->pinned_copy_x};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        metric_na(all[i], "%s", why);
+    a->pinned_runs = a->pageable_runs = 0;
+}
+
 void copy_bests(analysis *a)
 {
+    const char *why = source_why_not(a->m->source, HAS_WORKLOADS);
+    if (why) {
+        no_workloads(a, why);
+        return;
+    }
     direction h2d = {&a->best_h2d_gbps, &a->best_h2d_pinned_gbps, &a->best_h2d_pageable_gbps};
     direction d2h = {&a->best_d2h_gbps, &a->best_d2h_pinned_gbps, &a->best_d2h_pageable_gbps};
     pinned_vs_pageable(a);

@@ -392,30 +392,33 @@ void run_diff_free(run_diff *d)
     d->nchanges = 0;
 }
 
+/* A change's figure as the registry's diff table writes it (value_figures.c). */
+#define DV(key, v) value_text(&diff_value_table, (key), (v), true).s
+
 static void ms_text(char *buf, size_t len, double v)
 {
-    snprintf(buf, len, isfinite(v) ? "%.3f ms" : "-", v);
+    snprintf(buf, len, "%s", isfinite(v) ? DV("value_ms", v) : "-");
 }
 
 void diff_change_words(const diff_change *c, char *buf, size_t len)
 {
-    char va[32], vb[32];
+    char va[sizeof(num_text)], vb[sizeof(num_text)];
     ms_text(va, sizeof va, c->base);
     ms_text(vb, sizeof vb, c->new_value);
     const char *what = c->kind == DIFF_RANGE && strcmp(c->figure, "median_ms") == 0 ? " median"
                        : c->kind == DIFF_RANGE || c->kind == DIFF_KERNEL           ? " total"
                        : c->kind == DIFF_RUN                                       ? " wall"
                                                                                    : "";
-    char pct[32] = "";
+    char pct[sizeof(num_text) + 2] = "";
     if (isfinite(c->delta_pct))
-        snprintf(pct, sizeof pct, ", %+.1f%%", c->delta_pct);
+        snprintf(pct, sizeof pct, ", %s", DV("delta_pct", c->delta_pct));
     if (c->verdict == DV_NEW || c->verdict == DV_GONE)
-        snprintf(buf, len, "%s '%s'%s: %s, %s (%s; noise %.3f ms from %s)", diff_kind_name(c->kind), c->name, what,
-                 c->verdict == DV_NEW ? "new" : "gone", c->verdict == DV_NEW ? vb : va, c->detail, c->noise_ms,
-                 c->noise_from);
+        snprintf(buf, len, "%s '%s'%s: %s, %s (%s; noise %s from %s)", diff_kind_name(c->kind), c->name, what,
+                 c->verdict == DV_NEW ? "new" : "gone", c->verdict == DV_NEW ? vb : va, c->detail,
+                 DV("noise_ms", c->noise_ms), c->noise_from);
     else
-        snprintf(buf, len, "%s '%s'%s %s -> %s (%+.3f ms%s; noise %.3f ms from %s): %s", diff_kind_name(c->kind),
-                 c->name, what, va, vb, c->delta_ms, pct, c->noise_ms, c->noise_from,
+        snprintf(buf, len, "%s '%s'%s %s -> %s (%s%s; noise %s from %s): %s", diff_kind_name(c->kind),
+                 c->name, what, va, vb, DV("delta_ms", c->delta_ms), pct, DV("noise_ms", c->noise_ms), c->noise_from,
                  c->verdict == DV_SAME ? "same within noise" : diff_verdict_name(c->verdict));
 }
 
@@ -425,9 +428,9 @@ void diff_parts_words(const diff_change *c, char *buf, size_t len)
     buf[0] = '\0';
     for (int i = 0; i < c->nparts && used < len; i++) {
         const diff_part *p = &c->parts[i];
-        /* a tenth of a millisecond where that is a small part of it, else three decimals */
-        int n = snprintf(buf + used, len - used, fabs(p->delta_ms) >= 1 ? "%s%s %+.1f ms%s%s" : "%s%s %+.3f ms%s%s",
-                         i ? ", " : "", p->words, p->delta_ms, p->at[0] ? " at " : "", p->at);
+        int n = snprintf(buf + used, len - used, "%s%s %s%s%s", i ? ", " : "", p->words,
+                         DV(fabs(p->delta_ms) >= 1 ? "part_ms" : "part_small_ms", p->delta_ms), p->at[0] ? " at " : "",
+                         p->at);
         used += n > 0 ? (size_t)n : 0;
     }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "source.h"
 
 bool host_activity_present(const host_activity *h)
 {
@@ -102,12 +103,15 @@ static bool region_views(const analysis *a, const host_causes *causes, const hos
     return ok;
 }
 
-static void collection_of(const host_activity *ha, host_collection *c)
+/* How the host was seen. A source that cannot have mmprof's sampler and call sites (source.h)
+ * gives its own reason for what they count; a run of one that can says why they are missing. */
+static void collection_of(const host_activity *ha, run_source source, host_collection *c)
 {
     size_t py = 0;
     for (size_t i = 0; i < ha->nsamples; i++)
         py += ha->samples[i].source == HOST_SAMPLE_PY;
-    const char *off = ha->why_not[0] ? ha->why_not : "no sampler ran";
+    const char *cannot = source_why_not(source, HAS_HOST_SAMPLES);
+    const char *off = cannot ? cannot : ha->why_not[0] ? ha->why_not : "no sampler ran";
     if (ha->nsamples > 0 || ha->rate_hz > 0) {
         metric_set(&c->py_samples, (double)py);
         metric_set(&c->cpu_samples, (double)(ha->nsamples - py));
@@ -123,8 +127,8 @@ static void collection_of(const host_activity *ha, host_collection *c)
         metric_set(&c->sites_skipped, (double)st->sites_skipped);
         metric_set(&c->sites_off_ms, (double)st->sites_off_ns / 1e6);
     } else {
-        metric_na(&c->sites_skipped, "not counted: no sitestat line (an import, or a process that ended "
-                                     "without its exit handler)");
+        metric_na(&c->sites_skipped, "%s", cannot ? cannot : "not counted: no sitestat line (a process that ended "
+                                                             "without its exit handler)");
         metric_na(&c->sites_off_ms, "%s", metric_why(&c->sites_skipped));
     }
     if (st->has_looks) {
@@ -133,7 +137,7 @@ static void collection_of(const host_activity *ha, host_collection *c)
         metric_set(&c->left_out, (double)st->samples_left_out);
         metric_set(&c->torn, (double)st->samples_torn);
     } else {
-        metric_na(&c->nogil_pct, "no Python look counted (not a Python program, sampling off, or an import)");
+        metric_na(&c->nogil_pct, "%s", cannot ? cannot : "no Python look counted (not a Python program, or sampling off)");
         metric_na(&c->left_out, "%s", metric_why(&c->nogil_pct));
         metric_na(&c->torn, "%s", metric_why(&c->nogil_pct));
     }
@@ -151,7 +155,7 @@ bool host_analyze(analysis *a, const host_causes *causes)
     if (ok) {
         a->host = h;
         host_none_words(ha, h->none, sizeof h->none);
-        collection_of(ha, &h->collection);
+        collection_of(ha, a->m->source, &h->collection);
         h->sampled = ha->nsamples > 0 || ha->nspans > 0 || ha->mechanism[0] || ha->why_not[0];
         h->gaps = calloc((size_t)(a->nidle_gaps ? a->nidle_gaps : 1) * HOST_NFROM, sizeof *h->gaps);
         ok = h->gaps != NULL;

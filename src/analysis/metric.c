@@ -140,28 +140,43 @@ void metric_format_data(const metric *m, char *buf, size_t len)
         buf[0] = '\0';
 }
 
-void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len)
+void metric_format_value(const metric_def *d, double v, bool with_unit, char *buf, size_t len)
 {
-    if (!m->ok) {
-        snprintf(buf, len, "n/a");
-        return;
-    }
     if (with_unit && strcmp(d->unit, "B") == 0) {
-        format_bytes(m->v, buf, len);
+        format_bytes(v, buf, len);
         return;
     }
-    char v[64];
+    char s[64];
     /* The format comes from the registry's constant table, never from data. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    snprintf(v, sizeof v, d->fmt, m->v);
+    snprintf(s, sizeof s, d->fmt, v);
 #pragma GCC diagnostic pop
     /* "55.2%" and "13.3x" read as one figure; other units stand apart ("3.271 ms"). */
     bool tight = strcmp(d->unit, "%") == 0 || strcmp(d->unit, "x") == 0;
     if (with_unit && d->unit[0])
-        snprintf(buf, len, "%s%s%s", v, tight ? "" : " ", d->unit);
+        snprintf(buf, len, "%s%s%s", s, tight ? "" : " ", d->unit);
     else
-        snprintf(buf, len, "%s", v);
+        snprintf(buf, len, "%s", s);
+}
+
+void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len)
+{
+    if (!m->ok)
+        snprintf(buf, len, "n/a");
+    else
+        metric_format_value(d, m->v, with_unit, buf, len);
+}
+
+num_text value_text(const metric_table *t, const char *key, double v, bool unit)
+{
+    num_text out;
+    const metric_def *d = metric_find(t, key);
+    if (d)
+        metric_format_value(d, v, unit, out.s, sizeof out.s);
+    else
+        snprintf(out.s, sizeof out.s, "?%s", key);
+    return out;
 }
 
 void copy_compute(metric *out, const metric *copy_ms, const metric *kernel_ms)

@@ -101,6 +101,18 @@ static inline const metric *metric_of(const void *row, const metric_def *d)
 
 const metric_def *metric_find(const metric_table *t, const char *key);
 
+/* Tables of values (value_figures.c): figures a sentence or a renderer prints from a number it
+ * holds rather than from a row's metric (a verdict's ratio of two times, a device's memory, an
+ * option the run echoes, a diff's change). Each row declares the value's unit and format once, as
+ * a row table's do; their offsets are 0 and mean nothing: the value is passed (value_text). They
+ * are not among metric_tables, whose rows name a struct's metrics. */
+extern const metric_table verdict_figure_table; /* verdict.c's sentences */
+extern const metric_table report_value_table;   /* the record's facts and the options a report echoes */
+extern const metric_table diff_value_table;     /* mmprof diff's change of a figure */
+extern const metric_table history_value_table;  /* mmprof history's value of a figure and its band */
+extern const metric_table *const value_tables[];
+extern const int value_ntables;
+
 /* Every table above, and the one of a name (NULL for none). */
 extern const metric_table *const metric_tables[];
 extern const int metric_ntables;
@@ -114,6 +126,20 @@ const metric *metric_get(const metric_table *t, const void *row, const char *key
  * With the unit, bytes ("B") are shown with a decimal prefix and three significant digits
  * ("67.1 MB"), as every output shows them; without it, as the format says. */
 void metric_format(const metric_def *d, const metric *m, bool with_unit, char *buf, size_t len);
+/* The same for a value the caller holds: v as d's format and unit say (v is printed as it is,
+ * NaN included: the caller says n/a where it was not measured). */
+void metric_format_value(const metric_def *d, double v, bool with_unit, char *buf, size_t len);
+
+/* A number as text, held by value: a sentence formats several at once, each one a call's result
+ * (its array lives to the end of the full expression that called, C11 6.2.4p8), so no buffer is
+ * declared per figure. */
+typedef struct {
+    char s[48];
+} num_text;
+/* v formatted as key of table t (a value table, or a row table's figure) says, with its unit when
+ * unit; "?key" for a key t does not have (a caller's mistake, which the outputs' tests show). */
+num_text value_text(const metric_table *t, const char *key, double v, bool unit);
+
 /* The value as data for another program (the CSV): ten significant digits whatever the figure's
  * display format, so a spreadsheet gets what analysis computed, not the report's rounding; ""
  * when not measured (the reason is the JSON's). */

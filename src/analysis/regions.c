@@ -20,6 +20,7 @@
 #include "key_sort.h"
 #include "overlap.h"
 #include "rank_select.h"
+#include "source.h"
 #include "spill.h"
 #include "thresholds.h"
 
@@ -1121,10 +1122,12 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_na(&r->projected_busy_pct, "%s", metric_why(&r->gpu_span_ms));
         }
         ok = executed_during(m, t, ri, r);
+        /* A source without API calls (source.h) says why it has no launch or host-side times. */
+        const char *no_api = source_why_not(m->source, HAS_API_CALLS);
         if (r->nlaunches > 0)
             metric_set(&r->launch_us, median_of(launch_us, r->nlaunches));
         else
-            metric_na(&r->launch_us, nk > 0 ? "no launching API calls recorded" : "no kernels in this region");
+            metric_na(&r->launch_us, "%s", nk == 0 ? "no kernels in this region" : no_api ? no_api : "no launching API calls recorded");
         if (nk > 0)
             metric_set(&r->short_kernel_pct, 100.0 * nshort / nk);
         else
@@ -1133,8 +1136,8 @@ static bool analyze_one(const run_model *m, const timeline *t, int ri, region_me
             metric_set(&r->sync_ms, sync_t);
             metric_set(&r->api_ms, api_t);
         } else {
-            metric_na(&r->sync_ms, "no host-side API records in the timeline");
-            metric_na(&r->api_ms, "no host-side API records in the timeline");
+            metric_na(&r->sync_ms, "%s", no_api ? no_api : "no host-side API records in the timeline");
+            metric_na(&r->api_ms, "%s", metric_why(&r->sync_ms));
         }
         ok = build_flows(t, r, moves, nmoves) && kernel_stats(m, ks, nk, kernel, r) && api_stats(&calls, r->napis, api_t, r);
         if (nk > 0) {

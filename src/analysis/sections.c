@@ -4,6 +4,7 @@
 #include "analysis.h"
 #include "devices.h"
 #include "host_idle.h"
+#include "source.h"
 
 static const section_def defs[NSECTIONS] = {
     [SEC_FINDINGS] = {SEC_FINDINGS, "findings", "Summary", "Summary"},
@@ -79,15 +80,15 @@ bool section_shown(const analysis *a, section_id s)
     case SEC_TIMELINE: return workload_not_skipped(a);
     case SEC_KERNELS: return workload_kernels(a);
     case SEC_COUNTERS: return m->counters.asked;
-    case SEC_REGIONS: return a->nrg > 0 && m->source != SOURCE_NCU; /* counters alone: no timeline */
+    case SEC_REGIONS: return a->nrg > 0 && source_has(m->source, HAS_TIMELINE);
     case SEC_RANKS: return a->ranks != NULL;
     case SEC_WORKLOADS: return a->nwl > 0;
     case SEC_SPEEDUP: return cpu_and_gpu_ran(a);
-    case SEC_TOOL_TIME: return m->source == SOURCE_BUILTIN && m->builtin.ntool_phases > 0;
+    case SEC_TOOL_TIME: return source_has(m->source, HAS_WORKLOADS) && m->builtin.ntool_phases > 0;
     case SEC_WARNINGS: return a->nwarnings > 0;
     case SEC_CAPTURE: return a->ncapture > 0;
     case SEC_CALL_SITES: return a->host && a->host->nsites > 0;
-    case SEC_ACCOUNT: return a->naccounts > 0 && m->source != SOURCE_NCU;
+    case SEC_ACCOUNT: return a->naccounts > 0 && source_has(m->source, HAS_TIMELINE);
     case SEC_MEMORY: return a->memory != NULL;
     default: return false;
     }

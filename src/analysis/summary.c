@@ -17,6 +17,7 @@
 #include "analysis.h"
 #include "host_idle.h"
 #include "memory.h"
+#include "source.h"
 
 /* Regions named in the summary besides the run: the longest ones with a verdict of their own. */
 #define MAX_REGION_FINDINGS 3
@@ -560,7 +561,7 @@ bool summarize(struct analysis *a)
     builder b = {a, false};
     a->summary = NULL;
     a->nsummary = 0;
-    bool builtin = a->m->source == SOURCE_BUILTIN && a->nwl > 0;
+    bool builtin = source_has(a->m->source, HAS_WORKLOADS) && a->nwl > 0;
     failures(&b);
     if (builtin && a->sweep) {
         /* A sweep's question comes first: from which size the GPU pays off (the other findings
@@ -577,7 +578,7 @@ bool summarize(struct analysis *a)
         best_kernels(&b);
         copy_crossover(&b);
         speedup(&b);
-    } else if (a->m->source != SOURCE_NCU) { /* Nsight Compute's counters have no timeline */
+    } else if (source_has(a->m->source, HAS_TIMELINE)) {
         timeline_findings(&b);
         step_findings(&b);
         region_findings(&b);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "source.h"
 
 const char *const cross_kind_names[] = {"unknown", "at", "below_range", "beyond_range"};
 
@@ -152,7 +153,7 @@ bool sweep_analyze(analysis *a)
 {
     const run_model *m = a->m;
     a->sweep = NULL;
-    if (m->source != SOURCE_BUILTIN)
+    if (!source_has(m->source, HAS_WORKLOADS))
         return true;
     sweep_analysis *s = calloc(1, sizeof *s);
     if (!s)

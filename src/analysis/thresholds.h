@@ -9,8 +9,10 @@
  * below it, the time the GPU waits is the larger part of the story than what it ran. */
 #define IDLE_BUSY_PCT 60.0
 
-/* A kernel shorter than this is dominated by its launch (a launch call takes 2-10 us). */
+/* A kernel shorter than this is dominated by its launch (a launch call takes 2-10 us). The
+ * sentences that name it say it in these words. */
 #define SHORT_KERNEL_NS 10000
+#define SHORT_KERNEL_WORDS "10 us"
 
 /* Launch-bound needs at least this many kernels: fewer say nothing about a launch rate. */
 #define MIN_LAUNCH_BOUND_KERNELS 3
@@ -23,6 +25,7 @@
 /* Copies move "small" amounts below this: each copy's fixed cost (several us) then dominates,
  * and batching them helps more than pinning. */
 #define SMALL_COPY_BYTES (64 * 1024)
+#define SMALL_COPY_WORDS "64 KB"
 
 /* Pageable memory is the cause worth naming when it carries more than this share of copy time. */
 #define PAGEABLE_COPY_SHARE 0.5
@@ -72,6 +75,14 @@
 /* A verdict lists the states after the one it names ("then ...") where they hold at least this
  * share of the wall: below it they are the noise of launch latency and short calls. */
 #define ACCOUNT_THEN_PCT 1.0
+
+/* A GPU state's host wait is named (the text's and the page's "the host waited N%") where the
+ * host waited at least this share of the state's time: below it the share reads 0%. */
+#define ACCOUNT_WAIT_SHOWN_PCT 0.5
+
+/* Call sites cover all of the GPU work where their share (host_collection's sites_pct, one
+ * decimal) reads 100.0%: below this the reports say "for N% of the GPU work". */
+#define SITES_ALL_PCT 99.95
 
 /* A range without GPU work is listed (with its account of where the time went) where it lasts at
  * least this share of the run: a long "load data" or "compile" range is what a reader asks about;

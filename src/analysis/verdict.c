@@ -10,6 +10,10 @@
 #include "cause_table.h"
 #include "thresholds.h"
 
+/* A figure of a sentence as the registry's verdict table writes it ("3.271 ms", "55.2%"): each
+ * figure's unit and format are its row's (value_figures.c), never a format written here. */
+#define FIG(key, v) value_text(&verdict_figure_table, (key), (v), true).s
+
 const char *verdict_name(verdict_kind v)
 {
     static const char *const names[VERDICT_COUNT] = {
@@ -64,19 +68,19 @@ static void copy_advice(const copy_flow *flows, int nflows, metric hidden, char 
             flow_ms += flows[i].ms.v;
     bool pageable = flow_ms > 0 && pageable_ms > PAGEABLE_COPY_SHARE * flow_ms;
     if (slowest && pageable && pinned && slowest->gbps.ok)
-        snprintf(advice, len, "pin host memory: pageable %s copies ran at %.1f GB/s, pinned ones at %.1f GB/s",
-                 copy_dir_name(slowest->dir), slowest->gbps.v, pinned->gbps.v);
+        snprintf(advice, len, "pin host memory: pageable %s copies ran at %s, pinned ones at %s",
+                 copy_dir_name(slowest->dir), FIG("copy_gbps", slowest->gbps.v), FIG("copy_gbps", pinned->gbps.v));
     else if (pageable)
         snprintf(advice, len,
-                 "pin host memory (cudaHostAlloc, pin_memory=True): %.0f%% of copy time is from pageable memory",
-                 100.0 * pageable_ms / flow_ms);
+                 "pin host memory (cudaHostAlloc, pin_memory=True): %s of copy time is from pageable memory",
+                 FIG("pageable_pct", 100.0 * pageable_ms / flow_ms));
     else if (copies > 0 && small > 0.5 * copies)
-        snprintf(advice, len, "batch small copies: %.0f of %d copies move less than 64 KB each",
-                 small, copies);
+        snprintf(advice, len, "batch small copies: %s of %d copies move less than " SMALL_COPY_WORDS " each",
+                 FIG("small_copies", small), copies);
     else if (hidden.ok && hidden.v >= HIDDEN_COPY_PCT)
         snprintf(advice, len,
-                 "move fewer bytes or keep the data on the GPU: %.0f%% of copy time already runs under kernels",
-                 hidden.v);
+                 "move fewer bytes or keep the data on the GPU: %s of copy time already runs under kernels",
+                 FIG("copy_hidden_pct", hidden.v));
     else
         snprintf(advice, len,
                  "overlap copies with compute on separate streams, or keep the data on the GPU");
@@ -88,11 +92,13 @@ static void copy_bound(const verdict_input *in, verdict *out)
     char p[32];
     out->kind = VERDICT_COPY_BOUND;
     if (kern > 0)
-        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms against %.3f ms of kernels%s "
-                                              "(memcpy:compute %.2f)", copy, kern, per(in, p, sizeof p), copy / kern);
+        snprintf(out->text, sizeof out->text, "copy-bound: copies take %s against %s of kernels%s (memcpy:compute %s)",
+                 FIG("copy_ms", copy), FIG("kernel_ms", kern), per(in, p, sizeof p),
+                 FIG("copy_compute_ratio", copy / kern));
     else
-        snprintf(out->text, sizeof out->text, "copy-bound: copies take %.3f ms%s and no kernel ran "
-                                              "(memcpy:compute n/a: no kernel time)", copy, per(in, p, sizeof p));
+        snprintf(out->text, sizeof out->text, "copy-bound: copies take %s%s and no kernel ran "
+                                              "(memcpy:compute n/a: no kernel time)", FIG("copy_ms", copy),
+                 per(in, p, sizeof p));
     copy_advice(in->flows, in->nflows, in->copy_hidden_pct, out->advice, sizeof out->advice);
 }
 
@@ -183,31 +189,32 @@ static void mostly_idle(const verdict_input *in, double busy, verdict *out)
     if (in->nkernels >= MIN_LAUNCH_BOUND_KERNELS && in->short_kernel_pct.ok &&
         (in->short_kernel_pct.v >= SHORT_KERNEL_SHARE_PCT || launches_outlast_kernels)) {
         out->kind = VERDICT_LAUNCH_BOUND;
-        snprintf(out->text, sizeof out->text, "launch-bound: GPU busy %.1f%%; %.0f%% of %d kernels run under 10 us",
-                 busy, in->short_kernel_pct.v, in->nkernels);
+        snprintf(out->text, sizeof out->text, "launch-bound: GPU busy %s; %s of %d kernels run under " SHORT_KERNEL_WORDS,
+                 FIG("busy_pct", busy), FIG("short_kernel_pct", in->short_kernel_pct.v), in->nkernels);
         if (in->launch_us.ok && in->kernel_us.ok)
             snprintf(out->advice, sizeof out->advice,
-                     "capture the launches in a CUDA graph or fuse kernels: a launch call takes %.1f us, a "
-                     "kernel runs %.1f us (medians)", in->launch_us.v, in->kernel_us.v);
+                     "capture the launches in a CUDA graph or fuse kernels: a launch call takes %s, a "
+                     "kernel runs %s (medians)", FIG("launch_us", in->launch_us.v), FIG("kernel_us", in->kernel_us.v));
         else
             snprintf(out->advice, sizeof out->advice, "capture the launches in a CUDA graph or fuse kernels");
     } else if (in->sync_ms.ok && wall > 0 && in->sync_ms.v > SYNC_WALL_SHARE * wall) {
         out->kind = VERDICT_SYNC_BOUND;
         snprintf(out->text, sizeof out->text,
-                 "sync-bound: the host waits %.3f ms of %.3f ms in synchronization; GPU busy %.1f%%", in->sync_ms.v,
-                 wall, busy);
+                 "sync-bound: the host waits %s of %s in synchronization; GPU busy %s", FIG("sync_ms", in->sync_ms.v),
+                 FIG("wall_ms", wall), FIG("busy_pct", busy));
         snprintf(out->advice, sizeof out->advice,
                  "synchronize less often (per batch, not per step); queue more work before waiting");
     } else {
         out->kind = VERDICT_IDLE;
         if (in->lead_idle_ms.ok && (!in->largest_gap_ms.ok || in->lead_idle_ms.v > in->largest_gap_ms.v))
-            snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms; %.3f ms pass before its first GPU "
-                                                  "work", busy, wall, in->lead_idle_ms.v);
+            snprintf(out->text, sizeof out->text, "GPU idle: busy %s of %s; %s pass before its first GPU work",
+                     FIG("busy_pct", busy), FIG("wall_ms", wall), FIG("lead_idle_ms", in->lead_idle_ms.v));
         else if (in->largest_gap_ms.ok)
-            snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms; largest gap %.3f ms%s%s", busy,
-                     wall, in->largest_gap_ms.v, in->gap_where ? " in " : "", in->gap_where ? in->gap_where : "");
+            snprintf(out->text, sizeof out->text, "GPU idle: busy %s of %s; largest gap %s%s%s", FIG("busy_pct", busy),
+                     FIG("wall_ms", wall), FIG("largest_gap_ms", in->largest_gap_ms.v), in->gap_where ? " in " : "",
+                     in->gap_where ? in->gap_where : "");
         else
-            snprintf(out->text, sizeof out->text, "GPU idle: busy %.1f%% of %.3f ms", busy, wall);
+            snprintf(out->text, sizeof out->text, "GPU idle: busy %s of %s", FIG("busy_pct", busy), FIG("wall_ms", wall));
         idle_advice(in->idle_why, out);
     }
 }
@@ -229,22 +236,22 @@ void judge(const verdict_input *in, verdict *out)
         mostly_idle(in, busy, out);
         return;
     }
-    char p[32], b[24];
+    char p[32], b[sizeof(num_text)];
     /* an unknown busy share is judged as busy (not idle), but never printed as a figure */
-    snprintf(b, sizeof b, in->busy_pct.ok ? "%.1f%%" : "n/a", busy);
+    snprintf(b, sizeof b, "%s", in->busy_pct.ok ? FIG("busy_pct", busy) : "n/a");
     out->kind = VERDICT_COMPUTE_BOUND;
     double copy = in->copy_ms.ok ? in->copy_ms.v : 0;
     if (in->tflops.ok && in->peak_pct.ok)
-        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %s, kernels %.3f ms against %.3f ms of "
-                                              "copies%s; %.1f TFLOP/s = %.1f%% of the %s peak",
-                 b, in->kernel_ms.v, copy, per(in, p, sizeof p), in->tflops.v, in->peak_pct.v,
-                 in->peak_name ? in->peak_name : "FP32");
+        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %s, kernels %s against %s of copies%s; %s = %s "
+                                              "of the %s peak",
+                 b, FIG("kernel_ms", in->kernel_ms.v), FIG("copy_ms", copy), per(in, p, sizeof p),
+                 FIG("tflops", in->tflops.v), FIG("peak_pct", in->peak_pct.v), in->peak_name ? in->peak_name : "FP32");
     else
-        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %s, kernels %.3f ms against %.3f ms of copies%s",
-                 b, in->kernel_ms.v, copy, per(in, p, sizeof p));
+        snprintf(out->text, sizeof out->text, "compute-bound: GPU busy %s, kernels %s against %s of copies%s",
+                 b, FIG("kernel_ms", in->kernel_ms.v), FIG("copy_ms", copy), per(in, p, sizeof p));
     if (in->top_kernel_share_pct.ok)
-        snprintf(out->advice, sizeof out->advice, "the top kernel takes %.0f%% of kernel time: start there",
-                 in->top_kernel_share_pct.v);
+        snprintf(out->advice, sizeof out->advice, "the top kernel takes %s of kernel time: start there",
+                 FIG("top_kernel_share_pct", in->top_kernel_share_pct.v));
 }
 
 /* ---- the verdict of a wall-time account ---- */
@@ -303,8 +310,11 @@ static void row_where(const account_row *r, char *buf, size_t len)
         n += (size_t)snprintf(buf + n, len - n, " at %.120s", r->at);
     if (r->via[0] && n < len)
         n += (size_t)snprintf(buf + n, len - n, "%s %.120s", r->at[0] ? ", calling" : " in", r->via);
-    if (r->few_samples && r->samples.ok && n < len)
-        snprintf(buf + n, len - n, " (on %.0f host sample%s: few)", r->samples.v, r->samples.v == 1 ? "" : "s");
+    if (r->few_samples && r->samples.ok && n < len) {
+        char samples[24];
+        row_fig(r, "samples", samples, sizeof samples);
+        snprintf(buf + n, len - n, " (on %s host sample%s: few)", samples, r->samples.v == 1 ? "" : "s");
+    }
 }
 
 /* What the host did while the GPU was in a state: "; the host waited on it 92% of that time,
@@ -438,8 +448,8 @@ void judge_account(const account_input *in, verdict *out, metric *decided)
     if (lg == WG_COMPUTE && in->top_kernel && in->top_kernel_share_pct.ok) {
         char k[72]; /* a long name cut with a mark, never silently */
         snprintf(k, sizeof k, strlen(in->top_kernel) > 64 ? "%.61s..." : "%s", in->top_kernel);
-        snprintf(out->advice, sizeof out->advice, "the top kernel, %s, takes %.0f%% of kernel time: start there", k,
-                 in->top_kernel_share_pct.v);
+        snprintf(out->advice, sizeof out->advice, "the top kernel, %s, takes %s of kernel time: start there", k,
+                 FIG("top_kernel_share_pct", in->top_kernel_share_pct.v));
     }
     else if (lg == WG_COPIES && in->nflows > 0)
         copy_advice(in->flows, in->nflows, in->copy_hidden_pct, out->advice, sizeof out->advice);

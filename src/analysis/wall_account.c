@@ -15,6 +15,7 @@
 #include "host_where.h"
 #include "idle_causes.h"
 #include "key_sort.h"
+#include "source.h"
 #include "spill.h"
 #include "thresholds.h"
 
@@ -505,7 +506,7 @@ static int32_t *call_rules(const run_model *m)
     qsort(replayed, nr, sizeof *replayed, cmp_corr);
     int sync = cause_rule_find("sync"), page = cause_rule_find("pageable_copy"), wait = cause_rule_find("copy_to_host"),
         launch = cause_rule_find("launch"), replay = cause_rule_find("counter_replay");
-    bool passes = m->source == SOURCE_BUILTIN && m->counters.asked;
+    bool passes = source_has(m->source, HAS_WORKLOADS) && m->counters.asked;
     /* Each distinct name's row, matched once: names are the model's, one pointer each, so a table
      * by pointer (open addressing; a run has tens of names, a long one a few hundred). */
     enum { SEEN = 4096 };
@@ -784,7 +785,7 @@ static bool range_pieces(builder *b, piece **out, size_t *nout)
             items[n++] = (item){r->start_ns, r->end_ns, 0, rule, ev};
         }
     }
-    for (int i = 0; ok && m->source == SOURCE_BUILTIN && i < m->builtin.ntool_phases; i++) {
+    for (int i = 0; ok && source_has(m->source, HAS_WORKLOADS) && i < m->builtin.ntool_phases; i++) {
         const phase *ph = &m->builtin.tool_phases[i];
         int rule = cause_of_range("tool", ph->name);
         if (rule < 0)

@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "rank_env.h"
 #include "run_store.h"
+#include "source.h"
 #include "stage_times.h"
 #include "store_cli.h"
 #include "diff_cli.h"
@@ -328,7 +329,7 @@ int main(int argc, char **argv)
         if (!read_runs(&o, &m))
             return EXIT_USAGE;
         if (stat(o.run_file, &in) == 0) /* report and import read a file */
-            warn_space(outs, nouts, (uint64_t)in.st_size, m.source != SOURCE_BUILTIN);
+            warn_space(outs, nouts, (uint64_t)in.st_size, !source_has(m.source, HAS_WORKLOADS));
         status = EXIT_OK;
         for (int i = 0; i < m.builtin.nworkloads; i++)
             if (m.builtin.workloads[i].status == WL_FAILED || m.builtin.workloads[i].status == WL_ERROR)

@@ -607,10 +607,6 @@ static const named_value region_kinds[] = {
     {REGION_RUN, "run"}, {REGION_WORKLOAD, "workload"}, {REGION_PHASE, "phase"}, {REGION_NVTX, "nvtx"},
     {REGION_ANNOTATION, "annotation"}, {REGION_CAPTURE, "capture"},
 };
-static const named_value sources[] = {
-    {SOURCE_BUILTIN, "builtin"}, {SOURCE_KINETO, "kineto"}, {SOURCE_NSYS, "nsys-sqlite"}, {SOURCE_PROFILE, "profile"},
-    {SOURCE_NCU, "ncu-csv"},
-};
 static const named_value api_kinds[] = {{API_RUNTIME, "runtime"}, {API_DRIVER, "driver"}};
 static const named_value timing_sources[] = {
     {TIMING_NONE, "none"}, {TIMING_CUPTI, "cupti"}, {TIMING_CUDA_EVENT, "cudaEvent"}, {TIMING_HOST_CLOCK, "host-clock"},
@@ -642,7 +638,6 @@ NAME_AND_PARSE(mem_kind, mem_kinds, "host", mem_kind_name, mem_kind_parse)
 NAME_AND_PARSE(copy_dir, copy_dirs, "other", copy_dir_name, copy_dir_parse)
 NAME_AND_PARSE(sync_kind, sync_kinds, "unknown", sync_kind_name, sync_kind_parse)
 NAME_AND_PARSE(region_kind, region_kinds, "run", region_kind_name, region_kind_parse)
-NAME_AND_PARSE(run_source, sources, "builtin", run_source_name, run_source_parse)
 NAME_AND_PARSE(api_kind, api_kinds, "runtime", api_kind_name, api_kind_parse)
 NAME_AND_PARSE(timing_source, timing_sources, "none", timing_source_name, timing_source_parse)
 NAME_AND_PARSE(workload_status, statuses, "error", status_name, status_parse)

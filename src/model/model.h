@@ -98,13 +98,15 @@ typedef struct {
     int64_t end_ns;
 } phase;
 
-/* Where a run came from. */
+/* Where a run came from. What each one is and can hold is its row in source.c (source.h): a new
+ * source is a value here, before SOURCE_COUNT, and that row. */
 typedef enum {
     SOURCE_BUILTIN = 0, /* mmprof's own matmul workloads */
     SOURCE_KINETO,      /* a PyTorch profiler (Kineto) Chrome trace */
     SOURCE_NSYS,        /* an Nsight Systems SQLite export */
     SOURCE_PROFILE,     /* `mmprof profile -- CMD` */
     SOURCE_NCU,         /* an Nsight Compute CSV export: launch counters, no timeline */
+    SOURCE_COUNT
 } run_source;
 
 typedef struct {
@@ -583,7 +585,7 @@ bool model_add_process(run_model *m, uint32_t pid, const char *name);
 void model_set_process_rank(run_model *m, uint32_t pid, int rank, int world_size, int local_rank, const char *host);
 bool model_add_thread(run_model *m, uint32_t pid, uint32_t tid, const char *name);
 
-/* Names used in the JSON form and the reports. */
+/* Names used in the JSON form and the reports. A source's is its row's key (source.c). */
 const char *run_source_name(run_source s);
 bool run_source_parse(const char *s, run_source *out);
 const char *region_kind_name(region_kind k);

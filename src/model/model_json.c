@@ -23,6 +23,7 @@
 #include "event_columns.h"
 #include "json_stream.h"
 #include "member_drop.h"
+#include "source.h"
 #include "spill.h"
 #include "trace_input.h"
 
@@ -568,7 +569,7 @@ bool model_write(const run_model *m, json_writer *w, const model_write_hooks *ho
               (!m->counters.asked || jw_member(w, "counters", counters_json(&m->counters))) &&
               ((!m->capture.asked[0] && m->capture.nwindows == 0) ||
                jw_member(w, "capture", capture_json(&m->capture, epoch))) &&
-              (m->source != SOURCE_BUILTIN || write_builtin(w, m, hooks)) &&
+              (!source_has(m->source, HAS_WORKLOADS) || write_builtin(w, m, hooks)) &&
               write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
               write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
               write_array(w, "threads", (size_t)m->nthreads, make_thread, m->threads, epoch) &&
@@ -1928,7 +1929,7 @@ static bool read_builtin_v2(reader *r, const cJSON *root, run_model *m)
     if (!cfg)
         return false;
     size_t s = enter_obj(r, "config");
-    bool ok = read_config(r, cfg, m->source == SOURCE_BUILTIN, &m->builtin);
+    bool ok = read_config(r, cfg, source_has(m->source, HAS_WORKLOADS), &m->builtin);
     leave(r, s);
     return ok && read_counter_config_v2(r, root, cfg, m) &&
            get_str(r, root, "gpu_skip_reason", true, m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason) &&
@@ -1994,7 +1995,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
     bool ok = read_object(r, root, "host", v3, read_host_obj, m) &&
               read_object(r, root, "collection", false, read_collection_obj, m) && read_devices(r, root, m) &&
               (v3 ? read_counter_info(r, root, &m->counters) &&
-                        read_object(r, root, "builtin", m->source != SOURCE_BUILTIN, read_builtin, m)
+                        read_object(r, root, "builtin", !source_has(m->source, HAS_WORKLOADS), read_builtin, m)
                   : read_builtin_v2(r, root, m)) &&
               (v1_default(r, root, "regions") || read_each(r, root, "regions", m->epoch_ns, m, read_region, true)) &&
               read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
@@ -2002,7 +2003,7 @@ static bool read_root(reader *r, const cJSON *root, run_model *m)
               (v1_default(r, root, "threads") || read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
               read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m) &&
               read_host_activity(r, root, m) && read_memory(r, root, m);
-    if (ok && m->source != SOURCE_BUILTIN && m->builtin.nworkloads > 0)
+    if (ok && !source_has(m->source, HAS_WORKLOADS) && m->builtin.nworkloads > 0)
         ok = fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;
 }

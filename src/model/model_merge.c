@@ -3,6 +3,7 @@
 #include "model_merge.h"
 
 #include "array_grow.h"
+#include "source.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,13 +56,7 @@ static bool add_host(char (**arr)[MERGE_HOST_LEN], int *n, const char *host)
 
 static const char *source_words(run_source src)
 {
-    switch (src) {
-    case SOURCE_KINETO: return "a PyTorch profiler trace";
-    case SOURCE_NSYS: return "an Nsight Systems export";
-    case SOURCE_PROFILE: return "a run of mmprof profile";
-    case SOURCE_NCU: return "an Nsight Compute CSV export";
-    default: return "a run of mmprof's built-in workloads";
-    }
+    return source_of(src)->one;
 }
 
 /* What file m is, for the checks of the files after it. */
@@ -122,7 +117,7 @@ static bool not_one_job(const merge_state *s, const merge_file *f, const run_mod
 {
     const merge_file *first = &s->files[0];
     /* Counters without a timeline: nothing tells whether two exports are of one run. */
-    if (f->source == SOURCE_NCU || first->source == SOURCE_NCU) {
+    if (!source_has(f->source, HAS_TIMELINE) || !source_has(first->source, HAS_TIMELINE)) {
         snprintf(err, errlen, "%s and %s: an Nsight Compute CSV export is imported alone (or given to the run of "
                  "the same program: mmprof report RUN --ncu FILE.csv)", first->label, f->label);
         return true;
