@@ -66,6 +66,9 @@ UNIT_TESTS_ACCOUNT := test_causes
 CORE_SRC  += src/analysis/run_rows.c src/util/sha256.c src/store/db.c src/store/db_sqlite.c src/store/db_pg.c \
              src/store/schema.c src/store/store.c src/store/run_store.c src/analysis/diff.c report/diff_report.c \
              src/analysis/history.c report/history_report.c
+# The run file's parts beside model_json.c, each its writer and reader (model_json_parts.h).
+CORE_SRC  += src/model/model_json_parts.c src/model/events_json.c src/model/builtin_json.c src/model/counters_json.c \
+             src/model/devices_json.c src/model/regions_json.c
 # GPU memory over time (issue 37), kept in lines of its own: the model's memory store and its
 # run-file member, NVML opened for the injection library too, the Kineto importer's memory events.
 CORE_SRC  += src/model/memory_activity.c src/model/memory_json.c src/collect/nvml_open.c src/import/kineto_memory.c \

@@ -15,7 +15,7 @@
  * previous event's, name an index into names; enums are model.h's numbers (CUPTI's), a kernel's
  * registers -1 where its resources are not known. Small differences print as few digits, and
  * columns of like numbers compress well. Short runs keep one event per line,
- * which reads and diffs line by line and is what scripts over the JSON expect. model_json.c
+ * which reads and diffs line by line and is what scripts over the JSON expect. events_json.c
  * reads both forms in any schema 3 file. */
 #ifndef MMPROF_EVENT_COLUMNS_H
 #define MMPROF_EVENT_COLUMNS_H

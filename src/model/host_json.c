@@ -163,7 +163,7 @@ static bool rec_int(hreader *r, const cJSON *rec, int i, double lo, double hi, i
     return true;
 }
 
-/* Bounded so that adding the epoch back cannot overflow (model_json.c's rule for event times). */
+/* Bounded so that adding the epoch back cannot overflow (model_json_parts.c's rule for event times). */
 #define MAX_REL_NS ((double)((int64_t)1 << 53))
 
 static bool rec_time(hreader *r, const cJSON *rec, int i, int64_t *out)
