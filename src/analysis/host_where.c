@@ -112,7 +112,7 @@ void host_frame_name(const host_frame *f, bool with_line, char *buf, size_t len)
         }
     }
     bool named = f->function && f->function[0];
-    char fn[72] = "", where[100], whole[512] = "", cut[84] = "";
+    char cut[84] = "", fn[sizeof cut + 3] = "", where[100], whole[512] = ""; /* fn: " (" cut ")" */
     /* A compiler's " [clone .constprop.0]" suffixes name copies of one function: left out. Names
      * cut to their width end in "..." (clipped), never silently. */
     if (named) {
