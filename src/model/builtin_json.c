@@ -511,33 +511,18 @@ static bool read_config(reader *r, const cJSON *cfg, bool builtin, builtin_run *
 static bool read_blas_obj(reader *r, const cJSON *o, void *b) { return read_blas(r, o, "", b); }
 static bool read_multi_obj(reader *r, const cJSON *o, void *m) { return read_multi(r, o, m); }
 
+/* One element of "workloads": a workload added to the model, then read into it. */
+static bool read_one_workload(reader *r, const cJSON *e, int64_t epoch, void *model)
+{
+    run_model *m = model;
+    workload_run *w = model_add_workload(m);
+    return w ? read_workload(r, e, epoch, m->ndevices, w) : fail(r, NULL, "out of memory");
+}
+
 /* The workloads of o ("builtin" in version 3, the document in 1 and 2). */
 static bool read_workloads(reader *r, const cJSON *o, run_model *m)
 {
-    const cJSON *wls = get_array(r, o, "workloads");
-    if (!wls)
-        return false;
-    const split_array *sa = split_find(r, "workloads");
-    int n = sa ? sa->n : cJSON_GetArraySize(wls);
-    const cJSON *e = sa ? NULL : wls->child;
-    for (int i = 0; i < n; i++) {
-        cJSON *parsed = sa ? split_element(r, sa, i) : NULL;
-        if (sa && !parsed)
-            return false;
-        const cJSON *el = sa ? parsed : e;
-        workload_run *w = model_add_workload(m);
-        size_t s = enter(r, "workloads", i);
-        bool ok = !w ? fail(r, NULL, "out of memory")
-                     : cJSON_IsObject(el) ? read_workload(r, el, m->epoch_ns, m->ndevices, w)
-                                          : fail(r, NULL, "expected an object");
-        leave(r, s);
-        cJSON_Delete(parsed);
-        if (!ok)
-            return false;
-        if (!sa)
-            e = e->next;
-    }
-    return true;
+    return read_each(r, o, "workloads", m->epoch_ns, m, read_one_workload, true);
 }
 
 static bool read_tool_phases(reader *r, const cJSON *o, run_model *m)
