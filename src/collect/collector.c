@@ -51,14 +51,6 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
     free(buffer);
 }
 
-static const char *result_string(CUptiResult r)
-{
-    const char *s = NULL;
-    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
-        return "unknown CUPTI error";
-    return s;
-}
-
 /* True when a profiler injected itself: it owns CUPTI, and mmprof must leave it alone. */
 static bool profiler_attached(char *why, size_t len)
 {
@@ -95,7 +87,7 @@ void collector_start(const collector_options *opt, collection_info *info)
         return;
     }
     if (r != CUPTI_SUCCESS) {
-        snprintf(info->reason, sizeof info->reason, "cuptiSubscribe failed: %s", result_string(r));
+        snprintf(info->reason, sizeof info->reason, "cuptiSubscribe failed: %s", cupti_result_name(r));
         return;
     }
     /* Thread ids as the system numbers them (gettid), the ids workloads record as host_tid. */
@@ -106,13 +98,13 @@ void collector_start(const collector_options *opt, collection_info *info)
         if (e != CUPTI_SUCCESS && cupti_record_kinds[i].needed) {
             r = e;
             snprintf(info->reason, sizeof info->reason, "enabling %s records failed: %s",
-                     cupti_record_kinds[i].name, result_string(e));
+                     cupti_record_kinds[i].name, cupti_result_name(e));
         }
     }
     if (r != CUPTI_SUCCESS) {
         if (!info->reason[0])
             snprintf(info->reason, sizeof info->reason, "registering CUPTI buffers failed: %s",
-                     result_string(r));
+                     cupti_result_name(r));
         for (int i = 0; i < cupti_record_nkinds; i++)
             cuptiActivityDisable(cupti_record_kinds[i].kind);
         cuptiUnsubscribe(col.subscriber);

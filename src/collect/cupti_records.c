@@ -7,6 +7,14 @@
 
 #include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
+const char *cupti_result_name(CUptiResult r)
+{
+    const char *s = NULL;
+    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
+        return "unknown CUPTI error";
+    return s;
+}
+
 const activity_kind cupti_record_kinds[] = {
     {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true},
     {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true},

@@ -7,6 +7,10 @@
 
 #include "model.h"
 
+/* CUPTI's own words for a result ("unknown CUPTI error" where it has none): the collector's and
+ * the injection library's messages both say why a CUPTI call failed this way. */
+const char *cupti_result_name(CUptiResult r);
+
 /* What was seen besides the events themselves. */
 typedef struct {
     uint64_t records;          /* every record handed in */

@@ -74,7 +74,6 @@ void inject_catch_signals(void (*finish)(long wait_ms, int sig));
 void inject_set_tracing(bool on);
 void inject_kinds_ready(bool now, void (*flush_soon)(void));
 bool inject_kinds_collecting(void);
-const char *inject_cupti_result(CUptiResult r);
 void inject_cupti_error(const char *what, CUptiResult r);
 
 /* The capture windows of profile --delay/--duration/--capture-range (inject_capture.c). init

@@ -14,19 +14,11 @@
 #include "inject.h"
 #include "cupti_load.h" /* last: its macros rename the CUPTI calls below */
 
-const char *inject_cupti_result(CUptiResult r)
-{
-    const char *s = NULL;
-    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || !s)
-        return "unknown CUPTI error";
-    return s;
-}
-
 void inject_cupti_error(const char *what, CUptiResult r)
 {
     strbuf b;
     sb_init(&b);
-    sb_printf(&b, "error\t%s: %s\n", what, inject_cupti_result(r));
+    sb_printf(&b, "error\t%s: %s\n", what, cupti_result_name(r));
     inject_emit(&b);
     sb_free(&b);
 }
