@@ -97,7 +97,8 @@ for i in "${!tests[@]}"; do
     wait -n 2>/dev/null
     while [ $next -lt "$i" ] && [ -e "$logs/$next.rc" ]; do report $next "${tests[$next]}"; next=$((next + 1)); done
   done
-  (run_one "${tests[$i]}" >"$logs/$i.log" 2>&1; echo $? >"$logs/$i.rc.tmp"; mv "$logs/$i.rc.tmp" "$logs/$i.rc") &
+  (t0=$(date +%s%N); run_one "${tests[$i]}" >"$logs/$i.log" 2>&1; echo $? >"$logs/$i.rc.tmp"
+   echo "$(( ($(date +%s%N) - t0) / 1000000 )) ${tests[$i]}" >"$logs/$i.ms"; mv "$logs/$i.rc.tmp" "$logs/$i.rc") &
 done
 for ((; next < ${#tests[@]}; next++)); do report $next "${tests[$next]}"; done
 
@@ -105,6 +106,9 @@ if [ $gpu -eq 1 ] && [ $skipped -gt 0 ] && [ $passed -eq 0 ]; then
   echo "test-gpu: $skipped test(s) skipped: no usable GPU here, so nothing was shown to work"
   failed=$((failed + skipped)) skipped=0
 fi
+# The slowest tests (wall time, beside the others running at once): where make test's five
+# minutes go, for whoever has to trim it.
+echo "slowest: $(cat "$logs"/*.ms 2>/dev/null | sort -rn | head -12 | awk '{printf "%s%s %.0f s", (NR > 1 ? ", " : ""), $2, $1 / 1000}')"
 elapsed=$(($(date +%s) - started))
 echo "took $((elapsed / 60)) min $((elapsed % 60)) s ($elapsed s)"
 echo "$passed passed, $failed failed, $skipped skipped"
