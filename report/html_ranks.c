@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "html_parts.h"
+#include "tables.h"
 
 /* A rank or GPU row's name, with @host across hosts. */
 static void share_name(html_ctx *x, const rank_analysis *ra, const rank_share *r, bool gpu)
@@ -42,8 +43,6 @@ static void share_rows(html_ctx *x, const rank_analysis *ra, const rank_share *r
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
-#define HTML_TOP_STRAGGLERS 40
-
 /* A job of several ranks (ranks.h): shares per rank and GPU, then the stragglers. */
 void html_ranks(html_ctx *x)
 {
@@ -65,7 +64,7 @@ void html_ranks(html_ctx *x)
     for (int c = 0; c < 3; c++)
         html_fig_heading(x, &straggler_table, cols[c]);
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
-    for (int i = 0; i < ra->nstragglers && i < HTML_TOP_STRAGGLERS; i++) {
+    for (int i = 0; i < table_shown(&table_straggler, ra->nstragglers, true); i++) {
         const straggler *s = &ra->stragglers[i];
         char path[FIG_PATH];
         path_straggler(path, i);

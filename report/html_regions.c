@@ -9,6 +9,7 @@
 #include "host_idle.h"
 #include "html_parts.h"
 #include "source.h"
+#include "tables.h"
 
 static void heading_cells(html_ctx *x, const metric_table *t, const char *const *keys, int n)
 {
@@ -204,8 +205,6 @@ static void verdict_list(html_ctx *x)
     sb_add(x->b, "</ul>\n");
 }
 
-#define HTML_TOP_KERNELS 50
-
 static void kernel_rows(html_ctx *x, int region, const region_metrics *r)
 {
     static const char *const cols[] = {"total_ms", "share_pct", "min_ms", "median_ms", "max_ms", "stddev_ms",
@@ -214,7 +213,8 @@ static void kernel_rows(html_ctx *x, int region, const region_metrics *r)
                     "<thead><tr><th data-sort=\"text\">kernel</th><th data-sort=\"num\" class=\"r\">count</th>");
     heading_cells(x, &kernel_stat_table, cols, (int)(sizeof cols / sizeof cols[0]));
     sb_add(x->b, "<th data-sort=\"text\">limited by</th></tr></thead>\n<tbody>\n");
-    for (int i = 0; i < r->nkstats && i < HTML_TOP_KERNELS; i++) {
+    int shown = table_shown(&table_kernel, r->nkstats, true);
+    for (int i = 0; i < shown; i++) {
         const kernel_stat *k = &r->kernels[i];
         char path[FIG_PATH];
         path_kernel_stat(path, region, i);
@@ -228,9 +228,8 @@ static void kernel_rows(html_ctx *x, int region, const region_metrics *r)
         sb_add(x->b, "</td></tr>\n");
     }
     sb_add(x->b, "</tbody></table></div>\n");
-    if (r->nkstats > HTML_TOP_KERNELS)
-        sb_printf(x->b, "<p class=\"quiet\">%d more kernel names in the JSON report.</p>\n",
-                  r->nkstats - HTML_TOP_KERNELS);
+    if (r->nkstats > shown)
+        sb_printf(x->b, "<p class=\"quiet\">%d more kernel names in the JSON report.</p>\n", r->nkstats - shown);
 }
 
 static void flow_rows(html_ctx *x, int region, const region_metrics *r)
@@ -257,8 +256,6 @@ static void flow_rows(html_ctx *x, int region, const region_metrics *r)
     sb_add(x->b, "</tbody></table></div>\n");
 }
 
-#define HTML_TOP_APIS 25
-
 static void api_rows(html_ctx *x, int region, const region_metrics *r)
 {
     static const char *const cols[] = {"total_ms", "share_pct", "median_us", "min_us", "max_us"};
@@ -267,7 +264,7 @@ static void api_rows(html_ctx *x, int region, const region_metrics *r)
               source_of(x->a->m->source)->api_calls);
     heading_cells(x, &api_stat_table, cols, (int)(sizeof cols / sizeof cols[0]));
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
-    for (int i = 0; i < r->napistats && i < HTML_TOP_APIS; i++) {
+    for (int i = 0; i < table_shown(&table_api, r->napistats, true); i++) {
         const api_stat *k = &r->apis[i];
         char path[FIG_PATH];
         path_api_stat(path, region, i);

@@ -18,6 +18,7 @@
 #include "source.h"
 #include "json_writer.h"
 #include "strbuf.h"
+#include "tables.h"
 
 typedef struct {
     cJSON *obj;      /* where values go */
@@ -364,29 +365,38 @@ static bool devices_json(cJSON *an, const analysis *a)
     return ok && m;
 }
 
-/* Rows of one registry table: an array under key, each element an object with its figures and
- * their reasons, named by name(row, i) where given. */
-static bool table_rows(cJSON *parent, const char *key, const metric_table *t, const void *rows, size_t size, int n,
-                       bool (*ident)(cJSON *row, const analysis *a, int i), const analysis *a)
+/* A declared table's rows under its parent's row up (tables.h): an array under the last member of
+ * its JSON path, each element an object with what ident names it, its figures and their reasons. */
+typedef bool (*row_ident)(cJSON *row, const analysis *a, int i, const void *r);
+
+static bool table_rows(cJSON *parent, const table_decl *d, int up, row_ident ident, const analysis *a)
 {
+    const char *key = strrchr(d->json, '.');
+    key = key ? key + 1 : d->json;
     cJSON *arr = cJSON_AddArrayToObject(parent, key);
     bool ok = arr != NULL;
+    table_at at = {a, up, d->arg, NULL};
+    int n = ok ? d->count(&at) : 0;
     for (int i = 0; ok && i < n; i++) {
+        const void *r = d->row(&at, i);
+        if (!r)
+            continue;
         cJSON *row, *missing;
         ok = open_row(arr, NULL, &row, &missing);
         if (!ok)
             break;
-        out o = {row, missing, !ident || ident(row, a, i)};
-        put_table(&o, t, (const char *)rows + (size_t)i * size);
+        out o = {row, missing, !ident || ident(row, a, i, r)};
+        put_table(&o, d->figures, r);
         ok = close_row(row, missing, o.ok);
     }
     return ok;
 }
 
 /* A capture window: its number in its process, its region, and why it opened and closed. */
-static bool capture_ident(cJSON *row, const analysis *a, int i)
+static bool capture_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const capture_window *w = &a->m->capture.windows[a->capture[i].window];
+    (void)i;
+    const capture_window *w = &a->m->capture.windows[((const capture_metrics *)r)->window];
     return cJSON_AddNumberToObject(row, "window", w->number) && cJSON_AddNumberToObject(row, "pid", w->pid) &&
            cJSON_AddNumberToObject(row, "region", w->region) && cJSON_AddStringToObject(row, "began", w->began) &&
            cJSON_AddStringToObject(row, "began_detail", w->began_detail) &&
@@ -401,28 +411,31 @@ static bool capture_json(cJSON *an, const analysis *a)
         return true;
     cJSON *cap = cJSON_AddObjectToObject(an, "capture");
     return cap && cJSON_AddStringToObject(cap, "asked", a->m->capture.asked) &&
-           table_rows(cap, "windows", &capture_table, a->capture, sizeof *a->capture, a->ncapture, capture_ident, a);
+           table_rows(cap, &table_capture, -1, capture_ident, a);
 }
 
 /* Which GPU a stretch of activity is on. */
-static bool busy_ident(cJSON *row, const analysis *a, int i)
+static bool busy_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    return cJSON_AddNumberToObject(row, "device", a->busy[i].device);
+    (void)a, (void)i;
+    return cJSON_AddNumberToObject(row, "device", ((const busy_span *)r)->device);
 }
 
 /* Which stream a row is, with its event counts. */
-static bool stream_ident(cJSON *row, const analysis *a, int i)
+static bool stream_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const stream_metrics *s = &a->streams[i];
+    (void)a, (void)i;
+    const stream_metrics *s = r;
     return cJSON_AddNumberToObject(row, "device", s->device) && cJSON_AddNumberToObject(row, "stream", s->stream) &&
            cJSON_AddNumberToObject(row, "kernels", s->nkernels) && cJSON_AddNumberToObject(row, "copies", s->ncopies) &&
            cJSON_AddNumberToObject(row, "memsets", s->nmemsets);
 }
 
 /* Which ranges a group is: name, kind, domain, instances, and its verdicts counted. */
-static bool group_ident(cJSON *row, const analysis *a, int i)
+static bool group_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const range_group *g = &a->groups[i];
+    (void)i;
+    const range_group *g = r;
     const region_metrics *w = &a->rg[g->worst];
     bool ok = cJSON_AddStringToObject(row, "name", g->name) &&
               cJSON_AddStringToObject(row, "kind", region_kind_name(g->kind)) &&
@@ -464,13 +477,15 @@ static bool group_ident(cJSON *row, const analysis *a, int i)
 }
 
 /* profile --counters: which launch a row is. */
-static bool launch_ident(cJSON *row, const analysis *a, int i)
+static bool launch_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const kernel_counters *k = a->launches[i].k;
+    (void)a, (void)i;
+    const launch_metrics *l = r;
+    const kernel_counters *k = l->k;
     return cJSON_AddStringToObject(row, "kernel", k->name) && cJSON_AddNumberToObject(row, "pid", k->pid) &&
            cJSON_AddNumberToObject(row, "device", k->device) && cJSON_AddNumberToObject(row, "correlation", k->correlation) &&
-           cJSON_AddStringToObject(row, "bound", bound_name(a->launches[i].bound)) &&
-           cJSON_AddStringToObject(row, "bound_reason", a->launches[i].bound_text);
+           cJSON_AddStringToObject(row, "bound", bound_name(l->bound)) &&
+           cJSON_AddStringToObject(row, "bound_reason", l->bound_text);
 }
 
 /* A frame of a host view: its words, whether it is the user's code, and host_fn_table's figures. */
@@ -738,71 +753,49 @@ static bool analysis_head(cJSON *an, const analysis *a)
 }
 
 /* GPU memory (memory.h): its rows, each with what names it. */
-static bool holder_ident(cJSON *row, const analysis *a, int i)
+static bool holder_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const mem_holder *h = &a->memory->holders[i];
+    (void)a, (void)i;
+    const mem_holder *h = r;
     return cJSON_AddStringToObject(row, "at", h->at) && cJSON_AddStringToObject(row, "allocator", h->allocator);
 }
 
-static bool point_ident(cJSON *row, const analysis *a, int i)
+static bool series_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    (void)row, (void)a, (void)i;
-    return true;
-}
-
-static bool holders_json(cJSON *row, const char *key, const analysis *a, int first, int n)
-{
-    const memory_analysis *x = a->memory;
-    cJSON *arr = cJSON_AddArrayToObject(row, key);
-    for (int i = first; arr && i < first + n; i++) {
-        cJSON *h, *missing;
-        if (!open_row(arr, NULL, &h, &missing))
-            return false;
-        out o = {h, missing, holder_ident(h, a, i)};
-        put_table(&o, &memory_holder_table, &x->holders[i]);
-        if (!close_row(h, missing, o.ok))
-            return false;
-    }
-    return arr != NULL;
-}
-
-static bool series_ident(cJSON *row, const analysis *a, int i)
-{
-    const memory_analysis *x = a->memory;
-    const mem_series *s = &x->series[i];
+    const mem_series *s = r;
     return cJSON_AddNumberToObject(row, "pid", s->pid) && cJSON_AddNumberToObject(row, "device", s->device) &&
            cJSON_AddBoolToObject(row, "device_only", s->device_only) &&
            cJSON_AddBoolToObject(row, "allocator_totals", s->totals) && cJSON_AddStringToObject(row, "peak_in", s->peak_in) &&
-           holders_json(row, "holders", a, s->first_holder, s->nholders) &&
-           holders_json(row, "allocators", a, s->first_lib, s->nlibs) &&
-           table_rows(row, "timeline", &memory_point_table, x->points + s->first_point, sizeof *x->points, s->npoints,
-                      point_ident, a);
+           table_rows(row, &table_holder_site, i, holder_ident, a) &&
+           table_rows(row, &table_holder_lib, i, holder_ident, a) && table_rows(row, &table_mpoint, i, NULL, a);
 }
 
-static bool leak_ident(cJSON *row, const analysis *a, int i)
+static bool leak_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const mem_leak *l = &a->memory->leaks[i];
+    (void)a, (void)i;
+    const mem_leak *l = r;
     return cJSON_AddNumberToObject(row, "pid", l->pid) && cJSON_AddNumberToObject(row, "device", l->device) &&
            cJSON_AddStringToObject(row, "at", l->at) && cJSON_AddStringToObject(row, "allocator", l->allocator) &&
            cJSON_AddStringToObject(row, "step", l->step) && cJSON_AddBoolToObject(row, "leak_per_step", l->per_step);
 }
 
-static bool range_ident(cJSON *row, const analysis *a, int i)
+static bool range_ident(cJSON *row, const analysis *a, int i, const void *rr)
 {
-    const mem_range *r = &a->memory->ranges[i];
+    (void)a, (void)i;
+    const mem_range *r = rr;
     return (r->region >= 0 ? cJSON_AddNumberToObject(row, "region", r->region) != NULL
                            : cJSON_AddNullToObject(row, "region") != NULL) &&
            cJSON_AddStringToObject(row, "name", r->name) && cJSON_AddNumberToObject(row, "pid", r->pid);
 }
 
-static bool failure_ident(cJSON *row, const analysis *a, int i)
+static bool failure_ident(cJSON *row, const analysis *a, int i, const void *r)
 {
-    const mem_failure_row *f = &a->memory->failures[i];
+    const mem_failure_row *f = r;
     return cJSON_AddNumberToObject(row, "pid", f->pid) && cJSON_AddNumberToObject(row, "tid", f->tid) &&
            cJSON_AddNumberToObject(row, "device", f->device) && cJSON_AddBoolToObject(row, "out_of_memory", f->out_of_memory) &&
            cJSON_AddStringToObject(row, "api", f->api) && cJSON_AddStringToObject(row, "error", f->error) &&
            cJSON_AddStringToObject(row, "at", f->at) && cJSON_AddStringToObject(row, "in", f->in) &&
-           holders_json(row, "holders", a, f->first_holder, f->nholders);
+           table_rows(row, &table_holder_fail, i, holder_ident, a);
 }
 
 /* GPU memory (memory.h): analysis.memory, present only where the run has memory data. */
@@ -811,11 +804,8 @@ static bool memory_json(cJSON *an, const analysis *a)
     const memory_analysis *x = a->memory;
     cJSON *mem = cJSON_AddObjectToObject(an, "memory");
     return mem && cJSON_AddStringToObject(mem, "nvml_why", x->nvml_why) &&
-           table_rows(mem, "series", &memory_series_table, x->series, sizeof *x->series, x->nseries, series_ident, a) &&
-           table_rows(mem, "never_freed", &memory_leak_table, x->leaks, sizeof *x->leaks, x->nleaks, leak_ident, a) &&
-           table_rows(mem, "ranges", &memory_range_table, x->ranges, sizeof *x->ranges, x->nranges, range_ident, a) &&
-           table_rows(mem, "failures", &memory_failure_table, x->failures, sizeof *x->failures, x->nfailures,
-                      failure_ident, a);
+           table_rows(mem, &table_memory, -1, series_ident, a) && table_rows(mem, &table_leak, -1, leak_ident, a) &&
+           table_rows(mem, &table_mrange, -1, range_ident, a) && table_rows(mem, &table_failure, -1, failure_ident, a);
 }
 
 /* "analysis" after its regions. */
@@ -828,14 +818,13 @@ static bool analysis_tail(cJSON *an, const analysis *a)
     if (!devices_json(an, a))
         return false;
     if (a->nlaunches > 0 &&
-        !table_rows(an, "launch_counters", &launch_counter_table, a->launches, sizeof *a->launches, a->nlaunches,
-                    launch_ident, a))
+        !table_rows(an, &table_launch, -1, launch_ident, a))
         return false;
-    if (!table_rows(an, "busy_series", &busy_span_table, a->busy, sizeof *a->busy, a->nbusy, busy_ident, a))
+    if (!table_rows(an, &table_busy, -1, busy_ident, a))
         return false;
-    if (!table_rows(an, "streams", &stream_table, a->streams, sizeof *a->streams, a->nstreams, stream_ident, a))
+    if (!table_rows(an, &table_stream, -1, stream_ident, a))
         return false;
-    if (!table_rows(an, "range_groups", &range_group_table, a->groups, sizeof *a->groups, a->ngroups, group_ident, a))
+    if (!table_rows(an, &table_group, -1, group_ident, a))
         return false;
     if (!idle_json(an, a) || !call_sites_json(an, a) || !capture_json(an, a) || !accounts_json(an, a))
         return false;

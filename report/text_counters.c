@@ -4,11 +4,10 @@
 #include <string.h>
 
 #include "source.h"
+#include "tables.h"
 #include "text_parts.h"
 
 /* Rows shown; the JSON and CSV keep every launch. */
-#define MAX_LAUNCH_ROWS 40
-
 /* profile --counters: a row per profiled launch. */
 static void launch_counters(ctx *x, const analysis *a)
 {
@@ -34,7 +33,8 @@ static void launch_counters(ctx *x, const analysis *a)
         {"memory_throughput_pct", 5, false}, {"dram_read_bytes", 8, true}, {"l1_hit_pct", 5, false},
         {"l2_hit_pct", 5, false}, {"tensor_pct", 6, false}, {"achieved_tflops", 7, false},
     };
-    for (int i = 0; i < m->nlaunch_counters && i < MAX_LAUNCH_ROWS; i++) {
+    int shown = table_shown(&table_launch, m->nlaunch_counters, false);
+    for (int i = 0; i < shown; i++) {
         const launch_metrics *r = &a->launches[i];
         char name[64];
         kernel_display_name(r->k->name, name, sizeof name);
@@ -42,8 +42,8 @@ static void launch_counters(ctx *x, const analysis *a)
         fig_cells(x, &launch_counter_table, r, cols, (int)(sizeof cols / sizeof cols[0]));
         fprintf(x->out, " %s\n", r->bound_text);
     }
-    if (m->nlaunch_counters > MAX_LAUNCH_ROWS)
-        fprintf(x->out, "... and %d more launches (every one is in the JSON)\n", m->nlaunch_counters - MAX_LAUNCH_ROWS);
+    if (m->nlaunch_counters > shown)
+        fprintf(x->out, "... and %d more launches (every one is in the JSON)\n", m->nlaunch_counters - shown);
     fprintf(x->out, "%sus: the kernel's duration in the counter pass (replayed, slower than its own run). TFLOP/s: "
                     "executed FP32 FLOPs (2 x FFMA + FADD + FMUL) over it.%s\n", c(x, DIM), c(x, RESET));
 }

@@ -3,9 +3,8 @@
  * time hid under compute, the collective-end skew, and the stragglers of the NVTX ranges. */
 #include <string.h>
 
+#include "tables.h"
 #include "text_parts.h"
-
-#define MAX_STRAGGLER_ROWS 12
 
 static void share_table(ctx *x, const rank_analysis *ra, const rank_share *rows, int n, bool gpu)
 {
@@ -43,7 +42,7 @@ static void straggler_table_text(ctx *x, const rank_analysis *ra)
                     "occurrence of each rank matched), and by how much\n", c(x, BOLD), c(x, RESET));
     fprintf(x->out, "%s%-30s %7s %-20s %11s %11s %11s%s\n", c(x, DIM), "range", "matched", "last most often",
             "median lag", "max lag", "mean", c(x, RESET));
-    int n = ra->nstragglers < MAX_STRAGGLER_ROWS ? ra->nstragglers : MAX_STRAGGLER_ROWS;
+    int n = table_shown(&table_straggler, ra->nstragglers, false);
     for (int i = 0; i < n; i++) {
         const straggler *s = &ra->stragglers[i];
         char cut[48], who[96] = "-";

@@ -5,6 +5,7 @@
 
 #include "sections.h"
 #include "source.h"
+#include "tables.h"
 #include "text_parts.h"
 
 static int depth_of(const run_model *m, int i)
@@ -190,8 +191,6 @@ static void verdict_lines(ctx *x, const analysis *a)
     }
 }
 
-#define TOP_KERNELS 15
-
 static void kernels_by_time(ctx *x, const region_metrics *r)
 {
     if (r->nkstats == 0)
@@ -204,7 +203,8 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
         {"total_ms", 10, false}, {"share_pct", 6, false}, {"min_ms", 8, false}, {"median_ms", 8, false},
         {"max_ms", 8, false},    {"stddev_ms", 8, false}, {"occupancy_pct", 5, false},
     };
-    for (int i = 0; i < r->nkstats && i < TOP_KERNELS; i++) {
+    int shown = table_shown(&table_kernel, r->nkstats, false);
+    for (int i = 0; i < shown; i++) {
         const kernel_stat *k = &r->kernels[i];
         char full[512], name[64];
         kernel_display_name(k->name, full, sizeof full);
@@ -220,8 +220,8 @@ static void kernels_by_time(ctx *x, const region_metrics *r)
             fputs(c(x, RESET), x->out);
         }
     }
-    if (r->nkstats > TOP_KERNELS)
-        fprintf(x->out, "  (%d more kernel names in the JSON report)\n", r->nkstats - TOP_KERNELS);
+    if (r->nkstats > shown)
+        fprintf(x->out, "  (%d more kernel names in the JSON report)\n", r->nkstats - shown);
 }
 
 static void copies_by_kind(ctx *x, const region_metrics *r)
@@ -242,8 +242,6 @@ static void copies_by_kind(ctx *x, const region_metrics *r)
     }
 }
 
-#define TOP_APIS 10
-
 /* The API calls by total time, as nsys stats lists them, named as the run's source names them. */
 static void apis_by_time(ctx *x, const run_model *m, const region_metrics *r)
 {
@@ -257,7 +255,8 @@ static void apis_by_time(ctx *x, const run_model *m, const region_metrics *r)
         {"total_ms", 10, false}, {"share_pct", 6, false}, {"median_us", 10, false}, {"min_us", 10, false},
         {"max_us", 10, false},
     };
-    for (int i = 0; i < r->napistats && i < TOP_APIS; i++) {
+    int shown = table_shown(&table_api, r->napistats, false);
+    for (int i = 0; i < shown; i++) {
         const api_stat *k = &r->apis[i];
         char name[40];
         clipped(k->name, 32, name, sizeof name);
@@ -265,8 +264,8 @@ static void apis_by_time(ctx *x, const run_model *m, const region_metrics *r)
         fig_cells(x, &api_stat_table, k, cols, (int)(sizeof cols / sizeof cols[0]));
         fputc('\n', x->out);
     }
-    if (r->napistats > TOP_APIS)
-        fprintf(x->out, "  (%d more call names in the JSON and CSV reports)\n", r->napistats - TOP_APIS);
+    if (r->napistats > shown)
+        fprintf(x->out, "  (%d more call names in the JSON and CSV reports)\n", r->napistats - shown);
 }
 
 /* profile --delay/--duration/--capture-range: what was asked, then each window with why it opened
