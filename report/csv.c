@@ -71,15 +71,12 @@ static void header(const csv_doc *doc)
 }
 
 /* One row: its ids, then the figures of its own table in that table's columns. */
-static bool row(void *ctx, const table_decl *d, const table_at *at, int i, const void *figures)
+static bool row(void *ctx, const table_decl *d, const table_ids *id, const void *figures)
 {
     const csv_doc *doc = ctx;
     strbuf *b = doc->b;
-    table_ids id;
-    table_row_ids(d, at, i, &id);
-    id.v[TID_ROW] = d->name;
     for (int c = 0; c < TID_COUNT_OF; c++)
-        field(b, id.v[c], c == 0);
+        field(b, c == TID_ROW ? d->name : id->v[c], c == 0);
     for (int k = 0; k < report_ntables; k++) {
         if (!doc->columns[k])
             continue;

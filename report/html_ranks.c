@@ -64,7 +64,8 @@ void html_ranks(html_ctx *x)
     for (int c = 0; c < 3; c++)
         html_fig_heading(x, &straggler_table, cols[c]);
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
-    for (int i = 0; i < table_shown(&table_straggler, ra->nstragglers, true); i++) {
+    int shown = table_shown(&table_straggler, ra->nstragglers, true);
+    for (int i = 0; i < shown; i++) {
         const straggler *s = &ra->stragglers[i];
         char path[FIG_PATH];
         path_straggler(path, i);

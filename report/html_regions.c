@@ -264,7 +264,8 @@ static void api_rows(html_ctx *x, int region, const region_metrics *r)
               source_of(x->a->m->source)->api_calls);
     heading_cells(x, &api_stat_table, cols, (int)(sizeof cols / sizeof cols[0]));
     sb_add(x->b, "</tr></thead>\n<tbody>\n");
-    for (int i = 0; i < table_shown(&table_api, r->napistats, true); i++) {
+    int shown = table_shown(&table_api, r->napistats, true);
+    for (int i = 0; i < shown; i++) {
         const api_stat *k = &r->apis[i];
         char path[FIG_PATH];
         path_api_stat(path, region, i);

@@ -7,8 +7,8 @@
 #include "tables.h"
 #include "text_parts.h"
 
-/* Rows shown; the JSON and CSV keep every launch. */
-/* profile --counters: a row per profiled launch. */
+/* profile --counters: a row per profiled launch, as many as its declaration shows (the JSON and
+ * CSV keep every launch). */
 static void launch_counters(ctx *x, const analysis *a)
 {
     const run_model *m = a->m;

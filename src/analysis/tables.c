@@ -29,17 +29,17 @@ static void set_int(table_ids *id, int col, char *buf, size_t len, long long v)
 #define SET_N(id, v) set_int(id, TID_N, (id)->n, sizeof (id)->n, (long long)(v))
 #define SET_DEVICE(id, v) set_int(id, TID_DEVICE, (id)->device, sizeof (id)->device, (long long)(v))
 
-/* A region's columns: its index, name and kind. */
+/* A region's columns: its index, name and kind (ids come zeroed: table_walk clears them). */
 static void region_ids(const run_model *m, int ri, table_ids *id)
 {
     const region *rg = &m->regions[ri];
-    memset(id, 0, sizeof *id);
     set_int(id, TID_REGION_INDEX, id->index, sizeof id->index, ri);
     id->v[TID_REGION] = rg->name;
     id->v[TID_REGION_KIND] = region_kind_name(rg->kind);
 }
 
-static int one(const table_at *at) { return at->a != NULL; }
+/* A table of one row: the run as a whole. */
+static int one(const table_at *at) { return (void)at, 1; }
 
 /* ---------- the run, its regions and what the reports list of them ---------- */
 
@@ -720,13 +720,6 @@ int table_shown(const table_decl *d, int n, bool page)
 
 /* ---------- the walk ---------- */
 
-void table_row_ids(const table_decl *d, const table_at *at, int i, table_ids *ids)
-{
-    memset(ids, 0, sizeof *ids);
-    if (d->ids)
-        d->ids(at, i, ids);
-}
-
 typedef struct {
     const analysis *a;
     table_row_fn fn;
@@ -741,20 +734,16 @@ static bool walk_table(const walk *w, const table_decl *d, int parent, const tab
         const void *row = d->row(&at, i);
         if (!row)
             continue;
-        if (d->figures && !w->fn(w->ctx, d, &at, i, row))
-            return false;
-        /* the rows under this one, with its ids to start from */
+        /* its ids, once: for fn, and for the rows under it to start from */
         table_ids ids;
-        bool have_ids = false;
-        for (int k = 0; k < report_ntables; k++) {
-            if (report_tables[k]->parent != d)
-                continue;
-            if (!have_ids)
-                table_row_ids(d, &at, i, &ids);
-            have_ids = true;
-            if (!walk_table(w, report_tables[k], i, &ids))
+        memset(&ids, 0, sizeof ids);
+        if (d->ids)
+            d->ids(&at, i, &ids);
+        if (d->figures && !w->fn(w->ctx, d, &ids, row))
+            return false;
+        for (int k = 0; k < report_ntables; k++)
+            if (report_tables[k]->parent == d && !walk_table(w, report_tables[k], i, &ids))
                 return false;
-        }
     }
     return true;
 }

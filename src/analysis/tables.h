@@ -93,13 +93,11 @@ const table_decl *table_named(const char *name);
 /* The declaration whose figures t are (the first), NULL where none carries t. */
 const table_decl *table_of_figures(const metric_table *t);
 
-/* Walks the tables in the order the CSV writes them: each row's declaration, position and
- * figures to fn (which returns false to stop; table_walk then returns false). */
-typedef bool (*table_row_fn)(void *ctx, const table_decl *d, const table_at *at, int i, const void *row);
+/* Walks the tables in the order the CSV writes them: each row's declaration, identifying columns
+ * (empty where the table has none) and figures to fn (which returns false to stop; table_walk
+ * then returns false). */
+typedef bool (*table_row_fn)(void *ctx, const table_decl *d, const table_ids *ids, const void *row);
 bool table_walk(const analysis *a, table_row_fn fn, void *ctx);
-
-/* Row i's identifying columns (empty where the table has none). */
-void table_row_ids(const table_decl *d, const table_at *at, int i, table_ids *ids);
 
 /* How many of n rows the text (page: the page) lists: its declaration's limit, or all. */
 int table_shown(const table_decl *d, int n, bool page);
