@@ -12,77 +12,77 @@
 
 static bool add_int3(cJSON *o, const char *k, const int v[3])
 {
-    return ok_add(o, k, cJSON_CreateIntArray(v, 3));
+    return mj_ok_add(o, k, cJSON_CreateIntArray(v, 3));
 }
 
 /* The owner (event_owner in model.h) is written only where it is not the run, as most events of
  * a program or trace are: a file without "region" reads as owned by the run. */
 static bool add_region(cJSON *o, int region)
 {
-    return region == 0 || add_num(o, "region", region);
+    return region == 0 || mj_add_num(o, "region", region);
 }
 
 /* One writer per event type. */
 static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "name", k->name) && add_time(o, "start_ns", k->start_ns, epoch) &&
-              add_time(o, "end_ns", k->end_ns, epoch) && add_num(o, "pid", k->pid) && add_num(o, "device", k->device) &&
-              add_num(o, "stream", k->stream) && add_num(o, "correlation", k->correlation) &&
+    bool ok = o && mj_add_str(o, "name", k->name) && mj_add_time(o, "start_ns", k->start_ns, epoch) &&
+              mj_add_time(o, "end_ns", k->end_ns, epoch) && mj_add_num(o, "pid", k->pid) && mj_add_num(o, "device", k->device) &&
+              mj_add_num(o, "stream", k->stream) && mj_add_num(o, "correlation", k->correlation) &&
               add_int3(o, "grid", k->grid) && add_int3(o, "block", k->block);
     if (ok && k->has_resources)
-        ok = add_num(o, "registers", k->registers) && add_num(o, "static_smem", k->static_smem) &&
-             add_num(o, "dynamic_smem", k->dynamic_smem) && add_bool(o, "smem_optin", k->smem_optin) &&
-             add_num(o, "local_mem", k->local_mem);
+        ok = mj_add_num(o, "registers", k->registers) && mj_add_num(o, "static_smem", k->static_smem) &&
+             mj_add_num(o, "dynamic_smem", k->dynamic_smem) && mj_add_bool(o, "smem_optin", k->smem_optin) &&
+             mj_add_num(o, "local_mem", k->local_mem);
     else if (ok)
-        ok = ok_add(o, "registers", cJSON_CreateNull()) && ok_add(o, "static_smem", cJSON_CreateNull()) &&
-             ok_add(o, "dynamic_smem", cJSON_CreateNull());
+        ok = mj_ok_add(o, "registers", cJSON_CreateNull()) && mj_ok_add(o, "static_smem", cJSON_CreateNull()) &&
+             mj_ok_add(o, "dynamic_smem", cJSON_CreateNull());
     ok = ok && add_region(o, k->region);
-    return built(o, ok);
+    return mj_built(o, ok);
 }
 
 static cJSON *copy_json(const copy_event *c, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "dir", copy_dir_name(c->dir)) && add_str(o, "src", mem_kind_name(c->src)) &&
-              add_str(o, "dst", mem_kind_name(c->dst)) && add_num(o, "bytes", (double)c->bytes) &&
-              add_time(o, "start_ns", c->start_ns, epoch) && add_time(o, "end_ns", c->end_ns, epoch) &&
-              add_num(o, "pid", c->pid) && add_num(o, "device", c->device) && add_num(o, "stream", c->stream) &&
-              add_num(o, "correlation", c->correlation);
+    bool ok = o && mj_add_str(o, "dir", copy_dir_name(c->dir)) && mj_add_str(o, "src", mem_kind_name(c->src)) &&
+              mj_add_str(o, "dst", mem_kind_name(c->dst)) && mj_add_num(o, "bytes", (double)c->bytes) &&
+              mj_add_time(o, "start_ns", c->start_ns, epoch) && mj_add_time(o, "end_ns", c->end_ns, epoch) &&
+              mj_add_num(o, "pid", c->pid) && mj_add_num(o, "device", c->device) && mj_add_num(o, "stream", c->stream) &&
+              mj_add_num(o, "correlation", c->correlation);
     ok = ok && add_region(o, c->region);
-    return built(o, ok);
+    return mj_built(o, ok);
 }
 
 static cJSON *memset_json(const memset_event *s, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "mem", mem_kind_name(s->mem)) && add_num(o, "bytes", (double)s->bytes) &&
-              add_time(o, "start_ns", s->start_ns, epoch) && add_time(o, "end_ns", s->end_ns, epoch) &&
-              add_num(o, "pid", s->pid) && add_num(o, "device", s->device) && add_num(o, "stream", s->stream) &&
-              add_num(o, "correlation", s->correlation);
+    bool ok = o && mj_add_str(o, "mem", mem_kind_name(s->mem)) && mj_add_num(o, "bytes", (double)s->bytes) &&
+              mj_add_time(o, "start_ns", s->start_ns, epoch) && mj_add_time(o, "end_ns", s->end_ns, epoch) &&
+              mj_add_num(o, "pid", s->pid) && mj_add_num(o, "device", s->device) && mj_add_num(o, "stream", s->stream) &&
+              mj_add_num(o, "correlation", s->correlation);
     ok = ok && add_region(o, s->region);
-    return built(o, ok);
+    return mj_built(o, ok);
 }
 
 static cJSON *api_json(const api_event *a, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "name", a->name) && add_str(o, "kind", api_kind_name(a->kind)) &&
-              add_time(o, "start_ns", a->start_ns, epoch) && add_time(o, "end_ns", a->end_ns, epoch) &&
-              add_num(o, "pid", a->pid) && add_num(o, "thread", a->thread) && add_num(o, "correlation", a->correlation);
+    bool ok = o && mj_add_str(o, "name", a->name) && mj_add_str(o, "kind", api_kind_name(a->kind)) &&
+              mj_add_time(o, "start_ns", a->start_ns, epoch) && mj_add_time(o, "end_ns", a->end_ns, epoch) &&
+              mj_add_num(o, "pid", a->pid) && mj_add_num(o, "thread", a->thread) && mj_add_num(o, "correlation", a->correlation);
     ok = ok && add_region(o, a->region);
-    return built(o, ok);
+    return mj_built(o, ok);
 }
 
 static cJSON *sync_json(const sync_event *s, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "kind", sync_kind_name(s->kind)) && add_time(o, "start_ns", s->start_ns, epoch) &&
-              add_time(o, "end_ns", s->end_ns, epoch) && add_num(o, "pid", s->pid) &&
-              add_num(o, "thread", s->thread) && add_num(o, "stream", s->stream) &&
-              add_num(o, "correlation", s->correlation);
+    bool ok = o && mj_add_str(o, "kind", sync_kind_name(s->kind)) && mj_add_time(o, "start_ns", s->start_ns, epoch) &&
+              mj_add_time(o, "end_ns", s->end_ns, epoch) && mj_add_num(o, "pid", s->pid) &&
+              mj_add_num(o, "thread", s->thread) && mj_add_num(o, "stream", s->stream) &&
+              mj_add_num(o, "correlation", s->correlation);
     ok = ok && add_region(o, s->region);
-    return built(o, ok);
+    return mj_built(o, ok);
 }
 
 /* Element makers: ctx is the array the elements come from. */
@@ -96,32 +96,32 @@ bool write_events(json_writer *w, const event_list *e, int64_t epoch)
 {
     if (event_columns_fit(e)) /* a long run: the compact form (event_columns.h) */
         return jw_open_object(w, "events") && event_columns_write(w, e, epoch) && jw_close(w);
-    return jw_open_object(w, "events") && write_array(w, "kernels", e->nkernels, make_kernel, e->kernels, epoch) &&
-           write_array(w, "copies", e->ncopies, make_copy, e->copies, epoch) &&
-           write_array(w, "memsets", e->nmemsets, make_memset, e->memsets, epoch) &&
-           write_array(w, "apis", e->napis, make_api, e->apis, epoch) &&
-           write_array(w, "syncs", e->nsyncs, make_sync, e->syncs, epoch) && jw_close(w);
+    return jw_open_object(w, "events") && mj_write_array(w, "kernels", e->nkernels, make_kernel, e->kernels, epoch) &&
+           mj_write_array(w, "copies", e->ncopies, make_copy, e->copies, epoch) &&
+           mj_write_array(w, "memsets", e->nmemsets, make_memset, e->memsets, epoch) &&
+           mj_write_array(w, "apis", e->napis, make_api, e->apis, epoch) &&
+           mj_write_array(w, "syncs", e->nsyncs, make_sync, e->syncs, epoch) && jw_close(w);
 }
 
 /* ---------- reading ---------- */
 
-static bool get_pid(reader *r, const cJSON *o, uint32_t *pid)
+static bool get_pid(mj_reader *r, const cJSON *o, uint32_t *pid)
 {
-    return v1_default(r, o, "pid") || get_u32(r, o, "pid", pid);
+    return mj_v1_default(r, o, "pid") || mj_get_u32(r, o, "pid", pid);
 }
 
-static bool get_int3(reader *r, const cJSON *o, const char *key, int out[3])
+static bool get_int3(mj_reader *r, const cJSON *o, const char *key, int out[3])
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (!v)
         return false;
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 3)
-        return fail(r, key, "expected an array of 3 integers");
+        return mj_fail(r, key, "expected an array of 3 integers");
     for (int i = 0; i < 3; i++) {
         const cJSON *e = cJSON_GetArrayItem(v, i);
         if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
             e->valuedouble > INT32_MAX)
-            return fail(r, key, "expected an array of 3 non-negative integers");
+            return mj_fail(r, key, "expected an array of 3 non-negative integers");
         out[i] = (int)e->valuedouble;
     }
     return true;
@@ -129,165 +129,165 @@ static bool get_int3(reader *r, const cJSON *o, const char *key, int out[3])
 
 /* A kernel's or copy's device indexes run.devices: one beyond them would be read out of bounds
  * (and overflowed the trace's process ids), so it is refused where it is read. */
-static bool device_known(reader *r, uint32_t device)
+static bool device_known(mj_reader *r, uint32_t device)
 {
     if (device < (uint32_t)r->ndevices)
         return true;
     if (r->ndevices == 0)
-        return fail(r, "device", "%u names no recorded device (the run has none)", device);
-    return fail(r, "device", "%u names no recorded device (expected 0 to %d)", device, r->ndevices - 1);
+        return mj_fail(r, "device", "%u names no recorded device (the run has none)", device);
+    return mj_fail(r, "device", "%u names no recorded device (expected 0 to %d)", device, r->ndevices - 1);
 }
 
 /* An event's owner: absent means the run; a region read before the events (the file's regions
  * come first, and a version 1 or 2 file's workload events are given theirs by the reader). */
-static bool read_event_region(reader *r, const cJSON *e, int *region)
+static bool read_event_region(mj_reader *r, const cJSON *e, int *region)
 {
     *region = 0;
-    if (absent(e, "region"))
+    if (mj_absent(e, "region"))
         return true;
-    if (!get_int(r, e, "region", 0, INT32_MAX, region))
+    if (!mj_get_int(r, e, "region", 0, INT32_MAX, region))
         return false;
     return *region < r->nregions ||
-           fail(r, "region", "is %d; the run has %d region%s", *region, r->nregions, r->nregions == 1 ? "" : "s");
+           mj_fail(r, "region", "is %d; the run has %d region%s", *region, r->nregions, r->nregions == 1 ? "" : "s");
 }
 
 /* Event readers: one per event type, each appending to an event_list. */
-static bool read_kernel(reader *r, const cJSON *e, int64_t epoch, void *dst)
+static bool read_kernel(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     kernel_event k;
     memset(&k, 0, sizeof k);
-    if (!read_interval(r, e, epoch, &k.start_ns, &k.end_ns) || !get_pid(r, e, &k.pid) ||
-        !get_u32(r, e, "device", &k.device) || !get_u32(r, e, "stream", &k.stream) ||
-        !get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
+    if (!mj_read_interval(r, e, epoch, &k.start_ns, &k.end_ns) || !get_pid(r, e, &k.pid) ||
+        !mj_get_u32(r, e, "device", &k.device) || !mj_get_u32(r, e, "stream", &k.stream) ||
+        !mj_get_u32(r, e, "correlation", &k.correlation) || !get_int3(r, e, "grid", k.grid) ||
         !get_int3(r, e, "block", k.block))
         return false;
     if (!device_known(r, k.device) || !read_event_region(r, e, &k.region))
         return false;
-    const cJSON *regs = field(r, e, "registers");
+    const cJSON *regs = mj_field(r, e, "registers");
     if (!regs)
         return false;
     k.has_resources = !cJSON_IsNull(regs);
     if (k.has_resources &&
-        (!get_int(r, e, "registers", 0, 65536, &k.registers) ||
-         !get_int(r, e, "static_smem", 0, 1 << 30, &k.static_smem) ||
-         !get_int(r, e, "dynamic_smem", 0, 1 << 30, &k.dynamic_smem) ||
-         !get_bool(r, e, "smem_optin", &k.smem_optin) || !get_int(r, e, "local_mem", 0, 1 << 30, &k.local_mem)))
+        (!mj_get_int(r, e, "registers", 0, 65536, &k.registers) ||
+         !mj_get_int(r, e, "static_smem", 0, 1 << 30, &k.static_smem) ||
+         !mj_get_int(r, e, "dynamic_smem", 0, 1 << 30, &k.dynamic_smem) ||
+         !mj_get_bool(r, e, "smem_optin", &k.smem_optin) || !mj_get_int(r, e, "local_mem", 0, 1 << 30, &k.local_mem)))
         return false;
-    if (!get_owned_str(r, e, "name", false, &k.name))
+    if (!mj_get_owned_str(r, e, "name", false, &k.name))
         return false;
-    bool ok = events_add_kernel(dst, &k) || fail(r, NULL, "out of memory");
+    bool ok = events_add_kernel(dst, &k) || mj_fail(r, NULL, "out of memory");
     free(k.name);
     return ok;
 }
 
-static bool read_mem_kind(reader *r, const cJSON *e, const char *key, mem_kind *out)
+static bool read_mem_kind(mj_reader *r, const cJSON *e, const char *key, mem_kind *out)
 {
     char name[16];
-    if (!get_str(r, e, key, false, name, sizeof name))
+    if (!mj_get_str(r, e, key, false, name, sizeof name))
         return false;
-    return mem_kind_parse(name, out) || fail(r, key, "unknown memory kind '%s'", name);
+    return mem_kind_parse(name, out) || mj_fail(r, key, "unknown memory kind '%s'", name);
 }
 
-static bool read_copy(reader *r, const cJSON *e, int64_t epoch, void *dst)
+static bool read_copy(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     copy_event c;
     memset(&c, 0, sizeof c);
     char dir[16];
-    if (!get_str(r, e, "dir", false, dir, sizeof dir) || !read_mem_kind(r, e, "src", &c.src) ||
-        !read_mem_kind(r, e, "dst", &c.dst) || !get_u64(r, e, "bytes", &c.bytes) ||
-        !read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_pid(r, e, &c.pid) ||
-        !get_u32(r, e, "device", &c.device) || !get_u32(r, e, "stream", &c.stream) ||
-        !get_u32(r, e, "correlation", &c.correlation))
+    if (!mj_get_str(r, e, "dir", false, dir, sizeof dir) || !read_mem_kind(r, e, "src", &c.src) ||
+        !read_mem_kind(r, e, "dst", &c.dst) || !mj_get_u64(r, e, "bytes", &c.bytes) ||
+        !mj_read_interval(r, e, epoch, &c.start_ns, &c.end_ns) || !get_pid(r, e, &c.pid) ||
+        !mj_get_u32(r, e, "device", &c.device) || !mj_get_u32(r, e, "stream", &c.stream) ||
+        !mj_get_u32(r, e, "correlation", &c.correlation))
         return false;
     if (!device_known(r, c.device) || !read_event_region(r, e, &c.region))
         return false;
     if (!copy_dir_parse(dir, &c.dir))
-        return fail(r, "dir", "expected HtoD, DtoH, DtoD, HtoH, PtoP or other, not '%s'", dir);
-    return events_add_copy(dst, &c) || fail(r, NULL, "out of memory");
+        return mj_fail(r, "dir", "expected HtoD, DtoH, DtoD, HtoH, PtoP or other, not '%s'", dir);
+    return events_add_copy(dst, &c) || mj_fail(r, NULL, "out of memory");
 }
 
-static bool read_memset(reader *r, const cJSON *e, int64_t epoch, void *dst)
+static bool read_memset(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     memset_event m;
     memset(&m, 0, sizeof m);
-    if (!read_mem_kind(r, e, "mem", &m.mem) || !get_u64(r, e, "bytes", &m.bytes) ||
-        !read_interval(r, e, epoch, &m.start_ns, &m.end_ns) || !get_pid(r, e, &m.pid) ||
-        !get_u32(r, e, "device", &m.device) || !get_u32(r, e, "stream", &m.stream) ||
-        !get_u32(r, e, "correlation", &m.correlation) || !read_event_region(r, e, &m.region))
+    if (!read_mem_kind(r, e, "mem", &m.mem) || !mj_get_u64(r, e, "bytes", &m.bytes) ||
+        !mj_read_interval(r, e, epoch, &m.start_ns, &m.end_ns) || !get_pid(r, e, &m.pid) ||
+        !mj_get_u32(r, e, "device", &m.device) || !mj_get_u32(r, e, "stream", &m.stream) ||
+        !mj_get_u32(r, e, "correlation", &m.correlation) || !read_event_region(r, e, &m.region))
         return false;
-    return events_add_memset(dst, &m) || fail(r, NULL, "out of memory");
+    return events_add_memset(dst, &m) || mj_fail(r, NULL, "out of memory");
 }
 
-static bool read_api(reader *r, const cJSON *e, int64_t epoch, void *dst)
+static bool read_api(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     api_event a;
     memset(&a, 0, sizeof a);
     char kind[16];
-    if (!read_interval(r, e, epoch, &a.start_ns, &a.end_ns) || !get_pid(r, e, &a.pid) ||
-        !get_u32(r, e, "thread", &a.thread) || !get_u32(r, e, "correlation", &a.correlation) ||
+    if (!mj_read_interval(r, e, epoch, &a.start_ns, &a.end_ns) || !get_pid(r, e, &a.pid) ||
+        !mj_get_u32(r, e, "thread", &a.thread) || !mj_get_u32(r, e, "correlation", &a.correlation) ||
         !read_event_region(r, e, &a.region))
         return false;
-    if (!v1_default(r, e, "kind")) {
-        if (!get_str(r, e, "kind", false, kind, sizeof kind))
+    if (!mj_v1_default(r, e, "kind")) {
+        if (!mj_get_str(r, e, "kind", false, kind, sizeof kind))
             return false;
         if (!api_kind_parse(kind, &a.kind))
-            return fail(r, "kind", "expected runtime or driver, not '%s'", kind);
+            return mj_fail(r, "kind", "expected runtime or driver, not '%s'", kind);
     }
-    if (!get_owned_str(r, e, "name", false, &a.name))
+    if (!mj_get_owned_str(r, e, "name", false, &a.name))
         return false;
-    bool ok = events_add_api(dst, &a) || fail(r, NULL, "out of memory");
+    bool ok = events_add_api(dst, &a) || mj_fail(r, NULL, "out of memory");
     free(a.name);
     return ok;
 }
 
-static bool read_sync(reader *r, const cJSON *e, int64_t epoch, void *dst)
+static bool read_sync(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
 {
     sync_event y;
     memset(&y, 0, sizeof y);
     char kind[24];
-    if (!get_str(r, e, "kind", false, kind, sizeof kind) || !read_interval(r, e, epoch, &y.start_ns, &y.end_ns) ||
-        !get_pid(r, e, &y.pid) || !get_u32(r, e, "thread", &y.thread) || !get_u32(r, e, "stream", &y.stream) ||
-        !get_u32(r, e, "correlation", &y.correlation) || !read_event_region(r, e, &y.region))
+    if (!mj_get_str(r, e, "kind", false, kind, sizeof kind) || !mj_read_interval(r, e, epoch, &y.start_ns, &y.end_ns) ||
+        !get_pid(r, e, &y.pid) || !mj_get_u32(r, e, "thread", &y.thread) || !mj_get_u32(r, e, "stream", &y.stream) ||
+        !mj_get_u32(r, e, "correlation", &y.correlation) || !read_event_region(r, e, &y.region))
         return false;
     if (!sync_kind_parse(kind, &y.kind))
-        return fail(r, "kind", "expected unknown, event, stream-wait-event, stream or context, not '%s'", kind);
-    return events_add_sync(dst, &y) || fail(r, NULL, "out of memory");
+        return mj_fail(r, "kind", "expected unknown, event, stream-wait-event, stream or context, not '%s'", kind);
+    return events_add_sync(dst, &y) || mj_fail(r, NULL, "out of memory");
 }
 
 /* The event arrays of o (the run's "events", or a version 1 or 2 workload), appended to ev. What
  * was read stays in ev on failure, for the caller to free. memsets and syncs came with version 2. */
-bool read_events(reader *r, const cJSON *o, const char *api_key, int64_t epoch, event_list *ev)
+bool read_events(mj_reader *r, const cJSON *o, const char *api_key, int64_t epoch, event_list *ev)
 {
-    return read_each(r, o, "kernels", epoch, ev, read_kernel, true) &&
-           read_each(r, o, "copies", epoch, ev, read_copy, true) &&
-           (v1_default(r, o, "memsets") || read_each(r, o, "memsets", epoch, ev, read_memset, true)) &&
-           read_each(r, o, api_key, epoch, ev, read_api, true) &&
-           (v1_default(r, o, "syncs") || read_each(r, o, "syncs", epoch, ev, read_sync, true));
+    return mj_read_each(r, o, "kernels", epoch, ev, read_kernel, true) &&
+           mj_read_each(r, o, "copies", epoch, ev, read_copy, true) &&
+           (mj_v1_default(r, o, "memsets") || mj_read_each(r, o, "memsets", epoch, ev, read_memset, true)) &&
+           mj_read_each(r, o, api_key, epoch, ev, read_api, true) &&
+           (mj_v1_default(r, o, "syncs") || mj_read_each(r, o, "syncs", epoch, ev, read_sync, true));
 }
 
 /* A long run's events in columns (event_columns.h): the names table from the tree, each kind's
  * columns from the file's text (or, for a tree made in memory, from its printed form). */
-static bool read_columns(reader *r, const cJSON *ev, run_model *m)
+static bool read_columns(mj_reader *r, const cJSON *ev, run_model *m)
 {
     char form[16];
-    if (!get_str(r, ev, "form", false, form, sizeof form))
+    if (!mj_get_str(r, ev, "form", false, form, sizeof form))
         return false;
     if (strcmp(form, "columns") != 0)
-        return fail(r, "form", "is '%s'; this mmprof reads \"columns\"", form);
-    const cJSON *names = get_array(r, ev, "names");
+        return mj_fail(r, "form", "is '%s'; this mmprof reads \"columns\"", form);
+    const cJSON *names = mj_get_array(r, ev, "names");
     if (!names)
         return false;
     int nn = cJSON_GetArraySize(names);
     const char **table = malloc((size_t)(nn ? nn : 1) * sizeof *table);
     if (!table)
-        return fail(r, NULL, "out of memory");
+        return mj_fail(r, NULL, "out of memory");
     int i = 0;
     for (const cJSON *e = names->child; e; e = e->next, i++)
         if (!cJSON_IsString(e)) {
             free(table);
-            size_t s = enter(r, "names", i);
-            bool ok = fail(r, NULL, "expected a string");
-            leave(r, s);
+            size_t s = mj_enter(r, "names", i);
+            bool ok = mj_fail(r, NULL, "expected a string");
+            mj_leave(r, s);
             return ok;
         } else {
             table[i] = e->valuestring;
@@ -297,7 +297,7 @@ static bool read_columns(reader *r, const cJSON *ev, run_model *m)
     bool ok = true;
     for (int k = 0; ok && k < 5; k++) {
         const char *kind = event_column_kinds[k];
-        const split_array *sa = split_find(r, kind);
+        const mj_split_array *sa = mj_split_find(r, kind);
         char *printed = NULL;
         const char *text = NULL;
         size_t len = 0;
@@ -305,19 +305,19 @@ static bool read_columns(reader *r, const cJSON *ev, run_model *m)
             text = r->split->buf + sa->el[0][0];
             len = sa->el[0][1] - sa->el[0][0];
         } else {
-            const cJSON *o = get_object(r, ev, kind);
+            const cJSON *o = mj_get_object(r, ev, kind);
             if (!o) {
                 ok = false;
                 break;
             }
             if (!(printed = cJSON_PrintUnformatted(o))) {
-                ok = fail(r, NULL, "out of memory");
+                ok = mj_fail(r, NULL, "out of memory");
                 break;
             }
             text = printed, len = strlen(printed);
         }
         char why[256];
-        ok = event_columns_read(k, text, len, &lim, &m->events, why, sizeof why) || fail(r, NULL, "%s", why);
+        ok = event_columns_read(k, text, len, &lim, &m->events, why, sizeof why) || mj_fail(r, NULL, "%s", why);
         free(printed);
     }
     free(table);
@@ -325,15 +325,15 @@ static bool read_columns(reader *r, const cJSON *ev, run_model *m)
 }
 
 /* The run's own events: version 2 and 3's "events" (a version 1 file has none there). */
-bool read_store(reader *r, const cJSON *root, run_model *m)
+bool read_store(mj_reader *r, const cJSON *root, run_model *m)
 {
-    if (v1_default(r, root, "events"))
+    if (mj_v1_default(r, root, "events"))
         return true;
-    const cJSON *ev = get_object(r, root, "events");
+    const cJSON *ev = mj_get_object(r, root, "events");
     if (!ev)
         return false;
-    size_t s = enter_obj(r, "events");
+    size_t s = mj_enter_obj(r, "events");
     bool ok = cJSON_HasObjectItem(ev, "form") ? read_columns(r, ev, m) : read_events(r, ev, "apis", m->epoch_ns, &m->events);
-    leave(r, s);
+    mj_leave(r, s);
     return ok;
 }

@@ -40,22 +40,22 @@ bool model_write(const run_model *m, json_writer *w, const model_write_hooks *ho
               jw_member(w, "tool_version", cJSON_CreateString(m->tool_version)) &&
               jw_member(w, "command_line", cJSON_CreateString(m->command_line ? m->command_line : "")) &&
               jw_member(w, "started_at", cJSON_CreateString(m->started_at)) &&
-              jw_member(w, "epoch_ns", int64_string(epoch, true)) &&
+              jw_member(w, "epoch_ns", mj_int64_string(epoch, true)) &&
               jw_member(w, "source", cJSON_CreateString(run_source_name(m->source))) &&
               jw_member(w, "source_file", m->source_file[0] ? cJSON_CreateString(m->source_file) : cJSON_CreateNull()) &&
               (!m->host.known || jw_member(w, "host", host_json(&m->host))) &&
               jw_member(w, "collection", collection_json(&m->collection)) &&
-              write_array(w, "devices", (size_t)m->ndevices, make_device, m->devices, epoch) &&
+              mj_write_array(w, "devices", (size_t)m->ndevices, make_device, m->devices, epoch) &&
               (!m->counters.asked || jw_member(w, "counters", counters_json(&m->counters))) &&
               ((!m->capture.asked[0] && m->capture.nwindows == 0) ||
                jw_member(w, "capture", capture_json(&m->capture, epoch))) &&
               (!source_has(m->source, HAS_WORKLOADS) || write_builtin(w, m, hooks ? hooks->workload : NULL, hooks ? hooks->ctx : NULL)) &&
-              write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
-              write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
-              write_array(w, "threads", (size_t)m->nthreads, make_thread, m->threads, epoch) &&
-              write_array(w, "warnings", (size_t)m->nwarnings, make_warning, m->warnings, epoch) &&
+              mj_write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
+              mj_write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
+              mj_write_array(w, "threads", (size_t)m->nthreads, make_thread, m->threads, epoch) &&
+              mj_write_array(w, "warnings", (size_t)m->nwarnings, make_warning, m->warnings, epoch) &&
               (m->nlaunch_counters == 0 ||
-               write_array(w, "launch_counters", (size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters,
+               mj_write_array(w, "launch_counters", (size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters,
                            epoch)) &&
               host_json_write(&m->host_activity, epoch, w) && memory_json_write(&m->memory, epoch, w) &&
               write_events(w, &m->events, epoch);
@@ -89,18 +89,18 @@ char *model_to_text(const run_model *m)
 
 /* ---------- reading ---------- */
 
-static bool read_warnings(reader *r, const cJSON *root, run_model *m)
+static bool read_warnings(mj_reader *r, const cJSON *root, run_model *m)
 {
-    const cJSON *warn = get_array(r, root, "warnings");
+    const cJSON *warn = mj_get_array(r, root, "warnings");
     if (!warn)
         return false;
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, warn) {
         if (!cJSON_IsString(e)) {
-            size_t s = enter(r, "warnings", i);
-            fail(r, NULL, "expected a string");
-            leave(r, s);
+            size_t s = mj_enter(r, "warnings", i);
+            mj_fail(r, NULL, "expected a string");
+            mj_leave(r, s);
             return false;
         }
         model_add_warning(m, "%s", e->valuestring);
@@ -109,57 +109,57 @@ static bool read_warnings(reader *r, const cJSON *root, run_model *m)
     return true;
 }
 
-static bool read_header(reader *r, const cJSON *root, run_model *m)
+static bool read_header(mj_reader *r, const cJSON *root, run_model *m)
 {
     if (!cJSON_IsObject(root))
-        return fail(r, NULL, "the run file is not a JSON object");
+        return mj_fail(r, NULL, "the run file is not a JSON object");
     char schema[32];
     /* Checked before get_str, whose "schema: missing" would otherwise be the message. */
     if (!cJSON_GetObjectItemCaseSensitive(root, "schema"))
-        return fail(r, NULL, "not an mmprof run file (no \"schema\": \"%s\")", RUN_SCHEMA_NAME);
-    if (!get_str(r, root, "schema", false, schema, sizeof schema))
+        return mj_fail(r, NULL, "not an mmprof run file (no \"schema\": \"%s\")", RUN_SCHEMA_NAME);
+    if (!mj_get_str(r, root, "schema", false, schema, sizeof schema))
         return false;
     if (strcmp(schema, RUN_SCHEMA_NAME) != 0)
-        return fail(r, "schema", "is '%s', not an mmprof run file", schema);
-    if (!get_int(r, root, "schema_version", 0, INT32_MAX, &m->schema_version))
+        return mj_fail(r, "schema", "is '%s', not an mmprof run file", schema);
+    if (!mj_get_int(r, root, "schema_version", 0, INT32_MAX, &m->schema_version))
         return false;
     if (m->schema_version > MMPROF_SCHEMA_VERSION)
-        return fail(r, "schema_version", "written by a newer mmprof: schema_version %d; this mmprof reads 1 to %d",
+        return mj_fail(r, "schema_version", "written by a newer mmprof: schema_version %d; this mmprof reads 1 to %d",
                     m->schema_version, MMPROF_SCHEMA_VERSION);
     if (m->schema_version < 1)
-        return fail(r, "schema_version", "is %d; this mmprof reads 1 to %d", m->schema_version, MMPROF_SCHEMA_VERSION);
+        return mj_fail(r, "schema_version", "is %d; this mmprof reads 1 to %d", m->schema_version, MMPROF_SCHEMA_VERSION);
     r->version = m->schema_version;
     char cmd[4096];
     uint64_t epoch;
-    if (!get_str(r, root, "tool_version", false, m->tool_version, sizeof m->tool_version) ||
-        !get_str(r, root, "command_line", false, cmd, sizeof cmd) ||
-        !get_str(r, root, "started_at", false, m->started_at, sizeof m->started_at) ||
-        !parse_u64_string(r, root, "epoch_ns", true, &epoch))
+    if (!mj_get_str(r, root, "tool_version", false, m->tool_version, sizeof m->tool_version) ||
+        !mj_get_str(r, root, "command_line", false, cmd, sizeof cmd) ||
+        !mj_get_str(r, root, "started_at", false, m->started_at, sizeof m->started_at) ||
+        !mj_parse_u64_string(r, root, "epoch_ns", true, &epoch))
         return false;
     m->epoch_ns = (int64_t)epoch;
     if (!(m->command_line = strdup(cmd)))
-        return fail(r, NULL, "out of memory");
+        return mj_fail(r, NULL, "out of memory");
     char source[16];
-    if (!v1_default(r, root, "source")) {
-        if (!get_str(r, root, "source", false, source, sizeof source) ||
-            !get_str(r, root, "source_file", true, m->source_file, sizeof m->source_file))
+    if (!mj_v1_default(r, root, "source")) {
+        if (!mj_get_str(r, root, "source", false, source, sizeof source) ||
+            !mj_get_str(r, root, "source_file", true, m->source_file, sizeof m->source_file))
             return false;
         if (!run_source_parse(source, &m->source))
-            return fail(r, "source", "expected builtin, kineto, nsys-sqlite or profile, not '%s'", source);
+            return mj_fail(r, "source", "expected builtin, kineto, nsys-sqlite or profile, not '%s'", source);
     }
     return true;
 }
 
 /* host_split's view of the reader's split arrays "OUTER.KEY" (OUTER "host_activity" or "memory"). */
 typedef struct {
-    reader *r;
+    mj_reader *r;
     const char *outer;
 } outer_split;
 
-static const split_array *host_split_find(void *ctx, const char *key)
+static const mj_split_array *host_split_find(void *ctx, const char *key)
 {
     const outer_split *o = ctx;
-    const reader *r = o->r;
+    const mj_reader *r = o->r;
     char path[64];
     snprintf(path, sizeof path, "%s.%s", o->outer, key);
     for (int i = 0; r->split && i < r->split->narr; i++)
@@ -170,65 +170,65 @@ static const split_array *host_split_find(void *ctx, const char *key)
 
 static int host_split_count(void *ctx, const char *key)
 {
-    const split_array *a = host_split_find(ctx, key);
+    const mj_split_array *a = host_split_find(ctx, key);
     return a ? a->n : -1;
 }
 
 static cJSON *host_split_element(void *ctx, const char *key, int i)
 {
-    return split_element(((outer_split *)ctx)->r, host_split_find(ctx, key), i);
+    return mj_split_element(((outer_split *)ctx)->r, host_split_find(ctx, key), i);
 }
 
 /* The run's host activity, where it has some (host_json.c reads it; its arrays element by element
  * where the document was split). */
-static bool read_host_activity(reader *r, const cJSON *root, run_model *m)
+static bool read_host_activity(mj_reader *r, const cJSON *root, run_model *m)
 {
     char msg[256] = "";
     outer_split o = {r, "host_activity"};
     host_split split = {&o, host_split_count, host_split_element};
-    return host_json_read(root, m->epoch_ns, &split, &m->host_activity, msg, sizeof msg) || fail(r, NULL, "%s", msg);
+    return host_json_read(root, m->epoch_ns, &split, &m->host_activity, msg, sizeof msg) || mj_fail(r, NULL, "%s", msg);
 }
 
 /* The run's memory activity, where it has some (memory_json.c; after the host activity, whose
  * frames its live sets name). */
-static bool read_memory(reader *r, const cJSON *root, run_model *m)
+static bool read_memory(mj_reader *r, const cJSON *root, run_model *m)
 {
     char msg[256] = "";
     outer_split o = {r, "memory"};
     host_split split = {&o, host_split_count, host_split_element};
     return memory_json_read(root, m->epoch_ns, &split, &m->host_activity, &m->memory, msg, sizeof msg) ||
-           fail(r, NULL, "%s", msg);
+           mj_fail(r, NULL, "%s", msg);
 }
 
-static bool read_root(reader *r, const cJSON *root, run_model *m)
+static bool read_root(mj_reader *r, const cJSON *root, run_model *m)
 {
     if (!read_header(r, root, m))
         return false;
     bool v3 = r->version >= 3;
-    bool ok = read_object(r, root, "host", v3, read_host_obj, m) &&
-              read_object(r, root, "collection", false, read_collection_obj, m) && read_devices(r, root, m) &&
+    bool ok = mj_read_object(r, root, "host", v3, read_host_obj, m) &&
+              mj_read_object(r, root, "collection", false, read_collection_obj, m) && read_devices(r, root, m) &&
               (v3 ? read_counter_info(r, root, &m->counters) &&
-                        read_object(r, root, "builtin", !source_has(m->source, HAS_WORKLOADS), read_builtin, m)
+                        mj_read_object(r, root, "builtin", !source_has(m->source, HAS_WORKLOADS), read_builtin, m)
                   : read_builtin_v2(r, root, m)) &&
-              (v1_default(r, root, "regions") || read_each(r, root, "regions", m->epoch_ns, m, read_region, true)) &&
+              (mj_v1_default(r, root, "regions") || mj_read_each(r, root, "regions", m->epoch_ns, m, read_region, true)) &&
               read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
-              (v1_default(r, root, "processes") || read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
-              (v1_default(r, root, "threads") || read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
+              (mj_v1_default(r, root, "processes") || mj_read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
+              (mj_v1_default(r, root, "threads") || mj_read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
               read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m) &&
               read_host_activity(r, root, m) && read_memory(r, root, m);
     if (ok && !source_has(m->source, HAS_WORKLOADS) && m->builtin.nworkloads > 0)
-        ok = fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
+        ok = mj_fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;
 }
 
 bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 {
     model_init(m);
-    reader r = {.err = err, .errlen = errlen};
+    mj_reader r = {.err = err, .errlen = errlen};
     if (!read_root(&r, root, m) ||
         /* A version 1 file (or one that has no regions) gets the whole-run region and the
          * built-in workloads' and phases' regions, as a run recorded now would have. */
-        !(model_finish_regions(m, "mmprof run") || fail(&r, NULL, "out of memory"))) {
+        !(model_finish_regions(m, "mmprof run") || mj_fail(&r, NULL, "out of memory"))) {
         model_free(m);
         return false;
     }
@@ -242,11 +242,11 @@ bool model_from_json(const cJSON *root, run_model *m, char *err, size_t errlen)
 #define MAX_RUN_FILE_BYTES ((long)1 << 30)
 
 /* Records the elements of the array whose '[' is next in s as d's array path. */
-static bool split_elements(json_stream *s, split_doc *d, const char *path)
+static bool split_elements(json_stream *s, mj_split_doc *d, const char *path)
 {
     if (d->narr == (int)(sizeof d->arr / sizeof d->arr[0]))
         return false;
-    split_array *a = &d->arr[d->narr++];
+    mj_split_array *a = &d->arr[d->narr++];
     memset(a, 0, sizeof *a);
     copy_str(a->path, sizeof a->path, path);
     js_next(s); /* '[' */
@@ -281,7 +281,7 @@ static bool split_elements(json_stream *s, split_doc *d, const char *path)
 }
 
 /* Records the value that starts next in s (an object) as d's path, whole. */
-static bool split_span(json_stream *s, split_doc *d, const char *path)
+static bool split_span(json_stream *s, mj_split_doc *d, const char *path)
 {
     if (d->narr == (int)(sizeof d->arr / sizeof d->arr[0]))
         return false;
@@ -290,7 +290,7 @@ static bool split_span(json_stream *s, split_doc *d, const char *path)
     uint64_t off;
     if (js_value(s, false, 0, &text, &len, &off) != JS_OK)
         return false;
-    split_array *a = &d->arr[d->narr++];
+    mj_split_array *a = &d->arr[d->narr++];
     memset(a, 0, sizeof *a);
     copy_str(a->path, sizeof a->path, path);
     if (!(a->el = malloc(sizeof *a->el)))
@@ -303,7 +303,7 @@ static bool split_span(json_stream *s, split_doc *d, const char *path)
 
 /* The value that starts next in s, parsed alone and added to o as key (nothing when it is not
  * valid JSON: the caller sees it missing). */
-static void inner_value(json_stream *s, split_doc *d, cJSON *o, const char *key)
+static void inner_value(json_stream *s, mj_split_doc *d, cJSON *o, const char *key)
 {
     const char *text;
     size_t len;
@@ -362,7 +362,7 @@ static split_how split_kind(const char *outer, const char *inner, int c)
 /* The object whose '{' is next in s (outer's value), one level down: each member split_kind says
  * to split recorded in d (an empty array or object standing in for it in value), the others
  * parsed into value. */
-static bool split_members(json_stream *s, split_doc *d, const char *outer, cJSON *value)
+static bool split_members(json_stream *s, mj_split_doc *d, const char *outer, cJSON *value)
 {
     js_next(s); /* '{' */
     bool ok = true, first = true;
@@ -399,7 +399,7 @@ static bool split_members(json_stream *s, split_doc *d, const char *outer, cJSON
  * stepped over (their brackets and strings must close; nothing reads their values). False when
  * the text is not shaped as expected: the caller then parses it whole, so a malformed file gets
  * cJSON's own error. */
-static bool split_document(split_doc *d, cJSON **root)
+static bool split_document(mj_split_doc *d, cJSON **root)
 {
     json_stream s;
     js_attach_text(&s, d->buf, d->len);
@@ -464,7 +464,7 @@ static bool split_document(split_doc *d, cJSON **root)
     return true;
 }
 
-static void split_free(split_doc *d)
+static void split_free(mj_split_doc *d)
 {
     for (int i = 0; i < d->narr; i++)
         spill_free(d->arr[i].el);
@@ -475,27 +475,27 @@ static void split_free(split_doc *d)
 static bool read_text(const char *name, const char *buf, size_t len, const member_drop *drop, run_model *m,
                       char *err, size_t errlen)
 {
-    cjson_watch();
+    mj_cjson_watch();
     model_init(m);
     /* JSON text has no NUL byte; one would cut a string short wherever it is read. */
     const char *nul = memchr(buf, '\0', len);
     if (nul) {
-        syntax_error(name, buf, len, 0, (size_t)(nul - buf), drop, err, errlen);
+        mj_syntax_error(name, buf, len, 0, (size_t)(nul - buf), drop, err, errlen);
         return false;
     }
-    split_doc d = {.name = name, .buf = buf, .len = len, .drop = drop};
+    mj_split_doc d = {.name = name, .buf = buf, .len = len, .drop = drop};
     cJSON *root = NULL;
     if (!split_document(&d, &root)) {
         split_free(&d);
         const char *end = NULL;
         root = cJSON_ParseWithLengthOpts(buf, len + 1, &end, true); /* the NUL included */
         if (!root) {
-            syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, drop, err, errlen);
+            mj_syntax_error(name, buf, len, 0, end ? (size_t)(end - buf) : 0, drop, err, errlen);
             return false;
         }
     }
     char inner[384];
-    reader r = {.err = inner, .errlen = sizeof inner, .split = &d};
+    mj_reader r = {.err = inner, .errlen = sizeof inner, .split = &d};
     bool ok = read_root(&r, root, m);
     /* As model_from_json: the regions a version 1 file lacks. */
     if (ok && !model_finish_regions(m, "mmprof run")) {

@@ -15,7 +15,7 @@
 
 /* Each adder returns false when memory ran out; callers chain them with && and drop the whole
  * tree on the first failure. */
-bool ok_add(cJSON *obj, const char *key, cJSON *item)
+bool mj_ok_add(cJSON *obj, const char *key, cJSON *item)
 {
     if (!item)
         return false;
@@ -26,17 +26,17 @@ bool ok_add(cJSON *obj, const char *key, cJSON *item)
     return true;
 }
 
-bool add_num(cJSON *o, const char *k, double v) { return ok_add(o, k, cJSON_CreateNumber(v)); }
-bool add_str(cJSON *o, const char *k, const char *v) { return ok_add(o, k, cJSON_CreateString(v ? v : "")); }
-bool add_bool(cJSON *o, const char *k, bool v) { return ok_add(o, k, cJSON_CreateBool(v)); }
-bool add_str_or_null(cJSON *o, const char *k, const char *v)
+bool mj_add_num(cJSON *o, const char *k, double v) { return mj_ok_add(o, k, cJSON_CreateNumber(v)); }
+bool mj_add_str(cJSON *o, const char *k, const char *v) { return mj_ok_add(o, k, cJSON_CreateString(v ? v : "")); }
+bool mj_add_bool(cJSON *o, const char *k, bool v) { return mj_ok_add(o, k, cJSON_CreateBool(v)); }
+bool mj_add_str_or_null(cJSON *o, const char *k, const char *v)
 {
-    return ok_add(o, k, (v && v[0]) ? cJSON_CreateString(v) : cJSON_CreateNull());
+    return mj_ok_add(o, k, (v && v[0]) ? cJSON_CreateString(v) : cJSON_CreateNull());
 }
 
 /* Every object builder ends the same way: the object, or NULL (and nothing leaked) when an adder
  * ran out of memory. */
-cJSON *built(cJSON *o, bool ok)
+cJSON *mj_built(cJSON *o, bool ok)
 {
     if (!ok) {
         cJSON_Delete(o);
@@ -45,12 +45,12 @@ cJSON *built(cJSON *o, bool ok)
     return o;
 }
 
-bool add_time(cJSON *o, const char *k, int64_t t, int64_t epoch)
+bool mj_add_time(cJSON *o, const char *k, int64_t t, int64_t epoch)
 {
-    return add_num(o, k, (double)(t - epoch));
+    return mj_add_num(o, k, (double)(t - epoch));
 }
 
-cJSON *array_of(size_t n, element_maker make, const void *ctx, int64_t epoch)
+cJSON *mj_array_of(size_t n, mj_element_maker make, const void *ctx, int64_t epoch)
 {
     cJSON *arr = cJSON_CreateArray();
     for (size_t i = 0; arr && i < n; i++) {
@@ -65,7 +65,7 @@ cJSON *array_of(size_t n, element_maker make, const void *ctx, int64_t epoch)
 }
 
 /* An array member written element by element: each element its own line in a file. */
-bool write_array(json_writer *w, const char *key, size_t n, element_maker make, const void *ctx, int64_t epoch)
+bool mj_write_array(json_writer *w, const char *key, size_t n, mj_element_maker make, const void *ctx, int64_t epoch)
 {
     bool ok = jw_open_array(w, key);
     for (size_t i = 0; ok && i < n; i++)
@@ -74,7 +74,7 @@ bool write_array(json_writer *w, const char *key, size_t n, element_maker make, 
 }
 
 /* The decimal text of a 64-bit integer: the seed and the epoch do not fit a JSON number exactly. */
-cJSON *int64_string(int64_t v, bool is_signed)
+cJSON *mj_int64_string(int64_t v, bool is_signed)
 {
     char buf[32];
     if (is_signed)
@@ -86,7 +86,7 @@ cJSON *int64_string(int64_t v, bool is_signed)
 
 /* ---------- reading ---------- */
 
-bool fail(reader *r, const char *key, const char *fmt, ...)
+bool mj_fail(mj_reader *r, const char *key, const char *fmt, ...)
 {
     if (r->failed)
         return false;
@@ -102,68 +102,68 @@ bool fail(reader *r, const char *key, const char *fmt, ...)
     return false;
 }
 
-const cJSON *field(reader *r, const cJSON *o, const char *key)
+const cJSON *mj_field(mj_reader *r, const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v)
-        fail(r, key, "missing");
+        mj_fail(r, key, "missing");
     return v;
 }
 
-bool get_num(reader *r, const cJSON *o, const char *key, double *out)
+bool mj_get_num(mj_reader *r, const cJSON *o, const char *key, double *out)
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (!v)
         return false;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return fail(r, key, "expected a number");
+        return mj_fail(r, key, "expected a number");
     *out = v->valuedouble;
     return true;
 }
 
 /* An integral number within [lo, hi]. */
-bool get_i64(reader *r, const cJSON *o, const char *key, int64_t lo, int64_t hi, int64_t *out)
+bool mj_get_i64(mj_reader *r, const cJSON *o, const char *key, int64_t lo, int64_t hi, int64_t *out)
 {
     double d;
-    if (!get_num(r, o, key, &d))
+    if (!mj_get_num(r, o, key, &d))
         return false;
     if (d != floor(d) || d < (double)lo || d > (double)hi)
-        return fail(r, key, "expected an integer from %lld to %lld", (long long)lo, (long long)hi);
+        return mj_fail(r, key, "expected an integer from %lld to %lld", (long long)lo, (long long)hi);
     *out = (int64_t)d;
     return true;
 }
 
-bool get_int(reader *r, const cJSON *o, const char *key, int lo, int hi, int *out)
+bool mj_get_int(mj_reader *r, const cJSON *o, const char *key, int lo, int hi, int *out)
 {
     int64_t v = 0;
-    if (!get_i64(r, o, key, lo, hi, &v))
+    if (!mj_get_i64(r, o, key, lo, hi, &v))
         return false;
     *out = (int)v;
     return true;
 }
 
-bool get_u32(reader *r, const cJSON *o, const char *key, uint32_t *out)
+bool mj_get_u32(mj_reader *r, const cJSON *o, const char *key, uint32_t *out)
 {
     int64_t v = 0;
-    if (!get_i64(r, o, key, 0, UINT32_MAX, &v))
+    if (!mj_get_i64(r, o, key, 0, UINT32_MAX, &v))
         return false;
     *out = (uint32_t)v;
     return true;
 }
 
-bool get_u64(reader *r, const cJSON *o, const char *key, uint64_t *out)
+bool mj_get_u64(mj_reader *r, const cJSON *o, const char *key, uint64_t *out)
 {
     int64_t v = 0;
-    if (!get_i64(r, o, key, 0, (int64_t)1 << 53, &v))
+    if (!mj_get_i64(r, o, key, 0, (int64_t)1 << 53, &v))
         return false;
     *out = (uint64_t)v;
     return true;
 }
 
 /* A string, or null/"" as an empty string when nullable. */
-bool get_str(reader *r, const cJSON *o, const char *key, bool nullable, char *buf, size_t len)
+bool mj_get_str(mj_reader *r, const cJSON *o, const char *key, bool nullable, char *buf, size_t len)
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (!v)
         return false;
     if (nullable && cJSON_IsNull(v)) {
@@ -171,59 +171,59 @@ bool get_str(reader *r, const cJSON *o, const char *key, bool nullable, char *bu
         return true;
     }
     if (!cJSON_IsString(v))
-        return fail(r, key, nullable ? "expected a string or null" : "expected a string");
+        return mj_fail(r, key, nullable ? "expected a string or null" : "expected a string");
     copy_str(buf, len, v->valuestring);
     return true;
 }
 
 /* A string of any length, duplicated into *out (the caller frees it); null reads as NULL when
  * nullable. */
-bool get_owned_str(reader *r, const cJSON *o, const char *key, bool nullable, char **out)
+bool mj_get_owned_str(mj_reader *r, const cJSON *o, const char *key, bool nullable, char **out)
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (!v)
         return false;
     *out = NULL;
     if (nullable && cJSON_IsNull(v))
         return true;
     if (!cJSON_IsString(v))
-        return fail(r, key, nullable ? "expected a string or null" : "expected a string");
-    return (*out = strdup(v->valuestring)) != NULL || fail(r, NULL, "out of memory");
+        return mj_fail(r, key, nullable ? "expected a string or null" : "expected a string");
+    return (*out = strdup(v->valuestring)) != NULL || mj_fail(r, NULL, "out of memory");
 }
 
 /* True when key came with version 2 and a version 1 file lacks it: the field keeps its default
  * (pid 0, runtime API, no memsets or syncs, a built-in run). Later files must have it. */
-bool v1_default(const reader *r, const cJSON *o, const char *key)
+bool mj_v1_default(const mj_reader *r, const cJSON *o, const char *key)
 {
     return r->version < 2 && !cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-bool get_bool(reader *r, const cJSON *o, const char *key, bool *out)
+bool mj_get_bool(mj_reader *r, const cJSON *o, const char *key, bool *out)
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (!v)
         return false;
     if (!cJSON_IsBool(v))
-        return fail(r, key, "expected true or false");
+        return mj_fail(r, key, "expected true or false");
     *out = cJSON_IsTrue(v);
     return true;
 }
 
-const cJSON *get_array(reader *r, const cJSON *o, const char *key)
+const cJSON *mj_get_array(mj_reader *r, const cJSON *o, const char *key)
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (v && !cJSON_IsArray(v)) {
-        fail(r, key, "expected an array");
+        mj_fail(r, key, "expected an array");
         return NULL;
     }
     return v;
 }
 
-const cJSON *get_object(reader *r, const cJSON *o, const char *key)
+const cJSON *mj_get_object(mj_reader *r, const cJSON *o, const char *key)
 {
-    const cJSON *v = field(r, o, key);
+    const cJSON *v = mj_field(r, o, key);
     if (v && !cJSON_IsObject(v)) {
-        fail(r, key, "expected an object");
+        mj_fail(r, key, "expected an object");
         return NULL;
     }
     return v;
@@ -231,55 +231,55 @@ const cJSON *get_object(reader *r, const cJSON *o, const char *key)
 
 /* Members added within version 2 (a sweep's sizes, sampling by noise): a file written before them
  * lacks them and keeps the defaults, so it loads and renders as it did. */
-bool absent(const cJSON *o, const char *key)
+bool mj_absent(const cJSON *o, const char *key)
 {
     return !cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-/* Enters element i of array key: path becomes "key[i]"; leave() restores it. */
-size_t enter(reader *r, const char *key, int i)
+/* Enters element i of array key: path becomes "key[i]"; mj_leave() restores it. */
+size_t mj_enter(mj_reader *r, const char *key, int i)
 {
     size_t saved = strlen(r->path);
     snprintf(r->path + saved, sizeof r->path - saved, "%s%s[%d]", saved ? "." : "", key, i);
     return saved;
 }
 
-size_t enter_obj(reader *r, const char *key)
+size_t mj_enter_obj(mj_reader *r, const char *key)
 {
     size_t saved = strlen(r->path);
     snprintf(r->path + saved, sizeof r->path - saved, "%s%s", saved ? "." : "", key);
     return saved;
 }
 
-void leave(reader *r, size_t saved) { r->path[saved] = '\0'; }
+void mj_leave(mj_reader *r, size_t saved) { r->path[saved] = '\0'; }
 
 /* Times in the file are relative to the epoch; bounded so that adding it back cannot overflow. */
 #define MAX_REL_NS ((int64_t)1 << 53)
 
-static bool get_time(reader *r, const cJSON *o, const char *key, int64_t epoch, int64_t *out)
+static bool get_time(mj_reader *r, const cJSON *o, const char *key, int64_t epoch, int64_t *out)
 {
     int64_t rel;
-    if (!get_i64(r, o, key, -MAX_REL_NS, MAX_REL_NS, &rel))
+    if (!mj_get_i64(r, o, key, -MAX_REL_NS, MAX_REL_NS, &rel))
         return false;
     /* The epoch is read from a string and may be anything an int64 holds. */
     if ((rel > 0 && epoch > INT64_MAX - rel) || (rel < 0 && epoch < INT64_MIN - rel))
-        return fail(r, key, "lies outside the clock's range once epoch_ns is added");
+        return mj_fail(r, key, "lies outside the clock's range once epoch_ns is added");
     *out = epoch + rel;
     return true;
 }
 
-bool read_interval(reader *r, const cJSON *o, int64_t epoch, int64_t *start, int64_t *end)
+bool mj_read_interval(mj_reader *r, const cJSON *o, int64_t epoch, int64_t *start, int64_t *end)
 {
     if (!get_time(r, o, "start_ns", epoch, start) || !get_time(r, o, "end_ns", epoch, end))
         return false;
     if (*end < *start)
-        return fail(r, "end_ns", "ends before it starts");
+        return mj_fail(r, "end_ns", "ends before it starts");
     return true;
 }
 
 /* ---------- arrays read element by element (model_json_parts.h says why) ---------- */
 
-const split_array *split_find(const reader *r, const char *key)
+const mj_split_array *mj_split_find(const mj_reader *r, const char *key)
 {
     if (!r->split)
         return NULL;
@@ -292,9 +292,9 @@ const split_array *split_find(const reader *r, const char *key)
 }
 
 /* Element i of a split array, parsed alone; NULL (and the error given) when it is not valid JSON. */
-cJSON *split_element(reader *r, const split_array *a, int i)
+cJSON *mj_split_element(mj_reader *r, const mj_split_array *a, int i)
 {
-    const split_doc *d = r->split;
+    const mj_split_doc *d = r->split;
     size_t start = a->el[i][0], end = a->el[i][1];
     const char *stop = NULL;
     cJSON *e = cJSON_ParseWithLengthOpts(d->buf + start, end - start, &stop, false);
@@ -303,7 +303,7 @@ cJSON *split_element(reader *r, const split_array *a, int i)
         size_t at = stop ? (size_t)(stop - d->buf) : start;
         if (!r->failed) {
             r->failed = true;
-            syntax_error(d->name, d->buf, d->len, start, at, d->drop, r->err, r->errlen);
+            mj_syntax_error(d->name, d->buf, d->len, start, at, d->drop, r->err, r->errlen);
             r->syntax = true;
         }
         return NULL;
@@ -311,23 +311,23 @@ cJSON *split_element(reader *r, const split_array *a, int i)
     return e;
 }
 
-bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch, void *w,
-                      element_reader read_one, bool objects)
+bool mj_read_each(mj_reader *r, const cJSON *o, const char *key, int64_t epoch, void *w,
+                      mj_element_reader read_one, bool objects)
 {
-    const cJSON *arr = get_array(r, o, key);
+    const cJSON *arr = mj_get_array(r, o, key);
     if (!arr)
         return false;
-    const split_array *sa = split_find(r, key);
+    const mj_split_array *sa = mj_split_find(r, key);
     int n = sa ? sa->n : cJSON_GetArraySize(arr);
     const cJSON *e = sa ? NULL : arr->child;
     for (int i = 0; i < n; i++) {
-        cJSON *parsed = sa ? split_element(r, sa, i) : NULL;
+        cJSON *parsed = sa ? mj_split_element(r, sa, i) : NULL;
         if (sa && !parsed)
             return false;
         const cJSON *el = sa ? parsed : e;
-        size_t s = enter(r, key, i);
-        bool ok = (!objects || cJSON_IsObject(el)) ? read_one(r, el, epoch, w) : fail(r, NULL, "expected an object");
-        leave(r, s);
+        size_t s = mj_enter(r, key, i);
+        bool ok = (!objects || cJSON_IsObject(el)) ? read_one(r, el, epoch, w) : mj_fail(r, NULL, "expected an object");
+        mj_leave(r, s);
         cJSON_Delete(parsed);
         if (!ok)
             return false;
@@ -337,10 +337,10 @@ bool read_each(reader *r, const cJSON *o, const char *key, int64_t epoch, void *
     return true;
 }
 
-bool parse_u64_string(reader *r, const cJSON *o, const char *key, bool is_signed, uint64_t *out)
+bool mj_parse_u64_string(mj_reader *r, const cJSON *o, const char *key, bool is_signed, uint64_t *out)
 {
     char buf[32];
-    if (!get_str(r, o, key, false, buf, sizeof buf))
+    if (!mj_get_str(r, o, key, false, buf, sizeof buf))
         return false;
     char *end;
     errno = 0;
@@ -349,23 +349,23 @@ bool parse_u64_string(reader *r, const cJSON *o, const char *key, bool is_signed
         *out = (uint64_t)v;
     } else {
         if (buf[0] == '-')
-            return fail(r, key, "expected a decimal integer in a string");
+            return mj_fail(r, key, "expected a decimal integer in a string");
         *out = strtoull(buf, &end, 10);
     }
     if (errno || end == buf || *end)
-        return fail(r, key, "expected a decimal integer in a string");
+        return mj_fail(r, key, "expected a decimal integer in a string");
     return true;
 }
-bool read_object(reader *r, const cJSON *o, const char *key, bool optional, object_reader fn, void *dst)
+bool mj_read_object(mj_reader *r, const cJSON *o, const char *key, bool optional, mj_object_reader fn, void *dst)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v && optional)
         return true;
-    if (!get_object(r, o, key))
+    if (!mj_get_object(r, o, key))
         return false;
-    size_t s = enter_obj(r, key);
+    size_t s = mj_enter_obj(r, key);
     bool ok = fn(r, v, dst);
-    leave(r, s);
+    mj_leave(r, s);
     return ok;
 }
 
@@ -414,7 +414,7 @@ static void cjson_hooks(void)
     cJSON_InitHooks(&h);
 }
 
-void cjson_watch(void)
+void mj_cjson_watch(void)
 {
     static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;
     pthread_once(&hooks_once, cjson_hooks);
@@ -424,7 +424,7 @@ void cjson_watch(void)
 /* The message for a fault at byte at of the text (from: where the value being read began). Where
  * the text left a value out as it was read (drop), the byte is the file's; lines are the same
  * either way (the value's newlines were kept). */
-void syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at,
+void mj_syntax_error(const char *name, const char *buf, size_t len, size_t from, size_t at,
                          const member_drop *drop, char *err, size_t errlen)
 {
     int line = 1;
