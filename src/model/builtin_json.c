@@ -100,21 +100,20 @@ static cJSON *workload_json(const workload_run *w, int64_t epoch)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    bool ok = mj_add_str(o, "name", w->name) &&
-              mj_add_str(o, "host_memory", mem_kind_name(w->host_memory)) &&
-              mj_add_bool(o, "needs_gpu", w->needs_gpu) && mj_add_str(o, "precision", precision_name(w->prec)) &&
-              mj_add_str(o, "status", status_name(w->status)) &&
-              mj_add_str_or_null(o, "status_reason", w->status_reason) &&
-              mj_ok_add(o, "device", w->device >= 0 ? cJSON_CreateNumber(w->device) : cJSON_CreateNull()) &&
-              mj_add_num(o, "n", w->n) && mj_add_num(o, "repeat", w->repeat) && mj_add_num(o, "launched", w->launched) &&
-              mj_add_num(o, "samples", w->samples) &&
-              mj_ok_add(o, "noise_pct", w->noise_pct >= 0 ? cJSON_CreateNumber(w->noise_pct) : cJSON_CreateNull()) &&
-              mj_add_str_or_null(o, "stopped_by", w->stopped_by != STOP_UNKNOWN ? sample_stop_name(w->stopped_by) : NULL) &&
-              mj_add_str(o, "timing", timing_source_name(w->timing)) &&
-              mj_ok_add(o, "phases", mj_array_of((size_t)w->nphases, make_phase, w->phases, epoch)) &&
-              mj_add_num(o, "region", w->region > 0 ? w->region : -1) &&
-              mj_ok_add(o, "product_ms", mj_array_of((size_t)w->nproduct_ms, make_product_ms, w->product_ms, epoch)) &&
-              mj_ok_add(o, "occupancy_checks", mj_array_of((size_t)w->nocc, make_occ, w->occ, epoch));
+    bool ok =
+        mj_add_str(o, "name", w->name) && mj_add_str(o, "host_memory", mem_kind_name(w->host_memory)) &&
+        mj_add_bool(o, "needs_gpu", w->needs_gpu) && mj_add_str(o, "precision", precision_name(w->prec)) &&
+        mj_add_str(o, "status", status_name(w->status)) && mj_add_str_or_null(o, "status_reason", w->status_reason) &&
+        mj_ok_add(o, "device", w->device >= 0 ? cJSON_CreateNumber(w->device) : cJSON_CreateNull()) &&
+        mj_add_num(o, "n", w->n) && mj_add_num(o, "repeat", w->repeat) && mj_add_num(o, "launched", w->launched) &&
+        mj_add_num(o, "samples", w->samples) &&
+        mj_ok_add(o, "noise_pct", w->noise_pct >= 0 ? cJSON_CreateNumber(w->noise_pct) : cJSON_CreateNull()) &&
+        mj_add_str_or_null(o, "stopped_by", w->stopped_by != STOP_UNKNOWN ? sample_stop_name(w->stopped_by) : NULL) &&
+        mj_add_str(o, "timing", timing_source_name(w->timing)) &&
+        mj_ok_add(o, "phases", mj_array_of((size_t)w->nphases, make_phase, w->phases, epoch)) &&
+        mj_add_num(o, "region", w->region > 0 ? w->region : -1) &&
+        mj_ok_add(o, "product_ms", mj_array_of((size_t)w->nproduct_ms, make_product_ms, w->product_ms, epoch)) &&
+        mj_ok_add(o, "occupancy_checks", mj_array_of((size_t)w->nocc, make_occ, w->occ, epoch));
     cJSON *ver = ok ? cJSON_CreateObject() : NULL;
     ok = ok && ver && mj_ok_add(o, "verification", ver) &&
          mj_ok_add(ver, "rel_error", w->verified ? cJSON_CreateNumber(w->rel_error) : cJSON_CreateNull()) &&
@@ -145,7 +144,8 @@ static cJSON *make_peer(const void *a, size_t i, int64_t e)
     const peer_pair *p = &((const peer_pair *)a)[i];
     cJSON *o = cJSON_CreateObject();
     bool ok = o && mj_add_num(o, "src", p->src) && mj_add_num(o, "dst", p->dst) && mj_add_str(o, "link", p->link) &&
-              mj_add_str_or_null(o, "link_detail", p->link_detail) && mj_add_bool(o, "can_access_peer", p->can_access_peer) &&
+              mj_add_str_or_null(o, "link_detail", p->link_detail) &&
+              mj_add_bool(o, "can_access_peer", p->can_access_peer) &&
               mj_ok_add(o, "staged", peer_copy_json(&p->copy[PEER_STAGED])) &&
               mj_ok_add(o, "direct", peer_copy_json(&p->copy[PEER_DIRECT]));
     return mj_built(o, ok);
@@ -157,8 +157,8 @@ static cJSON *multi_json(const multi_gpu_info *g)
     cJSON *o = cJSON_CreateObject();
     bool ok = o && mj_ok_add(o, "devices", cJSON_CreateIntArray(g->devices, g->ndevices)) &&
               mj_add_num(o, "copy_bytes", (double)g->copy_bytes) && mj_add_num(o, "copy_reps", g->copy_reps) &&
-              mj_add_num(o, "latency_bytes", (double)g->latency_bytes) && mj_add_num(o, "latency_reps", g->latency_reps) &&
-              mj_add_str_or_null(o, "peer_matrix_why", g->why) &&
+              mj_add_num(o, "latency_bytes", (double)g->latency_bytes) &&
+              mj_add_num(o, "latency_reps", g->latency_reps) && mj_add_str_or_null(o, "peer_matrix_why", g->why) &&
               mj_ok_add(o, "peers", mj_array_of((size_t)g->npairs, make_peer, g->pairs, 0));
     return mj_built(o, ok);
 }
@@ -189,12 +189,13 @@ static cJSON *blas_json(const blas_info *l)
 bool write_builtin(json_writer *w, const run_model *m, workload_hook hook, void *ctx)
 {
     const builtin_run *b = &m->builtin;
-    bool ok = jw_open_object(w, "builtin") && jw_member(w, "config", builtin_config_json(b)) &&
-              jw_member(w, "blas", blas_json(&b->blas)) &&
-              jw_member(w, "gpu_skip_reason", (b->gpu_skip_reason[0] ? cJSON_CreateString(b->gpu_skip_reason)
-                                                                      : cJSON_CreateNull())) &&
-              jw_member(w, "tool_phases", mj_array_of((size_t)b->ntool_phases, make_phase, b->tool_phases, m->epoch_ns)) &&
-              jw_open_array(w, "workloads");
+    bool ok =
+        jw_open_object(w, "builtin") && jw_member(w, "config", builtin_config_json(b)) &&
+        jw_member(w, "blas", blas_json(&b->blas)) &&
+        jw_member(w, "gpu_skip_reason",
+                  (b->gpu_skip_reason[0] ? cJSON_CreateString(b->gpu_skip_reason) : cJSON_CreateNull())) &&
+        jw_member(w, "tool_phases", mj_array_of((size_t)b->ntool_phases, make_phase, b->tool_phases, m->epoch_ns)) &&
+        jw_open_array(w, "workloads");
     for (int i = 0; ok && i < b->nworkloads; i++) {
         cJSON *o = workload_json(&b->workloads[i], m->epoch_ns);
         if (o && hook && !hook(o, i, ctx)) {
@@ -360,9 +361,11 @@ static bool read_workload(mj_reader *r, const cJSON *e, int64_t epoch, int ndevi
     char mem[16], prec[16], status[16], timing[16];
     if (!mj_get_str(r, e, "name", false, w->name, sizeof w->name) ||
         !mj_get_str(r, e, "host_memory", false, mem, sizeof mem) || !mj_get_bool(r, e, "needs_gpu", &w->needs_gpu) ||
-        !mj_get_str(r, e, "precision", false, prec, sizeof prec) || !mj_get_str(r, e, "status", false, status, sizeof status) ||
+        !mj_get_str(r, e, "precision", false, prec, sizeof prec) ||
+        !mj_get_str(r, e, "status", false, status, sizeof status) ||
         !mj_get_str(r, e, "status_reason", true, w->status_reason, sizeof w->status_reason) ||
-        !mj_get_int(r, e, "repeat", 0, INT32_MAX, &w->repeat) || !mj_get_int(r, e, "launched", 0, INT32_MAX, &w->launched) ||
+        !mj_get_int(r, e, "repeat", 0, INT32_MAX, &w->repeat) ||
+        !mj_get_int(r, e, "launched", 0, INT32_MAX, &w->launched) ||
         !mj_get_str(r, e, "timing", false, timing, sizeof timing) ||
         /* w->n is the run's n here: a built-in workload multiplies at least 1 x 1, an import's 0. */
         !(mj_absent(e, "n") || mj_get_int(r, e, "n", w->n > 0 ? 1 : 0, INT32_MAX, &w->n)) ||
@@ -466,7 +469,7 @@ static bool read_multi(mj_reader *r, const cJSON *o, run_model *m)
         if (g->ndevices >= MAX_RUN_DEVICES || !cJSON_IsNumber(e) || e->valuedouble < 0 ||
             e->valuedouble >= m->ndevices || e->valuedouble != (int)e->valuedouble)
             return mj_fail(r, "devices", "expected at most %d indices of recorded devices (0 to %d)", MAX_RUN_DEVICES,
-                        m->ndevices - 1);
+                           m->ndevices - 1);
         g->devices[g->ndevices++] = (int)e->valuedouble;
     }
     const cJSON *peers = mj_get_array(r, o, "peers");
@@ -477,7 +480,8 @@ static bool read_multi(mj_reader *r, const cJSON *o, run_model *m)
         !mj_get_str(r, o, "peer_matrix_why", true, g->why, sizeof g->why))
         return false;
     if (np > g->ndevices * (g->ndevices - 1))
-        return mj_fail(r, "peers", "%d pairs for %d GPUs (at most %d)", np, g->ndevices, g->ndevices * (g->ndevices - 1));
+        return mj_fail(r, "peers", "%d pairs for %d GPUs (at most %d)", np, g->ndevices,
+                       g->ndevices * (g->ndevices - 1));
     if (np > 0 && !(g->pairs = calloc((size_t)np, sizeof *g->pairs)))
         return mj_fail(r, NULL, "out of memory");
     return mj_read_each(r, o, "peers", 0, g, read_peer, true);
@@ -584,7 +588,8 @@ bool read_builtin_v2(mj_reader *r, const cJSON *root, run_model *m)
     bool ok = read_config(r, cfg, source_has(m->source, HAS_WORKLOADS), &m->builtin);
     mj_leave(r, s);
     return ok && read_counter_config_v2(r, root, cfg, m) &&
-           mj_get_str(r, root, "gpu_skip_reason", true, m->builtin.gpu_skip_reason, sizeof m->builtin.gpu_skip_reason) &&
+           mj_get_str(r, root, "gpu_skip_reason", true, m->builtin.gpu_skip_reason,
+                      sizeof m->builtin.gpu_skip_reason) &&
            read_tool_phases(r, root, m) && read_workloads(r, root, m) &&
            mj_read_object(r, root, "multi_gpu", true, read_multi_obj, m);
 }

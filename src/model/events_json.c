@@ -27,9 +27,10 @@ static cJSON *kernel_json(const kernel_event *k, int64_t epoch)
 {
     cJSON *o = cJSON_CreateObject();
     bool ok = o && mj_add_str(o, "name", k->name) && mj_add_time(o, "start_ns", k->start_ns, epoch) &&
-              mj_add_time(o, "end_ns", k->end_ns, epoch) && mj_add_num(o, "pid", k->pid) && mj_add_num(o, "device", k->device) &&
-              mj_add_num(o, "stream", k->stream) && mj_add_num(o, "correlation", k->correlation) &&
-              add_int3(o, "grid", k->grid) && add_int3(o, "block", k->block);
+              mj_add_time(o, "end_ns", k->end_ns, epoch) && mj_add_num(o, "pid", k->pid) &&
+              mj_add_num(o, "device", k->device) && mj_add_num(o, "stream", k->stream) &&
+              mj_add_num(o, "correlation", k->correlation) && add_int3(o, "grid", k->grid) &&
+              add_int3(o, "block", k->block);
     if (ok && k->has_resources)
         ok = mj_add_num(o, "registers", k->registers) && mj_add_num(o, "static_smem", k->static_smem) &&
              mj_add_num(o, "dynamic_smem", k->dynamic_smem) && mj_add_bool(o, "smem_optin", k->smem_optin) &&
@@ -47,8 +48,8 @@ static cJSON *copy_json(const copy_event *c, int64_t epoch)
     bool ok = o && mj_add_str(o, "dir", copy_dir_name(c->dir)) && mj_add_str(o, "src", mem_kind_name(c->src)) &&
               mj_add_str(o, "dst", mem_kind_name(c->dst)) && mj_add_num(o, "bytes", (double)c->bytes) &&
               mj_add_time(o, "start_ns", c->start_ns, epoch) && mj_add_time(o, "end_ns", c->end_ns, epoch) &&
-              mj_add_num(o, "pid", c->pid) && mj_add_num(o, "device", c->device) && mj_add_num(o, "stream", c->stream) &&
-              mj_add_num(o, "correlation", c->correlation);
+              mj_add_num(o, "pid", c->pid) && mj_add_num(o, "device", c->device) &&
+              mj_add_num(o, "stream", c->stream) && mj_add_num(o, "correlation", c->correlation);
     ok = ok && add_region(o, c->region);
     return mj_built(o, ok);
 }
@@ -58,8 +59,8 @@ static cJSON *memset_json(const memset_event *s, int64_t epoch)
     cJSON *o = cJSON_CreateObject();
     bool ok = o && mj_add_str(o, "mem", mem_kind_name(s->mem)) && mj_add_num(o, "bytes", (double)s->bytes) &&
               mj_add_time(o, "start_ns", s->start_ns, epoch) && mj_add_time(o, "end_ns", s->end_ns, epoch) &&
-              mj_add_num(o, "pid", s->pid) && mj_add_num(o, "device", s->device) && mj_add_num(o, "stream", s->stream) &&
-              mj_add_num(o, "correlation", s->correlation);
+              mj_add_num(o, "pid", s->pid) && mj_add_num(o, "device", s->device) &&
+              mj_add_num(o, "stream", s->stream) && mj_add_num(o, "correlation", s->correlation);
     ok = ok && add_region(o, s->region);
     return mj_built(o, ok);
 }
@@ -69,7 +70,8 @@ static cJSON *api_json(const api_event *a, int64_t epoch)
     cJSON *o = cJSON_CreateObject();
     bool ok = o && mj_add_str(o, "name", a->name) && mj_add_str(o, "kind", api_kind_name(a->kind)) &&
               mj_add_time(o, "start_ns", a->start_ns, epoch) && mj_add_time(o, "end_ns", a->end_ns, epoch) &&
-              mj_add_num(o, "pid", a->pid) && mj_add_num(o, "thread", a->thread) && mj_add_num(o, "correlation", a->correlation);
+              mj_add_num(o, "pid", a->pid) && mj_add_num(o, "thread", a->thread) &&
+              mj_add_num(o, "correlation", a->correlation);
     ok = ok && add_region(o, a->region);
     return mj_built(o, ok);
 }

@@ -35,30 +35,31 @@ static cJSON *make_warning(const void *a, size_t i, int64_t e) { (void)e; return
 bool model_write(const run_model *m, json_writer *w, const model_write_hooks *hooks)
 {
     int64_t epoch = m->epoch_ns;
-    bool ok = jw_member(w, "schema", cJSON_CreateString(RUN_SCHEMA_NAME)) &&
-              jw_member(w, "schema_version", cJSON_CreateNumber(MMPROF_SCHEMA_VERSION)) &&
-              jw_member(w, "tool_version", cJSON_CreateString(m->tool_version)) &&
-              jw_member(w, "command_line", cJSON_CreateString(m->command_line ? m->command_line : "")) &&
-              jw_member(w, "started_at", cJSON_CreateString(m->started_at)) &&
-              jw_member(w, "epoch_ns", mj_int64_string(epoch, true)) &&
-              jw_member(w, "source", cJSON_CreateString(run_source_name(m->source))) &&
-              jw_member(w, "source_file", m->source_file[0] ? cJSON_CreateString(m->source_file) : cJSON_CreateNull()) &&
-              (!m->host.known || jw_member(w, "host", host_json(&m->host))) &&
-              jw_member(w, "collection", collection_json(&m->collection)) &&
-              mj_write_array(w, "devices", (size_t)m->ndevices, make_device, m->devices, epoch) &&
-              (!m->counters.asked || jw_member(w, "counters", counters_json(&m->counters))) &&
-              ((!m->capture.asked[0] && m->capture.nwindows == 0) ||
-               jw_member(w, "capture", capture_json(&m->capture, epoch))) &&
-              (!source_has(m->source, HAS_WORKLOADS) || write_builtin(w, m, hooks ? hooks->workload : NULL, hooks ? hooks->ctx : NULL)) &&
-              mj_write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
-              mj_write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
-              mj_write_array(w, "threads", (size_t)m->nthreads, make_thread, m->threads, epoch) &&
-              mj_write_array(w, "warnings", (size_t)m->nwarnings, make_warning, m->warnings, epoch) &&
-              (m->nlaunch_counters == 0 ||
-               mj_write_array(w, "launch_counters", (size_t)m->nlaunch_counters, make_launch_counters, m->launch_counters,
-                           epoch)) &&
-              host_json_write(&m->host_activity, epoch, w) && memory_json_write(&m->memory, epoch, w) &&
-              write_events(w, &m->events, epoch);
+    bool ok =
+        jw_member(w, "schema", cJSON_CreateString(RUN_SCHEMA_NAME)) &&
+        jw_member(w, "schema_version", cJSON_CreateNumber(MMPROF_SCHEMA_VERSION)) &&
+        jw_member(w, "tool_version", cJSON_CreateString(m->tool_version)) &&
+        jw_member(w, "command_line", cJSON_CreateString(m->command_line ? m->command_line : "")) &&
+        jw_member(w, "started_at", cJSON_CreateString(m->started_at)) &&
+        jw_member(w, "epoch_ns", mj_int64_string(epoch, true)) &&
+        jw_member(w, "source", cJSON_CreateString(run_source_name(m->source))) &&
+        jw_member(w, "source_file", m->source_file[0] ? cJSON_CreateString(m->source_file) : cJSON_CreateNull()) &&
+        (!m->host.known || jw_member(w, "host", host_json(&m->host))) &&
+        jw_member(w, "collection", collection_json(&m->collection)) &&
+        mj_write_array(w, "devices", (size_t)m->ndevices, make_device, m->devices, epoch) &&
+        (!m->counters.asked || jw_member(w, "counters", counters_json(&m->counters))) &&
+        ((!m->capture.asked[0] && m->capture.nwindows == 0) ||
+         jw_member(w, "capture", capture_json(&m->capture, epoch))) &&
+        (!source_has(m->source, HAS_WORKLOADS) ||
+         write_builtin(w, m, hooks ? hooks->workload : NULL, hooks ? hooks->ctx : NULL)) &&
+        mj_write_array(w, "regions", (size_t)m->nregions, make_region, m->regions, epoch) &&
+        mj_write_array(w, "processes", (size_t)m->nprocesses, make_process, m->processes, epoch) &&
+        mj_write_array(w, "threads", (size_t)m->nthreads, make_thread, m->threads, epoch) &&
+        mj_write_array(w, "warnings", (size_t)m->nwarnings, make_warning, m->warnings, epoch) &&
+        (m->nlaunch_counters == 0 || mj_write_array(w, "launch_counters", (size_t)m->nlaunch_counters,
+                                                    make_launch_counters, m->launch_counters, epoch)) &&
+        host_json_write(&m->host_activity, epoch, w) && memory_json_write(&m->memory, epoch, w) &&
+        write_events(w, &m->events, epoch);
     return ok;
 }
 
@@ -125,9 +126,10 @@ static bool read_header(mj_reader *r, const cJSON *root, run_model *m)
         return false;
     if (m->schema_version > MMPROF_SCHEMA_VERSION)
         return mj_fail(r, "schema_version", "written by a newer mmprof: schema_version %d; this mmprof reads 1 to %d",
-                    m->schema_version, MMPROF_SCHEMA_VERSION);
+                       m->schema_version, MMPROF_SCHEMA_VERSION);
     if (m->schema_version < 1)
-        return mj_fail(r, "schema_version", "is %d; this mmprof reads 1 to %d", m->schema_version, MMPROF_SCHEMA_VERSION);
+        return mj_fail(r, "schema_version", "is %d; this mmprof reads 1 to %d", m->schema_version,
+                       MMPROF_SCHEMA_VERSION);
     r->version = m->schema_version;
     char cmd[4096];
     uint64_t epoch;
@@ -205,17 +207,19 @@ static bool read_root(mj_reader *r, const cJSON *root, run_model *m)
     if (!read_header(r, root, m))
         return false;
     bool v3 = r->version >= 3;
-    bool ok = mj_read_object(r, root, "host", v3, read_host_obj, m) &&
-              mj_read_object(r, root, "collection", false, read_collection_obj, m) && read_devices(r, root, m) &&
-              (v3 ? read_counter_info(r, root, &m->counters) &&
-                        mj_read_object(r, root, "builtin", !source_has(m->source, HAS_WORKLOADS), read_builtin, m)
-                  : read_builtin_v2(r, root, m)) &&
-              (mj_v1_default(r, root, "regions") || mj_read_each(r, root, "regions", m->epoch_ns, m, read_region, true)) &&
-              read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
-              (mj_v1_default(r, root, "processes") || mj_read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
-              (mj_v1_default(r, root, "threads") || mj_read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
-              read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m) &&
-              read_host_activity(r, root, m) && read_memory(r, root, m);
+    bool ok =
+        mj_read_object(r, root, "host", v3, read_host_obj, m) &&
+        mj_read_object(r, root, "collection", false, read_collection_obj, m) && read_devices(r, root, m) &&
+        (v3 ? read_counter_info(r, root, &m->counters) &&
+                  mj_read_object(r, root, "builtin", !source_has(m->source, HAS_WORKLOADS), read_builtin, m)
+            : read_builtin_v2(r, root, m)) &&
+        (mj_v1_default(r, root, "regions") || mj_read_each(r, root, "regions", m->epoch_ns, m, read_region, true)) &&
+        read_store(r, root, m) && (v3 ? check_workload_regions(r, m) : (link_workload_regions(m), true)) &&
+        (mj_v1_default(r, root, "processes") ||
+         mj_read_each(r, root, "processes", m->epoch_ns, m, read_process, true)) &&
+        (mj_v1_default(r, root, "threads") || mj_read_each(r, root, "threads", m->epoch_ns, m, read_thread, true)) &&
+        read_launch_counters(r, root, m) && read_warnings(r, root, m) && read_capture(r, root, m) &&
+        read_host_activity(r, root, m) && read_memory(r, root, m);
     if (ok && !source_has(m->source, HAS_WORKLOADS) && m->builtin.nworkloads > 0)
         ok = mj_fail(r, "source", "is %s, but the file holds built-in workloads", run_source_name(m->source));
     return ok;

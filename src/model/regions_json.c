@@ -13,9 +13,9 @@ static cJSON *region_json(const region *g, int64_t epoch)
     bool ok = o && mj_add_str(o, "name", g->name) &&
               mj_ok_add(o, "domain", g->domain ? cJSON_CreateString(g->domain) : cJSON_CreateNull()) &&
               mj_add_str(o, "kind", region_kind_name(g->kind)) && mj_add_time(o, "start_ns", g->start_ns, epoch) &&
-              mj_add_time(o, "end_ns", g->end_ns, epoch) && mj_add_num(o, "pid", g->pid) && mj_add_num(o, "tid", g->tid) &&
-              mj_add_num(o, "parent", g->parent) && mj_add_num(o, "workload", g->workload) &&
-              mj_add_bool(o, "push_pop", g->push_pop);
+              mj_add_time(o, "end_ns", g->end_ns, epoch) && mj_add_num(o, "pid", g->pid) &&
+              mj_add_num(o, "tid", g->tid) && mj_add_num(o, "parent", g->parent) &&
+              mj_add_num(o, "workload", g->workload) && mj_add_bool(o, "push_pop", g->push_pop);
     return mj_built(o, ok);
 }
 
@@ -27,12 +27,13 @@ static cJSON *make_window(const void *a, size_t i, int64_t e)
 {
     const capture_window *w = &((const capture_window *)a)[i];
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && mj_add_num(o, "region", w->region) && mj_add_num(o, "pid", w->pid) && mj_add_num(o, "number", w->number) &&
-              mj_add_time(o, "start_ns", w->start_ns, e) && mj_add_time(o, "end_ns", w->end_ns, e) &&
-              mj_add_str(o, "began", w->began) && mj_add_str(o, "began_detail", w->began_detail) &&
-              mj_add_str(o, "ended", w->ended) && mj_add_str(o, "ended_detail", w->ended_detail) &&
-              mj_add_num(o, "before_ns", (double)w->before_ns) && mj_add_num(o, "after_ns", (double)w->after_ns) &&
-              mj_add_num(o, "calls_before", (double)w->calls_before) && mj_add_num(o, "calls_after", (double)w->calls_after);
+    bool ok =
+        o && mj_add_num(o, "region", w->region) && mj_add_num(o, "pid", w->pid) && mj_add_num(o, "number", w->number) &&
+        mj_add_time(o, "start_ns", w->start_ns, e) && mj_add_time(o, "end_ns", w->end_ns, e) &&
+        mj_add_str(o, "began", w->began) && mj_add_str(o, "began_detail", w->began_detail) &&
+        mj_add_str(o, "ended", w->ended) && mj_add_str(o, "ended_detail", w->ended_detail) &&
+        mj_add_num(o, "before_ns", (double)w->before_ns) && mj_add_num(o, "after_ns", (double)w->after_ns) &&
+        mj_add_num(o, "calls_before", (double)w->calls_before) && mj_add_num(o, "calls_after", (double)w->calls_after);
     return mj_built(o, ok);
 }
 
@@ -66,7 +67,8 @@ cJSON *make_thread(const void *a, size_t i, int64_t e)
     (void)e;
     const thread_info *t = &((const thread_info *)a)[i];
     cJSON *o = cJSON_CreateObject();
-    return mj_built(o, o && mj_add_num(o, "pid", t->pid) && mj_add_num(o, "tid", t->tid) && mj_add_str(o, "name", t->name));
+    return mj_built(o, o && mj_add_num(o, "pid", t->pid) && mj_add_num(o, "tid", t->tid) &&
+                           mj_add_str(o, "name", t->name));
 }
 
 /* ---------- reading ---------- */
@@ -78,13 +80,15 @@ static bool read_window(mj_reader *r, const cJSON *e, int64_t epoch, void *arg)
     capture_window w;
     memset(&w, 0, sizeof w);
     int64_t pid;
-    bool ok = mj_get_int(r, e, "region", 1, m->nregions - 1, &w.region) && mj_get_i64(r, e, "pid", 0, UINT32_MAX, &pid) &&
-              mj_get_int(r, e, "number", 1, INT32_MAX, &w.number) && mj_read_interval(r, e, epoch, &w.start_ns, &w.end_ns) &&
+    bool ok = mj_get_int(r, e, "region", 1, m->nregions - 1, &w.region) &&
+              mj_get_i64(r, e, "pid", 0, UINT32_MAX, &pid) && mj_get_int(r, e, "number", 1, INT32_MAX, &w.number) &&
+              mj_read_interval(r, e, epoch, &w.start_ns, &w.end_ns) &&
               mj_get_str(r, e, "began", false, w.began, sizeof w.began) &&
               mj_get_str(r, e, "began_detail", false, w.began_detail, sizeof w.began_detail) &&
               mj_get_str(r, e, "ended", false, w.ended, sizeof w.ended) &&
               mj_get_str(r, e, "ended_detail", false, w.ended_detail, sizeof w.ended_detail) &&
-              mj_get_i64(r, e, "before_ns", -1, INT64_MAX, &w.before_ns) && mj_get_i64(r, e, "after_ns", -1, INT64_MAX, &w.after_ns) &&
+              mj_get_i64(r, e, "before_ns", -1, INT64_MAX, &w.before_ns) &&
+              mj_get_i64(r, e, "after_ns", -1, INT64_MAX, &w.after_ns) &&
               mj_get_i64(r, e, "calls_before", -1, INT64_MAX, &w.calls_before) &&
               mj_get_i64(r, e, "calls_after", -1, INT64_MAX, &w.calls_after);
     if (!ok)
@@ -134,12 +138,12 @@ bool read_region(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
         return mj_fail(r, "kind", "expected run, workload, phase, nvtx or annotation, not '%s'", kind_name);
     if ((i == 0) != (g.kind == REGION_RUN))
         return mj_fail(r, "kind", i == 0 ? "the first region is the run's (kind run), not '%s'"
-                                      : "'%s' after the first region: a run has one run region", kind_name);
+                                         : "'%s' after the first region: a run has one run region", kind_name);
     if (g.parent >= i || (i > 0 && g.parent < 0))
         return mj_fail(r, "parent", "is %d; a region's parent is an earlier region (0 to %d)", g.parent, i - 1);
     if (g.workload >= m->builtin.nworkloads)
         return mj_fail(r, "workload", "is %d; the run has %d workload%s", g.workload, m->builtin.nworkloads,
-                    m->builtin.nworkloads == 1 ? "" : "s");
+                       m->builtin.nworkloads == 1 ? "" : "s");
     if (!mj_get_owned_str(r, e, "name", false, &g.name) || !mj_get_owned_str(r, e, "domain", true, &g.domain)) {
         free(g.name);
         return false;
@@ -163,9 +167,9 @@ bool read_process(mj_reader *r, const cJSON *e, int64_t epoch, void *dst)
         return false;
     p.rank = p.world_size = p.local_rank = -1;
     p.host[0] = '\0';
-    if (cJSON_HasObjectItem(e, "rank") &&
-        !(mj_get_int(r, e, "rank", 0, INT32_MAX, &p.rank) && mj_get_int(r, e, "world_size", -1, INT32_MAX, &p.world_size) &&
-          mj_get_int(r, e, "local_rank", -1, INT32_MAX, &p.local_rank)))
+    if (cJSON_HasObjectItem(e, "rank") && !(mj_get_int(r, e, "rank", 0, INT32_MAX, &p.rank) &&
+                                            mj_get_int(r, e, "world_size", -1, INT32_MAX, &p.world_size) &&
+                                            mj_get_int(r, e, "local_rank", -1, INT32_MAX, &p.local_rank)))
         return false;
     if (cJSON_HasObjectItem(e, "host") && !mj_get_str(r, e, "host", false, p.host, sizeof p.host))
         return false;
