@@ -21,6 +21,7 @@
 #include "stats.h"
 #include "key_sort.h"
 #include "spill.h"
+#include "strbuf.h"
 
 
 /* Short names for the metric helpers (metric.h), used on nearly every line here. */
@@ -447,20 +448,11 @@ static bool analyze_workload(const run_model *m, const analysis *a, const worklo
 static bool add_warning(analysis *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static bool add_warning(analysis *a, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    bool ok = str_list_vaddf(&a->warnings, &a->nwarnings, fmt, ap);
     va_end(ap);
-    char **p = realloc(a->warnings, (size_t)(a->nwarnings + 1) * sizeof *p);
-    if (!p)
-        return false;
-    a->warnings = p;
-    p[a->nwarnings] = strdup(buf);
-    if (!p[a->nwarnings])
-        return false;
-    a->nwarnings++;
-    return true;
+    return ok;
 }
 
 static bool add_warning_text(void *a, const char *text) { return add_warning(a, "%s", text); }

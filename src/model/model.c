@@ -2,6 +2,7 @@
 #include "model.h"
 
 #include "array_grow.h"
+#include "strbuf.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -223,18 +224,10 @@ workload_run *model_add_workload(run_model *m)
 
 void model_add_warning(run_model *m, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    str_list_vaddf(&m->warnings, &m->nwarnings, fmt, ap); /* a warning lost to memory is not the run's */
     va_end(ap);
-    char **p = realloc(m->warnings, (size_t)(m->nwarnings + 1) * sizeof *p);
-    if (!p)
-        return;
-    m->warnings = p;
-    char *s = strdup(buf);
-    if (s)
-        m->warnings[m->nwarnings++] = s;
 }
 
 /* Appends a copy of k, its name the list's (interned). */

@@ -196,3 +196,17 @@ void clipped(const char *s, int width, char *buf, size_t len)
     else
         snprintf(buf, len, "%.*s...", width - 3, s);
 }
+
+bool str_list_vaddf(char ***list, int *n, const char *fmt, va_list ap)
+{
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    char **p = realloc(*list, (size_t)(*n + 1) * sizeof *p);
+    if (!p)
+        return false;
+    *list = p;
+    if (!(p[*n] = strdup(buf)))
+        return false;
+    (*n)++;
+    return true;
+}

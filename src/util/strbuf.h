@@ -4,6 +4,7 @@
 #ifndef MMPROF_STRBUF_H
 #define MMPROF_STRBUF_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,5 +39,9 @@ void clipped(const char *s, int width, char *buf, size_t len);
 /* s as the inside of a JSON string (no quotes added): quote, backslash and control characters
  * escaped; bytes that are not valid UTF-8 become U+FFFD, so the document always parses. */
 void sb_json(strbuf *b, const char *s);
+
+/* printf's text (cut at 511 bytes) copied onto the end of the list *list of *n strings: a run's or
+ * an analysis' warnings. False when memory ran out (the list then holds what it held). */
+bool str_list_vaddf(char ***list, int *n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 
 #endif
